@@ -1,0 +1,133 @@
+//! `signorini`: the command-line front end (spec §6).
+//!
+//! JSON goes to stdout (or `--out`), progress and logs to stderr. Every failure is a typed [`CliError`] printed as
+//! one line on stderr with a non-zero exit code; nothing here panics on user input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod error;
+
+use error::CliError;
+
+/// Rigid-body contact simulation and collision/distance queries.
+#[derive(Debug, Parser)]
+#[command(name = "signorini", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Simulate an MJCF scene (or the built-in contact-rich scene when SCENE is omitted).
+    Run {
+        /// MJCF scene file; omit it to run the built-in default scene.
+        scene: Option<PathBuf>,
+        /// Number of steps.
+        #[arg(long, default_value_t = 1000)]
+        steps: u64,
+        /// Write snapshots, settling statistics and performance as JSON to this file.
+        #[arg(long)]
+        dump: Option<PathBuf>,
+        /// Snapshot every K steps in the dump (in addition to steps 0, 100, 500 and N).
+        #[arg(long)]
+        every: Option<u64>,
+        /// Use MuJoCo-compatible semantics instead of the native (Genesis) ones.
+        #[arg(long)]
+        mujoco_compat: bool,
+        /// Worker threads for the narrow phase (results are identical for any count).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+    },
+    /// Distance and collision queries over a dataset in the layout of `shared/testdata/coal/*.json`.
+    Query {
+        /// Query dataset (JSON).
+        file: PathBuf,
+        /// Time the queries instead of printing results.
+        #[arg(long)]
+        bench: bool,
+        /// Timed passes for `--bench` (median reported).
+        #[arg(long, default_value_t = 7)]
+        repeat: usize,
+        /// Write the output to this file instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Continuous collision (time of impact) over a dataset in the layout of `shared/testdata/coal/ccd.json`.
+    Ccd {
+        /// CCD dataset (JSON).
+        file: PathBuf,
+        /// Write the output to this file instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Compile an MJCF scene and print its inertias, then kinematics and dynamics for each state in FILE.
+    Inspect {
+        /// MJCF scene file.
+        scene: PathBuf,
+        /// States to evaluate: `{"records": [{"qpos": [...], "qvel": [...]}, ...]}`.
+        #[arg(long)]
+        states: PathBuf,
+    },
+}
+
+fn dispatch(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run { .. } => Err(CliError::NotImplemented {
+            what: "`signorini run`: the simulator (constraint solver, integrators, MJCF loading) is not built yet",
+        }),
+        Command::Query { .. } => Err(CliError::NotImplemented {
+            what: "`signorini query`: the narrow phase (GJK/EPA/MPR and analytic pairs) is not built yet",
+        }),
+        Command::Ccd { .. } => Err(CliError::NotImplemented {
+            what: "`signorini ccd`: continuous collision (conservative advancement) is not built yet",
+        }),
+        Command::Inspect { .. } => Err(CliError::NotImplemented {
+            what: "`signorini inspect`: the MJCF loader and the articulated model are not built yet",
+        }),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("signorini: error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn unbuilt_subcommands_exit_with_code_2() {
+        for args in [
+            vec!["signorini", "run"],
+            vec!["signorini", "run", "scene.xml", "--steps", "10", "--set", "iterations=5"],
+            vec!["signorini", "query", "f.json", "--bench", "--repeat", "3"],
+            vec!["signorini", "ccd", "f.json"],
+            vec!["signorini", "inspect", "s.xml", "--states", "f.json"],
+        ] {
+            let cli = Cli::try_parse_from(&args).unwrap();
+            let err = dispatch(cli.command).unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            assert!(err.to_string().starts_with("not implemented yet: "), "{err}");
+        }
+    }
+}
