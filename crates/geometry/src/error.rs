@@ -74,7 +74,11 @@ pub(crate) fn positive(shape: &'static str, parameter: &'static str, value: f64)
     if value > 0.0 {
         Ok(value)
     } else {
-        Err(GeometryError::NonPositive { shape, parameter, value })
+        Err(GeometryError::NonPositive {
+            shape,
+            parameter,
+            value,
+        })
     }
 }
 
@@ -83,12 +87,20 @@ pub(crate) fn finite(shape: &'static str, parameter: &'static str, value: f64) -
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(GeometryError::NonFinite { shape, parameter, value })
+        Err(GeometryError::NonFinite {
+            shape,
+            parameter,
+            value,
+        })
     }
 }
 
 /// Checks that every component of a vector is finite.
-pub(crate) fn finite_vec(shape: &'static str, parameter: &'static str, v: glam::DVec3) -> Result<glam::DVec3> {
+pub(crate) fn finite_vec(
+    shape: &'static str,
+    parameter: &'static str,
+    v: glam::DVec3,
+) -> Result<glam::DVec3> {
     for c in v.to_array() {
         finite(shape, parameter, c)?;
     }

@@ -1,0 +1,309 @@
+//! Convex polyhedron: the convex hull of a point set.
+//!
+//! Local frame = the frame of the input points (no recentring). The mesh stores its extreme points, the
+//! outward-oriented hull triangles with unit normals, the unique undirected edges and the vertex adjacency
+//! (compressed sparse rows), which the hill-climbing support query walks.
+
+use std::collections::HashSet;
+
+use glam::DVec3;
+
+use crate::error::Result;
+use crate::quickhull::{Hull, convex_hull, triangle_normal};
+use crate::support::{SupportMap, brute_force_support_index};
+
+/// Relative width of the near-tie band that the hill-climbing support explores after reaching a local maximum:
+/// vertices with `d·v ≥ d·v_local − PLATEAU_REL · |d| · max|v|` are visited. It is far above the rounding error of a
+/// dot product (`≈ 3e-16 · |d| · |v|`), so the band always contains the exact (brute-force) maximiser.
+const PLATEAU_REL: f64 = 1e-9;
+
+/// A convex polyhedron, built as the convex hull of points ([`ConvexMesh::from_points`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvexMesh {
+    vertices: Vec<DVec3>,
+    triangles: Vec<[u32; 3]>,
+    face_normals: Vec<DVec3>,
+    edges: Vec<[u32; 2]>,
+    /// Neighbours of vertex `v` are `adjacency[adjacency_start[v]..adjacency_start[v + 1]]`, sorted ascending.
+    adjacency_start: Vec<u32>,
+    adjacency: Vec<u32>,
+    /// `max |v|` over the vertices (distance from the local origin).
+    bounding_radius: f64,
+}
+
+impl ConvexMesh {
+    /// The convex hull of `points`, in their frame (see [`crate::quickhull`] for the algorithm and the tolerance).
+    ///
+    /// Errors: [`GeometryError::NonFinite`](crate::GeometryError::NonFinite) for a non-finite coordinate,
+    /// [`GeometryError::DegenerateHull`](crate::GeometryError::DegenerateHull) for fewer than 4 points or points
+    /// that coincide, are collinear or are coplanar.
+    pub fn from_points(points: &[DVec3]) -> Result<ConvexMesh> {
+        Ok(Self::from_hull(convex_hull(points)?))
+    }
+
+    fn from_hull(hull: Hull) -> ConvexMesh {
+        let Hull { vertices, triangles } = hull;
+        let face_normals = triangles
+            .iter()
+            .map(|t| {
+                triangle_normal(
+                    vertices[t[0] as usize],
+                    vertices[t[1] as usize],
+                    vertices[t[2] as usize],
+                )
+            })
+            .collect();
+        let mut edges: Vec<[u32; 2]> = triangles
+            .iter()
+            .flat_map(|t| (0..3).map(move |k| [t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3])]))
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        let n = vertices.len();
+        let mut degree = vec![0u32; n];
+        for [a, b] in &edges {
+            degree[*a as usize] += 1;
+            degree[*b as usize] += 1;
+        }
+        let mut adjacency_start = Vec::with_capacity(n + 1);
+        let mut acc = 0u32;
+        adjacency_start.push(0);
+        for d in &degree {
+            acc += d;
+            adjacency_start.push(acc);
+        }
+        let mut fill: Vec<u32> = adjacency_start[..n].to_vec();
+        let mut adjacency = vec![0u32; acc as usize];
+        // Edges are sorted by (a, b): each list receives its entries in ascending order (the lower ends `a` of the
+        // edges of `b` come in increasing order, before the upper ends of `b`'s own edges).
+        for [a, b] in &edges {
+            adjacency[fill[*a as usize] as usize] = *b;
+            fill[*a as usize] += 1;
+            adjacency[fill[*b as usize] as usize] = *a;
+            fill[*b as usize] += 1;
+        }
+        let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f64::max);
+        ConvexMesh {
+            vertices,
+            triangles,
+            face_normals,
+            edges,
+            adjacency_start,
+            adjacency,
+            bounding_radius,
+        }
+    }
+
+    /// The hull's extreme points (local frame), in increasing order of their index in the input of
+    /// [`ConvexMesh::from_points`].
+    pub fn vertices(&self) -> &[DVec3] {
+        &self.vertices
+    }
+
+    /// Triangles, counter-clockwise seen from outside: `(b − a) × (c − a)` points outward.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// Unit outward normal of each triangle.
+    pub fn face_normals(&self) -> &[DVec3] {
+        &self.face_normals
+    }
+
+    /// The unique undirected edges `[a, b]` with `a < b`, sorted.
+    pub fn edges(&self) -> &[[u32; 2]] {
+        &self.edges
+    }
+
+    /// The neighbours of vertex `v` (sorted ascending); empty for an out-of-range `v`.
+    pub fn neighbors(&self, v: usize) -> &[u32] {
+        let start = self.adjacency_start.get(v);
+        let end = v.checked_add(1).and_then(|w| self.adjacency_start.get(w));
+        match (start, end) {
+            (Some(&s), Some(&e)) => self.adjacency.get(s as usize..e as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// `max |v|` over the vertices: the radius of the smallest origin-centred ball holding the mesh.
+    pub fn bounding_radius(&self) -> f64 {
+        self.bounding_radius
+    }
+
+    /// Index of the vertex maximising `dir · v` by an O(n) scan; the lowest index wins ties.
+    pub fn support_index_brute_force(&self, dir: DVec3) -> usize {
+        brute_force_support_index(&self.vertices, dir).unwrap_or(0)
+    }
+
+    /// Index of the vertex maximising `dir · v` by hill climbing from `start` (0 if out of range); always equal to
+    /// [`ConvexMesh::support_index_brute_force`], in `O(√n)` steps on typical meshes.
+    ///
+    /// Steepest ascent moves to the best strictly better neighbour until none exists (on a convex polytope a local
+    /// maximum of a linear function is global). Then the band of vertices within `PLATEAU_REL · |d| · max|v|` of
+    /// that value is explored by breadth-first search (the vertices of a polytope in a half-space form a connected
+    /// subgraph), and its best vertex, lowest index on exact ties, is returned; if the band holds a strictly better
+    /// vertex the climb resumes from it. Dots are `dir.dot(v)` as in the brute force, so ties agree bit for bit.
+    /// A zero direction gives 0; a direction whose dots are not finite falls back to the brute force.
+    pub fn support_index_hill_climb(&self, dir: DVec3, start: usize) -> usize {
+        let n = self.vertices.len();
+        if n == 0 || dir == DVec3::ZERO {
+            return 0;
+        }
+        let tol = PLATEAU_REL * dir.length() * self.bounding_radius;
+        if !tol.is_finite() || !(dir.abs().max_element() * self.bounding_radius).is_finite() {
+            return self.support_index_brute_force(dir);
+        }
+        let mut cur = if start < n { start } else { 0 };
+        let mut cur_dot = dir.dot(self.vertices[cur]);
+        loop {
+            loop {
+                let (mut best, mut best_dot) = (cur, cur_dot);
+                for &w in self.neighbors(cur) {
+                    let d = dir.dot(self.vertices[w as usize]);
+                    if d > best_dot {
+                        (best, best_dot) = (w as usize, d);
+                    }
+                }
+                if best == cur {
+                    break;
+                }
+                (cur, cur_dot) = (best, best_dot);
+            }
+            let (best, best_dot) = self.plateau_best(dir, cur, cur_dot, cur_dot - tol);
+            if best_dot > cur_dot {
+                (cur, cur_dot) = (best, best_dot);
+            } else {
+                return best;
+            }
+        }
+    }
+
+    /// Best vertex (largest dot, then lowest index) among those reachable from `v` through vertices with
+    /// `dir · w ≥ threshold`.
+    fn plateau_best(&self, dir: DVec3, v: usize, v_dot: f64, threshold: f64) -> (usize, f64) {
+        let in_band = |w: u32| dir.dot(self.vertices[w as usize]) >= threshold;
+        if !self.neighbors(v).iter().any(|&w| in_band(w)) {
+            return (v, v_dot);
+        }
+        let mut best = (v, v_dot);
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut queue = vec![v];
+        seen.insert(v as u32);
+        while let Some(u) = queue.pop() {
+            for &w in self.neighbors(u) {
+                let d = dir.dot(self.vertices[w as usize]);
+                if d >= threshold && seen.insert(w) {
+                    queue.push(w as usize);
+                    if d > best.1 || (d == best.1 && (w as usize) < best.0) {
+                        best = (w as usize, d);
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+impl SupportMap for ConvexMesh {
+    /// The vertex maximising `dir · v` (lowest index on ties), by hill climbing from vertex 0.
+    #[inline]
+    fn local_support(&self, dir: DVec3) -> DVec3 {
+        self.vertices
+            .get(self.support_index_hill_climb(dir, 0))
+            .copied()
+            .unwrap_or(DVec3::ZERO)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GeometryError;
+
+    fn cube(h: f64) -> ConvexMesh {
+        let pts: Vec<DVec3> = (0..8)
+            .map(|k| {
+                DVec3::new(
+                    if k & 1 != 0 { h } else { -h },
+                    if k & 2 != 0 { h } else { -h },
+                    if k & 4 != 0 { h } else { -h },
+                )
+            })
+            .collect();
+        ConvexMesh::from_points(&pts).unwrap()
+    }
+
+    #[test]
+    fn cube_topology() {
+        let m = cube(0.5);
+        assert_eq!(m.vertices().len(), 8);
+        assert_eq!(m.triangles().len(), 12);
+        assert_eq!(m.edges().len(), 18);
+        assert!(m.edges().windows(2).all(|w| w[0] < w[1]));
+        assert!(m.edges().iter().all(|[a, b]| a < b));
+        for v in 0..8 {
+            let nb = m.neighbors(v);
+            assert!(nb.windows(2).all(|w| w[0] < w[1]));
+            assert!((3..=6).contains(&nb.len()));
+            for &w in nb {
+                assert!(m.neighbors(w as usize).contains(&(v as u32)));
+            }
+        }
+        assert!(m.neighbors(8).is_empty());
+        assert!(m.neighbors(usize::MAX).is_empty());
+        assert!((m.bounding_radius() - 0.75f64.sqrt()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn normals_are_unit_and_axis_aligned_on_a_cube() {
+        let m = cube(1.0);
+        for (t, n) in m.triangles().iter().zip(m.face_normals()) {
+            assert!((n.length() - 1.0).abs() < 1e-15);
+            assert_eq!(n.abs().max_element(), 1.0);
+            let c = t.iter().map(|&i| m.vertices()[i as usize]).sum::<DVec3>() / 3.0;
+            assert!(n.dot(c) > 0.0);
+        }
+    }
+
+    #[test]
+    fn hill_climb_matches_brute_force_on_cube_ties() {
+        let m = cube(1.0);
+        let dirs = [
+            DVec3::ZERO,
+            DVec3::X,
+            DVec3::NEG_X,
+            DVec3::Y,
+            DVec3::Z,
+            DVec3::new(1.0, 1.0, 0.0),
+            DVec3::new(0.0, -1.0, 1.0),
+            DVec3::new(0.3, -0.2, 0.9),
+        ];
+        for d in dirs {
+            let expected = m.support_index_brute_force(d);
+            for start in [0, 3, 7, 8, usize::MAX] {
+                assert_eq!(
+                    m.support_index_hill_climb(d, start),
+                    expected,
+                    "dir {d} start {start}"
+                );
+            }
+            assert_eq!(m.local_support(d), m.vertices()[expected]);
+        }
+    }
+
+    #[test]
+    fn non_finite_direction_does_not_panic() {
+        let m = cube(1.0);
+        for d in [DVec3::NAN, DVec3::INFINITY, DVec3::splat(1e308)] {
+            assert_eq!(m.support_index_hill_climb(d, 2), m.support_index_brute_force(d));
+        }
+    }
+
+    #[test]
+    fn errors_are_forwarded() {
+        assert!(matches!(
+            ConvexMesh::from_points(&[DVec3::ZERO; 3]),
+            Err(GeometryError::DegenerateHull { .. })
+        ));
+    }
+}

@@ -1,0 +1,131 @@
+//! Indexed triangle mesh.
+
+use glam::DVec3;
+
+use crate::error::{GeometryError, Result, finite_vec};
+
+/// An indexed triangle mesh in its local frame, possibly non-convex and possibly open.
+///
+/// Triangles are counter-clockwise seen from outside (the right-hand normal `(b − a) × (c − a)` points out) when the
+/// mesh is a closed surface; for an open mesh the orientation only matters to one-sided queries. Zero-area triangles
+/// are kept (real meshes contain them); they contribute nothing to areas or volumes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TriangleMesh {
+    vertices: Vec<DVec3>,
+    triangles: Vec<[u32; 3]>,
+}
+
+impl TriangleMesh {
+    /// Validates and stores the mesh: at least one triangle, every vertex finite, every index in range, no triangle
+    /// repeating a vertex index.
+    pub fn new(vertices: Vec<DVec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
+        let invalid = |what: String| GeometryError::InvalidMesh {
+            shape: "triangle mesh",
+            what,
+        };
+        if triangles.is_empty() {
+            return Err(invalid("no triangles".into()));
+        }
+        for v in &vertices {
+            finite_vec("triangle mesh", "vertices", *v)?;
+        }
+        let n = vertices.len();
+        for (t, tri) in triangles.iter().enumerate() {
+            if let Some(bad) = tri.iter().find(|&&i| i as usize >= n) {
+                return Err(invalid(format!(
+                    "triangle {t} uses vertex {bad}, but there are only {n} vertices"
+                )));
+            }
+            if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] {
+                return Err(invalid(format!("triangle {t} repeats a vertex index: {tri:?}")));
+            }
+        }
+        Ok(Self { vertices, triangles })
+    }
+
+    /// Vertices, local frame.
+    pub fn vertices(&self) -> &[DVec3] {
+        &self.vertices
+    }
+
+    /// Triangles as vertex index triples.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// The three corners of triangle `t`.
+    pub fn triangle(&self, t: usize) -> [DVec3; 3] {
+        let [a, b, c] = self.triangles[t];
+        [
+            self.vertices[a as usize],
+            self.vertices[b as usize],
+            self.vertices[c as usize],
+        ]
+    }
+
+    /// Whether the mesh is a closed, consistently oriented 2-manifold: every directed edge `(a, b)` appears exactly
+    /// once and its reverse `(b, a)` appears exactly once. Only such a mesh encloses a volume.
+    pub fn is_closed(&self) -> bool {
+        let mut directed: Vec<(u32, u32)> = self
+            .triangles
+            .iter()
+            .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
+            .collect();
+        directed.sort_unstable();
+        if directed.windows(2).any(|w| w[0] == w[1]) {
+            return false;
+        }
+        directed
+            .iter()
+            .all(|&(a, b)| directed.binary_search(&(b, a)).is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tetra() -> (Vec<DVec3>, Vec<[u32; 3]>) {
+        let v = vec![DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+        let t = vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+        (v, t)
+    }
+
+    #[test]
+    fn closed_tetrahedron() {
+        let (v, t) = tetra();
+        let m = TriangleMesh::new(v, t).unwrap();
+        assert!(m.is_closed());
+    }
+
+    #[test]
+    fn open_and_misoriented_are_not_closed() {
+        let (v, mut t) = tetra();
+        let open = TriangleMesh::new(v.clone(), t[..3].to_vec()).unwrap();
+        assert!(!open.is_closed());
+        t[3] = [1, 3, 2];
+        assert!(!TriangleMesh::new(v, t).unwrap().is_closed());
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let (v, _) = tetra();
+        assert!(matches!(
+            TriangleMesh::new(v.clone(), vec![]),
+            Err(GeometryError::InvalidMesh { .. })
+        ));
+        assert!(matches!(
+            TriangleMesh::new(v.clone(), vec![[0, 1, 9]]),
+            Err(GeometryError::InvalidMesh { .. })
+        ));
+        assert!(matches!(
+            TriangleMesh::new(v, vec![[0, 1, 1]]),
+            Err(GeometryError::InvalidMesh { .. })
+        ));
+        let nan = vec![DVec3::ZERO, DVec3::X, DVec3::new(0.0, f64::NAN, 0.0)];
+        assert!(matches!(
+            TriangleMesh::new(nan, vec![[0, 1, 2]]),
+            Err(GeometryError::NonFinite { .. })
+        ));
+    }
+}
