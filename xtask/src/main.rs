@@ -5,13 +5,16 @@
 //! | `test` | the default test suite: every crate's unit, integration and property tests |
 //! | `lint` | `cargo fmt --check` and `cargo clippy --workspace --all-targets -D warnings` |
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
-//! | `bench [ARGS]` | the criterion benchmarks of `benches/` (ARGS go to criterion, e.g. a name filter) |
+//! | `bench [TARGET] [ARGS]` | the criterion benchmarks of `benches/`: one bench file (`geometry`, `narrow_phase`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [ARGS…]|snapshot|stress>";
+const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET] [ARGS…]|snapshot|stress>";
+
+/// The bench files of `benches/benches/`, selectable by name in `cargo xtask bench TARGET`.
+const BENCH_TARGETS: [&str; 2] = ["geometry", "narrow_phase"];
 
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -39,7 +42,14 @@ fn run(task: &str, rest: &[String]) -> Result<(), String> {
         "lint" => lint(),
         "ci" => lint().and_then(|()| test()),
         "bench" => {
+            // `cargo xtask bench [TARGET] [CRITERION ARGS…]`: TARGET is a bench file (e.g. `narrow_phase`); the rest
+            // goes to criterion (a regex on benchmark ids, options).
             let mut args = vec!["bench", "-p", "signorini-benches"];
+            let mut rest = rest;
+            if let Some(target) = rest.first().filter(|t| BENCH_TARGETS.contains(&t.as_str())) {
+                args.extend(["--bench", target.as_str()]);
+                rest = &rest[1..];
+            }
             if !rest.is_empty() {
                 args.push("--");
                 args.extend(rest.iter().map(String::as_str));

@@ -36,26 +36,14 @@ impl Aabb {
 
     /// The box of centre `c` and half extents `h`.
     pub fn from_center_half_extents(c: DVec3, h: DVec3) -> Self {
-        Self {
-            min: c - h,
-            max: c + h,
-        }
+        Self { min: c - h, max: c + h }
     }
 
     /// The tight box of a set of points, `None` if there are none.
     pub fn from_points<I: IntoIterator<Item = DVec3>>(points: I) -> Option<Self> {
         let mut it = points.into_iter();
         let first = it.next()?;
-        Some(it.fold(
-            Self {
-                min: first,
-                max: first,
-            },
-            |b, p| Self {
-                min: b.min.min(p),
-                max: b.max.max(p),
-            },
-        ))
+        Some(it.fold(Self { min: first, max: first }, |b, p| Self { min: b.min.min(p), max: b.max.max(p) }))
     }
 
     /// Centre `(min + max)/2`.
@@ -96,18 +84,12 @@ impl Aabb {
 
     /// The smallest box containing both.
     pub fn union(&self, other: &Aabb) -> Aabb {
-        Aabb {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
+        Aabb { min: self.min.min(other.min), max: self.max.max(other.max) }
     }
 
     /// The box grown by `margin` on every side (shrunk for a negative margin).
     pub fn expanded(&self, margin: f64) -> Aabb {
-        Aabb {
-            min: self.min - DVec3::splat(margin),
-            max: self.max + DVec3::splat(margin),
-        }
+        Aabb { min: self.min - DVec3::splat(margin), max: self.max + DVec3::splat(margin) }
     }
 
     /// Volume (0 for a box with any non-positive extent).
@@ -176,10 +158,7 @@ impl Shape {
             Shape::HeightField(h) => {
                 let (hx, hy) = h.half_extents();
                 let (_, top) = h.height_range();
-                Aabb::new(
-                    DVec3::new(-hx, -hy, -h.base_depth()),
-                    DVec3::new(hx, hy, top.max(0.0)),
-                )
+                Aabb::new(DVec3::new(-hx, -hy, -h.base_depth()), DVec3::new(hx, hy, top.max(0.0)))
             }
         }
     }
@@ -255,11 +234,7 @@ mod tests {
     use glam::DQuat;
 
     fn rotated() -> Pose {
-        Pose::new(
-            DVec3::new(0.5, -1.0, 2.0),
-            DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.4),
-        )
-        .unwrap()
+        Pose::new(DVec3::new(0.5, -1.0, 2.0), DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.4)).unwrap()
     }
 
     /// A tight world AABB's face along `±e_i` is the support value `±h(±e_i)` of the posed shape.
@@ -278,16 +253,8 @@ mod tests {
                 for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
                     let hi = axis.dot(s.world_support(&pose, axis).unwrap());
                     let lo = axis.dot(s.world_support(&pose, -axis).unwrap());
-                    assert!(
-                        (b.max.dot(axis) - hi).abs() < 1e-12,
-                        "{:?} max along {axis}",
-                        s.kind()
-                    );
-                    assert!(
-                        (b.min.dot(axis) - lo).abs() < 1e-12,
-                        "{:?} min along {axis}",
-                        s.kind()
-                    );
+                    assert!((b.max.dot(axis) - hi).abs() < 1e-12, "{:?} max along {axis}", s.kind());
+                    assert!((b.min.dot(axis) - lo).abs() < 1e-12, "{:?} min along {axis}", s.kind());
                 }
                 let bound = s.local_aabb().transformed_corners_bound(&pose);
                 assert!(bound.contains(&b.expanded(-1e-12)));

@@ -71,28 +71,12 @@ pub type Result<T, E = GeometryError> = std::result::Result<T, E>;
 /// `Ok(value)` if `value` is finite and `> 0`, otherwise the matching typed error.
 pub(crate) fn positive(shape: &'static str, parameter: &'static str, value: f64) -> Result<f64> {
     finite(shape, parameter, value)?;
-    if value > 0.0 {
-        Ok(value)
-    } else {
-        Err(GeometryError::NonPositive {
-            shape,
-            parameter,
-            value,
-        })
-    }
+    if value > 0.0 { Ok(value) } else { Err(GeometryError::NonPositive { shape, parameter, value }) }
 }
 
 /// `Ok(value)` if `value` is finite, otherwise [`GeometryError::NonFinite`].
 pub(crate) fn finite(shape: &'static str, parameter: &'static str, value: f64) -> Result<f64> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(GeometryError::NonFinite {
-            shape,
-            parameter,
-            value,
-        })
-    }
+    if value.is_finite() { Ok(value) } else { Err(GeometryError::NonFinite { shape, parameter, value }) }
 }
 
 /// Checks that every component of a vector is finite.

@@ -45,11 +45,7 @@ pub struct PrincipalInertia {
 
 impl MassProperties {
     /// Zero mass at the origin (the neutral element of [`MassProperties::combine`]).
-    pub const ZERO: MassProperties = MassProperties {
-        mass: 0.0,
-        com: DVec3::ZERO,
-        inertia: DMat3::ZERO,
-    };
+    pub const ZERO: MassProperties = MassProperties { mass: 0.0, com: DVec3::ZERO, inertia: DMat3::ZERO };
 
     /// Mass properties of a uniform solid of `density > 0` (kg/m³) filling `shape`.
     ///
@@ -75,11 +71,7 @@ impl MassProperties {
 
     /// The same body with mass and inertia multiplied by `factor` (e.g. a density).
     pub fn scaled(&self, factor: f64) -> Self {
-        Self {
-            mass: self.mass * factor,
-            com: self.com,
-            inertia: self.inertia * factor,
-        }
+        Self { mass: self.mass * factor, com: self.com, inertia: self.inertia * factor }
     }
 
     /// The same body expressed in the parent frame of `pose` (`com' = pose(com)`, `I' = R I Rᵀ`).
@@ -104,11 +96,7 @@ impl MassProperties {
             return MassProperties::ZERO;
         }
         let com = (self.com * self.mass + other.com * other.mass) / mass;
-        MassProperties {
-            mass,
-            com,
-            inertia: self.inertia_about(com) + other.inertia_about(com),
-        }
+        MassProperties { mass, com, inertia: self.inertia_about(com) + other.inertia_about(com) }
     }
 
     /// Principal moments (decreasing) and frame.
@@ -116,11 +104,7 @@ impl MassProperties {
         let (values, vectors) = symmetric_eigen(self.inertia);
         let mut order = [0usize, 1, 2];
         order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-        let cols = [
-            vectors.col(order[0]),
-            vectors.col(order[1]),
-            vectors.col(order[2]),
-        ];
+        let cols = [vectors.col(order[0]), vectors.col(order[1]), vectors.col(order[2])];
         let mut frame = DMat3::from_cols(cols[0], cols[1], cols[2]);
         if frame.determinant() < 0.0 {
             frame.z_axis = -frame.z_axis;
@@ -145,11 +129,8 @@ fn outer(a: DVec3, b: DVec3) -> DMat3 {
 /// Mass properties at density 1 (so `mass` is the volume).
 fn unit_density(shape: &Shape) -> Result<MassProperties> {
     use std::f64::consts::PI;
-    let diag = |m: f64, i: DVec3| MassProperties {
-        mass: m,
-        com: DVec3::ZERO,
-        inertia: DMat3::from_diagonal(i),
-    };
+    let diag =
+        |m: f64, i: DVec3| MassProperties { mass: m, com: DVec3::ZERO, inertia: DMat3::from_diagonal(i) };
     Ok(match shape {
         Shape::Sphere(s) => {
             let r = s.radius();
@@ -186,16 +167,12 @@ fn unit_density(shape: &Shape) -> Result<MassProperties> {
         Shape::ConvexMesh(m) => polyhedron(m.vertices(), m.triangles(), "convex mesh")?,
         Shape::TriangleMesh(m) => {
             if !m.is_closed() {
-                return Err(GeometryError::NoVolume {
-                    kind: "open triangle mesh",
-                });
+                return Err(GeometryError::NoVolume { kind: "open triangle mesh" });
             }
             polyhedron(m.vertices(), m.triangles(), "triangle mesh")?
         }
         Shape::Plane(_) | Shape::HeightField(_) => {
-            return Err(GeometryError::NoVolume {
-                kind: shape.kind().name(),
-            });
+            return Err(GeometryError::NoVolume { kind: shape.kind().name() });
         }
     })
 }
@@ -224,11 +201,7 @@ fn polyhedron(vertices: &[DVec3], triangles: &[[u32; 3]], kind: &'static str) ->
     let covariance = second - outer(com_rel, com_rel) * volume;
     let trace = covariance.x_axis.x + covariance.y_axis.y + covariance.z_axis.z;
     let inertia = DMat3::from_diagonal(DVec3::splat(trace)) - covariance;
-    Ok(MassProperties {
-        mass: volume,
-        com: com_rel + reference,
-        inertia,
-    })
+    Ok(MassProperties { mass: volume, com: com_rel + reference, inertia })
 }
 
 /// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations: `m = V diag(λ) Vᵀ`.
@@ -295,11 +268,7 @@ mod tests {
         let r = DMat3::from_quat(DQuat::from_euler(glam::EulerRot::ZYX, 0.4, -0.9, 1.3));
         let d = DVec3::new(3.0, 1.0, 2.0);
         let m = r * DMat3::from_diagonal(d) * r.transpose();
-        let body = MassProperties {
-            mass: 1.0,
-            com: DVec3::ZERO,
-            inertia: m,
-        };
+        let body = MassProperties { mass: 1.0, com: DVec3::ZERO, inertia: m };
         let p = body.principal();
         assert!((p.moments - DVec3::new(3.0, 2.0, 1.0)).abs().max_element() < 1e-13);
         let f = DMat3::from_quat(p.frame);
@@ -312,20 +281,13 @@ mod tests {
     #[test]
     fn combine_matches_parallel_axis() {
         let s: Shape = Sphere::new(0.5).unwrap().into();
-        let a = MassProperties::from_density(&s, 1.0)
-            .unwrap()
-            .transformed(&Pose::from_translation(DVec3::X));
-        let b = MassProperties::from_density(&s, 1.0)
-            .unwrap()
-            .transformed(&Pose::from_translation(-DVec3::X));
+        let a = MassProperties::from_density(&s, 1.0).unwrap().transformed(&Pose::from_translation(DVec3::X));
+        let b =
+            MassProperties::from_density(&s, 1.0).unwrap().transformed(&Pose::from_translation(-DVec3::X));
         let ab = a.combine(&b);
         assert!(ab.com.length() < 1e-15);
         let single = MassProperties::from_density(&s, 1.0).unwrap();
-        assert!(close(
-            ab.inertia.y_axis.y,
-            2.0 * (single.inertia.y_axis.y + single.mass),
-            1e-14
-        ));
+        assert!(close(ab.inertia.y_axis.y, 2.0 * (single.inertia.y_axis.y + single.mass), 1e-14));
         assert!(close(ab.inertia.x_axis.x, 2.0 * single.inertia.x_axis.x, 1e-14));
     }
 
@@ -336,13 +298,7 @@ mod tests {
         assert!(MassProperties::from_density(&s, f64::NAN).is_err());
         assert!(MassProperties::from_mass(&s, -1.0).is_err());
         let plane: Shape = crate::Plane::new().into();
-        assert!(matches!(
-            MassProperties::from_density(&plane, 1.0),
-            Err(GeometryError::NoVolume { .. })
-        ));
-        let _ = (
-            Capsule::new(1.0, 1.0).unwrap(),
-            Ellipsoid::new(DVec3::ONE).unwrap(),
-        );
+        assert!(matches!(MassProperties::from_density(&plane, 1.0), Err(GeometryError::NoVolume { .. })));
+        let _ = (Capsule::new(1.0, 1.0).unwrap(), Ellipsoid::new(DVec3::ONE).unwrap());
     }
 }

@@ -30,10 +30,7 @@ impl Default for Pose {
 
 impl Pose {
     /// The identity transform.
-    pub const IDENTITY: Pose = Pose {
-        translation: DVec3::ZERO,
-        rotation: DQuat::IDENTITY,
-    };
+    pub const IDENTITY: Pose = Pose { translation: DVec3::ZERO, rotation: DQuat::IDENTITY };
 
     /// A validated pose. Errors on non-finite components or a quaternion whose norm is not within
     /// [`QUAT_NORM_TOLERANCE`] of 1; a quaternion within the tolerance is renormalised.
@@ -44,9 +41,7 @@ impl Pose {
             });
         }
         if !rotation.is_finite() {
-            return Err(GeometryError::InvalidPose {
-                what: format!("rotation {rotation} is not finite"),
-            });
+            return Err(GeometryError::InvalidPose { what: format!("rotation {rotation} is not finite") });
         }
         let norm = rotation.length();
         if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
@@ -56,10 +51,7 @@ impl Pose {
                 ),
             });
         }
-        Ok(Self {
-            translation,
-            rotation: rotation / norm,
-        })
+        Ok(Self { translation, rotation: rotation / norm })
     }
 
     /// A validated pose from a translation and a `(w, x, y, z)` quaternion (the MuJoCo/Coal order).
@@ -70,18 +62,12 @@ impl Pose {
 
     /// A pure translation.
     pub fn from_translation(translation: DVec3) -> Self {
-        Self {
-            translation,
-            rotation: DQuat::IDENTITY,
-        }
+        Self { translation, rotation: DQuat::IDENTITY }
     }
 
     /// A pure rotation.
     pub fn from_rotation(rotation: DQuat) -> Self {
-        Self {
-            translation: DVec3::ZERO,
-            rotation,
-        }
+        Self { translation: DVec3::ZERO, rotation }
     }
 
     /// The rotation as `(w, x, y, z)`.
@@ -106,19 +92,13 @@ impl Pose {
     /// The inverse transform (parent → local).
     pub fn inverse(&self) -> Pose {
         let inv = self.rotation.conjugate();
-        Pose {
-            translation: -(inv * self.translation),
-            rotation: inv,
-        }
+        Pose { translation: -(inv * self.translation), rotation: inv }
     }
 
     /// `inverse(self) ∘ other`: the pose of `other`'s frame expressed in `self`'s frame.
     pub fn inv_compose(&self, other: &Pose) -> Pose {
         let inv = self.rotation.conjugate();
-        Pose {
-            translation: inv * (other.translation - self.translation),
-            rotation: inv * other.rotation,
-        }
+        Pose { translation: inv * (other.translation - self.translation), rotation: inv * other.rotation }
     }
 
     /// Maps a point from the local to the parent frame: `R p + t`.

@@ -92,11 +92,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<Hull> {
     for p in points {
         for c in p.to_array() {
             if !c.is_finite() {
-                return Err(GeometryError::NonFinite {
-                    shape: "convex mesh",
-                    parameter: "points",
-                    value: c,
-                });
+                return Err(GeometryError::NonFinite { shape: "convex mesh", parameter: "points", value: c });
             }
         }
     }
@@ -111,10 +107,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<Hull> {
         });
     };
     let pts = normalise(points);
-    let cloud = Cloud {
-        pts: &pts,
-        eps: hull_tolerance(&pts),
-    };
+    let cloud = Cloud { pts: &pts, eps: hull_tolerance(&pts) };
     let all: Vec<u32> = (0..count).collect();
     let mut triangles = build(&cloud, &all)?;
     for _ in 0..MAX_CLEANUP_PASSES {
@@ -167,13 +160,7 @@ fn normalise(points: &[DVec3]) -> Vec<DVec3> {
     let tiny = pow2(TINY_EXP);
     points
         .iter()
-        .map(|p| {
-            DVec3::from_array(
-                (*p * f1 * f2)
-                    .to_array()
-                    .map(|c| if c.abs() < tiny { 0.0 } else { c }),
-            )
-        })
+        .map(|p| DVec3::from_array((*p * f1 * f2).to_array().map(|c| if c.abs() < tiny { 0.0 } else { c })))
         .collect()
 }
 
@@ -323,11 +310,7 @@ mod predicates {
         fn orient_i128(a: [i64; 3], b: [i64; 3], c: [i64; 3], p: [i64; 3]) -> i128 {
             let d = |x: [i64; 3], y: [i64; 3]| [0, 1, 2].map(|k| x[k] as i128 - y[k] as i128);
             let (u, v, w) = (d(b, a), d(c, a), d(p, a));
-            let n = [
-                u[1] * v[2] - u[2] * v[1],
-                u[2] * v[0] - u[0] * v[2],
-                u[0] * v[1] - u[1] * v[0],
-            ];
+            let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
             n[0] * w[0] + n[1] * w[1] + n[2] * w[2]
         }
 
@@ -351,11 +334,7 @@ mod predicates {
                 let f = |x: [i64; 3]| DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64);
                 let got = orient(f(a), f(b), f(c), f(p));
                 let want = orient_i128(a, b, c, p);
-                assert_eq!(
-                    got.partial_cmp(&0.0),
-                    want.partial_cmp(&0),
-                    "{a:?} {b:?} {c:?} {p:?}"
-                );
+                assert_eq!(got.partial_cmp(&0.0), want.partial_cmp(&0), "{a:?} {b:?} {c:?} {p:?}");
                 coplanar += usize::from(want == 0);
             }
             assert!(coplanar > 100, "too few exactly coplanar cases ({coplanar})");
@@ -391,11 +370,7 @@ pub(crate) fn triangle_normal(a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
 /// for a zero or non-finite `n`.
 fn unit(n: DVec3) -> DVec3 {
     let m = n.abs().max_element();
-    if m > 0.0 && m.is_finite() {
-        (n / m).normalize_or_zero()
-    } else {
-        DVec3::ZERO
-    }
+    if m > 0.0 && m.is_finite() { (n / m).normalize_or_zero() } else { DVec3::ZERO }
 }
 
 /// The normalised point cloud and `ε` in its units.
@@ -428,10 +403,7 @@ struct Plane {
 impl Plane {
     fn new(cloud: &Cloud<'_>, v: [u32; 3]) -> Plane {
         let [a, b, c] = v.map(|q| cloud.p(q));
-        Plane {
-            normal: unit(predicates::cross(a, b, c)),
-            origin: a,
-        }
+        Plane { normal: unit(predicates::cross(a, b, c)), origin: a }
     }
 
     /// Signed distance of `p` (accurate to a few ulps of the coordinates).
@@ -486,10 +458,7 @@ fn pick_extreme(
     centre: DVec3,
     score: impl Fn(DVec3) -> f64,
 ) -> Option<(u32, f64)> {
-    let max = ids
-        .iter()
-        .map(|&q| score(cloud.p(q)))
-        .fold(f64::NEG_INFINITY, f64::max);
+    let max = ids.iter().map(|&q| score(cloud.p(q))).fold(f64::NEG_INFINITY, f64::max);
     let mut best: Option<(u32, f64)> = None;
     for &q in ids {
         let p = cloud.p(q);
@@ -507,19 +476,14 @@ fn pick_extreme(
 /// Four affinely independent extreme points (step 2 of the module documentation).
 fn initial_simplex(cloud: &Cloud<'_>, ids: &[u32]) -> Result<[u32; 4]> {
     let Some(&first) = ids.first() else {
-        return Err(GeometryError::DegenerateHull {
-            what: "no points given".into(),
-        });
+        return Err(GeometryError::DegenerateHull { what: "no points given".into() });
     };
     let eps = cloud.eps;
     let less = |k: usize, x: u32, y: u32| {
         let (x, y) = (cloud.p(x).to_array(), cloud.p(y).to_array());
         let key = |a: [f64; 3]| [a[k], a[(k + 1) % 3], a[(k + 2) % 3]];
         let (x, y) = (key(x), key(y));
-        x[0].total_cmp(&y[0])
-            .then(x[1].total_cmp(&y[1]))
-            .then(x[2].total_cmp(&y[2]))
-            .is_lt()
+        x[0].total_cmp(&y[0]).then(x[1].total_cmp(&y[1])).then(x[2].total_cmp(&y[2])).is_lt()
     };
     let mut ext = [first; 6];
     for &q in ids {
@@ -542,9 +506,7 @@ fn initial_simplex(cloud: &Cloud<'_>, ids: &[u32]) -> Result<[u32; 4]> {
         }
     }
     if best.sqrt() <= eps {
-        return Err(GeometryError::DegenerateHull {
-            what: "all points coincide (within tolerance)".into(),
-        });
+        return Err(GeometryError::DegenerateHull { what: "all points coincide (within tolerance)".into() });
     }
     let (a, b) = (cloud.p(p0), cloud.p(p1));
     let u = (b - a).normalize_or_zero();
@@ -597,13 +559,7 @@ fn build(cloud: &Cloud<'_>, ids: &[u32]) -> Result<Vec<[u32; 3]>> {
 
 impl Builder<'_> {
     fn new_face(&self, v: [u32; 3], nb: [usize; 3]) -> Face {
-        Face {
-            v,
-            nb,
-            plane: Plane::new(self.cloud, v),
-            alive: true,
-            outside: Vec::new(),
-        }
+        Face { v, nb, plane: Plane::new(self.cloud, v), alive: true, outside: Vec::new() }
     }
 
     /// The four faces of the tetrahedron `s`, oriented outward and linked.
@@ -719,12 +675,7 @@ impl Builder<'_> {
                 }
                 self.vert_mark[a as usize] = s;
                 self.vert_next[a as usize] = edges.len();
-                edges.push(HorizonEdge {
-                    a,
-                    b,
-                    outer: g,
-                    slot: 0,
-                });
+                edges.push(HorizonEdge { a, b, outer: g, slot: 0 });
             }
         }
         let mut cycle = Vec::with_capacity(edges.len());
@@ -772,9 +723,7 @@ fn non_redundant_vertices(cloud: &Cloud<'_>, triangles: &[[u32; 3]]) -> (Vec<u32
         let mut redundant = true;
         for &(_, _, t) in group {
             let corners = triangles[t].map(|q| cloud.p(q));
-            let fits = planes
-                .iter()
-                .any(|pl| corners.iter().all(|p| pl.dist(*p).abs() <= cloud.eps));
+            let fits = planes.iter().any(|pl| corners.iter().all(|p| pl.dist(*p).abs() <= cloud.eps));
             if !fits {
                 let plane = Plane::new(cloud, triangles[t]);
                 planes.push(plane);
@@ -821,11 +770,8 @@ mod tests {
 
     fn assert_valid(points: &[DVec3], hull: &Hull) {
         let (v, f) = (hull.vertices.len(), hull.triangles.len());
-        let mut edges: Vec<[u32; 2]> = hull
-            .triangles
-            .iter()
-            .flat_map(|t| (0..3).map(move |k| [t[k], t[(k + 1) % 3]]))
-            .collect();
+        let mut edges: Vec<[u32; 2]> =
+            hull.triangles.iter().flat_map(|t| (0..3).map(move |k| [t[k], t[(k + 1) % 3]])).collect();
         edges.sort_unstable();
         let before = edges.len();
         edges.dedup();
@@ -869,12 +815,7 @@ mod tests {
     #[test]
     fn interior_points_and_duplicates_are_not_vertices() {
         let mut pts = cube_corners();
-        pts.extend([
-            DVec3::ZERO,
-            DVec3::splat(0.5),
-            DVec3::X,
-            DVec3::new(1.0, 1.0, 0.0),
-        ]);
+        pts.extend([DVec3::ZERO, DVec3::splat(0.5), DVec3::X, DVec3::new(1.0, 1.0, 0.0)]);
         pts.extend(cube_corners());
         let hull = convex_hull(&pts).unwrap();
         assert_eq!(hull.vertices.len(), 8);
@@ -890,22 +831,12 @@ mod tests {
         is_degenerate(&[DVec3::ZERO, DVec3::X, DVec3::Y], "at least 4");
         is_degenerate(&[DVec3::ONE; 6], "coincide");
         is_degenerate(&[DVec3::ZERO; 6], "coincide");
-        is_degenerate(
-            &(0..6).map(|i| DVec3::splat(i as f64)).collect::<Vec<_>>(),
-            "collinear",
-        );
-        is_degenerate(
-            &[DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::ONE.with_z(0.0)],
-            "coplanar",
-        );
+        is_degenerate(&(0..6).map(|i| DVec3::splat(i as f64)).collect::<Vec<_>>(), "collinear");
+        is_degenerate(&[DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::ONE.with_z(0.0)], "coplanar");
         let nan = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::new(0.0, f64::NAN, 1.0)];
         assert!(matches!(
             convex_hull(&nan),
-            Err(GeometryError::NonFinite {
-                shape: "convex mesh",
-                parameter: "points",
-                ..
-            })
+            Err(GeometryError::NonFinite { shape: "convex mesh", parameter: "points", .. })
         ));
     }
 
@@ -918,20 +849,14 @@ mod tests {
             &[DVec3::splat(f64::MAX), DVec3::splat(-f64::MAX)],
         ];
         for pts in cases {
-            let m = normalise(pts)
-                .iter()
-                .map(|p| p.abs().max_element())
-                .fold(0.0, f64::max);
+            let m = normalise(pts).iter().map(|p| p.abs().max_element()).fold(0.0, f64::max);
             assert!((0.5..1.0).contains(&m), "{m}");
         }
         assert_eq!(
             normalise(&[DVec3::splat(1024.0), DVec3::splat(-0.375)])[1],
             DVec3::splat(-0.375 / 2048.0)
         );
-        assert_eq!(
-            normalise(&[DVec3::new(1.0, 1e-200, 0.0)])[0],
-            DVec3::new(0.5, 0.0, 0.0)
-        );
+        assert_eq!(normalise(&[DVec3::new(1.0, 1e-200, 0.0)])[0], DVec3::new(0.5, 0.0, 0.0));
         assert_eq!(normalise(&[DVec3::ZERO; 2]), vec![DVec3::ZERO; 2]);
     }
 
@@ -941,9 +866,6 @@ mod tests {
         assert_eq!(n, DVec3::Z);
         let big = triangle_normal(DVec3::ZERO, DVec3::Y * 1e300, DVec3::new(-1e300, 1e300, 1e-30));
         assert!((big - DVec3::Z).length() < 1e-15, "{big}");
-        assert_eq!(
-            triangle_normal(DVec3::ZERO, DVec3::X, DVec3::X * 2.0),
-            DVec3::ZERO
-        );
+        assert_eq!(triangle_normal(DVec3::ZERO, DVec3::X, DVec3::X * 2.0), DVec3::ZERO);
     }
 }

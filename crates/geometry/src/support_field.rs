@@ -73,11 +73,7 @@ impl SupportField {
                 points.push(mesh.vertices().get(v).copied().unwrap_or(DVec3::ZERO));
             }
         }
-        SupportField {
-            ids,
-            points,
-            bounding_radius: mesh.bounding_radius(),
-        }
+        SupportField { ids, points, bounding_radius: mesh.bounding_radius() }
     }
 
     /// The stored vertex id and position of cell `(i, j)`; `None` outside the grid.
@@ -196,11 +192,7 @@ mod tests {
         for i in 0..RESOLUTION {
             for j in 0..RESOLUTION {
                 let (id, p) = f.cell_support(i, j).unwrap();
-                assert_eq!(
-                    id,
-                    m.support_index_brute_force(cell_direction(i, j)),
-                    "cell ({i}, {j})"
-                );
+                assert_eq!(id, m.support_index_brute_force(cell_direction(i, j)), "cell ({i}, {j})");
                 assert_eq!(p, m.vertices()[id]);
             }
         }

@@ -21,11 +21,8 @@ fn check_hull(points: &[DVec3]) -> Hull {
     }
     // Closed 2-manifold: every directed edge once, its twin present, so every undirected edge is shared by exactly
     // 2 triangles; Euler characteristic 2.
-    let mut directed: Vec<[u32; 2]> = hull
-        .triangles
-        .iter()
-        .flat_map(|t| (0..3).map(move |k| [t[k], t[(k + 1) % 3]]))
-        .collect();
+    let mut directed: Vec<[u32; 2]> =
+        hull.triangles.iter().flat_map(|t| (0..3).map(move |k| [t[k], t[(k + 1) % 3]])).collect();
     for t in &hull.triangles {
         assert!(t.iter().all(|&i| (i as usize) < v));
         assert!(t[0] != t[1] && t[1] != t[2] && t[0] != t[2]);
@@ -35,10 +32,7 @@ fn check_hull(points: &[DVec3]) -> Hull {
     directed.dedup();
     assert_eq!(n_directed, directed.len(), "a directed edge is used twice");
     for [a, b] in &directed {
-        assert!(
-            directed.binary_search(&[*b, *a]).is_ok(),
-            "edge {a}-{b} has one triangle"
-        );
+        assert!(directed.binary_search(&[*b, *a]).is_ok(), "edge {a}-{b} has one triangle");
     }
     let e = directed.len() / 2;
     assert_eq!(v as i64 - e as i64 + f as i64, 2, "Euler characteristic");
@@ -62,9 +56,7 @@ fn check_hull(points: &[DVec3]) -> Hull {
 }
 
 fn rotation(axis: (f64, f64, f64), angle: f64) -> DQuat {
-    let a = DVec3::new(axis.0, axis.1, axis.2)
-        .try_normalize()
-        .unwrap_or(DVec3::Z);
+    let a = DVec3::new(axis.0, axis.1, axis.2).try_normalize().unwrap_or(DVec3::Z);
     DQuat::from_axis_angle(a, angle)
 }
 
@@ -166,10 +158,7 @@ fn sphere_5000_points_is_fast_and_every_point_is_a_vertex() {
     assert!(elapsed.as_secs_f64() < 2.0, "5000-point hull took {elapsed:?}");
     let mesh = ConvexMesh::from_points(&pts).unwrap();
     for (k, v) in pts.iter().enumerate().step_by(97) {
-        assert_eq!(
-            mesh.support_index_hill_climb(*v, k),
-            mesh.support_index_brute_force(*v)
-        );
+        assert_eq!(mesh.support_index_hill_climb(*v, k), mesh.support_index_brute_force(*v));
     }
 }
 
@@ -182,29 +171,12 @@ fn degenerate_sets_give_typed_errors() {
     degenerate(&[], "at least 4");
     degenerate(&[DVec3::X, DVec3::Y, DVec3::Z], "at least 4");
     degenerate(&[DVec3::splat(3.0); 10], "coincide");
-    degenerate(
-        &(0..10)
-            .map(|i| DVec3::new(1.0, 2.0, 3.0) * i as f64)
-            .collect::<Vec<_>>(),
-        "collinear",
-    );
-    degenerate(
-        &grid(4).into_iter().filter(|p| p.z == -1.0).collect::<Vec<_>>(),
-        "coplanar",
-    );
-    let bad = [
-        DVec3::ZERO,
-        DVec3::X,
-        DVec3::Y,
-        DVec3::new(0.0, 0.0, f64::INFINITY),
-    ];
+    degenerate(&(0..10).map(|i| DVec3::new(1.0, 2.0, 3.0) * i as f64).collect::<Vec<_>>(), "collinear");
+    degenerate(&grid(4).into_iter().filter(|p| p.z == -1.0).collect::<Vec<_>>(), "coplanar");
+    let bad = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::new(0.0, 0.0, f64::INFINITY)];
     assert!(matches!(
         convex_hull(&bad),
-        Err(GeometryError::NonFinite {
-            shape: "convex mesh",
-            parameter: "points",
-            ..
-        })
+        Err(GeometryError::NonFinite { shape: "convex mesh", parameter: "points", .. })
     ));
 }
 

@@ -11,10 +11,7 @@ fn close(a: f64, b: f64, scale: f64, rel: f64) -> bool {
 
 fn mat_close(a: DMat3, b: DMat3, rel: f64) -> bool {
     let scale = b.to_cols_array().iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    a.to_cols_array()
-        .iter()
-        .zip(b.to_cols_array())
-        .all(|(x, y)| close(*x, y, scale, rel))
+    a.to_cols_array().iter().zip(b.to_cols_array()).all(|(x, y)| close(*x, y, scale, rel))
 }
 
 /// Volume, first and second moments by a 4-point degree-2 Gauss rule over the tetrahedra (centroid, triangle).
@@ -38,11 +35,7 @@ fn quadrature(mesh: &ConvexMesh) -> MassProperties {
     let com = first / vol;
     let cov = second - DMat3::from_cols(com * com.x, com * com.y, com * com.z) * vol;
     let tr = cov.x_axis.x + cov.y_axis.y + cov.z_axis.z;
-    MassProperties {
-        mass: vol,
-        com,
-        inertia: DMat3::from_diagonal(DVec3::splat(tr)) - cov,
-    }
+    MassProperties { mass: vol, com, inertia: DMat3::from_diagonal(DVec3::splat(tr)) - cov }
 }
 
 /// Midpoint-rule integration over an `n³` voxel grid, inside-test by the face planes only.
@@ -58,10 +51,7 @@ fn voxels(mesh: &ConvexMesh, n: usize) -> MassProperties {
         })
         .collect();
     let lo = v.iter().copied().fold(DVec3::splat(f64::INFINITY), DVec3::min);
-    let hi = v
-        .iter()
-        .copied()
-        .fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max);
+    let hi = v.iter().copied().fold(DVec3::splat(f64::NEG_INFINITY), DVec3::max);
     let h = (hi - lo) / n as f64;
     let dv = h.x * h.y * h.z;
     let (mut m, mut first, mut second) = (0.0, DVec3::ZERO, DMat3::ZERO);
@@ -80,54 +70,31 @@ fn voxels(mesh: &ConvexMesh, n: usize) -> MassProperties {
     let com = first / m;
     let cov = second - DMat3::from_cols(com * com.x, com * com.y, com * com.z) * m;
     let tr = cov.x_axis.x + cov.y_axis.y + cov.z_axis.z;
-    MassProperties {
-        mass: m,
-        com,
-        inertia: DMat3::from_diagonal(DVec3::splat(tr)) - cov,
-    }
+    MassProperties { mass: m, com, inertia: DMat3::from_diagonal(DVec3::splat(tr)) - cov }
 }
 
 fn posed_box_points(h: DVec3, pose: &Pose) -> Vec<DVec3> {
-    Cuboid::new(h)
-        .unwrap()
-        .corners()
-        .iter()
-        .map(|p| pose.transform_point(*p))
-        .collect()
+    Cuboid::new(h).unwrap().corners().iter().map(|p| pose.transform_point(*p)).collect()
 }
 
 #[test]
 fn box_hull_matches_closed_form() {
     let h = DVec3::new(0.3, 0.5, 0.2);
-    let pose = Pose::new(
-        DVec3::new(10.0, -4.0, 3.0),
-        DQuat::from_euler(glam::EulerRot::XYZ, 0.2, 1.0, -0.4),
-    )
-    .unwrap();
+    let pose = Pose::new(DVec3::new(10.0, -4.0, 3.0), DQuat::from_euler(glam::EulerRot::XYZ, 0.2, 1.0, -0.4))
+        .unwrap();
     let mut points = posed_box_points(h, &pose);
     points.push(pose.translation); // an interior point must not change anything
     let hull: Shape = ConvexMesh::from_points(&points).unwrap().into();
     let ours = MassProperties::from_density(&hull, 7.0).unwrap();
-    let exact = MassProperties::from_density(&Cuboid::new(h).unwrap().into(), 7.0)
-        .unwrap()
-        .transformed(&pose);
+    let exact =
+        MassProperties::from_density(&Cuboid::new(h).unwrap().into(), 7.0).unwrap().transformed(&pose);
     assert!(close(ours.mass, exact.mass, exact.mass, 1e-13));
     assert!((ours.com - exact.com).length() < 1e-12);
-    assert!(
-        mat_close(ours.inertia, exact.inertia, 1e-11),
-        "{:?} vs {:?}",
-        ours.inertia,
-        exact.inertia
-    );
+    assert!(mat_close(ours.inertia, exact.inertia, 1e-11), "{:?} vs {:?}", ours.inertia, exact.inertia);
     let (p, q) = (ours.principal(), exact.principal());
     assert!((p.moments - q.moments).abs().max_element() < 1e-11 * q.moments.max_element());
     assert!(p.moments.x >= p.moments.y && p.moments.y >= p.moments.z);
-    assert!(close(
-        MassProperties::volume(&hull).unwrap(),
-        8.0 * h.x * h.y * h.z,
-        1.0,
-        1e-13
-    ));
+    assert!(close(MassProperties::volume(&hull).unwrap(), 8.0 * h.x * h.y * h.z, 1.0, 1e-13));
 }
 
 #[test]
@@ -135,9 +102,7 @@ fn voxel_integration_agrees_on_a_random_hull() {
     let mut pts = Vec::new();
     let mut s = 12345u64;
     let mut rnd = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (s >> 11) as f64 / (1u64 << 53) as f64
     };
     for _ in 0..40 {
@@ -146,12 +111,7 @@ fn voxel_integration_agrees_on_a_random_hull() {
     let mesh = ConvexMesh::from_points(&pts).unwrap();
     let ours = MassProperties::from_density(&mesh.clone().into(), 1.0).unwrap();
     let vox = voxels(&mesh, 120);
-    assert!(
-        close(ours.mass, vox.mass, ours.mass, 1e-2),
-        "{} vs {}",
-        ours.mass,
-        vox.mass
-    );
+    assert!(close(ours.mass, vox.mass, ours.mass, 1e-2), "{} vs {}", ours.mass, vox.mass);
     assert!((ours.com - vox.com).length() < 1e-2);
     assert!(mat_close(ours.inertia, vox.inertia, 3e-2));
 }

@@ -27,30 +27,15 @@ fn load(rel: &str) -> Compiled {
 
 fn assert_close(what: &str, ours: f64, theirs: f64, rel: f64) {
     let err = (ours - theirs).abs() / theirs.abs().max(1e-300);
-    assert!(
-        err <= rel,
-        "{what}: ours {ours:e}, MuJoCo {theirs:e}, relative error {err:e}"
-    );
+    assert!(err <= rel, "{what}: ours {ours:e}, MuJoCo {theirs:e}, relative error {err:e}");
 }
 
 /// `(body index, shape, density, geom centre in the body frame)` for each single-primitive body of `chain.xml`.
 fn chain_bodies() -> Vec<(usize, &'static str, Shape, f64, DVec3)> {
     vec![
-        (
-            1,
-            "base box",
-            Cuboid::new(DVec3::new(0.2, 0.15, 0.1)).unwrap().into(),
-            800.0,
-            DVec3::ZERO,
-        ),
+        (1, "base box", Cuboid::new(DVec3::new(0.2, 0.15, 0.1)).unwrap().into(), 800.0, DVec3::ZERO),
         // fromto (0,0,0)-(0.3,0,0), size 0.04: half-length 0.15, centred at x = 0.15.
-        (
-            2,
-            "upper capsule",
-            Capsule::new(0.04, 0.15).unwrap().into(),
-            1000.0,
-            DVec3::new(0.15, 0.0, 0.0),
-        ),
+        (2, "upper capsule", Capsule::new(0.04, 0.15).unwrap().into(), 1000.0, DVec3::new(0.15, 0.0, 0.0)),
         (
             3,
             "lower cylinder",
@@ -65,20 +50,8 @@ fn chain_bodies() -> Vec<(usize, &'static str, Shape, f64, DVec3)> {
             1000.0,
             DVec3::ZERO,
         ),
-        (
-            5,
-            "fixedchild sphere",
-            Sphere::new(0.03).unwrap().into(),
-            1000.0,
-            DVec3::ZERO,
-        ),
-        (
-            7,
-            "leg capsule",
-            Capsule::new(0.03, 0.15).unwrap().into(),
-            1000.0,
-            DVec3::new(0.0, 0.0, -0.15),
-        ),
+        (5, "fixedchild sphere", Sphere::new(0.03).unwrap().into(), 1000.0, DVec3::ZERO),
+        (7, "leg capsule", Capsule::new(0.03, 0.15).unwrap().into(), 1000.0, DVec3::new(0.0, 0.0, -0.15)),
     ]
 }
 
@@ -93,10 +66,7 @@ fn chain_primitive_bodies_match_mujoco() {
             assert_close(&format!("{name} inertia[{k}]"), *ours, theirs, 1e-12);
         }
         let ipos = DVec3::from_array(reference.body_ipos[body]);
-        assert!(
-            (ipos - (centre + m.com)).length() < 1e-12,
-            "{name}: ipos {ipos} vs geom centre {centre}"
-        );
+        assert!((ipos - (centre + m.com)).length() < 1e-12, "{name}: ipos {ipos} vs geom centre {centre}");
     }
 }
 
@@ -109,12 +79,7 @@ fn box_stack_bodies_match_mujoco() {
         assert_close("cube mass", m.mass, reference.body_mass[body], 1e-12);
         for k in 0..3 {
             // The reference file prints these inertias with 10 significant digits.
-            assert_close(
-                "cube inertia",
-                m.inertia.col(k)[k],
-                reference.body_inertia[body][k],
-                1e-9,
-            );
+            assert_close("cube inertia", m.inertia.col(k)[k], reference.body_inertia[body][k], 1e-9);
         }
     }
 }

@@ -27,10 +27,7 @@ fn four_cells(dir: DVec3) -> [(usize, usize); 4] {
     let ii = (theta + PI) / (2.0 * PI) * 180.0;
     let jj = phi / PI * 180.0;
     let i = [ii.floor() as usize % 180, ii.ceil() as usize % 180];
-    let j = [
-        (jj.floor() as usize).clamp(1, 178),
-        (jj.ceil() as usize).clamp(1, 178),
-    ];
+    let j = [(jj.floor() as usize).clamp(1, 178), (jj.ceil() as usize).clamp(1, 178)];
     [(i[0], j[0]), (i[0], j[1]), (i[1], j[0]), (i[1], j[1])]
 }
 
@@ -55,11 +52,7 @@ fn check_table(mesh: &ConvexMesh) {
     for i in 0..RESOLUTION {
         for j in 0..RESOLUTION {
             let (id, p) = field.cell_support(i, j).expect("cell in the grid");
-            assert_eq!(
-                id,
-                mesh.support_index_brute_force(cell_direction(i, j)),
-                "cell ({i}, {j})"
-            );
+            assert_eq!(id, mesh.support_index_brute_force(cell_direction(i, j)), "cell ({i}, {j})");
             assert_eq!(p, mesh.vertices()[id]);
         }
     }
@@ -67,14 +60,7 @@ fn check_table(mesh: &ConvexMesh) {
 
 #[test]
 fn stored_table_equals_brute_force_on_small_hulls() {
-    let octahedron = [
-        DVec3::X,
-        DVec3::NEG_X,
-        DVec3::Y,
-        DVec3::NEG_Y,
-        DVec3::Z,
-        DVec3::NEG_Z,
-    ];
+    let octahedron = [DVec3::X, DVec3::NEG_X, DVec3::Y, DVec3::NEG_Y, DVec3::Z, DVec3::NEG_Z];
     let mut grid = Vec::new();
     for x in [-1.0, 0.0, 1.0] {
         for y in [-1.0, 0.0, 1.0] {
@@ -90,13 +76,9 @@ fn stored_table_equals_brute_force_on_small_hulls() {
             DVec3::new((1.0 - z * z).sqrt() * t.cos(), (1.0 - z * z).sqrt() * t.sin(), z) * 2.0 + DVec3::X
         })
         .collect::<Vec<_>>();
-    for pts in [
-        octahedron.to_vec(),
-        grid,
-        golden,
-        cube_points(DMat3::IDENTITY),
-        cube_points(frame_at(10.3, 47.9)),
-    ] {
+    for pts in
+        [octahedron.to_vec(), grid, golden, cube_points(DMat3::IDENTITY), cube_points(frame_at(10.3, 47.9))]
+    {
         check_table(&ConvexMesh::from_points(&pts).unwrap());
     }
 }
@@ -110,10 +92,8 @@ fn tie_count_on_a_cube_face_between_four_cells_is_4() {
     let n = r * DVec3::X;
     let (id, ties) = field.support_with_tie_count(n);
     assert_eq!(ties, 4);
-    let corners: Vec<usize> = four_cells(n)
-        .iter()
-        .map(|&(i, j)| field.cell_support(i, j).unwrap().0)
-        .collect();
+    let corners: Vec<usize> =
+        four_cells(n).iter().map(|&(i, j)| field.cell_support(i, j).unwrap().0).collect();
     let mut distinct = corners.clone();
     distinct.sort_unstable();
     distinct.dedup();
@@ -137,11 +117,7 @@ fn tie_count_on_a_cube_edge_between_cells_is_2() {
 fn tie_count_in_a_generic_direction_is_1() {
     let r = frame_at(90.5, 90.5);
     let field = SupportField::new(&ConvexMesh::from_points(&cube_points(r)).unwrap());
-    for d in [
-        DVec3::new(0.3, 0.5, 0.8),
-        DVec3::new(-0.9, 0.2, -0.1),
-        r * DVec3::new(1.0, 0.4, -0.3),
-    ] {
+    for d in [DVec3::new(0.3, 0.5, 0.8), DVec3::new(-0.9, 0.2, -0.1), r * DVec3::new(1.0, 0.4, -0.3)] {
         assert_eq!(field.support_with_tie_count(d).1, 1, "{d}");
     }
 }
@@ -154,9 +130,7 @@ fn exact_on_an_axis_aligned_cube_away_from_octant_boundaries() {
     let field = SupportField::new(&mesh);
     let mut state = 7u64;
     let mut next = move || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
     let mut checked = 0;
@@ -174,30 +148,18 @@ fn zero_and_polar_directions() {
     let mesh = ConvexMesh::from_points(&cube_points(frame_at(3.0, 20.0))).unwrap();
     let field = SupportField::new(&mesh);
     assert_eq!(field.support_index(DVec3::ZERO), field.support_index(DVec3::Z));
-    assert_eq!(
-        field.support(DVec3::ZERO),
-        mesh.vertices()[field.support_index(DVec3::Z)]
-    );
-    for d in [
-        DVec3::Z,
-        DVec3::NEG_Z,
-        DVec3::new(1e-9, 0.0, -1.0),
-        DVec3::new(-1.0, -1e-17, 0.0),
-    ] {
+    assert_eq!(field.support(DVec3::ZERO), mesh.vertices()[field.support_index(DVec3::Z)]);
+    for d in [DVec3::Z, DVec3::NEG_Z, DVec3::new(1e-9, 0.0, -1.0), DVec3::new(-1.0, -1e-17, 0.0)] {
         let (id, ties) = field.support_with_tie_count(d);
         assert!(id < mesh.vertices().len() && (1..=4).contains(&ties));
     }
     let bytes = field.memory_bytes();
-    assert!(
-        (RESOLUTION * RESOLUTION * 28..RESOLUTION * RESOLUTION * 29).contains(&bytes),
-        "{bytes}"
-    );
+    assert!((RESOLUTION * RESOLUTION * 28..RESOLUTION * RESOLUTION * 29).contains(&bytes), "{bytes}");
 }
 
 fn unit() -> impl Strategy<Value = DVec3> {
-    (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64).prop_filter_map("short", |(x, y, z)| {
-        DVec3::new(x, y, z).try_normalize().filter(|v| v.is_finite())
-    })
+    (-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64)
+        .prop_filter_map("short", |(x, y, z)| DVec3::new(x, y, z).try_normalize().filter(|v| v.is_finite()))
 }
 
 proptest! {

@@ -18,11 +18,7 @@ fn unit_sphere() -> Vec<DVec3> {
         let phi = PI * i as f64 / N as f64;
         for j in 0..N {
             let theta = 2.0 * PI * j as f64 / N as f64;
-            out.push(DVec3::new(
-                phi.sin() * theta.cos(),
-                phi.sin() * theta.sin(),
-                phi.cos(),
-            ));
+            out.push(DVec3::new(phi.sin() * theta.cos(), phi.sin() * theta.sin(), phi.cos()));
         }
     }
     out
@@ -129,14 +125,8 @@ fn check_support(shape: &Shape, samples: &[DVec3], d: DVec3) -> Result<(), TestC
     }
     let dn = d.normalize();
     let h = dn.dot(s);
-    let best = samples
-        .iter()
-        .map(|p| dn.dot(*p))
-        .fold(f64::NEG_INFINITY, f64::max);
-    prop_assert!(
-        h >= best - 1e-12 * size,
-        "support value {h} below a sample {best} for {shape:?} along {d}"
-    );
+    let best = samples.iter().map(|p| dn.dot(*p)).fold(f64::NEG_INFINITY, f64::max);
+    prop_assert!(h >= best - 1e-12 * size, "support value {h} below a sample {best} for {shape:?} along {d}");
     prop_assert!(
         h <= best + sampling_slack(shape),
         "support value {h} too far above samples {best} for {shape:?}"
@@ -180,10 +170,7 @@ proptest! {
 fn ties_are_deterministic() {
     let b = Cuboid::new(DVec3::new(1.0, 2.0, 3.0)).unwrap();
     assert_eq!(b.local_support(DVec3::ZERO), DVec3::new(1.0, 2.0, 3.0));
-    assert_eq!(
-        b.local_support(DVec3::new(-0.0, -1.0, 0.0)),
-        DVec3::new(1.0, -2.0, 3.0)
-    );
+    assert_eq!(b.local_support(DVec3::new(-0.0, -1.0, 0.0)), DVec3::new(1.0, -2.0, 3.0));
     assert_eq!(Cuboid::support_tie_count(DVec3::new(0.0, 0.0, 1.0)), 4);
     assert_eq!(Cuboid::support_tie_count(DVec3::new(1.0, 0.0, 1.0)), 2);
     assert_eq!(Cuboid::support_tie_count(DVec3::new(1.0, -2.0, 1.0)), 1);
@@ -191,10 +178,7 @@ fn ties_are_deterministic() {
     assert_eq!(c.local_support(DVec3::X), DVec3::new(0.5, 0.0, 1.0));
     let cyl = Cylinder::new(0.5, 1.0).unwrap();
     assert_eq!(cyl.local_support(-DVec3::Z), DVec3::new(0.0, 0.0, -1.0));
-    assert_eq!(
-        Sphere::new(2.0).unwrap().local_support(DVec3::ZERO),
-        DVec3::new(0.0, 0.0, 2.0)
-    );
+    assert_eq!(Sphere::new(2.0).unwrap().local_support(DVec3::ZERO), DVec3::new(0.0, 0.0, 2.0));
 }
 
 #[test]
@@ -209,11 +193,9 @@ fn extreme_scales() {
         ];
         for s in &shapes {
             let samples = surface_samples(s);
-            for d in [
-                DVec3::new(0.3, -0.2, 0.9),
-                DVec3::new(-1e-300, 1e-300, 0.0),
-                DVec3::new(1e300, 0.0, -1e300),
-            ] {
+            for d in
+                [DVec3::new(0.3, -0.2, 0.9), DVec3::new(-1e-300, 1e-300, 0.0), DVec3::new(1e300, 0.0, -1e300)]
+            {
                 let p = s.local_support(d).unwrap();
                 assert!(p.is_finite(), "{s:?} along {d}: {p}");
                 check_support(s, &samples, d).unwrap();

@@ -36,10 +36,7 @@ impl Capsule {
 
     /// The core segment's end points `(0, 0, ∓half_length)`.
     pub fn segment(&self) -> [DVec3; 2] {
-        [
-            DVec3::new(0.0, 0.0, -self.half_length),
-            DVec3::new(0.0, 0.0, self.half_length),
-        ]
+        [DVec3::new(0.0, 0.0, -self.half_length), DVec3::new(0.0, 0.0, self.half_length)]
     }
 }
 

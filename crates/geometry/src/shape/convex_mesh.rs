@@ -46,11 +46,7 @@ impl ConvexMesh {
         let face_normals = triangles
             .iter()
             .map(|t| {
-                triangle_normal(
-                    vertices[t[0] as usize],
-                    vertices[t[1] as usize],
-                    vertices[t[2] as usize],
-                )
+                triangle_normal(vertices[t[0] as usize], vertices[t[1] as usize], vertices[t[2] as usize])
             })
             .collect();
         let mut edges: Vec<[u32; 2]> = triangles
@@ -83,15 +79,7 @@ impl ConvexMesh {
             fill[*b as usize] += 1;
         }
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f64::max);
-        ConvexMesh {
-            vertices,
-            triangles,
-            face_normals,
-            edges,
-            adjacency_start,
-            adjacency,
-            bounding_radius,
-        }
+        ConvexMesh { vertices, triangles, face_normals, edges, adjacency_start, adjacency, bounding_radius }
     }
 
     /// The hull's extreme points (local frame), in increasing order of their index in the input of
@@ -208,10 +196,7 @@ impl SupportMap for ConvexMesh {
     /// The vertex maximising `dir · v` (lowest index on ties), by hill climbing from vertex 0.
     #[inline]
     fn local_support(&self, dir: DVec3) -> DVec3 {
-        self.vertices
-            .get(self.support_index_hill_climb(dir, 0))
-            .copied()
-            .unwrap_or(DVec3::ZERO)
+        self.vertices.get(self.support_index_hill_climb(dir, 0)).copied().unwrap_or(DVec3::ZERO)
     }
 }
 
@@ -281,11 +266,7 @@ mod tests {
         for d in dirs {
             let expected = m.support_index_brute_force(d);
             for start in [0, 3, 7, 8, usize::MAX] {
-                assert_eq!(
-                    m.support_index_hill_climb(d, start),
-                    expected,
-                    "dir {d} start {start}"
-                );
+                assert_eq!(m.support_index_hill_climb(d, start), expected, "dir {d} start {start}");
             }
             assert_eq!(m.local_support(d), m.vertices()[expected]);
         }

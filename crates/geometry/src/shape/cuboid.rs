@@ -51,10 +51,6 @@ impl SupportMap for Cuboid {
     #[inline]
     fn local_support(&self, dir: DVec3) -> DVec3 {
         let h = self.half_extents;
-        DVec3::new(
-            sign_nonneg(dir.x) * h.x,
-            sign_nonneg(dir.y) * h.y,
-            sign_nonneg(dir.z) * h.z,
-        )
+        DVec3::new(sign_nonneg(dir.x) * h.x, sign_nonneg(dir.y) * h.y, sign_nonneg(dir.z) * h.z)
     }
 }

@@ -34,16 +34,11 @@ impl HeightField {
         half_y: f64,
         base_depth: f64,
     ) -> Result<Self> {
-        let invalid = |what: String| GeometryError::InvalidMesh {
-            shape: "height field",
-            what,
-        };
+        let invalid = |what: String| GeometryError::InvalidMesh { shape: "height field", what };
         if rows < 2 || cols < 2 {
             return Err(invalid(format!("needs at least 2×2 samples, got {rows}×{cols}")));
         }
-        let expected = rows
-            .checked_mul(cols)
-            .ok_or_else(|| invalid(format!("{rows}×{cols} overflows")))?;
+        let expected = rows.checked_mul(cols).ok_or_else(|| invalid(format!("{rows}×{cols} overflows")))?;
         if heights.len() != expected {
             return Err(invalid(format!(
                 "{rows}×{cols} grid needs {expected} heights, got {}",
@@ -58,16 +53,7 @@ impl HeightField {
         positive("height field", "base_depth", base_depth)?;
         let min_height = heights.iter().copied().fold(f64::INFINITY, f64::min);
         let max_height = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        Ok(Self {
-            rows,
-            cols,
-            heights,
-            half_x,
-            half_y,
-            base_depth,
-            min_height,
-            max_height,
-        })
+        Ok(Self { rows, cols, heights, half_x, half_y, base_depth, min_height, max_height })
     }
 
     /// Number of sample rows (along y).
@@ -102,10 +88,7 @@ impl HeightField {
 
     /// Grid spacing `(dx, dy)` in metres.
     pub fn cell_size(&self) -> (f64, f64) {
-        (
-            2.0 * self.half_x / (self.cols - 1) as f64,
-            2.0 * self.half_y / (self.rows - 1) as f64,
-        )
+        (2.0 * self.half_x / (self.cols - 1) as f64, 2.0 * self.half_y / (self.rows - 1) as f64)
     }
 
     /// The surface sample `(r, c)` as a local point, or `None` outside the grid.

@@ -15,9 +15,7 @@ pub struct Sphere {
 impl Sphere {
     /// A ball of radius `radius > 0` (metres).
     pub fn new(radius: f64) -> Result<Self> {
-        Ok(Self {
-            radius: positive("sphere", "radius", radius)?,
-        })
+        Ok(Self { radius: positive("sphere", "radius", radius)? })
     }
 
     /// Radius in metres.

@@ -19,10 +19,7 @@ impl TriangleMesh {
     /// Validates and stores the mesh: at least one triangle, every vertex finite, every index in range, no triangle
     /// repeating a vertex index.
     pub fn new(vertices: Vec<DVec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
-        let invalid = |what: String| GeometryError::InvalidMesh {
-            shape: "triangle mesh",
-            what,
-        };
+        let invalid = |what: String| GeometryError::InvalidMesh { shape: "triangle mesh", what };
         if triangles.is_empty() {
             return Err(invalid("no triangles".into()));
         }
@@ -56,28 +53,19 @@ impl TriangleMesh {
     /// The three corners of triangle `t`.
     pub fn triangle(&self, t: usize) -> [DVec3; 3] {
         let [a, b, c] = self.triangles[t];
-        [
-            self.vertices[a as usize],
-            self.vertices[b as usize],
-            self.vertices[c as usize],
-        ]
+        [self.vertices[a as usize], self.vertices[b as usize], self.vertices[c as usize]]
     }
 
     /// Whether the mesh is a closed, consistently oriented 2-manifold: every directed edge `(a, b)` appears exactly
     /// once and its reverse `(b, a)` appears exactly once. Only such a mesh encloses a volume.
     pub fn is_closed(&self) -> bool {
-        let mut directed: Vec<(u32, u32)> = self
-            .triangles
-            .iter()
-            .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
-            .collect();
+        let mut directed: Vec<(u32, u32)> =
+            self.triangles.iter().flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)]).collect();
         directed.sort_unstable();
         if directed.windows(2).any(|w| w[0] == w[1]) {
             return false;
         }
-        directed
-            .iter()
-            .all(|&(a, b)| directed.binary_search(&(b, a)).is_ok())
+        directed.iter().all(|&(a, b)| directed.binary_search(&(b, a)).is_ok())
     }
 }
 
@@ -110,22 +98,13 @@ mod tests {
     #[test]
     fn rejects_bad_input() {
         let (v, _) = tetra();
-        assert!(matches!(
-            TriangleMesh::new(v.clone(), vec![]),
-            Err(GeometryError::InvalidMesh { .. })
-        ));
+        assert!(matches!(TriangleMesh::new(v.clone(), vec![]), Err(GeometryError::InvalidMesh { .. })));
         assert!(matches!(
             TriangleMesh::new(v.clone(), vec![[0, 1, 9]]),
             Err(GeometryError::InvalidMesh { .. })
         ));
-        assert!(matches!(
-            TriangleMesh::new(v, vec![[0, 1, 1]]),
-            Err(GeometryError::InvalidMesh { .. })
-        ));
+        assert!(matches!(TriangleMesh::new(v, vec![[0, 1, 1]]), Err(GeometryError::InvalidMesh { .. })));
         let nan = vec![DVec3::ZERO, DVec3::X, DVec3::new(0.0, f64::NAN, 0.0)];
-        assert!(matches!(
-            TriangleMesh::new(nan, vec![[0, 1, 2]]),
-            Err(GeometryError::NonFinite { .. })
-        ));
+        assert!(matches!(TriangleMesh::new(nan, vec![[0, 1, 2]]), Err(GeometryError::NonFinite { .. })));
     }
 }
