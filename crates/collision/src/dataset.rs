@@ -1,0 +1,244 @@
+//! Query datasets in the layout of `shared/testdata/coal/*.json` (spec §6, `signorini query`).
+//!
+//! Shapes are centred at their local origin; a transform `{t, q_wxyz}` maps local to world. Coal's `halfspace`
+//! `{x : n·x ≤ d}` becomes our half-space [`Plane`] placed with its `+z` along `n` at `d n`; Coal's two-sided `plane`
+//! `{x : n·x = d}` becomes [`Plane::two_sided`] placed the same way; `convex` and `mesh` refer to the dataset's
+//! `hulls` and `meshes` tables. Reference outputs (`distance`, `p1`, `p2`, `normal`, `collision`) are kept when present.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{DQuat, DVec3};
+use serde::Deserialize;
+use signorini_geometry::{
+    Capsule, ConvexMesh, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere, TriangleMesh,
+};
+
+use crate::error::{CollisionError, Result};
+
+/// A local-to-world transform: `p_world = R(q) p_local + t`, quaternion `(w, x, y, z)`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct Transform {
+    /// Translation.
+    pub t: [f64; 3],
+    /// Rotation quaternion `(w, x, y, z)`.
+    pub q_wxyz: [f64; 4],
+}
+
+impl Transform {
+    /// The validated pose.
+    pub fn pose(&self) -> Result<Pose> {
+        Ok(Pose::from_wxyz(self.t, self.q_wxyz)?)
+    }
+}
+
+/// One shape of a record.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ShapeSpec {
+    /// Ball.
+    Sphere {
+        /// Radius.
+        radius: f64,
+    },
+    /// Box by half extents.
+    Box {
+        /// Half extents.
+        half_extents: [f64; 3],
+    },
+    /// Capsule along z.
+    Capsule {
+        /// Radius.
+        radius: f64,
+        /// Half-length of the core segment.
+        half_length: f64,
+    },
+    /// Cylinder along z.
+    Cylinder {
+        /// Radius.
+        radius: f64,
+        /// Half-length.
+        half_length: f64,
+    },
+    /// Ellipsoid by semi-axes.
+    Ellipsoid {
+        /// Semi-axes.
+        radii: [f64; 3],
+    },
+    /// Convex hull from the dataset's `hulls` table.
+    Convex {
+        /// Key into `hulls`.
+        hull_id: u64,
+    },
+    /// Triangle mesh from the dataset's `meshes` table.
+    Mesh {
+        /// Key into `meshes`.
+        mesh_id: u64,
+    },
+    /// Half-space `{x : n·x ≤ offset}`.
+    Halfspace {
+        /// Outward normal (need not be unit).
+        normal: [f64; 3],
+        /// Offset along the unit normal.
+        offset: f64,
+    },
+    /// Two-sided plane `{x : n·x = offset}`.
+    Plane {
+        /// Normal (need not be unit).
+        normal: [f64; 3],
+        /// Offset along the unit normal.
+        offset: f64,
+    },
+}
+
+/// Vertex/triangle table entry.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MeshData {
+    /// Vertices.
+    pub vertices: Vec<[f64; 3]>,
+    /// Triangles (vertex indices).
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// One query record with its optional reference outputs.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct QueryRecord {
+    /// Record id.
+    pub id: u64,
+    /// Shape 1 (A).
+    pub shape1: ShapeSpec,
+    /// Shape 2 (B).
+    pub shape2: ShapeSpec,
+    /// Pose of shape 1.
+    pub tf1: Transform,
+    /// Pose of shape 2.
+    pub tf2: Transform,
+    /// Reference signed distance.
+    pub distance: Option<f64>,
+    /// Reference witness on shape 1.
+    pub p1: Option<[f64; 3]>,
+    /// Reference witness on shape 2.
+    pub p2: Option<[f64; 3]>,
+    /// Reference normal (1 → 2).
+    pub normal: Option<[f64; 3]>,
+    /// Reference collision flag.
+    pub collision: Option<bool>,
+    /// Coal-vs-FCL disagreement flags.
+    #[serde(default)]
+    pub flags: Vec<String>,
+}
+
+/// A whole dataset file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct QueryDataset {
+    /// Pair kind, e.g. `"box_box"`.
+    pub kind: String,
+    /// Records, in order.
+    pub records: Vec<QueryRecord>,
+    /// Convex hulls by id.
+    #[serde(default)]
+    pub hulls: HashMap<String, MeshData>,
+    /// Triangle meshes by id.
+    #[serde(default)]
+    pub meshes: HashMap<String, MeshData>,
+}
+
+/// A record turned into shapes and poses.
+#[derive(Debug, Clone)]
+pub struct PreparedRecord {
+    /// Record id.
+    pub id: u64,
+    /// Shape A and its pose.
+    pub a: (Shape, Pose),
+    /// Shape B and its pose.
+    pub b: (Shape, Pose),
+}
+
+impl QueryDataset {
+    /// Builds every record's shapes and poses (hulls and meshes are built once and shared).
+    pub fn prepare(&self) -> Result<Vec<PreparedRecord>> {
+        let mut hulls: HashMap<u64, Shape> = HashMap::new();
+        let mut meshes: HashMap<u64, Shape> = HashMap::new();
+        let mut out = Vec::with_capacity(self.records.len());
+        for r in &self.records {
+            let a = self.shape(&r.shape1, &r.tf1, &mut hulls, &mut meshes)?;
+            let b = self.shape(&r.shape2, &r.tf2, &mut hulls, &mut meshes)?;
+            out.push(PreparedRecord { id: r.id, a, b });
+        }
+        Ok(out)
+    }
+
+    fn shape(
+        &self,
+        spec: &ShapeSpec,
+        tf: &Transform,
+        hulls: &mut HashMap<u64, Shape>,
+        meshes: &mut HashMap<u64, Shape>,
+    ) -> Result<(Shape, Pose)> {
+        let pose = tf.pose()?;
+        let v3 = DVec3::from_array;
+        Ok(match spec {
+            ShapeSpec::Sphere { radius } => (Sphere::new(*radius)?.into(), pose),
+            ShapeSpec::Box { half_extents } => (Cuboid::new(v3(*half_extents))?.into(), pose),
+            ShapeSpec::Capsule { radius, half_length } => (Capsule::new(*radius, *half_length)?.into(), pose),
+            ShapeSpec::Cylinder { radius, half_length } => {
+                (Cylinder::new(*radius, *half_length)?.into(), pose)
+            }
+            ShapeSpec::Ellipsoid { radii } => (Ellipsoid::new(v3(*radii))?.into(), pose),
+            ShapeSpec::Convex { hull_id } => {
+                let shape = match hulls.get(hull_id) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let data = table_entry(&self.hulls, "hulls", *hull_id)?;
+                        let points: Vec<DVec3> = data.vertices.iter().map(|p| v3(*p)).collect();
+                        let s = Shape::ConvexMesh(Arc::new(ConvexMesh::from_points(&points)?));
+                        hulls.insert(*hull_id, s.clone());
+                        s
+                    }
+                };
+                (shape, pose)
+            }
+            ShapeSpec::Mesh { mesh_id } => {
+                let shape = match meshes.get(mesh_id) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let data = table_entry(&self.meshes, "meshes", *mesh_id)?;
+                        let vertices = data.vertices.iter().map(|p| v3(*p)).collect();
+                        let s = Shape::TriangleMesh(Arc::new(TriangleMesh::new(
+                            vertices,
+                            data.triangles.clone(),
+                        )?));
+                        meshes.insert(*mesh_id, s.clone());
+                        s
+                    }
+                };
+                (shape, pose)
+            }
+            ShapeSpec::Halfspace { normal, offset } => {
+                (Plane::half_space().into(), plane_pose(&pose, *normal, *offset)?)
+            }
+            ShapeSpec::Plane { normal, offset } => {
+                (Plane::two_sided().into(), plane_pose(&pose, *normal, *offset)?)
+            }
+        })
+    }
+}
+
+fn table_entry<'a>(table: &'a HashMap<String, MeshData>, name: &str, id: u64) -> Result<&'a MeshData> {
+    table.get(&id.to_string()).ok_or_else(|| CollisionError::InvalidRequest {
+        what: format!("the dataset's `{name}` table has no entry {id}"),
+    })
+}
+
+/// The pose of our plane (local `+z` normal through the origin) for `{x : n·x = d}` in the frame of `frame`.
+fn plane_pose(frame: &Pose, normal: [f64; 3], offset: f64) -> Result<Pose> {
+    let n = DVec3::from_array(normal);
+    let Some(unit) = n.try_normalize() else {
+        return Err(CollisionError::InvalidRequest { what: format!("plane normal {n} has no direction") });
+    };
+    if !offset.is_finite() {
+        return Err(CollisionError::InvalidRequest { what: format!("plane offset {offset} is not finite") });
+    }
+    let local = Pose { translation: unit * offset, rotation: DQuat::from_rotation_arc(DVec3::Z, unit) };
+    Ok(frame.compose(&local))
+}

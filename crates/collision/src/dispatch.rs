@@ -1,0 +1,403 @@
+//! The narrow-phase dispatch table: one `match` over the pair of shape kinds per query.
+//!
+//! `docs/NARROW_PHASE.md` lists which routine answers each pair. Routines written for one order (plane first, sphere
+//! before box, ...) are called with A and B swapped and their result mirrored. Generic GJK/EPA is monomorphised per
+//! pair of shape types through [`with_convex!`], so the hot loops see concrete support functions, never a `dyn` call.
+
+use glam::{DMat3, DVec3};
+use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind};
+
+use crate::contact::{Contact, Manifold};
+use crate::error::{CollisionError, Result};
+use crate::multi_contact::{PerturbationFrame, perturbation_contacts};
+use crate::narrow::box_box;
+use crate::narrow::gjk::GjkSettings;
+use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
+use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
+use crate::pairs::capsule_capsule::capsule_capsule;
+use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
+use crate::pairs::plane_convex::plane_convex;
+use crate::pairs::sphere_box::sphere_box;
+use crate::pairs::sphere_sphere::sphere_sphere;
+use crate::pairs::{SignedDistance, plane_box};
+use crate::query::{
+    Algorithm, ContactMode, ContactRequest, ConvexAlgorithm, DistanceRequest, QueryWorkspace,
+    contact_from_signed,
+};
+
+/// Runs `$body` with `$s` bound to the concrete bounded convex shape inside `$shape`; otherwise evaluates `$other`.
+macro_rules! with_convex {
+    ($shape:expr, |$s:ident| $body:expr, $other:expr) => {
+        match $shape {
+            Shape::Sphere($s) => $body,
+            Shape::Capsule($s) => $body,
+            Shape::Cylinder($s) => $body,
+            Shape::Box($s) => $body,
+            Shape::Ellipsoid($s) => $body,
+            Shape::ConvexMesh(mesh) => {
+                let $s: &ConvexMesh = mesh;
+                $body
+            }
+            Shape::Plane(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => $other,
+        }
+    };
+}
+
+fn unsupported(query: &'static str, a: &Shape, b: &Shape) -> CollisionError {
+    CollisionError::Unsupported { query, a: a.kind(), b: b.kind() }
+}
+
+/// World support point of a bounded convex shape (the caller has checked the kind).
+fn world_support(shape: &Shape, pose: &Pose, d: DVec3) -> DVec3 {
+    shape.world_support(pose, d).unwrap_or(pose.translation)
+}
+
+/// World segment of a sphere (degenerate) or capsule core.
+fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
+    match shape {
+        Shape::Sphere(s) => Some(([pose.translation; 2], s.radius())),
+        Shape::Capsule(c) => {
+            let [p, q] = c.segment();
+            Some(([pose.transform_point(p), pose.transform_point(q)], c.radius()))
+        }
+        _ => None,
+    }
+}
+
+/// Signed distance (Coal convention). `early_exit`: a boolean query with this security margin may stop as soon as
+/// the distance is known to exceed it, or to be negative without computing the depth when the margin is ≥ 0.
+pub(crate) fn signed_distance(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+    early_exit: Option<f64>,
+) -> Result<SignedDistance> {
+    use Shape as S;
+    let convex_b = b.kind().is_bounded_convex();
+    let convex_a = a.kind().is_bounded_convex();
+    Ok(match (a, b) {
+        (S::Plane(p), _) if convex_b => plane_convex(p, pose_a, |d| world_support(b, pose_b, d)),
+        (_, S::Plane(p)) if convex_a => plane_convex(p, pose_b, |d| world_support(a, pose_a, d)).swapped(),
+        (S::Sphere(sa), S::Sphere(sb)) => {
+            sphere_sphere(pose_a.translation, sa.radius(), pose_b.translation, sb.radius())
+        }
+        (S::Sphere(_) | S::Capsule(_), S::Sphere(_) | S::Capsule(_)) => {
+            let (Some((sa, ra)), Some((sb, rb))) = (core_segment(a, pose_a), core_segment(b, pose_b)) else {
+                return Err(unsupported("distance", a, b));
+            };
+            capsule_capsule(sa, ra, sb, rb)
+        }
+        (S::Sphere(s), S::Box(bx)) => sphere_box(pose_a.translation, s.radius(), bx.half_extents(), pose_b),
+        (S::Box(bx), S::Sphere(s)) => {
+            sphere_box(pose_b.translation, s.radius(), bx.half_extents(), pose_a).swapped()
+        }
+        (S::Box(ba), S::Box(bb)) => {
+            // SAT first: it settles overlap exactly and cheaply; only separated boxes need GJK.
+            let (ha, hb) = (ba.half_extents(), bb.half_extents());
+            match box_box::box_box_sat(ha, pose_a, hb, pose_b) {
+                Some(sat) if early_exit.is_some_and(|m| m >= 0.0) => SignedDistance {
+                    distance: -sat.depth,
+                    point_a: pose_a.translation,
+                    point_b: pose_b.translation,
+                    normal: sat.normal,
+                    iterations: 0,
+                    algorithm: Algorithm::Sat,
+                },
+                Some(sat) if sat.depth > 0.0 => box_overlap(ha, pose_a, hb, pose_b),
+                _ => {
+                    let gjk = gjk_settings(&request.gjk, early_exit, 0.0);
+                    match core_distance(ba, pose_a, bb, pose_b, &gjk, request.warm_start).0 {
+                        CoreDistance::Apart(sd) => sd,
+                        CoreDistance::Overlap => box_overlap(ha, pose_a, hb, pose_b),
+                    }
+                }
+            }
+        }
+        _ if convex_a && convex_b => with_convex!(
+            a,
+            |sa| with_convex!(
+                b,
+                |sb| generic(ws, sa, pose_a, sb, pose_b, request, early_exit),
+                return Err(unsupported("distance", a, b))
+            ),
+            return Err(unsupported("distance", a, b))
+        ),
+        _ => return Err(unsupported("distance", a, b)),
+    })
+}
+
+fn gjk_settings(base: &GjkSettings, early_exit: Option<f64>, radii: f64) -> GjkSettings {
+    GjkSettings { early_exit_distance: early_exit.map(|m| m.max(0.0) + radii), ..*base }
+}
+
+fn generic<A: CoreShape, B: CoreShape>(
+    ws: &mut QueryWorkspace,
+    a: &A,
+    pose_a: &Pose,
+    b: &B,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+    early_exit: Option<f64>,
+) -> SignedDistance {
+    let radii = a.core_radius() + b.core_radius();
+    let gjk = gjk_settings(&request.gjk, early_exit, radii);
+    if let Some(margin) = early_exit
+        && margin >= 0.0
+    {
+        // Boolean query: an overlap of the cores decides it without EPA.
+        return match core_distance(a, pose_a, b, pose_b, &gjk, request.warm_start).0 {
+            CoreDistance::Apart(sd) => sd,
+            CoreDistance::Overlap => SignedDistance {
+                distance: -radii,
+                point_a: pose_a.translation,
+                point_b: pose_b.translation,
+                normal: (pose_b.translation - pose_a.translation).normalize_or(DVec3::Z),
+                iterations: 0,
+                algorithm: Algorithm::Gjk,
+            },
+        };
+    }
+    let settings = IterativeSettings { gjk: &gjk, epa: &request.epa, init: request.warm_start };
+    convex_convex(a, pose_a, b, pose_b, &settings, &mut ws.epa)
+}
+
+/// Overlapping boxes: the exact SAT depth and its witnesses.
+fn box_overlap(ha: DVec3, pose_a: &Pose, hb: DVec3, pose_b: &Pose) -> SignedDistance {
+    match box_box::box_box_penetration(ha, pose_a, hb, pose_b) {
+        Some(p) => SignedDistance {
+            distance: -p.depth,
+            point_a: p.point_a,
+            point_b: p.point_b,
+            normal: p.normal,
+            iterations: 0,
+            algorithm: Algorithm::Sat,
+        },
+        // Touching within rounding: GJK saw contact, SAT a zero gap.
+        None => SignedDistance {
+            distance: 0.0,
+            point_a: pose_a.translation,
+            point_b: pose_a.translation,
+            normal: (pose_b.translation - pose_a.translation).normalize_or(DVec3::Z),
+            iterations: 0,
+            algorithm: Algorithm::Sat,
+        },
+    }
+}
+
+/// Contact manifold (simulator convention), appended to `out`.
+pub(crate) fn contacts(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &ContactRequest,
+    out: &mut Manifold,
+) -> Result<()> {
+    use Shape as S;
+    let start = out.contacts.len();
+    match (a, b) {
+        (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {
+            contacts(ws, b, pose_b, a, pose_a, request, out)?;
+            for c in &mut out.contacts[start..] {
+                *c = c.flipped();
+            }
+            return Ok(());
+        }
+        (S::Plane(p), S::Box(bx)) if !p.is_two_sided() => {
+            let tol = tolerance(request, None, b);
+            plane_box::plane_box_contacts(
+                pose_a,
+                bx,
+                pose_b,
+                tol,
+                request.multi_contact,
+                request.max_contacts,
+                out,
+            );
+        }
+        (S::Plane(p), S::Capsule(c)) if !p.is_two_sided() => {
+            let tol = tolerance(request, None, b);
+            plane_box::plane_capsule_contacts(pose_a, c, pose_b, tol, out);
+        }
+        (S::Box(ba), S::Box(bb)) => {
+            box_box::box_box_contacts(
+                ba.half_extents(),
+                pose_a,
+                bb.half_extents(),
+                pose_b,
+                &mut out.contacts,
+            );
+        }
+        (S::Box(bx), S::Capsule(c)) => {
+            let tol = tolerance(request, Some(a), b);
+            capsule_box_contacts(ws, request, bx, pose_a, c, pose_b, tol, out);
+        }
+        _ => {
+            let plane_a = a.kind() == ShapeKind::Plane;
+            let tol = tolerance(request, (!plane_a).then_some(a), b);
+            let Some(first) = single_contact(ws, a, pose_a, b, pose_b, request, tol)? else {
+                return Ok(());
+            };
+            out.contacts.push(first);
+            let smooth = |s: &Shape| matches!(s.kind(), ShapeKind::Sphere | ShapeKind::Ellipsoid);
+            let two_sided = |s: &Shape| matches!(s, S::Plane(p) if p.is_two_sided());
+            if request.multi_contact && !smooth(a) && !smooth(b) && !two_sided(a) && !two_sided(b) {
+                let frame = reference_frame(a, pose_a, b, pose_b);
+                let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
+                perturbation_contacts(&pf, request, out, |pa, pb| {
+                    single_contact(ws, a, pa, b, pb, request, tol).ok().flatten()
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a pair of kinds has a closed form (or SAT) in [`signed_distance`], so MPR is not used for it.
+fn has_closed_form(a: ShapeKind, b: ShapeKind) -> bool {
+    use ShapeKind as K;
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    matches!(
+        (a, b),
+        (K::Plane, _)
+            | (K::Sphere, K::Sphere | K::Capsule | K::Box)
+            | (K::Capsule, K::Capsule)
+            | (K::Box, K::Box)
+    )
+}
+
+/// One contact (simulator convention), if the shapes penetrate: closed forms where they exist, otherwise MPR with
+/// the MPR → GJK/EPA rule of spec §A.8, or GJK/EPA directly.
+fn single_contact(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &ContactRequest,
+    tol: f64,
+) -> Result<Option<Contact>> {
+    let generic =
+        a.kind().is_bounded_convex() && b.kind().is_bounded_convex() && !has_closed_form(a.kind(), b.kind());
+    if generic && request.convex_algorithm == ConvexAlgorithm::Mpr {
+        let settings = match request.mode {
+            ContactMode::Native => MprSettings::default(),
+            ContactMode::MujocoCompatible => MprSettings::mujoco_compatible(),
+        };
+        let hit = with_convex!(
+            a,
+            |sa| with_convex!(b, |sb| mpr_contact(sa, pose_a, sb, pose_b, request, &settings), None),
+            None
+        );
+        let Some(hit) = hit else { return Ok(None) };
+        // Spec §A.8: a deep contact, or any non-shallow contact without a cached normal, is recomputed by GJK/EPA.
+        let min_diag = a.local_aabb().diagonal_length().min(b.local_aabb().diagonal_length());
+        let prefer_gjk = request.mode == ContactMode::Native
+            && hit.penetration > tol
+            && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
+        if !prefer_gjk {
+            return Ok(Some(hit));
+        }
+    }
+    let sd = signed_distance(ws, a, pose_a, b, pose_b, &request.distance, None)?;
+    Ok(contact_from_signed(&sd))
+}
+
+fn mpr_contact<A: CoreShape, B: CoreShape>(
+    a: &A,
+    pose_a: &Pose,
+    b: &B,
+    pose_b: &Pose,
+    request: &ContactRequest,
+    settings: &MprSettings,
+) -> Option<Contact> {
+    let pair = MinkowskiPair { a: Posed::new(a, pose_a), b: Posed::new(b, pose_b), inflate: true };
+    let mut start = MprStart::new(&pair);
+    if let Some(n) = request.cached_normal {
+        start = start.with_cached_normal(n);
+    }
+    mpr_with_cache(&pair, &start, settings).contact()
+}
+
+/// Capsule (B) against a box (A): a contact for each penetrating end cap (sphere–box, closed form), plus the core
+/// contact (GJK/EPA on segment vs box, exact) when it is deeper than both ends by more than `tol` or when an end is
+/// out of contact. A capsule lying on a face thus gets its two end contacts.
+#[allow(clippy::too_many_arguments)]
+fn capsule_box_contacts(
+    ws: &mut QueryWorkspace,
+    request: &ContactRequest,
+    bx: &signorini_geometry::Cuboid,
+    pose_box: &Pose,
+    capsule: &signorini_geometry::Capsule,
+    pose_capsule: &Pose,
+    tol: f64,
+    out: &mut Manifold,
+) {
+    let start = out.contacts.len();
+    let [p, q] = capsule.segment();
+    let mut end_depth = f64::INFINITY;
+    for end in [p, q] {
+        let c = pose_capsule.transform_point(end);
+        let sd = sphere_box(c, capsule.radius(), bx.half_extents(), pose_box).swapped();
+        match contact_from_signed(&sd) {
+            Some(con) => {
+                end_depth = end_depth.min(con.penetration);
+                out.contacts.push(con);
+            }
+            None => end_depth = f64::NEG_INFINITY,
+        }
+    }
+    let settings = IterativeSettings {
+        gjk: &request.distance.gjk,
+        epa: &request.distance.epa,
+        init: request.distance.warm_start,
+    };
+    let core = convex_convex(bx, pose_box, capsule, pose_capsule, &settings, &mut ws.epa);
+    if let Some(con) = contact_from_signed(&core) {
+        let duplicate = out.contacts[start..].iter().any(|c| (c.position - con.position).length() < tol);
+        if !duplicate && con.penetration > end_depth + tol {
+            out.contacts.insert(start, con);
+        }
+    }
+}
+
+/// Rotation frame of the reference geom for the perturbation axes (spec §A.9): the geom with the smaller local AABB
+/// volume, or B when A is a plane. Genesis uses the link's principal-inertia frame; the geom frame is the narrow
+/// phase's best stand-in (they coincide for single-geom bodies compiled the MuJoCo way).
+fn reference_frame(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> DMat3 {
+    if a.kind() == ShapeKind::Plane {
+        return pose_b.rotation_matrix();
+    }
+    let vol = |s: &Shape| {
+        let m = s.local_aabb().max;
+        m.x * m.y * m.z
+    };
+    if vol(a) <= vol(b) { pose_a.rotation_matrix() } else { pose_b.rotation_matrix() }
+}
+
+/// Absolute tolerance of spec §A.9; `a = None` for a plane. Native: `½ · tolerance · min(local AABB diagonals)`;
+/// MuJoCo-compatible: `tolerance · min(rbound)` with MuJoCo's bounding radii.
+fn tolerance(request: &ContactRequest, a: Option<&Shape>, b: &Shape) -> f64 {
+    let size = |s: &Shape| match request.mode {
+        ContactMode::Native => 0.5 * s.local_aabb().diagonal_length(),
+        ContactMode::MujocoCompatible => rbound(s),
+    };
+    let sb = size(b);
+    request.tolerance * a.map_or(sb, |a| size(a).min(sb))
+}
+
+/// MuJoCo's bounding radius of a geom about its frame origin.
+fn rbound(s: &Shape) -> f64 {
+    match s {
+        Shape::Sphere(x) => x.radius(),
+        Shape::Capsule(x) => x.radius() + x.half_length(),
+        Shape::Ellipsoid(x) => x.semi_axes().max_element(),
+        Shape::Box(x) => x.half_extents().length(),
+        Shape::ConvexMesh(m) => m.vertices().iter().map(|v| v.length()).fold(0.0, f64::max),
+        _ => 0.5 * s.local_aabb().diagonal_length(),
+    }
+}

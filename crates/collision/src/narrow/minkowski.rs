@@ -1,0 +1,170 @@
+//! Posed shapes and the support mapping of the Minkowski difference `A ⊖ B = {a − b}`.
+//!
+//! GJK and EPA run on *core* shapes: a sphere is its centre and a capsule its segment, each inflated by a radius
+//! (Coal's swept-sphere trick). Distances between cores are exact to the GJK tolerance, and the inflation is then
+//! closed-form: `d = d_core − r_A − r_B`, with the same witness direction.
+
+use std::cell::Cell;
+
+use glam::{DMat3, DVec3};
+use signorini_geometry::support::normalize_robust;
+use signorini_geometry::{Capsule, ConvexMesh, Cuboid, Cylinder, Ellipsoid, Pose, Sphere, SupportMap};
+
+/// A convex shape seen as a core shape plus an inflation radius: `S = core ⊕ ball(radius)`.
+pub trait CoreShape {
+    /// Support point of the core in the local frame (tie rules of [`signorini_geometry::support`]).
+    fn core_support(&self, dir: DVec3) -> DVec3;
+    /// Inflation radius (0 for shapes that are their own core).
+    fn core_radius(&self) -> f64;
+    /// A point inside the core, used as the first search direction.
+    fn core_center(&self) -> DVec3 {
+        DVec3::ZERO
+    }
+    /// [`CoreShape::core_support`] warm-started from the feature in `hint`, which it updates. Successive GJK/EPA
+    /// directions are close, so a mesh's hill climb then takes a step or two instead of O(√n).
+    #[inline]
+    fn core_support_hinted(&self, dir: DVec3, _hint: &Cell<u32>) -> DVec3 {
+        self.core_support(dir)
+    }
+}
+
+impl CoreShape for Sphere {
+    #[inline]
+    fn core_support(&self, _dir: DVec3) -> DVec3 {
+        DVec3::ZERO
+    }
+    #[inline]
+    fn core_radius(&self) -> f64 {
+        self.radius()
+    }
+}
+
+impl CoreShape for Capsule {
+    #[inline]
+    fn core_support(&self, dir: DVec3) -> DVec3 {
+        DVec3::new(0.0, 0.0, if dir.z >= 0.0 { self.half_length() } else { -self.half_length() })
+    }
+    #[inline]
+    fn core_radius(&self) -> f64 {
+        self.radius()
+    }
+}
+
+macro_rules! own_core {
+    ($($t:ty),*) => {$(
+        impl CoreShape for $t {
+            #[inline]
+            fn core_support(&self, dir: DVec3) -> DVec3 {
+                self.local_support(dir)
+            }
+            #[inline]
+            fn core_radius(&self) -> f64 {
+                0.0
+            }
+        }
+    )*};
+}
+own_core!(Cuboid, Cylinder, Ellipsoid);
+
+impl CoreShape for ConvexMesh {
+    #[inline]
+    fn core_support(&self, dir: DVec3) -> DVec3 {
+        self.local_support(dir)
+    }
+    #[inline]
+    fn core_radius(&self) -> f64 {
+        0.0
+    }
+    fn core_center(&self) -> DVec3 {
+        let v = self.vertices();
+        v.iter().copied().sum::<DVec3>() / v.len().max(1) as f64
+    }
+    #[inline]
+    fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {
+        let i = self.support_index_hill_climb(dir, hint.get() as usize);
+        hint.set(i as u32);
+        self.vertices()[i]
+    }
+}
+
+/// A shape with its pose cached as a rotation matrix (local → world), and the support warm-start hint.
+#[derive(Debug, Clone)]
+pub struct Posed<'a, S> {
+    /// The shape.
+    pub shape: &'a S,
+    /// Rotation, local → world.
+    pub rot: DMat3,
+    /// Translation (world position of the local origin).
+    pub pos: DVec3,
+    /// Feature (vertex) of the last support query, the start of the next one.
+    pub hint: Cell<u32>,
+}
+
+impl<'a, S: CoreShape> Posed<'a, S> {
+    /// Caches `pose` for repeated support queries.
+    pub fn new(shape: &'a S, pose: &Pose) -> Self {
+        Self { shape, rot: pose.rotation_matrix(), pos: pose.translation, hint: Cell::new(0) }
+    }
+
+    /// World → local for a direction: `Rᵀ d`.
+    #[inline]
+    pub fn to_local(&self, d: DVec3) -> DVec3 {
+        DVec3::new(self.rot.x_axis.dot(d), self.rot.y_axis.dot(d), self.rot.z_axis.dot(d))
+    }
+
+    /// World support point of the core along the world direction `d`.
+    #[inline]
+    pub fn core_support(&self, d: DVec3) -> DVec3 {
+        self.rot * self.shape.core_support_hinted(self.to_local(d), &self.hint) + self.pos
+    }
+
+    /// World support point of the full (inflated) shape along `d`.
+    #[inline]
+    pub fn support(&self, d: DVec3, inflate: bool) -> DVec3 {
+        let core = self.core_support(d);
+        let r = self.shape.core_radius();
+        if inflate && r > 0.0 { core + normalize_robust(d).unwrap_or(DVec3::Z) * r } else { core }
+    }
+
+    /// World position of the core centre.
+    pub fn center(&self) -> DVec3 {
+        self.rot * self.shape.core_center() + self.pos
+    }
+}
+
+/// A support point of `A ⊖ B` with its two witnesses: `w = a − b`, `a = s_A(d)`, `b = s_B(−d)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SupportPoint {
+    /// `a − b`.
+    pub w: DVec3,
+    /// Witness on A.
+    pub a: DVec3,
+    /// Witness on B.
+    pub b: DVec3,
+}
+
+/// The pair `(A, B)` whose Minkowski difference GJK/EPA explore; `inflate` selects full shapes instead of cores.
+#[derive(Debug, Clone)]
+pub struct MinkowskiPair<'a, A, B> {
+    /// Shape A.
+    pub a: Posed<'a, A>,
+    /// Shape B.
+    pub b: Posed<'a, B>,
+    /// Whether supports include the inflation radii.
+    pub inflate: bool,
+}
+
+impl<A: CoreShape, B: CoreShape> MinkowskiPair<'_, A, B> {
+    /// `s_{A⊖B}(d)` with witnesses.
+    #[inline]
+    pub fn support(&self, d: DVec3) -> SupportPoint {
+        let a = self.a.support(d, self.inflate);
+        let b = self.b.support(-d, self.inflate);
+        SupportPoint { w: a - b, a, b }
+    }
+
+    /// Sum of the inflation radii.
+    pub fn radii(&self) -> f64 {
+        self.a.shape.core_radius() + self.b.shape.core_radius()
+    }
+}

@@ -1,0 +1,8 @@
+//! Narrow-phase algorithms, one per file.
+
+pub mod box_box;
+pub mod epa;
+pub mod gjk;
+pub mod minkowski;
+pub mod mpr;
+pub mod simplex;

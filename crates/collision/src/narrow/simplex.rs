@@ -1,0 +1,268 @@
+//! The GJK simplex and its projection of the origin by signed volumes.
+//!
+//! Given a simplex of 1 to 4 points of `A ⊖ B`, [`Simplex::reduce`] finds the point `v` of the simplex closest to the
+//! origin, keeps only the vertices of the smallest face that contains `v` (the support set) and stores `v`'s
+//! barycentric weights, from which the witness points follow. It follows Montanari, Petrinic and Barbieri (2017),
+//! "Improving the GJK algorithm for faster and more reliable distance queries between convex objects": the origin is
+//! projected onto the affine hull, its barycentric coordinates come from signed areas/volumes computed in the best
+//! conditioned coordinate plane, and sub-faces are searched only where a coordinate has the wrong sign. Unlike
+//! Johnson's sub-algorithm there are no Voronoi-region special cases that rounding can make inconsistent.
+
+use glam::{DVec2, DVec3};
+
+use super::minkowski::SupportPoint;
+
+/// Up to four support points with the barycentric weights of the closest point.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Simplex {
+    /// Vertices; only the first `len` are live.
+    pub pts: [SupportPoint; 4],
+    /// Barycentric weights of the closest point (sum 1).
+    pub lambda: [f64; 4],
+    /// Number of live vertices.
+    pub len: usize,
+}
+
+impl Simplex {
+    /// An empty simplex.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a vertex (the caller keeps `len < 4`).
+    pub fn push(&mut self, p: SupportPoint) {
+        self.pts[self.len] = p;
+        self.len += 1;
+    }
+
+    /// Closest point `Σ λ_i w_i`.
+    pub fn closest(&self) -> DVec3 {
+        (0..self.len).map(|i| self.pts[i].w * self.lambda[i]).sum()
+    }
+
+    /// Witness points `(Σ λ_i a_i, Σ λ_i b_i)`.
+    pub fn witnesses(&self) -> (DVec3, DVec3) {
+        let a = (0..self.len).map(|i| self.pts[i].a * self.lambda[i]).sum();
+        let b = (0..self.len).map(|i| self.pts[i].b * self.lambda[i]).sum();
+        (a, b)
+    }
+
+    /// Whether `w` is (numerically) one of the live vertices.
+    pub fn contains(&self, w: DVec3, tol2: f64) -> bool {
+        (0..self.len).any(|i| (self.pts[i].w - w).length_squared() <= tol2)
+    }
+
+    /// Projects the origin onto the simplex, reduces it to the support set and returns the closest point `v`.
+    /// When the origin lies inside a full tetrahedron the simplex keeps its 4 vertices and `v = 0`.
+    pub fn reduce(&mut self) -> DVec3 {
+        let w: [DVec3; 4] = std::array::from_fn(|i| self.pts[i].w);
+        let (set, lambda) = match self.len {
+            1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
+            2 => s1d(&w, [0, 1]),
+            3 => s2d(&w, [0, 1, 2]),
+            _ => s3d(&w),
+        };
+        let mut pts = [SupportPoint::default(); 4];
+        let mut lam = [0.0; 4];
+        for (k, &i) in set.as_slice().iter().enumerate() {
+            pts[k] = self.pts[i];
+            lam[k] = lambda[i];
+        }
+        self.pts = pts;
+        self.lambda = lam;
+        self.len = set.len;
+        self.closest()
+    }
+}
+
+/// A small set of vertex indices.
+#[derive(Debug, Clone, Copy)]
+struct Subset {
+    idx: [usize; 4],
+    len: usize,
+}
+
+impl Subset {
+    fn new(ids: &[usize]) -> Self {
+        let mut idx = [0; 4];
+        idx[..ids.len()].copy_from_slice(ids);
+        Self { idx, len: ids.len() }
+    }
+    fn as_slice(&self) -> &[usize] {
+        &self.idx[..self.len]
+    }
+}
+
+type Projection = (Subset, [f64; 4]);
+
+fn dist2(w: &[DVec3; 4], p: &Projection) -> f64 {
+    p.0.as_slice().iter().map(|&i| w[i] * p.1[i]).sum::<DVec3>().length_squared()
+}
+
+/// Same strict sign (zero matches nothing), as in the signed-volume paper.
+#[inline]
+fn same_sign(a: f64, b: f64) -> bool {
+    (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0)
+}
+
+/// Segment `[w_i, w_j]`.
+fn s1d(w: &[DVec3; 4], [i, j]: [usize; 2]) -> Projection {
+    let (a, b) = (w[i], w[j]);
+    let t = b - a;
+    // Barycentric coordinates of the origin's projection along the axis where the segment is longest.
+    let k = t.abs().max_position();
+    let len = t[k];
+    if len == 0.0 {
+        return single(i);
+    }
+    let p0 = a - t * (a.dot(t) / t.dot(t));
+    let mu_b = (p0[k] - a[k]) / len;
+    let mu_a = (b[k] - p0[k]) / len;
+    if mu_a > 0.0 && mu_b > 0.0 {
+        let mut l = [0.0; 4];
+        l[i] = mu_a;
+        l[j] = mu_b;
+        (Subset::new(&[i, j]), l)
+    } else if mu_b <= 0.0 {
+        single(i)
+    } else {
+        single(j)
+    }
+}
+
+fn single(i: usize) -> Projection {
+    let mut l = [0.0; 4];
+    l[i] = 1.0;
+    (Subset::new(&[i]), l)
+}
+
+/// Triangle `(w_i, w_j, w_k)`.
+fn s2d(w: &[DVec3; 4], ids: [usize; 3]) -> Projection {
+    let [i, j, k] = ids;
+    let (a, b, c) = (w[i], w[j], w[k]);
+    let n = (b - a).cross(c - a);
+    let nn = n.length_squared();
+    let scale = (b - a).length_squared().max((c - a).length_squared());
+    if nn <= 1e-28 * scale * scale || nn == 0.0 {
+        // Degenerate (collinear) triangle: the best of its edges.
+        return best_of([s1d(w, [i, j]), s1d(w, [j, k]), s1d(w, [i, k])].into_iter(), w);
+    }
+    let p0 = n * (a.dot(n) / nn);
+    // Signed areas in the coordinate plane where the triangle's projection is largest.
+    let drop = n.abs().max_position();
+    let proj = |v: DVec3| match drop {
+        0 => DVec2::new(v.y, v.z),
+        1 => DVec2::new(v.x, v.z),
+        _ => DVec2::new(v.x, v.y),
+    };
+    let (a2, b2, c2, p2) = (proj(a), proj(b), proj(c), proj(p0));
+    let area = |x: DVec2, y: DVec2, z: DVec2| (y - x).perp_dot(z - x);
+    let mu = area(a2, b2, c2);
+    let cof = [area(p2, b2, c2), area(a2, p2, c2), area(a2, b2, p2)];
+    if cof.iter().all(|&c| same_sign(mu, c)) {
+        let mut l = [0.0; 4];
+        l[i] = cof[0] / mu;
+        l[j] = cof[1] / mu;
+        l[k] = cof[2] / mu;
+        return (Subset::new(&[i, j, k]), l);
+    }
+    let edges = [[j, k], [i, k], [i, j]];
+    best_of((0..3).filter(|&e| !same_sign(mu, cof[e])).map(|e| s1d(w, edges[e])), w)
+}
+
+/// Tetrahedron `(w_0, w_1, w_2, w_3)`.
+fn s3d(w: &[DVec3; 4]) -> Projection {
+    let vol = |a: DVec3, b: DVec3, c: DVec3, d: DVec3| (b - a).dot((c - a).cross(d - a));
+    let o = DVec3::ZERO;
+    let det = vol(w[0], w[1], w[2], w[3]);
+    let cof = [
+        vol(o, w[1], w[2], w[3]),
+        vol(w[0], o, w[2], w[3]),
+        vol(w[0], w[1], o, w[3]),
+        vol(w[0], w[1], w[2], o),
+    ];
+    let scale = (1..4).map(|i| (w[i] - w[0]).length()).fold(0.0, f64::max);
+    if det.abs() > 1e-14 * scale * scale * scale && cof.iter().all(|&c| same_sign(det, c)) {
+        let l = cof.map(|c| c / det);
+        return (Subset::new(&[0, 1, 2, 3]), l);
+    }
+    let faces = [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]];
+    let degenerate = det.abs() <= 1e-14 * scale * scale * scale;
+    best_of((0..4).filter(|&f| degenerate || !same_sign(det, cof[f])).map(|f| s2d(w, faces[f])), w)
+}
+
+fn best_of(candidates: impl Iterator<Item = Projection>, w: &[DVec3; 4]) -> Projection {
+    let mut best: Option<(f64, Projection)> = None;
+    for c in candidates {
+        let d = dist2(w, &c);
+        if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, p)| p).unwrap_or_else(|| single(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn simplex(points: &[DVec3]) -> Simplex {
+        let mut s = Simplex::new();
+        for &p in points {
+            s.push(SupportPoint { w: p, a: p, b: DVec3::ZERO });
+        }
+        s
+    }
+
+    #[test]
+    fn segment_regions() {
+        let mut s = simplex(&[DVec3::new(1.0, -1.0, 0.0), DVec3::new(1.0, 1.0, 0.0)]);
+        assert!((s.reduce() - DVec3::X).length() < 1e-15);
+        assert_eq!(s.len, 2);
+        let mut s = simplex(&[DVec3::new(1.0, 1.0, 0.0), DVec3::new(1.0, 2.0, 0.0)]);
+        assert!((s.reduce() - DVec3::new(1.0, 1.0, 0.0)).length() < 1e-15);
+        assert_eq!(s.len, 1);
+    }
+
+    #[test]
+    fn triangle_interior_edge_and_vertex() {
+        let tri = [DVec3::new(-1.0, -1.0, 2.0), DVec3::new(2.0, -1.0, 2.0), DVec3::new(-1.0, 2.0, 2.0)];
+        let mut s = simplex(&tri);
+        assert!((s.reduce() - DVec3::new(0.0, 0.0, 2.0)).length() < 1e-14);
+        assert_eq!(s.len, 3);
+        let shifted: Vec<DVec3> = tri.iter().map(|p| *p + DVec3::new(2.0, 0.0, 0.0)).collect();
+        let mut s = simplex(&shifted);
+        let v = s.reduce();
+        assert!((v - DVec3::new(1.0, 0.0, 2.0)).length() < 1e-14, "{v}");
+        assert_eq!(s.len, 2);
+        let corner: Vec<DVec3> = tri.iter().map(|p| *p + DVec3::new(2.0, 2.0, 0.0)).collect();
+        let mut s = simplex(&corner);
+        assert!((s.reduce() - DVec3::new(1.0, 1.0, 2.0)).length() < 1e-14);
+        assert_eq!(s.len, 1);
+    }
+
+    #[test]
+    fn tetrahedron_containing_origin() {
+        let t =
+            [DVec3::new(1.0, 0.0, -0.5), DVec3::new(-1.0, 1.0, -0.5), DVec3::new(-1.0, -1.0, -0.5), DVec3::Z];
+        let mut s = simplex(&t);
+        assert!(s.reduce().length() < 1e-15);
+        assert_eq!(s.len, 4);
+        let lsum: f64 = s.lambda.iter().sum();
+        assert!((lsum - 1.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn tetrahedron_outside_face() {
+        let t = [
+            DVec3::new(1.0, 0.0, 1.0),
+            DVec3::new(-1.0, 1.0, 1.0),
+            DVec3::new(-1.0, -1.0, 1.0),
+            DVec3::Z * 3.0,
+        ];
+        let mut s = simplex(&t);
+        let v = s.reduce();
+        assert!((v - DVec3::Z).length() < 1e-14, "{v}");
+        assert_eq!(s.len, 3);
+    }
+}

@@ -1,0 +1,361 @@
+//! The public query API: signed distance, boolean collision with a security margin, and contact manifolds.
+//!
+//! **Conventions.**
+//! - [`distance`] and [`collide`] follow Coal (spec §3): the signed distance is negative when the shapes overlap
+//!   (minus the penetration depth); `point_a` lies on A and `point_b` on B (world frame); `normal` is a unit vector
+//!   **from A to B**, and `point_b − point_a = distance · normal`. Translating B by `−distance · normal` makes
+//!   penetrating shapes touch.
+//! - [`contacts`] follows the simulator (Genesis) convention of [`crate::contact`]: normal **from B to A**,
+//!   `penetration ≥ 0`, position at the midpoint between the surfaces.
+//!
+//! **Dispatch.** Each query matches on the pair of [`ShapeKind`]s (a `match` the compiler checks for exhaustiveness,
+//! see [`crate::dispatch`] and `docs/NARROW_PHASE.md`), swapping A and B where a routine is written for one order. A
+//! pair without an algorithm returns [`CollisionError::Unsupported`]; nothing panics.
+//!
+//! **Thread safety and allocation.** Queries are pure functions of their inputs. EPA's polytope lives in a
+//! [`QueryWorkspace`]; the free functions use one per thread (`thread_local!`), so after the first call on a thread
+//! no query allocates except to return contacts.
+
+use std::cell::RefCell;
+
+use glam::{DQuat, DVec3};
+use serde::{Deserialize, Serialize};
+use signorini_geometry::{Pose, Shape};
+
+use crate::contact::{Contact, Manifold};
+use crate::dispatch;
+use crate::error::{CollisionError, Result};
+use crate::narrow::epa::{EpaSettings, EpaWorkspace};
+use crate::narrow::gjk::GjkSettings;
+
+/// Which algorithm produced a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    /// A closed form for the pair.
+    Analytic,
+    /// GJK (separated shapes).
+    Gjk,
+    /// GJK then EPA (overlapping shapes).
+    GjkEpa,
+    /// Separating-axis test (box–box overlap).
+    Sat,
+    /// Minkowski portal refinement.
+    Mpr,
+}
+
+/// Parameters of a distance query.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct DistanceRequest {
+    /// GJK settings (tolerance 1e-10 relative, 128 iterations, no Nesterov by default).
+    pub gjk: GjkSettings,
+    /// EPA settings (tolerance 1e-10 relative, 255 iterations).
+    pub epa: EpaSettings,
+    /// Warm start for GJK: a guess of the direction `point_a − point_b`, e.g. `−normal` of the previous query on
+    /// the same pair (Coal's cached guess). `None` starts from the centre difference.
+    pub warm_start: Option<DVec3>,
+}
+
+/// Result of a distance query (Coal convention, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DistanceResult {
+    /// Signed distance (m): `> 0` separated, `< 0` minus the penetration depth.
+    pub distance: f64,
+    /// Witness point on A, world frame.
+    pub point_a: DVec3,
+    /// Witness point on B, world frame.
+    pub point_b: DVec3,
+    /// Unit normal from A towards B; `point_b − point_a = distance · normal`.
+    pub normal: DVec3,
+    /// Iterations (support queries) of the iterative algorithms, 0 for closed forms.
+    pub iterations: u32,
+    /// Which algorithm answered.
+    pub algorithm: Algorithm,
+}
+
+/// Parameters of a boolean collision query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollisionRequest {
+    /// The shapes collide when their signed distance is `≤ security_margin` (m). Default 0. May be negative (then
+    /// only penetrations deeper than `−security_margin` count).
+    pub security_margin: f64,
+    /// Most contacts to report when colliding (0: boolean answer only, the fastest). Default 1.
+    pub max_contacts: usize,
+    /// Settings of the underlying distance computation.
+    pub distance: DistanceRequest,
+}
+
+impl Default for CollisionRequest {
+    fn default() -> Self {
+        Self { security_margin: 0.0, max_contacts: 1, distance: DistanceRequest::default() }
+    }
+}
+
+/// A contact reported by [`collide`], in the Coal convention (normal from A to B, signed distance).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CollisionContact {
+    /// Signed distance at this contact (negative: penetration; Coal 3's `penetration_depth`).
+    pub distance: f64,
+    /// Unit normal from A towards B.
+    pub normal: DVec3,
+    /// Midpoint of the two witness points.
+    pub position: DVec3,
+    /// Witness on A.
+    pub point_a: DVec3,
+    /// Witness on B.
+    pub point_b: DVec3,
+}
+
+/// Result of [`collide`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CollisionResult {
+    /// Whether the signed distance is `≤ security_margin`.
+    pub colliding: bool,
+    /// Up to `max_contacts` contacts, deepest first (empty when not colliding or `max_contacts = 0`).
+    pub contacts: Vec<CollisionContact>,
+}
+
+/// Which semantics a contact query follows (spec §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactMode {
+    /// Genesis semantics: MPR with portal-plane depth refined by GJK/EPA (spec §A.8), perturbations on diagonal
+    /// axes of the reference geom's frame with position and normal correction (§A.9).
+    #[default]
+    Native,
+    /// MuJoCo-compatible choices: MPR with portal-triangle depth, perturbations one axis at a time about
+    /// `mju_makeFrame` axes, perturbed contacts keep the first depth and are not position-corrected (§A.9).
+    MujocoCompatible,
+}
+
+/// Which algorithm answers general convex–convex contacts (pairs without a closed form).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConvexAlgorithm {
+    /// MPR, replaced by GJK/EPA when it is unreliable (spec §A.8). Genesis's default.
+    #[default]
+    Mpr,
+    /// GJK then EPA (exact depth to tolerance; slower).
+    GjkEpa,
+}
+
+/// Parameters of a contact-manifold query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactRequest {
+    /// Native (Genesis) or MuJoCo-compatible semantics.
+    pub mode: ContactMode,
+    /// Algorithm for convex pairs without a closed form.
+    pub convex_algorithm: ConvexAlgorithm,
+    /// The pair's normal from the previous step (B → A), if any: MPR's warm start (spec §A.7) and the MPR→GJK rule.
+    pub cached_normal: Option<DVec3>,
+    /// Add contacts by small perturbations for convex pairs (spec §A.9). Default true.
+    pub multi_contact: bool,
+    /// Perturbation angle ε in radians (1e-2 native, 1e-3 MuJoCo-compatible).
+    pub perturbation: f64,
+    /// Relative tolerance for deduplication and acceptance (1e-2 native, 1e-3 MuJoCo-compatible).
+    pub tolerance: f64,
+    /// Cap on contacts per pair for perturbation-based manifolds (5 in Genesis). Analytic manifolds (box–box) may
+    /// return up to 8.
+    pub max_contacts: usize,
+    /// Settings of the underlying distance computations.
+    pub distance: DistanceRequest,
+}
+
+impl ContactRequest {
+    /// The MuJoCo-compatible defaults: ε = 1e-3, tolerance 1e-3 (spec §A.9).
+    pub fn mujoco_compatible() -> Self {
+        Self { mode: ContactMode::MujocoCompatible, perturbation: 1e-3, tolerance: 1e-3, ..Self::default() }
+    }
+}
+
+impl Default for ContactRequest {
+    fn default() -> Self {
+        Self {
+            mode: ContactMode::Native,
+            convex_algorithm: ConvexAlgorithm::Mpr,
+            cached_normal: None,
+            multi_contact: true,
+            perturbation: 1e-2,
+            tolerance: 1e-2,
+            max_contacts: 5,
+            distance: DistanceRequest::default(),
+        }
+    }
+}
+
+/// Reusable scratch memory of the iterative algorithms.
+#[derive(Debug, Clone, Default)]
+pub struct QueryWorkspace {
+    /// EPA polytope storage.
+    pub epa: EpaWorkspace,
+}
+
+thread_local! {
+    static WORKSPACE: RefCell<QueryWorkspace> = RefCell::new(QueryWorkspace::default());
+}
+
+pub(crate) fn with_workspace<T>(f: impl FnOnce(&mut QueryWorkspace) -> T) -> T {
+    WORKSPACE.with(|ws| match ws.try_borrow_mut() {
+        Ok(mut ws) => f(&mut ws),
+        Err(_) => f(&mut QueryWorkspace::default()),
+    })
+}
+
+/// Checks that a pose is finite with a unit rotation (within 1e-6). The fast path avoids the square root; only a
+/// failing pose goes through [`Pose::new`] for its detailed error.
+pub(crate) fn validate_pose(pose: &Pose, which: &'static str) -> Result<()> {
+    let n2 = pose.rotation.length_squared();
+    if pose.translation.is_finite() && (n2 - 1.0).abs() <= 2.0 * signorini_geometry::pose::QUAT_NORM_TOLERANCE
+    {
+        return Ok(());
+    }
+    Pose::new(pose.translation, pose.rotation)
+        .map(|_| ())
+        .map_err(|source| CollisionError::InvalidPose { which, source })
+}
+
+/// Signed distance between A and B with witness points (Coal convention; see the module docs).
+///
+/// Errors: [`CollisionError::InvalidPose`] for a non-finite pose or non-unit rotation; [`CollisionError::Unsupported`]
+/// for pairs without an algorithm (anything with a triangle mesh or height field, plane–plane).
+pub fn distance(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+) -> Result<DistanceResult> {
+    with_workspace(|ws| distance_with(ws, a, pose_a, b, pose_b, request))
+}
+
+/// [`distance`] with an explicit workspace.
+pub fn distance_with(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+) -> Result<DistanceResult> {
+    validate_pose(pose_a, "A")?;
+    validate_pose(pose_b, "B")?;
+    let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, request, None)?;
+    Ok(DistanceResult {
+        distance: sd.distance,
+        point_a: sd.point_a,
+        point_b: sd.point_b,
+        normal: sd.normal,
+        iterations: sd.iterations,
+        algorithm: sd.algorithm,
+    })
+}
+
+/// Boolean collision with a security margin, optionally with contacts (Coal convention).
+pub fn collide(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &CollisionRequest,
+) -> Result<CollisionResult> {
+    with_workspace(|ws| collide_with(ws, a, pose_a, b, pose_b, request))
+}
+
+/// [`collide`] with an explicit workspace.
+pub fn collide_with(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &CollisionRequest,
+) -> Result<CollisionResult> {
+    validate_pose(pose_a, "A")?;
+    validate_pose(pose_b, "B")?;
+    if !request.security_margin.is_finite() {
+        return Err(CollisionError::InvalidRequest {
+            what: format!("security_margin must be finite, got {}", request.security_margin),
+        });
+    }
+    let early = if request.max_contacts == 0 { Some(request.security_margin) } else { None };
+    let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, &request.distance, early)?;
+    let colliding = sd.distance <= request.security_margin;
+    let mut contacts = Vec::new();
+    if colliding && request.max_contacts > 0 {
+        contacts.push(CollisionContact {
+            distance: sd.distance,
+            normal: sd.normal,
+            position: 0.5 * (sd.point_a + sd.point_b),
+            point_a: sd.point_a,
+            point_b: sd.point_b,
+        });
+        if request.max_contacts > 1 && sd.distance < 0.0 {
+            let mut manifold = Manifold::new();
+            let creq = ContactRequest { max_contacts: request.max_contacts, ..ContactRequest::default() };
+            dispatch::contacts(ws, a, pose_a, b, pose_b, &creq, &mut manifold)?;
+            for c in manifold.contacts.iter().skip(1).take(request.max_contacts - 1) {
+                contacts.push(CollisionContact {
+                    distance: -c.penetration,
+                    normal: -c.normal,
+                    position: c.position,
+                    point_a: c.point_on_a(),
+                    point_b: c.point_on_b(),
+                });
+            }
+        }
+    }
+    Ok(CollisionResult { colliding, contacts })
+}
+
+/// The contact manifold of A and B in the simulator convention (normal from B to A, `penetration ≥ 0`).
+pub fn contacts(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &ContactRequest,
+) -> Result<Manifold> {
+    let mut m = Manifold::new();
+    with_workspace(|ws| contacts_into(ws, a, pose_a, b, pose_b, request, &mut m))?;
+    Ok(m)
+}
+
+/// [`contacts`] into a reused manifold (cleared first) with an explicit workspace.
+pub fn contacts_into(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &ContactRequest,
+    out: &mut Manifold,
+) -> Result<()> {
+    validate_pose(pose_a, "A")?;
+    validate_pose(pose_b, "B")?;
+    let valid = |x: f64| x >= 0.0 && x.is_finite();
+    if !valid(request.perturbation) || !valid(request.tolerance) {
+        return Err(CollisionError::InvalidRequest {
+            what: format!(
+                "perturbation and tolerance must be finite and ≥ 0, got {} and {}",
+                request.perturbation, request.tolerance
+            ),
+        });
+    }
+    out.contacts.clear();
+    dispatch::contacts(ws, a, pose_a, b, pose_b, request, out)
+}
+
+/// Converts a Coal-convention signed distance into a simulator contact, if penetrating.
+pub(crate) fn contact_from_signed(sd: &crate::pairs::SignedDistance) -> Option<Contact> {
+    (sd.distance < 0.0).then(|| Contact {
+        position: 0.5 * (sd.point_a + sd.point_b),
+        normal: -sd.normal,
+        penetration: -sd.distance,
+    })
+}
+
+/// Rotation by the rotation vector `v` (axis · angle).
+pub(crate) fn rotvec_quat(v: DVec3) -> DQuat {
+    let angle = v.length();
+    if angle > 0.0 { DQuat::from_axis_angle(v / angle, angle) } else { DQuat::IDENTITY }
+}
