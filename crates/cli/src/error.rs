@@ -1,5 +1,8 @@
 //! The CLI's typed error and its exit codes.
 
+use std::path::PathBuf;
+
+use signorini_collision::CollisionError;
 use thiserror::Error;
 
 /// Everything the CLI can fail with. Printed as `signorini: error: <message>` on stderr.
@@ -11,6 +14,41 @@ pub enum CliError {
         /// What is missing.
         what: &'static str,
     },
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// An input file is not valid JSON of the expected layout.
+    #[error("{}: malformed input: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message (with line and column).
+        source: serde_json::Error,
+    },
+    /// A query failed (unsupported pair, invalid shape or pose).
+    #[error("record {id}: {source}")]
+    Query {
+        /// Record id.
+        id: u64,
+        /// The typed error.
+        source: CollisionError,
+    },
+    /// The dataset could not be turned into shapes.
+    #[error("{}: {source}", path.display())]
+    Dataset {
+        /// The file.
+        path: PathBuf,
+        /// The typed error.
+        source: CollisionError,
+    },
+    /// An argument is out of range.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl CliError {
@@ -18,6 +56,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::NotImplemented { .. } => 2,
+            _ => 1,
         }
     }
 }

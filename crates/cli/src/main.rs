@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod error;
+mod query;
 
 use error::CliError;
 
@@ -82,8 +83,8 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Run { .. } => Err(CliError::NotImplemented {
             what: "`signorini run`: the simulator (constraint solver, integrators, MJCF loading) is not built yet",
         }),
-        Command::Query { .. } => Err(CliError::NotImplemented {
-            what: "`signorini query`: the narrow phase (GJK/EPA/MPR and analytic pairs) is not built yet",
+        Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), |w| {
+            if bench { query::bench(&file, repeat, w) } else { query::run(&file, w) }
         }),
         Command::Ccd { .. } => Err(CliError::NotImplemented {
             what: "`signorini ccd`: continuous collision (conservative advancement) is not built yet",
@@ -91,6 +92,29 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Inspect { .. } => Err(CliError::NotImplemented {
             what: "`signorini inspect`: the MJCF loader and the articulated model are not built yet",
         }),
+    }
+}
+
+/// Runs `f` with stdout or the `--out` file as the JSON sink.
+fn with_output(
+    out: Option<&std::path::Path>,
+    f: impl FnOnce(&mut dyn std::io::Write) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    use std::io::Write;
+    match out {
+        Some(path) => {
+            let file =
+                std::fs::File::create(path).map_err(|source| CliError::Io { path: path.into(), source })?;
+            let mut w = std::io::BufWriter::new(file);
+            f(&mut w)?;
+            w.flush().map_err(|source| CliError::Io { path: path.into(), source })
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = std::io::BufWriter::new(stdout.lock());
+            f(&mut w)?;
+            w.flush().map_err(|source| CliError::Io { path: "<stdout>".into(), source })
+        }
     }
 }
 
@@ -120,7 +144,6 @@ mod tests {
         for args in [
             vec!["signorini", "run"],
             vec!["signorini", "run", "scene.xml", "--steps", "10", "--set", "iterations=5"],
-            vec!["signorini", "query", "f.json", "--bench", "--repeat", "3"],
             vec!["signorini", "ccd", "f.json"],
             vec!["signorini", "inspect", "s.xml", "--states", "f.json"],
         ] {

@@ -1,0 +1,77 @@
+//! The `signorini` binary as a user drives it (spec §6).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_signorini"))
+}
+
+fn coal(kind: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/testdata/coal")
+        .join(format!("{kind}.json"))
+}
+
+#[test]
+fn query_prints_one_coal_convention_line_per_record() {
+    for (kind, tol) in [("sphere_box", 1e-9), ("plane_box", 1e-9), ("convex50_convex50", 1e-5)] {
+        let out = bin().arg("query").arg(coal(kind)).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let reference: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(coal(kind)).unwrap()).unwrap();
+        let records = reference["records"].as_array().unwrap();
+        let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), records.len());
+        for (line, rec) in lines.iter().zip(records) {
+            assert_eq!(line["id"], rec["id"]);
+            let d = line["distance"].as_f64().unwrap();
+            assert!((d - rec["distance"].as_f64().unwrap()).abs() < tol, "{kind} {line} vs {rec}");
+            assert_eq!(line["collision"], rec["collision"]);
+            let p1: Vec<f64> = serde_json::from_value(line["p1"].clone()).unwrap();
+            let p2: Vec<f64> = serde_json::from_value(line["p2"].clone()).unwrap();
+            let n: Vec<f64> = serde_json::from_value(line["normal"].clone()).unwrap();
+            for k in 0..3 {
+                assert!((p2[k] - p1[k] - d * n[k]).abs() < 1e-9);
+            }
+        }
+    }
+}
+
+#[test]
+fn query_bench_prints_timings() {
+    let out = bin().args(["query", "--bench", "--repeat", "2"]).arg(coal("sphere_sphere")).output().unwrap();
+    assert!(out.status.success());
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["kind"], "sphere_sphere");
+    assert_eq!(line["n"], 60);
+    assert!(line["distance_ns"].as_f64().unwrap() > 0.0 && line["collide_ns"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_a_message() {
+    let out = bin().arg("query").arg(coal("mesh_mesh")).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported"));
+    let dir = std::env::temp_dir().join(format!("signorini-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"kind\": \"x\", \"records\": [ {\"id\": 1} ]}").unwrap();
+    let out = bin().arg("query").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("malformed input"));
+    let missing = bin().arg("query").arg(dir.join("missing.json")).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unbuilt_subcommands_say_so() {
+    let out = bin().arg("run").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+}
