@@ -120,9 +120,6 @@ pub fn epa<A: CoreShape, B: CoreShape>(
         let face = ws.faces[f];
         let s = support_along(pair, face.n);
         iterations += 1;
-        if std::env::var("EPA_TRACE").is_ok() {
-            eprintln!("epa it {iterations} faces {} d {} n {}", ws.faces.len(), face.d, face.n);
-        }
         let reach = face.n.dot(s.w);
         if reach - face.d <= settings.tolerance * face.d.max(size) {
             converged = true;
