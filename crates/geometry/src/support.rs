@@ -61,6 +61,11 @@ pub fn brute_force_support_index(points: &[DVec3], dir: DVec3) -> Option<usize> 
 /// component), or `None` for `d = 0` and non-finite `d`.
 #[inline]
 pub fn normalize_robust(d: DVec3) -> Option<DVec3> {
+    let n2 = d.length_squared();
+    // Fast path: the squared length neither underflowed nor overflowed.
+    if n2 > 1e-280 && n2 < 1e280 {
+        return Some(d * (1.0 / n2.sqrt()));
+    }
     let m = d.abs().max_element();
     if m.is_nan() || m <= 0.0 || m.is_infinite() {
         return None;

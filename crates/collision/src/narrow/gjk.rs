@@ -145,7 +145,7 @@ pub fn gjk<A: CoreShape, B: CoreShape>(
         let previous = nesterov.then_some(simplex);
         simplex.push(s);
         last_w = s.w;
-        let v_new = simplex.reduce();
+        let v_new = simplex.reduce_newest_last();
         if simplex.len == 4 {
             v = DVec3::ZERO;
             status = GjkStatus::Intersecting;

@@ -59,9 +59,27 @@ impl Simplex {
         let (set, lambda) = match self.len {
             1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
             2 => s1d(&w, [0, 1]),
-            3 => s2d(&w, [0, 1, 2]),
-            _ => s3d(&w),
+            3 => s2d(&w, [0, 1, 2], false),
+            _ => s3d(&w, false),
         };
+        self.apply(set, lambda)
+    }
+
+    /// [`Simplex::reduce`] for GJK, where the last vertex is the newest support point `w` and `v·w < ‖v‖²` for the
+    /// previous closest point `v`: the new closest point then lies on a face that contains `w`, so faces without it
+    /// are not searched (Montanari et al. 2017, §4). Falls back to the full search if rounding leaves no candidate.
+    pub fn reduce_newest_last(&mut self) -> DVec3 {
+        let w: [DVec3; 4] = std::array::from_fn(|i| self.pts[i].w);
+        let (set, lambda) = match self.len {
+            1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
+            2 => s1d(&w, [0, 1]),
+            3 => s2d(&w, [0, 1, 2], true),
+            _ => s3d(&w, true),
+        };
+        self.apply(set, lambda)
+    }
+
+    fn apply(&mut self, set: Subset, lambda: [f64; 4]) -> DVec3 {
         let mut pts = [SupportPoint::default(); 4];
         let mut lam = [0.0; 4];
         for (k, &i) in set.as_slice().iter().enumerate() {
@@ -137,7 +155,8 @@ fn single(i: usize) -> Projection {
 }
 
 /// Triangle `(w_i, w_j, w_k)`.
-fn s2d(w: &[DVec3; 4], ids: [usize; 3]) -> Projection {
+/// Triangle `(w_i, w_j, w_k)`; with `newest_last`, `w_k` is the newest vertex and the edge `(i, j)` is skipped.
+fn s2d(w: &[DVec3; 4], ids: [usize; 3], newest_last: bool) -> Projection {
     let [i, j, k] = ids;
     let (a, b, c) = (w[i], w[j], w[k]);
     let n = (b - a).cross(c - a);
@@ -145,7 +164,8 @@ fn s2d(w: &[DVec3; 4], ids: [usize; 3]) -> Projection {
     let scale = (b - a).length_squared().max((c - a).length_squared());
     if nn <= 1e-28 * scale * scale || nn == 0.0 {
         // Degenerate (collinear) triangle: the best of its edges.
-        return best_of([s1d(w, [i, j]), s1d(w, [j, k]), s1d(w, [i, k])].into_iter(), w);
+        return best_of([s1d(w, [i, j]), s1d(w, [j, k]), s1d(w, [i, k])].into_iter(), w)
+            .unwrap_or_else(|| single(k));
     }
     let p0 = n * (a.dot(n) / nn);
     // Signed areas in the coordinate plane where the triangle's projection is largest.
@@ -167,11 +187,18 @@ fn s2d(w: &[DVec3; 4], ids: [usize; 3]) -> Projection {
         return (Subset::new(&[i, j, k]), l);
     }
     let edges = [[j, k], [i, k], [i, j]];
-    best_of((0..3).filter(|&e| !same_sign(mu, cof[e])).map(|e| s1d(w, edges[e])), w)
+    let skip = if newest_last { 2 } else { 3 };
+    let found = best_of((0..3).filter(|&e| e != skip && !same_sign(mu, cof[e])).map(|e| s1d(w, edges[e])), w);
+    match found {
+        Some(p) => p,
+        None => best_of((0..3).filter(|&e| !same_sign(mu, cof[e])).map(|e| s1d(w, edges[e])), w)
+            .unwrap_or_else(|| single(k)),
+    }
 }
 
 /// Tetrahedron `(w_0, w_1, w_2, w_3)`.
-fn s3d(w: &[DVec3; 4]) -> Projection {
+/// Tetrahedron; with `newest_last`, `w_3` is the newest vertex and the face `(0, 1, 2)` is skipped.
+fn s3d(w: &[DVec3; 4], newest_last: bool) -> Projection {
     let vol = |a: DVec3, b: DVec3, c: DVec3, d: DVec3| (b - a).dot((c - a).cross(d - a));
     let o = DVec3::ZERO;
     let det = vol(w[0], w[1], w[2], w[3]);
@@ -181,17 +208,24 @@ fn s3d(w: &[DVec3; 4]) -> Projection {
         vol(w[0], w[1], o, w[3]),
         vol(w[0], w[1], w[2], o),
     ];
-    let scale = (1..4).map(|i| (w[i] - w[0]).length()).fold(0.0, f64::max);
-    if det.abs() > 1e-14 * scale * scale * scale && cof.iter().all(|&c| same_sign(det, c)) {
+    // Degenerate (flat) when |det| ≤ 1e-14 · scale³, compared squared to avoid square roots.
+    let scale2 = (1..4).map(|i| (w[i] - w[0]).length_squared()).fold(0.0, f64::max);
+    let degenerate = det * det <= 1e-28 * scale2 * scale2 * scale2;
+    if !degenerate && cof.iter().all(|&c| same_sign(det, c)) {
         let l = cof.map(|c| c / det);
         return (Subset::new(&[0, 1, 2, 3]), l);
     }
     let faces = [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]];
-    let degenerate = det.abs() <= 1e-14 * scale * scale * scale;
-    best_of((0..4).filter(|&f| degenerate || !same_sign(det, cof[f])).map(|f| s2d(w, faces[f])), w)
+    let candidates = |restrict: bool| {
+        (0..4)
+            .filter(move |&f| !(restrict && f == 3))
+            .filter(move |&f| degenerate || !same_sign(det, cof[f]))
+            .map(move |f| s2d(w, faces[f], restrict))
+    };
+    best_of(candidates(newest_last), w).or_else(|| best_of(candidates(false), w)).unwrap_or_else(|| single(3))
 }
 
-fn best_of(candidates: impl Iterator<Item = Projection>, w: &[DVec3; 4]) -> Projection {
+fn best_of(candidates: impl Iterator<Item = Projection>, w: &[DVec3; 4]) -> Option<Projection> {
     let mut best: Option<(f64, Projection)> = None;
     for c in candidates {
         let d = dist2(w, &c);
@@ -199,7 +233,7 @@ fn best_of(candidates: impl Iterator<Item = Projection>, w: &[DVec3; 4]) -> Proj
             best = Some((d, c));
         }
     }
-    best.map(|(_, p)| p).unwrap_or_else(|| single(0))
+    best.map(|(_, p)| p)
 }
 
 #[cfg(test)]
@@ -264,5 +298,35 @@ mod tests {
         let v = s.reduce();
         assert!((v - DVec3::Z).length() < 1e-14, "{v}");
         assert_eq!(s.len, 3);
+    }
+
+    /// In GJK the newest point makes progress (`v·w < ‖v‖²`); then the restricted search finds the same closest
+    /// point as the full one.
+    #[test]
+    fn restricted_search_matches_full_search() {
+        let mut seed = 7u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        let mut checked = 0;
+        for _ in 0..20000 {
+            let n = 1 + (rnd().abs() * 3.0) as usize % 3;
+            let base: Vec<DVec3> = (0..n).map(|_| DVec3::new(rnd(), rnd(), rnd()) + DVec3::new(0.0, 0.0, 1.5)).collect();
+            let mut s = simplex(&base);
+            let v = s.reduce();
+            let w = DVec3::new(rnd(), rnd(), rnd()) * 2.0;
+            if v.dot(w) >= v.length_squared() * (1.0 - 1e-6) || s.len == 4 {
+                continue;
+            }
+            let mut full = s;
+            full.push(SupportPoint { w, a: w, b: DVec3::ZERO });
+            let mut restricted = full;
+            let vf = full.reduce();
+            let vr = restricted.reduce_newest_last();
+            assert!((vf - vr).length() < 1e-12, "{vf} vs {vr}");
+            checked += 1;
+        }
+        assert!(checked > 1000);
     }
 }
