@@ -5,7 +5,7 @@
 //! | `test` | the default test suite: every crate's unit, integration and property tests |
 //! | `lint` | `cargo fmt --check` and `cargo clippy --workspace --all-targets -D warnings` |
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
-//! | `bench [TARGET] [ARGS]` | the criterion benchmarks of `benches/`: one bench file (`geometry`, `narrow_phase`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
+//! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
@@ -13,8 +13,31 @@ use std::process::{Command, ExitCode};
 
 const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET] [ARGS…]|snapshot|stress>";
 
-/// The bench files of `benches/benches/`, selectable by name in `cargo xtask bench TARGET`.
-const BENCH_TARGETS: [&str; 2] = ["geometry", "narrow_phase"];
+/// The criterion bench files and their packages, selectable by name in `cargo xtask bench TARGET`.
+const BENCH_TARGETS: [(&str, &str); 3] = [
+    ("geometry", "signorini-benches"),
+    ("narrow_phase", "signorini-benches"),
+    ("dynamics", "signorini-model"),
+];
+
+/// `cargo xtask bench [TARGET] [CRITERION ARGS…]`: one bench file, or every one; the rest goes to criterion (a regex
+/// on benchmark ids, options).
+fn bench(rest: &[String]) -> Result<(), String> {
+    let (targets, criterion): (Vec<(&str, &str)>, &[String]) =
+        match rest.first().and_then(|t| BENCH_TARGETS.iter().find(|(name, _)| name == t)) {
+            Some(target) => (vec![*target], &rest[1..]),
+            None => (BENCH_TARGETS.to_vec(), rest),
+        };
+    for (name, package) in targets {
+        let mut args = vec!["bench", "-p", package, "--bench", name];
+        if !criterion.is_empty() {
+            args.push("--");
+            args.extend(criterion.iter().map(String::as_str));
+        }
+        cargo(&args, &[])?;
+    }
+    Ok(())
+}
 
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -41,21 +64,7 @@ fn run(task: &str, rest: &[String]) -> Result<(), String> {
         "test" => test(),
         "lint" => lint(),
         "ci" => lint().and_then(|()| test()),
-        "bench" => {
-            // `cargo xtask bench [TARGET] [CRITERION ARGS…]`: TARGET is a bench file (e.g. `narrow_phase`); the rest
-            // goes to criterion (a regex on benchmark ids, options).
-            let mut args = vec!["bench", "-p", "signorini-benches"];
-            let mut rest = rest;
-            if let Some(target) = rest.first().filter(|t| BENCH_TARGETS.contains(&t.as_str())) {
-                args.extend(["--bench", target.as_str()]);
-                rest = &rest[1..];
-            }
-            if !rest.is_empty() {
-                args.push("--");
-                args.extend(rest.iter().map(String::as_str));
-            }
-            cargo(&args, &[])
-        }
+        "bench" => bench(rest),
         "snapshot" => cargo(
             &["test", "--workspace", "--exclude", "signorini-benches", "--exclude", "xtask"],
             &[("INSTA_UPDATE", "always")],

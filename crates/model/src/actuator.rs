@@ -1,0 +1,39 @@
+//! Joint actuators (MuJoCo `general` with affine gain and bias, joint transmission).
+//!
+//! `length = gear·q`, `velocity = gear·q̇`, `ctrl` clamped to `ctrlrange`,
+//! `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity` clamped to `forcerange`, and
+//! `qfrc_actuator[dof] += gear·force`. Motor: `gain = 1`, no bias; position: `gain = kp`, `bias = (0, −kp, −kv)`;
+//! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
+
+use crate::data::Data;
+use crate::model::Model;
+
+fn clamp(x: f64, range: Option<[f64; 2]>) -> f64 {
+    match range {
+        Some([lo, hi]) => x.clamp(lo, hi),
+        None => x,
+    }
+}
+
+impl Model {
+    /// Computes `actuator_length`, `actuator_velocity`, `actuator_force` and `qfrc_actuator` from `ctrl`, `qpos`
+    /// and `qvel`.
+    pub fn actuation(&self, d: &mut Data) {
+        d.qfrc_actuator.fill(0.0);
+        for u in 0..self.nu {
+            let j = self.actuator_jntid[u];
+            let dof = self.jnt_dofadr[j];
+            let gear = self.actuator_gear[u];
+            let length = gear * d.qpos[self.jnt_qposadr[j]];
+            let velocity = gear * d.qvel[dof];
+            let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
+            let [b0, b1, b2] = self.actuator_bias[u];
+            let force = self.actuator_gain[u] * ctrl + b0 + b1 * length + b2 * velocity;
+            let force = clamp(force, self.actuator_forcerange[u]);
+            d.actuator_length[u] = length;
+            d.actuator_velocity[u] = velocity;
+            d.actuator_force[u] = force;
+            d.qfrc_actuator[dof] += gear * force;
+        }
+    }
+}

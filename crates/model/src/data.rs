@@ -1,0 +1,179 @@
+//! The mutable [`Data`] of one simulation: state, inputs, and every quantity computed from them, allocated once by
+//! [`Data::new`] and overwritten in place by the stages (no stage allocates).
+
+use glam::{DMat3, DQuat, DVec3};
+
+use crate::error::DynamicsError;
+use crate::model::Model;
+use crate::spatial::{SpatialInertia, SpatialVec, Wrench};
+
+/// State, inputs and computed quantities of one simulation of a [`Model`]. Frames: `x*` are world poses; spatial
+/// vectors follow [`crate::spatial`] (world axes, per-tree reference point `subtree_com[body_rootid[b]]`).
+#[derive(Debug, Clone)]
+pub struct Data {
+    /// Simulation time (s).
+    pub time: f64,
+    /// Generalized coordinates (`nq`): free `(x, y, z, qw, qx, qy, qz)`, ball `(qw, qx, qy, qz)`, hinge angle,
+    /// slide displacement.
+    pub qpos: Vec<f64>,
+    /// Generalized velocities (`nv`): free `(world linear velocity of the body origin, body-frame angular
+    /// velocity)`, ball body-frame angular velocity, hinge/slide rate.
+    pub qvel: Vec<f64>,
+    /// Generalized accelerations (`nv`), written by the solver layers.
+    pub qacc: Vec<f64>,
+    /// Actuator controls (`nu`).
+    pub ctrl: Vec<f64>,
+    /// Applied generalized forces (`nv`).
+    pub qfrc_applied: Vec<f64>,
+    /// Applied body wrenches at the centres of mass, world frame (`nbody`).
+    pub xfrc_applied: Vec<Wrench>,
+
+    /// Body frame positions (world).
+    pub xpos: Vec<DVec3>,
+    /// Body frame orientations (world, unit).
+    pub xquat: Vec<DQuat>,
+    /// Body frame rotation matrices.
+    pub xmat: Vec<DMat3>,
+    /// Body centres of mass (world).
+    pub xipos: Vec<DVec3>,
+    /// Body inertial frame rotation matrices.
+    pub ximat: Vec<DMat3>,
+    /// Joint anchors (world), before the joint's own motion (MuJoCo `xanchor`).
+    pub xanchor: Vec<DVec3>,
+    /// Joint axes (world; hinge/slide, `+z` of the frame before the joint otherwise).
+    pub xaxis: Vec<DVec3>,
+    /// Geom positions (world).
+    pub geom_xpos: Vec<DVec3>,
+    /// Geom rotation matrices (world).
+    pub geom_xmat: Vec<DMat3>,
+    /// Site positions (world).
+    pub site_xpos: Vec<DVec3>,
+    /// Site rotation matrices (world).
+    pub site_xmat: Vec<DMat3>,
+    /// Centre of mass of each body's subtree (world; the body's own `xipos` when the subtree is massless).
+    pub subtree_com: Vec<DVec3>,
+    /// Motion subspace of each dof: the spatial velocity of its body per unit `qvel` (`nv`).
+    pub cdof: Vec<SpatialVec>,
+    /// Body inertias about the tree reference point (`nbody`).
+    pub cinert: Vec<SpatialInertia>,
+
+    /// Body spatial velocities (`nbody`), from [`Model::com_velocity`].
+    pub cvel: Vec<SpatialVec>,
+    /// Time derivative of `cdof` (`nv`), from [`Model::com_velocity`].
+    pub cdof_dot: Vec<SpatialVec>,
+
+    /// Joint-space inertia `M(q)`, armature included, in the sparse layout of [`Model::dof_madr`] (`nm`).
+    pub qm: Vec<f64>,
+    /// `M = Lᵀ D L` factor in the same layout: diagonal entries hold `D`, off-diagonal ones `L` (`nm`).
+    pub qld: Vec<f64>,
+    /// `1 / D` (`nv`).
+    pub qld_diag_inv: Vec<f64>,
+    /// Bias forces `C(q, q̇) q̇ + g(q)` (`nv`): `M q̈ + qfrc_bias = qfrc_applied + qfrc_passive + qfrc_actuator +
+    /// Jᵀ xfrc_applied + constraint forces`.
+    pub qfrc_bias: Vec<f64>,
+    /// Passive forces: joint springs and dampers (`nv`).
+    pub qfrc_passive: Vec<f64>,
+    /// Actuator forces in joint space (`nv`).
+    pub qfrc_actuator: Vec<f64>,
+    /// Actuator lengths `gear·q` (`nu`).
+    pub actuator_length: Vec<f64>,
+    /// Actuator velocities `gear·q̇` (`nu`).
+    pub actuator_velocity: Vec<f64>,
+    /// Actuator forces after clamping (`nu`).
+    pub actuator_force: Vec<f64>,
+    /// Every force but the constraints': `applied + passive + actuator + Jᵀ xfrc − bias` (`nv`).
+    pub qfrc_smooth: Vec<f64>,
+    /// Unconstrained acceleration `M⁻¹ qfrc_smooth` (`nv`).
+    pub qacc_smooth: Vec<f64>,
+    /// Potential energy: gravity `−Σ m g·x_com` plus joint springs (J).
+    pub energy_potential: f64,
+    /// Kinetic energy `½ q̇ᵀ M q̇`, armature included (J).
+    pub energy_kinetic: f64,
+
+    /// Scratch: composite inertias (`nbody`).
+    pub(crate) crb: Vec<SpatialInertia>,
+    /// Scratch: body accelerations (`nbody`).
+    pub(crate) cacc: Vec<SpatialVec>,
+    /// Scratch: body forces (`nbody`).
+    pub(crate) cfrc: Vec<SpatialVec>,
+    /// Scratch (`nv`).
+    pub(crate) scratch: Vec<f64>,
+}
+
+impl Data {
+    /// Data for `model` at `qpos0`, at rest, with zero inputs. Computed quantities are zero until the stages run.
+    pub fn new(model: &Model) -> Self {
+        let (nb, nv, nu) = (model.nbody, model.nv, model.nu);
+        Self {
+            time: 0.0,
+            qpos: model.qpos0.clone(),
+            qvel: vec![0.0; nv],
+            qacc: vec![0.0; nv],
+            ctrl: vec![0.0; nu],
+            qfrc_applied: vec![0.0; nv],
+            xfrc_applied: vec![Wrench::default(); nb],
+            xpos: vec![DVec3::ZERO; nb],
+            xquat: vec![DQuat::IDENTITY; nb],
+            xmat: vec![DMat3::IDENTITY; nb],
+            xipos: vec![DVec3::ZERO; nb],
+            ximat: vec![DMat3::IDENTITY; nb],
+            xanchor: vec![DVec3::ZERO; model.njnt],
+            xaxis: vec![DVec3::Z; model.njnt],
+            geom_xpos: vec![DVec3::ZERO; model.ngeom],
+            geom_xmat: vec![DMat3::IDENTITY; model.ngeom],
+            site_xpos: vec![DVec3::ZERO; model.nsite],
+            site_xmat: vec![DMat3::IDENTITY; model.nsite],
+            subtree_com: vec![DVec3::ZERO; nb],
+            cdof: vec![SpatialVec::ZERO; nv],
+            cinert: vec![SpatialInertia::ZERO; nb],
+            cvel: vec![SpatialVec::ZERO; nb],
+            cdof_dot: vec![SpatialVec::ZERO; nv],
+            qm: vec![0.0; model.nm],
+            qld: vec![0.0; model.nm],
+            qld_diag_inv: vec![0.0; nv],
+            qfrc_bias: vec![0.0; nv],
+            qfrc_passive: vec![0.0; nv],
+            qfrc_actuator: vec![0.0; nv],
+            actuator_length: vec![0.0; nu],
+            actuator_velocity: vec![0.0; nu],
+            actuator_force: vec![0.0; nu],
+            qfrc_smooth: vec![0.0; nv],
+            qacc_smooth: vec![0.0; nv],
+            energy_potential: 0.0,
+            energy_kinetic: 0.0,
+            crb: vec![SpatialInertia::ZERO; nb],
+            cacc: vec![SpatialVec::ZERO; nb],
+            cfrc: vec![SpatialVec::ZERO; nb],
+            scratch: vec![0.0; nv],
+        }
+    }
+
+    /// Back to `qpos0`, at rest, time 0, inputs cleared (no allocation).
+    pub fn reset(&mut self, model: &Model) {
+        self.time = 0.0;
+        self.qpos.copy_from_slice(&model.qpos0);
+        for v in [&mut self.qvel, &mut self.qacc, &mut self.ctrl, &mut self.qfrc_applied] {
+            v.fill(0.0);
+        }
+        self.xfrc_applied.fill(Wrench::default());
+    }
+
+    /// [`Data::reset`], then the time, `qpos`, `qvel` and `ctrl` of keyframe `index` (empty fields keep the reset
+    /// values).
+    pub fn reset_to_keyframe(&mut self, model: &Model, index: usize) -> Result<(), DynamicsError> {
+        let key = model
+            .keyframes
+            .get(index)
+            .ok_or(DynamicsError::NoKeyframe { index, len: model.keyframes.len() })?;
+        self.reset(model);
+        self.time = key.time;
+        for (dst, src) in
+            [(&mut self.qpos, &key.qpos), (&mut self.qvel, &key.qvel), (&mut self.ctrl, &key.ctrl)]
+        {
+            if !src.is_empty() {
+                dst.copy_from_slice(src);
+            }
+        }
+        Ok(())
+    }
+}

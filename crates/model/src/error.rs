@@ -1,0 +1,170 @@
+//! Typed errors: [`ModelError`] for what [`crate::Model::compile`] rejects in a [`crate::ModelSpec`], and
+//! [`DynamicsError`] for what a state can make impossible at run time.
+//!
+//! Every variant names the object at fault as `kind 'name' (#index)` (see [`object_name`]).
+
+use thiserror::Error;
+
+/// What is wrong with a [`crate::ModelSpec`].
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// `bodies` is empty, or `bodies[0]` is not a world body (its own parent, no joints, no mass).
+    #[error("body #0 must be the world: {what}")]
+    InvalidWorld {
+        /// What is wrong with it.
+        what: &'static str,
+    },
+    /// A body's parent does not precede it.
+    #[error("{body}: parent #{parent} must precede the body")]
+    BadParent {
+        /// The body.
+        body: String,
+        /// The parent index given.
+        parent: usize,
+    },
+    /// A parameter is NaN or infinite.
+    #[error("{object}: `{parameter}` must be finite")]
+    NonFinite {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+    },
+    /// A parameter that must be `≥ 0` is negative.
+    #[error("{object}: `{parameter}` must be >= 0, got {value}")]
+    Negative {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A quaternion's norm differs from 1 by more than [`signorini_geometry::pose::QUAT_NORM_TOLERANCE`].
+    #[error("{object}: `{parameter}` must be a unit quaternion, norm is {norm}")]
+    NotUnitQuaternion {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+        /// Its norm.
+        norm: f64,
+    },
+    /// Principal moments of inertia that violate the triangle inequality `I₁ + I₂ ≥ I₃` (and permutations).
+    #[error("{body}: principal inertia {inertia:?} violates the triangle inequality")]
+    InertiaTriangle {
+        /// The body.
+        body: String,
+        /// The moments given.
+        inertia: [f64; 3],
+    },
+    /// A body with dofs whose subtree has no mass.
+    #[error("{body}: has dofs but its subtree has no mass")]
+    MasslessSubtree {
+        /// The body.
+        body: String,
+    },
+    /// `M(qpos0)` is not positive definite (a dof moves no inertia, e.g. a hinge of a point mass on its axis).
+    #[error("{joint}: the joint-space inertia at qpos0 is singular at dof #{dof} (pivot {pivot})")]
+    SingularInertia {
+        /// The joint owning the dof.
+        joint: String,
+        /// The dof.
+        dof: usize,
+        /// The pivot found.
+        pivot: f64,
+    },
+    /// A hinge or slide axis of (near) zero length.
+    #[error("{joint}: axis has zero length")]
+    ZeroAxis {
+        /// The joint.
+        joint: String,
+    },
+    /// A free joint that is not the only joint of a child of the world.
+    #[error("{joint}: a free joint must be the only joint of a body whose parent is the world")]
+    FreeJointPlacement {
+        /// The joint.
+        joint: String,
+    },
+    /// An invalid range (`lower < upper` for hinge/slide/ctrl/force ranges; `(0, max > 0)` for ball joints; none
+    /// for free joints).
+    #[error("{object}: invalid `{parameter}` {range:?} ({rule})")]
+    InvalidRange {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+        /// The range given.
+        range: [f64; 2],
+        /// The rule it breaks.
+        rule: &'static str,
+    },
+    /// An index that refers to nothing.
+    #[error("{object}: `{parameter}` = {index} is out of range (< {len})")]
+    IndexOutOfRange {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+        /// The index given.
+        index: usize,
+        /// The number of valid targets.
+        len: usize,
+    },
+    /// A joint used where only a hinge or slide (one qpos, one dof) is allowed.
+    #[error("{object}: joint #{joint} must be a hinge or a slide")]
+    NotScalarJoint {
+        /// The actuator or equality.
+        object: String,
+        /// The joint index.
+        joint: usize,
+    },
+    /// A `condim` other than 1, 3, 4 or 6.
+    #[error("{geom}: condim must be 1, 3, 4 or 6, got {condim}")]
+    InvalidCondim {
+        /// The geom.
+        geom: String,
+        /// The value given.
+        condim: u8,
+    },
+    /// A keyframe vector whose length is neither 0 nor the model's size.
+    #[error("{keyframe}: `{field}` has {len} entries, expected 0 or {expected}")]
+    KeyframeSize {
+        /// The keyframe.
+        keyframe: String,
+        /// `qpos`, `qvel` or `ctrl`.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The model's size.
+        expected: usize,
+    },
+}
+
+/// What a state makes impossible.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum DynamicsError {
+    /// The factorization of `M(q)` met a non-positive or non-finite pivot.
+    #[error("joint-space inertia is not positive definite at dof #{dof} (pivot {pivot})")]
+    NotPositiveDefinite {
+        /// The dof.
+        dof: usize,
+        /// The pivot found.
+        pivot: f64,
+    },
+    /// A keyframe index that does not exist.
+    #[error("keyframe #{index} does not exist (the model has {len})")]
+    NoKeyframe {
+        /// The index asked for.
+        index: usize,
+        /// The number of keyframes.
+        len: usize,
+    },
+}
+
+/// `kind 'name' (#index)`, or `kind #index` when the name is empty: how errors name objects.
+pub fn object_name(kind: &str, name: &str, index: usize) -> String {
+    if name.is_empty() { format!("{kind} #{index}") } else { format!("{kind} '{name}' (#{index})") }
+}

@@ -1,0 +1,107 @@
+//! Constants computed at `qpos0` during compilation (MuJoCo `mj_setConst`, spec §B.2): inverse weights, mean
+//! inertia and dof length scales.
+//!
+//! - `body_invweight0[b] = (tr(A₀₀)/3, tr(A₁₁)/3)` with `A = J M⁻¹ Jᵀ` for the 6 × nv Jacobian `J = (jacp; jacr)`
+//!   of the body's centre of mass; a body welded to the world gets 0; when one part is below [`MINVAL`] and the
+//!   other above, it takes the other's value.
+//! - `dof_invweight0[d] = (M⁻¹)_dd`, averaged over the 3 translations and over the 3 rotations of a free joint and
+//!   over the 3 dofs of a ball.
+//! - `meaninertia = tr(M)/nv` (armature included), 1 without dofs.
+//! - `dof_length`: 1 for translations; for rotations the size of the dof's body, the largest of: the distance from
+//!   its centre of mass to the anchors of its own joints and of its children's joints, and `rbound + distance` to
+//!   its geoms; at least 1e-5 (MuJoCo `setStat`).
+
+use crate::data::Data;
+use crate::error::{ModelError, object_name};
+use crate::model::{MINVAL, Model};
+use crate::spec::JointKind;
+
+/// Fills `body_invweight0`, `dof_invweight0`, `meaninertia` and `dof_length` of a freshly built model.
+pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
+    let mut d = Data::new(m);
+    m.forward_kinematics(&mut d);
+    m.mass_matrix(&mut d);
+    if let Err(crate::error::DynamicsError::NotPositiveDefinite { dof, pivot }) = m.factor_m(&mut d) {
+        let j = m.dof_jntid[dof];
+        return Err(ModelError::SingularInertia {
+            joint: object_name("joint", &m.jnt_name[j], j),
+            dof,
+            pivot,
+        });
+    }
+    let nv = m.nv;
+    m.meaninertia = if nv == 0 { 1.0 } else { (0..nv).map(|i| d.qm[m.dof_madr[i]]).sum::<f64>() / nv as f64 };
+
+    let mut x = vec![0.0; nv];
+    let mut row = vec![0.0; nv];
+    let mut invweight = vec![[0.0; 2]; m.nbody];
+    for (b, out) in invweight.iter_mut().enumerate().skip(1) {
+        if m.body_weldid[b] == 0 {
+            continue;
+        }
+        let mut diag = [0.0; 6];
+        for (r, a) in diag.iter_mut().enumerate() {
+            row.fill(0.0);
+            for dof in m.dof_chain(b) {
+                let (lin, ang) = m.jacobian_column(&d, dof, d.xipos[b]);
+                row[dof] = if r < 3 { lin[r] } else { ang[r - 3] };
+            }
+            x.copy_from_slice(&row);
+            m.solve_m(&d, &mut x);
+            *a = row.iter().zip(&x).map(|(p, q)| p * q).sum();
+        }
+        let mut w = [(diag[0] + diag[1] + diag[2]) / 3.0, (diag[3] + diag[4] + diag[5]) / 3.0];
+        if w[0] < MINVAL && w[1] > MINVAL {
+            w[0] = w[1];
+        } else if w[1] < MINVAL && w[0] > MINVAL {
+            w[1] = w[0];
+        }
+        *out = w;
+    }
+    m.body_invweight0 = invweight;
+
+    let mut minv_diag = vec![0.0; nv];
+    for (i, out) in minv_diag.iter_mut().enumerate() {
+        x.fill(0.0);
+        x[i] = 1.0;
+        m.solve_m(&d, &mut x);
+        *out = x[i];
+    }
+    for j in 0..m.njnt {
+        let da = m.jnt_dofadr[j];
+        let groups: &[(usize, usize)] = match m.jnt_type[j] {
+            JointKind::Free => &[(0, 3), (3, 3)],
+            JointKind::Ball => &[(0, 3)],
+            JointKind::Hinge | JointKind::Slide => &[(0, 1)],
+        };
+        for &(start, len) in groups {
+            let dofs = da + start..da + start + len;
+            let mean = minv_diag[dofs.clone()].iter().sum::<f64>() / len as f64;
+            m.dof_invweight0[dofs].fill(mean);
+        }
+    }
+
+    let mut size = vec![0.0f64; m.nbody];
+    for j in 0..m.njnt {
+        let b = m.jnt_bodyid[j];
+        let p = m.body_parent[b];
+        size[b] = size[b].max(d.xipos[b].distance(d.xanchor[j]));
+        size[p] = size[p].max(d.xipos[p].distance(d.xanchor[j]));
+    }
+    for g in 0..m.ngeom {
+        let b = m.geom_bodyid[g];
+        if b > 0 && m.geom_rbound[g] > 0.0 {
+            size[b] = size[b].max(m.geom_rbound[g] + d.xipos[b].distance(d.geom_xpos[g]));
+        }
+    }
+    for dof in 0..nv {
+        let j = m.dof_jntid[dof];
+        let rotational = match m.jnt_type[j] {
+            JointKind::Slide => false,
+            JointKind::Free => dof - m.jnt_dofadr[j] >= 3,
+            JointKind::Ball | JointKind::Hinge => true,
+        };
+        m.dof_length[dof] = if rotational { size[m.dof_bodyid[dof]].max(1e-5) } else { 1.0 };
+    }
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! Forward kinematics (MuJoCo `mj_kinematics` + `mj_comPos`): body, inertial-frame, geom and site poses, subtree
+//! centres of mass, motion subspaces `cdof` and body inertias `cinert`.
+//!
+//! Per body: start from the parent pose composed with `(body_pos, body_quat)`, then apply the joints in order.
+//! A slide moves the frame by `axis·(q − q0)`; a hinge rotates it by `(axis, q − q0)` about its anchor; a ball
+//! rotates it by the unit quaternion in qpos about its anchor; a free joint sets the world pose to qpos.
+//! Motion subspaces (world axes, see [`crate::spatial`]): slide `(0, a)`, rotation about unit axis `a` through
+//! anchor `p` `(a, a × (c − p))`; the free joint's translations are the world axes and the rotations of free and
+//! ball joints are about the axes of the frame just after the joint (the body frame when it is the body's last
+//! joint, as in MuJoCo), matching `qvel` in that frame.
+
+use glam::{DMat3, DQuat, DVec3};
+
+use crate::data::Data;
+use crate::model::{MINVAL, Model};
+use crate::spatial::{SpatialInertia, SpatialVec, outer};
+use crate::spec::JointKind;
+
+/// The unit quaternion of a `(w, x, y, z)` slice, normalised; the identity when its norm is below [`MINVAL`]
+/// (MuJoCo `mju_normalize4`).
+#[inline]
+pub fn quat_from_wxyz(q: &[f64]) -> DQuat {
+    let quat = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
+    let norm = quat.length();
+    if norm < MINVAL { DQuat::IDENTITY } else { quat / norm }
+}
+
+/// `q ⊗ exp(ω)`: `q` rotated by the body-frame rotation vector `ω`, normalised (MuJoCo `mju_quatIntegrate` with
+/// unit time).
+#[inline]
+pub fn quat_integrate(q: DQuat, omega: DVec3) -> DQuat {
+    let angle = omega.length();
+    if angle < MINVAL {
+        return q;
+    }
+    (q * DQuat::from_axis_angle(omega / angle, angle)).normalize()
+}
+
+impl Model {
+    /// `qpos ← qpos ⊕ h·qvel` (MuJoCo `mj_integratePos`): hinge/slide and free translations add `h·q̇`; ball and
+    /// free orientations are right-multiplied by `exp(h ω)` with the body-frame `ω`.
+    pub fn integrate_qpos(&self, qpos: &mut [f64], qvel: &[f64], h: f64) {
+        for j in 0..self.njnt {
+            let qa = self.jnt_qposadr[j];
+            let da = self.jnt_dofadr[j];
+            let rotate = |qpos: &mut [f64], at: usize, w: usize| {
+                let omega = DVec3::new(qvel[w], qvel[w + 1], qvel[w + 2]) * h;
+                let q = quat_integrate(quat_from_wxyz(&qpos[at..at + 4]), omega);
+                qpos[at..at + 4].copy_from_slice(&[q.w, q.x, q.y, q.z]);
+            };
+            match self.jnt_type[j] {
+                JointKind::Free => {
+                    for k in 0..3 {
+                        qpos[qa + k] += h * qvel[da + k];
+                    }
+                    rotate(qpos, qa + 3, da + 3);
+                }
+                JointKind::Ball => rotate(qpos, qa, da),
+                JointKind::Hinge | JointKind::Slide => qpos[qa] += h * qvel[da],
+            }
+        }
+    }
+
+    /// Computes `xpos`, `xquat`, `xmat`, `xipos`, `ximat`, `xanchor`, `xaxis`, geom and site poses,
+    /// `subtree_com`, `cdof` and `cinert` from `qpos`.
+    pub fn forward_kinematics(&self, d: &mut Data) {
+        d.xpos[0] = DVec3::ZERO;
+        d.xquat[0] = DQuat::IDENTITY;
+        d.xmat[0] = DMat3::IDENTITY;
+        d.xipos[0] = DVec3::ZERO;
+        d.ximat[0] = DMat3::IDENTITY;
+        for b in 1..self.nbody {
+            let parent = self.body_parent[b];
+            let mut pos = d.xpos[parent] + d.xmat[parent] * self.body_pos[b];
+            let mut quat = d.xquat[parent] * self.body_quat[b];
+            let jnt0 = self.body_jntadr[b];
+            for j in jnt0..jnt0 + self.body_jntnum[b] {
+                let qa = self.jnt_qposadr[j];
+                let da = self.jnt_dofadr[j];
+                let anchor = pos + quat * self.jnt_pos[j];
+                let axis = quat * self.jnt_axis[j];
+                d.xanchor[j] = anchor;
+                d.xaxis[j] = axis;
+                match self.jnt_type[j] {
+                    JointKind::Free => {
+                        pos = DVec3::new(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2]);
+                        quat = quat_from_wxyz(&d.qpos[qa + 3..qa + 7]);
+                        d.xanchor[j] = pos;
+                        for k in 0..3 {
+                            d.cdof[da + k] = SpatialVec::new(DVec3::ZERO, DVec3::AXES[k]);
+                            d.cdof[da + 3 + k].ang = quat * DVec3::AXES[k];
+                        }
+                    }
+                    JointKind::Ball => {
+                        quat *= quat_from_wxyz(&d.qpos[qa..qa + 4]);
+                        pos = anchor - quat * self.jnt_pos[j];
+                        for k in 0..3 {
+                            d.cdof[da + k].ang = quat * DVec3::AXES[k];
+                        }
+                    }
+                    JointKind::Hinge => {
+                        let angle = d.qpos[qa] - self.qpos0[qa];
+                        quat *= DQuat::from_axis_angle(self.jnt_axis[j], angle);
+                        pos = anchor - quat * self.jnt_pos[j];
+                        d.cdof[da].ang = axis;
+                    }
+                    JointKind::Slide => {
+                        pos += axis * (d.qpos[qa] - self.qpos0[qa]);
+                        d.cdof[da] = SpatialVec::new(DVec3::ZERO, axis);
+                    }
+                }
+            }
+            let quat = quat.normalize();
+            let mat = DMat3::from_quat(quat);
+            d.xpos[b] = pos;
+            d.xquat[b] = quat;
+            d.xmat[b] = mat;
+            d.xipos[b] = pos + mat * self.body_ipos[b];
+            d.ximat[b] = mat * DMat3::from_quat(self.body_iquat[b]);
+        }
+        for g in 0..self.ngeom {
+            let b = self.geom_bodyid[g];
+            d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * self.geom_pos[g];
+            d.geom_xmat[g] = d.xmat[b] * DMat3::from_quat(self.geom_quat[g]);
+        }
+        for s in 0..self.nsite {
+            let b = self.site_bodyid[s];
+            d.site_xpos[s] = d.xpos[b] + d.xmat[b] * self.site_pos[s];
+            d.site_xmat[s] = d.xmat[b] * DMat3::from_quat(self.site_quat[s]);
+        }
+        self.com_positions(d);
+    }
+
+    /// `subtree_com`, the rotational `cdof` linear parts about the tree reference point, and `cinert`.
+    fn com_positions(&self, d: &mut Data) {
+        for b in 0..self.nbody {
+            d.subtree_com[b] = d.xipos[b] * self.body_mass[b];
+        }
+        for b in (1..self.nbody).rev() {
+            let moment = d.subtree_com[b];
+            d.subtree_com[self.body_parent[b]] += moment;
+        }
+        for b in 0..self.nbody {
+            let mass = self.body_subtreemass[b];
+            d.subtree_com[b] = if mass > MINVAL { d.subtree_com[b] / mass } else { d.xipos[b] };
+        }
+        for dof in 0..self.nv {
+            let j = self.dof_jntid[dof];
+            let rotational = match self.jnt_type[j] {
+                JointKind::Slide => false,
+                JointKind::Free => dof - self.jnt_dofadr[j] >= 3,
+                JointKind::Ball | JointKind::Hinge => true,
+            };
+            if rotational {
+                let c = d.subtree_com[self.body_rootid[self.dof_bodyid[dof]]];
+                let ang = d.cdof[dof].ang;
+                d.cdof[dof].lin = ang.cross(c - d.xanchor[j]);
+            }
+        }
+        d.cinert[0] = SpatialInertia::ZERO;
+        for b in 1..self.nbody {
+            let r = d.ximat[b];
+            let i = self.body_inertia[b];
+            let inertia = outer(r.x_axis * i.x, r.x_axis)
+                + outer(r.y_axis * i.y, r.y_axis)
+                + outer(r.z_axis * i.z, r.z_axis);
+            let c = d.subtree_com[self.body_rootid[b]];
+            d.cinert[b] = SpatialInertia::from_com(self.body_mass[b], inertia, d.xipos[b] - c);
+        }
+    }
+}

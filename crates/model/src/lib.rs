@@ -1,0 +1,52 @@
+//! # signorini-model
+//!
+//! The articulated rigid-body model of signorini (layer 3): a kinematic tree of bodies with free, ball, hinge and
+//! slide joints in MuJoCo's qpos/qvel layout, compiled from a plain-data [`ModelSpec`] into an immutable [`Model`]
+//! (flat arrays), and a mutable [`Data`] allocated once and reused. All numbers follow MuJoCo's conventions so they
+//! match `mj_kinematics`, `mj_crb`, `mj_rne`, `mj_passive` and `mj_jac` (see `docs/CONVENTIONS.md`).
+//!
+//! | module | stage |
+//! |---|---|
+//! | [`spec`] | the uncompiled description a loader or user code produces |
+//! | [`model`] | [`Model`], [`Model::compile`] and its validation |
+//! | [`data`] | [`Data`] |
+//! | [`spatial`] | 6-D motion/force vectors and inertias (com-based, world axes) |
+//! | [`kinematics`] | poses, subtree COM, `cdof`, `cinert` |
+//! | [`crba`] | `M(q)` by composite rigid bodies, sparse storage, `M·x` |
+//! | [`factor`] | tree-sparse `M = Lᵀ D L`, `M⁻¹ x` |
+//! | [`rne`] | velocities, bias forces, inverse dynamics |
+//! | [`passive`] | joint springs and dampers |
+//! | [`actuator`] | motors and servos |
+//! | [`jacobian`] | point/body Jacobians, `J·v`, `Jᵀ·f` along the dof chain |
+//! | [`invweight`] | constants at `qpos0`: invweights, meaninertia, dof lengths |
+//! | [`energy`] | potential and kinetic energy |
+//! | [`forward`] | the smooth forward dynamics of one state |
+//!
+//! Staging per state: [`Model::forward_kinematics`] → [`Model::mass_matrix`] → [`Model::factor_m`] →
+//! [`Model::bias`] → [`Model::passive`] → [`Model::actuation`] → [`Model::smooth_acceleration`], or all of them by
+//! [`Model::forward`]. None of them allocates.
+
+pub mod actuator;
+pub mod crba;
+pub mod data;
+pub mod energy;
+pub mod error;
+pub mod factor;
+pub mod forward;
+pub mod invweight;
+pub mod jacobian;
+pub mod kinematics;
+pub mod model;
+pub mod passive;
+pub mod rne;
+pub mod spatial;
+pub mod spec;
+
+pub use data::Data;
+pub use error::{DynamicsError, ModelError};
+pub use model::{DofChain, Model};
+pub use spatial::{SpatialInertia, SpatialVec, Wrench};
+pub use spec::{
+    ActuatorSpec, BodySpec, ContactPairSpec, EqualitySpec, GeomSpec, InertialSpec, JointKind, JointSpec,
+    KeyframeSpec, ModelSpec,
+};

@@ -1,0 +1,822 @@
+//! The compiled, immutable [`Model`]: the kinematic tree and every parameter as flat arrays (structure of arrays,
+//! MuJoCo's `mjModel` layout), built and validated by [`Model::compile`].
+//!
+//! Indexing: bodies `0..nbody` (0 = world; parents precede children), joints `0..njnt` in body order then the order
+//! of each body's `joints`, dofs `0..nv` and qpos `0..nq` in joint order, geoms `0..ngeom` in body order.
+//! A body without joints is welded to its parent.
+
+use glam::{DQuat, DVec3};
+use signorini_geometry::Shape;
+use signorini_geometry::pose::QUAT_NORM_TOLERANCE;
+
+use crate::error::{ModelError, object_name};
+use crate::spec::{
+    ActuatorSpec, ContactPairSpec, EqualitySpec, JointKind, KeyframeSpec, ModelSpec, SolImp, SolRef,
+};
+
+/// Below this a mass, an axis length or an invweight counts as zero (MuJoCo `mjMINVAL`).
+pub const MINVAL: f64 = 1e-15;
+
+impl JointKind {
+    /// Number of qpos entries: free 7, ball 4, hinge/slide 1.
+    pub const fn nq(self) -> usize {
+        match self {
+            JointKind::Free => 7,
+            JointKind::Ball => 4,
+            JointKind::Hinge | JointKind::Slide => 1,
+        }
+    }
+
+    /// Number of dofs: free 6, ball 3, hinge/slide 1.
+    pub const fn nv(self) -> usize {
+        match self {
+            JointKind::Free => 6,
+            JointKind::Ball => 3,
+            JointKind::Hinge | JointKind::Slide => 1,
+        }
+    }
+}
+
+/// The compiled model. Fields are public for reading (as MuJoCo's `mjModel`); only [`Model::compile`] builds one,
+/// and changing structural fields (sizes, indices, addresses) afterwards is not supported. Per-object arrays have
+/// one entry per object; positions and orientations are in the frame named on each field.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Model {
+    /// Model name.
+    pub name: String,
+    /// Number of generalized coordinates.
+    pub nq: usize,
+    /// Number of dofs.
+    pub nv: usize,
+    /// Number of bodies, world included.
+    pub nbody: usize,
+    /// Number of joints.
+    pub njnt: usize,
+    /// Number of geoms.
+    pub ngeom: usize,
+    /// Number of sites.
+    pub nsite: usize,
+    /// Number of actuators.
+    pub nu: usize,
+    /// Number of stored entries of the sparse `qM` (see [`Model::dof_madr`]).
+    pub nm: usize,
+    /// Gravity (m/s², world).
+    pub gravity: DVec3,
+
+    /// Body names.
+    pub body_name: Vec<String>,
+    /// Parent body (the world is its own parent).
+    pub body_parent: Vec<usize>,
+    /// The child of the world whose tree holds the body (0 for the world).
+    pub body_rootid: Vec<usize>,
+    /// The nearest body at or above this one that has joints (0 when welded to the world).
+    pub body_weldid: Vec<usize>,
+    /// First joint of the body.
+    pub body_jntadr: Vec<usize>,
+    /// Number of joints of the body.
+    pub body_jntnum: Vec<usize>,
+    /// First dof of the body.
+    pub body_dofadr: Vec<usize>,
+    /// Number of dofs of the body.
+    pub body_dofnum: Vec<usize>,
+    /// The last dof on the chain from the body to the world (its own last dof, or its nearest moving ancestor's);
+    /// `None` when the body does not move. The chain is walked with [`Model::dof_parentid`].
+    pub body_lastdof: Vec<Option<usize>>,
+    /// First geom of the body.
+    pub body_geomadr: Vec<usize>,
+    /// Number of geoms of the body.
+    pub body_geomnum: Vec<usize>,
+    /// Body frame position in the parent frame.
+    pub body_pos: Vec<DVec3>,
+    /// Body frame orientation in the parent frame (unit).
+    pub body_quat: Vec<DQuat>,
+    /// Mass (kg).
+    pub body_mass: Vec<f64>,
+    /// Principal moments of inertia about the centre of mass (kg·m²), along the inertial frame's axes.
+    pub body_inertia: Vec<DVec3>,
+    /// Centre of mass in the body frame.
+    pub body_ipos: Vec<DVec3>,
+    /// Inertial frame orientation in the body frame (unit).
+    pub body_iquat: Vec<DQuat>,
+    /// Mass of the body's subtree (kg).
+    pub body_subtreemass: Vec<f64>,
+    /// `(translational, rotational)` inverse weight at `qpos0` (spec §B.2).
+    pub body_invweight0: Vec<[f64; 2]>,
+
+    /// Joint names.
+    pub jnt_name: Vec<String>,
+    /// Joint types.
+    pub jnt_type: Vec<JointKind>,
+    /// Body of each joint.
+    pub jnt_bodyid: Vec<usize>,
+    /// First qpos of each joint.
+    pub jnt_qposadr: Vec<usize>,
+    /// First dof of each joint.
+    pub jnt_dofadr: Vec<usize>,
+    /// Anchor in the body frame.
+    pub jnt_pos: Vec<DVec3>,
+    /// Unit axis in the body frame (hinge, slide; `+z` otherwise).
+    pub jnt_axis: Vec<DVec3>,
+    /// Limits, `None` when unlimited (ball: `(0, max angle)`).
+    pub jnt_range: Vec<Option<[f64; 2]>>,
+    /// Spring stiffness about `qpos_spring`.
+    pub jnt_stiffness: Vec<f64>,
+    /// Limit `solref`.
+    pub jnt_solref: Vec<SolRef>,
+    /// Limit `solimp`.
+    pub jnt_solimp: Vec<SolImp>,
+
+    /// Body of each dof.
+    pub dof_bodyid: Vec<usize>,
+    /// Joint of each dof.
+    pub dof_jntid: Vec<usize>,
+    /// The previous dof on the chain to the world (`None` at a root): within a joint the previous dof, else the
+    /// last dof of the previous joint of the body or of the nearest moving ancestor. Always `< dof`.
+    pub dof_parentid: Vec<Option<usize>>,
+    /// Sparse `qM` layout, `nv + 1` entries: row `i` occupies `dof_madr[i]..dof_madr[i + 1]` and holds `M[i][i]`,
+    /// `M[i][p(i)]`, `M[i][p(p(i))]`, … along the `dof_parentid` chain `p` (the only nonzeros of row `i` left of
+    /// the diagonal). The same layout holds the factor `qLD`.
+    pub dof_madr: Vec<usize>,
+    /// Armature (rotor inertia) added to `M[i][i]`.
+    pub dof_armature: Vec<f64>,
+    /// Viscous damping.
+    pub dof_damping: Vec<f64>,
+    /// Friction loss.
+    pub dof_frictionloss: Vec<f64>,
+    /// Friction-loss `solref`.
+    pub dof_solref: Vec<SolRef>,
+    /// Friction-loss `solimp`.
+    pub dof_solimp: Vec<SolImp>,
+    /// Inverse weight `(M⁻¹)_dd` at `qpos0`, averaged over the translations and over the rotations of free and
+    /// ball joints (MuJoCo `dof_invweight0`).
+    pub dof_invweight0: Vec<f64>,
+    /// Length scale: 1 for translations, the body's size for rotations (MuJoCo `dof_length`, see
+    /// [`crate::invweight`]).
+    pub dof_length: Vec<f64>,
+
+    /// Reference configuration: free `(body pos, body quat)`, ball identity, hinge/slide `reference`.
+    pub qpos0: Vec<f64>,
+    /// Spring rest configuration: as `qpos0` but hinge/slide take `springref`.
+    pub qpos_spring: Vec<f64>,
+
+    /// Geom names.
+    pub geom_name: Vec<String>,
+    /// Body of each geom.
+    pub geom_bodyid: Vec<usize>,
+    /// Shape, in the geom frame.
+    pub geom_shape: Vec<Shape>,
+    /// Geom position in the body frame.
+    pub geom_pos: Vec<DVec3>,
+    /// Geom orientation in the body frame (unit).
+    pub geom_quat: Vec<DQuat>,
+    /// `contype` bitmask.
+    pub geom_contype: Vec<u32>,
+    /// `conaffinity` bitmask.
+    pub geom_conaffinity: Vec<u32>,
+    /// `condim`.
+    pub geom_condim: Vec<u8>,
+    /// `(sliding, torsional, rolling)` friction.
+    pub geom_friction: Vec<[f64; 3]>,
+    /// Contact `solref`.
+    pub geom_solref: Vec<SolRef>,
+    /// Contact `solimp`.
+    pub geom_solimp: Vec<SolImp>,
+    /// `solmix`.
+    pub geom_solmix: Vec<f64>,
+    /// `priority`.
+    pub geom_priority: Vec<i32>,
+    /// Margin (m).
+    pub geom_margin: Vec<f64>,
+    /// Gap (m).
+    pub geom_gap: Vec<f64>,
+    /// Compiled mass (kg), informative.
+    pub geom_mass: Vec<f64>,
+    /// Radius of a sphere about the geom origin that bounds the shape (0 for planes): sphere `r`, capsule `r + h`,
+    /// cylinder `√(r² + h²)`, box `‖half extents‖`, ellipsoid largest semi-axis, meshes the farthest vertex, height
+    /// field `√(hx² + hy² + max(|z|, base)²)`.
+    pub geom_rbound: Vec<f64>,
+
+    /// Site names.
+    pub site_name: Vec<String>,
+    /// Body of each site.
+    pub site_bodyid: Vec<usize>,
+    /// Site position in the body frame.
+    pub site_pos: Vec<DVec3>,
+    /// Site orientation in the body frame (unit).
+    pub site_quat: Vec<DQuat>,
+
+    /// Actuator names.
+    pub actuator_name: Vec<String>,
+    /// Driven joint (hinge or slide).
+    pub actuator_jntid: Vec<usize>,
+    /// Gear: actuator length `= gear·q`, joint force `= gear·force`.
+    pub actuator_gear: Vec<f64>,
+    /// Gain: `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity`.
+    pub actuator_gain: Vec<f64>,
+    /// Bias `(bias₀, bias₁, bias₂)`.
+    pub actuator_bias: Vec<[f64; 3]>,
+    /// Control clamping range.
+    pub actuator_ctrlrange: Vec<Option<[f64; 2]>>,
+    /// Force clamping range.
+    pub actuator_forcerange: Vec<Option<[f64; 2]>>,
+
+    /// Equality constraints (indices validated).
+    pub equalities: Vec<EqualitySpec>,
+    /// Keyframes (sizes validated).
+    pub keyframes: Vec<KeyframeSpec>,
+    /// Body pairs excluded from contact (indices validated).
+    pub contact_excludes: Vec<(usize, usize)>,
+    /// Explicit contact pairs (indices validated; see [`Model::geom_index`]).
+    pub contact_pairs: Vec<ContactPairSpec>,
+
+    /// Mean diagonal of `M(qpos0)` (armature included), 1 without dofs (MuJoCo `stat.meaninertia`).
+    pub meaninertia: f64,
+}
+
+/// Iterator over the dofs on a chain to the world, from the last one down (see [`Model::dof_chain`]).
+#[derive(Debug, Clone)]
+pub struct DofChain<'a> {
+    parent: &'a [Option<usize>],
+    next: Option<usize>,
+}
+
+impl Iterator for DofChain<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let d = self.next?;
+        self.next = self.parent[d];
+        Some(d)
+    }
+}
+
+impl Model {
+    /// The dofs that move `body`, from its last dof down to the root (decreasing indices). Empty for bodies welded
+    /// to the world.
+    #[inline]
+    pub fn dof_chain(&self, body: usize) -> DofChain<'_> {
+        DofChain { parent: &self.dof_parentid, next: self.body_lastdof[body] }
+    }
+
+    /// The dofs on the chain starting at `dof` itself, down to the root.
+    #[inline]
+    pub fn dof_chain_from(&self, dof: usize) -> DofChain<'_> {
+        DofChain { parent: &self.dof_parentid, next: Some(dof) }
+    }
+
+    /// The global index of geom `k` of `body`.
+    #[inline]
+    pub fn geom_index(&self, body: usize, k: usize) -> usize {
+        self.body_geomadr[body] + k
+    }
+
+    /// The index of the body named `name`.
+    pub fn body_id(&self, name: &str) -> Option<usize> {
+        self.body_name.iter().position(|n| n == name)
+    }
+
+    /// The index of the joint named `name`.
+    pub fn joint_id(&self, name: &str) -> Option<usize> {
+        self.jnt_name.iter().position(|n| n == name)
+    }
+
+    /// Validates `spec` and compiles it: flat arrays, dof tree, sparse-`M` layout, and the constants computed at
+    /// `qpos0` (`body_invweight0`, `dof_invweight0`, `dof_length`, `meaninertia`).
+    pub fn compile(spec: ModelSpec) -> Result<Model, ModelError> {
+        validate(&spec)?;
+        let mut model = build(spec);
+        check_masses(&model)?;
+        crate::invweight::set_constants(&mut model)?;
+        Ok(model)
+    }
+}
+
+fn finite(object: &str, parameter: &'static str, values: &[f64]) -> Result<(), ModelError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(ModelError::NonFinite { object: object.to_owned(), parameter })
+    }
+}
+
+fn non_negative(object: &str, parameter: &'static str, value: f64) -> Result<(), ModelError> {
+    finite(object, parameter, &[value])?;
+    if value < 0.0 {
+        return Err(ModelError::Negative { object: object.to_owned(), parameter, value });
+    }
+    Ok(())
+}
+
+fn vec3(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelError> {
+    finite(object, parameter, &v.to_array())
+}
+
+fn unit_quat(object: &str, parameter: &'static str, q: DQuat) -> Result<(), ModelError> {
+    finite(object, parameter, &q.to_array())?;
+    let norm = q.length();
+    if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
+        return Err(ModelError::NotUnitQuaternion { object: object.to_owned(), parameter, norm });
+    }
+    Ok(())
+}
+
+fn sol(object: &str, solref: &SolRef, solimp: &SolImp) -> Result<(), ModelError> {
+    finite(object, "solref", solref)?;
+    finite(object, "solimp", solimp)
+}
+
+fn range(
+    object: &str,
+    parameter: &'static str,
+    r: Option<[f64; 2]>,
+    rule: &'static str,
+    ok: impl Fn(f64, f64) -> bool,
+) -> Result<(), ModelError> {
+    let Some(r) = r else { return Ok(()) };
+    finite(object, parameter, &r)?;
+    if ok(r[0], r[1]) {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidRange { object: object.to_owned(), parameter, range: r, rule })
+    }
+}
+
+fn index(object: &str, parameter: &'static str, index: usize, len: usize) -> Result<(), ModelError> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(ModelError::IndexOutOfRange { object: object.to_owned(), parameter, index, len })
+    }
+}
+
+fn condim(geom: &str, c: u8) -> Result<(), ModelError> {
+    if matches!(c, 1 | 3 | 4 | 6) {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidCondim { geom: geom.to_owned(), condim: c })
+    }
+}
+
+fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
+    let world = spec.bodies.first().ok_or(ModelError::InvalidWorld { what: "no bodies" })?;
+    let world_error = |what| Err(ModelError::InvalidWorld { what });
+    if world.parent != 0 {
+        return world_error("its parent must be 0");
+    }
+    if !world.joints.is_empty() {
+        return world_error("it cannot have joints");
+    }
+    if world.inertial.mass != 0.0 || world.inertial.inertia != DVec3::ZERO {
+        return world_error("it cannot have mass or inertia");
+    }
+    if world.pos != DVec3::ZERO || world.quat != DQuat::IDENTITY {
+        return world_error("its frame must be the identity");
+    }
+    vec3("model", "gravity", spec.gravity)?;
+
+    let mut njnt = 0;
+    let mut ngeom = 0;
+    let mut nsite = 0;
+    for (b, body) in spec.bodies.iter().enumerate() {
+        let name = object_name("body", &body.name, b);
+        if b > 0 && body.parent >= b {
+            return Err(ModelError::BadParent { body: name, parent: body.parent });
+        }
+        vec3(&name, "pos", body.pos)?;
+        unit_quat(&name, "quat", body.quat)?;
+        let inertial = &body.inertial;
+        non_negative(&name, "mass", inertial.mass)?;
+        for &i in &inertial.inertia.to_array() {
+            non_negative(&name, "inertia", i)?;
+        }
+        let [a, bb, c] = inertial.inertia.to_array();
+        let slack = 1e-12 * (a + bb + c);
+        if a + bb + slack < c || bb + c + slack < a || c + a + slack < bb {
+            return Err(ModelError::InertiaTriangle { body: name, inertia: [a, bb, c] });
+        }
+        vec3(&name, "inertial pos", inertial.pos)?;
+        unit_quat(&name, "inertial quat", inertial.quat)?;
+
+        for joint in &body.joints {
+            let jname = object_name("joint", &joint.name, njnt);
+            njnt += 1;
+            vec3(&jname, "pos", joint.pos)?;
+            for (parameter, value) in [
+                ("armature", joint.armature),
+                ("damping", joint.damping),
+                ("stiffness", joint.stiffness),
+                ("frictionloss", joint.frictionloss),
+            ] {
+                non_negative(&jname, parameter, value)?;
+            }
+            finite(&jname, "springref", &[joint.springref])?;
+            finite(&jname, "reference", &[joint.reference])?;
+            sol(&jname, &joint.solref_limit, &joint.solimp_limit)?;
+            sol(&jname, &joint.solref_friction, &joint.solimp_friction)?;
+            match joint.kind {
+                JointKind::Free => {
+                    if body.joints.len() != 1 || body.parent != 0 || b == 0 {
+                        return Err(ModelError::FreeJointPlacement { joint: jname });
+                    }
+                    if let Some(r) = joint.range {
+                        range(&jname, "range", Some(r), "a free joint has no range", |_, _| false)?;
+                    }
+                }
+                JointKind::Ball => {
+                    range(&jname, "range", joint.range, "a ball range is (0, max angle > 0)", |lo, hi| {
+                        lo == 0.0 && hi > 0.0
+                    })?;
+                }
+                JointKind::Hinge | JointKind::Slide => {
+                    vec3(&jname, "axis", joint.axis)?;
+                    if !(joint.axis.length() > 1e-14) {
+                        return Err(ModelError::ZeroAxis { joint: jname });
+                    }
+                    range(&jname, "range", joint.range, "lower < upper", |lo, hi| lo < hi)?;
+                }
+            }
+        }
+
+        for geom in &body.geoms {
+            let gname = object_name("geom", &geom.name, ngeom);
+            ngeom += 1;
+            vec3(&gname, "pos", geom.pos)?;
+            unit_quat(&gname, "quat", geom.quat)?;
+            condim(&gname, geom.condim)?;
+            for &f in &geom.friction {
+                non_negative(&gname, "friction", f)?;
+            }
+            sol(&gname, &geom.solref, &geom.solimp)?;
+            for (parameter, value) in
+                [("solmix", geom.solmix), ("margin", geom.margin), ("gap", geom.gap), ("mass", geom.mass)]
+            {
+                non_negative(&gname, parameter, value)?;
+            }
+        }
+        for (site, pos, quat) in &body.sites {
+            let sname = object_name("site", site, nsite);
+            nsite += 1;
+            vec3(&sname, "pos", *pos)?;
+            unit_quat(&sname, "quat", *quat)?;
+        }
+    }
+
+    let joints: Vec<JointKind> = spec.bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.kind)).collect();
+    let scalar_joint = |object: &str, parameter, j: usize| -> Result<(), ModelError> {
+        index(object, parameter, j, joints.len())?;
+        if matches!(joints[j], JointKind::Hinge | JointKind::Slide) {
+            Ok(())
+        } else {
+            Err(ModelError::NotScalarJoint { object: object.to_owned(), joint: j })
+        }
+    };
+
+    for (u, act) in spec.actuators.iter().enumerate() {
+        validate_actuator(&object_name("actuator", &act.name, u), act, &scalar_joint)?;
+    }
+
+    let nbody = spec.bodies.len();
+    for (e, eq) in spec.equalities.iter().enumerate() {
+        match eq {
+            EqualitySpec::Connect { name, body1, body2, anchor, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                index(&ename, "body1", *body1, nbody)?;
+                index(&ename, "body2", *body2, nbody)?;
+                vec3(&ename, "anchor", *anchor)?;
+                sol(&ename, solref, solimp)?;
+            }
+            EqualitySpec::Weld { name, body1, body2, anchor, relpose, torquescale, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                index(&ename, "body1", *body1, nbody)?;
+                index(&ename, "body2", *body2, nbody)?;
+                vec3(&ename, "anchor", *anchor)?;
+                if let Some((pos, quat)) = relpose {
+                    vec3(&ename, "relpose pos", *pos)?;
+                    unit_quat(&ename, "relpose quat", *quat)?;
+                }
+                non_negative(&ename, "torquescale", *torquescale)?;
+                sol(&ename, solref, solimp)?;
+            }
+            EqualitySpec::Joint { name, joint1, joint2, polycoef, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                scalar_joint(&ename, "joint1", *joint1)?;
+                if let Some(j2) = joint2 {
+                    scalar_joint(&ename, "joint2", *j2)?;
+                }
+                finite(&ename, "polycoef", polycoef)?;
+                sol(&ename, solref, solimp)?;
+            }
+        }
+    }
+
+    let nq: usize = joints.iter().map(|k| k.nq()).sum();
+    let nv: usize = joints.iter().map(|k| k.nv()).sum();
+    let nu = spec.actuators.len();
+    for (k, key) in spec.keyframes.iter().enumerate() {
+        let kname = object_name("keyframe", &key.name, k);
+        finite(&kname, "time", &[key.time])?;
+        for (field, values, expected) in
+            [("qpos", &key.qpos, nq), ("qvel", &key.qvel, nv), ("ctrl", &key.ctrl, nu)]
+        {
+            if !values.is_empty() && values.len() != expected {
+                return Err(ModelError::KeyframeSize { keyframe: kname, field, len: values.len(), expected });
+            }
+            finite(&kname, field, values)?;
+        }
+    }
+
+    for (k, &(b1, b2)) in spec.contact_excludes.iter().enumerate() {
+        let xname = object_name("contact exclude", "", k);
+        index(&xname, "body1", b1, nbody)?;
+        index(&xname, "body2", b2, nbody)?;
+    }
+    for (k, pair) in spec.contact_pairs.iter().enumerate() {
+        let pname = object_name("contact pair", &pair.name, k);
+        for (parameter, (b, g)) in [("geom1", pair.geom1), ("geom2", pair.geom2)] {
+            index(&pname, parameter, b, nbody)?;
+            index(&pname, parameter, g, spec.bodies[b].geoms.len())?;
+        }
+        condim(&pname, pair.condim)?;
+        for &f in &pair.friction {
+            non_negative(&pname, "friction", f)?;
+        }
+        sol(&pname, &pair.solref, &pair.solimp)?;
+        finite(&pname, "margin", &[pair.margin])?;
+        finite(&pname, "gap", &[pair.gap])?;
+    }
+    Ok(())
+}
+
+fn validate_actuator(
+    name: &str,
+    act: &ActuatorSpec,
+    scalar_joint: &impl Fn(&str, &'static str, usize) -> Result<(), ModelError>,
+) -> Result<(), ModelError> {
+    scalar_joint(name, "joint", act.joint)?;
+    finite(name, "gear", &[act.gear])?;
+    finite(name, "gain", &[act.gain])?;
+    finite(name, "bias", &act.bias)?;
+    range(name, "ctrlrange", act.ctrlrange, "lower < upper", |lo, hi| lo < hi)?;
+    range(name, "forcerange", act.forcerange, "lower < upper", |lo, hi| lo < hi)
+}
+
+/// The bounding radius of `shape` about its origin (see [`Model::geom_rbound`]).
+pub fn shape_rbound(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Plane(_) => 0.0,
+        Shape::Sphere(s) => s.radius(),
+        Shape::Capsule(c) => c.radius() + c.half_length(),
+        Shape::Cylinder(c) => c.radius().hypot(c.half_length()),
+        Shape::Box(b) => b.half_extents().length(),
+        Shape::Ellipsoid(e) => e.semi_axes().max_element(),
+        Shape::ConvexMesh(m) => m.bounding_radius(),
+        Shape::TriangleMesh(m) => m.vertices().iter().map(|v| v.length()).fold(0.0, f64::max),
+        Shape::HeightField(h) => {
+            let (hx, hy) = h.half_extents();
+            let (lo, hi) = h.height_range();
+            let z = lo.abs().max(hi.abs()).max(h.base_depth());
+            (hx * hx + hy * hy + z * z).sqrt()
+        }
+    }
+}
+
+fn build(spec: ModelSpec) -> Model {
+    let nbody = spec.bodies.len();
+    let mut m = Model {
+        name: spec.name,
+        nq: 0,
+        nv: 0,
+        nbody,
+        njnt: 0,
+        ngeom: 0,
+        nsite: 0,
+        nu: spec.actuators.len(),
+        nm: 0,
+        gravity: spec.gravity,
+        body_name: Vec::with_capacity(nbody),
+        body_parent: Vec::with_capacity(nbody),
+        body_rootid: Vec::with_capacity(nbody),
+        body_weldid: Vec::with_capacity(nbody),
+        body_jntadr: Vec::with_capacity(nbody),
+        body_jntnum: Vec::with_capacity(nbody),
+        body_dofadr: Vec::with_capacity(nbody),
+        body_dofnum: Vec::with_capacity(nbody),
+        body_lastdof: Vec::with_capacity(nbody),
+        body_geomadr: Vec::with_capacity(nbody),
+        body_geomnum: Vec::with_capacity(nbody),
+        body_pos: Vec::with_capacity(nbody),
+        body_quat: Vec::with_capacity(nbody),
+        body_mass: Vec::with_capacity(nbody),
+        body_inertia: Vec::with_capacity(nbody),
+        body_ipos: Vec::with_capacity(nbody),
+        body_iquat: Vec::with_capacity(nbody),
+        body_subtreemass: Vec::new(),
+        body_invweight0: vec![[0.0; 2]; nbody],
+        jnt_name: Vec::new(),
+        jnt_type: Vec::new(),
+        jnt_bodyid: Vec::new(),
+        jnt_qposadr: Vec::new(),
+        jnt_dofadr: Vec::new(),
+        jnt_pos: Vec::new(),
+        jnt_axis: Vec::new(),
+        jnt_range: Vec::new(),
+        jnt_stiffness: Vec::new(),
+        jnt_solref: Vec::new(),
+        jnt_solimp: Vec::new(),
+        dof_bodyid: Vec::new(),
+        dof_jntid: Vec::new(),
+        dof_parentid: Vec::new(),
+        dof_madr: Vec::new(),
+        dof_armature: Vec::new(),
+        dof_damping: Vec::new(),
+        dof_frictionloss: Vec::new(),
+        dof_solref: Vec::new(),
+        dof_solimp: Vec::new(),
+        dof_invweight0: Vec::new(),
+        dof_length: Vec::new(),
+        qpos0: Vec::new(),
+        qpos_spring: Vec::new(),
+        geom_name: Vec::new(),
+        geom_bodyid: Vec::new(),
+        geom_shape: Vec::new(),
+        geom_pos: Vec::new(),
+        geom_quat: Vec::new(),
+        geom_contype: Vec::new(),
+        geom_conaffinity: Vec::new(),
+        geom_condim: Vec::new(),
+        geom_friction: Vec::new(),
+        geom_solref: Vec::new(),
+        geom_solimp: Vec::new(),
+        geom_solmix: Vec::new(),
+        geom_priority: Vec::new(),
+        geom_margin: Vec::new(),
+        geom_gap: Vec::new(),
+        geom_mass: Vec::new(),
+        geom_rbound: Vec::new(),
+        site_name: Vec::new(),
+        site_bodyid: Vec::new(),
+        site_pos: Vec::new(),
+        site_quat: Vec::new(),
+        actuator_name: Vec::new(),
+        actuator_jntid: Vec::new(),
+        actuator_gear: Vec::new(),
+        actuator_gain: Vec::new(),
+        actuator_bias: Vec::new(),
+        actuator_ctrlrange: Vec::new(),
+        actuator_forcerange: Vec::new(),
+        equalities: spec.equalities,
+        keyframes: spec.keyframes,
+        contact_excludes: spec.contact_excludes,
+        contact_pairs: spec.contact_pairs,
+        meaninertia: 1.0,
+    };
+
+    for (b, body) in spec.bodies.into_iter().enumerate() {
+        let parent = if b == 0 { 0 } else { body.parent };
+        m.body_name.push(body.name);
+        m.body_parent.push(parent);
+        m.body_rootid.push(match b {
+            0 => 0,
+            _ if parent == 0 => b,
+            _ => m.body_rootid[parent],
+        });
+        m.body_weldid.push(match b {
+            0 => 0,
+            _ if !body.joints.is_empty() => b,
+            _ => m.body_weldid[parent],
+        });
+        m.body_pos.push(body.pos);
+        m.body_quat.push(body.quat.normalize());
+        m.body_mass.push(body.inertial.mass);
+        m.body_inertia.push(body.inertial.inertia);
+        m.body_ipos.push(body.inertial.pos);
+        m.body_iquat.push(body.inertial.quat.normalize());
+
+        m.body_jntadr.push(m.njnt);
+        m.body_jntnum.push(body.joints.len());
+        m.body_dofadr.push(m.nv);
+        let mut last = if b == 0 { None } else { m.body_lastdof[parent] };
+        for joint in body.joints {
+            let j = m.njnt;
+            m.njnt += 1;
+            let kind = joint.kind;
+            m.jnt_name.push(joint.name);
+            m.jnt_type.push(kind);
+            m.jnt_bodyid.push(b);
+            m.jnt_qposadr.push(m.nq);
+            m.jnt_dofadr.push(m.nv);
+            m.jnt_pos.push(joint.pos);
+            let axis = match kind {
+                JointKind::Hinge | JointKind::Slide => joint.axis.normalize(),
+                JointKind::Free | JointKind::Ball => DVec3::Z,
+            };
+            m.jnt_axis.push(axis);
+            m.jnt_range.push(joint.range);
+            m.jnt_stiffness.push(joint.stiffness);
+            m.jnt_solref.push(joint.solref_limit);
+            m.jnt_solimp.push(joint.solimp_limit);
+            match kind {
+                JointKind::Free => {
+                    let q = m.body_quat[b];
+                    let pose = [body.pos.x, body.pos.y, body.pos.z, q.w, q.x, q.y, q.z];
+                    m.qpos0.extend_from_slice(&pose);
+                    m.qpos_spring.extend_from_slice(&pose);
+                }
+                JointKind::Ball => {
+                    m.qpos0.extend_from_slice(&[1.0, 0.0, 0.0, 0.0]);
+                    m.qpos_spring.extend_from_slice(&[1.0, 0.0, 0.0, 0.0]);
+                }
+                JointKind::Hinge | JointKind::Slide => {
+                    m.qpos0.push(joint.reference);
+                    m.qpos_spring.push(joint.springref);
+                }
+            }
+            m.nq += kind.nq();
+            for _ in 0..kind.nv() {
+                let d = m.nv;
+                m.nv += 1;
+                m.dof_bodyid.push(b);
+                m.dof_jntid.push(j);
+                m.dof_parentid.push(last);
+                last = Some(d);
+                m.dof_armature.push(joint.armature);
+                m.dof_damping.push(joint.damping);
+                m.dof_frictionloss.push(joint.frictionloss);
+                m.dof_solref.push(joint.solref_friction);
+                m.dof_solimp.push(joint.solimp_friction);
+            }
+        }
+        m.body_dofnum.push(m.nv - m.body_dofadr[b]);
+        m.body_lastdof.push(last);
+
+        m.body_geomadr.push(m.ngeom);
+        m.body_geomnum.push(body.geoms.len());
+        for geom in body.geoms {
+            m.ngeom += 1;
+            m.geom_rbound.push(shape_rbound(&geom.shape));
+            m.geom_name.push(geom.name);
+            m.geom_bodyid.push(b);
+            m.geom_shape.push(geom.shape);
+            m.geom_pos.push(geom.pos);
+            m.geom_quat.push(geom.quat.normalize());
+            m.geom_contype.push(geom.contype);
+            m.geom_conaffinity.push(geom.conaffinity);
+            m.geom_condim.push(geom.condim);
+            m.geom_friction.push(geom.friction);
+            m.geom_solref.push(geom.solref);
+            m.geom_solimp.push(geom.solimp);
+            m.geom_solmix.push(geom.solmix);
+            m.geom_priority.push(geom.priority);
+            m.geom_margin.push(geom.margin);
+            m.geom_gap.push(geom.gap);
+            m.geom_mass.push(geom.mass);
+        }
+        for (name, pos, quat) in body.sites {
+            m.nsite += 1;
+            m.site_name.push(name);
+            m.site_bodyid.push(b);
+            m.site_pos.push(pos);
+            m.site_quat.push(quat.normalize());
+        }
+    }
+
+    m.body_subtreemass = m.body_mass.clone();
+    for b in (1..nbody).rev() {
+        let p = m.body_parent[b];
+        m.body_subtreemass[p] += m.body_subtreemass[b];
+    }
+
+    m.dof_madr = Vec::with_capacity(m.nv + 1);
+    let mut adr = 0;
+    for d in 0..m.nv {
+        m.dof_madr.push(adr);
+        adr += m.dof_chain_from(d).count();
+    }
+    m.dof_madr.push(adr);
+    m.nm = adr;
+
+    for act in spec.actuators {
+        m.actuator_name.push(act.name);
+        m.actuator_jntid.push(act.joint);
+        m.actuator_gear.push(act.gear);
+        m.actuator_gain.push(act.gain);
+        m.actuator_bias.push(act.bias);
+        m.actuator_ctrlrange.push(act.ctrlrange);
+        m.actuator_forcerange.push(act.forcerange);
+    }
+    m.dof_invweight0 = vec![0.0; m.nv];
+    m.dof_length = vec![1.0; m.nv];
+    m
+}
+
+/// Rejects a body with dofs whose subtree has no mass (after [`build`], which computes subtree masses).
+fn check_masses(m: &Model) -> Result<(), ModelError> {
+    for b in 1..m.nbody {
+        if m.body_dofnum[b] > 0 && !(m.body_subtreemass[b] > MINVAL) {
+            return Err(ModelError::MasslessSubtree { body: object_name("body", &m.body_name[b], b) });
+        }
+    }
+    Ok(())
+}

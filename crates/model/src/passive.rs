@@ -1,0 +1,91 @@
+//! Passive joint forces (MuJoCo `mj_passive`, springs and dampers): `qfrc_passive = −k (q ⊖ q_spring) − b q̇`.
+//!
+//! Hinge/slide: `q ⊖ q_s = q − springref`. Ball and the rotation of a free joint: the body-frame rotation vector
+//! `log(q_s⁻¹ q)` (angle in `[−π, π]`); the translation of a free joint: `x − x_s`. Damping is per dof.
+
+use glam::{DQuat, DVec3};
+
+use crate::data::Data;
+use crate::kinematics::quat_from_wxyz;
+use crate::model::Model;
+use crate::spec::JointKind;
+
+/// The rotation vector `θ a` of a unit quaternion, `θ ∈ [−π, π]` (MuJoCo `mju_quat2Vel` with unit time).
+pub fn quat_to_rotvec(q: DQuat) -> DVec3 {
+    let axis = DVec3::new(q.x, q.y, q.z);
+    let s = axis.length();
+    if s == 0.0 {
+        return DVec3::ZERO;
+    }
+    let mut angle = 2.0 * s.atan2(q.w);
+    if angle > std::f64::consts::PI {
+        angle -= 2.0 * std::f64::consts::PI;
+    }
+    axis * (angle / s)
+}
+
+/// `log(b⁻¹ a)`: the body-frame rotation vector that takes orientation `b` to `a` (MuJoCo `mju_subQuat`).
+#[inline]
+pub fn quat_difference(a: DQuat, b: DQuat) -> DVec3 {
+    quat_to_rotvec(b.conjugate() * a)
+}
+
+impl Model {
+    /// The spring displacement `q ⊖ q_spring` of joint `j`'s dofs, written to `out[..nv(j)]`.
+    pub(crate) fn spring_displacement(&self, d: &Data, j: usize, out: &mut [f64; 6]) {
+        let qa = self.jnt_qposadr[j];
+        let q = &d.qpos;
+        let s = &self.qpos_spring;
+        let rot = |at: usize| {
+            quat_difference(quat_from_wxyz(&q[at..at + 4]), quat_from_wxyz(&s[at..at + 4])).to_array()
+        };
+        match self.jnt_type[j] {
+            JointKind::Free => {
+                for k in 0..3 {
+                    out[k] = q[qa + k] - s[qa + k];
+                }
+                out[3..6].copy_from_slice(&rot(qa + 3));
+            }
+            JointKind::Ball => out[..3].copy_from_slice(&rot(qa)),
+            JointKind::Hinge | JointKind::Slide => out[0] = q[qa] - s[qa],
+        }
+    }
+
+    /// Computes `qfrc_passive` from `qpos` and `qvel`.
+    pub fn passive(&self, d: &mut Data) {
+        for dof in 0..self.nv {
+            d.qfrc_passive[dof] = -self.dof_damping[dof] * d.qvel[dof];
+        }
+        for j in 0..self.njnt {
+            let k = self.jnt_stiffness[j];
+            if k == 0.0 {
+                continue;
+            }
+            let mut dq = [0.0; 6];
+            self.spring_displacement(d, j, &mut dq);
+            let da = self.jnt_dofadr[j];
+            for (t, x) in dq.iter().take(self.jnt_type[j].nv()).enumerate() {
+                d.qfrc_passive[da + t] -= k * x;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_vectors_take_the_short_way() {
+        let axis = DVec3::new(1.0, -2.0, 0.5).normalize();
+        for angle in [0.0, 1e-9, 0.4, 3.0, -2.5] {
+            let q = DQuat::from_axis_angle(axis, angle);
+            assert!((quat_to_rotvec(q) - axis * angle).length() < 1e-15);
+            assert!((quat_to_rotvec(-q) - axis * angle).length() < 1e-14);
+        }
+        let a = DQuat::from_axis_angle(DVec3::Z, 0.3);
+        let b = DQuat::from_axis_angle(DVec3::X, -0.2);
+        let w = quat_difference(a * b, a);
+        assert!((w - DVec3::X * -0.2).length() < 1e-15);
+    }
+}

@@ -1,0 +1,414 @@
+//! The plain-data description of a model, as a loader (MJCF, URDF) or user code produces it, before compilation.
+//!
+//! Frames: every body's `pos`/`quat` is relative to its parent body's frame; joint anchors and axes, geom poses and
+//! inertial frames are in the body's own frame. Quaternions are glam `DQuat` (written `(w, x, y, z)` in files).
+//! Angles are radians, units SI. Body 0 is the world; `bodies[0]` must be the world body (no joints, no inertia).
+//! Nothing here is validated: [`crate::Model::compile`] checks it and returns a typed error.
+
+use glam::{DQuat, DVec3};
+use serde::{Deserialize, Serialize};
+use signorini_geometry::Shape;
+
+/// MuJoCo's `solref`: `(timeconst, dampratio)` when positive (or `(−stiffness, −damping)` when negative).
+pub type SolRef = [f64; 2];
+/// MuJoCo's `solimp`: `(dmin, dmax, width, midpoint, power)`.
+pub type SolImp = [f64; 5];
+
+/// MuJoCo's default `solref`.
+pub const DEFAULT_SOLREF: SolRef = [0.02, 1.0];
+/// MuJoCo's default `solimp`.
+pub const DEFAULT_SOLIMP: SolImp = [0.9, 0.95, 0.001, 0.5, 2.0];
+
+/// Joint type, in MuJoCo's qpos/qvel layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JointKind {
+    /// 7 qpos `(x, y, z, qw, qx, qy, qz)`, 6 dofs `(world linear velocity, body-frame angular velocity)`.
+    Free,
+    /// 4 qpos (unit quaternion), 3 dofs (body-frame angular velocity).
+    Ball,
+    /// 1 qpos (angle), 1 dof, about `axis`.
+    Hinge,
+    /// 1 qpos (displacement), 1 dof, along `axis`.
+    Slide,
+}
+
+/// A joint of a body (a body may have several, applied in order, as in MuJoCo).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JointSpec {
+    /// Name (may be empty).
+    pub name: String,
+    /// Type.
+    pub kind: JointKind,
+    /// Anchor in the body frame (ignored for free joints).
+    pub pos: DVec3,
+    /// Axis in the body frame (hinge, slide), normalised by compilation.
+    pub axis: DVec3,
+    /// Limits `(lower, upper)` in radians or metres, `None` when unlimited.
+    pub range: Option<[f64; 2]>,
+    /// Armature added to the diagonal of `M` for this joint's dofs.
+    pub armature: f64,
+    /// Viscous damping (N·m·s/rad or N·s/m).
+    pub damping: f64,
+    /// Spring stiffness about `springref`.
+    pub stiffness: f64,
+    /// Spring reference position (qpos units; hinge/slide only).
+    pub springref: f64,
+    /// Dry friction (friction loss) magnitude.
+    pub frictionloss: f64,
+    /// Reference position `qpos0` (hinge/slide; MJCF `ref`).
+    pub reference: f64,
+    /// Limit constraint `solref`.
+    pub solref_limit: SolRef,
+    /// Limit constraint `solimp`.
+    pub solimp_limit: SolImp,
+    /// Friction-loss constraint `solref`.
+    pub solref_friction: SolRef,
+    /// Friction-loss constraint `solimp`.
+    pub solimp_friction: SolImp,
+}
+
+/// A collision/visual geom attached to a body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeomSpec {
+    /// Name (may be empty).
+    pub name: String,
+    /// Shape in the geom frame.
+    pub shape: Shape,
+    /// Geom frame in the body frame.
+    pub pos: DVec3,
+    /// Geom frame orientation in the body frame.
+    pub quat: DQuat,
+    /// MuJoCo `contype` bitmask.
+    pub contype: u32,
+    /// MuJoCo `conaffinity` bitmask.
+    pub conaffinity: u32,
+    /// MuJoCo `condim` (1, 3, 4 or 6).
+    pub condim: u8,
+    /// `(sliding, torsional, rolling)` friction.
+    pub friction: [f64; 3],
+    /// Contact `solref`.
+    pub solref: SolRef,
+    /// Contact `solimp`.
+    pub solimp: SolImp,
+    /// MuJoCo `solmix` weight.
+    pub solmix: f64,
+    /// MuJoCo `priority`.
+    pub priority: i32,
+    /// Contact margin (m).
+    pub margin: f64,
+    /// Contact gap (m).
+    pub gap: f64,
+    /// Mass of this geom as compiled (kg); 0 for geoms that do not contribute inertia.
+    pub mass: f64,
+}
+
+/// Inertial properties of a body: mass and principal inertia in the inertial frame.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct InertialSpec {
+    /// Mass (kg).
+    pub mass: f64,
+    /// Principal moments (kg·m²) about the centre of mass, along the inertial frame's axes.
+    pub inertia: DVec3,
+    /// Centre of mass in the body frame (`body_ipos`).
+    pub pos: DVec3,
+    /// Inertial frame orientation in the body frame (`body_iquat`).
+    pub quat: DQuat,
+}
+
+/// A body of the kinematic tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodySpec {
+    /// Name (may be empty; the world is `"world"`).
+    pub name: String,
+    /// Parent body index (the world is its own parent, index 0). Parents precede children.
+    pub parent: usize,
+    /// Body frame position in the parent frame.
+    pub pos: DVec3,
+    /// Body frame orientation in the parent frame.
+    pub quat: DQuat,
+    /// Inertial properties (zero mass allowed only for bodies without dofs of their own subtree, as in MuJoCo).
+    pub inertial: InertialSpec,
+    /// Joints, in order (empty: welded to the parent).
+    pub joints: Vec<JointSpec>,
+    /// Geoms.
+    pub geoms: Vec<GeomSpec>,
+    /// Sites: named frames `(name, pos, quat)` in the body frame.
+    pub sites: Vec<(String, DVec3, DQuat)>,
+}
+
+/// Actuator transmission gain and bias (MuJoCo `general` semantics: `force = gain·ctrl + bias₀ + bias₁ q + bias₂ q̇`
+/// with `gain = gainprm₀`, clamped to `forcerange`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActuatorSpec {
+    /// Name.
+    pub name: String,
+    /// Index of the joint (in model order) it drives.
+    pub joint: usize,
+    /// Gear ratio.
+    pub gear: f64,
+    /// Fixed gain `gainprm[0]`.
+    pub gain: f64,
+    /// Bias `(biasprm[0], biasprm[1], biasprm[2])`.
+    pub bias: [f64; 3],
+    /// Control clamping range, if limited.
+    pub ctrlrange: Option<[f64; 2]>,
+    /// Force clamping range, if limited.
+    pub forcerange: Option<[f64; 2]>,
+}
+
+/// An equality constraint (solved by the constraints layer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum EqualitySpec {
+    /// Keep `anchor` (in body1's frame) coincident with the same world point on body2.
+    Connect {
+        /// Name.
+        name: String,
+        /// First body.
+        body1: usize,
+        /// Second body (0 = world).
+        body2: usize,
+        /// Anchor in body1's frame.
+        anchor: DVec3,
+        /// `solref`.
+        solref: SolRef,
+        /// `solimp`.
+        solimp: SolImp,
+    },
+    /// Keep body2's frame fixed relative to body1 (`relpose` of body2 in body1; `None`: the pose at `qpos0`).
+    Weld {
+        /// Name.
+        name: String,
+        /// First body.
+        body1: usize,
+        /// Second body (0 = world).
+        body2: usize,
+        /// Anchor in body2's frame.
+        anchor: DVec3,
+        /// Relative pose `(pos, quat)` of body2 in body1, or `None` to take it from `qpos0`.
+        relpose: Option<(DVec3, DQuat)>,
+        /// Torque scale.
+        torquescale: f64,
+        /// `solref`.
+        solref: SolRef,
+        /// `solimp`.
+        solimp: SolImp,
+    },
+    /// `q₁ = poly(q₂)` for two scalar joints (`joint2 = None`: `q₁ = polycoef₀`).
+    Joint {
+        /// Name.
+        name: String,
+        /// Constrained joint.
+        joint1: usize,
+        /// Driving joint.
+        joint2: Option<usize>,
+        /// Polynomial coefficients.
+        polycoef: [f64; 5],
+        /// `solref`.
+        solref: SolRef,
+        /// `solimp`.
+        solimp: SolImp,
+    },
+}
+
+/// A keyframe: named state and controls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeyframeSpec {
+    /// Name.
+    pub name: String,
+    /// Time.
+    pub time: f64,
+    /// `qpos` (empty: the model's `qpos0`).
+    pub qpos: Vec<f64>,
+    /// `qvel` (empty: zeros).
+    pub qvel: Vec<f64>,
+    /// `ctrl` (empty: zeros).
+    pub ctrl: Vec<f64>,
+}
+
+/// An explicit contact pair (MJCF `<contact><pair>`): its parameters override the geoms' mixed ones.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactPairSpec {
+    /// Name.
+    pub name: String,
+    /// First geom, as `(body index, geom index within the body)`.
+    pub geom1: (usize, usize),
+    /// Second geom.
+    pub geom2: (usize, usize),
+    /// `condim`.
+    pub condim: u8,
+    /// Friction `(tangent1, tangent2, torsional, rolling1, rolling2)`.
+    pub friction: [f64; 5],
+    /// `solref`.
+    pub solref: SolRef,
+    /// `solimp`.
+    pub solimp: SolImp,
+    /// Margin (m).
+    pub margin: f64,
+    /// Gap (m).
+    pub gap: f64,
+}
+
+/// Everything needed to compile a [`crate::Model`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSpec {
+    /// Model name.
+    pub name: String,
+    /// Bodies; index 0 is the world.
+    pub bodies: Vec<BodySpec>,
+    /// Actuators.
+    pub actuators: Vec<ActuatorSpec>,
+    /// Equality constraints.
+    pub equalities: Vec<EqualitySpec>,
+    /// Keyframes.
+    pub keyframes: Vec<KeyframeSpec>,
+    /// Gravity (m/s²).
+    pub gravity: DVec3,
+    /// Body pairs excluded from contact (MJCF `<contact><exclude>`), as body indices.
+    pub contact_excludes: Vec<(usize, usize)>,
+    /// Explicit contact pairs (MJCF `<contact><pair>`).
+    pub contact_pairs: Vec<ContactPairSpec>,
+}
+
+impl JointSpec {
+    /// A joint of `kind` with MuJoCo's defaults: anchor at the body origin, axis `+z`, unlimited, no armature,
+    /// damping, stiffness, friction loss or reference, default `solref`/`solimp`.
+    pub fn new(name: impl Into<String>, kind: JointKind) -> Self {
+        Self {
+            name: name.into(),
+            kind,
+            pos: DVec3::ZERO,
+            axis: DVec3::Z,
+            range: None,
+            armature: 0.0,
+            damping: 0.0,
+            stiffness: 0.0,
+            springref: 0.0,
+            frictionloss: 0.0,
+            reference: 0.0,
+            solref_limit: DEFAULT_SOLREF,
+            solimp_limit: DEFAULT_SOLIMP,
+            solref_friction: DEFAULT_SOLREF,
+            solimp_friction: DEFAULT_SOLIMP,
+        }
+    }
+
+    /// A free joint (6 dofs) with defaults.
+    pub fn free(name: impl Into<String>) -> Self {
+        Self::new(name, JointKind::Free)
+    }
+
+    /// A ball joint (3 dofs) about the body origin, with defaults.
+    pub fn ball(name: impl Into<String>) -> Self {
+        Self::new(name, JointKind::Ball)
+    }
+
+    /// A hinge about `axis` (body frame) through the body origin, with defaults.
+    pub fn hinge(name: impl Into<String>, axis: DVec3) -> Self {
+        Self { axis, ..Self::new(name, JointKind::Hinge) }
+    }
+
+    /// A slide along `axis` (body frame), with defaults.
+    pub fn slide(name: impl Into<String>, axis: DVec3) -> Self {
+        Self { axis, ..Self::new(name, JointKind::Slide) }
+    }
+}
+
+impl GeomSpec {
+    /// A geom at the body origin with MuJoCo's defaults: `contype = conaffinity = 1`, `condim = 3`, friction
+    /// `(1, 0.005, 0.0001)`, default `solref`/`solimp`, `solmix = 1`, priority, margin, gap and mass 0.
+    pub fn new(name: impl Into<String>, shape: Shape) -> Self {
+        Self {
+            name: name.into(),
+            shape,
+            pos: DVec3::ZERO,
+            quat: DQuat::IDENTITY,
+            contype: 1,
+            conaffinity: 1,
+            condim: 3,
+            friction: [1.0, 0.005, 0.0001],
+            solref: DEFAULT_SOLREF,
+            solimp: DEFAULT_SOLIMP,
+            solmix: 1.0,
+            priority: 0,
+            margin: 0.0,
+            gap: 0.0,
+            mass: 0.0,
+        }
+    }
+}
+
+impl Default for InertialSpec {
+    /// No mass, at the body origin.
+    fn default() -> Self {
+        Self { mass: 0.0, inertia: DVec3::ZERO, pos: DVec3::ZERO, quat: DQuat::IDENTITY }
+    }
+}
+
+impl BodySpec {
+    /// A massless body without joints (welded to `parent`), placed at `pos`/`quat` in the parent frame.
+    pub fn new(name: impl Into<String>, parent: usize, pos: DVec3, quat: DQuat) -> Self {
+        Self {
+            name: name.into(),
+            parent,
+            pos,
+            quat,
+            inertial: InertialSpec::default(),
+            joints: Vec::new(),
+            geoms: Vec::new(),
+            sites: Vec::new(),
+        }
+    }
+
+    /// The world body (index 0, its own parent).
+    pub fn world() -> Self {
+        Self::new("world", 0, DVec3::ZERO, DQuat::IDENTITY)
+    }
+}
+
+impl ActuatorSpec {
+    /// A direct-drive motor: `force = ctrl`, joint torque `gear·force`.
+    pub fn motor(name: impl Into<String>, joint: usize, gear: f64) -> Self {
+        Self::general(name, joint, gear, 1.0, [0.0; 3])
+    }
+
+    /// A position servo (MuJoCo `position`): `force = kp·ctrl − kp·q − kv·q̇` (`q`, `q̇` of the actuator, i.e.
+    /// `gear` times the joint's).
+    pub fn position(name: impl Into<String>, joint: usize, kp: f64, kv: f64) -> Self {
+        Self::general(name, joint, 1.0, kp, [0.0, -kp, -kv])
+    }
+
+    /// A velocity servo (MuJoCo `velocity`): `force = kv·ctrl − kv·q̇`.
+    pub fn velocity(name: impl Into<String>, joint: usize, kv: f64) -> Self {
+        Self::general(name, joint, 1.0, kv, [0.0, 0.0, -kv])
+    }
+
+    /// A general affine actuator: `force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇`, unclamped.
+    pub fn general(name: impl Into<String>, joint: usize, gear: f64, gain: f64, bias: [f64; 3]) -> Self {
+        Self { name: name.into(), joint, gear, gain, bias, ctrlrange: None, forcerange: None }
+    }
+}
+
+impl Default for ModelSpec {
+    /// An empty model: the world body alone, gravity `(0, 0, −9.81)`.
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            bodies: vec![BodySpec::world()],
+            actuators: Vec::new(),
+            equalities: Vec::new(),
+            keyframes: Vec::new(),
+            gravity: DVec3::new(0.0, 0.0, -9.81),
+            contact_excludes: Vec::new(),
+            contact_pairs: Vec::new(),
+        }
+    }
+}
+
+impl ModelSpec {
+    /// Appends `body` and returns its index.
+    pub fn add_body(&mut self, body: BodySpec) -> usize {
+        self.bodies.push(body);
+        self.bodies.len() - 1
+    }
+}

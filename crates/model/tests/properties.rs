@@ -1,0 +1,183 @@
+//! Property tests on random trees (every joint type, bodies with two joints, welded bodies) and random states:
+//! Jacobians against finite differences of forward kinematics, `M` symmetric positive definite, the sparse
+//! `Lᵀ D L` solve against a dense Cholesky solve, RNE inverse dynamics against `M q̈ + bias`, energy conservation
+//! of the unforced motion, and `J·v`, `Jᵀ·f` against the dense Jacobians.
+
+mod common;
+
+use common::{Rng, cholesky, cholesky_solve, mat_vec, max_abs, random_model, random_state, rel_err};
+use glam::{DMat3, DVec3};
+use proptest::prelude::*;
+use signorini_model::passive::quat_to_rotvec;
+use signorini_model::{Data, Model, Wrench};
+
+fn setup(seed: u64, nbody: usize) -> (Model, Data, Rng) {
+    let mut rng = Rng(seed);
+    let model = random_model(&mut rng, nbody);
+    let mut data = Data::new(&model);
+    let (mut qpos, mut qvel) = (data.qpos.clone(), data.qvel.clone());
+    random_state(&mut rng, &model, &mut qpos, &mut qvel);
+    data.qpos = qpos;
+    data.qvel = qvel;
+    model.forward(&mut data).expect("forward");
+    (model, data, rng)
+}
+
+/// World position of `local` on `body` and the body rotation at `qpos`.
+fn point_and_frame(
+    model: &Model,
+    data: &mut Data,
+    qpos: &[f64],
+    body: usize,
+    local: DVec3,
+) -> (DVec3, DMat3) {
+    data.qpos.copy_from_slice(qpos);
+    model.forward_kinematics(data);
+    (data.xpos[body] + data.xmat[body] * local, data.xmat[body])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn jacobians_match_finite_differences(seed in any::<u64>(), nbody in 2usize..9) {
+        let (model, data, mut rng) = setup(seed, nbody);
+        let nv = model.nv;
+        let (mut jacp, mut jacr) = (vec![0.0; 3 * nv], vec![0.0; 3 * nv]);
+        let qpos = data.qpos.clone();
+        let mut fd = data.clone();
+        let h = 1e-6;
+        for body in 1..model.nbody {
+            let local = rng.vec3(0.5);
+            let point = data.xpos[body] + data.xmat[body] * local;
+            model.jacobian_point(&data, body, point, &mut jacp, &mut jacr);
+            for dof in 0..nv {
+                let mut e = vec![0.0; nv];
+                e[dof] = 1.0;
+                let mut plus = qpos.clone();
+                model.integrate_qpos(&mut plus, &e, h);
+                let mut minus = qpos.clone();
+                model.integrate_qpos(&mut minus, &e, -h);
+                let (xp, rp) = point_and_frame(&model, &mut fd, &plus, body, local);
+                let (xm, rm) = point_and_frame(&model, &mut fd, &minus, body, local);
+                let lin = (xp - xm) / (2.0 * h);
+                let ang = quat_to_rotvec(glam::DQuat::from_mat3(&(rp * rm.transpose()))) / (2.0 * h);
+                for r in 0..3 {
+                    prop_assert!((jacp[r * nv + dof] - lin[r]).abs() < 1e-7,
+                        "jacp body {body} dof {dof} row {r}: {} vs fd {}", jacp[r * nv + dof], lin[r]);
+                    prop_assert!((jacr[r * nv + dof] - ang[r]).abs() < 1e-7,
+                        "jacr body {body} dof {dof} row {r}: {} vs fd {}", jacr[r * nv + dof], ang[r]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mass_matrix_is_spd_and_sparse_solve_matches_dense(seed in any::<u64>(), nbody in 2usize..12) {
+        let (model, data, mut rng) = setup(seed, nbody);
+        let nv = model.nv;
+        prop_assume!(nv > 0);
+        let dense = model.dense_qm(&data);
+        for i in 0..nv {
+            for j in 0..nv {
+                prop_assert_eq!(dense[i * nv + j], dense[j * nv + i]);
+            }
+        }
+        let chol = cholesky(&dense, nv);
+        prop_assert!(chol.is_some(), "M is not positive definite");
+        let chol = chol.unwrap();
+        let b: Vec<f64> = (0..nv).map(|_| rng.range(-1.0, 1.0)).collect();
+        let mut x = b.clone();
+        model.solve_m(&data, &mut x);
+        let reference = cholesky_solve(&chol, nv, &b);
+        prop_assert!(rel_err(&x, &reference) < 1e-10, "solve: {x:?} vs {reference:?}");
+        let mut mx = vec![0.0; nv];
+        model.mul_m(&data, &b, &mut mx);
+        prop_assert!(rel_err(&mx, &mat_vec(&dense, nv, &b)) < 1e-14);
+    }
+
+    #[test]
+    fn inverse_dynamics_is_m_qacc_plus_bias(seed in any::<u64>(), nbody in 2usize..12) {
+        let (model, mut data, mut rng) = setup(seed, nbody);
+        let nv = model.nv;
+        let qacc: Vec<f64> = (0..nv).map(|_| rng.range(-3.0, 3.0)).collect();
+        let mut rne = vec![0.0; nv];
+        model.inverse_dynamics(&mut data, &qacc, &mut rne);
+        let mut expected = vec![0.0; nv];
+        model.mul_m(&data, &qacc, &mut expected);
+        for (e, b) in expected.iter_mut().zip(&data.qfrc_bias) {
+            *e += b;
+        }
+        prop_assert!(rel_err(&rne, &expected) < 1e-12, "{rne:?} vs {expected:?}");
+    }
+
+    /// Unforced, undamped motion (`M q̈ = spring − bias`) conserves kinetic + gravity + spring energy:
+    /// a central difference of `E` along the trajectory vanishes.
+    #[test]
+    fn unforced_motion_conserves_energy(seed in any::<u64>(), nbody in 2usize..9) {
+        let (model, mut data, _) = setup(seed, nbody);
+        let nv = model.nv;
+        let mut acc: Vec<f64> = (0..nv)
+            .map(|d| data.qfrc_passive[d] + model.dof_damping[d] * data.qvel[d] - data.qfrc_bias[d])
+            .collect();
+        model.solve_m(&data, &mut acc);
+        let (qpos, qvel) = (data.qpos.clone(), data.qvel.clone());
+        let h = 1e-5;
+        let mut energy_at = |sign: f64| {
+            let mut q = qpos.clone();
+            let w: Vec<f64> = (0..nv).map(|d| qvel[d] + sign * 0.5 * h * acc[d]).collect();
+            model.integrate_qpos(&mut q, &w, sign * h);
+            data.qpos.copy_from_slice(&q);
+            for d in 0..nv {
+                data.qvel[d] = qvel[d] + sign * h * acc[d];
+            }
+            model.forward_kinematics(&mut data);
+            model.mass_matrix(&mut data);
+            model.energy(&mut data);
+            data.energy_kinetic + data.energy_potential
+        };
+        let rate = (energy_at(1.0) - energy_at(-1.0)) / (2.0 * h);
+        let power_scale: Vec<f64> = qvel.iter().zip(&acc).map(|(v, a)| (v * a).abs()).collect();
+        let scale = max_abs(&power_scale).max(1.0);
+        prop_assert!(rate.abs() < 1e-5 * scale, "dE/dt = {rate} (scale {scale})");
+    }
+
+    #[test]
+    fn jacobian_products_match_dense(seed in any::<u64>(), nbody in 2usize..9) {
+        let (model, mut data, mut rng) = setup(seed, nbody);
+        let nv = model.nv;
+        let (mut jacp, mut jacr) = (vec![0.0; 3 * nv], vec![0.0; 3 * nv]);
+        let v: Vec<f64> = (0..nv).map(|_| rng.range(-1.0, 1.0)).collect();
+        for body in 0..model.nbody {
+            let point = data.xipos[body] + rng.vec3(0.3);
+            model.jacobian_point(&data, body, point, &mut jacp, &mut jacr);
+            let (lin, ang) = model.point_velocity(&data, body, point, &v);
+            for r in 0..3 {
+                let jp: f64 = (0..nv).map(|d| jacp[r * nv + d] * v[d]).sum();
+                let jr: f64 = (0..nv).map(|d| jacr[r * nv + d] * v[d]).sum();
+                prop_assert!((lin[r] - jp).abs() < 1e-12 && (ang[r] - jr).abs() < 1e-12);
+            }
+            let (force, torque) = (rng.vec3(1.0), rng.vec3(1.0));
+            let mut out = vec![0.0; nv];
+            model.add_jacobian_transpose(&data, body, point, force, torque, &mut out);
+            for d in 0..nv {
+                let expected: f64 = (0..3).map(|r| jacp[r * nv + d] * force[r] + jacr[r * nv + d] * torque[r]).sum();
+                prop_assert!((out[d] - expected).abs() < 1e-12);
+            }
+        }
+        // xfrc_applied enters qfrc_smooth as Jᵀ(COM) wrench.
+        let body = 1 + rng.below(model.nbody - 1);
+        let wrench = Wrench { force: rng.vec3(2.0), torque: rng.vec3(2.0) };
+        data.xfrc_applied[body] = wrench;
+        model.smooth_acceleration(&mut data);
+        let mut expected = vec![0.0; nv];
+        model.add_jacobian_transpose(&data, body, data.xipos[body], wrench.force, wrench.torque, &mut expected);
+        for (d, jt) in expected.iter().enumerate() {
+            let base = data.qfrc_applied[d] + data.qfrc_passive[d] + data.qfrc_actuator[d] - data.qfrc_bias[d];
+            prop_assert!((data.qfrc_smooth[d] - base - jt).abs() < 1e-12);
+        }
+        let mut back = vec![0.0; nv];
+        model.mul_m(&data, &data.qacc_smooth, &mut back);
+        prop_assert!(rel_err(&back, &data.qfrc_smooth) < 1e-10);
+    }
+}
