@@ -11,6 +11,21 @@
 //! - [`multi_contact`]: extra contacts by small perturbations (spec §A.9).
 //!
 //! Which routine answers which pair is listed in `docs/NARROW_PHASE.md`.
+//!
+//! ```
+//! use signorini_collision::{distance, DistanceRequest};
+//! use signorini_geometry::{Cuboid, DQuat, DVec3, Pose, Shape, Sphere};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let a: Shape = Cuboid::new(DVec3::new(0.5, 0.5, 0.5))?.into();
+//! let b: Shape = Sphere::new(0.25)?.into();
+//! let pose_b = Pose::new(DVec3::new(1.0, 0.2, 0.0), DQuat::IDENTITY)?;
+//! let r = distance(&a, &Pose::IDENTITY, &b, &pose_b, &DistanceRequest::default())?;
+//! assert!((r.distance - 0.25).abs() < 1e-12);
+//! assert!((r.point_b - r.point_a - r.distance * r.normal).length() < 1e-12);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod contact;
 pub mod dataset;
