@@ -1,0 +1,265 @@
+//! `<actuator>`: `motor`, `position`, `velocity` and `general` on a joint transmission.
+//!
+//! As in MuJoCo, the shortcut elements write MuJoCo's `general` parameters (`gainprm`, `biasprm`, `biastype`, ...),
+//! and every actuator element of a default class writes into the same per-class actuator slot, in document order:
+//! `position kp` defaults to the class's `gainprm[0]`, `kv` keeps the class's `biasprm[2]` when not given, and so
+//! on. The result is `force = gear-scaled (gainprm₀·ctrl + biasprm₀ + biasprm₁·q + biasprm₂·q̇)`. Activation
+//! dynamics, non-fixed gains and transmissions other than a hinge or slide joint are errors.
+
+use signorini_model::spec::{ActuatorSpec, JointKind};
+
+use crate::Ctx;
+use crate::attrs::Attrs;
+use crate::error::{MjcfError, Result};
+use crate::joint::resolve_limited;
+use crate::schema;
+use crate::tree::Tree;
+use crate::xml::Element;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bias {
+    None,
+    Affine,
+    Muscle,
+}
+
+/// MuJoCo's `mjsActuator` fields that signorini reads.
+#[derive(Debug, Clone)]
+struct Params {
+    gear: [f64; 6],
+    gain_fixed: bool,
+    gainprm: [f64; 10],
+    bias: Bias,
+    biasprm: [f64; 10],
+    dyn_none: bool,
+    inheritrange: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let mut gainprm = [0.0; 10];
+        gainprm[0] = 1.0;
+        Params {
+            gear: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            gain_fixed: true,
+            gainprm,
+            bias: Bias::None,
+            biasprm: [0.0; 10],
+            dyn_none: true,
+            inheritrange: 0.0,
+        }
+    }
+}
+
+impl Params {
+    /// Applies the attributes of one actuator element (of a default class or of the actuator itself).
+    fn apply(&mut self, kind: &str, a: &Attrs<'_>) -> Result<()> {
+        self.gear = a.partial::<6>("gear", self.gear)?;
+        match kind {
+            "motor" => {
+                self.gainprm[0] = 1.0;
+                self.gain_fixed = true;
+                self.bias = Bias::None;
+                self.dyn_none = true;
+            }
+            "position" => {
+                let kp = a.f64_or("kp", self.gainprm[0])?;
+                if kp < 0.0 {
+                    return Err(a.invalid_named("kp", "must be >= 0"));
+                }
+                let kv = a.f64("kv")?;
+                let dampratio = a.f64("dampratio")?;
+                if kv.is_some_and(|v| v < 0.0) {
+                    return Err(a.invalid_named("kv", "must be >= 0"));
+                }
+                if kv.is_some() && dampratio.is_some_and(|d| d != 0.0) {
+                    return Err(a.invalid_named("dampratio", "kv and dampratio cannot both be given"));
+                }
+                self.gainprm[0] = kp;
+                self.gain_fixed = true;
+                self.bias = Bias::Affine;
+                self.biasprm[1] = -kp;
+                if let Some(kv) = kv {
+                    self.biasprm[2] = -kv;
+                }
+                if let Some(d) = dampratio {
+                    self.biasprm[2] = d;
+                }
+                if let Some(t) = a.f64("timeconst")? {
+                    self.dyn_none = t == 0.0;
+                }
+                self.inheritrange = a.f64_or("inheritrange", self.inheritrange)?;
+            }
+            "velocity" => {
+                let kv = a.f64_or("kv", self.gainprm[0])?;
+                if kv < 0.0 {
+                    return Err(a.invalid_named("kv", "must be >= 0"));
+                }
+                self.gainprm[0] = kv;
+                self.gain_fixed = true;
+                self.dyn_none = true;
+                self.bias = Bias::Affine;
+                self.biasprm = [0.0; 10];
+                self.biasprm[2] = -kv;
+            }
+            _ => {
+                let dyn_types = [
+                    ("none", true),
+                    ("integrator", false),
+                    ("filter", false),
+                    ("filterexact", false),
+                    ("muscle", false),
+                    ("user", false),
+                ];
+                if let Some(d) = a.keyword("dyntype", &dyn_types)? {
+                    self.dyn_none = d;
+                }
+                let gain_types = [("fixed", true), ("affine", false), ("muscle", false), ("user", false)];
+                if let Some(g) = a.keyword("gaintype", &gain_types)? {
+                    self.gain_fixed = g;
+                }
+                let bias_types = [
+                    ("none", Bias::None),
+                    ("affine", Bias::Affine),
+                    ("muscle", Bias::Muscle),
+                    ("user", Bias::Muscle),
+                ];
+                if let Some(b) = a.keyword("biastype", &bias_types)? {
+                    self.bias = b;
+                }
+                a.partial::<10>("dynprm", [0.0; 10])?;
+                self.gainprm = a.partial::<10>("gainprm", self.gainprm)?;
+                self.biasprm = a.partial::<10>("biasprm", self.biasprm)?;
+                a.int("actdim")?;
+            }
+        }
+        a.int("group")?;
+        a.array::<2>("lengthrange")?;
+        a.f64("cranklength")?;
+        a.bool("actearly")?;
+        if a.int("nsample")?.is_some_and(|n| n > 0) || a.f64_or("delay", 0.0)? != 0.0 {
+            return Err(a.unsupported(Some("delay"), "actuator delays"));
+        }
+        Ok(())
+    }
+}
+
+/// Reads one `<actuator>` section, appending to `out`.
+pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<ActuatorSpec>) -> Result<()> {
+    e.check_attributes(&[])?;
+    for child in &e.children {
+        let kind = child.name.as_str();
+        if schema::UNSUPPORTED_ACTUATORS.contains(&kind) {
+            return Err(MjcfError::NotSupported {
+                at: child.at.clone(),
+                element: child.name.clone(),
+                attribute: None,
+                what: "this actuator type; use motor, position, velocity or general".into(),
+            });
+        }
+        if !schema::ACTUATORS.contains(&kind) {
+            return Err(e.unknown_child(child));
+        }
+        let actuator = read_actuator(child, tree, ctx)?;
+        if !actuator.name.is_empty() && out.iter().any(|o| o.name == actuator.name) {
+            return Err(MjcfError::DuplicateName {
+                at: child.at.clone(),
+                element: child.name.clone(),
+                kind: "actuator",
+                name: actuator.name,
+            });
+        }
+        out.push(actuator);
+    }
+    Ok(())
+}
+
+fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec> {
+    let kind = e.name.as_str();
+    let mut allowed = schema::ACTUATOR_COMMON.to_vec();
+    allowed.extend_from_slice(schema::actuator_specific(kind));
+    e.check_attributes(&allowed)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let class = ctx.defaults.resolve(e, 0)?;
+    let mut params = Params::default();
+    let layers = ctx.defaults.actuator_layers(class);
+    for d in &layers {
+        params.apply(&d.name, &Attrs::own(d))?;
+    }
+    params.apply(kind, &Attrs::own(e))?;
+
+    let a = Attrs::new(e, layers.iter().map(|d| d.attributes.as_slice()).collect());
+
+    for target in ["tendon", "site", "body", "cranksite", "slidersite", "refsite"] {
+        if a.has(target) {
+            return Err(a.unsupported(Some(target), "transmissions other than a joint"));
+        }
+    }
+    if a.bool("actlimited")? == Some(true) {
+        return Err(a.unsupported(Some("actlimited"), "actuator activation"));
+    }
+    a.array::<2>("actrange")?;
+    let joint_attr = match (a.has("joint"), a.has("jointinparent")) {
+        (true, false) => "joint",
+        (false, true) => "jointinparent",
+        (true, true) => return Err(a.invalid_named("jointinparent", "give joint or jointinparent, not both")),
+        (false, false) => return Err(a.missing("joint", "the actuator's transmission")),
+    };
+    let joint = tree.joint(&a, joint_attr)?.unwrap_or_default();
+    let info = &tree.joints[joint];
+    if !matches!(info.kind, JointKind::Hinge | JointKind::Slide) {
+        return Err(a.unsupported(Some(joint_attr), "actuators on ball or free joints"));
+    }
+    if !params.dyn_none {
+        return Err(a.unsupported(Some("dyntype"), "activation dynamics (dyntype, timeconst)"));
+    }
+    if !params.gain_fixed {
+        return Err(a.unsupported(Some("gaintype"), "gains other than fixed"));
+    }
+    let bias = match params.bias {
+        Bias::None => [0.0; 3],
+        Bias::Affine => {
+            let b = [params.biasprm[0], params.biasprm[1], params.biasprm[2]];
+            if b[2] > 0.0 && b[1] == -params.gainprm[0] {
+                return Err(
+                    a.unsupported(Some("dampratio"), "dampratio (needs the compiled mass matrix); give kv")
+                );
+            }
+            b
+        }
+        Bias::Muscle => return Err(a.unsupported(Some("biastype"), "bias types other than none and affine")),
+    };
+
+    let ctrl = a.array_or::<2>("ctrlrange", [0.0; 2])?;
+    let mut ctrlrange =
+        resolve_limited(&a, "ctrllimited", "ctrlrange", ctrl, ctx.compiler.autolimits)?.then_some(ctrl);
+    if params.inheritrange > 0.0 {
+        if ctrl != [0.0; 2] {
+            return Err(a.invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given"));
+        }
+        let r =
+            info.range.ok_or_else(|| a.invalid_named("inheritrange", "the joint has no range to inherit"))?;
+        let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
+        ctrlrange = Some([mid - params.inheritrange * half, mid + params.inheritrange * half]);
+    }
+    if ctrlrange.is_some_and(|r| !(r[0] < r[1])) {
+        return Err(a.invalid_named("ctrlrange", "the lower limit must be below the upper limit"));
+    }
+    let force = a.array_or::<2>("forcerange", [0.0; 2])?;
+    let forcerange =
+        resolve_limited(&a, "forcelimited", "forcerange", force, ctx.compiler.autolimits)?.then_some(force);
+    if forcerange.is_some_and(|r| !(r[0] < r[1])) {
+        return Err(a.invalid_named("forcerange", "the lower limit must be below the upper limit"));
+    }
+    Ok(ActuatorSpec {
+        name: a.str("name").unwrap_or_default().to_string(),
+        joint,
+        gear: params.gear[0],
+        gain: params.gainprm[0],
+        bias,
+        ctrlrange,
+        forcerange,
+    })
+}

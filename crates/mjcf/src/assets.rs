@@ -1,0 +1,185 @@
+//! `<asset>`: meshes (inline `vertex`/`face` or a `file` in STL/OBJ) become convex hulls, as MuJoCo convexifies
+//! meshes for collision. Textures, materials and skins are visual only and are accepted without being read.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use glam::DVec3;
+use signorini_geometry::{ConvexMesh, MassProperties, Shape, TriangleMesh};
+
+use crate::attrs::Attrs;
+use crate::compiler::Compiler;
+use crate::defaults::Defaults;
+use crate::error::{MjcfError, Result};
+use crate::mesh_io::{self, MeshData, MeshReadError};
+use crate::schema;
+use crate::xml::Element;
+
+/// A compiled mesh asset.
+#[derive(Debug, Clone)]
+pub struct MeshAsset {
+    /// Name (from `name`, else the file name without extension).
+    pub name: String,
+    /// The convex hull used for collision.
+    pub hull: Arc<ConvexMesh>,
+    /// Mass properties at unit density in the mesh frame (of the hull, or of the closed mesh for `inertia="exact"`).
+    pub unit: MassProperties,
+}
+
+/// The mesh assets by name.
+#[derive(Debug, Clone, Default)]
+pub struct Assets {
+    meshes: Vec<MeshAsset>,
+    by_name: HashMap<String, usize>,
+}
+
+/// Asset elements that are accepted but only used for rendering.
+const VISUAL: &[&str] = &["texture", "material", "skin"];
+
+impl Assets {
+    /// Reads one `<asset>` section.
+    pub fn add_section(
+        &mut self,
+        e: &Element,
+        defaults: &Defaults,
+        compiler: &Compiler,
+        model_dir: &Path,
+    ) -> Result<()> {
+        e.check_attributes(&[])?;
+        for child in &e.children {
+            match child.name.as_str() {
+                "mesh" => {
+                    let mesh = read_mesh(child, defaults, compiler, model_dir)?;
+                    if self.by_name.contains_key(&mesh.name) {
+                        return Err(MjcfError::DuplicateName {
+                            at: child.at.clone(),
+                            element: "mesh".into(),
+                            kind: "mesh",
+                            name: mesh.name,
+                        });
+                    }
+                    self.by_name.insert(mesh.name.clone(), self.meshes.len());
+                    self.meshes.push(mesh);
+                }
+                "hfield" | "model" => {
+                    return Err(MjcfError::NotSupported {
+                        at: child.at.clone(),
+                        element: child.name.clone(),
+                        attribute: None,
+                        what: "height fields and model assets (not yet)".into(),
+                    });
+                }
+                n if VISUAL.contains(&n) => {}
+                _ => return Err(e.unknown_child(child)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The mesh named `name`.
+    pub fn mesh(&self, name: &str) -> Option<&MeshAsset> {
+        self.by_name.get(name).map(|&i| &self.meshes[i])
+    }
+}
+
+fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &Path) -> Result<MeshAsset> {
+    e.check_attributes(schema::MESH)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let class = defaults.resolve(e, 0)?;
+    let a = Attrs::new(e, defaults.layers(class, "mesh"));
+    let scale = DVec3::from_array(a.array_or::<3>("scale", [1.0; 3])?);
+    if a.array_or::<3>("refpos", [0.0; 3])? != [0.0; 3]
+        || a.array_or::<4>("refquat", [1.0, 0.0, 0.0, 0.0])? != [1.0, 0.0, 0.0, 0.0]
+    {
+        return Err(
+            a.unsupported(Some("refpos"), "refpos/refquat (removed from MuJoCo); move the geom instead")
+        );
+    }
+    if let Some(m) = a.int("maxhullvert")?
+        && m != -1
+    {
+        return Err(a.unsupported(Some("maxhullvert"), "limiting the number of hull vertices"));
+    }
+    let exact = match a
+        .keyword("inertia", &[("convex", false), ("legacy", false), ("exact", true), ("shell", true)])?
+    {
+        Some(true) if a.str("inertia") == Some("shell") => {
+            return Err(a.unsupported(Some("inertia"), "shell inertia of meshes"));
+        }
+        v => v.unwrap_or(false),
+    };
+    a.bool("smoothnormal")?;
+    let (name, data) = match (a.get("file"), a.get("vertex")) {
+        (Some(f), None) => {
+            if a.has("face") {
+                return Err(a.invalid_named("face", "`face` goes with inline `vertex`, not with `file`"));
+            }
+            let path = compiler.asset_path(model_dir, &f.value);
+            let data = mesh_io::read_mesh(&path).map_err(|err| match err {
+                MeshReadError::Io(source) => {
+                    MjcfError::Io { file: path.clone(), at: Some(f.at.clone()), source }
+                }
+                MeshReadError::Format(reason) => MjcfError::MeshFile {
+                    at: f.at.clone(),
+                    element: "mesh".into(),
+                    file: path.clone(),
+                    reason,
+                },
+            })?;
+            let stem =
+                Path::new(&f.value).file_stem().and_then(|s| s.to_str()).unwrap_or(&f.value).to_string();
+            (a.str("name").map_or(stem, str::to_string), data)
+        }
+        (None, Some(_)) => {
+            let name = a
+                .str("name")
+                .ok_or_else(|| a.missing("name", "a mesh without `file` needs a name"))?
+                .to_string();
+            (name, inline_mesh(&a)?)
+        }
+        (Some(_), Some(_)) => {
+            return Err(a.invalid_named("vertex", "give either `file` or `vertex`, not both"));
+        }
+        (None, None) => return Err(a.missing("file", "a mesh needs `file` or `vertex`")),
+    };
+    let vertices: Vec<DVec3> = data.vertices.iter().map(|v| *v * scale).collect();
+    let geometry =
+        |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
+    let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?);
+    let unit = if exact && !data.triangles.is_empty() {
+        let mesh = TriangleMesh::new(vertices, data.triangles).map_err(geometry)?;
+        MassProperties::from_density(&Shape::from(mesh), 1.0).map_err(geometry)?
+    } else {
+        MassProperties::from_density(&Shape::ConvexMesh(hull.clone()), 1.0).map_err(geometry)?
+    };
+    Ok(MeshAsset { name, hull, unit })
+}
+
+fn inline_mesh(a: &Attrs<'_>) -> Result<MeshData> {
+    let v = a.numbers("vertex")?.unwrap_or_default();
+    if v.len() % 3 != 0 {
+        return Err(a.invalid_named("vertex", "the number of coordinates is not a multiple of 3"));
+    }
+    let vertices: Vec<DVec3> = v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
+    let mut triangles = Vec::new();
+    if let Some(f) = a.get("face") {
+        let idx = a.numbers("face")?.unwrap_or_default();
+        if idx.len() % 3 != 0 {
+            return Err(a.invalid(f, "the number of indices is not a multiple of 3"));
+        }
+        for c in idx.chunks_exact(3) {
+            let mut t = [0u32; 3];
+            for (slot, &i) in t.iter_mut().zip(c) {
+                if i.fract() != 0.0 || i < 0.0 || i as usize >= vertices.len() {
+                    return Err(a.invalid(f, format!("`{i}` is not a vertex index")));
+                }
+                *slot = i as u32;
+            }
+            triangles.push(t);
+        }
+    }
+    Ok(MeshData { vertices, triangles })
+}

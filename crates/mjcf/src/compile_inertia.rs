@@ -1,0 +1,219 @@
+//! Body inertia: `<inertial>`, or compiled from the geoms exactly as MuJoCo's `mjCBody::InertiaFromGeom` does.
+//!
+//! - One contributing geom: the inertial frame *is* the geom frame (`body_ipos`/`body_iquat` = geom `pos`/`quat`)
+//!   and the moments are the primitive's diagonal inertia, unsorted. A mesh geom's frame is first moved to the mesh's
+//!   centre of mass and principal axes, as MuJoCo re-centres meshes.
+//! - Several: masses and centres of mass add up, inertias add with the parallel-axis theorem about the combined
+//!   centre of mass, and the sum is diagonalised ([`MassProperties::principal`]: moments in decreasing order, as
+//!   MuJoCo's `mju_eig3`, right-handed frame).
+//!
+//! A body with neither `<inertial>` nor contributing geoms is massless, with MuJoCo's inertial frame: the body's own
+//! frame in its parent (`body_ipos = pos`, `body_iquat = quat`).
+//!
+//! Geoms contribute when `inertiafromgeom` is `true`, or `auto` (the default) and the body has no `<inertial>`, and
+//! their `group` lies in `inertiagrouprange`. `boundmass`, `boundinertia`, `balanceinertia` and `settotalmass` are
+//! applied afterwards, in that order.
+
+use glam::{DMat3, DQuat, DVec3};
+use signorini_geometry::{MassProperties, Pose};
+use signorini_model::spec::InertialSpec;
+
+use crate::attrs::Attrs;
+use crate::compiler::{Compiler, InertiaFromGeom};
+use crate::error::{Location, MjcfError, Result};
+use crate::orientation;
+use crate::schema;
+use crate::xml::Element;
+
+/// A body without mass.
+pub const ZERO_INERTIAL: InertialSpec =
+    InertialSpec { mass: 0.0, inertia: DVec3::ZERO, pos: DVec3::ZERO, quat: DQuat::IDENTITY };
+
+/// One geom's contribution as read.
+#[derive(Debug, Clone)]
+pub struct GeomMass {
+    /// Geom position in the body frame.
+    pub pos: DVec3,
+    /// Geom orientation in the body frame.
+    pub quat: DQuat,
+    /// Mass properties in the geom frame.
+    pub props: MassProperties,
+    /// Geom `group`.
+    pub group: i64,
+    /// A primitive (diagonal inertia about the geom origin) rather than a mesh.
+    pub primitive: bool,
+}
+
+/// What a body has for inertia compilation.
+#[derive(Debug, Clone, Default)]
+pub struct InertiaSource {
+    /// Its `<inertial>`, if any.
+    pub explicit: Option<InertialSpec>,
+    /// Its geoms, in order.
+    pub geoms: Vec<GeomMass>,
+    /// The body frame in its parent `(pos, quat)`: MuJoCo's inertial frame of a body that has neither
+    /// `<inertial>` nor contributing geoms (it is massless, so the frame only shows in `body_ipos`/`body_iquat`).
+    pub frame: (DVec3, DQuat),
+    /// Where the body is declared (`None` for the world).
+    pub at: Option<Location>,
+}
+
+/// Reads `<inertial>`.
+pub fn read_inertial(e: &Element, compiler: &Compiler) -> Result<InertialSpec> {
+    e.check_attributes(schema::INERTIAL)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let a = Attrs::own(e);
+    let pos = a.array::<3>("pos")?.ok_or_else(|| a.missing("pos", ""))?;
+    let mass = a.f64("mass")?.ok_or_else(|| a.missing("mass", ""))?;
+    if mass < 0.0 {
+        return Err(a.invalid_named("mass", "must be >= 0"));
+    }
+    let quat = orientation::read(&a, compiler)?;
+    let (inertia, quat) = match (a.array::<3>("diaginertia")?, a.array::<6>("fullinertia")?) {
+        (Some(d), None) => {
+            if d.iter().any(|v| *v < 0.0) {
+                return Err(a.invalid_named("diaginertia", "moments must be >= 0"));
+            }
+            (DVec3::from_array(d), quat)
+        }
+        (None, Some(f)) => {
+            if orientation::ORIENTATION_ATTRIBUTES.iter().any(|n| a.has(n)) {
+                return Err(a.invalid_named(
+                    "fullinertia",
+                    "fullinertia sets the inertial frame; it cannot be combined with an orientation",
+                ));
+            }
+            let m = DMat3::from_cols_array(&[f[0], f[3], f[4], f[3], f[1], f[5], f[4], f[5], f[2]]);
+            let p = MassProperties { mass, com: DVec3::ZERO, inertia: m }.principal();
+            if p.moments.min_element() < 0.0 {
+                return Err(
+                    a.invalid_named("fullinertia", "the inertia matrix is not positive semi-definite")
+                );
+            }
+            (p.moments, p.frame)
+        }
+        (Some(_), Some(_)) => {
+            return Err(a.invalid_named("fullinertia", "give diaginertia or fullinertia, not both"));
+        }
+        (None, None) => return Err(a.missing("diaginertia", "or fullinertia")),
+    };
+    Ok(InertialSpec { mass, inertia, pos: DVec3::from_array(pos), quat })
+}
+
+/// MuJoCo's `mjEPS`: a multi-geom body lighter than this has no centre of mass.
+const EPS: f64 = 1e-14;
+
+/// Compiles every body's inertial properties (index 0, the world, stays massless) and each geom's compiled mass
+/// (0 for geoms that do not contribute).
+///
+/// Errors, as MuJoCo: several contributing geoms of total mass below `1e-14`; principal moments that violate the
+/// triangle inequality `A + B ≥ C` without `balanceinertia`.
+pub fn compile(sources: &[InertiaSource], compiler: &Compiler) -> Result<(Vec<InertialSpec>, Vec<Vec<f64>>)> {
+    let mut inertials = Vec::with_capacity(sources.len());
+    let mut geom_masses = Vec::with_capacity(sources.len());
+    for (b, src) in sources.iter().enumerate() {
+        let mut masses = vec![0.0; src.geoms.len()];
+        if b == 0 {
+            inertials.push(ZERO_INERTIAL);
+            geom_masses.push(masses);
+            continue;
+        }
+        let from_geoms = match compiler.inertiafromgeom {
+            InertiaFromGeom::True => true,
+            InertiaFromGeom::False => false,
+            InertiaFromGeom::Auto => src.explicit.is_none(),
+        };
+        let [lo, hi] = compiler.inertiagrouprange;
+        let selected: Vec<usize> = if from_geoms {
+            (0..src.geoms.len()).filter(|&i| (lo..=hi).contains(&src.geoms[i].group)).collect()
+        } else {
+            Vec::new()
+        };
+        for &i in &selected {
+            masses[i] = src.geoms[i].props.mass;
+        }
+        let invalid = |reason: String| MjcfError::Invalid {
+            at: src.at.clone().unwrap_or_default(),
+            element: "body".into(),
+            reason,
+        };
+        let mut inertial = match selected.as_slice() {
+            [] => {
+                src.explicit.unwrap_or(InertialSpec { pos: src.frame.0, quat: src.frame.1, ..ZERO_INERTIAL })
+            }
+            [one] => single(&src.geoms[*one]),
+            many => combined(many.iter().map(|&i| &src.geoms[i])).ok_or_else(|| {
+                invalid("the mass of its geoms is too small to define a centre of mass".into())
+            })?,
+        };
+        bound(&mut inertial, compiler);
+        let d = inertial.inertia;
+        let slack = 1e-12 * (d.x + d.y + d.z);
+        if d.x + d.y + slack < d.z || d.x + d.z + slack < d.y || d.y + d.z + slack < d.x {
+            return Err(invalid(format!(
+                "principal inertia {d} violates A + B >= C (set <compiler balanceinertia=\"true\"/> to fix)"
+            )));
+        }
+        inertials.push(inertial);
+        geom_masses.push(masses);
+    }
+    if let Some(total) = compiler.settotalmass {
+        let sum: f64 = inertials.iter().map(|i| i.mass).sum();
+        if sum > 0.0 {
+            let scale = total / sum;
+            for i in inertials.iter_mut().skip(1) {
+                i.mass *= scale;
+                i.inertia *= scale;
+            }
+            for m in geom_masses.iter_mut().flatten() {
+                *m *= scale;
+            }
+        }
+    }
+    Ok((inertials, geom_masses))
+}
+
+/// One geom: its frame, its own moments (a mesh's frame moved to its centre of mass and principal axes).
+fn single(g: &GeomMass) -> InertialSpec {
+    if g.primitive {
+        let i = g.props.inertia;
+        return InertialSpec {
+            mass: g.props.mass,
+            inertia: DVec3::new(i.x_axis.x, i.y_axis.y, i.z_axis.z),
+            pos: g.pos,
+            quat: g.quat,
+        };
+    }
+    let p = g.props.principal();
+    InertialSpec {
+        mass: g.props.mass,
+        inertia: p.moments,
+        pos: g.pos + g.quat * g.props.com,
+        quat: (g.quat * p.frame).normalize(),
+    }
+}
+
+/// Several geoms: parallel-axis sum about the combined centre of mass, then principal axes (`None` when massless).
+fn combined<'a>(geoms: impl Iterator<Item = &'a GeomMass>) -> Option<InertialSpec> {
+    let total = geoms.fold(MassProperties::ZERO, |acc, g| {
+        let pose = Pose { translation: g.pos, rotation: g.quat };
+        acc.combine(&g.props.transformed(&pose))
+    });
+    if !(total.mass >= EPS) {
+        return None;
+    }
+    let p = total.principal();
+    Some(InertialSpec { mass: total.mass, inertia: p.moments, pos: total.com, quat: p.frame })
+}
+
+/// `boundmass`, `boundinertia`, `balanceinertia`.
+fn bound(i: &mut InertialSpec, compiler: &Compiler) {
+    i.mass = i.mass.max(compiler.boundmass);
+    i.inertia = i.inertia.max(DVec3::splat(compiler.boundinertia));
+    let d = i.inertia;
+    if compiler.balanceinertia && (d.x + d.y < d.z || d.x + d.z < d.y || d.y + d.z < d.x) {
+        i.inertia = DVec3::splat((d.x + d.y + d.z) / 3.0);
+    }
+}

@@ -1,0 +1,272 @@
+//! `<geom>` and `<site>`: shape, frame (`pos` + orientation, or `fromto`), contact parameters and mass.
+//!
+//! Sizes per type (MuJoCo's): sphere `r`; capsule and cylinder `r h` (half-length); box `hx hy hz`; ellipsoid
+//! `a b c`; plane: rendering only; mesh: none. `fromto="x1 y1 z1 x2 y2 z2"` (capsule, cylinder, box, ellipsoid)
+//! centres the geom on the segment's midpoint with its z axis along `from − to` (MuJoCo's `mjuu_z2quat` of that
+//! vector) and sets the half-length: `size[1]` for capsule and cylinder; for box and ellipsoid `size[2]`, with
+//! `size[1] = size[0]`. It replaces the orientation; a non-zero `pos` with it is an error. Planes are only allowed in
+//! bodies that do not move (no joint in the body or its ancestors). Mass: `mass` when given (the density is then ignored), else `density` (default 1000 kg/m³) times the
+//! volume; planes have none.
+
+use glam::{DQuat, DVec3};
+use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, MassProperties, Plane, Shape, Sphere};
+use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, GeomSpec};
+
+use crate::Ctx;
+use crate::attrs::Attrs;
+use crate::error::{MjcfError, Result};
+use crate::orientation;
+use crate::schema;
+use crate::xml::Element;
+
+/// MuJoCo's default geom density (kg/m³).
+pub const DEFAULT_DENSITY: f64 = 1000.0;
+/// MuJoCo's default geom friction `(sliding, torsional, rolling)`.
+pub const DEFAULT_FRICTION: [f64; 3] = [1.0, 0.005, 0.0001];
+
+/// A geom as read, before the body's inertia is compiled.
+#[derive(Debug, Clone)]
+pub struct ParsedGeom {
+    /// The geom (its `mass` is filled by inertia compilation).
+    pub spec: GeomSpec,
+    /// `group` (selects the geoms that contribute to inertia).
+    pub group: i64,
+    /// Mass properties in the geom frame (zero for planes and massless geoms).
+    pub props: MassProperties,
+    /// Whether the shape is a primitive, whose inertia is diagonal about the geom origin.
+    pub primitive: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GeomType {
+    Plane,
+    Sphere,
+    Capsule,
+    Ellipsoid,
+    Cylinder,
+    Box,
+    Mesh,
+    HeightField,
+    Sdf,
+}
+
+/// The frame of `fromto`: midpoint, `z2quat(from − to)`, half-length.
+pub fn fromto_frame(v: [f64; 6]) -> (DVec3, DQuat, f64) {
+    let from = DVec3::new(v[0], v[1], v[2]);
+    let to = DVec3::new(v[3], v[4], v[5]);
+    let vec = from - to;
+    ((from + to) * 0.5, orientation::z2quat(vec), vec.length() * 0.5)
+}
+
+/// Reads a `<geom>` of default class `class`.
+pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom> {
+    e.check_attributes(schema::GEOM)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let a = Attrs::new(e, ctx.defaults.layers(class, "geom"));
+    let types = [
+        ("plane", GeomType::Plane),
+        ("sphere", GeomType::Sphere),
+        ("capsule", GeomType::Capsule),
+        ("ellipsoid", GeomType::Ellipsoid),
+        ("cylinder", GeomType::Cylinder),
+        ("box", GeomType::Box),
+        ("mesh", GeomType::Mesh),
+        ("hfield", GeomType::HeightField),
+        ("sdf", GeomType::Sdf),
+    ];
+    let ty = match a.keyword("type", &types)? {
+        Some(t) => t,
+        None if a.has("mesh") => GeomType::Mesh,
+        None => GeomType::Sphere,
+    };
+    match ty {
+        GeomType::HeightField | GeomType::Sdf => {
+            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)"));
+        }
+        GeomType::Mesh => {}
+        _ if a.has("mesh") => {
+            return Err(a.unsupported(Some("mesh"), "fitting a primitive geom to a mesh; use type=\"mesh\""));
+        }
+        _ => {}
+    }
+    if a.bool("shellinertia")? == Some(true) {
+        return Err(a.unsupported(Some("shellinertia"), "shell inertia"));
+    }
+    if a.keyword("fluidshape", &[("none", false), ("ellipsoid", true)])? == Some(true) {
+        return Err(a.unsupported(Some("fluidshape"), "fluid forces"));
+    }
+    if a.has("hfield") {
+        return Err(a.unsupported(Some("hfield"), "height fields (not yet)"));
+    }
+
+    let mut size = a.partial::<3>("size", [0.0; 3])?;
+    let (pos, quat) = match a.array::<6>("fromto")? {
+        Some(v) => {
+            let slot = match ty {
+                GeomType::Capsule | GeomType::Cylinder => 1,
+                GeomType::Box | GeomType::Ellipsoid => 2,
+                _ => {
+                    return Err(a.invalid_named(
+                        "fromto",
+                        "fromto is only defined for capsule, cylinder, box and ellipsoid geoms",
+                    ));
+                }
+            };
+            let (p, q, half) = fromto_frame(v);
+            if !(half >= 1e-14) {
+                return Err(a.invalid_named("fromto", "the two points coincide"));
+            }
+            if a.array_or::<3>("pos", [0.0; 3])? != [0.0; 3] {
+                return Err(a.invalid_named("pos", "pos and fromto cannot both be given"));
+            }
+            if slot == 2 {
+                size[1] = size[0];
+            }
+            size[slot] = half;
+            (p, q)
+        }
+        None => (DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?), orientation::read(&a, ctx.compiler)?),
+    };
+    let shape = shape_of(ty, size, &a, ctx)?;
+
+    let condim = a.int_in("condim", 3, 1, 6)?;
+    if ![1, 3, 4, 6].contains(&condim) {
+        return Err(a.invalid_named("condim", "must be 1, 3, 4 or 6"));
+    }
+    let bitmask = |name: &str| -> Result<u32> { Ok(a.int_in(name, 1, 0, u32::MAX as i64)? as u32) };
+    let friction = a.partial::<3>("friction", DEFAULT_FRICTION)?;
+    if friction.iter().any(|f| *f < 0.0) {
+        return Err(a.invalid_named("friction", "friction coefficients must be >= 0"));
+    }
+    let spec = GeomSpec {
+        name: a.str("name").unwrap_or_default().to_string(),
+        shape,
+        pos,
+        quat,
+        contype: bitmask("contype")?,
+        conaffinity: bitmask("conaffinity")?,
+        condim: condim as u8,
+        friction,
+        solref: a.partial::<2>("solref", DEFAULT_SOLREF)?,
+        solimp: a.partial::<5>("solimp", DEFAULT_SOLIMP)?,
+        solmix: a.nonneg_or("solmix", 1.0)?,
+        priority: a.int_in("priority", 0, i32::MIN as i64, i32::MAX as i64)? as i32,
+        margin: a.nonneg_or("margin", 0.0)?,
+        gap: a.nonneg_or("gap", 0.0)?,
+        mass: 0.0,
+    };
+    let props = mass_of(&spec.shape, &a, ctx)?;
+    Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec })
+}
+
+fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<Shape> {
+    let kind = a.str("type").unwrap_or("sphere");
+    let need = |k: usize, what: &str| -> Result<f64> {
+        if size[k] > 0.0 {
+            Ok(size[k])
+        } else if !a.has("size") {
+            Err(a.missing("size", format!("a {kind} geom needs {what}")))
+        } else {
+            Err(a.invalid_named("size", format!("{what} (size[{k}]) must be > 0")))
+        }
+    };
+    let geometry = |source| MjcfError::Geometry {
+        at: a.get("size").map_or(a.at(), |s| &s.at).clone(),
+        element: a.element().to_string(),
+        attribute: Some("size".into()),
+        source,
+    };
+    Ok(match ty {
+        GeomType::Plane => Plane::half_space().into(),
+        GeomType::Sphere => Sphere::new(need(0, "the radius")?).map_err(geometry)?.into(),
+        GeomType::Capsule => Capsule::new(need(0, "the radius")?, need(1, "the half-length or fromto")?)
+            .map_err(geometry)?
+            .into(),
+        GeomType::Cylinder => Cylinder::new(need(0, "the radius")?, need(1, "the half-length or fromto")?)
+            .map_err(geometry)?
+            .into(),
+        GeomType::Box => Cuboid::new(DVec3::new(
+            need(0, "three half-sizes")?,
+            need(1, "three half-sizes")?,
+            need(2, "three half-sizes")?,
+        ))
+        .map_err(geometry)?
+        .into(),
+        GeomType::Ellipsoid => Ellipsoid::new(DVec3::new(
+            need(0, "three semi-axes")?,
+            need(1, "three semi-axes")?,
+            need(2, "three semi-axes")?,
+        ))
+        .map_err(geometry)?
+        .into(),
+        GeomType::Mesh => {
+            let m = a.get("mesh").ok_or_else(|| a.missing("mesh", "a mesh geom names its mesh asset"))?;
+            let asset = ctx.assets.mesh(&m.value).ok_or_else(|| MjcfError::UndefinedName {
+                at: m.at.clone(),
+                element: a.element().to_string(),
+                attribute: "mesh".into(),
+                kind: "mesh",
+                name: m.value.clone(),
+            })?;
+            Shape::ConvexMesh(asset.hull.clone())
+        }
+        GeomType::HeightField | GeomType::Sdf => {
+            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)"));
+        }
+    })
+}
+
+/// Mass properties of the geom in its own frame.
+fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties> {
+    if matches!(shape, Shape::Plane(_)) {
+        return Ok(MassProperties::ZERO);
+    }
+    let unit = match (shape, a.get("mesh")) {
+        (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
+        _ => None,
+    };
+    let unit = match unit {
+        Some(u) => u,
+        None => MassProperties::from_density(shape, 1.0).map_err(|source| MjcfError::Geometry {
+            at: a.at().clone(),
+            element: a.element().to_string(),
+            attribute: None,
+            source,
+        })?,
+    };
+    if let Some(m) = a.f64("mass")? {
+        if m < 0.0 {
+            return Err(a.invalid_named("mass", "must be >= 0"));
+        }
+        return Ok(if m > 0.0 { unit.scaled(m / unit.mass) } else { MassProperties::ZERO });
+    }
+    let density = a.nonneg_or("density", DEFAULT_DENSITY)?;
+    Ok(if density > 0.0 { unit.scaled(density) } else { MassProperties::ZERO })
+}
+
+/// Reads a `<site>` of default class `class`: its name and frame.
+pub fn read_site(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<(String, DVec3, DQuat)> {
+    e.check_attributes(schema::SITE)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let a = Attrs::new(e, ctx.defaults.layers(class, "site"));
+    a.keyword("type", &[("sphere", ()), ("capsule", ()), ("ellipsoid", ()), ("cylinder", ()), ("box", ())])?;
+    a.partial::<3>("size", [0.005; 3])?;
+    let (pos, quat) = match a.array::<6>("fromto")? {
+        Some(v) => {
+            let (p, q, half) = fromto_frame(v);
+            if !(half >= 1e-14) {
+                return Err(a.invalid_named("fromto", "the two points coincide"));
+            }
+            if a.array_or::<3>("pos", [0.0; 3])? != [0.0; 3] {
+                return Err(a.invalid_named("pos", "pos and fromto cannot both be given"));
+            }
+            (p, q)
+        }
+        None => (DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?), orientation::read(&a, ctx.compiler)?),
+    };
+    Ok((a.str("name").unwrap_or_default().to_string(), pos, quat))
+}

@@ -1,0 +1,154 @@
+//! `<joint>` and `<freejoint>`.
+//!
+//! Angles (`range`, `ref`, `springref` of hinge and ball joints) are in the compiler's angle unit. `limited="auto"`
+//! (the default) with `autolimits` (default true) means limited exactly when the range is not `0 0`, as in MuJoCo.
+//! `<freejoint>` takes no default class: its dofs have no armature, damping or friction loss, as in MuJoCo.
+
+use glam::DVec3;
+use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, JointKind, JointSpec};
+
+use crate::Ctx;
+use crate::attrs::Attrs;
+use crate::error::Result;
+use crate::schema;
+use crate::xml::Element;
+
+/// Resolves MJCF `limited`/`ctrllimited`/`forcelimited` (`None` = auto) against a range: whether the range applies.
+pub fn resolve_limited(
+    a: &Attrs<'_>,
+    attribute: &str,
+    range_attribute: &str,
+    range: [f64; 2],
+    autolimits: bool,
+) -> Result<bool> {
+    let given = a.keyword(attribute, &[("false", Some(false)), ("true", Some(true)), ("auto", None)])?;
+    let has_range = !(range[0] == 0.0 && range[1] == 0.0);
+    match given.flatten() {
+        Some(l) => Ok(l),
+        None if !has_range => Ok(false),
+        None if autolimits => Ok(true),
+        None => Err(a.invalid_named(
+            range_attribute,
+            format!("a range is given but `{attribute}` is not, and autolimits is disabled"),
+        )),
+    }
+}
+
+/// Reads a `<joint>` of default class `class`.
+pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec> {
+    e.check_attributes(schema::JOINT)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let a = Attrs::new(e, ctx.defaults.layers(class, "joint"));
+    let kind = a
+        .keyword(
+            "type",
+            &[
+                ("free", JointKind::Free),
+                ("ball", JointKind::Ball),
+                ("slide", JointKind::Slide),
+                ("hinge", JointKind::Hinge),
+            ],
+        )?
+        .unwrap_or(JointKind::Hinge);
+    let angular = matches!(kind, JointKind::Hinge | JointKind::Ball);
+    let angle = |v: f64| if angular { ctx.compiler.angle(v) } else { v };
+
+    let mut axis = DVec3::from_array(a.array_or::<3>("axis", [0.0, 0.0, 1.0])?);
+    if matches!(kind, JointKind::Hinge | JointKind::Slide) {
+        axis = axis.try_normalize().ok_or_else(|| a.invalid_named("axis", "the axis has zero length"))?;
+    } else {
+        axis = DVec3::Z;
+    }
+
+    let raw = a.array_or::<2>("range", [0.0, 0.0])?;
+    let limited = resolve_limited(&a, "limited", "range", raw, ctx.compiler.autolimits)?;
+    let range = if limited {
+        let r = raw.map(angle);
+        match kind {
+            JointKind::Free => return Err(a.invalid_named("limited", "a free joint cannot be limited")),
+            JointKind::Ball if r[0] != 0.0 || !(r[1] > 0.0) => {
+                return Err(a.invalid_named("range", "a ball joint range is `0 max` with max > 0"));
+            }
+            JointKind::Hinge | JointKind::Slide if !(r[0] < r[1]) => {
+                return Err(a.invalid_named("range", "the lower limit must be below the upper limit"));
+            }
+            _ => Some(r),
+        }
+    } else {
+        None
+    };
+
+    if a.f64_or("margin", 0.0)? != 0.0 {
+        return Err(a.unsupported(Some("margin"), "joint-limit margins"));
+    }
+    if a.array_or::<2>("springdamper", [0.0; 2])? != [0.0; 2] {
+        return Err(a.unsupported(Some("springdamper"), "springdamper; give stiffness and damping"));
+    }
+    let frc = a.array_or::<2>("actuatorfrcrange", [0.0; 2])?;
+    if resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)? {
+        return Err(a.unsupported(Some("actuatorfrcrange"), "per-joint actuator force limits"));
+    }
+    if a.bool("actuatorgravcomp")? == Some(true) {
+        return Err(a.unsupported(Some("actuatorgravcomp"), "gravity compensation"));
+    }
+    a.int("group")?;
+
+    Ok(JointSpec {
+        name: a.str("name").unwrap_or_default().to_string(),
+        kind,
+        pos: DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?),
+        axis,
+        range,
+        armature: a.nonneg_or("armature", 0.0)?,
+        damping: a.nonneg_or("damping", 0.0)?,
+        stiffness: a.nonneg_or("stiffness", 0.0)?,
+        springref: angle(a.f64_or("springref", 0.0)?),
+        frictionloss: a.nonneg_or("frictionloss", 0.0)?,
+        reference: angle(a.f64_or("ref", 0.0)?),
+        solref_limit: a.partial::<2>("solreflimit", DEFAULT_SOLREF)?,
+        solimp_limit: a.partial::<5>("solimplimit", DEFAULT_SOLIMP)?,
+        solref_friction: a.partial::<2>("solreffriction", DEFAULT_SOLREF)?,
+        solimp_friction: a.partial::<5>("solimpfriction", DEFAULT_SOLIMP)?,
+    })
+}
+
+/// Reads a `<freejoint>` (no default class applies).
+pub fn read_freejoint(e: &Element) -> Result<JointSpec> {
+    e.check_attributes(schema::FREEJOINT)?;
+    if let Some(c) = e.children.first() {
+        return Err(e.unknown_child(c));
+    }
+    let a = Attrs::own(e);
+    a.int("group")?;
+    if a.keyword("align", &[("false", false), ("true", true), ("auto", false)])? == Some(true) {
+        return Err(a.unsupported(Some("align"), "moving the body frame onto its inertial frame"));
+    }
+    Ok(JointSpec {
+        name: a.str("name").unwrap_or_default().to_string(),
+        kind: JointKind::Free,
+        pos: DVec3::ZERO,
+        axis: DVec3::Z,
+        range: None,
+        armature: 0.0,
+        damping: 0.0,
+        stiffness: 0.0,
+        springref: 0.0,
+        frictionloss: 0.0,
+        reference: 0.0,
+        solref_limit: DEFAULT_SOLREF,
+        solimp_limit: DEFAULT_SOLIMP,
+        solref_friction: DEFAULT_SOLREF,
+        solimp_friction: DEFAULT_SOLIMP,
+    })
+}
+
+/// `(nq, nv)` of a joint kind.
+pub fn dims(kind: JointKind) -> (usize, usize) {
+    match kind {
+        JointKind::Free => (7, 6),
+        JointKind::Ball => (4, 3),
+        JointKind::Hinge | JointKind::Slide => (1, 1),
+    }
+}

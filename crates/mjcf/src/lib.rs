@@ -1,0 +1,135 @@
+//! # signorini-mjcf
+//!
+//! Loads a documented subset of MuJoCo's MJCF format into the plain-data [`ModelSpec`] of `signorini-model` (which
+//! stays free of XML). `docs/MJCF.md` lists what is simulated, what is accepted but not simulated, and what is an
+//! error. Everything outside the subset is a typed [`MjcfError`] naming the file, line, element and attribute; nothing
+//! is silently ignored.
+//!
+//! ```no_run
+//! let loaded = signorini_mjcf::load_mjcf(std::path::Path::new("scene.xml"))?;
+//! println!("{} bodies, timestep {:?}", loaded.spec.bodies.len(), loaded.options.timestep);
+//! # Ok::<(), signorini_mjcf::MjcfError>(())
+//! ```
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`xml`] | owned XML tree with a file and line on every element and attribute |
+//! | `include` | `<include>` splicing |
+//! | [`attrs`] | typed attribute reading over default-class layers |
+//! | `defaults` | default classes, inheritance, `childclass` |
+//! | [`compiler`] | `<compiler>` settings |
+//! | [`options`] | `<option>`/`<flag>` as given ([`MjcfOptions`]) |
+//! | [`orientation`] | `quat`, `axisangle`, `euler`, `xyaxes`, `zaxis`, `fromto` frames |
+//! | `assets`, [`mesh_io`] | mesh assets; STL and OBJ readers |
+//! | `tree`, `joint`, `geom` | bodies, joints, geoms, sites |
+//! | `compile_inertia` | body inertia from `<inertial>` or from geoms, as MuJoCo compiles it |
+//! | `actuator`, `equality`, `contact`, `keyframe` | the remaining sections |
+
+pub mod attrs;
+pub mod compiler;
+pub mod error;
+pub mod mesh_io;
+pub mod options;
+pub mod orientation;
+pub mod xml;
+
+mod actuator;
+mod assets;
+mod compile_inertia;
+mod contact;
+mod defaults;
+mod equality;
+mod geom;
+mod include;
+mod joint;
+mod keyframe;
+mod parse;
+mod schema;
+mod tree;
+
+use std::path::Path;
+
+pub use compiler::{Compiler, InertiaFromGeom};
+pub use error::{Location, MjcfError, Result};
+pub use geom::{DEFAULT_DENSITY, DEFAULT_FRICTION};
+pub use options::{Cone, Integrator, Jacobian, MjcfOptions, Solver};
+pub use parse::DEFAULT_GRAVITY;
+pub use signorini_model::spec::ModelSpec;
+
+/// What loading an MJCF file produces.
+#[derive(Debug, Clone)]
+pub struct LoadedMjcf {
+    /// The model.
+    pub spec: ModelSpec,
+    /// The `<option>` values given in the file.
+    pub options: MjcfOptions,
+    /// The `<compiler>` settings in effect.
+    pub compiler: Compiler,
+    /// The `<sensor>` children, kept as written (sensors are not simulated yet).
+    pub sensors_raw: Vec<RawElement>,
+    /// The `active` flag of each equality constraint, in the order of `spec.equalities`.
+    pub equality_active: Vec<bool>,
+    /// Elements accepted but not simulated (visual, statistic, size, custom, camera, light, texture, material, skin).
+    pub not_simulated: Vec<NotSimulated>,
+}
+
+/// An element kept as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawElement {
+    /// Tag name (e.g. `jointpos`).
+    pub name: String,
+    /// Attributes `(name, value)` in document order.
+    pub attributes: Vec<(String, String)>,
+    /// Element children.
+    pub children: Vec<RawElement>,
+    /// Where it is written.
+    pub at: Location,
+}
+
+impl RawElement {
+    fn from_element(e: &xml::Element) -> Self {
+        RawElement {
+            name: e.name.clone(),
+            attributes: e.attributes.iter().map(|a| (a.name.clone(), a.value.clone())).collect(),
+            children: e.children.iter().map(RawElement::from_element).collect(),
+            at: e.at.clone(),
+        }
+    }
+
+    /// The value of attribute `name`, if present.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attributes.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// An element that was accepted but does not change the dynamics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotSimulated {
+    /// Tag name.
+    pub element: String,
+    /// Where it is written.
+    pub at: Location,
+}
+
+/// What every element reader needs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    pub compiler: &'a Compiler,
+    pub defaults: &'a defaults::Defaults,
+    pub assets: &'a assets::Assets,
+}
+
+/// Loads the MJCF file `path`. Includes and asset files are resolved relative to its folder.
+pub fn load_mjcf(path: &Path) -> Result<LoadedMjcf> {
+    let root = xml::read_file(path, None)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    parse::load(root, dir, vec![key])
+}
+
+/// Loads MJCF text; includes and asset files are resolved relative to `base_dir`, and locations name the file
+/// `base_dir/<string>`.
+pub fn load_mjcf_str(xml: &str, base_dir: &Path) -> Result<LoadedMjcf> {
+    let root = xml::parse(xml, &base_dir.join("<string>"))?;
+    parse::load(root, base_dir, Vec::new())
+}

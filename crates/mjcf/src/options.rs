@@ -1,0 +1,282 @@
+//! `<option>` and its `<flag>`: the simulation options as written in the file, each `None` when not given, so that
+//! the simulator can tell "not given" (take signorini's default) from an explicit value.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::attrs::Attrs;
+use crate::error::Result;
+use crate::xml::Element;
+
+/// MJCF `integrator`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrator {
+    /// `Euler` (semi-implicit Euler).
+    Euler,
+    /// `RK4`.
+    Rk4,
+    /// `implicit`.
+    Implicit,
+    /// `implicitfast`.
+    ImplicitFast,
+}
+
+/// MJCF `cone`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cone {
+    /// `pyramidal`.
+    Pyramidal,
+    /// `elliptic`.
+    Elliptic,
+}
+
+/// MJCF `solver`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Solver {
+    /// `PGS`.
+    Pgs,
+    /// `CG`.
+    Cg,
+    /// `Newton`.
+    Newton,
+}
+
+/// MJCF `jacobian` (a computation choice; it does not change the dynamics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Jacobian {
+    /// `dense`.
+    Dense,
+    /// `sparse`.
+    Sparse,
+    /// `auto`.
+    Auto,
+}
+
+/// The `<option>` values given in the file (`None`: not given).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MjcfOptions {
+    /// `timestep` (s).
+    pub timestep: Option<f64>,
+    /// `gravity` (m/s²).
+    pub gravity: Option<[f64; 3]>,
+    /// `magnetic` (T; only read by magnetometer sensors).
+    pub magnetic: Option<[f64; 3]>,
+    /// `integrator`.
+    pub integrator: Option<Integrator>,
+    /// `cone`.
+    pub cone: Option<Cone>,
+    /// `solver`.
+    pub solver: Option<Solver>,
+    /// `jacobian`.
+    pub jacobian: Option<Jacobian>,
+    /// `iterations`.
+    pub iterations: Option<u32>,
+    /// `tolerance`.
+    pub tolerance: Option<f64>,
+    /// `ls_iterations`.
+    pub ls_iterations: Option<u32>,
+    /// `ls_tolerance`.
+    pub ls_tolerance: Option<f64>,
+    /// `impratio`.
+    pub impratio: Option<f64>,
+    /// `noslip_iterations`.
+    pub noslip_iterations: Option<u32>,
+    /// `noslip_tolerance`.
+    pub noslip_tolerance: Option<f64>,
+    /// `ccd_iterations` (also read from the older `mpr_iterations`).
+    pub ccd_iterations: Option<u32>,
+    /// `ccd_tolerance` (also read from the older `mpr_tolerance`).
+    pub ccd_tolerance: Option<f64>,
+    /// `apirate` (remote API only; not simulated).
+    pub apirate: Option<f64>,
+    /// `<flag>` values given, by MuJoCo name: `true` = `enable`, `false` = `disable`.
+    pub flags: BTreeMap<String, bool>,
+}
+
+/// MuJoCo's disable flags (enabled by default) and enable flags (disabled by default), by XML name.
+pub const DISABLE_FLAGS: &[&str] = &[
+    "constraint",
+    "equality",
+    "frictionloss",
+    "limit",
+    "contact",
+    "passive",
+    "spring",
+    "damper",
+    "gravity",
+    "clampctrl",
+    "warmstart",
+    "filterparent",
+    "actuation",
+    "refsafe",
+    "sensor",
+    "midphase",
+    "eulerdamp",
+    "autoreset",
+    "nativeccd",
+    "island",
+];
+/// See [`DISABLE_FLAGS`].
+pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete", "multiccd", "sleep"];
+
+const ATTRIBUTES: &[&str] = &[
+    "timestep",
+    "gravity",
+    "wind",
+    "magnetic",
+    "density",
+    "viscosity",
+    "integrator",
+    "cone",
+    "solver",
+    "jacobian",
+    "iterations",
+    "tolerance",
+    "ls_iterations",
+    "ls_tolerance",
+    "impratio",
+    "noslip_iterations",
+    "noslip_tolerance",
+    "ccd_iterations",
+    "ccd_tolerance",
+    "mpr_iterations",
+    "mpr_tolerance",
+    "sdf_iterations",
+    "sdf_initpoints",
+    "apirate",
+    "o_margin",
+    "o_solref",
+    "o_solimp",
+    "o_friction",
+    "actuatorgroupdisable",
+];
+
+fn count(a: &Attrs<'_>, name: &str) -> Result<Option<u32>> {
+    match a.int(name)? {
+        None => Ok(None),
+        Some(v) => {
+            u32::try_from(v).map(Some).map_err(|_| a.invalid_named(name, "must be a non-negative integer"))
+        }
+    }
+}
+
+fn nonneg(a: &Attrs<'_>, name: &str) -> Result<Option<f64>> {
+    match a.f64(name)? {
+        Some(v) if v < 0.0 => Err(a.invalid_named(name, "must be >= 0")),
+        v => Ok(v),
+    }
+}
+
+impl MjcfOptions {
+    /// Applies one `<option>` element (several apply in document order).
+    pub fn apply(&mut self, e: &Element) -> Result<()> {
+        e.check_attributes(ATTRIBUTES)?;
+        let a = Attrs::own(e);
+        if let Some(t) = a.f64("timestep")? {
+            if !(t > 0.0) {
+                return Err(a.invalid_named("timestep", "must be > 0"));
+            }
+            self.timestep = Some(t);
+        }
+        set(&mut self.gravity, a.array::<3>("gravity")?);
+        set(&mut self.magnetic, a.array::<3>("magnetic")?);
+        for name in ["wind", "density", "viscosity"] {
+            if a.numbers(name)?.is_some_and(|v| v.iter().any(|x| *x != 0.0)) {
+                return Err(a.unsupported(Some(name), "fluid forces (wind, density, viscosity)"));
+            }
+        }
+        if a.get("actuatorgroupdisable").is_some_and(|g| !g.value.trim().is_empty()) {
+            return Err(a.unsupported(Some("actuatorgroupdisable"), "disabling actuator groups"));
+        }
+        set(
+            &mut self.integrator,
+            a.keyword(
+                "integrator",
+                &[
+                    ("Euler", Integrator::Euler),
+                    ("RK4", Integrator::Rk4),
+                    ("implicit", Integrator::Implicit),
+                    ("implicitfast", Integrator::ImplicitFast),
+                ],
+            )?,
+        );
+        set(
+            &mut self.cone,
+            a.keyword("cone", &[("pyramidal", Cone::Pyramidal), ("elliptic", Cone::Elliptic)])?,
+        );
+        set(
+            &mut self.solver,
+            a.keyword("solver", &[("PGS", Solver::Pgs), ("CG", Solver::Cg), ("Newton", Solver::Newton)])?,
+        );
+        set(
+            &mut self.jacobian,
+            a.keyword(
+                "jacobian",
+                &[("dense", Jacobian::Dense), ("sparse", Jacobian::Sparse), ("auto", Jacobian::Auto)],
+            )?,
+        );
+        set(&mut self.iterations, count(&a, "iterations")?);
+        set(&mut self.ls_iterations, count(&a, "ls_iterations")?);
+        set(&mut self.noslip_iterations, count(&a, "noslip_iterations")?);
+        set(&mut self.ccd_iterations, count(&a, "mpr_iterations")?);
+        set(&mut self.ccd_iterations, count(&a, "ccd_iterations")?);
+        count(&a, "sdf_iterations")?;
+        count(&a, "sdf_initpoints")?;
+        set(&mut self.tolerance, nonneg(&a, "tolerance")?);
+        set(&mut self.ls_tolerance, nonneg(&a, "ls_tolerance")?);
+        set(&mut self.noslip_tolerance, nonneg(&a, "noslip_tolerance")?);
+        set(&mut self.ccd_tolerance, nonneg(&a, "mpr_tolerance")?);
+        set(&mut self.ccd_tolerance, nonneg(&a, "ccd_tolerance")?);
+        set(&mut self.apirate, nonneg(&a, "apirate")?);
+        if let Some(r) = a.f64("impratio")? {
+            if !(r > 0.0) {
+                return Err(a.invalid_named("impratio", "must be > 0"));
+            }
+            self.impratio = Some(r);
+        }
+        a.f64("o_margin")?;
+        a.array::<2>("o_solref")?;
+        a.array::<5>("o_solimp")?;
+        a.array::<5>("o_friction")?;
+        for child in &e.children {
+            if child.name != "flag" {
+                return Err(e.unknown_child(child));
+            }
+            self.apply_flags(child)?;
+        }
+        Ok(())
+    }
+
+    fn apply_flags(&mut self, e: &Element) -> Result<()> {
+        let mut names: Vec<&str> = DISABLE_FLAGS.to_vec();
+        names.extend_from_slice(ENABLE_FLAGS);
+        e.check_attributes(&names)?;
+        let a = Attrs::own(e);
+        for attr in &e.attributes {
+            let on = a.keyword(&attr.name, &[("enable", true), ("disable", false)])?.unwrap_or(true);
+            if attr.name == "override" && on {
+                return Err(
+                    a.unsupported(Some("override"), "contact parameter override (o_margin, o_solref, ...)")
+                );
+            }
+            self.flags.insert(attr.name.clone(), on);
+        }
+        Ok(())
+    }
+
+    /// Whether flag `name` is enabled, given MuJoCo's default for it.
+    pub fn flag(&self, name: &str) -> bool {
+        self.flags.get(name).copied().unwrap_or(DISABLE_FLAGS.contains(&name))
+    }
+}
+
+fn set<T>(slot: &mut Option<T>, v: Option<T>) {
+    if v.is_some() {
+        *slot = v;
+    }
+}

@@ -1,0 +1,140 @@
+//! The top level: `<mujoco>` sections in MuJoCo's order (compiler, option, default, asset, worldbody, contact,
+//! equality, actuator, sensor, keyframe), whatever their order in the file.
+
+use std::path::{Path, PathBuf};
+
+use glam::DVec3;
+use signorini_model::spec::ModelSpec;
+
+use crate::assets::Assets;
+use crate::compiler::Compiler;
+use crate::defaults::Defaults;
+use crate::error::{MjcfError, Result};
+use crate::options::MjcfOptions;
+use crate::tree::Tree;
+use crate::xml::Element;
+use crate::{Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe};
+
+/// Top-level sections that signorini reads.
+const SECTIONS: &[&str] = &[
+    "compiler",
+    "option",
+    "default",
+    "asset",
+    "worldbody",
+    "contact",
+    "equality",
+    "actuator",
+    "sensor",
+    "keyframe",
+];
+/// Top-level sections that are accepted and not simulated.
+const NOT_SIMULATED_SECTIONS: &[&str] = &["visual", "statistic", "size", "custom"];
+/// Elements anywhere in the tree that are accepted and not simulated.
+const NOT_SIMULATED_ELEMENTS: &[&str] = &["camera", "light", "texture", "material", "skin"];
+
+/// MuJoCo's default gravity (m/s²).
+pub const DEFAULT_GRAVITY: DVec3 = DVec3::new(0.0, 0.0, -9.81);
+
+/// Loads a parsed `<mujoco>` tree; `model_dir` is the folder of the main file, `stack` the files being included.
+pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Result<LoadedMjcf> {
+    if root.name != "mujoco" {
+        return Err(MjcfError::Invalid {
+            at: root.at.clone(),
+            element: root.name.clone(),
+            reason: "an MJCF file has a <mujoco> root element".into(),
+        });
+    }
+    root.check_attributes(&["model"])?;
+    include::expand(&mut root, model_dir, &mut stack)?;
+
+    let mut not_simulated = Vec::new();
+    for s in &root.children {
+        let name = s.name.as_str();
+        if name == "tendon" {
+            return Err(not_supported(s, "tendons (not yet)"));
+        }
+        if matches!(name, "extension" | "deformable") {
+            return Err(not_supported(s, "plugins and deformable objects"));
+        }
+        if NOT_SIMULATED_SECTIONS.contains(&name) {
+            not_simulated.push(NotSimulated { element: s.name.clone(), at: s.at.clone() });
+        } else if !SECTIONS.contains(&name) {
+            return Err(root.unknown_child(s));
+        }
+    }
+    let sections = |name: &'static str| root.children.iter().filter(move |s| s.name == name);
+
+    let mut compiler = Compiler::default();
+    for s in sections("compiler") {
+        compiler.apply(s)?;
+    }
+    let mut options = MjcfOptions::default();
+    for s in sections("option") {
+        options.apply(s)?;
+    }
+    let mut defaults = Defaults::default();
+    for s in sections("default") {
+        defaults.add_top_level(s)?;
+    }
+    let mut assets = Assets::default();
+    for s in sections("asset") {
+        assets.add_section(s, &defaults, &compiler, model_dir)?;
+    }
+    let ctx = Ctx { compiler: &compiler, defaults: &defaults, assets: &assets };
+    let mut tree = Tree::default();
+    for s in sections("worldbody") {
+        tree.add_worldbody(s, &ctx)?;
+    }
+    tree.compile_inertia(&ctx)?;
+
+    let mut spec = ModelSpec {
+        name: root.attr("model").unwrap_or("MuJoCo Model").to_string(),
+        bodies: Vec::new(),
+        actuators: Vec::new(),
+        equalities: Vec::new(),
+        keyframes: Vec::new(),
+        gravity: options.gravity.map_or(DEFAULT_GRAVITY, DVec3::from_array),
+        contact_excludes: Vec::new(),
+        contact_pairs: Vec::new(),
+    };
+    for s in sections("contact") {
+        contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;
+    }
+    let mut equality_active = Vec::new();
+    for s in sections("equality") {
+        equality::read_section(s, &tree, &ctx, &mut spec.equalities, &mut equality_active)?;
+    }
+    for s in sections("actuator") {
+        actuator::read_section(s, &tree, &ctx, &mut spec.actuators)?;
+    }
+    let mut sensors_raw = Vec::new();
+    for s in sections("sensor") {
+        s.check_attributes(&[])?;
+        sensors_raw.extend(s.children.iter().map(RawElement::from_element));
+    }
+    let (nq, nv) = tree.dims();
+    for s in sections("keyframe") {
+        keyframe::read_section(s, nq, nv, spec.actuators.len(), &mut spec.keyframes)?;
+    }
+    collect_not_simulated(&root, &mut not_simulated);
+    spec.bodies = tree.bodies;
+    Ok(LoadedMjcf { spec, options, compiler, sensors_raw, equality_active, not_simulated })
+}
+
+fn not_supported(e: &Element, what: &str) -> MjcfError {
+    MjcfError::NotSupported { at: e.at.clone(), element: e.name.clone(), attribute: None, what: what.into() }
+}
+
+fn collect_not_simulated(e: &Element, out: &mut Vec<NotSimulated>) {
+    for c in &e.children {
+        if NOT_SIMULATED_SECTIONS.contains(&c.name.as_str()) || c.name == "sensor" {
+            continue;
+        }
+        if NOT_SIMULATED_ELEMENTS.contains(&c.name.as_str()) {
+            out.push(NotSimulated { element: c.name.clone(), at: c.at.clone() });
+        } else {
+            collect_not_simulated(c, out);
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! `<worldbody>`: the kinematic tree. Bodies are numbered depth-first in document order (world = 0), joints and
+//! geoms in body order, as MuJoCo numbers them; a body's joints, geoms and sites come before its child bodies'.
+
+use std::collections::HashMap;
+
+use glam::{DQuat, DVec3};
+use signorini_model::spec::{BodySpec, JointKind, JointSpec};
+
+use crate::Ctx;
+use crate::attrs::Attrs;
+use crate::compile_inertia::{self, GeomMass, InertiaSource, ZERO_INERTIAL};
+use crate::error::{Location, MjcfError, Result};
+use crate::geom;
+use crate::joint;
+use crate::orientation;
+use crate::schema;
+use crate::xml::Element;
+
+/// A joint in model order.
+#[derive(Debug, Clone)]
+pub struct JointInfo {
+    /// Kind.
+    pub kind: JointKind,
+    /// Range, when limited.
+    pub range: Option<[f64; 2]>,
+}
+
+/// The kinematic tree being built, with the name tables the later sections look names up in.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    /// Bodies; 0 is the world.
+    pub bodies: Vec<BodySpec>,
+    /// Per body, what its inertia is compiled from.
+    pub inertia: Vec<InertiaSource>,
+    /// Joints in model order.
+    pub joints: Vec<JointInfo>,
+    /// Body index by name.
+    pub body_names: HashMap<String, usize>,
+    /// Joint index by name.
+    pub joint_names: HashMap<String, usize>,
+    /// `(body, geom within body)` by geom name.
+    pub geom_names: HashMap<String, (usize, usize)>,
+    site_names: HashMap<String, ()>,
+    /// Per body (filled as bodies are completed): whether it or an ancestor has a joint.
+    moving: Vec<bool>,
+}
+
+/// Body children that are accepted but not simulated.
+const NOT_SIMULATED: &[&str] = &["camera", "light"];
+/// MuJoCo body children that signorini does not support.
+const UNSUPPORTED: &[&str] = &["frame", "composite", "flexcomp", "replicate", "attach", "plugin"];
+
+impl Default for Tree {
+    fn default() -> Self {
+        Tree {
+            bodies: vec![BodySpec {
+                name: "world".into(),
+                parent: 0,
+                pos: DVec3::ZERO,
+                quat: DQuat::IDENTITY,
+                inertial: ZERO_INERTIAL,
+                joints: Vec::new(),
+                geoms: Vec::new(),
+                sites: Vec::new(),
+            }],
+            inertia: vec![InertiaSource::default()],
+            joints: Vec::new(),
+            body_names: HashMap::from([("world".to_string(), 0)]),
+            joint_names: HashMap::new(),
+            geom_names: HashMap::new(),
+            site_names: HashMap::new(),
+            moving: vec![false],
+        }
+    }
+}
+
+fn check_unique<V>(map: &HashMap<String, V>, name: &str, e: &Element, kind: &'static str) -> Result<()> {
+    if !name.is_empty() && map.contains_key(name) {
+        return Err(MjcfError::DuplicateName {
+            at: e.attribute("name").map_or(e.at.clone(), |a| a.at.clone()),
+            element: e.name.clone(),
+            kind,
+            name: name.to_string(),
+        });
+    }
+    Ok(())
+}
+
+impl Tree {
+    /// Reads one `<worldbody>` section (several add to the same world).
+    pub fn add_worldbody(&mut self, e: &Element, ctx: &Ctx<'_>) -> Result<()> {
+        e.check_attributes(&[])?;
+        self.add_children(e, 0, 0, ctx)
+    }
+
+    /// Number of position and velocity coordinates.
+    pub fn dims(&self) -> (usize, usize) {
+        self.joints.iter().fold((0, 0), |(q, v), j| {
+            let (dq, dv) = joint::dims(j.kind);
+            (q + dq, v + dv)
+        })
+    }
+
+    fn add_children(&mut self, e: &Element, body: usize, class: usize, ctx: &Ctx<'_>) -> Result<()> {
+        let mut inertial_seen: Option<&Location> = None;
+        let mut plane: Option<&Element> = None;
+        for child in &e.children {
+            match child.name.as_str() {
+                "body" => {}
+                "geom" => {
+                    let g = geom::read_geom(child, ctx.defaults.resolve(child, class)?, ctx)?;
+                    if matches!(g.spec.shape, signorini_geometry::Shape::Plane(_)) {
+                        plane = plane.or(Some(child));
+                    }
+                    check_unique(&self.geom_names, &g.spec.name, child, "geom")?;
+                    if !g.spec.name.is_empty() {
+                        self.geom_names.insert(g.spec.name.clone(), (body, self.bodies[body].geoms.len()));
+                    }
+                    self.inertia[body].geoms.push(GeomMass {
+                        pos: g.spec.pos,
+                        quat: g.spec.quat,
+                        props: g.props,
+                        group: g.group,
+                        primitive: g.primitive,
+                    });
+                    self.bodies[body].geoms.push(g.spec);
+                }
+                "site" => {
+                    let s = geom::read_site(child, ctx.defaults.resolve(child, class)?, ctx)?;
+                    check_unique(&self.site_names, &s.0, child, "site")?;
+                    if !s.0.is_empty() {
+                        self.site_names.insert(s.0.clone(), ());
+                    }
+                    self.bodies[body].sites.push(s);
+                }
+                "joint" | "freejoint" if body != 0 => {
+                    let j = if child.name == "joint" {
+                        joint::read_joint(child, ctx.defaults.resolve(child, class)?, ctx)?
+                    } else {
+                        joint::read_freejoint(child)?
+                    };
+                    self.add_joint(child, body, j)?;
+                }
+                "inertial" if body != 0 => {
+                    if let Some(first) = inertial_seen {
+                        return Err(MjcfError::Invalid {
+                            at: child.at.clone(),
+                            element: "inertial".into(),
+                            reason: format!("a body has at most one <inertial> (first at {first})"),
+                        });
+                    }
+                    inertial_seen = Some(&child.at);
+                    self.inertia[body].explicit = Some(compile_inertia::read_inertial(child, ctx.compiler)?);
+                }
+                n if NOT_SIMULATED.contains(&n) => {}
+                n if UNSUPPORTED.contains(&n) => {
+                    return Err(MjcfError::NotSupported {
+                        at: child.at.clone(),
+                        element: child.name.clone(),
+                        attribute: None,
+                        what: format!("<{n}> in a body"),
+                    });
+                }
+                _ => return Err(e.unknown_child(child)),
+            }
+        }
+        if body != 0 {
+            let moving = self.moving[self.bodies[body].parent] || !self.bodies[body].joints.is_empty();
+            self.moving.push(moving);
+        }
+        if let (true, Some(p)) = (self.moving[body], plane) {
+            return Err(MjcfError::Invalid {
+                at: p.at.clone(),
+                element: "geom".into(),
+                reason: "a plane is only allowed in a body that does not move (no joints up to the world)"
+                    .into(),
+            });
+        }
+        for child in e.children.iter().filter(|c| c.name == "body") {
+            self.add_body(child, body, class, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn add_joint(&mut self, e: &Element, body: usize, j: JointSpec) -> Result<()> {
+        check_unique(&self.joint_names, &j.name, e, "joint")?;
+        if !j.name.is_empty() {
+            self.joint_names.insert(j.name.clone(), self.joints.len());
+        }
+        self.joints.push(JointInfo { kind: j.kind, range: j.range });
+        self.bodies[body].joints.push(j);
+        Ok(())
+    }
+
+    fn add_body(&mut self, e: &Element, parent: usize, class: usize, ctx: &Ctx<'_>) -> Result<()> {
+        e.check_attributes(schema::BODY)?;
+        let a = Attrs::own(e);
+        if a.bool("mocap")? == Some(true) {
+            return Err(a.unsupported(Some("mocap"), "mocap bodies"));
+        }
+        if a.f64_or("gravcomp", 0.0)? != 0.0 {
+            return Err(a.unsupported(Some("gravcomp"), "gravity compensation"));
+        }
+        let name = a.str("name").unwrap_or_default().to_string();
+        check_unique(&self.body_names, &name, e, "body")?;
+        let class = match a.get("childclass") {
+            Some(c) => ctx.defaults.class_of(e, "childclass", &c.value)?,
+            None => class,
+        };
+        let index = self.bodies.len();
+        if !name.is_empty() {
+            self.body_names.insert(name.clone(), index);
+        }
+        self.bodies.push(BodySpec {
+            name,
+            parent,
+            pos: DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?),
+            quat: orientation::read(&a, ctx.compiler)?,
+            inertial: ZERO_INERTIAL,
+            joints: Vec::new(),
+            geoms: Vec::new(),
+            sites: Vec::new(),
+        });
+        let body = &self.bodies[index];
+        self.inertia.push(InertiaSource {
+            frame: (body.pos, body.quat),
+            at: Some(e.at.clone()),
+            ..Default::default()
+        });
+        self.add_children(e, index, class, ctx)
+    }
+
+    /// Compiles the inertias and fills `inertial` of every body and `mass` of every geom.
+    pub fn compile_inertia(&mut self, ctx: &Ctx<'_>) -> Result<()> {
+        let (inertials, masses) = compile_inertia::compile(&self.inertia, ctx.compiler)?;
+        for ((body, inertial), masses) in self.bodies.iter_mut().zip(inertials).zip(masses) {
+            body.inertial = inertial;
+            for (g, m) in body.geoms.iter_mut().zip(masses) {
+                g.mass = m;
+            }
+        }
+        Ok(())
+    }
+
+    /// The body named by attribute `attribute` of `e`.
+    pub fn body(&self, a: &Attrs<'_>, attribute: &str) -> Result<Option<usize>> {
+        lookup(&self.body_names, a, attribute, "body")
+    }
+
+    /// The joint named by attribute `attribute` of `e`.
+    pub fn joint(&self, a: &Attrs<'_>, attribute: &str) -> Result<Option<usize>> {
+        lookup(&self.joint_names, a, attribute, "joint")
+    }
+
+    /// The geom named by attribute `attribute` of `e`.
+    pub fn geom(&self, a: &Attrs<'_>, attribute: &str) -> Result<Option<(usize, usize)>> {
+        lookup(&self.geom_names, a, attribute, "geom")
+    }
+}
+
+fn lookup<V: Copy>(
+    map: &HashMap<String, V>,
+    a: &Attrs<'_>,
+    attribute: &str,
+    kind: &'static str,
+) -> Result<Option<V>> {
+    let Some(attr) = a.get(attribute) else {
+        return Ok(None);
+    };
+    map.get(&attr.value).copied().map(Some).ok_or_else(|| MjcfError::UndefinedName {
+        at: attr.at.clone(),
+        element: a.element().to_string(),
+        attribute: attribute.into(),
+        kind,
+        name: attr.value.clone(),
+    })
+}

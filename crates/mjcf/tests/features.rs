@@ -1,0 +1,429 @@
+//! The MJCF subset feature by feature: default classes, orientations, inertia compilation, meshes, actuators,
+//! equalities, contacts, options, includes, sensors.
+
+use std::f64::consts::{FRAC_PI_2, PI};
+use std::path::{Path, PathBuf};
+
+use glam::{DMat3, DQuat, DVec3};
+use signorini_geometry::Shape;
+use signorini_mjcf::{Integrator, LoadedMjcf, Solver, load_mjcf, load_mjcf_str};
+use signorini_model::spec::{EqualitySpec, JointKind};
+
+fn load(xml: &str) -> LoadedMjcf {
+    load_mjcf_str(xml, Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn body<'a>(m: &'a LoadedMjcf, name: &str) -> &'a signorini_model::spec::BodySpec {
+    m.spec.bodies.iter().find(|b| b.name == name).unwrap()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("signorini-mjcf-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn default_classes_inherit_and_childclass_applies() {
+    let m = load(
+        r#"<mujoco>
+  <default>
+    <geom size="0.1 0.2 0.3" friction="0.5"/>
+    <joint damping="1"/>
+    <default class="arm">
+      <joint damping="3" range="-90 90"/>
+      <geom type="capsule" size="0.05"/>
+      <default class="tip"><geom type="sphere"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="b" childclass="arm">
+      <joint name="j"/>
+      <geom name="g" fromto="0 0 0 0 0 0.4"/>
+      <geom name="t" class="tip" pos="0 0 0.4"/>
+      <body name="c">
+        <joint name="k" class="main"/>
+        <geom name="m" type="box" size="0.5"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"#,
+    );
+    let b = body(&m, "b");
+    let j = &b.joints[0];
+    assert_eq!(j.damping, 3.0);
+    let r = j.range.unwrap();
+    assert!((r[0] + FRAC_PI_2).abs() < 1e-15 && (r[1] - FRAC_PI_2).abs() < 1e-15, "degrees by default");
+    let Shape::Capsule(c) = &b.geoms[0].shape else { panic!() };
+    assert_eq!((c.radius(), c.half_length()), (0.05, 0.2));
+    assert_eq!(b.geoms[0].friction, [0.5, 0.005, 0.0001]);
+    assert_eq!(b.geoms[0].pos, DVec3::new(0.0, 0.0, 0.2));
+    let Shape::Sphere(s) = &b.geoms[1].shape else { panic!() };
+    assert_eq!(s.radius(), 0.05);
+    let c = body(&m, "c");
+    assert_eq!((c.joints[0].damping, c.joints[0].range), (1.0, None));
+    let Shape::Box(bx) = &c.geoms[0].shape else { panic!() };
+    assert_eq!(bx.half_extents(), DVec3::new(0.5, 0.2, 0.3), "partial size over the class's");
+}
+
+#[test]
+fn orientations() {
+    let m = load(
+        r#"<mujoco>
+  <compiler eulerseq="XYZ"/>
+  <worldbody>
+    <body name="aa" axisangle="0 0 1 90"/>
+    <body name="xy" xyaxes="0 1 0 -1 0 0"/>
+    <body name="z" zaxis="1 0 0"/>
+    <body name="e" euler="30 0 90"/>
+    <body name="q" quat="2 0 0 0"/>
+  </worldbody>
+</mujoco>"#,
+    );
+    let rz = DQuat::from_rotation_z(FRAC_PI_2);
+    assert!(body(&m, "aa").quat.abs_diff_eq(rz, 1e-15));
+    assert!(body(&m, "xy").quat.abs_diff_eq(rz, 1e-15));
+    assert!((body(&m, "z").quat * DVec3::Z - DVec3::X).length() < 1e-15);
+    let e = DQuat::from_rotation_z(FRAC_PI_2) * DQuat::from_rotation_x(PI / 6.0);
+    assert!(body(&m, "e").quat.abs_diff_eq(e, 1e-15), "extrinsic XYZ");
+    assert_eq!(body(&m, "q").quat, DQuat::IDENTITY);
+}
+
+#[test]
+fn multi_geom_inertia_is_summed_and_diagonalised() {
+    let m = load(
+        r#"<mujoco>
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="two">
+      <freejoint/>
+      <geom type="sphere" size="0.1" pos="0.2 0 0"/>
+      <geom type="sphere" size="0.1" pos="-0.2 0 0" mass="2"/>
+    </body>
+    <body name="tilted">
+      <freejoint/>
+      <geom type="box" size="0.1 0.3 0.2" euler="0.3 0.2 0.1"/>
+      <geom type="capsule" size="0.05 0.1" pos="0.1 0.1 0" euler="1 0 0"/>
+    </body>
+  </worldbody>
+</mujoco>"#,
+    );
+    let two = body(&m, "two").inertial;
+    let m1 = 1000.0 * 4.0 / 3.0 * PI * 1e-3;
+    assert!((two.mass - (m1 + 2.0)).abs() < 1e-12);
+    let com = (m1 * 0.2 - 2.0 * 0.2) / (m1 + 2.0);
+    assert!((two.pos - DVec3::new(com, 0.0, 0.0)).length() < 1e-15);
+    let isph = |m: f64| 0.4 * m * 0.01;
+    let iyy = isph(m1) + isph(2.0) + m1 * (0.2 - com).powi(2) + 2.0 * (0.2 + com).powi(2);
+    assert!((two.inertia - DVec3::new(iyy, iyy, isph(m1) + isph(2.0))).abs().max_element() < 1e-14);
+    assert_eq!(body(&m, "two").geoms[1].mass, 2.0);
+
+    // A general body: the principal frame reproduces the parallel-axis sum.
+    let b = body(&m, "tilted");
+    let i = b.inertial;
+    assert!(i.inertia.x >= i.inertia.y && i.inertia.y >= i.inertia.z);
+    let r = DMat3::from_quat(i.quat);
+    let tensor = r * DMat3::from_diagonal(i.inertia) * r.transpose();
+    let mut sum = DMat3::ZERO;
+    let mut mass = 0.0;
+    let mut first = DVec3::ZERO;
+    for g in &b.geoms {
+        let p = signorini_geometry::MassProperties::from_mass(&g.shape, g.mass).unwrap();
+        let rg = DMat3::from_quat(g.quat);
+        sum += rg * p.inertia * rg.transpose();
+        mass += g.mass;
+        first += g.mass * g.pos;
+    }
+    let com = first / mass;
+    for g in &b.geoms {
+        let d = g.pos - com;
+        sum += g.mass * (DMat3::from_diagonal(DVec3::splat(d.length_squared())) - outer(d));
+    }
+    assert!((i.pos - com).length() < 1e-15);
+    for (x, y) in tensor.to_cols_array().iter().zip(sum.to_cols_array()) {
+        assert!((x - y).abs() < 1e-14, "{tensor} vs {sum}");
+    }
+}
+
+fn outer(d: DVec3) -> DMat3 {
+    DMat3::from_cols(d * d.x, d * d.y, d * d.z)
+}
+
+#[test]
+fn explicit_inertial_and_compiler_mass_options() {
+    let m = load(
+        r#"<mujoco>
+  <worldbody>
+    <body name="diag">
+      <inertial pos="0 0 1" mass="2" diaginertia="1 2 3" euler="0 0 90"/>
+      <geom size="0.1"/>
+    </body>
+    <body name="full">
+      <inertial pos="0 0 0" mass="1" fullinertia="2 2 2 1 0 0"/>
+    </body>
+  </worldbody>
+</mujoco>"#,
+    );
+    let d = body(&m, "diag");
+    assert_eq!((d.inertial.mass, d.inertial.inertia), (2.0, DVec3::new(1.0, 2.0, 3.0)));
+    assert!(d.inertial.quat.abs_diff_eq(DQuat::from_rotation_z(FRAC_PI_2), 1e-15));
+    assert_eq!(d.geoms[0].mass, 0.0, "geoms do not contribute when <inertial> is given");
+    let f = body(&m, "full").inertial;
+    assert!((f.inertia - DVec3::new(3.0, 2.0, 1.0)).abs().max_element() < 1e-14);
+    let r = DMat3::from_quat(f.quat);
+    let back = r * DMat3::from_diagonal(f.inertia) * r.transpose();
+    assert!((back.x_axis.y - 1.0).abs() < 1e-14);
+
+    let m = load(
+        r#"<mujoco>
+  <compiler inertiafromgeom="true" settotalmass="10" boundinertia="0.5"/>
+  <worldbody>
+    <body name="a"><inertial pos="0 0 0" mass="100" diaginertia="1 1 1"/><geom type="box" size="0.1 0.1 0.1"/></body>
+    <body name="b"><geom type="box" size="0.1 0.1 0.1"/></body>
+  </worldbody>
+</mujoco>"#,
+    );
+    assert_eq!(body(&m, "a").inertial.mass, 5.0);
+    assert_eq!(body(&m, "b").inertial.mass, 5.0);
+    let want = DVec3::splat(0.5 * 10.0 / 16.0);
+    assert!((body(&m, "a").inertial.inertia - want).abs().max_element() < 1e-15);
+}
+
+fn cube_points() -> Vec<[f32; 3]> {
+    let mut v = Vec::new();
+    for i in 0..8 {
+        v.push([(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32]);
+    }
+    v
+}
+
+const CUBE_TRIS: [[usize; 3]; 12] = [
+    [0, 2, 1],
+    [1, 2, 3],
+    [4, 5, 6],
+    [5, 7, 6],
+    [0, 1, 4],
+    [1, 5, 4],
+    [2, 6, 3],
+    [3, 6, 7],
+    [0, 4, 2],
+    [2, 4, 6],
+    [1, 3, 5],
+    [3, 7, 5],
+];
+
+#[test]
+fn mesh_files_stl_and_obj() {
+    let dir = temp_dir("mesh");
+    std::fs::create_dir_all(dir.join("meshes")).unwrap();
+    let v = cube_points();
+    let mut stl = vec![0u8; 80];
+    stl.extend_from_slice(&(CUBE_TRIS.len() as u32).to_le_bytes());
+    for t in CUBE_TRIS {
+        stl.extend_from_slice(&[0; 12]);
+        for i in t {
+            for c in v[i] {
+                stl.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        stl.extend_from_slice(&[0; 2]);
+    }
+    std::fs::write(dir.join("meshes/cube.stl"), stl).unwrap();
+    let mut obj = String::from("# cube\n");
+    for p in &v {
+        obj += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+    }
+    for t in CUBE_TRIS {
+        obj += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    std::fs::write(dir.join("meshes/Cube.OBJ"), obj).unwrap();
+    std::fs::write(
+        dir.join("scene.xml"),
+        r#"<mujoco>
+  <compiler meshdir="meshes"/>
+  <asset>
+    <mesh file="cube.stl" scale="0.1 0.1 0.1"/>
+    <mesh name="obj" file="Cube.OBJ" scale="0.2 0.2 0.2" inertia="exact"/>
+  </asset>
+  <worldbody>
+    <body name="s"><freejoint/><geom type="mesh" mesh="cube" pos="1 0 0"/></body>
+    <body name="o"><freejoint/><geom mesh="obj" density="500"/></body>
+  </worldbody>
+</mujoco>"#,
+    )
+    .unwrap();
+    let m = load_mjcf(&dir.join("scene.xml")).unwrap_or_else(|e| panic!("{e}"));
+    let s = body(&m, "s");
+    assert!(matches!(s.geoms[0].shape, Shape::ConvexMesh(_)));
+    assert!((s.inertial.mass - 1.0).abs() < 1e-12);
+    assert!((s.inertial.pos - DVec3::new(1.05, 0.05, 0.05)).length() < 1e-12);
+    assert!((s.inertial.inertia - DVec3::splat(1.0 * 0.02 / 12.0)).abs().max_element() < 1e-12);
+    let o = body(&m, "o");
+    assert!((o.inertial.mass - 4.0).abs() < 1e-12);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn actuators() {
+    let m = load(
+        r#"<mujoco>
+  <compiler angle="radian"/>
+  <default>
+    <motor gear="2"/>
+    <default class="servo">
+      <position kp="50" kv="5"/>
+    </default>
+  </default>
+  <worldbody>
+    <body><joint name="a" range="-1 3"/><geom size="0.1"/>
+      <body><joint name="b" type="slide"/><geom size="0.1"/></body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="m" joint="a" ctrlrange="-1 1" forcerange="-5 5"/>
+    <position name="p" class="servo" joint="b"/>
+    <general name="g" class="servo" joint="b"/>
+    <velocity name="v" joint="a" kv="3" ctrllimited="false"/>
+    <general name="raw" joint="a" gainprm="7" biastype="affine" biasprm="1 2 -3"/>
+    <position name="inh" joint="a" inheritrange="0.5"/>
+  </actuator>
+</mujoco>"#,
+    );
+    let a = &m.spec.actuators;
+    assert_eq!((a[0].joint, a[0].gear, a[0].gain, a[0].bias), (0, 2.0, 1.0, [0.0; 3]));
+    assert_eq!((a[0].ctrlrange, a[0].forcerange), (Some([-1.0, 1.0]), Some([-5.0, 5.0])));
+    assert_eq!((a[1].joint, a[1].gain, a[1].bias), (1, 50.0, [0.0, -50.0, -5.0]));
+    assert_eq!((a[2].gain, a[2].bias), (50.0, [0.0, -50.0, -5.0]), "general inherits the class's servo");
+    assert_eq!((a[3].gain, a[3].bias, a[3].ctrlrange, a[3].gear), (3.0, [0.0, 0.0, -3.0], None, 2.0));
+    assert_eq!((a[4].gain, a[4].bias), (7.0, [1.0, 2.0, -3.0]));
+    assert_eq!(a[5].ctrlrange, Some([0.0, 2.0]));
+}
+
+#[test]
+fn equalities_contacts_keyframes() {
+    let m = load(
+        r#"<mujoco>
+  <worldbody>
+    <body name="a"><freejoint/><geom name="ga" size="0.1" priority="1" friction="0.3 0.01 0.001"/></body>
+    <body name="b"><joint name="h"/><joint name="s" type="slide"/>
+      <geom name="gb" size="0.1" friction="0.9" solmix="3" margin="0.01"/>
+      <geom name="gc" size="0.1" solref="0.04 2" friction="0.2"/>
+    </body>
+  </worldbody>
+  <equality>
+    <connect body1="a" anchor="0 0 1"/>
+    <weld name="w" body1="a" body2="b" relpose="1 0 0 0 0 0 1" active="false"/>
+    <weld body1="b"/>
+    <joint joint1="s" joint2="h" polycoef="0 2"/>
+  </equality>
+  <contact>
+    <exclude body1="a" body2="b"/>
+    <pair geom1="ga" geom2="gb"/>
+    <pair geom1="gb" geom2="gc" condim="4" gap="0.1"/>
+  </contact>
+  <keyframe><key name="k" time="1" qpos="0 0 1 1 0 0 0 0.5 0.1"/></keyframe>
+</mujoco>"#,
+    );
+    let s = &m.spec;
+    assert!(matches!(s.equalities[0], EqualitySpec::Connect { body1: 1, body2: 0, .. }));
+    let EqualitySpec::Weld { relpose, .. } = &s.equalities[1] else { panic!() };
+    let (p, q) = relpose.unwrap();
+    assert_eq!(p, DVec3::X);
+    assert!(q.abs_diff_eq(DQuat::from_rotation_z(PI), 1e-15));
+    assert!(matches!(s.equalities[2], EqualitySpec::Weld { relpose: None, body2: 0, .. }));
+    let EqualitySpec::Joint { joint1, joint2, polycoef, .. } = &s.equalities[3] else { panic!() };
+    assert_eq!((*joint1, *joint2, polycoef[1]), (2, Some(1), 2.0));
+    assert_eq!(m.equality_active, vec![true, false, true, true]);
+    assert_eq!(s.contact_excludes, vec![(1, 2)]);
+    // Different priorities: the higher one's parameters.
+    let p0 = &s.contact_pairs[0];
+    assert_eq!((p0.geom1, p0.geom2), ((1, 0), (2, 0)));
+    assert_eq!(p0.friction, [0.3, 0.3, 0.01, 0.001, 0.001]);
+    assert_eq!(p0.margin, 0.01);
+    // Equal priorities: max friction, solmix-weighted solref.
+    let p1 = &s.contact_pairs[1];
+    assert_eq!(p1.friction, [0.9, 0.9, 0.005, 0.0001, 0.0001]);
+    assert_eq!((p1.condim, p1.gap), (4, 0.1));
+    let w = 3.0 / 4.0;
+    assert!((p1.solref[0] - (w * 0.02 + (1.0 - w) * 0.04)).abs() < 1e-15);
+    assert_eq!(s.keyframes[0].qpos.len(), 9);
+    assert_eq!(s.keyframes[0].time, 1.0);
+    assert!(s.bodies[2].joints.iter().all(|j| j.kind != JointKind::Free && j.range.is_none()));
+}
+
+#[test]
+fn options_flags_and_not_simulated_elements() {
+    let m = load(
+        r#"<mujoco model="opts">
+  <option timestep="0.005" gravity="0 0 -1" integrator="implicitfast" solver="PGS" iterations="7"
+          tolerance="1e-6" ls_iterations="3" ls_tolerance="0.1" impratio="10" noslip_iterations="2"
+          noslip_tolerance="1e-5" cone="pyramidal" jacobian="sparse">
+    <flag contact="disable" energy="enable"/>
+  </option>
+  <size memory="1M"/>
+  <visual><global offwidth="800"/></visual>
+  <statistic center="0 0 1"/>
+  <asset><texture name="t" builtin="checker"/><material name="m" texture="t"/></asset>
+  <worldbody>
+    <light pos="0 0 3"/>
+    <camera name="c" pos="0 0 3"/>
+    <body><freejoint/><geom size="0.1" rgba="1 0 0 1" material="m"/><site name="imu"/></body>
+  </worldbody>
+  <sensor><accelerometer name="acc" site="imu"/><framequat objtype="site" objname="imu"/></sensor>
+</mujoco>"#,
+    );
+    let o = &m.options;
+    assert_eq!(o.timestep, Some(0.005));
+    assert_eq!(m.spec.gravity, DVec3::new(0.0, 0.0, -1.0));
+    assert_eq!(o.integrator, Some(Integrator::ImplicitFast));
+    assert_eq!(o.solver, Some(Solver::Pgs));
+    assert_eq!((o.iterations, o.ls_iterations, o.noslip_iterations), (Some(7), Some(3), Some(2)));
+    assert_eq!((o.tolerance, o.ls_tolerance, o.impratio), (Some(1e-6), Some(0.1), Some(10.0)));
+    assert!(!o.flag("contact") && o.flag("energy") && o.flag("gravity") && !o.flag("multiccd"));
+    let json = serde_json::to_string(o).unwrap();
+    let back: signorini_mjcf::MjcfOptions = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, o);
+    assert_eq!(m.sensors_raw.len(), 2);
+    assert_eq!(m.sensors_raw[0].name, "accelerometer");
+    assert_eq!(m.sensors_raw[0].attr("site"), Some("imu"));
+    let names: Vec<&str> = m.not_simulated.iter().map(|n| n.element.as_str()).collect();
+    for n in ["size", "visual", "statistic", "texture", "material", "light", "camera"] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    assert_eq!(m.spec.name, "opts");
+    let defaults = load("<mujoco/>");
+    assert_eq!(defaults.options, signorini_mjcf::MjcfOptions::default());
+    assert_eq!(defaults.spec.gravity, signorini_mjcf::DEFAULT_GRAVITY);
+}
+
+#[test]
+fn includes_are_spliced_with_their_own_locations() {
+    let dir = temp_dir("include");
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    std::fs::write(
+        dir.join("parts/robot.xml"),
+        "<mujoco>\n  <body name=\"r\">\n    <freejoint/>\n    <geom size=\"0.1\"/>\n  </body>\n</mujoco>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("parts/bad.xml"),
+        "<mujoco>\n  <body name=\"r\">\n    <geom type=\"box\"/>\n  </body>\n</mujoco>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("scene.xml"),
+        "<mujoco>\n<worldbody>\n<include file=\"parts/robot.xml\"/>\n</worldbody>\n</mujoco>",
+    )
+    .unwrap();
+    let m = load_mjcf(&dir.join("scene.xml")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.spec.bodies[1].name, "r");
+    std::fs::write(
+        dir.join("bad.xml"),
+        "<mujoco>\n<worldbody>\n<include file=\"parts/bad.xml\"/>\n</worldbody>\n</mujoco>",
+    )
+    .unwrap();
+    let e = load_mjcf(&dir.join("bad.xml")).unwrap_err();
+    assert_eq!(e.line(), Some(3));
+    assert!(e.location().unwrap().file.ends_with("parts/bad.xml"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
