@@ -46,6 +46,9 @@ pub enum CliError {
         /// The typed error.
         source: CollisionError,
     },
+    /// A scene could not be loaded or compiled (the loader's message names file, line, element and attribute).
+    #[error("{0}")]
+    Scene(String),
     /// An argument is out of range.
     #[error("{0}")]
     Usage(String),

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod error;
+mod inspect;
 mod query;
 
 use error::CliError;
@@ -89,9 +90,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Ccd { .. } => Err(CliError::NotImplemented {
             what: "`signorini ccd`: continuous collision (conservative advancement) is not built yet",
         }),
-        Command::Inspect { .. } => Err(CliError::NotImplemented {
-            what: "`signorini inspect`: the MJCF loader and the articulated model are not built yet",
-        }),
+        Command::Inspect { scene, states } => with_output(None, |w| inspect::run(&scene, &states, w)),
     }
 }
 
@@ -145,7 +144,6 @@ mod tests {
             vec!["signorini", "run"],
             vec!["signorini", "run", "scene.xml", "--steps", "10", "--set", "iterations=5"],
             vec!["signorini", "ccd", "f.json"],
-            vec!["signorini", "inspect", "s.xml", "--states", "f.json"],
         ] {
             let cli = Cli::try_parse_from(&args).unwrap();
             let err = dispatch(cli.command).unwrap_err();

@@ -75,3 +75,77 @@ fn unbuilt_subcommands_say_so() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
 }
+
+fn max_rel_err(ours: &serde_json::Value, theirs: &serde_json::Value) -> f64 {
+    fn flat(v: &serde_json::Value, out: &mut Vec<f64>) {
+        match v {
+            serde_json::Value::Array(a) => a.iter().for_each(|x| flat(x, out)),
+            x => out.push(x.as_f64().unwrap()),
+        }
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    flat(ours, &mut a);
+    flat(theirs, &mut b);
+    assert_eq!(a.len(), b.len());
+    let scale = b.iter().fold(0.0f64, |m, x| m.max(x.abs())).max(1e-300);
+    a.iter().zip(&b).map(|(x, y)| (x - y).abs() / scale).fold(0.0, f64::max)
+}
+
+#[test]
+fn inspect_matches_mujoco_on_the_chain_model() {
+    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    let states = shared.join("testdata/mujoco/model/chain.json");
+    let out = bin()
+        .arg("inspect")
+        .arg(shared.join("scenes/chain.xml"))
+        .arg("--states")
+        .arg(&states)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reference: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&states).unwrap()).unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for key in ["body_mass", "body_inertia", "body_ipos", "body_iquat"] {
+        assert!(max_rel_err(&lines[0][key], &reference[key]) < 1e-12, "{key}");
+    }
+    let records = reference["records"].as_array().unwrap();
+    assert_eq!(lines.len(), records.len() + 1);
+    for (line, rec) in lines[1..].iter().zip(records) {
+        for key in ["xpos", "xquat", "qM", "qfrc_bias", "qfrc_passive"] {
+            let e = max_rel_err(&line[key], &rec[key]);
+            assert!(e < 1e-10, "{key}: {e:e}");
+        }
+    }
+}
+
+#[test]
+fn inspect_reports_bad_scenes_and_states() {
+    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    let dir = std::env::temp_dir().join(format!("signorini-inspect-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_scene = dir.join("bad.xml");
+    std::fs::write(&bad_scene, "<mujoco>\n<worldbody>\n<geom type=\"sphere\"/>\n</worldbody>\n</mujoco>\n")
+        .unwrap();
+    let states = shared.join("testdata/mujoco/model/chain.json");
+    let out = bin().arg("inspect").arg(&bad_scene).arg("--states").arg(&states).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bad.xml:3"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let wrong_states = dir.join("states.json");
+    std::fs::write(&wrong_states, "{\"records\": [{\"qpos\": [1.0], \"qvel\": []}]}").unwrap();
+    let out = bin()
+        .arg("inspect")
+        .arg(shared.join("scenes/chain.xml"))
+        .arg("--states")
+        .arg(&wrong_states)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nq = 15"));
+    std::fs::remove_dir_all(&dir).ok();
+}
