@@ -4,8 +4,6 @@
 //! outward-oriented hull triangles with unit normals, the unique undirected edges and the vertex adjacency
 //! (compressed sparse rows), which the hill-climbing support query walks.
 
-use std::collections::HashSet;
-
 use glam::DVec3;
 
 use crate::error::Result;
@@ -16,6 +14,9 @@ use crate::support::{SupportMap, brute_force_support_index};
 /// vertices with `d·v ≥ d·v_local − PLATEAU_REL · |d| · max|v|` are visited. It is far above the rounding error of a
 /// dot product (`≈ 3e-16 · |d| · |v|`), so the band always contains the exact (brute-force) maximiser.
 const PLATEAU_REL: f64 = 1e-9;
+
+/// Largest plateau resolved by the allocation-free local search before falling back to the brute-force scan.
+const PLATEAU_CAP: usize = 64;
 
 /// A convex polyhedron, built as the convex hull of points ([`ConvexMesh::from_points`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -144,18 +145,23 @@ impl ConvexMesh {
         let mut cur = if start < n { start } else { 0 };
         let mut cur_dot = dir.dot(self.vertices[cur]);
         loop {
-            loop {
-                let (mut best, mut best_dot) = (cur, cur_dot);
-                for &w in self.neighbors(cur) {
-                    let d = dir.dot(self.vertices[w as usize]);
-                    if d > best_dot {
-                        (best, best_dot) = (w as usize, d);
-                    }
+            // One pass over the neighbours both climbs and notices a near-tie (a plateau to resolve).
+            let (mut best, mut best_dot) = (cur, cur_dot);
+            let mut near_tie = false;
+            for &w in self.neighbors(cur) {
+                let d = dir.dot(self.vertices[w as usize]);
+                if d > best_dot {
+                    (best, best_dot) = (w as usize, d);
+                } else if d >= cur_dot - tol {
+                    near_tie = true;
                 }
-                if best == cur {
-                    break;
-                }
+            }
+            if best != cur {
                 (cur, cur_dot) = (best, best_dot);
+                continue;
+            }
+            if !near_tie {
+                return cur;
             }
             let (best, best_dot) = self.plateau_best(dir, cur, cur_dot, cur_dot - tol);
             if best_dot > cur_dot {
@@ -167,24 +173,33 @@ impl ConvexMesh {
     }
 
     /// Best vertex (largest dot, then lowest index) among those reachable from `v` through vertices with
-    /// `dir · w ≥ threshold`.
+    /// `dir · w ≥ threshold`. The search uses fixed-size stacks (no allocation); a plateau larger than
+    /// [`PLATEAU_CAP`] vertices is resolved by the brute-force scan, which gives the same answer.
     fn plateau_best(&self, dir: DVec3, v: usize, v_dot: f64, threshold: f64) -> (usize, f64) {
-        let in_band = |w: u32| dir.dot(self.vertices[w as usize]) >= threshold;
-        if !self.neighbors(v).iter().any(|&w| in_band(w)) {
-            return (v, v_dot);
-        }
         let mut best = (v, v_dot);
-        let mut seen: HashSet<u32> = HashSet::new();
-        let mut queue = vec![v];
-        seen.insert(v as u32);
-        while let Some(u) = queue.pop() {
+        let mut seen = [0u32; PLATEAU_CAP];
+        let mut stack = [0u32; PLATEAU_CAP];
+        seen[0] = v as u32;
+        stack[0] = v as u32;
+        let (mut n_seen, mut n_stack) = (1usize, 1usize);
+        while n_stack > 0 {
+            n_stack -= 1;
+            let u = stack[n_stack] as usize;
             for &w in self.neighbors(u) {
                 let d = dir.dot(self.vertices[w as usize]);
-                if d >= threshold && seen.insert(w) {
-                    queue.push(w as usize);
-                    if d > best.1 || (d == best.1 && (w as usize) < best.0) {
-                        best = (w as usize, d);
-                    }
+                if d < threshold || seen[..n_seen].contains(&w) {
+                    continue;
+                }
+                if n_seen == PLATEAU_CAP {
+                    let i = self.support_index_brute_force(dir);
+                    return (i, dir.dot(self.vertices[i]));
+                }
+                seen[n_seen] = w;
+                n_seen += 1;
+                stack[n_stack] = w;
+                n_stack += 1;
+                if d > best.1 || (d == best.1 && (w as usize) < best.0) {
+                    best = (w as usize, d);
                 }
             }
         }
