@@ -14,10 +14,11 @@ use std::process::{Command, ExitCode};
 const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET] [ARGS…]|snapshot|stress>";
 
 /// The criterion bench files and their packages, selectable by name in `cargo xtask bench TARGET`.
-const BENCH_TARGETS: [(&str, &str); 3] = [
+const BENCH_TARGETS: [(&str, &str); 4] = [
     ("geometry", "signorini-benches"),
     ("narrow_phase", "signorini-benches"),
     ("dynamics", "signorini-model"),
+    ("broad_phase", "signorini-benches"),
 ];
 
 /// `cargo xtask bench [TARGET] [CRITERION ARGS…]`: one bench file, or every one; the rest goes to criterion (a regex

@@ -34,6 +34,43 @@ pub enum CollisionError {
         /// What is wrong.
         what: String,
     },
+    /// A budget of the collision pipeline was exceeded. Nothing was dropped: the step failed as a whole. Raise the
+    /// named option to at least `required`.
+    #[error("{what}: {needed} needed but the budget allows {limit}; raise `{option}` to at least {required}")]
+    CapacityExceeded {
+        /// The option that sets the budget (`"max_collision_pairs"`, `"contacts_per_box_box_pair"`, ...).
+        option: &'static str,
+        /// What was counted.
+        what: &'static str,
+        /// The budget in force.
+        limit: usize,
+        /// How many were needed this step.
+        needed: usize,
+        /// The smallest option value that would have fitted.
+        required: usize,
+    },
+    /// A collision world was built or driven with invalid data (names the body, geom or parameter).
+    #[error("invalid collision world: {what}")]
+    InvalidWorld {
+        /// What is wrong.
+        what: String,
+    },
+    /// An SRDF document could not be read.
+    #[error("SRDF: {what}")]
+    Srdf {
+        /// What is wrong, with the line where known.
+        what: String,
+    },
+    /// The narrow phase failed on one pair of a collision world.
+    #[error("geoms {geom_a} and {geom_b}: {source}")]
+    Pair {
+        /// Geom A of the pair.
+        geom_a: usize,
+        /// Geom B of the pair.
+        geom_b: usize,
+        /// The narrow-phase error.
+        source: Box<CollisionError>,
+    },
 }
 
 /// Result alias of the collision layer.

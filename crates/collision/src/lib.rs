@@ -9,8 +9,13 @@
 //!   and clipping.
 //! - [`pairs`]: closed forms per shape pair and the GJK/EPA driver on core shapes.
 //! - [`multi_contact`]: extra contacts by small perturbations (spec §A.9).
+//! - [`world`]: the [`CollisionWorld`](world::CollisionWorld) of bodies and geoms: world AABBs, broad phase
+//!   ([`broad`]: sweep and prune, dynamic AABB tree, all pairs), pair filters and allowed-collision matrices
+//!   ([`filter`]), budgets ([`capacity`]), the sorted [`ContactSet`](contact_set::ContactSet) ([`contact_set`]) and
+//!   robotics queries (minimum distance, collision-free test, distances within an activation distance).
 //!
 //! Which routine answers which pair is listed in `docs/NARROW_PHASE.md`.
+//! The scene pipeline (filters, ACM, budgets, determinism, broad-phase choice) is in `docs/COLLISION_PIPELINE.md`.
 //!
 //! ```
 //! use signorini_collision::{distance, DistanceRequest};
@@ -27,14 +32,19 @@
 //! # }
 //! ```
 
+pub mod broad;
+pub mod capacity;
 pub mod contact;
+pub mod contact_set;
 pub mod dataset;
 pub(crate) mod dispatch;
 pub mod error;
+pub mod filter;
 pub mod multi_contact;
 pub mod narrow;
 pub mod pairs;
 pub mod query;
+pub mod world;
 
 pub use contact::{Contact, Manifold};
 pub use error::{CollisionError, Result};

@@ -312,7 +312,8 @@ mod tests {
         let mut checked = 0;
         for _ in 0..20000 {
             let n = 1 + (rnd().abs() * 3.0) as usize % 3;
-            let base: Vec<DVec3> = (0..n).map(|_| DVec3::new(rnd(), rnd(), rnd()) + DVec3::new(0.0, 0.0, 1.5)).collect();
+            let base: Vec<DVec3> =
+                (0..n).map(|_| DVec3::new(rnd(), rnd(), rnd()) + DVec3::new(0.0, 0.0, 1.5)).collect();
             let mut s = simplex(&base);
             let v = s.reduce();
             let w = DVec3::new(rnd(), rnd(), rnd()) * 2.0;
