@@ -57,8 +57,9 @@ fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
     match shape {
         Shape::Sphere(s) => Some(([pose.translation; 2], s.radius())),
         Shape::Capsule(c) => {
-            let [p, q] = c.segment();
-            Some(([pose.transform_point(p), pose.transform_point(q)], c.radius()))
+            // Ends `t ∓ h a` with the world axis `a = R e_z`: one rotation instead of two.
+            let half = pose.transform_vector(DVec3::new(0.0, 0.0, c.half_length()));
+            Some(([pose.translation - half, pose.translation + half], c.radius()))
         }
         _ => None,
     }
