@@ -112,12 +112,12 @@ pub fn epa<A: CoreShape, B: CoreShape>(
     }
     let size = ws.verts.iter().map(|p| p.w.length()).fold(0.0, f64::max);
 
-    let mut best = closest_face(ws);
+    let mut best = closest_face(ws).map(|f| ws.faces[f]);
     let mut converged = false;
     while iterations < settings.max_iterations {
         let Some(f) = closest_face(ws) else { break };
-        best = Some(f);
         let face = ws.faces[f];
+        best = Some(face);
         let s = support_along(pair, face.n);
         iterations += 1;
         let reach = face.n.dot(s.w);
@@ -165,15 +165,16 @@ pub fn epa<A: CoreShape, B: CoreShape>(
         if !all_added {
             break;
         }
+        // Keep only live faces, so that the scans of the next iteration see the current polytope alone.
+        ws.faces.retain(|f| f.alive);
     }
 
-    let Some(f) = best.or_else(|| closest_face(ws)) else {
+    let Some(mut face) = best.or_else(|| closest_face(ws).map(|f| ws.faces[f])) else {
         return touching(pair, simplex);
     };
     // On flat regions of A ⊖ B several coplanar faces share the minimum distance, and the origin's projection lies in
     // only one of them: take the face among the (near-)closest whose barycentric coordinates are least negative.
-    let d_min = ws.faces[f].d;
-    let mut face = ws.faces[f];
+    let d_min = face.d;
     let mut l = barycentric_unclamped(face.n * face.d, &ws.verts, &face);
     if l.iter().any(|&x| x < 0.0) {
         for cand in ws.faces.iter().filter(|c| c.alive && c.d <= d_min + 1e-9 * size.max(d_min)) {
