@@ -1,0 +1,295 @@
+//! # signorini-integrators
+//!
+//! Time integrators of signorini (layer 6, spec `reference-semantics.md` §D): given the acceleration the
+//! constraint solver returned (or `qacc_smooth` when there are no constraints), advance `qvel`, `qpos` and `time`
+//! by one step `h`. All three are semi-implicit (symplectic) Euler — `q̇' = q̇ + h a`, then the positions with the
+//! **new** velocity (§D.4) — and differ in how the velocity-dependent forces are treated implicitly:
+//!
+//! | name | type | implicit terms |
+//! |---|---|---|
+//! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) |
+//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping and actuator `kv`), after the solve (§D.3) |
+//! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) |
+//!
+//! One step, per §D.1: [`Model::forward`] → [`Integrator::prepare`] → constraint assembly and solve (using
+//! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. [`step_unconstrained`] does it without constraints.
+//! The integrators are used as `dyn Integrator` once per step; their scratch lives inside them (allocated on the
+//! first step of a model, reused afterwards).
+
+mod error;
+mod shifted;
+
+use signorini_model::{Data, Model};
+
+pub use error::{INTEGRATOR_NAMES, IntegratorError};
+use shifted::ShiftedMass;
+
+/// A time integrator. Call [`Integrator::prepare`] once after [`Model::forward`] and before the constraint solve,
+/// then [`Integrator::advance`] once with the solver's acceleration.
+pub trait Integrator: std::fmt::Debug + Send {
+    /// Which integrator this is.
+    fn kind(&self) -> IntegratorKind;
+
+    /// The integrator's name, as [`integrator_from_name`] accepts it.
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+
+    /// Adjusts the smooth dynamics before the constraint solve, after [`Model::forward`] at the current state.
+    /// Only [`ApproximateImplicitFast`] does anything here (it folds `h·diag(damping + kv)` into `Data::qm`, refactors
+    /// and recomputes `qacc_smooth`); the default does nothing. Call it at most once per `forward`.
+    fn prepare(&mut self, model: &Model, data: &mut Data, h: f64) -> Result<(), IntegratorError> {
+        let _ = (model, data);
+        check_timestep(h)
+    }
+
+    /// Advances `data` by `h`: writes the final acceleration to `data.qacc`, then `qvel += h·qacc`, the position
+    /// update of [`integrate_positions`] with the new `qvel`, and `time += h`. `qacc` is the constraint solver's
+    /// acceleration (or `qacc_smooth`) at the state [`Model::forward`] last computed (its `Data::qm` is used).
+    fn advance(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError>;
+}
+
+/// The integrators, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntegratorKind {
+    /// [`Euler`].
+    Euler,
+    /// [`ImplicitFast`].
+    ImplicitFast,
+    /// [`ApproximateImplicitFast`] (Genesis' default).
+    ApproximateImplicitFast,
+}
+
+impl IntegratorKind {
+    /// Every kind, in the order of [`INTEGRATOR_NAMES`].
+    pub const ALL: [IntegratorKind; 3] = [Self::Euler, Self::ImplicitFast, Self::ApproximateImplicitFast];
+
+    /// The name: `euler`, `implicitfast` or `approximate_implicitfast`.
+    pub fn name(self) -> &'static str {
+        INTEGRATOR_NAMES[self as usize]
+    }
+
+    /// The kind called `name` (exact, lowercase), or [`IntegratorError::UnknownName`].
+    pub fn from_name(name: &str) -> Result<Self, IntegratorError> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| IntegratorError::UnknownName { name: name.to_owned() })
+    }
+
+    /// A new integrator of this kind.
+    pub fn build(self) -> Box<dyn Integrator> {
+        match self {
+            Self::Euler => Box::new(Euler::default()),
+            Self::ImplicitFast => Box::new(ImplicitFast::default()),
+            Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast::default()),
+        }
+    }
+}
+
+/// The integrator called `name` (`euler`, `implicitfast`, `approximate_implicitfast`), or
+/// [`IntegratorError::UnknownName`] listing the valid names.
+pub fn integrator_from_name(name: &str) -> Result<Box<dyn Integrator>, IntegratorError> {
+    IntegratorKind::from_name(name).map(IntegratorKind::build)
+}
+
+fn check_timestep(h: f64) -> Result<(), IntegratorError> {
+    if h > 0.0 && h.is_finite() { Ok(()) } else { Err(IntegratorError::InvalidTimestep { h }) }
+}
+
+fn check_inputs(model: &Model, qacc: &[f64], h: f64) -> Result<(), IntegratorError> {
+    check_timestep(h)?;
+    if qacc.len() != model.nv {
+        return Err(IntegratorError::QaccLength { len: qacc.len(), nv: model.nv });
+    }
+    Ok(())
+}
+
+/// The position update of §D.4 (MuJoCo `mj_integratePos`, via [`Model::integrate_qpos`]): hinge/slide angles and
+/// free-joint translations `q += h q̇`; free and ball orientations `q ← normalize(q ⊗ exp(½ h ω))` with the
+/// body-frame angular velocity `ω` in `qvel` — the exact exponential of a constant `ω` over `h`, not a first-order
+/// approximation.
+pub fn integrate_positions(model: &Model, data: &mut Data, h: f64) {
+    model.integrate_qpos(&mut data.qpos, &data.qvel, h);
+}
+
+/// Writes `a` to `qacc`, then `qvel += h a`, positions with the new velocity, `time += h`.
+fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
+    data.qacc.copy_from_slice(a);
+    for (v, a) in data.qvel.iter_mut().zip(a) {
+        *v += h * a;
+    }
+    integrate_positions(model, data, h);
+    data.time += h;
+}
+
+/// `∂qfrc_actuator/∂q̇` on the diagonal (joint transmission: `gear²·biasprm₂`), added times `−h` to `shift`.
+/// With `skip_clamped`, actuators whose force sits at a bound of `forcerange` contribute nothing (their force does
+/// not depend on `q̇` there; MuJoCo `mjd_actuator_vel`).
+fn add_actuator_velocity_gains(model: &Model, data: &Data, h: f64, skip_clamped: bool, shift: &mut [f64]) {
+    for u in 0..model.nu {
+        if skip_clamped && let Some([lo, hi]) = model.actuator_forcerange[u] {
+            let f = data.actuator_force[u];
+            if f <= lo || f >= hi {
+                continue;
+            }
+        }
+        let gear = model.actuator_gear[u];
+        let dof = model.jnt_dofadr[model.actuator_jntid[u]];
+        shift[dof] -= h * gear * gear * model.actuator_bias[u][2];
+    }
+}
+
+/// Solves `(M + diag(shift)) a = M qacc` (= `f_s + Jᵀλ`, the forces of the explicit solve), skipping the solve when
+/// every shift is zero (then `a = qacc`), and finishes the step.
+fn advance_shifted(
+    s: &mut ShiftedMass,
+    model: &Model,
+    data: &mut Data,
+    qacc: &[f64],
+    h: f64,
+) -> Result<(), IntegratorError> {
+    if s.any() {
+        model.mul_m(data, qacc, &mut s.rhs);
+        s.factor(model, data)?;
+        s.solve(model);
+        finish(model, data, &s.rhs, h);
+    } else {
+        finish(model, data, qacc, h);
+    }
+    Ok(())
+}
+
+/// Semi-implicit Euler with implicit joint damping (Genesis `func_implicit_damping` for Euler, MuJoCo `mj_Euler`).
+///
+/// After the solve with the plain `M`: `(M + h·diag(damping)) a = M qacc = f_s + Jᵀλ`, then `q̇' = q̇ + h a` and the
+/// positions with `q̇'`. Actuator `kv` terms stay explicit. Without damping, `a = qacc` (no refactorization).
+#[derive(Debug, Clone, Default)]
+pub struct Euler {
+    scratch: ShiftedMass,
+}
+
+impl Integrator for Euler {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::Euler
+    }
+
+    fn advance(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        check_inputs(model, qacc, h)?;
+        self.scratch.reset(model);
+        for (s, b) in self.scratch.shift.iter_mut().zip(&model.dof_damping) {
+            *s = h * b;
+        }
+        advance_shifted(&mut self.scratch, model, data, qacc, h)
+    }
+}
+
+/// MuJoCo's `implicitfast` (§D.3): after the solve with the plain `M`, `(M − h·∂f/∂q̇) a = M qacc`, where `∂f/∂q̇`
+/// holds the velocity derivatives of the passive and actuator forces only (no RNE/Coriolis terms), symmetrised.
+///
+/// Here those are the dof damping `−damping_d` and the joint actuators' `gear²·biasprm₂` (`−kv` for position and
+/// velocity servos; skipped while the force is clamped by `forcerange`), all diagonal, so the matrix is
+/// `M + h·diag(damping + kv)` with the sparsity of `M`. Without such terms, `a = qacc`.
+#[derive(Debug, Clone, Default)]
+pub struct ImplicitFast {
+    scratch: ShiftedMass,
+}
+
+impl Integrator for ImplicitFast {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::ImplicitFast
+    }
+
+    fn advance(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        check_inputs(model, qacc, h)?;
+        self.scratch.reset(model);
+        for (s, b) in self.scratch.shift.iter_mut().zip(&model.dof_damping) {
+            *s = h * b;
+        }
+        add_actuator_velocity_gains(model, data, h, true, &mut self.scratch.shift);
+        advance_shifted(&mut self.scratch, model, data, qacc, h)
+    }
+}
+
+/// Genesis' default `approximate_implicitfast` (§D.2): `M̃ = M + h·diag(damping + kv)` replaces `M` for the whole
+/// step — [`Integrator::prepare`] writes it into `Data::qm`, refactors `Data::qld` and recomputes
+/// `qacc_smooth = M̃⁻¹ f_s`, so the constraint solver's Gauss term and Hessian use `M̃` too — and
+/// [`Integrator::advance`] takes the solver's acceleration as it is: `M̃ a = f_s + Jᵀλ`, `q̇' = q̇ + h a`.
+///
+/// `kv = −gear²·biasprm₂` of every joint actuator (the velocity gain of position and velocity servos), without the
+/// `forcerange` check. After `prepare`, `Data::qm` holds `M̃` until the next [`Model::forward`].
+#[derive(Debug, Clone, Default)]
+pub struct ApproximateImplicitFast {
+    shift: Vec<f64>,
+}
+
+impl Integrator for ApproximateImplicitFast {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::ApproximateImplicitFast
+    }
+
+    fn prepare(&mut self, model: &Model, data: &mut Data, h: f64) -> Result<(), IntegratorError> {
+        check_timestep(h)?;
+        self.shift.clear();
+        self.shift.extend(model.dof_damping.iter().map(|b| h * b));
+        add_actuator_velocity_gains(model, data, h, false, &mut self.shift);
+        if self.shift.iter().all(|&s| s == 0.0) {
+            return Ok(());
+        }
+        for (dof, s) in self.shift.iter().enumerate() {
+            data.qm[model.dof_madr[dof]] += s;
+        }
+        model.factor_m(data)?;
+        let mut x = std::mem::take(&mut data.qacc_smooth);
+        x.copy_from_slice(&data.qfrc_smooth);
+        model.solve_m(data, &mut x);
+        data.qacc_smooth = x;
+        Ok(())
+    }
+
+    fn advance(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        check_inputs(model, qacc, h)?;
+        finish(model, data, qacc, h);
+        Ok(())
+    }
+}
+
+/// One step without constraints: [`Model::forward`], [`Integrator::prepare`], then [`Integrator::advance`] with
+/// `qacc_smooth`.
+pub fn step_unconstrained(
+    integrator: &mut dyn Integrator,
+    model: &Model,
+    data: &mut Data,
+    h: f64,
+) -> Result<(), IntegratorError> {
+    model.forward(data)?;
+    integrator.prepare(model, data, h)?;
+    let qacc = std::mem::take(&mut data.qacc_smooth);
+    let result = integrator.advance(model, data, &qacc, h);
+    data.qacc_smooth = qacc;
+    result
+}
