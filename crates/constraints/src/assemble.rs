@@ -1,0 +1,522 @@
+//! [`ConstraintAssembler`]: builds the [`ConstraintRows`] of one state from the model, its [`Data`] (after
+//! [`Model::forward_kinematics`], with `qvel` set) and the step's [`ContactSet`] (spec §B.3–§B.9, §B.11).
+//!
+//! Row order: equality → DOF friction loss → contacts → joint limits (issue 6, Genesis; MuJoCo puts limits before
+//! contacts). Per kind, with `pos` the constraint function and `x = pos − margin`:
+//!
+//! | kind | rows | `J` | imp from | `x` in aref | invweight |
+//! |---|---|---|---|---|---|
+//! | connect | 3 | `J_p1(p₁) − J_p2(p₂)` | `‖p₁ − p₂‖` | `(p₁ − p₂)_k` | `iw_t1 + iw_t2` |
+//! | weld | 6 | + `½ s vec(q₂⁻¹ (0, ω) q₁ relpose)` | `‖(e_p, e_r)‖` | `e_p,k`, `e_r,k` | trans / rot sums |
+//! | joint | 1 | `e_d1 − poly′(δ) e_d2` | `|x|` | `x` | `iw_d1 + iw_d2` |
+//! | friction loss | 1 | `e_d` | 0 | 0 | `iw_d` |
+//! | contact | see below | `(J_A − J_B)(pos)` projected | `dist − margin` | `dist − margin`, 0 for elliptic friction | `iw_tA + iw_tB` |
+//! | limit | 1 | `±e_d` | `|δ|` | `δ` | `iw_d` |
+//!
+//! **Contacts.** `n` points from B to A, so `J_n q̇ = (v_A − v_B)·n` is the separation velocity and
+//! `dist = −penetration`. Directions `k = 1..dim−1`: sliding `d₁`, `d₂` (translational, `μ`), spin `n`
+//! (rotational, `μ_t`), rolling `d₁`, `d₂` (rotational, `μ_r`), tangents from [`crate::frame`]. `dim` is the
+//! contact's `condim` in MuJoCo mode and `3 (+1) (+2)` from the torsional/rolling options natively.
+//! - Pyramidal: edges `J_n + μ_k J_k`, `J_n − μ_k J_k` for each `k` (MuJoCo order), all with `x = dist − margin`,
+//!   `R = 2μ²/impratio·(1 + μ²)·iw·(1−imp)/imp` (MuJoCo) or with `μ_reg² = μ²/impratio` in both factors
+//!   (native, G-W). Natively a zero torsional/rolling coefficient gives an empty row with `aref = 0` (fixed layout).
+//! - Elliptic: `J_n`, then `J_k`; `R₀ = iw (1−imp)/imp`, sliding rows `R₀/impratio`, spin/roll
+//!   `R₁ μ²/μ_k²` (μ_k² floored at `MINVAL`); cone coefficient `μ/√impratio`.
+//! - `condim` 1 (MuJoCo mode only): the single row `J_n`, `R = iw (1−imp)/imp`.
+//!
+//! Not implemented (left for later): MuJoCo's `J̇ q̇` correction of connect/weld `aref` (≥ 3.7), ball-joint and
+//! tendon limits, joint `margin`, tendon friction.
+
+use glam::{DQuat, DVec3};
+use signorini_collision::contact_set::ContactSet;
+use signorini_model::error::object_name;
+use signorini_model::model::MINVAL;
+use signorini_model::{Data, EqualitySpec, JointKind, Model};
+
+use crate::error::ConstraintError;
+use crate::frame::{mujoco_tangents, native_tangents};
+use crate::impedance::{ResolvedSol, regularizer};
+use crate::options::{ConstraintOptions, FrictionCone};
+use crate::rows::{ConstraintRows, RowData, RowKind};
+
+/// One Jacobian column of the relative motion of two points: `(dof, linear, angular)`.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    dof: usize,
+    lin: DVec3,
+    ang: DVec3,
+}
+
+/// An equality with the data it needs every step, resolved at construction (anchors at `qpos0` as MuJoCo's
+/// `mj_setConst`).
+#[derive(Debug, Clone, Copy)]
+enum Equality {
+    Connect {
+        body1: usize,
+        body2: usize,
+        anchor1: DVec3,
+        anchor2: DVec3,
+        sol: ResolvedSol,
+    },
+    Weld {
+        body1: usize,
+        body2: usize,
+        anchor1: DVec3,
+        anchor2: DVec3,
+        relquat: DQuat,
+        torquescale: f64,
+        sol: ResolvedSol,
+    },
+    Joint {
+        dof1: usize,
+        qadr1: usize,
+        q01: f64,
+        second: Option<(usize, usize, f64)>,
+        poly: [f64; 5],
+        sol: ResolvedSol,
+    },
+}
+
+/// Builds the constraint rows of each step. Created once per model ([`ConstraintAssembler::new`] validates the
+/// options and every `sol_params` of the model and resolves the equalities at `qpos0`); [`Self::assemble`] then
+/// reuses its scratch and the caller's [`ConstraintRows`].
+#[derive(Debug, Clone)]
+pub struct ConstraintAssembler {
+    options: ConstraintOptions,
+    impratio: f64,
+    equalities: Vec<Equality>,
+    dof_sol: Vec<ResolvedSol>,
+    jnt_sol: Vec<ResolvedSol>,
+    cols: Vec<Column>,
+}
+
+impl ConstraintAssembler {
+    /// Validates `options` and the model's `solref`/`solimp` (joints' limit and friction-loss parameters, geoms'
+    /// contact parameters, equalities), and precomputes the equality anchors and relative poses at `qpos0`.
+    pub fn new(model: &Model, options: ConstraintOptions) -> Result<Self, ConstraintError> {
+        options.validate()?;
+        let mut data = Data::new(model);
+        model.forward_kinematics(&mut data);
+
+        let mut equalities = Vec::with_capacity(model.equalities.len());
+        for (e, eq) in model.equalities.iter().enumerate() {
+            let eq = match eq {
+                EqualitySpec::Connect { name, body1, body2, anchor, solref, solimp } => {
+                    let sol = ResolvedSol::resolve(
+                        &options,
+                        &|| object_name("equality", name, e),
+                        *solref,
+                        *solimp,
+                    )?;
+                    let (b1, b2) = (*body1, *body2);
+                    let world = data.xpos[b1] + data.xquat[b1] * *anchor;
+                    let anchor2 = data.xquat[b2].inverse() * (world - data.xpos[b2]);
+                    Equality::Connect { body1: b1, body2: b2, anchor1: *anchor, anchor2, sol }
+                }
+                EqualitySpec::Weld { name, body1, body2, anchor, relpose, torquescale, solref, solimp } => {
+                    let sol = ResolvedSol::resolve(
+                        &options,
+                        &|| object_name("equality", name, e),
+                        *solref,
+                        *solimp,
+                    )?;
+                    let (b1, b2) = (*body1, *body2);
+                    let (anchor1, relquat) = match relpose {
+                        Some((pos, quat)) => (*pos, quat.normalize()),
+                        None => {
+                            let world = data.xpos[b2] + data.xquat[b2] * *anchor;
+                            let q1inv = data.xquat[b1].inverse();
+                            (q1inv * (world - data.xpos[b1]), (q1inv * data.xquat[b2]).normalize())
+                        }
+                    };
+                    Equality::Weld {
+                        body1: b1,
+                        body2: b2,
+                        anchor1,
+                        anchor2: *anchor,
+                        relquat,
+                        torquescale: *torquescale,
+                        sol,
+                    }
+                }
+                EqualitySpec::Joint { name, joint1, joint2, polycoef, solref, solimp } => {
+                    let object = || object_name("equality", name, e);
+                    let sol = ResolvedSol::resolve(&options, &object, *solref, *solimp)?;
+                    let scalar = |j: usize| {
+                        if matches!(model.jnt_type[j], JointKind::Hinge | JointKind::Slide) {
+                            let qadr = model.jnt_qposadr[j];
+                            Ok((model.jnt_dofadr[j], qadr, model.qpos0[qadr]))
+                        } else {
+                            Err(ConstraintError::NonScalarEqualityJoint { object: object(), joint: j })
+                        }
+                    };
+                    let (dof1, qadr1, q01) = scalar(*joint1)?;
+                    let second = joint2.map(scalar).transpose()?;
+                    Equality::Joint { dof1, qadr1, q01, second, poly: *polycoef, sol }
+                }
+            };
+            equalities.push(eq);
+        }
+
+        let jnt_name = |j: usize| object_name("joint", &model.jnt_name[j], j);
+        let dof_sol = (0..model.nv)
+            .map(|d| {
+                let j = model.dof_jntid[d];
+                ResolvedSol::resolve(&options, &|| jnt_name(j), model.dof_solref[d], model.dof_solimp[d])
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let jnt_sol = (0..model.njnt)
+            .map(|j| {
+                ResolvedSol::resolve(&options, &|| jnt_name(j), model.jnt_solref[j], model.jnt_solimp[j])
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for g in 0..model.ngeom {
+            let object = || object_name("geom", &model.geom_name[g], g);
+            ResolvedSol::resolve(&options, &object, model.geom_solref[g], model.geom_solimp[g])?;
+        }
+
+        Ok(Self {
+            options,
+            impratio: options.impratio(),
+            equalities,
+            dof_sol,
+            jnt_sol,
+            cols: Vec::with_capacity(model.nv),
+        })
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ConstraintOptions {
+        &self.options
+    }
+
+    /// The effective `impratio` (see [`ConstraintOptions::impratio`]).
+    pub fn impratio(&self) -> f64 {
+        self.impratio
+    }
+
+    /// Replaces the contents of `rows` with the rows of the state in `data` (poses from
+    /// [`Model::forward_kinematics`], velocities `qvel`) and `contacts`. Allocates only when `rows` needs more
+    /// capacity than any earlier call gave it. Fails only on invalid mixed contact parameters.
+    pub fn assemble(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        contacts: &ContactSet,
+        rows: &mut ConstraintRows,
+    ) -> Result<(), ConstraintError> {
+        rows.clear();
+        for e in 0..self.equalities.len() {
+            self.equality(model, data, e, rows);
+        }
+        self.friction_loss(model, data, rows);
+        for c in 0..contacts.len() {
+            self.contact(model, data, contacts, c, rows)?;
+        }
+        if self.options.enable_joint_limit {
+            self.limits(model, data, rows);
+        }
+        Ok(())
+    }
+
+    fn equality(&mut self, model: &Model, data: &Data, e: usize, rows: &mut ConstraintRows) {
+        let qvel = &data.qvel;
+        match self.equalities[e] {
+            Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
+                let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
+                let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
+                relative_columns(model, data, (body1, p1), (body2, p2), &mut self.cols);
+                let err = p1 - p2;
+                let imp = sol.impedance(err.length());
+                let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
+                let r = regularizer(iw, imp);
+                for k in 0..3 {
+                    push_direction(rows, &self.cols, DVec3::AXES[k], DVec3::ZERO);
+                    let vel = rows.open_row_dot(qvel);
+                    let row =
+                        RowData { pos: err[k], imp, vel, aref: sol.aref(imp, vel, err[k]), r, ..plain() };
+                    rows.finish_row(RowKind::EqualityConnect, e, row);
+                }
+            }
+            Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
+                let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
+                let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
+                relative_columns(model, data, (body1, p1), (body2, p2), &mut self.cols);
+                let q = data.xquat[body1] * relquat;
+                let q2inv = data.xquat[body2].inverse();
+                let qe = q2inv * q;
+                let ep = p1 - p2;
+                let er = torquescale * DVec3::new(qe.x, qe.y, qe.z);
+                let imp = sol.impedance((ep.length_squared() + er.length_squared()).sqrt());
+                let [t1, r1] = model.body_invweight0[body1];
+                let [t2, r2] = model.body_invweight0[body2];
+                let (rt, rr) = (regularizer(t1 + t2, imp), regularizer(r1 + r2, imp));
+                for k in 0..3 {
+                    push_direction(rows, &self.cols, DVec3::AXES[k], DVec3::ZERO);
+                    let vel = rows.open_row_dot(qvel);
+                    let row =
+                        RowData { pos: ep[k], imp, vel, aref: sol.aref(imp, vel, ep[k]), r: rt, ..plain() };
+                    rows.finish_row(RowKind::EqualityWeld, e, row);
+                }
+                for k in 0..3 {
+                    for c in &self.cols {
+                        let w = q2inv * DQuat::from_xyzw(c.ang.x, c.ang.y, c.ang.z, 0.0) * q;
+                        rows.push_entry(c.dof, 0.5 * torquescale * [w.x, w.y, w.z][k]);
+                    }
+                    let vel = rows.open_row_dot(qvel);
+                    let row =
+                        RowData { pos: er[k], imp, vel, aref: sol.aref(imp, vel, er[k]), r: rr, ..plain() };
+                    rows.finish_row(RowKind::EqualityWeld, e, row);
+                }
+            }
+            Equality::Joint { dof1, qadr1, q01, second, poly, sol } => {
+                let q1 = data.qpos[qadr1] - q01;
+                let (x, iw) = match second {
+                    None => {
+                        rows.push_entry(dof1, 1.0);
+                        (q1 - poly[0], model.dof_invweight0[dof1])
+                    }
+                    Some((dof2, qadr2, q02)) => {
+                        let delta = data.qpos[qadr2] - q02;
+                        let value = poly.iter().rev().fold(0.0, |acc, a| acc * delta + a);
+                        let slope = (1..5).rev().fold(0.0, |acc, k| acc * delta + k as f64 * poly[k]);
+                        if dof2 == dof1 {
+                            rows.push_entry(dof1, 1.0 - slope);
+                        } else {
+                            rows.push_entry(dof1, 1.0);
+                            rows.push_entry(dof2, -slope);
+                        }
+                        (q1 - value, model.dof_invweight0[dof1] + model.dof_invweight0[dof2])
+                    }
+                };
+                let imp = sol.impedance(x);
+                let vel = rows.open_row_dot(qvel);
+                let row = RowData {
+                    pos: x,
+                    imp,
+                    vel,
+                    aref: sol.aref(imp, vel, x),
+                    r: regularizer(iw, imp),
+                    ..plain()
+                };
+                rows.finish_row(RowKind::EqualityJoint, e, row);
+            }
+        }
+    }
+
+    fn friction_loss(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
+        let threshold = if self.options.mujoco_compatibility { 0.0 } else { MINVAL };
+        for dof in 0..model.nv {
+            let frictionloss = model.dof_frictionloss[dof];
+            if !(frictionloss > threshold) {
+                continue;
+            }
+            let sol = &self.dof_sol[dof];
+            rows.push_entry(dof, 1.0);
+            let imp = sol.impedance(0.0);
+            let vel = data.qvel[dof];
+            let row = RowData {
+                imp,
+                vel,
+                aref: sol.aref(imp, vel, 0.0),
+                r: regularizer(model.dof_invweight0[dof], imp),
+                frictionloss,
+                ..plain()
+            };
+            rows.finish_row(RowKind::FrictionLoss, dof, row);
+        }
+    }
+
+    fn contact(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        cs: &ContactSet,
+        c: usize,
+        rows: &mut ConstraintRows,
+    ) -> Result<(), ConstraintError> {
+        let opts = &self.options;
+        let mujoco = opts.mujoco_compatibility;
+        let object = || format!("contact #{c} (geoms #{} and #{})", cs.geom_a[c], cs.geom_b[c]);
+        let sol = ResolvedSol::resolve(opts, &object, cs.solref[c], cs.solimp[c])?;
+        let (a, b, p, n) = (cs.link_a[c], cs.link_b[c], cs.position[c], cs.normal[c]);
+        let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
+        let dim = if mujoco { usize::from(cs.condim[c]) } else { opts.native_condim() };
+        let (t1, t2) = if mujoco { mujoco_tangents(n) } else { native_tangents(n) };
+        let margin = if mujoco { cs.margin[c] - cs.gap[c] } else { 0.0 };
+        let dist = -cs.penetration[c];
+        let x = dist - margin;
+        let imp = sol.impedance(x);
+        relative_columns(model, data, (a, p), (b, p), &mut self.cols);
+        let tran = model.body_invweight0[a][0] + model.body_invweight0[b][0];
+        let ir = self.impratio;
+        let z = DVec3::ZERO;
+        let dirs = [(t1, z, mu), (t2, z, mu), (z, n, mu_t), (z, t1, mu_r), (z, t2, mu_r)];
+        let qvel = &data.qvel;
+        let start = rows.len();
+        let cone = Some(c);
+        let base = RowData { pos: dist, margin, imp, cone, ..plain() };
+
+        let contact_mu = if dim <= 1 {
+            push_direction(rows, &self.cols, n, z);
+            let vel = rows.open_row_dot(qvel);
+            let row = RowData { vel, aref: sol.aref(imp, vel, x), r: regularizer(tran, imp), ..base };
+            rows.finish_row(RowKind::ContactFrictionless, c, row);
+            0.0
+        } else {
+            match opts.friction_cone {
+                FrictionCone::Pyramidal => {
+                    let r = if mujoco {
+                        2.0 * mu * mu / ir * (1.0 + mu * mu) * tran * (1.0 - imp) / imp
+                    } else {
+                        let m2 = mu * mu / ir;
+                        tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
+                    }
+                    .max(MINVAL);
+                    for &(lin, ang, f) in &dirs[..dim - 1] {
+                        for sign in [1.0, -1.0] {
+                            if !mujoco && lin == z && f == 0.0 {
+                                rows.finish_row(RowKind::ContactPyramidal, c, RowData { r, mu: f, ..base });
+                                continue;
+                            }
+                            push_direction(rows, &self.cols, n + sign * f * lin, sign * f * ang);
+                            let vel = rows.open_row_dot(qvel);
+                            let row = RowData { vel, aref: sol.aref(imp, vel, x), r, mu: f, ..base };
+                            rows.finish_row(RowKind::ContactPyramidal, c, row);
+                        }
+                    }
+                    mu
+                }
+                FrictionCone::Elliptic => {
+                    push_direction(rows, &self.cols, n, z);
+                    let vel = rows.open_row_dot(qvel);
+                    let r0 = regularizer(tran, imp);
+                    let row = RowData { vel, aref: sol.aref(imp, vel, x), r: r0, mu, ..base };
+                    rows.finish_row(RowKind::ContactElliptic, c, row);
+                    let r1 = r0 / ir;
+                    for (k, &(lin, ang, f)) in dirs[..dim - 1].iter().enumerate() {
+                        push_direction(rows, &self.cols, lin, ang);
+                        let vel = rows.open_row_dot(qvel);
+                        let r = if k < 2 { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
+                        let row = RowData {
+                            pos: 0.0,
+                            margin: 0.0,
+                            vel,
+                            aref: sol.aref(imp, vel, 0.0),
+                            r,
+                            mu: f,
+                            ..base
+                        };
+                        rows.finish_row(RowKind::ContactElliptic, c, row);
+                    }
+                    mu / ir.sqrt()
+                }
+            }
+        };
+        rows.contact_row_start.push(start);
+        rows.contact_nrows.push(rows.len() - start);
+        rows.contact_dim.push(dim.max(1));
+        rows.contact_mu.push(contact_mu);
+        Ok(())
+    }
+
+    fn limits(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
+        for j in 0..model.njnt {
+            if !matches!(model.jnt_type[j], JointKind::Hinge | JointKind::Slide) {
+                continue;
+            }
+            let Some([lo, hi]) = model.jnt_range[j] else { continue };
+            let q = data.qpos[model.jnt_qposadr[j]];
+            let (dlo, dhi) = (q - lo, hi - q);
+            let mut push = |dist: f64, sign: f64| {
+                let dof = model.jnt_dofadr[j];
+                let sol = &self.jnt_sol[j];
+                rows.push_entry(dof, sign);
+                let vel = sign * data.qvel[dof];
+                let imp = sol.impedance(dist);
+                let r = regularizer(model.dof_invweight0[dof], imp);
+                let row = RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r, ..plain() };
+                rows.finish_row(RowKind::LimitJoint, j, row);
+            };
+            if self.options.mujoco_compatibility {
+                if dlo < 0.0 {
+                    push(dlo, 1.0);
+                }
+                if dhi < 0.0 {
+                    push(dhi, -1.0);
+                }
+            } else if dlo.min(dhi) < 0.0 {
+                if dlo < dhi { push(dlo, 1.0) } else { push(dhi, -1.0) }
+            }
+        }
+    }
+}
+
+/// A row's scalar data with every field zero.
+fn plain() -> RowData {
+    RowData {
+        pos: 0.0,
+        margin: 0.0,
+        imp: 0.0,
+        vel: 0.0,
+        aref: 0.0,
+        r: 1.0,
+        frictionloss: 0.0,
+        cone: None,
+        mu: 0.0,
+    }
+}
+
+/// Pushes the entries `lin·J_lin + ang·J_ang` of the columns.
+fn push_direction(rows: &mut ConstraintRows, cols: &[Column], lin: DVec3, ang: DVec3) {
+    for c in cols {
+        rows.push_entry(c.dof, c.lin.dot(lin) + c.ang.dot(ang));
+    }
+}
+
+/// The columns of `J₁(p₁) − J₂(p₂)` (translational and rotational) over the union of both bodies' chains, in
+/// decreasing dof order. When `p₁ = p₂` the shared part of the chains cancels exactly and is left out.
+fn relative_columns(
+    model: &Model,
+    data: &Data,
+    (b1, p1): (usize, DVec3),
+    (b2, p2): (usize, DVec3),
+    out: &mut Vec<Column>,
+) {
+    out.clear();
+    let same_point = p1 == p2;
+    let mut c1 = model.dof_chain(b1).peekable();
+    let mut c2 = model.dof_chain(b2).peekable();
+    loop {
+        let (x, y) = (c1.peek().copied(), c2.peek().copied());
+        let column = match (x, y) {
+            (None, None) => break,
+            (Some(i), Some(j)) if i == j => {
+                if same_point {
+                    break;
+                }
+                c1.next();
+                c2.next();
+                let (l1, a1) = model.jacobian_column(data, i, p1);
+                let (l2, a2) = model.jacobian_column(data, i, p2);
+                Column { dof: i, lin: l1 - l2, ang: a1 - a2 }
+            }
+            (Some(i), Some(j)) if j > i => {
+                c2.next();
+                let (lin, ang) = model.jacobian_column(data, j, p2);
+                Column { dof: j, lin: -lin, ang: -ang }
+            }
+            (Some(i), _) => {
+                c1.next();
+                let (lin, ang) = model.jacobian_column(data, i, p1);
+                Column { dof: i, lin, ang }
+            }
+            (None, Some(j)) => {
+                c2.next();
+                let (lin, ang) = model.jacobian_column(data, j, p2);
+                Column { dof: j, lin: -lin, ang: -ang }
+            }
+        };
+        out.push(column);
+    }
+}

@@ -1,0 +1,44 @@
+//! The typed errors of the constraint layer. Each names the object and the parameter, with a rule a user can act
+//! on (spec README §4).
+
+use thiserror::Error;
+
+/// An invalid option or constraint parameter, detected when a [`crate::ConstraintAssembler`] is built (or, for
+/// contact parameters mixed at run time, when the rows are assembled).
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ConstraintError {
+    /// A `solref`/`solimp` entry breaks a rule of spec README §4.
+    #[error("{object}: invalid {parameter} = {value}: {rule}")]
+    InvalidSolParams {
+        /// The object, e.g. `geom 'floor' (#0)`.
+        object: String,
+        /// `timeconst`, `dampratio`, `dmin`, `dmax`, `width`, `midpoint` or `power`.
+        parameter: &'static str,
+        /// The offending value.
+        value: f64,
+        /// What is required.
+        rule: &'static str,
+    },
+    /// A constraint option breaks its rule.
+    #[error("option {option} = {value}: {rule}")]
+    InvalidOption {
+        /// The option's name.
+        option: &'static str,
+        /// The offending value.
+        value: f64,
+        /// What is required.
+        rule: &'static str,
+    },
+    /// `enable_rolling_friction` without `enable_torsional_friction`.
+    #[error("enable_rolling_friction requires enable_torsional_friction (set both, or neither)")]
+    RollingWithoutTorsional,
+    /// A joint equality names a joint that is not a hinge or a slide.
+    #[error("{object}: joint {joint} is not a hinge or a slide (joint equalities couple scalar joints)")]
+    NonScalarEqualityJoint {
+        /// The equality.
+        object: String,
+        /// The joint index.
+        joint: usize,
+    },
+}

@@ -1,0 +1,50 @@
+//! The tangent frame of a contact normal. Both constructions start from the same helper axis:
+//! `y = e_y` when `|n_y| < 0.5`, else `e_z`, and `t = normalize(y − (n·y) n)`.
+//!
+//! - native (Genesis `qd_orthogonals`, spec §B.8): `(d₁, d₂) = (t × n, t)`;
+//! - MuJoCo (`mju_makeFrame` with the normal as x axis): `(d₁, d₂) = (t, n × t)`.
+//!
+//! Both are right-handed with `n` (`d₁ × d₂ = n` natively; `n × d₁ = d₂` in MuJoCo's order). The choice only
+//! orients the pyramid edges (spec §H).
+
+use glam::DVec3;
+
+fn helper(n: DVec3) -> DVec3 {
+    let y = if n.y.abs() < 0.5 { DVec3::Y } else { DVec3::Z };
+    (y - n.dot(y) * n).normalize()
+}
+
+/// The native tangents `(t × n, t)` of a unit normal `n`.
+pub fn native_tangents(n: DVec3) -> (DVec3, DVec3) {
+    let t = helper(n);
+    (t.cross(n), t)
+}
+
+/// MuJoCo's `mju_makeFrame` tangents `(t, n × t)` of a unit normal `n`.
+pub fn mujoco_tangents(n: DVec3) -> (DVec3, DVec3) {
+    let t = helper(n);
+    (t, n.cross(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_orthonormal_and_right_handed() {
+        for n in [DVec3::Z, DVec3::NEG_Z, DVec3::Y, DVec3::new(0.3, -0.6, 0.2), DVec3::new(-1.0, 0.7, 0.1)] {
+            let n = n.normalize();
+            let (a, b) = native_tangents(n);
+            let (c, d) = mujoco_tangents(n);
+            for (t1, t2) in [(a, b), (c, d)] {
+                assert!((t1.length() - 1.0).abs() < 1e-14 && (t2.length() - 1.0).abs() < 1e-14);
+                assert!(t1.dot(n).abs() < 1e-14 && t2.dot(n).abs() < 1e-14 && t1.dot(t2).abs() < 1e-14);
+            }
+            assert!((a.cross(b) - n).length() < 1e-14, "native d1 × d2 = n");
+            assert!((n.cross(c) - d).length() < 1e-14, "MuJoCo n × t1 = t2");
+            assert_eq!(b, c, "same helper axis");
+        }
+        // mju_makeFrame for n = +z: helper e_y.
+        assert_eq!(mujoco_tangents(DVec3::Z), (DVec3::Y, DVec3::NEG_X));
+    }
+}

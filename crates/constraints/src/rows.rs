@@ -1,0 +1,216 @@
+//! [`ConstraintRows`]: the rows of one step as plain data (structure of arrays). Built by
+//! [`crate::ConstraintAssembler::assemble`] with `clear` + `push` into vectors that keep their capacity, so a step
+//! with no more rows than an earlier one does not allocate.
+//!
+//! Row `i`:
+//! - Jacobian (CSR): entries `jac_start[i]..jac_start[i + 1]` of `jac_dof` / `jac_val`, distinct dofs of the rows'
+//!   bodies' chains (decreasing indices; dofs absent from the row are zero);
+//! - `pos`: the constraint function (violation, signed: < 0 violated for inequalities), `margin`, `imp`,
+//!   `vel = J q̇`, `aref = −b vel − k imp (pos − margin)` (`k` term 0 for friction rows), `r` (R) and `d = 1/R`;
+//! - `frictionloss`: the Huber bound of friction-loss rows (0 elsewhere);
+//! - `cone`: the contact index of contact rows (`None` elsewhere), `mu`: the friction coefficient of the row's
+//!   direction (pyramid edge `μ_k`, elliptic head row `μ` and friction rows `μ_k`; 0 elsewhere).
+//!
+//! Per contact `c`: its rows are `contact_row_start[c]..contact_row_start[c] + contact_dim_rows[c]`; `contact_dim`
+//! is its dimensionality (1, 3, 4 or 6) and `contact_mu` its cone coefficient (pyramid `μ`; elliptic
+//! `μ/√impratio`, MuJoCo `con->mu`).
+
+/// The kind of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowKind {
+    /// Equality connect, one of 3 rows (§B.3). `id` = equality index.
+    EqualityConnect,
+    /// Equality weld, one of 6 rows (§B.4). `id` = equality index.
+    EqualityWeld,
+    /// Joint-coupling equality (§B.5). `id` = equality index.
+    EqualityJoint,
+    /// DOF friction loss (§B.6). `id` = dof.
+    FrictionLoss,
+    /// Frictionless contact (`condim` 1, MuJoCo mode): one normal row. `id` = contact index.
+    ContactFrictionless,
+    /// Pyramid edge `J_n ± μ_k J_k` (§B.8). `id` = contact index.
+    ContactPyramidal,
+    /// Elliptic contact row (§B.9): the normal row first, then the friction dims. `id` = contact index.
+    ContactElliptic,
+    /// Hinge/slide joint limit (§B.7). `id` = joint.
+    LimitJoint,
+}
+
+impl RowKind {
+    /// Whether the row belongs to an equality.
+    pub fn is_equality(self) -> bool {
+        matches!(self, RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint)
+    }
+
+    /// Whether the row belongs to a contact.
+    pub fn is_contact(self) -> bool {
+        matches!(self, RowKind::ContactFrictionless | RowKind::ContactPyramidal | RowKind::ContactElliptic)
+    }
+}
+
+/// The scalar data of one row, for the assembler.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowData {
+    /// Constraint function value.
+    pub pos: f64,
+    /// Margin subtracted from `pos` (MuJoCo mode contacts).
+    pub margin: f64,
+    /// Impedance.
+    pub imp: f64,
+    /// `J q̇`.
+    pub vel: f64,
+    /// Reference acceleration.
+    pub aref: f64,
+    /// Regularizer.
+    pub r: f64,
+    /// Friction-loss bound.
+    pub frictionloss: f64,
+    /// Contact index.
+    pub cone: Option<usize>,
+    /// Friction coefficient of the row's direction.
+    pub mu: f64,
+}
+
+/// The rows of one step (see the module docs for the layout).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConstraintRows {
+    /// Kind of each row.
+    pub kind: Vec<RowKind>,
+    /// Source object of each row (see [`RowKind`]).
+    pub id: Vec<usize>,
+    /// CSR row starts (`len + 1` entries once a row exists).
+    pub jac_start: Vec<usize>,
+    /// CSR dof indices.
+    pub jac_dof: Vec<usize>,
+    /// CSR values.
+    pub jac_val: Vec<f64>,
+    /// Constraint function value.
+    pub pos: Vec<f64>,
+    /// Margin.
+    pub margin: Vec<f64>,
+    /// Impedance.
+    pub imp: Vec<f64>,
+    /// `J q̇`.
+    pub vel: Vec<f64>,
+    /// Reference acceleration.
+    pub aref: Vec<f64>,
+    /// Regularizer `R`.
+    pub r: Vec<f64>,
+    /// `D = 1/R`.
+    pub d: Vec<f64>,
+    /// Friction-loss bound (0 for other rows).
+    pub frictionloss: Vec<f64>,
+    /// Contact index of contact rows.
+    pub cone: Vec<Option<usize>>,
+    /// Friction coefficient of the row's direction.
+    pub mu: Vec<f64>,
+    /// First row of each contact.
+    pub contact_row_start: Vec<usize>,
+    /// Number of rows of each contact.
+    pub contact_nrows: Vec<usize>,
+    /// Dimensionality of each contact (1, 3, 4, 6).
+    pub contact_dim: Vec<usize>,
+    /// Cone coefficient of each contact.
+    pub contact_mu: Vec<f64>,
+}
+
+impl ConstraintRows {
+    /// No rows.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    /// Removes every row, keeping the capacity.
+    pub fn clear(&mut self) {
+        self.kind.clear();
+        self.id.clear();
+        self.jac_start.clear();
+        self.jac_start.push(0);
+        self.jac_dof.clear();
+        self.jac_val.clear();
+        self.pos.clear();
+        self.margin.clear();
+        self.imp.clear();
+        self.vel.clear();
+        self.aref.clear();
+        self.r.clear();
+        self.d.clear();
+        self.frictionloss.clear();
+        self.cone.clear();
+        self.mu.clear();
+        self.contact_row_start.clear();
+        self.contact_nrows.clear();
+        self.contact_dim.clear();
+        self.contact_mu.clear();
+    }
+
+    /// The Jacobian entries `(dofs, values)` of row `i`.
+    pub fn jacobian_row(&self, i: usize) -> (&[usize], &[f64]) {
+        let range = self.jac_start[i]..self.jac_start[i + 1];
+        (&self.jac_dof[range.clone()], &self.jac_val[range])
+    }
+
+    /// `J_i · x` for a vector `x` over the dofs.
+    pub fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
+        let (dofs, vals) = self.jacobian_row(i);
+        dofs.iter().zip(vals).map(|(&k, v)| v * x[k]).sum()
+    }
+
+    /// `out += Σ_i J_iᵀ f_i`.
+    pub fn add_transpose(&self, f: &[f64], out: &mut [f64]) {
+        for (i, &fi) in f.iter().enumerate().take(self.len()) {
+            let (dofs, vals) = self.jacobian_row(i);
+            for (&k, v) in dofs.iter().zip(vals) {
+                out[k] += v * fi;
+            }
+        }
+    }
+
+    /// Number of rows of `kind`.
+    pub fn count(&self, kind: RowKind) -> usize {
+        self.kind.iter().filter(|&&k| k == kind).count()
+    }
+
+    /// Appends one Jacobian entry to the row being built.
+    #[inline]
+    pub(crate) fn push_entry(&mut self, dof: usize, value: f64) {
+        self.jac_dof.push(dof);
+        self.jac_val.push(value);
+    }
+
+    /// Closes the row whose entries were just pushed.
+    pub(crate) fn finish_row(&mut self, kind: RowKind, id: usize, row: RowData) {
+        if self.jac_start.is_empty() {
+            self.jac_start.push(0);
+        }
+        self.kind.push(kind);
+        self.id.push(id);
+        self.jac_start.push(self.jac_dof.len());
+        self.pos.push(row.pos);
+        self.margin.push(row.margin);
+        self.imp.push(row.imp);
+        self.vel.push(row.vel);
+        self.aref.push(row.aref);
+        self.r.push(row.r);
+        self.d.push(1.0 / row.r);
+        self.frictionloss.push(row.frictionloss);
+        self.cone.push(row.cone);
+        self.mu.push(row.mu);
+    }
+
+    /// The dot product of the entries pushed since the last finished row with `x`.
+    pub(crate) fn open_row_dot(&self, x: &[f64]) -> f64 {
+        let start = self.jac_start.last().copied().unwrap_or(0);
+        self.jac_dof[start..].iter().zip(&self.jac_val[start..]).map(|(&k, v)| v * x[k]).sum()
+    }
+}
