@@ -1,0 +1,156 @@
+//! Islands (`reference-semantics.md` §C.6, G-W `constraint/island.py`): the connected components of the dofs
+//! linked by the kinematic trees (`dof_parentid`) and by the rows (every row links the dofs of its Jacobian; the
+//! rows of an elliptic contact stay together). Components without rows are left out: their dofs are
+//! unconstrained. Islands are numbered by their smallest dof; their dofs are increasing and their rows keep the
+//! order of [`ConstraintRows`].
+
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_model::Model;
+
+/// The islands of one set of rows.
+#[derive(Debug, Clone, Default)]
+pub struct Islands {
+    /// The island of each dof (`None`: no row reaches it).
+    pub dof_island: Vec<Option<usize>>,
+    /// Rows without any Jacobian entry (constant residual; in no island).
+    pub free_rows: Vec<usize>,
+    dof_start: Vec<usize>,
+    dofs: Vec<usize>,
+    row_start: Vec<usize>,
+    rows: Vec<usize>,
+    parent: Vec<usize>,
+    row_root: Vec<Option<usize>>,
+    label: Vec<usize>,
+}
+
+impl Islands {
+    /// Computes the islands of `rows` over the dofs of `model`.
+    pub fn build(&mut self, model: &Model, rows: &ConstraintRows) {
+        let nv = model.nv;
+        self.parent.clear();
+        self.parent.extend(0..nv);
+        for (k, p) in model.dof_parentid.iter().enumerate() {
+            if let Some(p) = *p {
+                self.union(k, p);
+            }
+        }
+        // Each row (elliptic contacts: each block) links its dofs; remember one dof of it.
+        self.row_root.clear();
+        self.row_root.resize(rows.len(), None);
+        let mut i = 0;
+        while i < rows.len() {
+            let len = match (rows.kind[i], rows.cone[i]) {
+                (RowKind::ContactElliptic, Some(c)) => rows.contact_nrows[c].max(1),
+                _ => 1,
+            };
+            let mut first = None;
+            for r in i..i + len {
+                for &k in rows.jacobian_row(r).0 {
+                    match first {
+                        None => first = Some(k),
+                        Some(f) => self.union(f, k),
+                    }
+                }
+            }
+            self.row_root[i..i + len].fill(first);
+            i += len;
+        }
+        // Label the components that hold a row, by smallest dof.
+        self.label.clear();
+        self.label.resize(nv, usize::MAX);
+        let mut has_row = vec![false; nv];
+        for r in 0..rows.len() {
+            if let Some(k) = self.row_root[r] {
+                let root = self.find(k);
+                has_row[root] = true;
+            }
+        }
+        self.dof_island.clear();
+        let mut count = 0;
+        for k in 0..nv {
+            let root = self.find(k);
+            if !has_row[root] {
+                self.dof_island.push(None);
+                continue;
+            }
+            if self.label[root] == usize::MAX {
+                self.label[root] = count;
+                count += 1;
+            }
+            self.dof_island.push(Some(self.label[root]));
+        }
+        // Bucket dofs and rows by island (counting sort keeps the order).
+        self.dof_start.clear();
+        self.dof_start.resize(count + 1, 0);
+        self.row_start.clear();
+        self.row_start.resize(count + 1, 0);
+        for island in self.dof_island.iter().flatten() {
+            self.dof_start[island + 1] += 1;
+        }
+        self.free_rows.clear();
+        for r in 0..rows.len() {
+            match self.row_root[r] {
+                Some(k) => {
+                    let island = self.dof_island[k].unwrap_or(0);
+                    self.row_start[island + 1] += 1;
+                }
+                None => self.free_rows.push(r),
+            }
+        }
+        for c in 0..count {
+            self.dof_start[c + 1] += self.dof_start[c];
+            self.row_start[c + 1] += self.row_start[c];
+        }
+        self.dofs.clear();
+        self.dofs.resize(self.dof_start[count], 0);
+        self.rows.clear();
+        self.rows.resize(self.row_start[count], 0);
+        let mut fill = self.dof_start.clone();
+        for (k, island) in self.dof_island.iter().enumerate() {
+            if let Some(c) = *island {
+                self.dofs[fill[c]] = k;
+                fill[c] += 1;
+            }
+        }
+        let mut fill = self.row_start.clone();
+        for r in 0..rows.len() {
+            if let Some(k) = self.row_root[r] {
+                let c = self.dof_island[k].unwrap_or(0);
+                self.rows[fill[c]] = r;
+                fill[c] += 1;
+            }
+        }
+    }
+
+    /// Number of islands.
+    pub fn count(&self) -> usize {
+        self.dof_start.len().saturating_sub(1)
+    }
+
+    /// The dofs of `island` (increasing).
+    pub fn dofs(&self, island: usize) -> &[usize] {
+        &self.dofs[self.dof_start[island]..self.dof_start[island + 1]]
+    }
+
+    /// The rows of `island` (increasing).
+    pub fn rows(&self, island: usize) -> &[usize] {
+        &self.rows[self.row_start[island]..self.row_start[island + 1]]
+    }
+
+    fn find(&mut self, mut k: usize) -> usize {
+        while self.parent[k] != k {
+            self.parent[k] = self.parent[self.parent[k]];
+            k = self.parent[k];
+        }
+        k
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            // The smaller index becomes the root, so labels follow the smallest dof.
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[hi] = lo;
+        }
+    }
+}

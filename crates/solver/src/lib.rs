@@ -1,0 +1,166 @@
+//! # signorini-solver
+//!
+//! The constraint solver of signorini (layer 5): given the mass matrix `M` (factorised in [`Data`]), the smooth
+//! force `f_s = qfrc_smooth`, the unconstrained acceleration `a_s = qacc_smooth` and the soft-constraint rows of
+//! [`ConstraintRows`], it minimises the primal cost of `reference-semantics.md` §C.0
+//!
+//! `C(a) = ½ (a − a_s)ᵀ M (a − a_s) + Σ_i s_i(J_i a − aref_i)`
+//!
+//! with the per-row costs `s_i` of §C.1 (equality, friction loss, limit, pyramidal/frictionless contact rows and the
+//! three-zone elliptic cone per contact block), and returns `qacc = argmin C` and the row forces `λ_i = −s_i'(x_i)`.
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`cost`] | the row costs, forces and active states, [`total_cost`] |
+//! | [`dense`] | the dense Cholesky factorisation of the Newton Hessian |
+//! | [`linesearch`] | the exact line search of §C.4 on the piecewise-quadratic cost |
+//! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
+//! | [`islands`] | connected components of trees linked by rows (§C.6) |
+//! | [`primal`] | the Newton (§C.2) and conjugate-gradient (§C.3) iterations, termination (§C.5), warm start (§C.7) |
+//!
+//! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
+//! `Box<dyn ConstraintSolver>`.
+//!
+//! Not implemented yet: incremental rank-1 Hessian updates and sparse factorisation (the Hessian is
+//! rebuilt and factored densely every Newton iteration), Hager–Zhang CG, the Signorini contact resolution and
+//! no-slip (§C.8).
+
+pub mod cost;
+pub mod dense;
+pub mod islands;
+pub mod linesearch;
+pub mod mass;
+pub mod primal;
+
+use signorini_constraints::ConstraintRows;
+use signorini_model::{Data, Model};
+
+pub use cost::total_cost;
+pub use primal::PrimalSolver;
+
+/// Which primal method runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SolverKind {
+    /// Newton's method with the Hessian `M + Jᵀ D_active J` (§C.2).
+    #[default]
+    Newton,
+    /// Nonlinear conjugate gradient preconditioned by `M⁻¹`, Polak–Ribière+ (§C.3).
+    Cg,
+}
+
+/// Solver settings (spec §C.9).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverOptions {
+    /// Maximum number of outer iterations. Default: 25.
+    pub iterations: usize,
+    /// Termination tolerance on the scaled improvement, gradient and Newton decrement (§C.5). Default: `1e-9`
+    /// (native mode); MuJoCo uses `1e-8`.
+    pub tolerance: f64,
+    /// Maximum number of cost evaluations per line search. Default: 50.
+    pub ls_iterations: usize,
+    /// Line-search gradient tolerance, relative to `tolerance` (§C.4). Default: `1e-2`.
+    pub ls_tolerance: f64,
+    /// Newton or CG. Default: Newton.
+    pub kind: SolverKind,
+    /// Whether contacts use the elliptic cone. Informational: the row kinds decide how each contact is costed.
+    /// Default: `false`.
+    pub elliptic: bool,
+    /// MuJoCo-compatible semantics: the warm start picks the cheaper of the incoming `qacc` and `qacc_smooth`
+    /// (§C.7). Default: `false`.
+    pub mujoco_compatibility: bool,
+}
+
+impl Default for SolverOptions {
+    fn default() -> Self {
+        Self {
+            iterations: 25,
+            tolerance: 1e-9,
+            ls_iterations: 50,
+            ls_tolerance: 1e-2,
+            kind: SolverKind::Newton,
+            elliptic: false,
+            mujoco_compatibility: false,
+        }
+    }
+}
+
+/// What one solve did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SolveStats {
+    /// Outer iterations run (0 when the warm start already satisfied the termination certificate).
+    pub iterations: usize,
+    /// The total cost `C(qacc)` at the returned `qacc`.
+    pub cost: f64,
+    /// `‖g‖` (unscaled) at the returned `qacc`.
+    pub gradient_norm: f64,
+    /// Whether the iteration stopped on a termination test (or because the line search could not improve)
+    /// rather than by exhausting `iterations`.
+    pub converged: bool,
+}
+
+/// Why a solve failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SolverError {
+    /// An array has the wrong length.
+    #[error("solver input `{what}` has {got} entries, expected {expected}")]
+    DimensionMismatch {
+        /// The array.
+        what: &'static str,
+        /// The expected length.
+        expected: usize,
+        /// Its length.
+        got: usize,
+    },
+    /// A Jacobian entry refers to a dof that does not exist.
+    #[error("constraint row {row} refers to dof {dof}, but the model has {nv} dofs")]
+    DofOutOfRange {
+        /// The row.
+        row: usize,
+        /// The dof.
+        dof: usize,
+        /// The model's `nv`.
+        nv: usize,
+    },
+    /// A row has a non-finite or non-positive `D`, or a non-finite `aref`.
+    #[error("constraint row {row} has invalid data: {reason}")]
+    InvalidRow {
+        /// The row.
+        row: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The iteration produced a non-finite value.
+    #[error("the constraint solver produced a non-finite value (cost {cost})")]
+    NonFinite {
+        /// The cost at that point.
+        cost: f64,
+    },
+}
+
+/// A primal constraint solver.
+pub trait ConstraintSolver: std::fmt::Debug + Send {
+    /// Solves the primal problem of §C.0 for `qacc` given `M` (from `data`, factorised: `data.qld` valid),
+    /// `qacc_smooth` (`data.qacc_smooth`), `qfrc_smooth` and the rows; warm-starts from `qacc` (its incoming value,
+    /// or `qacc_smooth` when it is not finite / has the wrong length); writes `qacc` and the per-row constraint
+    /// forces `efc_force` (`len = rows.len()`).
+    fn solve(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        options: &SolverOptions,
+        qacc: &mut Vec<f64>,
+        efc_force: &mut Vec<f64>,
+    ) -> Result<SolveStats, SolverError>;
+}
+
+/// The solver of `kind` (its method is fixed; `options.kind` is ignored by the returned solver).
+pub fn solver_for(kind: SolverKind) -> Box<dyn ConstraintSolver> {
+    Box::new(PrimalSolver::new(kind))
+}
+
+/// The solver of `kind` that solves and terminates every island (§C.6) on its own, with the termination scale
+/// `1/tr(M_island)`.
+pub fn island_solver_for(kind: SolverKind) -> Box<dyn ConstraintSolver> {
+    Box::new(PrimalSolver::with_islands(kind))
+}

@@ -1,0 +1,129 @@
+//! [`TreeMass`]: the mass matrix of a set of whole kinematic trees (all dofs, or one island) in the tree-sparse layout
+//! of [`Model::dof_madr`], with its `Lᵀ D L` factor copied from [`Data`], so that `M x`, `M⁻¹ x` and the dense `M`
+//! work on local dof indices.
+//!
+//! `M` is block-diagonal across kinematic trees and the factor of [`Model::factor_m`] is computed per tree, so the
+//! restriction of `qM`/`qLD` to a union of trees is the matrix/factor of that sub-block.
+
+use signorini_model::{Data, Model};
+
+/// A tree-sparse mass matrix and its factor over local dofs `0..nv`.
+#[derive(Debug, Clone, Default)]
+pub struct TreeMass {
+    /// Number of local dofs.
+    pub nv: usize,
+    /// Local parent dof.
+    parent: Vec<Option<usize>>,
+    /// Row starts (`nv + 1`).
+    madr: Vec<usize>,
+    qm: Vec<f64>,
+    qld: Vec<f64>,
+    diag_inv: Vec<f64>,
+}
+
+impl TreeMass {
+    /// Fills `self` with the sub-block of `dofs` (increasing global indices, closed under `dof_parentid`: whole
+    /// trees). `local` maps global dofs to local ones and must hold the positions of `dofs`.
+    pub fn assign(&mut self, model: &Model, data: &Data, dofs: &[usize], local: &[usize]) {
+        self.nv = dofs.len();
+        self.parent.clear();
+        self.madr.clear();
+        self.qm.clear();
+        self.qld.clear();
+        self.diag_inv.clear();
+        self.madr.push(0);
+        for &g in dofs {
+            self.parent.push(model.dof_parentid[g].map(|p| local[p]));
+            let range = model.dof_madr[g]..model.dof_madr[g + 1];
+            self.qm.extend_from_slice(&data.qm[range.clone()]);
+            self.qld.extend_from_slice(&data.qld[range]);
+            self.madr.push(self.qm.len());
+            self.diag_inv.push(data.qld_diag_inv[g]);
+        }
+    }
+
+    /// The whole model (`local` = identity).
+    pub fn assign_all(&mut self, model: &Model, data: &Data) {
+        self.nv = model.nv;
+        self.parent.clear();
+        self.parent.extend_from_slice(&model.dof_parentid);
+        self.madr.clear();
+        self.madr.extend_from_slice(&model.dof_madr[..=model.nv]);
+        self.qm.clear();
+        self.qm.extend_from_slice(&data.qm);
+        self.qld.clear();
+        self.qld.extend_from_slice(&data.qld);
+        self.diag_inv.clear();
+        self.diag_inv.extend_from_slice(&data.qld_diag_inv);
+    }
+
+    /// `out = M x`.
+    pub fn mul(&self, x: &[f64], out: &mut [f64]) {
+        for i in 0..self.nv {
+            out[i] = self.qm[self.madr[i]] * x[i];
+        }
+        for i in 0..self.nv {
+            let mut adr = self.madr[i];
+            let mut j = self.parent[i];
+            while let Some(jj) = j {
+                adr += 1;
+                out[i] += self.qm[adr] * x[jj];
+                out[jj] += self.qm[adr] * x[i];
+                j = self.parent[jj];
+            }
+        }
+    }
+
+    /// `x ← M⁻¹ x` (the same elimination as [`Model::solve_m`]).
+    pub fn solve(&self, x: &mut [f64]) {
+        for i in (0..self.nv).rev() {
+            let xi = x[i];
+            if xi == 0.0 {
+                continue;
+            }
+            let mut adr = self.madr[i];
+            let mut j = self.parent[i];
+            while let Some(jj) = j {
+                adr += 1;
+                x[jj] -= self.qld[adr] * xi;
+                j = self.parent[jj];
+            }
+        }
+        for (xi, inv) in x.iter_mut().zip(&self.diag_inv) {
+            *xi *= inv;
+        }
+        for i in 0..self.nv {
+            let mut adr = self.madr[i];
+            let mut j = self.parent[i];
+            let mut acc = x[i];
+            while let Some(jj) = j {
+                adr += 1;
+                acc -= self.qld[adr] * x[jj];
+                j = self.parent[jj];
+            }
+            x[i] = acc;
+        }
+    }
+
+    /// Writes the dense `M` (row-major `nv × nv`) into `h`.
+    pub fn fill_dense(&self, h: &mut [f64]) {
+        let nv = self.nv;
+        h[..nv * nv].fill(0.0);
+        for i in 0..nv {
+            let mut adr = self.madr[i];
+            h[i * nv + i] = self.qm[adr];
+            let mut j = self.parent[i];
+            while let Some(jj) = j {
+                adr += 1;
+                h[i * nv + jj] = self.qm[adr];
+                h[jj * nv + i] = self.qm[adr];
+                j = self.parent[jj];
+            }
+        }
+    }
+
+    /// `tr M`.
+    pub fn trace(&self) -> f64 {
+        (0..self.nv).map(|i| self.qm[self.madr[i]]).sum()
+    }
+}

@@ -1,0 +1,591 @@
+//! The primal iteration (`reference-semantics.md` §C.2–§C.5, §C.7; MuJoCo `mj_solPrimal`), shared by Newton and CG.
+//!
+//! ```text
+//! warm start (§C.7) → rows (§C.1) → g = Ma − f_s − Jᵀλ → [Newton: H = M + Jᵀ D_active J, H = LLᵀ]
+//! Mgrad = H⁻¹ g (Newton) or M⁻¹ g (CG);  zero-iteration certificate;  s = −Mgrad
+//! repeat: exact line search along s (§C.4) → a += αs → rows → g, Mgrad → termination (§C.5) → new s
+//! ```
+//!
+//! Termination with `scale = 1/(meaninertia·max(1, nv))` (per island: `1/tr(M_island)`): stop when `0 < scale·improvement < tol`, when
+//! `scale·‖g‖ < tol`, or (Newton) when the decrement `½·scale·gᵀH⁻¹g < tol`. The certificate skips the loop when
+//! `½·scale·gᵀM⁻¹g < tol` and (Newton) `scale·‖g‖ < tol`.
+
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_model::{Data, Model};
+
+use crate::cost::{ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_state, update_rows};
+use crate::dense::{cholesky_in_place, cholesky_solve};
+use crate::islands::Islands;
+use crate::linesearch::{Point, search};
+use crate::mass::TreeMass;
+use crate::{ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions};
+
+/// Below this a step or direction counts as zero (MuJoCo `mjMINVAL`).
+const EPS: f64 = 1e-15;
+
+/// Newton or CG on the primal problem, with its work arrays kept between solves (a solve with no more dofs and
+/// rows than an earlier one does not allocate).
+#[derive(Debug, Clone, Default)]
+pub struct PrimalSolver {
+    work: Work,
+    islands: bool,
+    mass: TreeMass,
+    scratch: IslandScratch,
+}
+
+/// The data of one (sub)problem: the mass matrix over its dofs, `f_s`, `a_s` and its rows (local dof indices).
+#[derive(Debug, Clone, Copy)]
+struct Problem<'a> {
+    mass: &'a TreeMass,
+    fs: &'a [f64],
+    a_s: &'a [f64],
+    rows: &'a ConstraintRows,
+}
+
+/// Per-island copies (islands mode).
+#[derive(Debug, Clone, Default)]
+struct IslandScratch {
+    islands: Islands,
+    local: Vec<usize>,
+    rows: ConstraintRows,
+    fs: Vec<f64>,
+    a_s: Vec<f64>,
+    warm: Vec<f64>,
+}
+
+/// The work arrays of the iteration.
+#[derive(Debug, Clone, Default)]
+struct Work {
+    kind: SolverKind,
+    a: Vec<f64>,
+    ma: Vec<f64>,
+    jar: Vec<f64>,
+    jv: Vec<f64>,
+    state: Vec<RowState>,
+    force: Vec<f64>,
+    g: Vec<f64>,
+    mgrad: Vec<f64>,
+    g_prev: Vec<f64>,
+    mgrad_prev: Vec<f64>,
+    s: Vec<f64>,
+    ms: Vec<f64>,
+    tmp: Vec<f64>,
+    hessian: Vec<f64>,
+}
+
+impl PrimalSolver {
+    /// A solver running `kind` on the whole system at once (termination scale `1/(meaninertia·max(1, nv))`).
+    pub fn new(kind: SolverKind) -> Self {
+        Self { work: Work { kind, ..Work::default() }, ..Self::default() }
+    }
+
+    /// A solver running `kind` per island (§C.6): connected components of kinematic trees linked by rows, each
+    /// solved and terminated on its own with the scale `1/tr(M_island)`; dofs without rows get `qacc_smooth`.
+    pub fn with_islands(kind: SolverKind) -> Self {
+        Self { islands: true, ..Self::new(kind) }
+    }
+
+    /// The method this solver runs.
+    pub fn kind(&self) -> SolverKind {
+        self.work.kind
+    }
+
+    /// Whether it solves per island.
+    pub fn uses_islands(&self) -> bool {
+        self.islands
+    }
+}
+
+impl Work {
+    fn resize(&mut self, nv: usize, nrows: usize) {
+        for v in [
+            &mut self.a,
+            &mut self.ma,
+            &mut self.g,
+            &mut self.mgrad,
+            &mut self.g_prev,
+            &mut self.mgrad_prev,
+            &mut self.s,
+            &mut self.ms,
+            &mut self.tmp,
+        ] {
+            v.clear();
+            v.resize(nv, 0.0);
+        }
+        for v in [&mut self.jar, &mut self.jv, &mut self.force] {
+            v.clear();
+            v.resize(nrows, 0.0);
+        }
+        self.state.clear();
+        self.state.resize(nrows, RowState::Inactive);
+        if self.kind == SolverKind::Newton {
+            self.hessian.clear();
+            self.hessian.resize(nv * nv, 0.0);
+        }
+    }
+
+    /// `jar = J a − aref`, row states and forces; returns the total cost.
+    fn evaluate(&mut self, p: &Problem<'_>) -> f64 {
+        let rows = p.rows;
+        for i in 0..rows.len() {
+            self.jar[i] = rows.row_dot(i, &self.a) - rows.aref[i];
+        }
+        p.mass.mul(&self.a, &mut self.ma);
+        gauss_cost(&self.ma, &self.a, p.fs, p.a_s)
+            + update_rows(rows, &self.jar, &mut self.state, &mut self.force)
+    }
+
+    /// `g = Ma − f_s − Jᵀλ` from the current `ma` and forces.
+    fn gradient(&mut self, p: &Problem<'_>) {
+        let rows = p.rows;
+        for ((g, m), f) in self.g.iter_mut().zip(&self.ma).zip(p.fs) {
+            *g = m - f;
+        }
+        for i in 0..rows.len() {
+            let fi = self.force[i];
+            if fi == 0.0 {
+                continue;
+            }
+            let (dofs, vals) = rows.jacobian_row(i);
+            for (&k, v) in dofs.iter().zip(vals) {
+                self.g[k] -= v * fi;
+            }
+        }
+    }
+
+    /// Newton: builds `H = M + Σ_active D JᵢᵀJᵢ` (dense) and factors it.
+    fn factor_hessian(&mut self, p: &Problem<'_>) {
+        let (nv, rows) = (p.mass.nv, p.rows);
+        let h = &mut self.hessian;
+        p.mass.fill_dense(h);
+        for r in 0..rows.len() {
+            match self.state[r] {
+                RowState::Quadratic => {
+                    let d = rows.d[r];
+                    let (dofs, vals) = rows.jacobian_row(r);
+                    for (&p, &vp) in dofs.iter().zip(vals) {
+                        let dvp = d * vp;
+                        for (&q, &vq) in dofs.iter().zip(vals) {
+                            h[p * nv + q] += dvp * vq;
+                        }
+                    }
+                }
+                RowState::Cone if rows.cone[r].is_some_and(|c| rows.contact_row_start[c] == r) => {
+                    // J_cᵀ H^c J_c for a middle-zone elliptic block.
+                    let block = ConeBlock::new(rows, r);
+                    let hc = block.hessian(&self.jar[r..r + block.n]);
+                    for (a, hc_row) in hc.iter().enumerate().take(block.n) {
+                        let (dofs_a, vals_a) = rows.jacobian_row(r + a);
+                        for (b, &hab) in hc_row.iter().enumerate().take(block.n) {
+                            let (dofs_b, vals_b) = rows.jacobian_row(r + b);
+                            for (&p, &vp) in dofs_a.iter().zip(vals_a) {
+                                let w = hab * vp;
+                                for (&q, &vq) in dofs_b.iter().zip(vals_b) {
+                                    h[p * nv + q] += w * vq;
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        cholesky_in_place(h, nv);
+    }
+
+    /// `mgrad = H⁻¹ g` (Newton) or `M⁻¹ g` (CG).
+    fn precondition(&mut self, mass: &TreeMass) {
+        self.mgrad.copy_from_slice(&self.g);
+        match self.kind {
+            SolverKind::Newton => cholesky_solve(&self.hessian, mass.nv, &mut self.mgrad),
+            SolverKind::Cg => mass.solve(&mut self.mgrad),
+        }
+    }
+
+    /// The 1-D cost along `s` at `α` (uses `jar`, `jv`, `ma`, `ms`): the Gauss quadratic `gauss` plus every row in
+    /// the state it has at `α`.
+    fn line_point(&self, rows: &ConstraintRows, gauss: [f64; 3], alpha: f64) -> Point {
+        let mut cost = gauss[0] + alpha * (gauss[1] + alpha * gauss[2]);
+        let mut d1 = gauss[1] + 2.0 * alpha * gauss[2];
+        let mut d2 = 2.0 * gauss[2];
+        let mut i = 0;
+        while i < rows.len() {
+            if rows.kind[i] == RowKind::ContactElliptic {
+                let block = ConeBlock::new(rows, i);
+                let range = i..i + block.n;
+                let c = block.line(rows, &self.jar[range.clone()], &self.jv[range], alpha);
+                cost += c[0];
+                d1 += c[1];
+                d2 += c[2];
+                i += block.n;
+                continue;
+            }
+            let (x0, v) = (self.jar[i], self.jv[i]);
+            let state = row_state(rows, i, x0 + alpha * v);
+            let q = row_coefficients(rows, i, state, x0, v);
+            cost += q[0] + alpha * (q[1] + alpha * q[2]);
+            d1 += q[1] + 2.0 * alpha * q[2];
+            d2 += 2.0 * q[2];
+            i += 1;
+        }
+        Point { alpha, cost, d1, d2: if d2 > EPS { d2 } else { EPS } }
+    }
+}
+
+fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(), SolverError> {
+    let nv = model.nv;
+    let n = rows.len();
+    let dim = |what, expected, got| {
+        if expected == got { Ok(()) } else { Err(SolverError::DimensionMismatch { what, expected, got }) }
+    };
+    dim("data.qacc_smooth", nv, data.qacc_smooth.len())?;
+    dim("data.qfrc_smooth", nv, data.qfrc_smooth.len())?;
+    dim("data.qm", model.nm, data.qm.len())?;
+    if n == 0 {
+        return Ok(());
+    }
+    dim("rows.jac_start", n + 1, rows.jac_start.len())?;
+    dim("rows.id", n, rows.id.len())?;
+    dim("rows.aref", n, rows.aref.len())?;
+    dim("rows.d", n, rows.d.len())?;
+    dim("rows.r", n, rows.r.len())?;
+    dim("rows.frictionloss", n, rows.frictionloss.len())?;
+    dim("rows.jac_dof", rows.jac_start[n], rows.jac_dof.len())?;
+    dim("rows.jac_val", rows.jac_start[n], rows.jac_val.len())?;
+    for i in 0..n {
+        if rows.jac_start[i] > rows.jac_start[i + 1] {
+            return Err(SolverError::InvalidRow { row: i, reason: "decreasing jac_start" });
+        }
+        let (dofs, vals) = rows.jacobian_row(i);
+        if let Some(&dof) = dofs.iter().find(|&&k| k >= nv) {
+            return Err(SolverError::DofOutOfRange { row: i, dof, nv });
+        }
+        if vals.iter().any(|v| !v.is_finite()) {
+            return Err(SolverError::InvalidRow { row: i, reason: "non-finite Jacobian entry" });
+        }
+        if !(rows.d[i] > 0.0 && rows.d[i].is_finite() && rows.r[i] > 0.0 && rows.r[i].is_finite()) {
+            return Err(SolverError::InvalidRow { row: i, reason: "D and R must be finite and > 0" });
+        }
+        if !rows.aref[i].is_finite() {
+            return Err(SolverError::InvalidRow { row: i, reason: "non-finite aref" });
+        }
+        if rows.kind[i] == RowKind::FrictionLoss && !(rows.frictionloss[i] >= 0.0) {
+            return Err(SolverError::InvalidRow { row: i, reason: "negative friction loss" });
+        }
+    }
+    dim("rows.cone", n, rows.cone.len())?;
+    dim("rows.mu", n, rows.mu.len())?;
+    let mut i = 0;
+    while i < n {
+        if rows.kind[i] != RowKind::ContactElliptic {
+            i += 1;
+            continue;
+        }
+        // An elliptic block: the normal row first, `contact_nrows` elliptic rows of the same contact.
+        let bad = |reason| Err(SolverError::InvalidRow { row: i, reason });
+        let Some(c) = rows.cone[i] else { return bad("elliptic row without a contact") };
+        if c >= rows.contact_row_start.len() || c >= rows.contact_nrows.len() || c >= rows.contact_mu.len() {
+            return bad("elliptic row of an unknown contact");
+        }
+        let len = rows.contact_nrows[c];
+        if rows.contact_row_start[c] != i || len == 0 || len > MAX_CONE_ROWS || i + len > n {
+            return bad("elliptic block does not start at its normal row or has a bad size");
+        }
+        if (i..i + len).any(|k| rows.kind[k] != RowKind::ContactElliptic || rows.cone[k] != Some(c)) {
+            return bad("elliptic block mixes rows of other kinds or contacts");
+        }
+        if !(rows.contact_mu[c] > 0.0 && rows.contact_mu[c].is_finite())
+            || rows.mu[i + 1..i + len].iter().any(|m| !m.is_finite())
+        {
+            return bad("elliptic cone coefficient must be finite and > 0");
+        }
+        i += len;
+    }
+    Ok(())
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl Work {
+    /// Runs the iteration on `p` from `a_s` or `warm` (§C.7), with the termination scale `scale`; leaves `a` and
+    /// `force` in `self.a`, `self.force`.
+    fn run(
+        &mut self,
+        p: &Problem<'_>,
+        options: &SolverOptions,
+        scale: f64,
+        warm: Option<&[f64]>,
+    ) -> Result<SolveStats, SolverError> {
+        let (nv, nrows, rows) = (p.mass.nv, p.rows.len(), p.rows);
+        self.resize(nv, nrows);
+        if nrows == 0 || nv == 0 {
+            // No constraint on these dofs: the unconstrained acceleration is the minimiser.
+            self.a.copy_from_slice(p.a_s);
+            let cost = self.evaluate(p);
+            self.gradient(p);
+            let gradient_norm = dot(&self.g, &self.g).sqrt();
+            return Ok(SolveStats { iterations: 0, cost, gradient_norm, converged: true });
+        }
+
+        // Warm start (§C.7).
+        self.a.copy_from_slice(p.a_s);
+        let mut cost = self.evaluate(p);
+        if let Some(warm) = warm {
+            let smooth_cost = cost;
+            self.a.copy_from_slice(warm);
+            cost = self.evaluate(p);
+            if options.mujoco_compatibility && smooth_cost < cost {
+                self.a.copy_from_slice(p.a_s);
+                cost = self.evaluate(p);
+            }
+        }
+        if !cost.is_finite() {
+            return Err(SolverError::NonFinite { cost });
+        }
+
+        let tol = options.tolerance;
+        let newton = self.kind == SolverKind::Newton;
+        self.gradient(p);
+        if newton {
+            self.factor_hessian(p);
+        }
+        self.precondition(p.mass);
+
+        // Zero-iteration certificate: ½·scale·gᵀM⁻¹g < tol (and, for Newton, scale·‖g‖ < tol).
+        self.tmp.copy_from_slice(&self.g);
+        p.mass.solve(&mut self.tmp);
+        let gnorm = dot(&self.g, &self.g).sqrt();
+        let mut converged = 0.5 * scale * dot(&self.g, &self.tmp) < tol && (!newton || scale * gnorm < tol);
+        let mut iterations = 0;
+
+        for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+            *s = -m;
+        }
+        while !converged && iterations < options.iterations {
+            // Line search along s.
+            let snorm = dot(&self.s, &self.s).sqrt();
+            if snorm < EPS {
+                converged = true;
+                break;
+            }
+            p.mass.mul(&self.s, &mut self.ms);
+            for i in 0..nrows {
+                self.jv[i] = rows.row_dot(i, &self.s);
+            }
+            let gauss0 = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
+            let gauss1: f64 =
+                self.s.iter().zip(self.ma.iter().zip(p.fs)).map(|(s, (m, f))| s * (m - f)).sum();
+            let gauss = [gauss0, gauss1, 0.5 * dot(&self.s, &self.ms)];
+            let gtol = tol * options.ls_tolerance * snorm / scale;
+            let found = search(|alpha| self.line_point(rows, gauss, alpha), gtol, options.ls_iterations);
+            let alpha = found.alpha;
+            if !(alpha.abs() >= EPS) || !alpha.is_finite() {
+                converged = true;
+                break;
+            }
+            iterations += 1;
+
+            // Step.
+            for (a, s) in self.a.iter_mut().zip(&self.s) {
+                *a += alpha * s;
+            }
+            let old_cost = cost;
+            cost = self.evaluate(p);
+            if !cost.is_finite() {
+                return Err(SolverError::NonFinite { cost });
+            }
+            if !newton {
+                self.g_prev.copy_from_slice(&self.g);
+                self.mgrad_prev.copy_from_slice(&self.mgrad);
+            }
+            self.gradient(p);
+            if newton {
+                self.factor_hessian(p);
+            }
+            self.precondition(p.mass);
+
+            // Termination (§C.5).
+            let improvement = scale * (old_cost - cost);
+            let gradient = scale * dot(&self.g, &self.g).sqrt();
+            let decrement =
+                if newton { (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) } else { f64::INFINITY };
+            if (improvement > 0.0 && improvement < tol) || gradient < tol || decrement < tol {
+                converged = true;
+                break;
+            }
+
+            // New direction.
+            if newton {
+                for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                    *s = -m;
+                }
+            } else {
+                // Polak–Ribière+: β = max(0, gᵀ(M⁻¹g − M⁻¹g_prev) / g_prevᵀM⁻¹g_prev).
+                let num: f64 = self
+                    .g
+                    .iter()
+                    .zip(self.mgrad.iter().zip(&self.mgrad_prev))
+                    .map(|(g, (m, mp))| g * (m - mp))
+                    .sum();
+                let den = dot(&self.g_prev, &self.mgrad_prev).max(EPS);
+                let beta = (num / den).max(0.0);
+                for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                    *s = -m + beta * *s;
+                }
+                // Not a descent direction (possible with an inexact line search): restart from −M⁻¹g.
+                if dot(&self.s, &self.g) >= 0.0 {
+                    for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                        *s = -m;
+                    }
+                }
+            }
+        }
+
+        Ok(SolveStats { iterations, cost, gradient_norm: dot(&self.g, &self.g).sqrt(), converged })
+    }
+}
+
+impl ConstraintSolver for PrimalSolver {
+    fn solve(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        options: &SolverOptions,
+        qacc: &mut Vec<f64>,
+        efc_force: &mut Vec<f64>,
+    ) -> Result<SolveStats, SolverError> {
+        check_inputs(model, data, rows)?;
+        let nv = model.nv;
+        let warm_valid = qacc.len() == nv && qacc.iter().all(|v| v.is_finite());
+        efc_force.clear();
+        efc_force.resize(rows.len(), 0.0);
+        if !warm_valid {
+            qacc.clear();
+            qacc.extend_from_slice(&data.qacc_smooth);
+        }
+        // Native mode warm-starts only when there are rows; MuJoCo mode compares both starts (inside `run`).
+        let warm = if warm_valid && !rows.is_empty() { Some(&qacc[..]) } else { None };
+        if !self.islands {
+            self.mass.assign_all(model, data);
+            let p = Problem { mass: &self.mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
+            let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
+            let stats = self.work.run(&p, options, scale, warm)?;
+            qacc.copy_from_slice(&self.work.a);
+            efc_force.copy_from_slice(&self.work.force);
+            return Ok(stats);
+        }
+        self.solve_islands(model, data, rows, options, qacc, efc_force)
+    }
+}
+
+impl PrimalSolver {
+    /// Per-island solves: every island is gathered into local copies, solved, and scattered back.
+    fn solve_islands(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        options: &SolverOptions,
+        qacc: &mut [f64],
+        efc_force: &mut [f64],
+    ) -> Result<SolveStats, SolverError> {
+        let sc = &mut self.scratch;
+        sc.islands.build(model, rows);
+        sc.local.clear();
+        sc.local.resize(model.nv, usize::MAX);
+        let mut total = SolveStats { iterations: 0, cost: 0.0, gradient_norm: 0.0, converged: true };
+        let warm_valid = !rows.is_empty();
+        // Dofs outside every island are unconstrained.
+        for (k, island) in sc.islands.dof_island.iter().enumerate() {
+            if island.is_none() {
+                qacc[k] = data.qacc_smooth[k];
+            }
+        }
+        let mut gsq = 0.0;
+        for island in 0..sc.islands.count() {
+            let dofs = sc.islands.dofs(island);
+            for (l, &g) in dofs.iter().enumerate() {
+                sc.local[g] = l;
+            }
+            self.mass.assign(model, data, dofs, &sc.local);
+            sc.fs.clear();
+            sc.a_s.clear();
+            sc.warm.clear();
+            for &g in dofs {
+                sc.fs.push(data.qfrc_smooth[g]);
+                sc.a_s.push(data.qacc_smooth[g]);
+                sc.warm.push(qacc[g]);
+            }
+            sc.rows.clear();
+            for &r in sc.islands.rows(island) {
+                copy_row(rows, r, &sc.local, &mut sc.rows);
+            }
+            let p = Problem { mass: &self.mass, fs: &sc.fs, a_s: &sc.a_s, rows: &sc.rows };
+            let scale = 1.0 / self.mass.trace().max(f64::MIN_POSITIVE);
+            let warm = if warm_valid { Some(&sc.warm[..]) } else { None };
+            let stats = self.work.run(&p, options, scale, warm)?;
+            for (l, &g) in dofs.iter().enumerate() {
+                qacc[g] = self.work.a[l];
+            }
+            for (l, &r) in sc.islands.rows(island).iter().enumerate() {
+                efc_force[r] = self.work.force[l];
+            }
+            total.iterations = total.iterations.max(stats.iterations);
+            total.cost += stats.cost;
+            gsq += stats.gradient_norm * stats.gradient_norm;
+            total.converged &= stats.converged;
+        }
+        // Rows without Jacobian entries have the constant residual `−aref`: their cost and force are fixed.
+        for &r in &sc.islands.free_rows {
+            let x = -rows.aref[r];
+            let state = row_state(rows, r, x);
+            let (c, f) = crate::cost::row_cost_force(rows, r, state, x);
+            total.cost += c;
+            efc_force[r] = f;
+        }
+        total.gradient_norm = gsq.sqrt();
+        Ok(total)
+    }
+}
+
+/// Appends row `r` of `rows` to `out` with its dofs mapped through `local` (elliptic contacts keep their block
+/// layout: the contact index is renumbered to the blocks of `out`).
+fn copy_row(rows: &ConstraintRows, r: usize, local: &[usize], out: &mut ConstraintRows) {
+    if out.jac_start.is_empty() {
+        out.jac_start.push(0);
+    }
+    let (dofs, vals) = rows.jacobian_row(r);
+    for (&k, &v) in dofs.iter().zip(vals) {
+        out.jac_dof.push(local[k]);
+        out.jac_val.push(v);
+    }
+    out.jac_start.push(out.jac_dof.len());
+    out.kind.push(rows.kind[r]);
+    out.id.push(rows.id[r]);
+    out.pos.push(rows.pos[r]);
+    out.margin.push(rows.margin[r]);
+    out.imp.push(rows.imp[r]);
+    out.vel.push(rows.vel[r]);
+    out.aref.push(rows.aref[r]);
+    out.r.push(rows.r[r]);
+    out.d.push(rows.d[r]);
+    out.frictionloss.push(rows.frictionloss[r]);
+    out.mu.push(rows.mu[r]);
+    let cone = match rows.cone[r] {
+        Some(c) if rows.kind[r] == RowKind::ContactElliptic => {
+            if rows.contact_row_start[c] == r {
+                out.contact_row_start.push(out.kind.len() - 1);
+                out.contact_nrows.push(rows.contact_nrows[c]);
+                out.contact_dim.push(rows.contact_dim.get(c).copied().unwrap_or(rows.contact_nrows[c]));
+                out.contact_mu.push(rows.contact_mu[c]);
+            }
+            Some(out.contact_row_start.len() - 1)
+        }
+        // Other contact rows keep no block data in the copy (the solver does not read it).
+        _ => None,
+    };
+    out.cone.push(cone);
+}

@@ -1,0 +1,156 @@
+//! Rows from the real assembler (equalities, friction loss, limits, pyramidal and elliptic contacts): Newton, CG
+//! and the island solver agree, and the result is the optimum (finite-difference gradient of the cost vanishes).
+
+mod common;
+
+use common::{fd_gradient, gradient, tight};
+use glam::{DQuat, DVec3};
+use signorini_collision::contact_set::ContactSet;
+use signorini_constraints::{ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind};
+use signorini_geometry::{Plane, Shape, Sphere};
+use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF};
+use signorini_model::{BodySpec, Data, EqualitySpec, GeomSpec, InertialSpec, JointSpec, Model, ModelSpec};
+use signorini_solver::{SolverKind, SolverOptions, island_solver_for, solver_for};
+
+fn inertial(mass: f64, pos: DVec3) -> InertialSpec {
+    InertialSpec {
+        mass,
+        inertia: DVec3::new(0.02, 0.03, 0.04) * mass,
+        pos,
+        quat: DQuat::from_rotation_z(0.3),
+    }
+}
+
+/// A limited hinge/slide arm with friction loss, a free ball connected to it, and a second free ball.
+fn model() -> Model {
+    let mut spec = ModelSpec::default();
+    spec.bodies[0].geoms.push(GeomSpec::new("floor", Shape::from(Plane::new())));
+    let mut link1 = BodySpec::new("link1", 0, DVec3::new(0.0, 0.0, 1.0), DQuat::IDENTITY);
+    link1.inertial = inertial(1.0, DVec3::new(0.2, 0.0, 0.0));
+    let mut h1 = JointSpec::hinge("h1", DVec3::Y);
+    h1.range = Some([-0.5, 0.5]);
+    h1.frictionloss = 0.3;
+    link1.joints.push(h1);
+    spec.add_body(link1);
+    let mut link2 = BodySpec::new("link2", 1, DVec3::new(0.5, 0.0, 0.0), DQuat::from_rotation_x(0.2));
+    link2.inertial = inertial(0.7, DVec3::new(0.1, 0.05, 0.0));
+    let mut s = JointSpec::slide("s", DVec3::new(0.0, 0.3, 1.0));
+    s.range = Some([-0.1, 0.1]);
+    link2.joints.push(s);
+    spec.add_body(link2);
+    for (name, pos) in [("ball", DVec3::new(1.0, 0.5, 0.09)), ("ball2", DVec3::new(-1.0, 0.0, 0.08))] {
+        let mut ball = BodySpec::new(name, 0, pos, DQuat::IDENTITY);
+        ball.inertial = inertial(2.0, DVec3::ZERO);
+        ball.joints.push(JointSpec::free(name));
+        ball.geoms.push(GeomSpec::new(name, Shape::from(Sphere::new(0.1).expect("sphere"))));
+        spec.add_body(ball);
+    }
+    spec.equalities.push(EqualitySpec::Connect {
+        name: "connect".into(),
+        body1: 2,
+        body2: 3,
+        anchor: DVec3::new(0.1, 0.2, -0.1),
+        solref: DEFAULT_SOLREF,
+        solimp: DEFAULT_SOLIMP,
+    });
+    Model::compile(spec).expect("compiles")
+}
+
+fn contact(cs: &mut ContactSet, link: usize, position: DVec3, penetration: f64, condim: u8) {
+    cs.geom_a.push(0);
+    cs.geom_b.push(0);
+    cs.link_a.push(link);
+    cs.link_b.push(0);
+    cs.position.push(position);
+    cs.normal.push(DVec3::Z);
+    cs.penetration.push(penetration);
+    cs.friction.push(0.8);
+    cs.friction_torsional.push(0.02);
+    cs.friction_rolling.push(0.001);
+    cs.solref.push(DEFAULT_SOLREF);
+    cs.solimp.push(DEFAULT_SOLIMP);
+    cs.condim.push(condim);
+    cs.margin.push(0.0);
+    cs.gap.push(0.0);
+}
+
+fn state(model: &Model) -> Data {
+    let mut d = Data::new(model);
+    d.qpos[0] = 0.6;
+    d.qpos[1] = -0.15;
+    for (k, v) in d.qvel.iter_mut().enumerate() {
+        *v = 0.3 * ((k as f64) * 1.7).sin();
+    }
+    model.forward(&mut d).expect("forward");
+    d
+}
+
+#[test]
+fn assembled_rows_solve_consistently() {
+    let model = model();
+    let data = state(&model);
+    let mut cs = ContactSet::new();
+    contact(&mut cs, 3, DVec3::new(1.0, 0.5, 0.0), 0.01, 3);
+    contact(&mut cs, 4, DVec3::new(-1.0, 0.0, 0.0), 0.02, 6);
+    for (cone, mujoco) in
+        [(FrictionCone::Pyramidal, false), (FrictionCone::Elliptic, false), (FrictionCone::Elliptic, true)]
+    {
+        let options = ConstraintOptions {
+            timestep: 0.002,
+            friction_cone: cone,
+            enable_torsional_friction: true,
+            enable_rolling_friction: true,
+            mujoco_compatibility: mujoco,
+            ..ConstraintOptions::default()
+        };
+        let mut asm = ConstraintAssembler::new(&model, options).expect("valid");
+        let mut rows = ConstraintRows::new();
+        asm.assemble(&model, &data, &cs, &mut rows).expect("assembles");
+        assert!(rows.count(RowKind::LimitJoint) > 0 && rows.count(RowKind::FrictionLoss) > 0);
+        assert!(rows.count(RowKind::EqualityConnect) == 3 && rows.contact_row_start.len() == 2);
+
+        let mut results = Vec::new();
+        for (name, mut solver) in [
+            ("newton", solver_for(SolverKind::Newton)),
+            ("cg", solver_for(SolverKind::Cg)),
+            ("newton islands", island_solver_for(SolverKind::Newton)),
+            ("cg islands", island_solver_for(SolverKind::Cg)),
+        ] {
+            let (mut qacc, mut force) = (Vec::new(), Vec::new());
+            let opts = SolverOptions { iterations: 20000, mujoco_compatibility: mujoco, ..tight() };
+            let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+            let g = gradient(&model, &data, &rows, &qacc, &force);
+            let fd = fd_gradient(&model, &data, &rows, &qacc, 1e-4);
+            let gmax = g.iter().chain(&fd).map(|v| v.abs()).fold(0.0, f64::max);
+            let fscale = data.qfrc_smooth.iter().map(|v| v.abs()).fold(1.0, f64::max);
+            assert!(gmax < 1e-5 * fscale, "{cone:?} {name}: gradient {g:?} fd {fd:?} ({stats:?})");
+            results.push((name, qacc, force));
+        }
+        // Default settings: Newton terminates within its 25 iterations, close to the tight optimum.
+        let mut newton = solver_for(SolverKind::Newton);
+        let (mut qacc, mut force) = (Vec::new(), Vec::new());
+        let opts = SolverOptions { mujoco_compatibility: mujoco, ..SolverOptions::default() };
+        let stats = newton.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+        assert!(stats.converged && stats.iterations <= 25, "{cone:?}: {stats:?}");
+        for (x, y) in qacc.iter().zip(&results[0].1) {
+            assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{cone:?} default: {x} vs {y}");
+        }
+        let (_, a0, f0) = &results[0];
+        for (name, a, f) in &results[1..] {
+            for (x, y) in a.iter().zip(a0) {
+                assert!((x - y).abs() <= 1e-6 * (1.0 + y.abs()), "{cone:?} {name}: {x} vs {y}");
+            }
+            for (x, y) in f.iter().zip(f0) {
+                assert!((x - y).abs() <= 1e-5 * (1.0 + y.abs()), "{cone:?} {name}: force {x} vs {y}");
+            }
+        }
+        // Contact normal forces push.
+        for (c, &start) in rows.contact_row_start.iter().enumerate() {
+            if cone == FrictionCone::Elliptic {
+                assert!(f0[start] >= 0.0, "contact {c}");
+            } else {
+                assert!((start..start + rows.contact_nrows[c]).all(|i| f0[i] >= 0.0));
+            }
+        }
+    }
+}

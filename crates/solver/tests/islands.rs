@@ -1,0 +1,126 @@
+//! Islands (§C.6): the components of trees linked by rows, and per-island solves that reach the same minimiser as
+//! the whole-system solve.
+
+mod common;
+
+use common::*;
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_solver::islands::Islands;
+use signorini_solver::{SolverKind, SolverOptions, island_solver_for, total_cost};
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+/// `mixed` has two trees: the chain (dofs 0–2) and the free body (dofs 3–8).
+#[test]
+fn islands_follow_trees_and_rows() {
+    let mut rng = Rng(1);
+    let (model, _) = mixed(&mut rng);
+    let mut islands = Islands::default();
+
+    let mut rows = ConstraintRows::new();
+    islands.build(&model, &rows);
+    assert_eq!(islands.count(), 0);
+    assert!(islands.dof_island.iter().all(Option::is_none));
+
+    // A row on the free body only: one island of its 6 dofs; the chain is unconstrained.
+    push_row(&mut rows, RowKind::LimitJoint, &[(5, 1.0)], 0.0, 1.0, 0.0);
+    // A row without entries is in no island.
+    push_row(&mut rows, RowKind::EqualityJoint, &[], 1.0, 1.0, 0.0);
+    islands.build(&model, &rows);
+    assert_eq!(islands.count(), 1);
+    assert_eq!(islands.dofs(0), &[3, 4, 5, 6, 7, 8]);
+    assert_eq!(islands.rows(0), &[0]);
+    assert_eq!(islands.free_rows, vec![1]);
+    assert_eq!(&islands.dof_island[..3], &[None, None, None]);
+
+    // A row on the chain's last dof: a second island, numbered first (smallest dof), holding the whole chain.
+    push_row(&mut rows, RowKind::ContactPyramidal, &[(2, 1.0)], 0.0, 1.0, 0.0);
+    islands.build(&model, &rows);
+    assert_eq!(islands.count(), 2);
+    assert_eq!(islands.dofs(0), &[0, 1, 2]);
+    assert_eq!(islands.rows(0), &[2]);
+    assert_eq!(islands.rows(1), &[0]);
+
+    // A row linking both trees merges them.
+    push_row(&mut rows, RowKind::EqualityJoint, &[(7, 1.0), (1, -1.0)], 0.0, 1.0, 0.0);
+    islands.build(&model, &rows);
+    assert_eq!(islands.count(), 1);
+    assert_eq!(islands.dofs(0).len(), 9);
+    assert_eq!(islands.rows(0), &[0, 2, 3]);
+}
+
+/// Rows confined to single trees: the island solver reaches the whole-system minimiser (Newton and CG, with and
+/// without elliptic cones), unconstrained dofs keep `qacc_smooth` exactly.
+#[test]
+fn island_solves_match_the_whole_system() {
+    for seed in 0..20 {
+        let mut rng = Rng(seed * 7 + 3);
+        let (model, data) = mixed(&mut rng);
+        let mut rows = ConstraintRows::new();
+        let trees: [&[usize]; 2] = [&[0, 1, 2], &[3, 4, 5, 6, 7, 8]];
+        let use_chain = seed % 3 != 0;
+        for _ in 0..6 {
+            let tree = if use_chain { trees[rng.below(2)] } else { trees[1] };
+            let jac: Vec<(usize, f64)> = tree.iter().rev().map(|&k| (k, rng.range(-1.5, 1.5))).collect();
+            let kinds = [
+                RowKind::EqualityJoint,
+                RowKind::FrictionLoss,
+                RowKind::LimitJoint,
+                RowKind::ContactPyramidal,
+            ];
+            let kind = kinds[rng.below(4)];
+            let fl = if kind == RowKind::FrictionLoss { rng.range(0.1, 3.0) } else { 0.0 };
+            push_row(&mut rows, kind, &jac, rng.range(-10.0, 10.0), 10f64.powf(rng.range(-1.0, 2.0)), fl);
+        }
+        if seed % 2 == 0 {
+            // An elliptic contact on the free body.
+            let start = rows.len();
+            let mu = 0.6;
+            let d0 = 20.0;
+            for (j, aref) in [5.0, 30.0, -10.0].into_iter().enumerate() {
+                let jac: Vec<(usize, f64)> = (3..9).rev().map(|k| (k, rng.range(-1.0, 1.0))).collect();
+                push_row(&mut rows, RowKind::ContactElliptic, &jac, aref, d0, 0.0);
+                rows.cone[start + j] = Some(0);
+                rows.mu[start + j] = mu;
+            }
+            rows.contact_row_start.push(start);
+            rows.contact_nrows.push(3);
+            rows.contact_dim.push(3);
+            rows.contact_mu.push(mu);
+        }
+        for kind in [SolverKind::Newton, SolverKind::Cg] {
+            let options = SolverOptions { iterations: 3000, ..tight() };
+            let (whole, fw, sw) = solve(kind, &model, &data, &rows, options);
+            let mut solver = island_solver_for(kind);
+            let (mut qacc, mut force) = (Vec::new(), Vec::new());
+            let si = solver
+                .solve(&model, &data, &rows, &SolverOptions { kind, ..options }, &mut qacc, &mut force)
+                .unwrap();
+            for (k, (a, b)) in qacc.iter().zip(&whole).enumerate() {
+                assert!(close(*a, *b, 1e-7), "seed {seed} {kind:?} dof {k}: {a} vs {b} ({si:?} {sw:?})");
+            }
+            for (a, b) in force.iter().zip(&fw) {
+                assert!(close(*a, *b, 1e-6), "seed {seed} {kind:?}: force {a} vs {b}");
+            }
+            assert!(close(si.cost, total_cost(&model, &data, &rows, &qacc), 1e-10), "{si:?}");
+            if !use_chain {
+                assert_eq!(&qacc[..3], &data.qacc_smooth[..3], "unconstrained tree");
+            }
+            // Default options: every island terminates on its own.
+            let mut qacc = Vec::new();
+            let stats = solver
+                .solve(
+                    &model,
+                    &data,
+                    &rows,
+                    &SolverOptions { kind, ..SolverOptions::default() },
+                    &mut qacc,
+                    &mut force,
+                )
+                .unwrap();
+            assert!(kind == SolverKind::Cg || stats.converged, "{stats:?}");
+        }
+    }
+}
