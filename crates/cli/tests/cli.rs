@@ -71,9 +71,57 @@ fn bad_input_exits_non_zero_with_a_message() {
 
 #[test]
 fn unbuilt_subcommands_say_so() {
-    let out = bin().arg("run").output().unwrap();
+    let out = bin().args(["ccd", "x.json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+}
+
+#[test]
+fn run_steps_a_scene_and_dumps_the_reference_layout() {
+    let dir = std::env::temp_dir().join(format!("signorini-run-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("out.json");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+    let out = bin()
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "600", "--mujoco-compat", "--dump"])
+        .arg(&dump)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(summary["steps_per_second"].as_f64().unwrap() > 0.0);
+    assert_eq!(summary["steps"], 600);
+    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    for k in ["0", "100", "500", "600"] {
+        let s = &d["snapshots"][k];
+        assert_eq!(s["qpos_free"].as_array().unwrap().len(), 10, "snapshot {k}");
+        assert!(s["time"].is_number() && s["ncon"].is_number() && s["qvel_free"].is_array());
+    }
+    assert_eq!(d["snapshots"]["500"]["ncon"], 40);
+    assert!(d["settled"]["max_penetration_over_run"].as_f64().unwrap() > 0.0);
+    assert!(d["perf"]["steps_per_second"].as_f64().unwrap() > 0.0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn run_without_a_scene_uses_the_built_in_pile() {
+    let dir = std::env::temp_dir().join(format!("signorini-run-default-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = bin().current_dir(&dir).args(["run", "--steps", "50"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote signorini-run.json"));
+    assert!(dir.join("signorini-run.json").exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn run_rejects_unknown_options_with_the_valid_names() {
+    let out = bin().args(["run", "--steps", "1", "--set", "frobnicate=3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("valid names") && err.contains("max_collision_pairs"), "{err}");
 }
 
 fn max_rel_err(ours: &serde_json::Value, theirs: &serde_json::Value) -> f64 {

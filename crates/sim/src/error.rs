@@ -1,0 +1,63 @@
+//! The typed error of the simulator facade.
+
+use thiserror::Error;
+
+/// What went wrong building or stepping a scene.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// An option is out of range or an option combination is rejected (spec §4).
+    #[error("option `{name}`: {what}")]
+    InvalidOption {
+        /// Option name.
+        name: String,
+        /// What is wrong and what is valid.
+        what: String,
+    },
+    /// The scene file could not be loaded.
+    #[error(transparent)]
+    Load(#[from] signorini_mjcf::MjcfError),
+    /// The model could not be compiled.
+    #[error(transparent)]
+    Model(#[from] signorini_model::ModelError),
+    /// Forward dynamics failed (e.g. a singular mass matrix).
+    #[error(transparent)]
+    Dynamics(#[from] signorini_model::DynamicsError),
+    /// Collision detection failed (capacity exceeded names the option to raise).
+    #[error(transparent)]
+    Collision(#[from] signorini_collision::CollisionError),
+    /// Constraint assembly failed.
+    #[error(transparent)]
+    Constraint(#[from] signorini_constraints::ConstraintError),
+    /// The constraint solver failed.
+    #[error(transparent)]
+    Solver(#[from] signorini_solver::SolverError),
+    /// The integrator failed.
+    #[error(transparent)]
+    Integrator(#[from] signorini_integrators::IntegratorError),
+    /// The state became non-finite.
+    #[error("the state became non-finite at step {step} (time {time} s): {what}")]
+    NonFinite {
+        /// Step index.
+        step: u64,
+        /// Simulated time.
+        time: f64,
+        /// Which quantity.
+        what: String,
+    },
+    /// A state vector has the wrong length or non-finite values.
+    #[error("{what}")]
+    InvalidState {
+        /// What is wrong.
+        what: String,
+    },
+    /// A feature the options ask for is not built yet.
+    #[error("not implemented yet: {what}")]
+    NotImplemented {
+        /// What.
+        what: String,
+    },
+}
+
+/// Result alias of the simulator facade.
+pub type Result<T, E = SimError> = std::result::Result<T, E>;

@@ -1,0 +1,14 @@
+//! # signorini-sim
+//!
+//! The thin facade over the stages: a [`Scene`] built from MJCF or a [`ModelSpec`](signorini_model::spec::ModelSpec)
+//! with validated [`Options`] (spec §4), [`Scene::step`], state get/set, and contact and force read-back (spec §5).
+
+pub mod error;
+pub mod options;
+pub mod readback;
+pub mod scene;
+
+pub use error::{Result, SimError};
+pub use options::{ConeChoice, ContactResolution, IntegratorChoice, OPTION_NAMES, Options, SolverChoice};
+pub use readback::{Contacts, StepStatistics};
+pub use scene::Scene;

@@ -1,0 +1,363 @@
+//! Simulation options: spec §4's defaults (native mode) and build-time validation.
+//!
+//! Each field states its default, unit and rule. [`Options::set`] overrides a field by name from text (the
+//! `--set NAME=VALUE` of `signorini run`); an unknown name or a bad value is an error that lists the valid ones.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, SimError};
+
+/// Constraint solver (spec §C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SolverChoice {
+    /// Newton with Cholesky and exact line search (default).
+    Newton,
+    /// Conjugate gradient preconditioned by `M⁻¹`.
+    Cg,
+}
+
+/// Friction cone (spec §B.8/§B.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConeChoice {
+    /// `2(condim − 1)` pyramid edges (default).
+    Pyramidal,
+    /// Euclidean cone.
+    Elliptic,
+}
+
+/// Contact resolution of the elliptic cone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactResolution {
+    /// `signorini` when elliptic + Newton + native, else `convex` (spec §4).
+    Auto,
+    /// MuJoCo's convex soft-contact model.
+    Convex,
+    /// Genesis's Signorini (complementarity-latched) resolution.
+    Signorini,
+}
+
+/// Time integrator (spec §D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntegratorChoice {
+    /// Semi-implicit Euler with implicit joint damping.
+    Euler,
+    /// MuJoCo's implicitfast.
+    Implicitfast,
+    /// Genesis's default: `M + h·diag(damping + kv)` throughout.
+    ApproximateImplicitfast,
+}
+
+/// All options of a scene, with spec §4's native defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    /// Step `dt` in seconds, > 0. Default 0.01 (an MJCF `timestep` overrides it).
+    pub dt: f64,
+    /// Substeps per step, ≥ 1; the physics step is `h = dt/substeps`. Default 1.
+    pub substeps: usize,
+    /// Constraint solver. Default Newton.
+    pub constraint_solver: SolverChoice,
+    /// Solver iteration cap (an upper bound, not a guarantee), ≥ 1. Default 25.
+    pub iterations: usize,
+    /// Solver tolerance, > 0. Default 1e-9 native, 1e-8 MuJoCo-compatible (`None`: the mode's default).
+    pub tolerance: Option<f64>,
+    /// Line-search iteration cap, ≥ 1. Default 50.
+    pub ls_iterations: usize,
+    /// Line-search tolerance, > 0. Default 1e-2.
+    pub ls_tolerance: f64,
+    /// Friction cone. Default pyramidal.
+    pub friction_cone: ConeChoice,
+    /// Contact resolution. Default auto; explicit signorini outside elliptic + Newton + native is an error.
+    pub contact_resolution: ContactResolution,
+    /// Elliptic-cone friction-to-normal impedance ratio, > 0. Default auto: 100 for elliptic in native mode, else 1.
+    pub impratio: Option<f64>,
+    /// Integrator. Default approximate_implicitfast.
+    pub integrator: IntegratorChoice,
+    /// No-slip post-process iterations. Default 0 (off).
+    pub noslip_iterations: usize,
+    /// No-slip tolerance, > 0. Default 1e-6.
+    pub noslip_tolerance: f64,
+    /// Contact time constant floor (s), > 0; the mixed timeconst is also floored at 2h. Default 0.01.
+    pub constraint_timeconst: f64,
+    /// Torsional friction rows. Default false.
+    pub enable_torsional_friction: bool,
+    /// Rolling friction rows; requires torsional. Default false.
+    pub enable_rolling_friction: bool,
+    /// Islands may sleep. Default false.
+    pub use_hibernation: bool,
+    /// Sleep velocity threshold (m/s), > 0. Default 2e-3 native, 1e-4 MuJoCo-compatible (`None`: the mode's).
+    pub hibernation_thresh_vel: Option<f64>,
+    /// Broad-phase pair budget (spec §A.4). Default 150.
+    pub max_collision_pairs: usize,
+    /// Collisions inside one kinematic tree. Default true.
+    pub enable_self_collision: bool,
+    /// Collisions between adjacent bodies. Default false.
+    pub enable_adjacent_collision: bool,
+    /// Keep pairs that already collide at the neutral pose. Default false.
+    pub enable_neutral_collision: bool,
+    /// Perturbation multi-contact (spec §A.9). Default true.
+    pub enable_multi_contact: bool,
+    /// Analytic box–box (spec §A.10). Default true.
+    pub box_box_detection: bool,
+    /// MuJoCo-compatible semantics (spec §2). Default false.
+    pub mujoco_compatibility: bool,
+    /// Narrow-phase threads, ≥ 1; results do not depend on it. Default 1.
+    pub threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            dt: 0.01,
+            substeps: 1,
+            constraint_solver: SolverChoice::Newton,
+            iterations: 25,
+            tolerance: None,
+            ls_iterations: 50,
+            ls_tolerance: 1e-2,
+            friction_cone: ConeChoice::Pyramidal,
+            contact_resolution: ContactResolution::Auto,
+            impratio: None,
+            integrator: IntegratorChoice::ApproximateImplicitfast,
+            noslip_iterations: 0,
+            noslip_tolerance: 1e-6,
+            constraint_timeconst: 0.01,
+            enable_torsional_friction: false,
+            enable_rolling_friction: false,
+            use_hibernation: false,
+            hibernation_thresh_vel: None,
+            max_collision_pairs: 150,
+            enable_self_collision: true,
+            enable_adjacent_collision: false,
+            enable_neutral_collision: false,
+            enable_multi_contact: true,
+            box_box_detection: true,
+            mujoco_compatibility: false,
+            threads: 1,
+        }
+    }
+}
+
+/// The option names [`Options::set`] accepts.
+pub const OPTION_NAMES: [&str; 26] = [
+    "dt",
+    "substeps",
+    "constraint_solver",
+    "iterations",
+    "tolerance",
+    "ls_iterations",
+    "ls_tolerance",
+    "friction_cone",
+    "contact_resolution",
+    "impratio",
+    "integrator",
+    "noslip_iterations",
+    "noslip_tolerance",
+    "constraint_timeconst",
+    "enable_torsional_friction",
+    "enable_rolling_friction",
+    "use_hibernation",
+    "hibernation_thresh_vel",
+    "max_collision_pairs",
+    "enable_self_collision",
+    "enable_adjacent_collision",
+    "enable_neutral_collision",
+    "enable_multi_contact",
+    "box_box_detection",
+    "mujoco_compatibility",
+    "threads",
+];
+
+fn bad(name: &str, value: &str, expected: &str) -> SimError {
+    SimError::InvalidOption { name: name.into(), what: format!("`{value}` is not {expected}") }
+}
+
+fn parse_f64(name: &str, v: &str) -> Result<f64> {
+    v.trim().parse::<f64>().map_err(|_| bad(name, v, "a number"))
+}
+
+fn parse_usize(name: &str, v: &str) -> Result<usize> {
+    v.trim().parse::<usize>().map_err(|_| bad(name, v, "a non-negative integer"))
+}
+
+fn parse_bool(name: &str, v: &str) -> Result<bool> {
+    match v.trim() {
+        "true" | "1" | "on" => Ok(true),
+        "false" | "0" | "off" => Ok(false),
+        _ => Err(bad(name, v, "true or false")),
+    }
+}
+
+fn parse_choice<T: Copy>(name: &str, v: &str, choices: &[(&str, T)]) -> Result<T> {
+    let key = v.trim().to_ascii_lowercase();
+    choices.iter().find(|(k, _)| *k == key).map(|(_, c)| *c).ok_or_else(|| {
+        let valid: Vec<&str> = choices.iter().map(|(k, _)| *k).collect();
+        bad(name, v, &format!("one of {}", valid.join(", ")))
+    })
+}
+
+impl Options {
+    /// Sets one option from text. Errors name the option and list the valid names or values.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        match name {
+            "dt" => self.dt = parse_f64(name, value)?,
+            "substeps" => self.substeps = parse_usize(name, value)?,
+            "constraint_solver" | "solver" => {
+                self.constraint_solver =
+                    parse_choice(name, value, &[("newton", SolverChoice::Newton), ("cg", SolverChoice::Cg)])?
+            }
+            "iterations" => self.iterations = parse_usize(name, value)?,
+            "tolerance" => self.tolerance = Some(parse_f64(name, value)?),
+            "ls_iterations" => self.ls_iterations = parse_usize(name, value)?,
+            "ls_tolerance" => self.ls_tolerance = parse_f64(name, value)?,
+            "friction_cone" | "cone" => {
+                self.friction_cone = parse_choice(
+                    name,
+                    value,
+                    &[("pyramidal", ConeChoice::Pyramidal), ("elliptic", ConeChoice::Elliptic)],
+                )?
+            }
+            "contact_resolution" => {
+                self.contact_resolution = parse_choice(
+                    name,
+                    value,
+                    &[
+                        ("auto", ContactResolution::Auto),
+                        ("convex", ContactResolution::Convex),
+                        ("signorini", ContactResolution::Signorini),
+                    ],
+                )?
+            }
+            "impratio" => self.impratio = Some(parse_f64(name, value)?),
+            "integrator" => {
+                self.integrator = parse_choice(
+                    name,
+                    value,
+                    &[
+                        ("euler", IntegratorChoice::Euler),
+                        ("implicitfast", IntegratorChoice::Implicitfast),
+                        ("approximate_implicitfast", IntegratorChoice::ApproximateImplicitfast),
+                    ],
+                )?
+            }
+            "noslip_iterations" => self.noslip_iterations = parse_usize(name, value)?,
+            "noslip_tolerance" => self.noslip_tolerance = parse_f64(name, value)?,
+            "constraint_timeconst" => self.constraint_timeconst = parse_f64(name, value)?,
+            "enable_torsional_friction" => self.enable_torsional_friction = parse_bool(name, value)?,
+            "enable_rolling_friction" => self.enable_rolling_friction = parse_bool(name, value)?,
+            "use_hibernation" => self.use_hibernation = parse_bool(name, value)?,
+            "hibernation_thresh_vel" => self.hibernation_thresh_vel = Some(parse_f64(name, value)?),
+            "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,
+            "enable_self_collision" => self.enable_self_collision = parse_bool(name, value)?,
+            "enable_adjacent_collision" => self.enable_adjacent_collision = parse_bool(name, value)?,
+            "enable_neutral_collision" => self.enable_neutral_collision = parse_bool(name, value)?,
+            "enable_multi_contact" => self.enable_multi_contact = parse_bool(name, value)?,
+            "box_box_detection" => self.box_box_detection = parse_bool(name, value)?,
+            "mujoco_compatibility" => self.mujoco_compatibility = parse_bool(name, value)?,
+            "threads" => self.threads = parse_usize(name, value)?,
+            _ => {
+                return Err(SimError::InvalidOption {
+                    name: name.into(),
+                    what: format!("unknown option; valid names: {}", OPTION_NAMES.join(", ")),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The physics step `h = dt/substeps`.
+    pub fn h(&self) -> f64 {
+        self.dt / self.substeps as f64
+    }
+
+    /// The solver tolerance after the mode's default.
+    pub fn resolved_tolerance(&self) -> f64 {
+        self.tolerance.unwrap_or(if self.mujoco_compatibility { 1e-8 } else { 1e-9 })
+    }
+
+    /// Whether the auto rule (or an explicit choice) selects Signorini resolution.
+    pub fn uses_signorini(&self) -> bool {
+        let eligible = self.friction_cone == ConeChoice::Elliptic
+            && self.constraint_solver == SolverChoice::Newton
+            && !self.mujoco_compatibility;
+        match self.contact_resolution {
+            ContactResolution::Signorini => true,
+            ContactResolution::Convex => false,
+            ContactResolution::Auto => eligible,
+        }
+    }
+
+    /// Build-time validation (spec §4). Every rejected combination is a typed error a user can act on.
+    pub fn validate(&self) -> Result<()> {
+        let invalid = |name: &str, what: String| Err(SimError::InvalidOption { name: name.into(), what });
+        let positive = |name: &str, v: f64| -> Result<()> {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(SimError::InvalidOption {
+                    name: name.into(),
+                    what: format!("must be finite and > 0, got {v}"),
+                })
+            }
+        };
+        positive("dt", self.dt)?;
+        positive("ls_tolerance", self.ls_tolerance)?;
+        positive("noslip_tolerance", self.noslip_tolerance)?;
+        positive("constraint_timeconst", self.constraint_timeconst)?;
+        positive("tolerance", self.resolved_tolerance())?;
+        if let Some(r) = self.impratio {
+            positive("impratio", r)?;
+        }
+        if let Some(v) = self.hibernation_thresh_vel {
+            positive("hibernation_thresh_vel", v)?;
+        }
+        for (name, v) in [
+            ("substeps", self.substeps),
+            ("iterations", self.iterations),
+            ("ls_iterations", self.ls_iterations),
+            ("max_collision_pairs", self.max_collision_pairs),
+            ("threads", self.threads),
+        ] {
+            if v == 0 {
+                return invalid(name, "must be at least 1".into());
+            }
+        }
+        let eligible = self.friction_cone == ConeChoice::Elliptic
+            && self.constraint_solver == SolverChoice::Newton
+            && !self.mujoco_compatibility;
+        if self.contact_resolution == ContactResolution::Signorini && !eligible {
+            return invalid(
+                "contact_resolution",
+                "signorini requires friction_cone=elliptic, constraint_solver=newton and native mode".into(),
+            );
+        }
+        if self.friction_cone == ConeChoice::Elliptic && self.noslip_iterations > 0 {
+            return invalid("noslip_iterations", "no-slip is not available with the elliptic cone".into());
+        }
+        if self.enable_rolling_friction && !self.enable_torsional_friction {
+            return invalid(
+                "enable_rolling_friction",
+                "rolling friction requires enable_torsional_friction".into(),
+            );
+        }
+        if self.uses_signorini() {
+            return Err(SimError::NotImplemented {
+                what: "Signorini contact resolution (elliptic + Newton + native selects it by default); \
+                       set contact_resolution=convex"
+                    .into(),
+            });
+        }
+        if self.noslip_iterations > 0 {
+            return Err(SimError::NotImplemented {
+                what: "the no-slip post-process (noslip_iterations > 0)".into(),
+            });
+        }
+        if self.use_hibernation {
+            return Err(SimError::NotImplemented { what: "hibernation (use_hibernation)".into() });
+        }
+        Ok(())
+    }
+}

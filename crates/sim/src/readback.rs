@@ -1,0 +1,153 @@
+//! Contact and force read-back (spec §5, §F).
+//!
+//! **Convention:** `normal` points from geom B to geom A; `penetration ≥ 0`; `position` is the midpoint between the
+//! surfaces; `force_a` is the contact force on A in newtons, world frame, and `force_b = −force_a`.
+//! Forces are reconstructed from the solved row forces: a pyramid edge row with direction `n ± μ t_k` contributes
+//! `f (n ± μ t_k)`; an elliptic block contributes `f₀ n + f₁ t₁ + f₂ t₂` (torsional and rolling rows carry torques,
+//! not forces); a frictionless row contributes `f n`.
+
+use glam::DVec3;
+use serde::Serialize;
+use signorini_collision::contact_set::ContactSet;
+use signorini_constraints::frame::{mujoco_tangents, native_tangents};
+use signorini_constraints::{ConstraintRows, RowKind};
+
+/// The contacts of one step, as parallel arrays.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Contacts {
+    /// Geom A of each contact.
+    pub geom_a: Vec<usize>,
+    /// Geom B.
+    pub geom_b: Vec<usize>,
+    /// Body (link) of geom A.
+    pub link_a: Vec<usize>,
+    /// Body of geom B.
+    pub link_b: Vec<usize>,
+    /// Midpoint between the surfaces (m, world).
+    pub position: Vec<DVec3>,
+    /// Unit normal from B to A (world).
+    pub normal: Vec<DVec3>,
+    /// Penetration depth (m), ≥ 0.
+    pub penetration: Vec<f64>,
+    /// Force on A (N, world).
+    pub force_a: Vec<DVec3>,
+    /// Force on B (N, world), `−force_a`.
+    pub force_b: Vec<DVec3>,
+}
+
+impl Contacts {
+    /// Number of contacts.
+    pub fn len(&self) -> usize {
+        self.geom_a.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.geom_a.is_empty()
+    }
+
+    /// Builds the arrays from the contact set and the solved row forces (`efc_force[i]` for row `i`).
+    pub fn from_rows(cs: &ContactSet, rows: &ConstraintRows, efc_force: &[f64], mujoco: bool) -> Contacts {
+        let mut out = Contacts::default();
+        for c in 0..cs.len() {
+            let n = cs.normal[c];
+            let (t1, t2) = if mujoco { mujoco_tangents(n) } else { native_tangents(n) };
+            let mut f = DVec3::ZERO;
+            if let (Some(&start), Some(&nrows)) = (rows.contact_row_start.get(c), rows.contact_nrows.get(c)) {
+                let force = |i: usize| efc_force.get(i).copied().unwrap_or(0.0);
+                match rows.kind.get(start) {
+                    Some(RowKind::ContactPyramidal) => {
+                        // Rows come in (+, −) pairs per friction direction: t₁, t₂, then torsion/rolling.
+                        for (k, i) in (start..start + nrows).enumerate() {
+                            let (dir, sign) = (k / 2, if k % 2 == 0 { 1.0 } else { -1.0 });
+                            let t = match dir {
+                                0 => t1,
+                                1 => t2,
+                                _ => DVec3::ZERO,
+                            };
+                            f += force(i) * (n + sign * rows.mu[i] * t);
+                        }
+                    }
+                    Some(RowKind::ContactElliptic) => {
+                        f += force(start) * n;
+                        if nrows > 1 {
+                            f += force(start + 1) * t1;
+                        }
+                        if nrows > 2 {
+                            f += force(start + 2) * t2;
+                        }
+                    }
+                    Some(_) => f += force(start) * n,
+                    None => {}
+                }
+            }
+            out.geom_a.push(cs.geom_a[c]);
+            out.geom_b.push(cs.geom_b[c]);
+            out.link_a.push(cs.link_a[c]);
+            out.link_b.push(cs.link_b[c]);
+            out.position.push(cs.position[c]);
+            out.normal.push(n);
+            out.penetration.push(cs.penetration[c]);
+            out.force_a.push(f);
+            out.force_b.push(-f);
+        }
+        out
+    }
+
+    /// The contacts involving `body` (as A or B); with `other`, only those with that body; `exclude_self` drops the
+    /// contacts of `body` with itself.
+    pub fn with_body(&self, body: usize, other: Option<usize>, exclude_self: bool) -> Contacts {
+        let mut out = Contacts::default();
+        for k in 0..self.len() {
+            let (a, b) = (self.link_a[k], self.link_b[k]);
+            let involves = a == body || b == body;
+            let matches_other = other.is_none_or(|o| (a == body && b == o) || (b == body && a == o));
+            if !involves || !matches_other || (exclude_self && a == b) {
+                continue;
+            }
+            out.geom_a.push(self.geom_a[k]);
+            out.geom_b.push(self.geom_b[k]);
+            out.link_a.push(a);
+            out.link_b.push(b);
+            out.position.push(self.position[k]);
+            out.normal.push(self.normal[k]);
+            out.penetration.push(self.penetration[k]);
+            out.force_a.push(self.force_a[k]);
+            out.force_b.push(self.force_b[k]);
+        }
+        out
+    }
+}
+
+/// Per-step statistics (spec §5).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StepStatistics {
+    /// Solver iterations of the last physics step.
+    pub iterations: usize,
+    /// Final cost of the solver.
+    pub cost: f64,
+    /// Final gradient norm.
+    pub gradient_norm: f64,
+    /// Whether the solver met its tolerance.
+    pub converged: bool,
+    /// Contacts.
+    pub contacts: usize,
+    /// Candidate pairs after the filters.
+    pub candidate_pairs: usize,
+    /// Constraint rows.
+    pub rows: usize,
+    /// Rows by type: equality, friction loss, contact, limit.
+    pub rows_by_kind: [usize; 4],
+    /// Deepest penetration (m).
+    pub max_penetration: f64,
+    /// Seconds in forward dynamics.
+    pub time_forward: f64,
+    /// Seconds in collision detection.
+    pub time_collision: f64,
+    /// Seconds in constraint assembly.
+    pub time_assembly: f64,
+    /// Seconds in the constraint solve.
+    pub time_solve: f64,
+    /// Seconds in integration.
+    pub time_integrate: f64,
+}

@@ -1,0 +1,74 @@
+//! Spec §4's build-time validation: every rejected option combination is a typed error (one test each).
+
+use signorini_sim::{ConeChoice, ContactResolution, Options, SimError, SolverChoice};
+
+fn rejected(o: &Options, name: &str) {
+    match o.validate() {
+        Err(SimError::InvalidOption { name: n, .. }) => assert_eq!(n, name),
+        other => panic!("expected an InvalidOption error for {name}, got {other:?}"),
+    }
+}
+
+#[test]
+fn defaults_are_valid() {
+    Options::default().validate().unwrap();
+    Options { mujoco_compatibility: true, ..Options::default() }.validate().unwrap();
+}
+
+#[test]
+fn signorini_needs_elliptic_newton_native() {
+    let o = Options { contact_resolution: ContactResolution::Signorini, ..Options::default() };
+    rejected(&o, "contact_resolution");
+    let o = Options {
+        contact_resolution: ContactResolution::Signorini,
+        friction_cone: ConeChoice::Elliptic,
+        constraint_solver: SolverChoice::Cg,
+        ..Options::default()
+    };
+    rejected(&o, "contact_resolution");
+}
+
+#[test]
+fn elliptic_with_noslip_is_rejected() {
+    let o = Options { friction_cone: ConeChoice::Elliptic, noslip_iterations: 10, ..Options::default() };
+    rejected(&o, "noslip_iterations");
+}
+
+#[test]
+fn rolling_requires_torsional() {
+    let o = Options { enable_rolling_friction: true, ..Options::default() };
+    rejected(&o, "enable_rolling_friction");
+}
+
+#[test]
+fn non_positive_or_non_finite_values_are_rejected() {
+    rejected(&Options { dt: 0.0, ..Options::default() }, "dt");
+    rejected(&Options { dt: f64::NAN, ..Options::default() }, "dt");
+    rejected(&Options { substeps: 0, ..Options::default() }, "substeps");
+    rejected(&Options { tolerance: Some(-1.0), ..Options::default() }, "tolerance");
+    rejected(&Options { impratio: Some(0.0), ..Options::default() }, "impratio");
+    rejected(&Options { max_collision_pairs: 0, ..Options::default() }, "max_collision_pairs");
+    rejected(&Options { constraint_timeconst: -0.01, ..Options::default() }, "constraint_timeconst");
+}
+
+#[test]
+fn set_by_name_lists_valid_names_and_values() {
+    let mut o = Options::default();
+    o.set("friction_cone", "elliptic").unwrap();
+    assert_eq!(o.friction_cone, ConeChoice::Elliptic);
+    o.set("max_collision_pairs", "10").unwrap();
+    assert_eq!(o.max_collision_pairs, 10);
+    let err = o.set("no_such_option", "1").unwrap_err().to_string();
+    assert!(err.contains("valid names") && err.contains("friction_cone"), "{err}");
+    let err = o.set("friction_cone", "round").unwrap_err().to_string();
+    assert!(err.contains("pyramidal") && err.contains("elliptic"), "{err}");
+    assert!(o.set("iterations", "many").is_err());
+}
+
+#[test]
+fn features_not_built_yet_say_so() {
+    let o = Options { friction_cone: ConeChoice::Elliptic, ..Options::default() };
+    assert!(matches!(o.validate(), Err(SimError::NotImplemented { .. })), "auto selects signorini here");
+    let o = Options { use_hibernation: true, ..Options::default() };
+    assert!(matches!(o.validate(), Err(SimError::NotImplemented { .. })));
+}
