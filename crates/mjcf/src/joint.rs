@@ -125,23 +125,7 @@ pub fn read_freejoint(e: &Element) -> Result<JointSpec> {
     if a.keyword("align", &[("false", false), ("true", true), ("auto", false)])? == Some(true) {
         return Err(a.unsupported(Some("align"), "moving the body frame onto its inertial frame"));
     }
-    Ok(JointSpec {
-        name: a.str("name").unwrap_or_default().to_string(),
-        kind: JointKind::Free,
-        pos: DVec3::ZERO,
-        axis: DVec3::Z,
-        range: None,
-        armature: 0.0,
-        damping: 0.0,
-        stiffness: 0.0,
-        springref: 0.0,
-        frictionloss: 0.0,
-        reference: 0.0,
-        solref_limit: DEFAULT_SOLREF,
-        solimp_limit: DEFAULT_SOLIMP,
-        solref_friction: DEFAULT_SOLREF,
-        solimp_friction: DEFAULT_SOLIMP,
-    })
+    Ok(JointSpec::new(a.str("name").unwrap_or_default(), JointKind::Free))
 }
 
 /// `(nq, nv)` of a joint kind.

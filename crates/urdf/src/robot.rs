@@ -509,23 +509,7 @@ impl<'a> Builder<'a> {
 }
 
 fn free_joint(link: &str) -> JointSpec {
-    JointSpec {
-        name: format!("{link}_free"),
-        kind: JointKind::Free,
-        pos: DVec3::ZERO,
-        axis: DVec3::Z,
-        range: None,
-        armature: 0.0,
-        damping: 0.0,
-        stiffness: 0.0,
-        springref: 0.0,
-        frictionloss: 0.0,
-        reference: 0.0,
-        solref_limit: DEFAULT_SOLREF,
-        solimp_limit: DEFAULT_SOLIMP,
-        solref_friction: DEFAULT_SOLREF,
-        solimp_friction: DEFAULT_SOLIMP,
-    }
+    JointSpec::free(format!("{link}_free"))
 }
 
 /// `<inertial>`: origin, `<mass value>`, `<inertia ixx ixy ixz iyy iyz izz>` (about the centre of mass, in the
