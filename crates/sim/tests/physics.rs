@@ -101,3 +101,48 @@ fn pendulum_energy_drift_is_first_order() {
     let order = (coarse / fine).log2();
     assert!(order > 0.8 && fine < coarse, "drift {coarse} -> {fine}, order {order}");
 }
+
+/// Native defaults: the 10-box stack stands (max |qvel| < 1e-3 after 2000 steps of 0.002 s).
+#[test]
+fn box_stack_stands() {
+    let path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+    let mut scene = Scene::from_mjcf(&path, false, &[]).unwrap();
+    for _ in 0..2000 {
+        scene.step().unwrap();
+    }
+    let max_v = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(max_v < 1e-3, "max |qvel| {max_v}");
+}
+
+/// A connect equality holds its anchor: a free body hanging from a world point stays within the soft-constraint
+/// tolerance of it.
+#[test]
+fn connect_constraint_holds_its_anchor() {
+    let xml = r#"<mujoco><compiler angle="radian"/><option timestep="0.002"/><worldbody>
+        <body name="bob" pos="0.3 0 1"><freejoint/><geom type="sphere" size="0.05"/></body>
+        </worldbody>
+        <equality><connect body1="bob" body2="world" anchor="-0.3 0 0"/></equality></mujoco>"#;
+    let mut scene = Scene::from_mjcf_str(xml, Path::new("."), false, &[]).unwrap();
+    let mut worst: f64 = 0.0;
+    for _ in 0..1500 {
+        scene.step().unwrap();
+        let d = scene.data();
+        let anchor_world = d.xpos[1] + d.xquat[1] * glam::DVec3::new(-0.3, 0.0, 0.0);
+        worst = worst.max((anchor_world - glam::DVec3::new(0.0, 0.0, 1.0)).length());
+    }
+    assert!(worst < 1e-2, "anchor drifted by {worst} m");
+}
+
+/// Native defaults: the 100-box pyramid stands (max |qvel| < 1e-3 after 2000 steps of 0.002 s).
+#[test]
+fn pyramid_stands() {
+    let path =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/pyramid.xml");
+    let mut scene = Scene::from_mjcf(&path, false, &[]).unwrap();
+    for _ in 0..2000 {
+        scene.step().unwrap();
+    }
+    let max_v = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(max_v < 1e-3, "max |qvel| {max_v}");
+}
