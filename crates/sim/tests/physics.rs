@@ -146,3 +146,40 @@ fn pyramid_stands() {
     let max_v = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(max_v < 1e-3, "max |qvel| {max_v}");
 }
+
+/// Elliptic-cone friction is isotropic: on an incline whose slope points in any horizontal direction, a sliding box
+/// (sitting on the slope the same way each time) moves straight down the slope within 1°.
+#[test]
+fn elliptic_friction_is_isotropic() {
+    let theta = 30f64.to_radians();
+    for phi_deg in [0.0f64, 17.0, 45.0, 73.0] {
+        let phi = phi_deg.to_radians();
+        // Tilt about the horizontal axis (cos φ, sin φ, 0): the slope runs perpendicular to it.
+        let (ax, ay) = (phi.cos(), phi.sin());
+        // The box is yawed by φ before the tilt, so it sits on the slope the same way for every φ: only the slope's
+        // direction in the world (and so in the contacts' tangent frames) changes.
+        let q = glam::DQuat::from_axis_angle(glam::DVec3::new(ax, ay, 0.0), theta)
+            * glam::DQuat::from_rotation_z(phi);
+        let (qw, qx, qy, qz) = (q.w, q.x, q.y, q.z);
+        let xml = format!(
+            r#"<mujoco><compiler angle="radian"/><option timestep="0.001" cone="elliptic"/><worldbody>
+            <geom type="plane" size="5 5 0.1" axisangle="{ax} {ay} 0 {theta}" friction="0.3 0.005 0.0001"/>
+            <body pos="0 0 0.1" quat="{qw} {qx} {qy} {qz}"><freejoint/>
+              <geom type="box" size="0.1 0.1 0.1" friction="0.3 0.005 0.0001"/></body>
+            </worldbody></mujoco>"#
+        );
+        let overrides = [("contact_resolution".to_string(), "convex".to_string())];
+        let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &overrides).unwrap();
+        for _ in 0..800 {
+            scene.step().unwrap();
+        }
+        let v = glam::DVec3::from_slice(&scene.data().qvel[..3]);
+        let axis = glam::DVec3::new(ax, ay, 0.0);
+        let n = glam::DQuat::from_axis_angle(axis, theta) * glam::DVec3::Z;
+        let g = glam::DVec3::new(0.0, 0.0, -1.0);
+        let downslope = (g - g.dot(n) * n).normalize();
+        let angle = v.angle_between(downslope).to_degrees();
+        assert!(v.length() > 0.5, "phi {phi_deg}: the box should slide, v = {v}");
+        assert!(angle < 1.0, "phi {phi_deg}: sliding direction is {angle}° off the slope");
+    }
+}
