@@ -348,20 +348,23 @@ impl Work {
         let tol = options.tolerance;
         let newton = self.kind == SolverKind::Newton;
         self.gradient(p);
-        if newton {
-            self.factor_hessian(p);
-        }
-        self.precondition(p.mass);
 
-        // Zero-iteration certificate: ½·scale·gᵀM⁻¹g < tol (and, for Newton, scale·‖g‖ < tol).
+        // Zero-iteration certificate: ½·scale·gᵀM⁻¹g < tol (and, for Newton, scale·‖g‖ < tol). It needs only M⁻¹,
+        // so a warm start that already satisfies it skips the Hessian factorization altogether.
         self.tmp.copy_from_slice(&self.g);
         p.mass.solve(&mut self.tmp);
         let gnorm = dot(&self.g, &self.g).sqrt();
         let mut converged = 0.5 * scale * dot(&self.g, &self.tmp) < tol && (!newton || scale * gnorm < tol);
         let mut iterations = 0;
 
-        for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
-            *s = -m;
+        if !converged {
+            if newton {
+                self.factor_hessian(p);
+            }
+            self.precondition(p.mass);
+            for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                *s = -m;
+            }
         }
         while !converged && iterations < options.iterations {
             // Line search along s.
