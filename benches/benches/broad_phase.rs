@@ -19,32 +19,17 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{DQuat, DVec3};
+use signorini_benches::Rng;
 use signorini_collision::broad::{BroadPhase, BroadPhaseInput, BroadPhaseKind, GeomPair};
 use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
 use signorini_geometry::{Aabb, Capsule, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
-
-/// xorshift64, deterministic inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-}
 
 const FRAMES: usize = 64;
 
 /// `FRAMES` frames of `n` boxes oscillating with `amplitude` (m) about random centres; `static_fraction` of them never
 /// move.
 fn frames(n: usize, static_fraction: f64, amplitude: f64) -> (Vec<Vec<Aabb>>, Vec<bool>) {
-    let mut rng = Rng(0x1234_5678_9ABC_DEF1 ^ n as u64);
+    let mut rng = Rng::new(0x1234_5678_9ABC_DEF1 ^ n as u64);
     let side = 0.35 * (n as f64).cbrt();
     let geoms: Vec<(DVec3, DVec3, DVec3, f64, bool)> = (0..n)
         .map(|_| {
@@ -52,7 +37,7 @@ fn frames(n: usize, static_fraction: f64, amplitude: f64) -> (Vec<Vec<Aabb>>, Ve
             let h = DVec3::new(rng.range(0.03, 0.1), rng.range(0.03, 0.1), rng.range(0.03, 0.1));
             let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0))
                 .normalize_or(DVec3::X);
-            (c, h, dir, rng.range(0.0, std::f64::consts::TAU), rng.next() < static_fraction)
+            (c, h, dir, rng.range(0.0, std::f64::consts::TAU), rng.unit() < static_fraction)
         })
         .collect();
     let fixed = geoms.iter().map(|g| g.4).collect();
@@ -125,7 +110,7 @@ fn pile(
     options: CollisionOptions,
     cycle: usize,
 ) -> (CollisionWorld, Vec<Vec<Pose>>) {
-    let mut rng = Rng(0x0051_CE0F_5EED);
+    let mut rng = Rng::new(0x0051_CE0F_5EED);
     let mut w = CollisionWorld::new(options).expect("options");
     w.add_geom(GeomDesc::new(Plane::new(), 0)).expect("floor");
     for (c, h) in [

@@ -27,6 +27,11 @@ impl Rng {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
     /// Uniform direction on the unit sphere.
     pub fn direction(&mut self) -> DVec3 {
         let z = 2.0 * self.unit() - 1.0;

@@ -201,6 +201,12 @@ pub(crate) fn with_workspace<T>(f: impl FnOnce(&mut QueryWorkspace) -> T) -> T {
     })
 }
 
+/// Checks both poses of a query ([`validate_pose`] on A, then B).
+fn validate_poses(pose_a: &Pose, pose_b: &Pose) -> Result<()> {
+    validate_pose(pose_a, "A")?;
+    validate_pose(pose_b, "B")
+}
+
 /// Checks that a pose is finite with a unit rotation (within 1e-6). The fast path avoids the square root; only a
 /// failing pose goes through [`Pose::new`] for its detailed error.
 pub(crate) fn validate_pose(pose: &Pose, which: &'static str) -> Result<()> {
@@ -237,8 +243,7 @@ pub fn distance_with(
     pose_b: &Pose,
     request: &DistanceRequest,
 ) -> Result<DistanceResult> {
-    validate_pose(pose_a, "A")?;
-    validate_pose(pose_b, "B")?;
+    validate_poses(pose_a, pose_b)?;
     let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, request, None)?;
     Ok(DistanceResult {
         distance: sd.distance,
@@ -270,8 +275,7 @@ pub fn collide_with(
     pose_b: &Pose,
     request: &CollisionRequest,
 ) -> Result<CollisionResult> {
-    validate_pose(pose_a, "A")?;
-    validate_pose(pose_b, "B")?;
+    validate_poses(pose_a, pose_b)?;
     if !request.security_margin.is_finite() {
         return Err(CollisionError::InvalidRequest {
             what: format!("security_margin must be finite, got {}", request.security_margin),
@@ -330,8 +334,7 @@ pub fn contacts_into(
     request: &ContactRequest,
     out: &mut Manifold,
 ) -> Result<()> {
-    validate_pose(pose_a, "A")?;
-    validate_pose(pose_b, "B")?;
+    validate_poses(pose_a, pose_b)?;
     let valid = |x: f64| x >= 0.0 && x.is_finite();
     if !valid(request.perturbation) || !valid(request.tolerance) {
         return Err(CollisionError::InvalidRequest {

@@ -8,21 +8,8 @@ use signorini_collision::broad::{
 };
 use signorini_geometry::Aabb;
 
-/// A small deterministic generator (xorshift) for the moves.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-}
+mod common;
+use common::Rng;
 
 fn pairs(bp: &mut dyn BroadPhase, aabbs: &[Aabb], fixed: &[bool]) -> Vec<GeomPair> {
     let input = BroadPhaseInput::new(aabbs, fixed).unwrap();

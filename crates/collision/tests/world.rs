@@ -10,29 +10,8 @@ use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, Geo
 use signorini_collision::{CollisionError, DistanceRequest, distance};
 use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.next()
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.next() * n as f64) as usize).min(n - 1)
-    }
-
-    fn rotation(&mut self) -> DQuat {
-        let axis = DVec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0));
-        DQuat::from_axis_angle(axis.normalize_or(DVec3::Z), self.range(-3.0, 3.0))
-    }
-}
+mod common;
+use common::Rng;
 
 fn shape(rng: &mut Rng, kind: usize) -> Shape {
     let s = |rng: &mut Rng| rng.range(0.035, 0.06);

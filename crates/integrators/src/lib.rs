@@ -188,10 +188,7 @@ impl Integrator for Euler {
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
-        self.scratch.reset(model);
-        for (s, b) in self.scratch.shift.iter_mut().zip(&model.dof_damping) {
-            *s = h * b;
-        }
+        self.scratch.reset_to_damping(model, h);
         advance_shifted(&mut self.scratch, model, data, qacc, h)
     }
 }
@@ -220,10 +217,7 @@ impl Integrator for ImplicitFast {
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
-        self.scratch.reset(model);
-        for (s, b) in self.scratch.shift.iter_mut().zip(&model.dof_damping) {
-            *s = h * b;
-        }
+        self.scratch.reset_to_damping(model, h);
         add_actuator_velocity_gains(model, data, h, true, &mut self.scratch.shift);
         advance_shifted(&mut self.scratch, model, data, qacc, h)
     }

@@ -29,6 +29,14 @@ impl ShiftedMass {
         self.rhs.resize(model.nv, 0.0);
     }
 
+    /// Sizes the buffers for `model` and sets the shift to the implicit damping `h·damping_d`.
+    pub(crate) fn reset_to_damping(&mut self, model: &Model, h: f64) {
+        self.reset(model);
+        for (s, b) in self.shift.iter_mut().zip(&model.dof_damping) {
+            *s = h * b;
+        }
+    }
+
     /// Whether any shift is nonzero.
     pub(crate) fn any(&self) -> bool {
         self.shift.iter().any(|&s| s != 0.0)

@@ -102,16 +102,21 @@ fn pendulum_energy_drift_is_first_order() {
     assert!(order > 0.8 && fine < coarse, "drift {coarse} -> {fine}, order {order}");
 }
 
-/// Native defaults: the 10-box stack stands (max |qvel| < 1e-3 after 2000 steps of 0.002 s).
-#[test]
-fn box_stack_stands() {
+/// Steps a shared scene 2000 times with native defaults and returns the largest |qvel| at the end.
+fn max_speed_after_2000_steps(scene_file: &str) -> f64 {
     let path =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes").join(scene_file);
     let mut scene = Scene::from_mjcf(&path, false, &[]).unwrap();
     for _ in 0..2000 {
         scene.step().unwrap();
     }
-    let max_v = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+}
+
+/// Native defaults: the 10-box stack stands (max |qvel| < 1e-3 after 2000 steps of 0.002 s).
+#[test]
+fn box_stack_stands() {
+    let max_v = max_speed_after_2000_steps("box_stack.xml");
     assert!(max_v < 1e-3, "max |qvel| {max_v}");
 }
 
@@ -137,13 +142,7 @@ fn connect_constraint_holds_its_anchor() {
 /// Native defaults: the 100-box pyramid stands (max |qvel| < 1e-3 after 2000 steps of 0.002 s).
 #[test]
 fn pyramid_stands() {
-    let path =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/pyramid.xml");
-    let mut scene = Scene::from_mjcf(&path, false, &[]).unwrap();
-    for _ in 0..2000 {
-        scene.step().unwrap();
-    }
-    let max_v = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let max_v = max_speed_after_2000_steps("pyramid.xml");
     assert!(max_v < 1e-3, "max |qvel| {max_v}");
 }
 
