@@ -12,7 +12,8 @@
 //! | module | concept |
 //! |---|---|
 //! | [`cost`] | the row costs, forces and active states, [`total_cost`] |
-//! | [`dense`] | the dense Cholesky factorisation of the Newton Hessian |
+//! | [`block_cholesky`] | the tree-block sparse Cholesky of the Newton Hessian with rank-1 update/downdate |
+//! | [`dense`] | the dense Cholesky factorisation of the Newton Hessian (small problems) |
 //! | [`linesearch`] | the exact line search of §C.4 on the piecewise-quadratic cost |
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
 //! | [`islands`] | connected components of trees linked by rows (§C.6) |
@@ -21,10 +22,12 @@
 //! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
 //! `Box<dyn ConstraintSolver>`.
 //!
-//! Not implemented yet: incremental rank-1 Hessian updates and sparse factorisation (the Hessian is
-//! rebuilt and factored densely every Newton iteration), Hager–Zhang CG, the Signorini contact resolution and
-//! no-slip (§C.8).
+//! Newton factors `H` densely for small problems and with [`block_cholesky`] (sparse over kinematic trees, with
+//! rank-1 updates when rows change state) otherwise; `H` is not refactored when the active set did not change.
+//!
+//! Not implemented yet: Hager–Zhang CG, the Signorini contact resolution and no-slip (§C.8).
 
+pub mod block_cholesky;
 pub mod cost;
 pub mod dense;
 pub mod islands;
@@ -96,6 +99,12 @@ pub struct SolveStats {
     /// Whether the iteration stopped on a termination test (or because the line search could not improve)
     /// rather than by exhausting `iterations`.
     pub converged: bool,
+    /// Islands solved on their own (per-island solver), or 1 for a whole-system solve with rows (0 without).
+    pub islands: usize,
+    /// Newton: Hessian factorisations from scratch (dense or sparse).
+    pub factorizations: usize,
+    /// Newton: rank-1 updates and downdates applied to the sparse factor instead of refactoring.
+    pub rank_one_updates: usize,
 }
 
 /// Why a solve failed.

@@ -122,6 +122,37 @@ impl TreeMass {
         }
     }
 
+    /// Calls `f(i, j, M_ij)` for every stored entry: the diagonal (`j = i`) and every ancestor `j` of `i`.
+    pub fn for_each_entry(&self, mut f: impl FnMut(usize, usize, f64)) {
+        for i in 0..self.nv {
+            let mut adr = self.madr[i];
+            f(i, i, self.qm[adr]);
+            let mut j = self.parent[i];
+            while let Some(jj) = j {
+                adr += 1;
+                f(i, jj, self.qm[adr]);
+                j = self.parent[jj];
+            }
+        }
+    }
+
+    /// The kinematic tree of every local dof, numbered `0..` in order of their first dof.
+    pub fn trees(&self, out: &mut Vec<usize>) -> usize {
+        out.clear();
+        let mut count = 0;
+        for i in 0..self.nv {
+            let t = match self.parent[i] {
+                Some(p) => out[p],
+                None => {
+                    count += 1;
+                    count - 1
+                }
+            };
+            out.push(t);
+        }
+        count
+    }
+
     /// `tr M`.
     pub fn trace(&self) -> f64 {
         (0..self.nv).map(|i| self.qm[self.madr[i]]).sum()

@@ -13,6 +13,7 @@
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::{Data, Model};
 
+use crate::block_cholesky::BlockCholesky;
 use crate::cost::{ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_state, update_rows};
 use crate::dense::{cholesky_in_place, cholesky_solve};
 use crate::islands::Islands;
@@ -22,6 +23,10 @@ use crate::{ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions
 
 /// Below this a step or direction counts as zero (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
+
+/// Newton problems with at most this many dofs (or a single tree) factor a dense Hessian; larger ones use the
+/// tree-block sparse factor with rank-1 updates.
+const DENSE_MAX_NV: usize = 12;
 
 /// Newton or CG on the primal problem, with its work arrays kept between solves (a solve with no more dofs and
 /// rows than an earlier one does not allocate).
@@ -71,18 +76,39 @@ struct Work {
     ms: Vec<f64>,
     tmp: Vec<f64>,
     hessian: Vec<f64>,
+    /// The sparse Newton factor (large problems), analysed once per solve.
+    sparse: BlockCholesky,
+    use_sparse: bool,
+    analysed: bool,
+    dense_max_nv: usize,
+    /// The row states the sparse factor was built or last updated for.
+    factored_state: Vec<RowState>,
+    changed: Vec<usize>,
+    trees: Vec<usize>,
+    links: Vec<usize>,
+    link_start: Vec<usize>,
+    factorizations: usize,
+    updates: usize,
 }
 
 impl PrimalSolver {
     /// A solver running `kind` on the whole system at once (termination scale `1/(meaninertia·max(1, nv))`).
     pub fn new(kind: SolverKind) -> Self {
-        Self { work: Work { kind, ..Work::default() }, ..Self::default() }
+        Self { work: Work { kind, dense_max_nv: DENSE_MAX_NV, ..Work::default() }, ..Self::default() }
     }
 
     /// A solver running `kind` per island (§C.6): connected components of kinematic trees linked by rows, each
     /// solved and terminated on its own with the scale `1/tr(M_island)`; dofs without rows get `qacc_smooth`.
     pub fn with_islands(kind: SolverKind) -> Self {
         Self { islands: true, ..Self::new(kind) }
+    }
+
+    /// Newton problems (whole system or island) with at most `nv` dofs, or a single kinematic tree, factor a dense
+    /// Hessian; larger ones use the tree-block sparse factor with rank-1 updates. Default 12. The two give the same
+    /// iterates up to round-off.
+    pub fn with_dense_limit(mut self, nv: usize) -> Self {
+        self.work.dense_max_nv = nv;
+        self
     }
 
     /// The method this solver runs.
@@ -118,9 +144,12 @@ impl Work {
         }
         self.state.clear();
         self.state.resize(nrows, RowState::Inactive);
+        self.analysed = false;
+        self.use_sparse = false;
+        self.factorizations = 0;
+        self.updates = 0;
         if self.kind == SolverKind::Newton {
             self.hessian.clear();
-            self.hessian.resize(nv * nv, 0.0);
         }
     }
 
@@ -153,8 +182,125 @@ impl Work {
         }
     }
 
-    /// Newton: builds `H = M + Σ_active D JᵢᵀJᵢ` (dense) and factors it.
+    /// Newton: builds `H = M + Σ_active D JᵢᵀJᵢ (+ Σ_middle cones J_cᵀ H^c J_c)` and factors it, densely for small
+    /// problems and with the tree-block sparse factor otherwise.
     fn factor_hessian(&mut self, p: &Problem<'_>) {
+        let nv = p.mass.nv;
+        self.factorizations += 1;
+        if !self.analysed {
+            self.analysed = true;
+            let ntrees = p.mass.trees(&mut self.trees);
+            self.use_sparse = nv > self.dense_max_nv && ntrees > 1;
+            if self.use_sparse {
+                self.analyse(p.rows);
+            } else {
+                self.hessian.resize(nv * nv, 0.0);
+            }
+        }
+        if self.use_sparse {
+            self.factor_sparse(p);
+        } else {
+            self.factor_dense(p);
+        }
+        self.factored_state.clear();
+        self.factored_state.extend_from_slice(&self.state);
+    }
+
+    /// The sparse factor's symbolic analysis over every row (whatever its state), so that rank-1 updates and
+    /// state changes stay inside its pattern. The rows of an elliptic contact are linked together.
+    fn analyse(&mut self, rows: &ConstraintRows) {
+        self.links.clear();
+        self.link_start.clear();
+        self.link_start.push(0);
+        let mut i = 0;
+        while i < rows.len() {
+            let len = match (rows.kind[i], rows.cone[i]) {
+                (RowKind::ContactElliptic, Some(c)) => rows.contact_nrows[c].max(1),
+                _ => 1,
+            };
+            for r in i..i + len {
+                self.links.extend_from_slice(rows.jacobian_row(r).0);
+            }
+            self.link_start.push(self.links.len());
+            i += len;
+        }
+        let (links, starts) = (&self.links, &self.link_start);
+        self.sparse.analyze(&self.trees, starts.windows(2).map(|w| &links[w[0]..w[1]]));
+        self.sparse.index_rows((0..rows.len()).map(|r| rows.jacobian_row(r).0));
+    }
+
+    fn factor_sparse(&mut self, p: &Problem<'_>) {
+        let rows = p.rows;
+        let f = &mut self.sparse;
+        f.clear_values();
+        p.mass.for_each_entry(|i, j, m| f.add(i, j, m));
+        for r in 0..rows.len() {
+            match self.state[r] {
+                RowState::Quadratic => {
+                    let vals = rows.jacobian_row(r).1;
+                    f.add_outer(r, vals, r, vals, rows.d[r]);
+                }
+                RowState::Cone if rows.cone[r].is_some_and(|c| rows.contact_row_start[c] == r) => {
+                    let block = ConeBlock::new(rows, r);
+                    let hc = block.hessian(&self.jar[r..r + block.n]);
+                    for (a, hc_row) in hc.iter().enumerate().take(block.n) {
+                        for (b, &hab) in hc_row.iter().enumerate().take(block.n).skip(a) {
+                            let (va, vb) = (rows.jacobian_row(r + a).1, rows.jacobian_row(r + b).1);
+                            f.add_outer(r + a, va, r + b, vb, hab);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        f.factor();
+    }
+
+    /// Newton, after a step: brings the factor to the new row states. The sparse factor is updated by rank-1
+    /// updates (rows that became quadratic) and downdates (rows that left) when few rows changed, and rebuilt when
+    /// many did, when a downdate is degenerate, or when an elliptic cone is in its middle zone (its Hessian block
+    /// depends on the residuals). The dense factor is rebuilt. Neither is touched when the active set is the same.
+    fn update_hessian(&mut self, p: &Problem<'_>) {
+        let rows = p.rows;
+        self.changed.clear();
+        let mut rebuild = false;
+        for (r, (&old, &new)) in self.factored_state.iter().zip(&self.state).enumerate() {
+            if old == RowState::Cone || new == RowState::Cone {
+                rebuild = true;
+                break;
+            }
+            if (old == RowState::Quadratic) != (new == RowState::Quadratic) {
+                self.changed.push(r);
+            }
+        }
+        if !rebuild && self.changed.is_empty() {
+            // Same active set: H is unchanged.
+            return;
+        }
+        // An update sweeps at most the stored entries of L a few times; a rebuild costs about `factor_flops`.
+        rebuild |= !self.use_sparse
+            || 4.0 * (self.changed.len() * self.sparse.nnz()) as f64 > self.sparse.factor_flops();
+        if !rebuild {
+            for &r in &self.changed {
+                let sigma = if self.state[r] == RowState::Quadratic { 1.0 } else { -1.0 };
+                let (dofs, vals) = rows.jacobian_row(r);
+                if self.sparse.rank_one(dofs, vals, rows.d[r].sqrt(), sigma).is_err() {
+                    rebuild = true;
+                    break;
+                }
+            }
+        }
+        if rebuild {
+            self.factorizations += 1;
+            if self.use_sparse { self.factor_sparse(p) } else { self.factor_dense(p) }
+        } else {
+            self.updates += self.changed.len();
+        }
+        self.factored_state.copy_from_slice(&self.state);
+    }
+
+    /// Builds the dense `H` and factors it.
+    fn factor_dense(&mut self, p: &Problem<'_>) {
         let (nv, rows) = (p.mass.nv, p.rows);
         let h = &mut self.hessian;
         p.mass.fill_dense(h);
@@ -197,6 +343,7 @@ impl Work {
     fn precondition(&mut self, mass: &TreeMass) {
         self.mgrad.copy_from_slice(&self.g);
         match self.kind {
+            SolverKind::Newton if self.use_sparse => self.sparse.solve(&mut self.mgrad),
             SolverKind::Newton => cholesky_solve(&self.hessian, mass.nv, &mut self.mgrad),
             SolverKind::Cg => mass.solve(&mut self.mgrad),
         }
@@ -326,7 +473,13 @@ impl Work {
             let cost = self.evaluate(p);
             self.gradient(p);
             let gradient_norm = dot(&self.g, &self.g).sqrt();
-            return Ok(SolveStats { iterations: 0, cost, gradient_norm, converged: true });
+            return Ok(SolveStats {
+                iterations: 0,
+                cost,
+                gradient_norm,
+                converged: true,
+                ..SolveStats::default()
+            });
         }
 
         // Warm start (§C.7).
@@ -405,7 +558,7 @@ impl Work {
             }
             self.gradient(p);
             if newton {
-                self.factor_hessian(p);
+                self.update_hessian(p);
             }
             self.precondition(p.mass);
 
@@ -446,7 +599,15 @@ impl Work {
             }
         }
 
-        Ok(SolveStats { iterations, cost, gradient_norm: dot(&self.g, &self.g).sqrt(), converged })
+        Ok(SolveStats {
+            iterations,
+            cost,
+            gradient_norm: dot(&self.g, &self.g).sqrt(),
+            converged,
+            factorizations: self.factorizations,
+            rank_one_updates: self.updates,
+            islands: 1,
+        })
     }
 }
 
@@ -478,7 +639,7 @@ impl ConstraintSolver for PrimalSolver {
             let stats = self.work.run(&p, options, scale, warm)?;
             qacc.copy_from_slice(&self.work.a);
             efc_force.copy_from_slice(&self.work.force);
-            return Ok(stats);
+            return Ok(SolveStats { islands: usize::from(!rows.is_empty()), ..stats });
         }
         self.solve_islands(model, data, rows, options, qacc, efc_force)
     }
@@ -499,7 +660,7 @@ impl PrimalSolver {
         sc.islands.build(model, rows);
         sc.local.clear();
         sc.local.resize(model.nv, usize::MAX);
-        let mut total = SolveStats { iterations: 0, cost: 0.0, gradient_norm: 0.0, converged: true };
+        let mut total = SolveStats { converged: true, ..SolveStats::default() };
         let warm_valid = !rows.is_empty();
         // Dofs outside every island are unconstrained.
         for (k, island) in sc.islands.dof_island.iter().enumerate() {
@@ -540,6 +701,8 @@ impl PrimalSolver {
             total.cost += stats.cost;
             gsq += stats.gradient_norm * stats.gradient_norm;
             total.converged &= stats.converged;
+            total.factorizations += stats.factorizations;
+            total.rank_one_updates += stats.rank_one_updates;
         }
         // Rows without Jacobian entries have the constant residual `−aref`: their cost and force are fixed.
         for &r in &sc.islands.free_rows {
@@ -550,6 +713,7 @@ impl PrimalSolver {
             efc_force[r] = f;
         }
         total.gradient_norm = gsq.sqrt();
+        total.islands = sc.islands.count();
         Ok(total)
     }
 }

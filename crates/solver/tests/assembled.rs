@@ -10,7 +10,9 @@ use signorini_constraints::{ConstraintAssembler, ConstraintOptions, ConstraintRo
 use signorini_geometry::{Plane, Shape, Sphere};
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF};
 use signorini_model::{BodySpec, Data, EqualitySpec, GeomSpec, InertialSpec, JointSpec, Model, ModelSpec};
-use signorini_solver::{SolverKind, SolverOptions, island_solver_for, solver_for};
+use signorini_solver::{
+    ConstraintSolver, PrimalSolver, SolverKind, SolverOptions, island_solver_for, solver_for,
+};
 
 fn inertial(mass: f64, pos: DVec3) -> InertialSpec {
     InertialSpec {
@@ -150,6 +152,48 @@ fn assembled_rows_solve_consistently() {
                 assert!(f0[start] >= 0.0, "contact {c}");
             } else {
                 assert!((start..start + rows.contact_nrows[c]).all(|i| f0[i] >= 0.0));
+            }
+        }
+    }
+}
+
+/// The tree-block sparse Newton factor (with rank-1 updates between iterations) and the dense one give the same
+/// iterates: with the same iteration cap, the same `qacc` to round-off, for every cone and mode.
+#[test]
+fn sparse_and_dense_newton_agree() {
+    let model = model();
+    let data = state(&model);
+    for (cone, mujoco) in
+        [(FrictionCone::Pyramidal, false), (FrictionCone::Pyramidal, true), (FrictionCone::Elliptic, true)]
+    {
+        let mut cs = ContactSet::default();
+        contact(&mut cs, 3, DVec3::new(1.0, 0.5, -0.01), 0.01, 3);
+        contact(&mut cs, 4, DVec3::new(-1.0, 0.0, -0.02), 0.02, 6);
+        let options = ConstraintOptions {
+            friction_cone: cone,
+            enable_torsional_friction: true,
+            enable_rolling_friction: true,
+            mujoco_compatibility: mujoco,
+            ..ConstraintOptions::default()
+        };
+        let mut asm = ConstraintAssembler::new(&model, options).expect("valid");
+        let mut rows = ConstraintRows::new();
+        asm.assemble(&model, &data, &cs, &mut rows).expect("assembles");
+        for cap in [1, 2, 3, 25] {
+            let opts = SolverOptions { iterations: cap, mujoco_compatibility: mujoco, ..tight() };
+            let mut out = Vec::new();
+            for limit in [0, usize::MAX] {
+                let mut solver = PrimalSolver::new(SolverKind::Newton).with_dense_limit(limit);
+                let (mut qacc, mut force) = (Vec::new(), Vec::new());
+                let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+                out.push((qacc, stats));
+            }
+            assert_eq!(out[0].1.iterations, out[1].1.iterations, "{cone:?} cap {cap}");
+            for (x, y) in out[0].0.iter().zip(&out[1].0) {
+                assert!(
+                    (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                    "{cone:?} cap {cap}: sparse {x} vs dense {y}"
+                );
             }
         }
     }

@@ -1,0 +1,842 @@
+//! [`BlockCholesky`]: a sparse Cholesky factorisation `H = L Lᵀ` of the Newton Hessian whose blocks are kinematic
+//! trees, with rank-1 update/downdate (`reference-semantics.md` §C.2).
+//!
+//! `H = M + Σ D_i J_iᵀ J_i (+ cone blocks)` couples two trees only when some row touches both, and `M` is block
+//! diagonal over trees. So `H` is sparse at the level of trees and dense inside each tree block. The factorisation
+//!
+//! 1. **analyses** the tree graph of the rows (every row, whatever its state, so that later updates stay inside the
+//!    pattern): a minimum-degree elimination order on trees and the block pattern of `L` (fill included);
+//! 2. **factors** numerically, left-looking by block columns, with dense blocks and pivots floored at
+//!    [`PIVOT_FLOOR`](crate::dense::PIVOT_FLOOR) like the dense path;
+//! 3. **updates** `L` in place to the factor of `H ± v vᵀ` (LINPACK `dchud`/`dchdd`, MuJoCo `mju_cholUpdate`),
+//!    visiting only the block columns where `v` is non-zero; the pattern of `L` is closed under such updates when
+//!    `v = √D Jᵢᵀ` for a row that took part in the analysis.
+//!
+//! Vectors passed to [`BlockCholesky::solve`] and [`BlockCholesky::rank_one`] are in the caller's (local) dof order;
+//! the permutation to elimination order is internal.
+
+use crate::dense::PIVOT_FLOOR;
+
+/// Below this a pivot update counts as degenerate (MuJoCo `mjMINVAL`).
+const EPS: f64 = 1e-15;
+
+/// Why a rank-1 downdate could not be applied (the caller refactors from scratch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Degenerate;
+
+/// The block-sparse factor and its symbolic structure. Reusing one value across solves does not allocate once the
+/// largest problem has been seen.
+#[derive(Debug, Clone, Default)]
+pub struct BlockCholesky {
+    nv: usize,
+    nblk: usize,
+    /// Local dof → permuted dof.
+    slot: Vec<usize>,
+    /// Permuted dof → block (position in the elimination order).
+    dof_block: Vec<usize>,
+    /// Block → first permuted dof (`nblk + 1`).
+    bstart: Vec<usize>,
+    /// Block column `k`: its diagonal block at `diag_off[k]` (`n_k × n_k`, row-major, lower triangle used).
+    diag_off: Vec<usize>,
+    /// Block column `k`: below-diagonal blocks `col_ptr[k]..col_ptr[k+1]` of `below_blk` (increasing block rows)
+    /// stored at `below_off` (`n_i × n_k`, row-major).
+    col_ptr: Vec<usize>,
+    below_blk: Vec<usize>,
+    below_off: Vec<usize>,
+    /// Block row `j`: the columns `k < j` with a block `L_jk` (increasing), and that block's offset.
+    row_ptr: Vec<usize>,
+    row_col: Vec<usize>,
+    row_off: Vec<usize>,
+    values: Vec<f64>,
+    /// Estimated flops of one numeric factorisation, and the stored entries of `L`.
+    factor_flops: f64,
+    nnz: usize,
+    // Scratch.
+    tree_of: Vec<usize>,
+    adj: Vec<Vec<usize>>,
+    eliminated: Vec<bool>,
+    order: Vec<usize>,
+    position: Vec<usize>,
+    below_tree: Vec<Vec<usize>>,
+    tree_size: Vec<usize>,
+    map: Vec<usize>,
+    perm_x: Vec<f64>,
+    /// Indexed rows: `(block, permuted dof, position in the row)`, sorted by block, row `r` at
+    /// `entry_start[r]..entry_start[r + 1]`.
+    entries: Vec<(usize, usize, usize)>,
+    entry_start: Vec<usize>,
+    merge: Vec<usize>,
+}
+
+impl BlockCholesky {
+    /// Number of dofs.
+    pub fn nv(&self) -> usize {
+        self.nv
+    }
+
+    /// Number of tree blocks.
+    pub fn blocks(&self) -> usize {
+        self.nblk
+    }
+
+    /// Stored entries of `L` (diagonal blocks in full).
+    pub fn nnz(&self) -> usize {
+        self.nnz
+    }
+
+    /// Estimated flops of one numeric factorisation.
+    pub fn factor_flops(&self) -> f64 {
+        self.factor_flops
+    }
+
+    /// Symbolic analysis: `tree[d]` is the tree (block) of local dof `d` (trees numbered `0..ntrees`); `links`
+    /// yields, for every row (or group of rows that share a Hessian block, such as an elliptic contact), the local
+    /// dofs it touches. Afterwards the values are zero; fill them with [`Self::add_diag_entry`] and friends, then
+    /// [`Self::factor`].
+    pub fn analyze<'a>(&mut self, tree: &[usize], links: impl Iterator<Item = &'a [usize]>) {
+        let nv = tree.len();
+        let ntree = tree.iter().map(|t| t + 1).max().unwrap_or(0);
+        self.nv = nv;
+        self.nblk = ntree;
+        self.tree_of.clear();
+        self.tree_of.extend_from_slice(tree);
+        self.tree_size.clear();
+        self.tree_size.resize(ntree, 0);
+        for &t in tree {
+            self.tree_size[t] += 1;
+        }
+        // The tree graph.
+        if self.adj.len() < ntree {
+            self.adj.resize_with(ntree, Vec::new);
+        }
+        for a in &mut self.adj[..ntree] {
+            a.clear();
+        }
+        for dofs in links {
+            let Some(&first) = dofs.first() else { continue };
+            let t0 = tree[first];
+            for &d in dofs {
+                let t = tree[d];
+                if t != t0 {
+                    insert_sorted(&mut self.adj[t0], t);
+                    insert_sorted(&mut self.adj[t], t0);
+                }
+            }
+            // Rows touching three or more trees link all of them (a clique).
+            let mut trees = [usize::MAX; 4];
+            let mut nt = 0;
+            for &d in dofs {
+                let t = tree[d];
+                if !trees[..nt].contains(&t) {
+                    if nt == trees.len() {
+                        nt = usize::MAX;
+                        break;
+                    }
+                    trees[nt] = t;
+                    nt += 1;
+                }
+            }
+            if nt == usize::MAX {
+                let mut all: Vec<usize> = dofs.iter().map(|&d| tree[d]).collect();
+                all.sort_unstable();
+                all.dedup();
+                for &a in &all {
+                    for &b in &all {
+                        if a != b {
+                            insert_sorted(&mut self.adj[a], b);
+                        }
+                    }
+                }
+            } else {
+                for i in 0..nt {
+                    for j in 0..nt {
+                        if i != j {
+                            insert_sorted(&mut self.adj[trees[i]], trees[j]);
+                        }
+                    }
+                }
+            }
+        }
+        self.minimum_degree(ntree);
+        self.build_pattern(ntree);
+    }
+
+    /// Minimum-degree elimination on the tree graph (degree weighted by block sizes, ties to the smaller tree);
+    /// records the order and, per tree, the trees below it in `L` (its neighbours when eliminated).
+    fn minimum_degree(&mut self, ntree: usize) {
+        self.eliminated.clear();
+        self.eliminated.resize(ntree, false);
+        self.order.clear();
+        if self.below_tree.len() < ntree {
+            self.below_tree.resize_with(ntree, Vec::new);
+        }
+        for _ in 0..ntree {
+            let mut best = usize::MAX;
+            let mut best_deg = usize::MAX;
+            for t in 0..ntree {
+                if self.eliminated[t] {
+                    continue;
+                }
+                let deg: usize = self.adj[t].iter().map(|&u| self.tree_size[u]).sum();
+                if deg < best_deg {
+                    best_deg = deg;
+                    best = t;
+                }
+            }
+            self.eliminated[best] = true;
+            self.order.push(best);
+            let nbrs = std::mem::take(&mut self.adj[best]);
+            for &u in &nbrs {
+                // u loses `best` and gains the other neighbours (the elimination clique).
+                let a = &mut self.adj[u];
+                if let Ok(p) = a.binary_search(&best) {
+                    a.remove(p);
+                }
+                self.merge.clear();
+                merge_sorted(a, &nbrs, u, &mut self.merge);
+                std::mem::swap(a, &mut self.merge);
+            }
+            let below = &mut self.below_tree[best];
+            below.clear();
+            below.extend_from_slice(&nbrs);
+            self.adj[best] = nbrs;
+            self.adj[best].clear();
+        }
+    }
+
+    /// Block positions, permuted dofs and the storage of `L` from the elimination order.
+    fn build_pattern(&mut self, ntree: usize) {
+        self.position.clear();
+        self.position.resize(ntree, 0);
+        for (k, &t) in self.order.iter().enumerate() {
+            self.position[t] = k;
+        }
+        self.bstart.clear();
+        self.bstart.push(0);
+        for &t in &self.order {
+            let last = *self.bstart.last().unwrap_or(&0);
+            self.bstart.push(last + self.tree_size[t]);
+        }
+        // Permuted dofs: blocks in elimination order, each tree's dofs in increasing local order.
+        let mut fill: Vec<usize> = self.bstart[..ntree].to_vec();
+        self.slot.clear();
+        self.slot.resize(self.nv, 0);
+        self.dof_block.clear();
+        self.dof_block.resize(self.nv, 0);
+        for d in 0..self.nv {
+            let k = self.position[self.tree_of[d]];
+            self.slot[d] = fill[k];
+            self.dof_block[fill[k]] = k;
+            fill[k] += 1;
+        }
+        // Column patterns in positions.
+        self.diag_off.clear();
+        self.col_ptr.clear();
+        self.below_blk.clear();
+        self.below_off.clear();
+        self.col_ptr.push(0);
+        let mut off = 0;
+        self.factor_flops = 0.0;
+        for k in 0..ntree {
+            let t = self.order[k];
+            let nk = self.tree_size[t];
+            self.diag_off.push(off);
+            off += nk * nk;
+            let start = self.below_blk.len();
+            for &u in &self.below_tree[t] {
+                self.below_blk.push(self.position[u]);
+            }
+            self.below_blk[start..].sort_unstable();
+            let mut rows_below = 0;
+            for idx in start..self.below_blk.len() {
+                let ni = self.block_size(self.below_blk[idx]);
+                self.below_off.push(off);
+                off += ni * nk;
+                rows_below += ni;
+            }
+            self.col_ptr.push(self.below_blk.len());
+            let (nk, rb) = (nk as f64, rows_below as f64);
+            self.factor_flops += nk * nk * nk / 3.0 + rb * nk * nk + rb * rb * nk;
+        }
+        self.nnz = off;
+        self.values.clear();
+        self.values.resize(off, 0.0);
+        // Row lists.
+        self.row_ptr.clear();
+        self.row_ptr.resize(ntree + 1, 0);
+        for &i in &self.below_blk {
+            self.row_ptr[i + 1] += 1;
+        }
+        for j in 0..ntree {
+            self.row_ptr[j + 1] += self.row_ptr[j];
+        }
+        self.row_col.clear();
+        self.row_col.resize(self.below_blk.len(), 0);
+        self.row_off.clear();
+        self.row_off.resize(self.below_blk.len(), 0);
+        let mut fill: Vec<usize> = self.row_ptr[..ntree].to_vec();
+        for k in 0..ntree {
+            for idx in self.col_ptr[k]..self.col_ptr[k + 1] {
+                let i = self.below_blk[idx];
+                self.row_col[fill[i]] = k;
+                self.row_off[fill[i]] = self.below_off[idx];
+                fill[i] += 1;
+            }
+        }
+        self.map.clear();
+        self.map.resize(ntree, usize::MAX);
+    }
+
+    fn block_size(&self, k: usize) -> usize {
+        self.bstart[k + 1] - self.bstart[k]
+    }
+
+    /// Zeroes the values (same pattern).
+    pub fn clear_values(&mut self) {
+        self.values.fill(0.0);
+    }
+
+    /// The offset of entry `(p, q)` (permuted dofs, `p` in a block at or below `q`'s) or `None` outside the pattern.
+    fn entry(&self, p: usize, q: usize) -> Option<usize> {
+        let (bp, bq) = (self.dof_block[p], self.dof_block[q]);
+        let (lp, lq) = (p - self.bstart[bp], q - self.bstart[bq]);
+        let nq = self.block_size(bq);
+        if bp == bq {
+            return Some(self.diag_off[bq] + lp.max(lq) * nq + lp.min(lq));
+        }
+        let list = &self.below_blk[self.col_ptr[bq]..self.col_ptr[bq + 1]];
+        let idx = list.binary_search(&bp).ok()?;
+        Some(self.below_off[self.col_ptr[bq] + idx] + lp * nq + lq)
+    }
+
+    /// Adds `w` to `H[i][j]` and (for `i ≠ j`) `H[j][i]` (local dofs). Entries outside the analysed pattern are a
+    /// caller bug and are ignored in release builds.
+    pub fn add(&mut self, i: usize, j: usize, w: f64) {
+        let (p, q) = (self.slot[i], self.slot[j]);
+        let (p, q) =
+            if self.dof_block[p] > self.dof_block[q] || (self.dof_block[p] == self.dof_block[q] && p >= q) {
+                (p, q)
+            } else {
+                (q, p)
+            };
+        let off = self.entry(p, q);
+        debug_assert!(off.is_some(), "entry ({i}, {j}) outside the analysed pattern");
+        if let Some(off) = off {
+            self.values[off] += w;
+        }
+    }
+
+    /// Indexes sparse rows by block for [`Self::add_outer`] (after [`Self::analyze`]): `rows` yields each row's
+    /// local dofs. Row `r`'s entries are kept sorted by block, so assembly looks every block pair up once.
+    pub fn index_rows<'a>(&mut self, rows: impl Iterator<Item = &'a [usize]>) {
+        self.entries.clear();
+        self.entry_start.clear();
+        self.entry_start.push(0);
+        for dofs in rows {
+            let start = self.entries.len();
+            for (k, &d) in dofs.iter().enumerate() {
+                let p = self.slot[d];
+                self.entries.push((self.dof_block[p], p, k));
+            }
+            self.entries[start..].sort_unstable_by_key(|e| (e.0, e.1));
+            self.entry_start.push(self.entries.len());
+        }
+    }
+
+    /// Adds the symmetric `w · (J_aᵀ J_b + J_bᵀ J_a)` (`a ≠ b`) or `w · J_aᵀ J_a` (`a = b`) for rows indexed by
+    /// [`Self::index_rows`], with their Jacobian values `vals_a`, `vals_b` (in the rows' own entry order).
+    pub fn add_outer(&mut self, a: usize, vals_a: &[f64], b: usize, vals_b: &[f64], w: f64) {
+        let entries = std::mem::take(&mut self.entries);
+        let ea = &entries[self.entry_start[a]..self.entry_start[a + 1]];
+        let eb = &entries[self.entry_start[b]..self.entry_start[b + 1]];
+        self.add_lower(ea, vals_a, eb, vals_b, w);
+        if a != b {
+            self.add_lower(eb, vals_b, ea, vals_a, w);
+        }
+        self.entries = entries;
+    }
+
+    /// Adds `w · x yᵀ` restricted to the lower triangle (entries `(p, q)` with `p` at or below `q`), for `x`, `y`
+    /// sorted by block.
+    fn add_lower(
+        &mut self,
+        x: &[(usize, usize, usize)],
+        xv: &[f64],
+        y: &[(usize, usize, usize)],
+        yv: &[f64],
+        w: f64,
+    ) {
+        let mut ys = 0;
+        while ys < y.len() {
+            let bq = y[ys].0;
+            let mut ye = ys;
+            while ye < y.len() && y[ye].0 == bq {
+                ye += 1;
+            }
+            let nq = self.block_size(bq);
+            let q0 = self.bstart[bq];
+            let mut xs = 0;
+            while xs < x.len() {
+                let bp = x[xs].0;
+                let mut xe = xs;
+                while xe < x.len() && x[xe].0 == bp {
+                    xe += 1;
+                }
+                if bp >= bq {
+                    let p0 = self.bstart[bp];
+                    let base = if bp == bq {
+                        Some(self.diag_off[bq])
+                    } else {
+                        let list = &self.below_blk[self.col_ptr[bq]..self.col_ptr[bq + 1]];
+                        list.binary_search(&bp).ok().map(|idx| self.below_off[self.col_ptr[bq] + idx])
+                    };
+                    debug_assert!(base.is_some(), "block ({bp}, {bq}) outside the analysed pattern");
+                    if let Some(base) = base {
+                        for &(_, p, kx) in &x[xs..xe] {
+                            let wx = w * xv[kx];
+                            let row = base + (p - p0) * nq;
+                            for &(_, q, ky) in &y[ys..ye] {
+                                if bp != bq || p >= q {
+                                    self.values[row + q - q0] += wx * yv[ky];
+                                }
+                            }
+                        }
+                    }
+                }
+                xs = xe;
+            }
+            ys = ye;
+        }
+    }
+
+    /// Numeric factorisation of the assembled values in place. Returns the number of floored pivots.
+    pub fn factor(&mut self) -> usize {
+        let mut floored = 0;
+        let values = &mut self.values;
+        for j in 0..self.nblk {
+            let nj = self.bstart[j + 1] - self.bstart[j];
+            let dj = self.diag_off[j];
+            for idx in self.col_ptr[j]..self.col_ptr[j + 1] {
+                self.map[self.below_blk[idx]] = self.below_off[idx];
+            }
+            // Left-looking: subtract L_jk L_ikᵀ for every earlier column k with a block in row j.
+            for r in self.row_ptr[j]..self.row_ptr[j + 1] {
+                let k = self.row_col[r];
+                let nk = self.bstart[k + 1] - self.bstart[k];
+                let ljk = self.row_off[r];
+                // Diagonal: A_jj −= L_jk L_jkᵀ (lower triangle).
+                for a in 0..nj {
+                    for b in 0..=a {
+                        let mut s = 0.0;
+                        for c in 0..nk {
+                            s += values[ljk + a * nk + c] * values[ljk + b * nk + c];
+                        }
+                        values[dj + a * nj + b] -= s;
+                    }
+                }
+                // Below: A_ij −= L_ik L_jkᵀ for the blocks of column k below row j.
+                let list = &self.below_blk[self.col_ptr[k]..self.col_ptr[k + 1]];
+                let from = list.partition_point(|&i| i <= j);
+                for idx in self.col_ptr[k] + from..self.col_ptr[k + 1] {
+                    let i = self.below_blk[idx];
+                    let ni = self.bstart[i + 1] - self.bstart[i];
+                    let lik = self.below_off[idx];
+                    let aij = self.map[i];
+                    debug_assert!(aij != usize::MAX, "fill block ({i}, {j}) missing from the pattern");
+                    for a in 0..ni {
+                        for b in 0..nj {
+                            let mut s = 0.0;
+                            for c in 0..nk {
+                                s += values[lik + a * nk + c] * values[ljk + b * nk + c];
+                            }
+                            values[aij + a * nj + b] -= s;
+                        }
+                    }
+                }
+            }
+            // Dense Cholesky of the diagonal block.
+            for a in 0..nj {
+                for b in 0..a {
+                    let mut s = values[dj + a * nj + b];
+                    for c in 0..b {
+                        s -= values[dj + a * nj + c] * values[dj + b * nj + c];
+                    }
+                    values[dj + a * nj + b] = s / values[dj + b * nj + b];
+                }
+                let mut pivot = values[dj + a * nj + a];
+                for c in 0..a {
+                    pivot -= values[dj + a * nj + c] * values[dj + a * nj + c];
+                }
+                if !(pivot > PIVOT_FLOOR) {
+                    pivot = PIVOT_FLOOR;
+                    floored += 1;
+                }
+                values[dj + a * nj + a] = pivot.sqrt();
+            }
+            // Below blocks: L_ij = A_ij L_jj⁻ᵀ (forward substitution on each row).
+            for idx in self.col_ptr[j]..self.col_ptr[j + 1] {
+                let i = self.below_blk[idx];
+                let ni = self.bstart[i + 1] - self.bstart[i];
+                let off = self.below_off[idx];
+                for a in 0..ni {
+                    for b in 0..nj {
+                        let mut s = values[off + a * nj + b];
+                        for c in 0..b {
+                            s -= values[off + a * nj + c] * values[dj + b * nj + c];
+                        }
+                        values[off + a * nj + b] = s / values[dj + b * nj + b];
+                    }
+                }
+                self.map[i] = usize::MAX;
+            }
+        }
+        floored
+    }
+
+    /// Solves `L Lᵀ x = b` in place (`x` holds `b`, local dof order).
+    pub fn solve(&mut self, x: &mut [f64]) {
+        let y = &mut self.perm_x;
+        y.clear();
+        y.resize(self.nv, 0.0);
+        for (d, &v) in x.iter().enumerate() {
+            y[self.slot[d]] = v;
+        }
+        let v = &self.values;
+        for k in 0..self.nblk {
+            let (s, nk, dk) = (self.bstart[k], self.bstart[k + 1] - self.bstart[k], self.diag_off[k]);
+            for a in 0..nk {
+                let mut acc = y[s + a];
+                for c in 0..a {
+                    acc -= v[dk + a * nk + c] * y[s + c];
+                }
+                y[s + a] = acc / v[dk + a * nk + a];
+            }
+            for idx in self.col_ptr[k]..self.col_ptr[k + 1] {
+                let i = self.below_blk[idx];
+                let (si, ni, off) =
+                    (self.bstart[i], self.bstart[i + 1] - self.bstart[i], self.below_off[idx]);
+                for a in 0..ni {
+                    let mut acc = 0.0;
+                    for c in 0..nk {
+                        acc += v[off + a * nk + c] * y[s + c];
+                    }
+                    y[si + a] -= acc;
+                }
+            }
+        }
+        for k in (0..self.nblk).rev() {
+            let (s, nk, dk) = (self.bstart[k], self.bstart[k + 1] - self.bstart[k], self.diag_off[k]);
+            for idx in self.col_ptr[k]..self.col_ptr[k + 1] {
+                let i = self.below_blk[idx];
+                let (si, ni, off) =
+                    (self.bstart[i], self.bstart[i + 1] - self.bstart[i], self.below_off[idx]);
+                for a in 0..ni {
+                    let yi = y[si + a];
+                    for c in 0..nk {
+                        y[s + c] -= v[off + a * nk + c] * yi;
+                    }
+                }
+            }
+            for a in (0..nk).rev() {
+                let mut acc = y[s + a];
+                for c in a + 1..nk {
+                    acc -= v[dk + c * nk + a] * y[s + c];
+                }
+                y[s + a] = acc / v[dk + a * nk + a];
+            }
+        }
+        for (d, xd) in x.iter_mut().enumerate() {
+            *xd = y[self.slot[d]];
+        }
+    }
+
+    /// Updates `L` to the factor of `H + σ v vᵀ` (`sigma` = +1 update, −1 downdate), `v` given sparsely as
+    /// `(dofs, vals)` scaled by `scale` (local dofs). `v`'s dofs must lie in trees linked by the analysis. On a
+    /// degenerate downdate `L` is left partially updated and the caller must refactor.
+    pub fn rank_one(
+        &mut self,
+        dofs: &[usize],
+        vals: &[f64],
+        scale: f64,
+        sigma: f64,
+    ) -> Result<(), Degenerate> {
+        let y = &mut self.perm_x;
+        y.clear();
+        y.resize(self.nv, 0.0);
+        let mut first = usize::MAX;
+        for (&d, &v) in dofs.iter().zip(vals) {
+            let p = self.slot[d];
+            y[p] += scale * v;
+            first = first.min(self.dof_block[p]);
+        }
+        if first == usize::MAX {
+            return Ok(());
+        }
+        let v = &mut self.values;
+        for k in first..self.nblk {
+            let (s, nk, dk) = (self.bstart[k], self.bstart[k + 1] - self.bstart[k], self.diag_off[k]);
+            if y[s..s + nk].iter().all(|&t| t == 0.0) {
+                continue;
+            }
+            for c in 0..nk {
+                let yc = y[s + c];
+                if yc.abs() < EPS {
+                    continue;
+                }
+                let lcc = v[dk + c * nk + c];
+                let t = lcc * lcc + sigma * yc * yc;
+                if t < EPS {
+                    return Err(Degenerate);
+                }
+                let r = t.sqrt();
+                let (cs, sn) = (r / lcc, yc / lcc);
+                v[dk + c * nk + c] = r;
+                for a in c + 1..nk {
+                    let l = (v[dk + a * nk + c] + sigma * sn * y[s + a]) / cs;
+                    v[dk + a * nk + c] = l;
+                    y[s + a] = cs * y[s + a] - sn * l;
+                }
+                for idx in self.col_ptr[k]..self.col_ptr[k + 1] {
+                    let i = self.below_blk[idx];
+                    let (si, ni, off) =
+                        (self.bstart[i], self.bstart[i + 1] - self.bstart[i], self.below_off[idx]);
+                    for a in 0..ni {
+                        let l = (v[off + a * nk + c] + sigma * sn * y[si + a]) / cs;
+                        v[off + a * nk + c] = l;
+                        y[si + a] = cs * y[si + a] - sn * l;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Inserts `v` into the sorted `list` unless present.
+fn insert_sorted(list: &mut Vec<usize>, v: usize) {
+    if let Err(p) = list.binary_search(&v) {
+        list.insert(p, v);
+    }
+}
+
+/// `out = a ∪ (b \ {skip})`, both sorted.
+fn merge_sorted(a: &[usize], b: &[usize], skip: usize, out: &mut Vec<usize>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if j < b.len() && b[j] == skip {
+            j += 1;
+            continue;
+        }
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x < y => {
+                i += 1;
+                x
+            }
+            (Some(&x), Some(&y)) if x > y => {
+                j += 1;
+                y
+            }
+            (Some(&x), Some(_)) => {
+                i += 1;
+                j += 1;
+                x
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (None, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dense::{cholesky_in_place, cholesky_solve};
+
+    /// A deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (((self.next() + 1.0) * 0.5 * n as f64) as usize).min(n - 1)
+        }
+    }
+
+    /// Sparse rows `(dofs, values)`.
+    type Rows = Vec<(Vec<usize>, Vec<f64>)>;
+
+    /// A random problem: `ntree` trees of 1–7 dofs, `nrows` rows over one to three trees each.
+    fn problem(seed: u64, ntree: usize, nrows: usize) -> (Vec<usize>, Rows) {
+        let mut rng = Rng(seed);
+        let mut tree = Vec::new();
+        let mut tree_dofs = Vec::new();
+        for t in 0..ntree {
+            let n = 1 + rng.below(7);
+            tree_dofs.push((tree.len()..tree.len() + n).collect::<Vec<_>>());
+            tree.extend(std::iter::repeat_n(t, n));
+        }
+        let mut rows = Vec::new();
+        for _ in 0..nrows {
+            let k = 1 + rng.below(3);
+            let mut dofs = Vec::new();
+            for _ in 0..k {
+                let t = rng.below(ntree);
+                for &d in &tree_dofs[t] {
+                    if !dofs.contains(&d) && rng.next() > -0.5 {
+                        dofs.push(d);
+                    }
+                }
+            }
+            let vals = dofs.iter().map(|_| rng.next()).collect();
+            rows.push((dofs, vals));
+        }
+        (tree, rows)
+    }
+
+    /// The dense `H = diag-dominant tree blocks + Σ d JᵀJ` over the rows in `active`.
+    fn dense(tree: &[usize], rows: &[(Vec<usize>, Vec<f64>)], active: &[bool], seed: u64) -> Vec<f64> {
+        let n = tree.len();
+        let mut rng = Rng(seed);
+        let mut h = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                if tree[i] == tree[j] {
+                    let v = if i == j { 4.0 + rng.next() } else { 0.3 * rng.next() };
+                    h[i * n + j] = v;
+                    h[j * n + i] = v;
+                }
+            }
+        }
+        for (r, (dofs, vals)) in rows.iter().enumerate() {
+            if !active[r] {
+                continue;
+            }
+            let d = 1.0 + r as f64 * 0.01;
+            for (&p, &vp) in dofs.iter().zip(vals) {
+                for (&q, &vq) in dofs.iter().zip(vals) {
+                    h[p * n + q] += d * vp * vq;
+                }
+            }
+        }
+        h
+    }
+
+    fn factor_of(tree: &[usize], rows: &[(Vec<usize>, Vec<f64>)], h: &[f64]) -> BlockCholesky {
+        let n = tree.len();
+        let mut f = BlockCholesky::default();
+        f.analyze(tree, rows.iter().map(|r| &r.0[..]));
+        for i in 0..n {
+            for j in 0..=i {
+                if h[i * n + j] != 0.0 {
+                    f.add(i, j, h[i * n + j]);
+                }
+            }
+        }
+        f.factor();
+        f
+    }
+
+    fn check_solve(f: &mut BlockCholesky, h: &[f64], seed: u64) {
+        let n = f.nv();
+        let mut rng = Rng(seed);
+        let b: Vec<f64> = (0..n).map(|_| rng.next()).collect();
+        let mut x = b.clone();
+        f.solve(&mut x);
+        let mut l = h.to_vec();
+        cholesky_in_place(&mut l, n);
+        let mut xd = b.clone();
+        cholesky_solve(&l, n, &mut xd);
+        let scale = xd.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        for i in 0..n {
+            assert!((x[i] - xd[i]).abs() < 1e-10 * scale, "x[{i}] = {} vs dense {}", x[i], xd[i]);
+        }
+    }
+
+    #[test]
+    fn factor_and_solve_match_dense() {
+        for seed in 1..40u64 {
+            let (tree, rows) = problem(seed, 2 + (seed as usize % 12), seed as usize % 25);
+            let active = vec![true; rows.len()];
+            let h = dense(&tree, &rows, &active, seed + 100);
+            let mut f = factor_of(&tree, &rows, &h);
+            check_solve(&mut f, &h, seed + 200);
+        }
+    }
+
+    #[test]
+    fn add_outer_assembles_the_same_matrix() {
+        let (tree, rows) = problem(7, 9, 20);
+        let n = tree.len();
+        let active = vec![true; rows.len()];
+        let h = dense(&tree, &rows, &active, 3);
+        let mut f = BlockCholesky::default();
+        f.analyze(&tree, rows.iter().map(|r| &r.0[..]));
+        let m = dense(&tree, &rows, &vec![false; rows.len()], 3);
+        for i in 0..n {
+            for j in 0..=i {
+                if m[i * n + j] != 0.0 {
+                    f.add(i, j, m[i * n + j]);
+                }
+            }
+        }
+        f.index_rows(rows.iter().map(|r| &r.0[..]));
+        for (r, (_, vals)) in rows.iter().enumerate() {
+            f.add_outer(r, vals, r, vals, 1.0 + r as f64 * 0.01);
+        }
+        f.factor();
+        check_solve(&mut f, &h, 11);
+    }
+
+    #[test]
+    fn rank_one_updates_match_refactorisation() {
+        for seed in 1..30u64 {
+            let (tree, rows) = problem(seed, 3 + (seed as usize % 10), 5 + seed as usize % 20);
+            let mut rng = Rng(seed * 31 + 7);
+            let mut active: Vec<bool> = rows.iter().map(|_| rng.next() > 0.0).collect();
+            let h = dense(&tree, &rows, &active, seed);
+            let mut f = factor_of(&tree, &rows, &h);
+            // Flip a few rows: activate inactive ones (update) and deactivate active ones (downdate).
+            for _ in 0..4 {
+                let r = rng.below(rows.len());
+                let d = 1.0 + r as f64 * 0.01;
+                let sigma = if active[r] { -1.0 } else { 1.0 };
+                active[r] = !active[r];
+                f.rank_one(&rows[r].0, &rows[r].1, d.sqrt(), sigma).expect("well-conditioned downdate");
+            }
+            let h = dense(&tree, &rows, &active, seed);
+            check_solve(&mut f, &h, seed + 5);
+        }
+    }
+
+    #[test]
+    fn a_chain_of_trees_has_no_fill_under_minimum_degree() {
+        // Trees 0–1–2–…–9 in a path: minimum degree eliminates from the ends, so L has one block per column.
+        let tree: Vec<usize> = (0..10).flat_map(|t| [t, t]).collect();
+        let links: Vec<Vec<usize>> = (0..9).map(|t| vec![2 * t, 2 * t + 2]).collect();
+        let mut f = BlockCholesky::default();
+        f.analyze(&tree, links.iter().map(|l| &l[..]));
+        assert_eq!(f.blocks(), 10);
+        assert_eq!(f.below_blk.len(), 9);
+    }
+
+    #[test]
+    fn a_degenerate_downdate_is_reported() {
+        let tree = vec![0, 1];
+        let rows = [(vec![0, 1], vec![1.0, 1.0])];
+        let h = [1.0, 0.0, 0.0, 1.0];
+        let mut f = factor_of(&tree, &rows, &h);
+        assert_eq!(f.rank_one(&rows[0].0, &rows[0].1, 2.0, -1.0), Err(Degenerate));
+    }
+}
