@@ -86,6 +86,10 @@ pub struct Options {
     pub enable_torsional_friction: bool,
     /// Rolling friction rows; requires torsional. Default false.
     pub enable_rolling_friction: bool,
+    /// Solve every island (connected component of kinematic trees linked by contacts and equalities, spec §C.6)
+    /// on its own, with its own termination. Default true (MuJoCo's default; MJCF `<flag island="disable"/>` turns
+    /// it off).
+    pub enable_islands: bool,
     /// Islands may sleep. Default false.
     pub use_hibernation: bool,
     /// Sleep velocity threshold (m/s), > 0. Default 2e-3 native, 1e-4 MuJoCo-compatible (`None`: the mode's).
@@ -127,6 +131,7 @@ impl Default for Options {
             constraint_timeconst: 0.01,
             enable_torsional_friction: false,
             enable_rolling_friction: false,
+            enable_islands: true,
             use_hibernation: false,
             hibernation_thresh_vel: None,
             max_collision_pairs: 150,
@@ -142,7 +147,7 @@ impl Default for Options {
 }
 
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 26] = [
+pub const OPTION_NAMES: [&str; 27] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -159,6 +164,7 @@ pub const OPTION_NAMES: [&str; 26] = [
     "constraint_timeconst",
     "enable_torsional_friction",
     "enable_rolling_friction",
+    "enable_islands",
     "use_hibernation",
     "hibernation_thresh_vel",
     "max_collision_pairs",
@@ -248,6 +254,7 @@ impl Options {
             "constraint_timeconst" => self.constraint_timeconst = parse_f64(name, value)?,
             "enable_torsional_friction" => self.enable_torsional_friction = parse_bool(name, value)?,
             "enable_rolling_friction" => self.enable_rolling_friction = parse_bool(name, value)?,
+            "enable_islands" => self.enable_islands = parse_bool(name, value)?,
             "use_hibernation" => self.use_hibernation = parse_bool(name, value)?,
             "hibernation_thresh_vel" => self.hibernation_thresh_vel = Some(parse_f64(name, value)?),
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,

@@ -130,6 +130,12 @@ pub struct StepStatistics {
     pub gradient_norm: f64,
     /// Whether the solver met its tolerance.
     pub converged: bool,
+    /// Islands solved on their own (1 for a whole-system solve with rows; 0 without rows).
+    pub islands: usize,
+    /// Newton Hessian factorisations from scratch.
+    pub factorizations: usize,
+    /// Newton rank-1 updates/downdates applied instead of refactoring.
+    pub rank_one_updates: usize,
     /// Contacts.
     pub contacts: usize,
     /// Candidate pairs after the filters.

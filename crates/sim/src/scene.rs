@@ -17,7 +17,7 @@ use signorini_geometry::Pose;
 use signorini_integrators::{Integrator, IntegratorKind};
 use signorini_model::spec::{JointKind, ModelSpec};
 use signorini_model::{Data, Model};
-use signorini_solver::{ConstraintSolver, SolverKind, SolverOptions, solver_for};
+use signorini_solver::{ConstraintSolver, SolverKind, SolverOptions, island_solver_for, solver_for};
 
 use crate::error::{Result, SimError};
 use crate::options::{ConeChoice, IntegratorChoice, Options, SolverChoice};
@@ -124,6 +124,7 @@ impl Scene {
         .build();
         let nbody = model.nbody;
         let nv = model.nv;
+        let solver = if options.enable_islands { island_solver_for(kind) } else { solver_for(kind) };
         Ok(Scene {
             model,
             data,
@@ -131,7 +132,7 @@ impl Scene {
             world,
             assembler,
             rows: ConstraintRows::new(),
-            solver: solver_for(kind),
+            solver,
             solver_options,
             integrator,
             qacc: vec![0.0; nv],
@@ -240,6 +241,9 @@ impl Scene {
         s.cost = solve.cost;
         s.gradient_norm = solve.gradient_norm;
         s.converged = solve.converged;
+        s.islands = solve.islands;
+        s.factorizations = solve.factorizations;
+        s.rank_one_updates = solve.rank_one_updates;
         s.contacts = world.contacts;
         s.candidate_pairs = world.candidate_pairs;
         s.rows = self.rows.len();
@@ -414,6 +418,9 @@ fn apply_mjcf_options(options: &mut Options, m: &signorini_mjcf::MjcfOptions) ->
     }
     if let Some(t) = m.noslip_tolerance {
         options.noslip_tolerance = t;
+    }
+    if let Some(&enabled) = m.flags.get("island") {
+        options.enable_islands = enabled;
     }
     Ok(())
 }
