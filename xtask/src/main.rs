@@ -6,12 +6,13 @@
 //! | `lint` | `cargo fmt --check` and `cargo clippy --workspace --all-targets -D warnings` |
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
 //! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
+//! | `bench mujoco [ARGS]` | `python3 scripts/bench_mujoco.py ARGS`: steps/s of MuJoCo and of the release CLI on the shared scenes (see `scripts/README.md`) |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET] [ARGS…]|snapshot|stress>";
+const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco] [ARGS…]|snapshot|stress>";
 
 /// The criterion bench files and their packages, selectable by name in `cargo xtask bench TARGET`.
 const BENCH_TARGETS: [(&str, &str); 4] = [
@@ -22,8 +23,11 @@ const BENCH_TARGETS: [(&str, &str); 4] = [
 ];
 
 /// `cargo xtask bench [TARGET] [CRITERION ARGS…]`: one bench file, or every one; the rest goes to criterion (a regex
-/// on benchmark ids, options).
+/// on benchmark ids, options). `cargo xtask bench mujoco [ARGS…]` runs `scripts/bench_mujoco.py` instead.
 fn bench(rest: &[String]) -> Result<(), String> {
+    if rest.first().is_some_and(|t| t == "mujoco") {
+        return bench_mujoco(&rest[1..]);
+    }
     let (targets, criterion): (Vec<(&str, &str)>, &[String]) =
         match rest.first().and_then(|t| BENCH_TARGETS.iter().find(|(name, _)| name == t)) {
             Some(target) => (vec![*target], &rest[1..]),
@@ -38,6 +42,19 @@ fn bench(rest: &[String]) -> Result<(), String> {
         cargo(&args, &[])?;
     }
     Ok(())
+}
+
+/// `python3 scripts/bench_mujoco.py ARGS…`, run from the repository root (the parent of this crate).
+fn bench_mujoco(args: &[String]) -> Result<(), String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().ok_or("no repository root")?;
+    eprintln!("xtask: python3 scripts/bench_mujoco.py {}", args.join(" "));
+    let status = Command::new("python3")
+        .arg("scripts/bench_mujoco.py")
+        .args(args)
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("could not start python3: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("`scripts/bench_mujoco.py` failed ({status})")) }
 }
 
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {

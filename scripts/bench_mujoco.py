@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Side-by-side throughput benchmark: MuJoCo (Python bindings) against the `signorini` CLI on the same MJCF scenes.
+
+For every scene `*.xml` in the scenes folder this measures, single threaded, best of R repeats:
+
+* MuJoCo: steps/s of `mujoco.mj_step` over the stepping loop only (the loop runs inside MuJoCo's C code through
+  `mj_step(m, d, nstep=N)`, so no per-step Python overhead is timed), starting from keyframe 0 when the model has
+  one (qpos and ctrl; ctrl is held constant). Mean ncon is recorded in a separate, untimed pass.
+* ours: `signorini run SCENE --steps N --dump JSON --set max_collision_pairs=1000`, once with `--mujoco-compat` and
+  once without (native semantics); steps/s is `perf.steps_per_second` from the dump (the binary times its own
+  stepping loop), mean ncon is `settled.ncon_mean`.
+
+ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A failed run of ours is reported by the first line
+of its error output instead of a number; the script carries on.
+
+Usage: python3 scripts/bench_mujoco.py [--scenes DIR] [--steps N] [--repeat R] [--only NAME...]
+                                       [--binary PATH] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SCENES = REPO.parent / "shared" / "scenes"
+DEFAULT_BINARY = REPO / "target" / "release" / "signorini"
+
+# Heavy scenes get fewer steps: scene base name (the stem before any `__variant`) -> most steps.
+MAX_STEPS = {"pile": 200}
+
+# Passed to our binary in both modes (pile needs more than the default pair budget).
+OURS_SETTINGS = ["max_collision_pairs=1000"]
+
+
+def base_name(stem: str) -> str:
+    return stem.split("__", 1)[0]
+
+
+def steps_for(stem: str, steps: int) -> int:
+    cap = MAX_STEPS.get(base_name(stem))
+    return min(steps, cap) if cap is not None else steps
+
+
+def selected(stem: str, only: list[str] | None) -> bool:
+    """`--only box_stack` selects box_stack and its variants; `--only box_stack__cg` that variant alone."""
+    if not only:
+        return True
+    return any(stem == name or stem.startswith(name + "__") for name in only)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# MuJoCo side
+
+
+def bench_mujoco(mujoco, path: Path, steps: int, repeat: int) -> dict:
+    try:
+        m = mujoco.MjModel.from_xml_path(str(path))
+    except Exception as e:  # noqa: BLE001 - any load failure is reported, not raised
+        return {"error": first_line(str(e)) or type(e).__name__}
+    d = mujoco.MjData(m)
+
+    def reset() -> None:
+        if m.nkey > 0:
+            mujoco.mj_resetDataKeyframe(m, d, 0)  # qpos, qvel, act, ctrl, mocap of key 0
+        else:
+            mujoco.mj_resetData(m, d)
+
+    # Untimed pass: mean ncon over the run (ncon after each step, as the contacts of that step).
+    reset()
+    total = 0
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+        total += d.ncon
+    ncon_mean = total / steps if steps else 0.0
+
+    best = 0.0
+    for _ in range(repeat):
+        reset()
+        t0 = time.perf_counter()
+        mujoco.mj_step(m, d, nstep=steps)
+        wall = time.perf_counter() - t0
+        if wall > 0:
+            best = max(best, steps / wall)
+    return {"steps_per_second": best, "ncon_mean": ncon_mean, "nkey": int(m.nkey)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Our side
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line
+    return ""
+
+
+def run_ours(binary: Path, path: Path, steps: int, compat: bool, repeat: int, timeout: float) -> dict:
+    best = None
+    ncon_mean = None
+    with tempfile.TemporaryDirectory(prefix="bench_mujoco_") as tmp:
+        dump = Path(tmp) / "dump.json"
+        cmd = [str(binary), "run", str(path), "--steps", str(steps), "--dump", str(dump)]
+        if compat:
+            cmd.append("--mujoco-compat")
+        for setting in OURS_SETTINGS:
+            cmd += ["--set", setting]
+        for _ in range(repeat):
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return {"error": f"timed out after {timeout:g} s", "cmd": cmd}
+            except OSError as e:
+                return {"error": f"could not start {binary}: {e}", "cmd": cmd}
+            if proc.returncode != 0:
+                msg = first_line(proc.stderr) or first_line(proc.stdout) or f"exit status {proc.returncode}"
+                return {"error": msg, "cmd": cmd}
+            try:
+                data = json.loads(dump.read_text())
+                sps = float(data["perf"]["steps_per_second"])
+                ncon_mean = float(data.get("settled", {}).get("ncon_mean", float("nan")))
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                return {"error": f"unreadable dump: {e}", "cmd": cmd}
+            best = sps if best is None else max(best, sps)
+    return {"steps_per_second": best, "ncon_mean": ncon_mean, "cmd": cmd}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Report
+
+
+def fmt_rate(r: dict, width: int = 72) -> str:
+    if "error" in r:
+        msg = r["error"].removeprefix("signorini: ").removeprefix("error: ")  # the full line is in --json
+        if len(msg) > width:
+            msg = msg[: width - 1] + "…"
+        return "error: " + msg.replace("|", "\\|")
+    return f"{r['steps_per_second']:,.0f}" if r["steps_per_second"] >= 100 else f"{r['steps_per_second']:.3g}"
+
+
+def ratio(ours: dict, theirs: dict) -> float | None:
+    if "error" in ours or "error" in theirs or not theirs.get("steps_per_second"):
+        return None
+    return ours["steps_per_second"] / theirs["steps_per_second"]
+
+
+def fmt_ratio(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3g}"
+
+
+def fmt_ncon(r: dict) -> str:
+    v = r.get("ncon_mean")
+    return "—" if v is None or "error" in r else f"{v:.2f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenes", type=Path, default=DEFAULT_SCENES, help=f"folder of *.xml scenes [{DEFAULT_SCENES}]")
+    ap.add_argument("--steps", type=int, default=1000, help="steps per run (pile: at most 200) [1000]")
+    ap.add_argument("--repeat", type=int, default=3, help="repeats; the best steps/s is kept [3]")
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="scenes to run: a base name (with its variants) or a stem")
+    ap.add_argument("--binary", type=Path, default=DEFAULT_BINARY, help=f"the signorini CLI [{DEFAULT_BINARY}]")
+    ap.add_argument("--json", type=Path, metavar="OUT", help="also write every figure as JSON to OUT")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per run of ours [600]")
+    args = ap.parse_args()
+    if args.steps < 1 or args.repeat < 1:
+        ap.error("--steps and --repeat must be at least 1")
+
+    try:
+        import mujoco
+    except ImportError:
+        print("bench_mujoco: the `mujoco` Python package is not importable; `pip install mujoco`", file=sys.stderr)
+        return 2
+    if not args.binary.is_file():
+        print(
+            f"bench_mujoco: {args.binary} does not exist; run `cargo build --release -p signorini-cli` first",
+            file=sys.stderr,
+        )
+        return 2
+    scenes = sorted(p for p in args.scenes.glob("*.xml") if selected(p.stem, args.only))
+    if not scenes:
+        print(f"bench_mujoco: no scenes selected in {args.scenes}", file=sys.stderr)
+        return 2
+
+    rows = []
+    for path in scenes:
+        n = steps_for(path.stem, args.steps)
+        print(f"bench_mujoco: {path.stem} ({n} steps × {args.repeat})", file=sys.stderr, flush=True)
+        mj = bench_mujoco(mujoco, path, n, args.repeat)
+        compat = run_ours(args.binary, path, n, True, args.repeat, args.timeout)
+        native = run_ours(args.binary, path, n, False, args.repeat, args.timeout)
+        rows.append(
+            {
+                "scene": path.stem,
+                "steps": n,
+                "mujoco": mj,
+                "ours_compat": compat,
+                "ours_native": native,
+                "ratio_compat": ratio(compat, mj),
+                "ratio_native": ratio(native, mj),
+            }
+        )
+
+    header = [
+        "scene",
+        "MuJoCo steps/s",
+        "ours (mujoco-compat) steps/s",
+        "ratio",
+        "ours (native) steps/s",
+        "ratio",
+        "MuJoCo mean ncon",
+        "ours mean ncon",
+    ]
+    capped = ", ".join(f"{r['scene']} {r['steps']}" for r in rows if r["steps"] < args.steps)
+    print(
+        f"\nMuJoCo {mujoco.__version__} vs {args.binary} — best of {args.repeat}, {args.steps} steps"
+        f"{f' ({capped})' if capped else ''}; ratio = ours / MuJoCo (> 1: ours faster); "
+        f"ours mean ncon = mujoco-compat (native)\n"
+    )
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for r in rows:
+        ncon_ours = fmt_ncon(r["ours_compat"])
+        if "error" not in r["ours_native"]:
+            ncon_ours += f" ({fmt_ncon(r['ours_native'])})"
+        cells = [
+            r["scene"],
+            fmt_rate(r["mujoco"]),
+            fmt_rate(r["ours_compat"]),
+            fmt_ratio(r["ratio_compat"]),
+            fmt_rate(r["ours_native"]),
+            fmt_ratio(r["ratio_native"]),
+            fmt_ncon(r["mujoco"]),
+            ncon_ours,
+        ]
+        print("| " + " | ".join(cells) + " |")
+
+    if args.json:
+        try:
+            commit = subprocess.run(
+                ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
+            ).stdout.strip()
+        except OSError:
+            commit = ""
+        report = {
+            "mujoco_version": mujoco.__version__,
+            "binary": str(args.binary),
+            "commit": commit,
+            "steps": args.steps,
+            "repeat": args.repeat,
+            "max_steps": MAX_STEPS,
+            "ours_settings": OURS_SETTINGS,
+            "host": {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version()},
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "rows": rows,
+        }
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        print(f"\nbench_mujoco: wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
