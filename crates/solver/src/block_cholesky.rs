@@ -20,6 +20,9 @@ use crate::dense::PIVOT_FLOOR;
 /// Below this a pivot update counts as degenerate (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
 
+/// An indexed row entry: `(block, permuted dof, position in the row)`.
+type Entry = (usize, usize, usize);
+
 /// Why a rank-1 downdate could not be applied (the caller refactors from scratch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Degenerate;
@@ -62,9 +65,15 @@ pub struct BlockCholesky {
     map: Vec<usize>,
     perm_x: Vec<f64>,
     /// Indexed rows: `(block, permuted dof, position in the row)`, sorted by block, row `r` at
-    /// `entry_start[r]..entry_start[r + 1]`.
-    entries: Vec<(usize, usize, usize)>,
-    entry_start: Vec<usize>,
+    /// `entry_range[r]`.
+    entries: Vec<Entry>,
+    entry_range: Vec<(usize, usize)>,
+    dense_row: Vec<f64>,
+    /// [`Self::add_outer`]'s pending dense sum over the entries `pending` (`n × n`, lower triangle).
+    pending: Option<(usize, usize)>,
+    pending_g: Vec<f64>,
+    gather_a: Vec<f64>,
+    gather_b: Vec<f64>,
     merge: Vec<usize>,
 }
 
@@ -293,6 +302,7 @@ impl BlockCholesky {
 
     /// Zeroes the values (same pattern).
     pub fn clear_values(&mut self) {
+        self.pending = None;
         self.values.fill(0.0);
     }
 
@@ -330,42 +340,129 @@ impl BlockCholesky {
     /// local dofs. Row `r`'s entries are kept sorted by block, so assembly looks every block pair up once.
     pub fn index_rows<'a>(&mut self, rows: impl Iterator<Item = &'a [usize]>) {
         self.entries.clear();
-        self.entry_start.clear();
-        self.entry_start.push(0);
+        self.entry_range.clear();
+        let mut prev: &[usize] = &[];
         for dofs in rows {
+            // Consecutive rows over the same dofs (the rows of one contact) share their index.
+            if let Some(&last) = self.entry_range.last()
+                && dofs == prev
+            {
+                self.entry_range.push(last);
+                continue;
+            }
+            prev = dofs;
             let start = self.entries.len();
             for (k, &d) in dofs.iter().enumerate() {
                 let p = self.slot[d];
                 self.entries.push((self.dof_block[p], p, k));
             }
-            self.entries[start..].sort_unstable_by_key(|e| (e.0, e.1));
-            self.entry_start.push(self.entries.len());
+            let e = &mut self.entries[start..];
+            let key = |e: &Entry| (e.0, e.1);
+            if !e.is_sorted_by_key(key) {
+                e.reverse();
+                if !e.is_sorted_by_key(key) {
+                    e.sort_unstable_by_key(key);
+                }
+            }
+            self.entry_range.push((start, self.entries.len()));
         }
     }
 
     /// Adds the symmetric `w · (J_aᵀ J_b + J_bᵀ J_a)` (`a ≠ b`) or `w · J_aᵀ J_a` (`a = b`) for rows indexed by
     /// [`Self::index_rows`], with their Jacobian values `vals_a`, `vals_b` (in the rows' own entry order).
+    ///
+    /// Consecutive calls for rows over the same dofs (the rows of one contact) are summed in a small dense matrix
+    /// and scattered into `L`'s blocks once ([`Self::factor`] flushes the last one).
     pub fn add_outer(&mut self, a: usize, vals_a: &[f64], b: usize, vals_b: &[f64], w: f64) {
-        let entries = std::mem::take(&mut self.entries);
-        let ea = &entries[self.entry_start[a]..self.entry_start[a + 1]];
-        let eb = &entries[self.entry_start[b]..self.entry_start[b + 1]];
-        self.add_lower(ea, vals_a, eb, vals_b, w);
-        if a != b {
+        let (ra, rb) = (self.entry_range[a], self.entry_range[b]);
+        if ra != rb {
+            self.flush_pending();
+            let entries = std::mem::take(&mut self.entries);
+            let (ea, eb) = (&entries[ra.0..ra.1], &entries[rb.0..rb.1]);
+            self.add_lower(ea, vals_a, eb, vals_b, w);
             self.add_lower(eb, vals_b, ea, vals_a, w);
+            self.entries = entries;
+            return;
         }
-        self.entries = entries;
+        let n = ra.1 - ra.0;
+        if self.pending != Some(ra) {
+            self.flush_pending();
+            self.pending = Some(ra);
+            self.pending_g.clear();
+            self.pending_g.resize(n * n, 0.0);
+        }
+        // Values in sorted entry order.
+        self.gather_a.clear();
+        self.gather_b.clear();
+        for &(_, _, k) in &self.entries[ra.0..ra.1] {
+            self.gather_a.push(vals_a[k]);
+            self.gather_b.push(vals_b[k]);
+        }
+        let g = &mut self.pending_g;
+        let (xa, xb) = (&self.gather_a, &self.gather_b);
+        for i in 0..n {
+            let row = &mut g[i * n..i * n + i + 1];
+            let wa = w * xa[i];
+            for (gij, &bj) in row.iter_mut().zip(&xb[..=i]) {
+                *gij += wa * bj;
+            }
+            if a != b {
+                let wb = w * xb[i];
+                for (gij, &aj) in row.iter_mut().zip(&xa[..=i]) {
+                    *gij += wb * aj;
+                }
+            }
+        }
+    }
+
+    /// Scatters the pending dense sum of [`Self::add_outer`] into the blocks of `L`.
+    fn flush_pending(&mut self) {
+        let Some((r0, r1)) = self.pending.take() else { return };
+        let n = r1 - r0;
+        let e = &self.entries[r0..r1];
+        let mut i = 0;
+        while i < n {
+            let bp = e[i].0;
+            let mut ie = i;
+            while ie < n && e[ie].0 == bp {
+                ie += 1;
+            }
+            let p0 = self.bstart[bp];
+            let mut j = 0;
+            while j < ie {
+                let bq = e[j].0;
+                let mut je = j;
+                while je < ie && e[je].0 == bq {
+                    je += 1;
+                }
+                let (q0, nq) = (self.bstart[bq], self.bstart[bq + 1] - self.bstart[bq]);
+                let base = if bp == bq {
+                    Some(self.diag_off[bq])
+                } else {
+                    let list = &self.below_blk[self.col_ptr[bq]..self.col_ptr[bq + 1]];
+                    list.binary_search(&bp).ok().map(|idx| self.below_off[self.col_ptr[bq] + idx])
+                };
+                debug_assert!(base.is_some(), "block ({bp}, {bq}) outside the analysed pattern");
+                if let Some(base) = base {
+                    for (ii, &(_, p, _)) in e.iter().enumerate().take(ie).skip(i) {
+                        let row = base + (p - p0) * nq;
+                        for (jj, &(_, q, _)) in e.iter().enumerate().take(je.min(ii + 1)).skip(j) {
+                            // A dof listed twice in the row: its cross term appears once in the triangle.
+                            let twice = if ii != jj && p == q { 2.0 } else { 1.0 };
+                            self.values[row + q - q0] += twice * self.pending_g[ii * n + jj];
+                        }
+                    }
+                }
+                j = je;
+            }
+            i = ie;
+        }
     }
 
     /// Adds `w · x yᵀ` restricted to the lower triangle (entries `(p, q)` with `p` at or below `q`), for `x`, `y`
-    /// sorted by block.
-    fn add_lower(
-        &mut self,
-        x: &[(usize, usize, usize)],
-        xv: &[f64],
-        y: &[(usize, usize, usize)],
-        yv: &[f64],
-        w: f64,
-    ) {
+    /// sorted by block. Each block segment of `y` is scattered into a dense block row first, so the update of each
+    /// block row is one contiguous axpy.
+    fn add_lower(&mut self, x: &[Entry], xv: &[f64], y: &[Entry], yv: &[f64], w: f64) {
         let mut ys = 0;
         while ys < y.len() {
             let bq = y[ys].0;
@@ -375,6 +472,11 @@ impl BlockCholesky {
             }
             let nq = self.block_size(bq);
             let q0 = self.bstart[bq];
+            self.dense_row.clear();
+            self.dense_row.resize(nq, 0.0);
+            for &(_, q, ky) in &y[ys..ye] {
+                self.dense_row[q - q0] += yv[ky];
+            }
             let mut xs = 0;
             while xs < x.len() {
                 let bp = x[xs].0;
@@ -383,7 +485,6 @@ impl BlockCholesky {
                     xe += 1;
                 }
                 if bp >= bq {
-                    let p0 = self.bstart[bp];
                     let base = if bp == bq {
                         Some(self.diag_off[bq])
                     } else {
@@ -392,13 +493,15 @@ impl BlockCholesky {
                     };
                     debug_assert!(base.is_some(), "block ({bp}, {bq}) outside the analysed pattern");
                     if let Some(base) = base {
+                        let p0 = self.bstart[bp];
                         for &(_, p, kx) in &x[xs..xe] {
                             let wx = w * xv[kx];
                             let row = base + (p - p0) * nq;
-                            for &(_, q, ky) in &y[ys..ye] {
-                                if bp != bq || p >= q {
-                                    self.values[row + q - q0] += wx * yv[ky];
-                                }
+                            // Diagonal blocks keep their lower triangle: columns up to p.
+                            let len = if bp == bq { p - p0 + 1 } else { nq };
+                            let dst = &mut self.values[row..row + len];
+                            for (d, &yq) in dst.iter_mut().zip(&self.dense_row[..len]) {
+                                *d += wx * yq;
                             }
                         }
                     }
@@ -411,6 +514,7 @@ impl BlockCholesky {
 
     /// Numeric factorisation of the assembled values in place. Returns the number of floored pivots.
     pub fn factor(&mut self) -> usize {
+        self.flush_pending();
         let mut floored = 0;
         let values = &mut self.values;
         for j in 0..self.nblk {
@@ -797,6 +901,47 @@ mod tests {
         }
         f.factor();
         check_solve(&mut f, &h, 11);
+    }
+
+    #[test]
+    fn rows_sharing_dofs_or_listing_a_dof_twice_assemble_exactly() {
+        // Trees {0,1,2} and {3,4}; rows 0 and 1 share dofs (summed together), row 2 lists dof 1 twice.
+        let tree = vec![0, 0, 0, 1, 1];
+        let rows: Rows = vec![
+            (vec![4, 3, 1, 0], vec![0.5, -1.0, 2.0, 0.3]),
+            (vec![4, 3, 1, 0], vec![1.5, 0.2, -0.7, 1.1]),
+            (vec![1, 2, 1, 3], vec![0.4, 0.9, 0.6, -0.8]),
+        ];
+        let n = tree.len();
+        let mut h = vec![0.0; n * n];
+        for i in 0..n {
+            h[i * n + i] = 3.0;
+        }
+        let mut f = BlockCholesky::default();
+        f.analyze(&tree, rows.iter().map(|r| &r.0[..]));
+        f.index_rows(rows.iter().map(|r| &r.0[..]));
+        for i in 0..n {
+            f.add(i, i, 3.0);
+        }
+        for (r, (dofs, vals)) in rows.iter().enumerate() {
+            let d = 1.0 + r as f64;
+            f.add_outer(r, vals, r, vals, d);
+            for (&p, &vp) in dofs.iter().zip(vals) {
+                for (&q, &vq) in dofs.iter().zip(vals) {
+                    h[p * n + q] += d * vp * vq;
+                }
+            }
+        }
+        // A cross term between the two rows over the same dofs.
+        f.add_outer(0, &rows[0].1, 1, &rows[1].1, 0.25);
+        for (&p, &vp) in rows[0].0.iter().zip(&rows[0].1) {
+            for (&q, &vq) in rows[1].0.iter().zip(&rows[1].1) {
+                h[p * n + q] += 0.25 * vp * vq;
+                h[q * n + p] += 0.25 * vp * vq;
+            }
+        }
+        f.factor();
+        check_solve(&mut f, &h, 3);
     }
 
     #[test]

@@ -19,24 +19,32 @@ pub struct Islands {
     row_start: Vec<usize>,
     rows: Vec<usize>,
     parent: Vec<usize>,
+    /// The root dof of each dof's tree.
+    tree: Vec<usize>,
     row_root: Vec<Option<usize>>,
     label: Vec<usize>,
+    has_row: Vec<bool>,
 }
 
 impl Islands {
     /// Computes the islands of `rows` over the dofs of `model`.
     pub fn build(&mut self, model: &Model, rows: &ConstraintRows) {
         let nv = model.nv;
+        // Union-find over kinematic trees (a dof's tree is its root dof): the dofs of one tree are always linked.
         self.parent.clear();
         self.parent.extend(0..nv);
+        self.tree.clear();
         for (k, p) in model.dof_parentid.iter().enumerate() {
-            if let Some(p) = *p {
-                self.union(k, p);
-            }
+            let t = match *p {
+                Some(p) => self.tree[p],
+                None => k,
+            };
+            self.tree.push(t);
         }
-        // Each row (elliptic contacts: each block) links its dofs; remember one dof of it.
+        // Each row (elliptic contacts: each block) links the trees of its dofs; remember one dof of it.
         self.row_root.clear();
         self.row_root.resize(rows.len(), None);
+        let mut prev: &[usize] = &[];
         let mut i = 0;
         while i < rows.len() {
             let len = match (rows.kind[i], rows.cone[i]) {
@@ -45,10 +53,22 @@ impl Islands {
             };
             let mut first = None;
             for r in i..i + len {
-                for &k in rows.jacobian_row(r).0 {
-                    match first {
-                        None => first = Some(k),
-                        Some(f) => self.union(f, k),
+                let dofs = rows.jacobian_row(r).0;
+                if let Some(&k) = dofs.first() {
+                    first.get_or_insert(self.tree[k]);
+                }
+                if dofs == prev {
+                    continue;
+                }
+                prev = dofs;
+                let mut last = usize::MAX;
+                for &k in dofs {
+                    let t = self.tree[k];
+                    if t != last {
+                        last = t;
+                        if let Some(f) = first {
+                            self.union(f, t);
+                        }
                     }
                 }
             }
@@ -58,18 +78,19 @@ impl Islands {
         // Label the components that hold a row, by smallest dof.
         self.label.clear();
         self.label.resize(nv, usize::MAX);
-        let mut has_row = vec![false; nv];
+        self.has_row.clear();
+        self.has_row.resize(nv, false);
         for r in 0..rows.len() {
             if let Some(k) = self.row_root[r] {
                 let root = self.find(k);
-                has_row[root] = true;
+                self.has_row[root] = true;
             }
         }
         self.dof_island.clear();
         let mut count = 0;
         for k in 0..nv {
-            let root = self.find(k);
-            if !has_row[root] {
+            let root = self.find(self.tree[k]);
+            if !self.has_row[root] {
                 self.dof_island.push(None);
                 continue;
             }

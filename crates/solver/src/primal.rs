@@ -660,6 +660,17 @@ impl PrimalSolver {
         sc.islands.build(model, rows);
         sc.local.clear();
         sc.local.resize(model.nv, usize::MAX);
+        // One island over every dof and row: solve in place, without gathering copies.
+        if sc.islands.count() == 1 && sc.islands.dofs(0).len() == model.nv && sc.islands.free_rows.is_empty()
+        {
+            self.mass.assign_all(model, data);
+            let p = Problem { mass: &self.mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
+            let scale = 1.0 / self.mass.trace().max(f64::MIN_POSITIVE);
+            let stats = self.work.run(&p, options, scale, Some(&*qacc))?;
+            qacc.copy_from_slice(&self.work.a);
+            efc_force.copy_from_slice(&self.work.force);
+            return Ok(stats);
+        }
         let mut total = SolveStats { converged: true, ..SolveStats::default() };
         let warm_valid = !rows.is_empty();
         // Dofs outside every island are unconstrained.
