@@ -66,6 +66,9 @@ struct Settled {
     max_penetration_over_run: f64,
     ncon_mean: f64,
     solver_niter_mean: f64,
+    islands_mean: f64,
+    factorizations_mean: f64,
+    rank_one_updates_mean: f64,
 }
 
 #[derive(Serialize)]
@@ -73,6 +76,17 @@ struct Perf {
     steps_per_second: f64,
     wall_s: f64,
     threads: usize,
+    /// Mean microseconds per step in each stage of the last substep.
+    stage_us: StageTimes,
+}
+
+#[derive(Serialize, Default)]
+struct StageTimes {
+    forward: f64,
+    collision: f64,
+    assembly: f64,
+    solve: f64,
+    integrate: f64,
 }
 
 #[derive(Serialize)]
@@ -146,6 +160,8 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let (mut ncon_sum, mut iter_sum, mut max_pen) = (0u64, 0u64, 0.0f64);
+    let (mut islands, mut factorizations, mut updates) = (0u64, 0u64, 0u64);
+    let mut stages = StageTimes::default();
     let start = Instant::now();
     let mut stepping = 0.0;
     for k in 1..=args.steps {
@@ -155,6 +171,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let s = scene.stats();
         ncon_sum += s.contacts as u64;
         iter_sum += s.iterations as u64;
+        islands += s.islands as u64;
+        factorizations += s.factorizations as u64;
+        updates += s.rank_one_updates as u64;
+        stages.forward += s.time_forward;
+        stages.collision += s.time_collision;
+        stages.assembly += s.time_assembly;
+        stages.solve += s.time_solve;
+        stages.integrate += s.time_integrate;
         max_pen = max_pen.max(s.max_penetration);
         if want(k) {
             snapshots.insert(k.to_string(), snapshot(&scene));
@@ -178,8 +202,22 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 max_penetration_over_run: max_pen,
                 ncon_mean: ncon_sum as f64 / n,
                 solver_niter_mean: iter_sum as f64 / n,
+                islands_mean: islands as f64 / n,
+                factorizations_mean: factorizations as f64 / n,
+                rank_one_updates_mean: updates as f64 / n,
             },
-            perf: Perf { steps_per_second, wall_s: wall, threads: args.threads },
+            perf: Perf {
+                steps_per_second,
+                wall_s: wall,
+                threads: args.threads,
+                stage_us: StageTimes {
+                    forward: 1e6 * stages.forward / n,
+                    collision: 1e6 * stages.collision / n,
+                    assembly: 1e6 * stages.assembly / n,
+                    solve: 1e6 * stages.solve / n,
+                    integrate: 1e6 * stages.integrate / n,
+                },
+            },
         };
         let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::Usage(e.to_string()))?;
         std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
