@@ -60,8 +60,9 @@ pub struct Options {
     pub substeps: usize,
     /// Constraint solver. Default Newton.
     pub constraint_solver: SolverChoice,
-    /// Solver iteration cap (an upper bound, not a guarantee), ≥ 1. Default 25.
-    pub iterations: usize,
+    /// Solver iteration cap (an upper bound, not a guarantee), ≥ 1. Default 25 native, 100 MuJoCo-compatible (MuJoCo's
+    /// default; `None`: the mode's).
+    pub iterations: Option<usize>,
     /// Solver tolerance, > 0. Default 1e-9 native, 1e-8 MuJoCo-compatible (`None`: the mode's default).
     pub tolerance: Option<f64>,
     /// Line-search iteration cap, ≥ 1. Default 50.
@@ -118,7 +119,7 @@ impl Default for Options {
             dt: 0.01,
             substeps: 1,
             constraint_solver: SolverChoice::Newton,
-            iterations: 25,
+            iterations: None,
             tolerance: None,
             ls_iterations: 50,
             ls_tolerance: 1e-2,
@@ -215,7 +216,7 @@ impl Options {
                 self.constraint_solver =
                     parse_choice(name, value, &[("newton", SolverChoice::Newton), ("cg", SolverChoice::Cg)])?
             }
-            "iterations" => self.iterations = parse_usize(name, value)?,
+            "iterations" => self.iterations = Some(parse_usize(name, value)?),
             "tolerance" => self.tolerance = Some(parse_f64(name, value)?),
             "ls_iterations" => self.ls_iterations = parse_usize(name, value)?,
             "ls_tolerance" => self.ls_tolerance = parse_f64(name, value)?,
@@ -280,7 +281,12 @@ impl Options {
         self.dt / self.substeps as f64
     }
 
-    /// The solver tolerance after the mode's default.
+    /// The solver iteration cap in force: the explicit one, or the mode's default.
+    pub fn resolved_iterations(&self) -> usize {
+        self.iterations.unwrap_or(if self.mujoco_compatibility { 100 } else { 25 })
+    }
+
+    /// The solver tolerance in force: the explicit one, or the mode's default.
     pub fn resolved_tolerance(&self) -> f64 {
         self.tolerance.unwrap_or(if self.mujoco_compatibility { 1e-8 } else { 1e-9 })
     }
@@ -323,7 +329,7 @@ impl Options {
         }
         for (name, v) in [
             ("substeps", self.substeps),
-            ("iterations", self.iterations),
+            ("iterations", self.resolved_iterations()),
             ("ls_iterations", self.ls_iterations),
             ("max_collision_pairs", self.max_collision_pairs),
             ("threads", self.threads),

@@ -17,7 +17,9 @@ use signorini_geometry::Pose;
 use signorini_integrators::{Integrator, IntegratorKind};
 use signorini_model::spec::{JointKind, ModelSpec};
 use signorini_model::{Data, Model};
-use signorini_solver::{ConstraintSolver, SolverKind, SolverOptions, island_solver_for, solver_for};
+use signorini_solver::{
+    CgUpdate, ConstraintSolver, SolverKind, SolverOptions, island_solver_for, solver_for,
+};
 
 use crate::error::{Result, SimError};
 use crate::options::{ConeChoice, IntegratorChoice, Options, SolverChoice};
@@ -70,7 +72,6 @@ impl Scene {
     ) -> Result<Scene> {
         let mut options = Options { mujoco_compatibility, ..Options::default() };
         if mujoco_compatibility {
-            options.iterations = 100;
             options.integrator = IntegratorChoice::Euler;
         }
         apply_mjcf_options(&mut options, &loaded.options)?;
@@ -108,11 +109,12 @@ impl Scene {
             SolverChoice::Cg => SolverKind::Cg,
         };
         let solver_options = SolverOptions {
-            iterations: options.iterations,
+            iterations: options.resolved_iterations(),
             tolerance: options.resolved_tolerance(),
             ls_iterations: options.ls_iterations,
             ls_tolerance: options.ls_tolerance,
             kind,
+            cg_update: CgUpdate::HagerZhang,
             elliptic: options.friction_cone == ConeChoice::Elliptic,
             mujoco_compatibility: options.mujoco_compatibility,
         };
@@ -399,7 +401,7 @@ fn apply_mjcf_options(options: &mut Options, m: &signorini_mjcf::MjcfOptions) ->
         };
     }
     if let Some(i) = m.iterations {
-        options.iterations = i as usize;
+        options.iterations = Some(i as usize);
     }
     if let Some(t) = m.tolerance {
         options.tolerance = Some(t);

@@ -25,7 +25,7 @@
 //! Newton factors `H` densely for small problems and with [`block_cholesky`] (sparse over kinematic trees, with
 //! rank-1 updates when rows change state) otherwise; `H` is not refactored when the active set did not change.
 //!
-//! Not implemented yet: Hager–Zhang CG, the Signorini contact resolution and no-slip (§C.8).
+//! Not implemented yet: the Signorini contact resolution and no-slip (§C.8).
 
 pub mod block_cholesky;
 pub mod cost;
@@ -47,8 +47,18 @@ pub enum SolverKind {
     /// Newton's method with the Hessian `M + Jᵀ D_active J` (§C.2).
     #[default]
     Newton,
-    /// Nonlinear conjugate gradient preconditioned by `M⁻¹`, Polak–Ribière+ (§C.3).
+    /// Nonlinear conjugate gradient preconditioned by `M⁻¹`, Hager–Zhang or Polak–Ribière+ (§C.3).
     Cg,
+}
+
+/// The conjugate-gradient direction update (§C.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CgUpdate {
+    /// Hager–Zhang with the `η_k` lower bound (MuJoCo ≥ 3.10 and Genesis-World default).
+    #[default]
+    HagerZhang,
+    /// Polak–Ribière+ (`β = max(0, β_PR)`, MuJoCo `mjCG_PRP`, Genesis-A).
+    PolakRibierePlus,
 }
 
 /// Solver settings (spec §C.9).
@@ -65,6 +75,8 @@ pub struct SolverOptions {
     pub ls_tolerance: f64,
     /// Newton or CG. Default: Newton.
     pub kind: SolverKind,
+    /// CG's direction update. Default: Hager–Zhang.
+    pub cg_update: CgUpdate,
     /// Whether contacts use the elliptic cone. Informational: the row kinds decide how each contact is costed.
     /// Default: `false`.
     pub elliptic: bool,
@@ -81,6 +93,7 @@ impl Default for SolverOptions {
             ls_iterations: 50,
             ls_tolerance: 1e-2,
             kind: SolverKind::Newton,
+            cg_update: CgUpdate::HagerZhang,
             elliptic: false,
             mujoco_compatibility: false,
         }

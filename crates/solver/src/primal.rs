@@ -19,7 +19,7 @@ use crate::dense::{cholesky_in_place, cholesky_solve};
 use crate::islands::Islands;
 use crate::linesearch::{Point, search};
 use crate::mass::TreeMass;
-use crate::{ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions};
+use crate::{CgUpdate, ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions};
 
 /// Below this a step or direction counts as zero (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
@@ -578,15 +578,44 @@ impl Work {
                     *s = -m;
                 }
             } else {
-                // Polak–Ribière+: β = max(0, gᵀ(M⁻¹g − M⁻¹g_prev) / g_prevᵀM⁻¹g_prev).
-                let num: f64 = self
-                    .g
-                    .iter()
-                    .zip(self.mgrad.iter().zip(&self.mgrad_prev))
-                    .map(|(g, (m, mp))| g * (m - mp))
-                    .sum();
-                let den = dot(&self.g_prev, &self.mgrad_prev).max(EPS);
-                let beta = (num / den).max(0.0);
+                let beta = match options.cg_update {
+                    CgUpdate::PolakRibierePlus => {
+                        // β = max(0, gᵀ(M⁻¹g − M⁻¹g_prev) / g_prevᵀM⁻¹g_prev).
+                        let num: f64 = self
+                            .g
+                            .iter()
+                            .zip(self.mgrad.iter().zip(&self.mgrad_prev))
+                            .map(|(g, (m, mp))| g * (m - mp))
+                            .sum();
+                        let den = dot(&self.g_prev, &self.mgrad_prev).max(EPS);
+                        (num / den).max(0.0)
+                    }
+                    CgUpdate::HagerZhang => {
+                        // y = g − g_prev, My = M⁻¹g − M⁻¹g_prev, d = s:
+                        // β = max(η, (yᵀM⁻¹g − 2 (yᵀMy / dᵀy) dᵀg) / dᵀy), η = −1 / max(ε, ‖d‖ min(0.01, ‖g‖));
+                        // β = 0 when dᵀy < ε.
+                        let (mut dy, mut ymg, mut ymy, mut dg, mut dd, mut gg) =
+                            (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+                        for k in 0..nv {
+                            let y = self.g[k] - self.g_prev[k];
+                            let my = self.mgrad[k] - self.mgrad_prev[k];
+                            let d = self.s[k];
+                            dy += d * y;
+                            ymg += y * self.mgrad[k];
+                            ymy += y * my;
+                            dg += d * self.g[k];
+                            dd += d * d;
+                            gg += self.g[k] * self.g[k];
+                        }
+                        if dy < EPS {
+                            0.0
+                        } else {
+                            let hz = (ymg - 2.0 * (ymy / dy) * dg) / dy;
+                            let eta = -1.0 / (dd.sqrt() * gg.sqrt().min(0.01)).max(EPS);
+                            hz.max(eta)
+                        }
+                    }
+                };
                 for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
                     *s = -m + beta * *s;
                 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use signorini_constraints::{ConstraintRows, RowKind};
-use signorini_solver::{SolverError, SolverKind, SolverOptions, solver_for, total_cost};
+use signorini_solver::{CgUpdate, SolverError, SolverKind, SolverOptions, solver_for, total_cost};
 
 const KINDS: [SolverKind; 2] = [SolverKind::Newton, SolverKind::Cg];
 
@@ -130,6 +130,25 @@ fn newton_and_cg_agree_on_larger_problems() {
         for (x, y) in fa.iter().zip(&fb) {
             assert!(close(*x, *y, 1e-6), "seed {seed}: force {x} vs {y}");
         }
+    }
+}
+
+/// Both CG updates (Hager–Zhang, the default, and Polak–Ribière+) reach Newton's optimum.
+#[test]
+fn both_cg_updates_reach_the_optimum() {
+    for seed in 120..130 {
+        let (model, data, rows) = random_problem(seed, 16);
+        let (a, _, _) = solve(SolverKind::Newton, &model, &data, &rows, tight());
+        let mut iterations = Vec::new();
+        for cg_update in [CgUpdate::HagerZhang, CgUpdate::PolakRibierePlus] {
+            let options = SolverOptions { iterations: 5000, cg_update, ..tight() };
+            let (b, _, stats) = solve(SolverKind::Cg, &model, &data, &rows, options);
+            for (x, y) in a.iter().zip(&b) {
+                assert!(close(*x, *y, 1e-8), "seed {seed} {cg_update:?}: {x} vs {y} ({stats:?})");
+            }
+            iterations.push(stats.iterations);
+        }
+        assert!(iterations.iter().all(|&n| n > 0), "seed {seed}: {iterations:?}");
     }
 }
 
