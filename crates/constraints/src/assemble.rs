@@ -397,7 +397,8 @@ impl ConstraintAssembler {
                     for (k, &(lin, ang, f)) in dirs[..dim - 1].iter().enumerate() {
                         push_direction(rows, &self.cols, lin, ang);
                         let vel = rows.open_row_dot(qvel);
-                        let r = if k < 2 { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
+                        // Signorini keeps the friction rows' R for spin and roll (§B.9).
+                        let r = if k < 2 || opts.signorini { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
                         let row = RowData {
                             pos: 0.0,
                             margin: 0.0,

@@ -49,6 +49,11 @@ pub struct ConstraintOptions {
     ///
     /// Default: `false` (native, Genesis semantics).
     pub mujoco_compatibility: bool,
+    /// Elliptic contacts are built for the Signorini resolution: the spin and rolling rows keep the friction rows'
+    /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone in native mode.
+    ///
+    /// Default: `false`.
+    pub signorini: bool,
 }
 
 impl Default for ConstraintOptions {
@@ -58,6 +63,7 @@ impl Default for ConstraintOptions {
             friction_cone: FrictionCone::Pyramidal,
             impratio: None,
             constraint_timeconst: 0.01,
+            signorini: false,
             enable_torsional_friction: false,
             enable_rolling_friction: false,
             enable_joint_limit: true,
@@ -83,6 +89,9 @@ impl ConstraintOptions {
         }
         if self.enable_rolling_friction && !self.enable_torsional_friction {
             return Err(ConstraintError::RollingWithoutTorsional);
+        }
+        if self.signorini && (self.friction_cone != FrictionCone::Elliptic || self.mujoco_compatibility) {
+            return Err(ConstraintError::SignoriniNeedsNativeElliptic);
         }
         Ok(())
     }

@@ -356,13 +356,6 @@ impl Options {
                 "rolling friction requires enable_torsional_friction".into(),
             );
         }
-        if self.uses_signorini() {
-            return Err(SimError::NotImplemented {
-                what: "Signorini contact resolution (elliptic + Newton + native selects it by default); \
-                       set contact_resolution=convex"
-                    .into(),
-            });
-        }
         if self.noslip_iterations > 0 {
             return Err(SimError::NotImplemented {
                 what: "the no-slip post-process (noslip_iterations > 0)".into(),

@@ -101,6 +101,7 @@ impl Scene {
             enable_torsional_friction: options.enable_torsional_friction,
             enable_rolling_friction: options.enable_rolling_friction,
             mujoco_compatibility: options.mujoco_compatibility,
+            signorini: options.uses_signorini(),
             ..ConstraintOptions::default()
         };
         let assembler = ConstraintAssembler::new(&model, constraint_options)?;
@@ -116,6 +117,7 @@ impl Scene {
             kind,
             cg_update: CgUpdate::HagerZhang,
             elliptic: options.friction_cone == ConeChoice::Elliptic,
+            signorini: options.uses_signorini(),
             mujoco_compatibility: options.mujoco_compatibility,
         };
         let integrator = match options.integrator {

@@ -5,19 +5,28 @@ use std::path::Path;
 use signorini_sim::Scene;
 
 /// A box on a 30° incline: with μ = 0.7 it sticks, with μ = 0.3 it slides with the Coulomb acceleration
-/// `g (sin θ − μ cos θ)` (within 2 %; measured 2.371 vs 2.356 m/s²).
+/// `g (sin θ − μ cos θ)` (within 2 %; pyramidal measured 2.371 vs 2.356 m/s²), with the pyramidal cone and with
+/// the elliptic cone in both resolutions (Signorini, the native default, and convex).
 #[test]
 fn box_on_an_incline_sticks_or_slides_with_coulomb_acceleration() {
     let theta = 30f64.to_radians();
-    for (mu, sticks) in [(0.3, false), (0.7, true)] {
+    for (mu, sticks, cone, resolution) in [
+        (0.3, false, "pyramidal", "auto"),
+        (0.7, true, "pyramidal", "auto"),
+        (0.3, false, "elliptic", "signorini"),
+        (0.7, true, "elliptic", "signorini"),
+        (0.3, false, "elliptic", "convex"),
+        (0.7, true, "elliptic", "convex"),
+    ] {
         let xml = format!(
-            r#"<mujoco><compiler angle="radian"/><option timestep="0.001"/><worldbody>
+            r#"<mujoco><compiler angle="radian"/><option timestep="0.001" cone="{cone}"/><worldbody>
             <geom type="plane" size="5 5 0.1" euler="0 {theta} 0" friction="{mu} 0.005 0.0001"/>
             <body pos="0 0 0.1" euler="0 {theta} 0"><freejoint/>
               <geom type="box" size="0.1 0.1 0.1" friction="{mu} 0.005 0.0001"/></body>
             </worldbody></mujoco>"#
         );
-        let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &[]).unwrap();
+        let overrides = [("contact_resolution".to_string(), resolution.to_string())];
+        let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &overrides).unwrap();
         // Let the contact settle, then measure the velocity gained along the slope over one second.
         for _ in 0..200 {
             scene.step().unwrap();
@@ -36,13 +45,13 @@ fn box_on_an_incline_sticks_or_slides_with_coulomb_acceleration() {
             // accelerate down the slope.
             assert!(
                 accel.abs() < 0.01 && speed(&v1) < 1e-2,
-                "mu {mu}: the box should stick: {accel} m/s², {v1:?}"
+                "mu {mu} {cone} {resolution}: the box should stick: {accel} m/s², {v1:?}"
             );
         } else {
             let expected = 9.81 * (theta.sin() - mu * theta.cos());
             assert!(
                 (accel - expected).abs() < 0.02 * expected,
-                "mu {mu}: acceleration {accel} vs {expected}"
+                "mu {mu} {cone} {resolution}: acceleration {accel} vs {expected}"
             );
         }
     }
@@ -151,7 +160,9 @@ fn pyramid_stands() {
 #[test]
 fn elliptic_friction_is_isotropic() {
     let theta = 30f64.to_radians();
-    for phi_deg in [0.0f64, 17.0, 45.0, 73.0] {
+    for (phi_deg, resolution) in
+        [0.0f64, 17.0, 45.0, 73.0].iter().flat_map(|&p| [(p, "convex"), (p, "signorini")])
+    {
         let phi = phi_deg.to_radians();
         // Tilt about the horizontal axis (cos φ, sin φ, 0): the slope runs perpendicular to it.
         let (ax, ay) = (phi.cos(), phi.sin());
@@ -167,7 +178,7 @@ fn elliptic_friction_is_isotropic() {
               <geom type="box" size="0.1 0.1 0.1" friction="0.3 0.005 0.0001"/></body>
             </worldbody></mujoco>"#
         );
-        let overrides = [("contact_resolution".to_string(), "convex".to_string())];
+        let overrides = [("contact_resolution".to_string(), resolution.to_string())];
         let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &overrides).unwrap();
         for _ in 0..800 {
             scene.step().unwrap();
@@ -178,7 +189,7 @@ fn elliptic_friction_is_isotropic() {
         let g = glam::DVec3::new(0.0, 0.0, -1.0);
         let downslope = (g - g.dot(n) * n).normalize();
         let angle = v.angle_between(downslope).to_degrees();
-        assert!(v.length() > 0.5, "phi {phi_deg}: the box should slide, v = {v}");
-        assert!(angle < 1.0, "phi {phi_deg}: sliding direction is {angle}° off the slope");
+        assert!(v.length() > 0.5, "phi {phi_deg} {resolution}: the box should slide, v = {v}");
+        assert!(angle < 1.0, "phi {phi_deg} {resolution}: sliding direction is {angle}° off the slope");
     }
 }

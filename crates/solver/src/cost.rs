@@ -31,6 +31,9 @@ pub enum RowState {
     LinearNeg,
     /// A row of an elliptic contact in the middle zone: the block contributes `J_cᵀ H^c J_c` to the Hessian.
     Cone,
+    /// A row of a Signorini friction block that slides (see [`crate::signorini`]): the block contributes
+    /// `J_bᵀ H^s J_b` to the Hessian.
+    Slip,
 }
 
 /// The largest elliptic contact block (normal, 2 tangents, spin, 2 rolling).
@@ -228,7 +231,7 @@ pub fn row_coefficients(rows: &ConstraintRows, i: usize, state: RowState, x0: f6
             let d = rows.d[i];
             [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v]
         }
-        RowState::Inactive | RowState::Cone => [0.0; 3],
+        RowState::Inactive | RowState::Cone | RowState::Slip => [0.0; 3],
         RowState::LinearPos | RowState::LinearNeg => {
             let f = rows.frictionloss[i];
             let sign = if state == RowState::LinearPos { 1.0 } else { -1.0 };
@@ -245,7 +248,7 @@ pub fn row_cost_force(rows: &ConstraintRows, i: usize, state: RowState, x: f64) 
             let d = rows.d[i];
             (0.5 * d * x * x, -d * x)
         }
-        RowState::Inactive | RowState::Cone => (0.0, 0.0),
+        RowState::Inactive | RowState::Cone | RowState::Slip => (0.0, 0.0),
         RowState::LinearPos => {
             let f = rows.frictionloss[i];
             (f * x - 0.5 * rows.r[i] * f * f, -f)

@@ -17,6 +17,7 @@
 //! | [`linesearch`] | the exact line search of §C.4 on the piecewise-quadratic cost |
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
 //! | [`islands`] | connected components of trees linked by rows (§C.6) |
+//! | [`signorini`] | the Signorini contact resolution: unilateral normal rows, friction discs on a latched load |
 //! | [`primal`] | the Newton (§C.2) and conjugate-gradient (§C.3) iterations, termination (§C.5), warm start (§C.7) |
 //!
 //! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
@@ -25,7 +26,7 @@
 //! Newton factors `H` densely for small problems and with [`block_cholesky`] (sparse over kinematic trees, with
 //! rank-1 updates when rows change state) otherwise; `H` is not refactored when the active set did not change.
 //!
-//! Not implemented yet: the Signorini contact resolution and no-slip (§C.8).
+//! Not implemented yet: no-slip (§C.8).
 
 pub mod block_cholesky;
 pub mod cost;
@@ -34,6 +35,7 @@ pub mod islands;
 pub mod linesearch;
 pub mod mass;
 pub mod primal;
+pub mod signorini;
 
 use signorini_constraints::ConstraintRows;
 use signorini_model::{Data, Model};
@@ -80,6 +82,9 @@ pub struct SolverOptions {
     /// Whether contacts use the elliptic cone. Informational: the row kinds decide how each contact is costed.
     /// Default: `false`.
     pub elliptic: bool,
+    /// Elliptic contact rows use the Signorini resolution ([`signorini`]) instead of MuJoCo's convex cone; the
+    /// rows must be assembled for it (no spin/roll `μ²` scaling of `R`). Meant for Newton. Default: `false`.
+    pub signorini: bool,
     /// MuJoCo-compatible semantics: the warm start picks the cheaper of the incoming `qacc` and `qacc_smooth`
     /// (§C.7). Default: `false`.
     pub mujoco_compatibility: bool,
@@ -95,6 +100,7 @@ impl Default for SolverOptions {
             kind: SolverKind::Newton,
             cg_update: CgUpdate::HagerZhang,
             elliptic: false,
+            signorini: false,
             mujoco_compatibility: false,
         }
     }

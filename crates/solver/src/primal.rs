@@ -14,11 +14,14 @@ use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::{Data, Model};
 
 use crate::block_cholesky::BlockCholesky;
-use crate::cost::{ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_state, update_rows};
+use crate::cost::{
+    ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_cost_force, row_state, update_rows,
+};
 use crate::dense::{cholesky_in_place, cholesky_solve};
 use crate::islands::Islands;
 use crate::linesearch::{Point, search};
 use crate::mass::TreeMass;
+use crate::signorini;
 use crate::{CgUpdate, ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions};
 
 /// Below this a step or direction counts as zero (MuJoCo `mjMINVAL`).
@@ -89,6 +92,9 @@ struct Work {
     link_start: Vec<usize>,
     factorizations: usize,
     updates: usize,
+    /// Signorini resolution of elliptic contacts, and each contact's latched normal load.
+    signorini: bool,
+    latch: Vec<f64>,
 }
 
 impl PrimalSolver {
@@ -160,8 +166,41 @@ impl Work {
             self.jar[i] = rows.row_dot(i, &self.a) - rows.aref[i];
         }
         p.mass.mul(&self.a, &mut self.ma);
-        gauss_cost(&self.ma, &self.a, p.fs, p.a_s)
-            + update_rows(rows, &self.jar, &mut self.state, &mut self.force)
+        let gauss = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
+        if !self.signorini {
+            return gauss + update_rows(rows, &self.jar, &mut self.state, &mut self.force);
+        }
+        // Signorini: elliptic contacts latch their normal load at this iterate (§C.1).
+        self.latch.clear();
+        self.latch.resize(rows.contact_row_start.len(), 0.0);
+        let mut cost = gauss;
+        let mut i = 0;
+        while i < rows.len() {
+            if let (RowKind::ContactElliptic, Some(c)) = (rows.kind[i], rows.cone[i]) {
+                let n = rows.contact_nrows[c];
+                let load = signorini::latch(rows, i, self.jar[i]);
+                self.latch[c] = load;
+                let r = i..i + n;
+                cost += signorini::cost_force(
+                    rows,
+                    i,
+                    n,
+                    load,
+                    &self.jar[r.clone()],
+                    &mut self.force[r.clone()],
+                    &mut self.state[r],
+                );
+                i += n;
+                continue;
+            }
+            let s = row_state(rows, i, self.jar[i]);
+            let (c, f) = row_cost_force(rows, i, s, self.jar[i]);
+            self.state[i] = s;
+            self.force[i] = f;
+            cost += c;
+            i += 1;
+        }
+        cost
     }
 
     /// `g = Ma − f_s − Jᵀλ` from the current `ma` and forces.
@@ -240,11 +279,12 @@ impl Work {
                     let vals = rows.jacobian_row(r).1;
                     f.add_outer(r, vals, r, vals, rows.d[r]);
                 }
-                RowState::Cone if rows.cone[r].is_some_and(|c| rows.contact_row_start[c] == r) => {
-                    let block = ConeBlock::new(rows, r);
-                    let hc = block.hessian(&self.jar[r..r + block.n]);
-                    for (a, hc_row) in hc.iter().enumerate().take(block.n) {
-                        for (b, &hab) in hc_row.iter().enumerate().take(block.n).skip(a) {
+                RowState::Cone | RowState::Slip => {
+                    let Some((n, hc)) = block_hessian(rows, &self.state, &self.jar, &self.latch, r) else {
+                        continue;
+                    };
+                    for (a, hc_row) in hc.iter().enumerate().take(n) {
+                        for (b, &hab) in hc_row.iter().enumerate().take(n).skip(a) {
                             let (va, vb) = (rows.jacobian_row(r + a).1, rows.jacobian_row(r + b).1);
                             f.add_outer(r + a, va, r + b, vb, hab);
                         }
@@ -265,7 +305,9 @@ impl Work {
         self.changed.clear();
         let mut rebuild = false;
         for (r, (&old, &new)) in self.factored_state.iter().zip(&self.state).enumerate() {
-            if old == RowState::Cone || new == RowState::Cone {
+            if matches!(old, RowState::Cone | RowState::Slip)
+                || matches!(new, RowState::Cone | RowState::Slip)
+            {
                 rebuild = true;
                 break;
             }
@@ -316,13 +358,14 @@ impl Work {
                         }
                     }
                 }
-                RowState::Cone if rows.cone[r].is_some_and(|c| rows.contact_row_start[c] == r) => {
-                    // J_cᵀ H^c J_c for a middle-zone elliptic block.
-                    let block = ConeBlock::new(rows, r);
-                    let hc = block.hessian(&self.jar[r..r + block.n]);
-                    for (a, hc_row) in hc.iter().enumerate().take(block.n) {
+                RowState::Cone | RowState::Slip => {
+                    // J_bᵀ H^b J_b for a middle-zone elliptic block or a sliding Signorini friction block.
+                    let Some((n, hc)) = block_hessian(rows, &self.state, &self.jar, &self.latch, r) else {
+                        continue;
+                    };
+                    for (a, hc_row) in hc.iter().enumerate().take(n) {
                         let (dofs_a, vals_a) = rows.jacobian_row(r + a);
-                        for (b, &hab) in hc_row.iter().enumerate().take(block.n) {
+                        for (b, &hab) in hc_row.iter().enumerate().take(n) {
                             let (dofs_b, vals_b) = rows.jacobian_row(r + b);
                             for (&p, &vp) in dofs_a.iter().zip(vals_a) {
                                 let w = hab * vp;
@@ -357,6 +400,16 @@ impl Work {
         let mut d2 = 2.0 * gauss[2];
         let mut i = 0;
         while i < rows.len() {
+            if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i]) {
+                let n = rows.contact_nrows[c];
+                let r = i..i + n;
+                let q = signorini::line(rows, i, n, self.latch[c], &self.jar[r.clone()], &self.jv[r], alpha);
+                cost += q[0];
+                d1 += q[1];
+                d2 += q[2];
+                i += n;
+                continue;
+            }
             if rows.kind[i] == RowKind::ContactElliptic {
                 let block = ConeBlock::new(rows, i);
                 let range = i..i + block.n;
@@ -376,6 +429,32 @@ impl Work {
             i += 1;
         }
         Point { alpha, cost, d1, d2: if d2 > EPS { d2 } else { EPS } }
+    }
+}
+
+/// The residual-space Hessian of the block that starts at row `r` (`None` when `r` does not start one): a
+/// middle-zone elliptic contact (`Cone`) or a sliding Signorini friction block (`Slip`).
+fn block_hessian(
+    rows: &ConstraintRows,
+    state: &[RowState],
+    jar: &[f64],
+    latch: &[f64],
+    r: usize,
+) -> Option<(usize, [[f64; MAX_CONE_ROWS]; MAX_CONE_ROWS])> {
+    let c = rows.cone[r]?;
+    let start = rows.contact_row_start[c];
+    match state[r] {
+        RowState::Cone if start == r => {
+            let block = ConeBlock::new(rows, r);
+            Some((block.n, block.hessian(&jar[r..r + block.n])))
+        }
+        RowState::Slip => {
+            let &(off, len) =
+                signorini::friction_blocks(rows.contact_nrows[c]).iter().find(|b| start + b.0 == r)?;
+            let rho = rows.mu[start + off] * latch[c];
+            Some((len, signorini::slip_hessian(rho, &jar[r..r + len])))
+        }
+        _ => None,
     }
 }
 
@@ -467,6 +546,7 @@ impl Work {
     ) -> Result<SolveStats, SolverError> {
         let (nv, nrows, rows) = (p.mass.nv, p.rows.len(), p.rows);
         self.resize(nv, nrows);
+        self.signorini = options.signorini;
         if nrows == 0 || nv == 0 {
             // No constraint on these dofs: the unconstrained acceleration is the minimiser.
             self.a.copy_from_slice(p.a_s);
@@ -567,7 +647,14 @@ impl Work {
             let gradient = scale * dot(&self.g, &self.g).sqrt();
             let decrement =
                 if newton { (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) } else { f64::INFINITY };
-            if (improvement > 0.0 && improvement < tol) || gradient < tol || decrement < tol {
+            // Signorini: the latched loads move the objective between iterations, so only a fixed point (small
+            // gradient and, for Newton, small decrement) terminates.
+            let done = if self.signorini {
+                gradient < tol && (!newton || decrement < tol)
+            } else {
+                (improvement > 0.0 && improvement < tol) || gradient < tol || decrement < tol
+            };
+            if done {
                 converged = true;
                 break;
             }

@@ -1,0 +1,219 @@
+//! The Signorini contact resolution (`reference-semantics.md` §C.1, G-W `contact_resolution="signorini"`): an
+//! elliptic contact's normal row is a plain unilateral row, and its friction rows form blocks (the tangent pair,
+//! the spin row, the rolling pair) each limited by a Coulomb disc whose radius follows the normal load already
+//! developed, not the tangential demand.
+//!
+//! With the latched normal load `ℓ = max(−D₀ x₀, 0)` (evaluated at the current iterate and held fixed along the
+//! line search), a block with residuals `y`, its rows' `D`, coefficient `μ_b` and radius `ρ = μ_b ℓ`, `τ = ‖y‖`:
+//!
+//! | zone | condition | cost | force | Hessian (residual space) |
+//! |---|---|---|---|---|
+//! | none | `ℓ = 0` | 0 | 0 | 0 |
+//! | stick | `D τ ≤ ρ` | `½ D τ²` | `−D y` | `D I` |
+//! | slip | `D τ > ρ` | `ρ (τ − ½ ρ / D)` | `−ρ y / τ` | `(ρ/τ)(I − y yᵀ/τ²)` |
+//!
+//! The cost is a Huber function of `τ`, continuous with its derivative at the zone boundary. Because `ℓ` moves
+//! with the iterate, the Newton iteration is a fixed-point iteration on a sequence of convex problems; it stops when
+//! both the gradient and the Newton decrement are below the tolerance (§C.5).
+
+use signorini_constraints::ConstraintRows;
+
+use crate::cost::{MAX_CONE_ROWS, RowState};
+
+/// The friction blocks of an elliptic contact with `n` rows, as `(offset from the normal row, length)`: the
+/// tangent pair, then the spin row, then the rolling pair.
+pub fn friction_blocks(n: usize) -> &'static [(usize, usize)] {
+    match n {
+        0 | 1 => &[],
+        2 | 3 => &[(1, 2)],
+        4 | 5 => &[(1, 2), (3, 1)],
+        _ => &[(1, 2), (3, 1), (4, 2)],
+    }
+}
+
+/// The latched normal load of the contact whose normal row is `start`, at normal residual `x0`.
+#[inline]
+pub fn latch(rows: &ConstraintRows, start: usize, x0: f64) -> f64 {
+    (-rows.d[start] * x0).max(0.0)
+}
+
+/// Cost of the contact block (normal row at `start`, `n` rows) at residuals `x` with latched load `load`; writes
+/// the rows' forces and states.
+pub fn cost_force(
+    rows: &ConstraintRows,
+    start: usize,
+    n: usize,
+    load: f64,
+    x: &[f64],
+    force: &mut [f64],
+    state: &mut [RowState],
+) -> f64 {
+    let d0 = rows.d[start];
+    let mut cost = 0.0;
+    if x[0] < 0.0 {
+        cost += 0.5 * d0 * x[0] * x[0];
+        force[0] = -d0 * x[0];
+        state[0] = RowState::Quadratic;
+    } else {
+        force[0] = 0.0;
+        state[0] = RowState::Inactive;
+    }
+    for &(off, len) in friction_blocks(n) {
+        let r = off..off + len;
+        let d = rows.d[start + off];
+        let rho = rows.mu[start + off] * load;
+        let tau = x[r.clone()].iter().map(|v| v * v).sum::<f64>().sqrt();
+        if !(rho > 0.0) {
+            force[r.clone()].fill(0.0);
+            state[r].fill(RowState::Inactive);
+        } else if d * tau <= rho {
+            cost += 0.5 * d * tau * tau;
+            for j in r.clone() {
+                force[j] = -d * x[j];
+            }
+            state[r].fill(RowState::Quadratic);
+        } else {
+            cost += rho * (tau - 0.5 * rho / d);
+            for j in r.clone() {
+                force[j] = -rho * x[j] / tau;
+            }
+            state[r].fill(RowState::Slip);
+        }
+    }
+    cost
+}
+
+/// The slip Hessian `(ρ/τ)(I − y yᵀ/τ²)` of the block of `len` rows at residuals `y` (row-major in a 6 × 6 array).
+pub fn slip_hessian(rho: f64, y: &[f64]) -> [[f64; MAX_CONE_ROWS]; MAX_CONE_ROWS] {
+    let tau2: f64 = y.iter().map(|v| v * v).sum();
+    let tau = tau2.sqrt();
+    let mut h = [[0.0; MAX_CONE_ROWS]; MAX_CONE_ROWS];
+    for a in 0..y.len() {
+        for b in 0..y.len() {
+            let delta = if a == b { 1.0 } else { 0.0 };
+            h[a][b] = rho / tau * (delta - y[a] * y[b] / tau2);
+        }
+    }
+    h
+}
+
+/// Cost, first and second derivative of the contact block along `x(α) = x0 + α v` at `alpha`, with the latched
+/// load `load` held fixed.
+pub fn line(
+    rows: &ConstraintRows,
+    start: usize,
+    n: usize,
+    load: f64,
+    x0: &[f64],
+    v: &[f64],
+    alpha: f64,
+) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    let x = x0[0] + alpha * v[0];
+    if x < 0.0 {
+        let d0 = rows.d[start];
+        out[0] += 0.5 * d0 * x * x;
+        out[1] += d0 * x * v[0];
+        out[2] += d0 * v[0] * v[0];
+    }
+    for &(off, len) in friction_blocks(n) {
+        let rho = rows.mu[start + off] * load;
+        if !(rho > 0.0) {
+            continue;
+        }
+        let d = rows.d[start + off];
+        let (mut tau2, mut yv, mut vv) = (0.0, 0.0, 0.0);
+        for j in off..off + len {
+            let y = x0[j] + alpha * v[j];
+            tau2 += y * y;
+            yv += y * v[j];
+            vv += v[j] * v[j];
+        }
+        let tau = tau2.sqrt();
+        if d * tau <= rho {
+            out[0] += 0.5 * d * tau2;
+            out[1] += d * yv;
+            out[2] += d * vv;
+        } else {
+            // τ' = yᵀv/τ, τ'' = (‖v‖² − τ'²)/τ.
+            let dt = yv / tau;
+            out[0] += rho * (tau - 0.5 * rho / d);
+            out[1] += rho * dt;
+            out[2] += rho * (vv - dt * dt) / tau;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One contact (only `D` and `μ` matter here): normal row, tangent pair, spin row and rolling pair.
+    fn rows() -> ConstraintRows {
+        ConstraintRows {
+            d: vec![100.0, 30.0, 30.0, 30.0, 30.0, 30.0],
+            mu: vec![1.0, 0.7, 0.7, 0.05, 0.02, 0.02],
+            ..ConstraintRows::new()
+        }
+    }
+
+    #[test]
+    fn line_derivatives_match_finite_differences_and_the_cost() {
+        let rows = rows();
+        let x0 = [-0.3, 0.002, -0.001, 0.03, 0.3, -0.2];
+        let v = [0.1, 0.004, 0.003, -0.02, 0.1, 0.05];
+        let load = latch(&rows, 0, x0[0]);
+        for alpha in [0.0, 0.1, 0.4, 1.0, 2.5] {
+            let p = line(&rows, 0, 6, load, &x0, &v, alpha);
+            let h = 1e-6;
+            let pp = line(&rows, 0, 6, load, &x0, &v, alpha + h);
+            let pm = line(&rows, 0, 6, load, &x0, &v, alpha - h);
+            assert!((p[1] - (pp[0] - pm[0]) / (2.0 * h)).abs() < 1e-5 * (1.0 + p[1].abs()), "{alpha}: d1");
+            assert!((p[2] - (pp[1] - pm[1]) / (2.0 * h)).abs() < 1e-4 * (1.0 + p[2].abs()), "{alpha}: d2");
+            let x: Vec<f64> = x0.iter().zip(&v).map(|(a, b)| a + alpha * b).collect();
+            let (mut f, mut s) = ([0.0; 6], [RowState::Inactive; 6]);
+            let c = cost_force(&rows, 0, 6, load, &x, &mut f, &mut s);
+            assert!((c - p[0]).abs() < 1e-12 * (1.0 + c.abs()));
+        }
+    }
+
+    #[test]
+    fn forces_are_the_negative_cost_gradient_and_bounded_by_the_disc() {
+        let rows = rows();
+        let x = [-0.3, 1.0, -0.5, 0.5, 0.003, -0.002];
+        let load = latch(&rows, 0, x[0]);
+        let (mut f, mut s) = ([0.0; 6], [RowState::Inactive; 6]);
+        let c = cost_force(&rows, 0, 6, load, &x, &mut f, &mut s);
+        for j in 0..6 {
+            let mut xp = x;
+            xp[j] += 1e-7;
+            let (mut g, mut t) = ([0.0; 6], [RowState::Inactive; 6]);
+            let cp = cost_force(&rows, 0, 6, load, &xp, &mut g, &mut t);
+            assert!((-(cp - c) / 1e-7 - f[j]).abs() < 1e-4 * (1.0 + f[j].abs()), "row {j}");
+        }
+        assert_eq!(s[1], RowState::Slip, "the tangent block slides");
+        assert_eq!(s[3], RowState::Slip, "the spin row slides");
+        assert_eq!(s[4], RowState::Quadratic, "the rolling block sticks");
+        let ft = (f[1] * f[1] + f[2] * f[2]).sqrt();
+        assert!((ft - 0.7 * load).abs() < 1e-12 * load, "sliding friction is μ times the latched load");
+        assert!((f[3].abs() - 0.05 * load).abs() < 1e-12 * load);
+    }
+
+    #[test]
+    fn slip_hessian_matches_the_force_derivative() {
+        let y = [0.3, -0.4];
+        let rho = 2.0;
+        let h = slip_hessian(rho, &y);
+        // λ = −ρ y/τ: ∂(−λ)/∂y = H.
+        for b in 0..2 {
+            let mut yp = y;
+            yp[b] += 1e-7;
+            let tau = |y: &[f64; 2]| (y[0] * y[0] + y[1] * y[1]).sqrt();
+            for a in 0..2 {
+                let fd = (rho * yp[a] / tau(&yp) - rho * y[a] / tau(&y)) / 1e-7;
+                assert!((fd - h[a][b]).abs() < 1e-5, "{a} {b}");
+            }
+        }
+    }
+}
