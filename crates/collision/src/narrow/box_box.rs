@@ -30,6 +30,16 @@ pub const EDGE_AXIS_MIN_NORM: f64 = 1e-6;
 /// (for example when two edges are parallel to one face) must not win, since its edges are not the touching features.
 pub const FACE_BIAS: f64 = 1e-12;
 
+/// The face bias of the contact manifold ([`box_box_contacts`]): an edge axis within 5° of the best face axis must be
+/// 5 % shallower than it to win (ODE's `fudge_factor` of 1.05). Two nearly parallel faces, slightly tilted, then touch through their
+/// clipped faces (up to 8 points) instead of the single point of an edge axis that is marginally shallower, which
+/// would leave a resting box balanced on one contact. Depth queries keep the exact minimum ([`FACE_BIAS`]).
+pub const CONTACT_FACE_BIAS: f64 = 0.05;
+
+/// [`CONTACT_FACE_BIAS`] applies only to an edge axis within 5° of the best face axis (`|cos| > cos 5°`), and only
+/// when that face overlap is below half the thinnest half extent (a resting contact, not a deep overlap).
+pub const NEAR_FACE_COS: f64 = 0.996_194_698_091_745_5;
+
 /// Geometric tolerance relative to the largest half extent: clipping slack, touching points, duplicate merging.
 const REL_TOL: f64 = 1e-12;
 
@@ -154,10 +164,12 @@ fn relative(h_a: DVec3, pose_a: &Pose, h_b: DVec3, pose_b: &Pose) -> Option<Rela
 }
 
 /// The 15-axis SAT in A's frame; `None` when some overlap is negative (or not a number).
-fn sat_local(r: &Relative) -> Option<SatLocal> {
+fn sat_local(r: &Relative, face_bias: f64) -> Option<SatLocal> {
     let b = [r.rot.x_axis, r.rot.y_axis, r.rot.z_axis];
     let rot_t = r.rot.transpose();
     let mut best = SatLocal { depth: f64::INFINITY, n: DVec3::X, axis: SatAxis::FaceA(0) };
+    // The contact bias is for resting contacts: overlaps below half the thinnest half extent.
+    let shallow = 0.5 * r.h_a.min_element().min(r.h_b.min_element());
 
     for i in 0..3 {
         let r_b = r.h_b.dot(rot_t.col(i).abs());
@@ -196,7 +208,13 @@ fn sat_local(r: &Relative) -> Option<SatLocal> {
             if overlap.is_nan() || overlap < 0.0 {
                 return None;
             }
-            if overlap < best.depth * (1.0 - FACE_BIAS) - r.eps {
+            // The contact bias applies against a face axis nearly parallel to this edge axis (a slightly tilted
+            // face-on-face contact); elsewhere the exact minimum wins.
+            let near_face = !matches!(best.axis, SatAxis::Edge(..))
+                && best.n.dot(m).abs() > NEAR_FACE_COS
+                && best.depth < shallow;
+            let bias = if near_face { face_bias } else { FACE_BIAS };
+            if overlap < best.depth * (1.0 - bias) - r.eps {
                 best = SatLocal { depth: overlap, n: sign_nonneg(d) * m, axis: SatAxis::Edge(i, j) };
             }
         }
@@ -299,9 +317,9 @@ struct Solved {
     normal: DVec3,
 }
 
-fn solve(h_a: DVec3, pose_a: &Pose, h_b: DVec3, pose_b: &Pose) -> Option<Solved> {
+fn solve(h_a: DVec3, pose_a: &Pose, h_b: DVec3, pose_b: &Pose, face_bias: f64) -> Option<Solved> {
     let rel = relative(h_a, pose_a, h_b, pose_b)?;
-    let sat = sat_local(&rel)?;
+    let sat = sat_local(&rel, face_bias)?;
     let normal = pose_a.transform_vector(sat.n);
     Some(Solved { rel, sat, normal })
 }
@@ -392,7 +410,20 @@ fn penetration(sv: &Solved, pose_a: &Pose, pose_b: &Pose) -> BoxBoxPenetration {
 /// `None` iff some of the 15 axes shows a strictly positive gap (or the input is not finite); touching boxes give
 /// `depth = 0`. See the module docs for the axes, the face bias and the tie order.
 pub fn box_box_sat(h_a: DVec3, pose_a: &Pose, h_b: DVec3, pose_b: &Pose) -> Option<BoxBoxSat> {
-    let sv = solve(h_a, pose_a, h_b, pose_b)?;
+    box_box_sat_with_bias(h_a, pose_a, h_b, pose_b, FACE_BIAS)
+}
+
+/// [`box_box_sat`] with an edge axis within 5° of the best face axis ([`NEAR_FACE_COS`]) replacing it only when its
+/// overlap is below `best · (1 − face_bias)`: the axis (and overlap along it) that [`box_box_contacts`] uses with
+/// [`CONTACT_FACE_BIAS`]. Its depth is at most `depth / (1 − face_bias)` for the exact SAT depth.
+pub fn box_box_sat_with_bias(
+    h_a: DVec3,
+    pose_a: &Pose,
+    h_b: DVec3,
+    pose_b: &Pose,
+    face_bias: f64,
+) -> Option<BoxBoxSat> {
+    let sv = solve(h_a, pose_a, h_b, pose_b, face_bias.max(FACE_BIAS))?;
     Some(BoxBoxSat { depth: sv.sat.depth, normal: sv.normal, axis: sv.sat.axis })
 }
 
@@ -409,12 +440,13 @@ pub fn box_box_penetration(
     h_b: DVec3,
     pose_b: &Pose,
 ) -> Option<BoxBoxPenetration> {
-    let sv = solve(h_a, pose_a, h_b, pose_b)?;
+    let sv = solve(h_a, pose_a, h_b, pose_b, FACE_BIAS)?;
     Some(penetration(&sv, pose_a, pose_b))
 }
 
 /// Appends the box–box contact manifold to `out` in the simulator convention ([`Contact`]: normal from B to A, equal
-/// to `−`[`box_box_sat`]`.normal` for every point) and returns how many were appended (0 when separated).
+/// to `−`[`box_box_sat`]`.normal` for every point, except that an edge axis must beat the face axes by
+/// [`CONTACT_FACE_BIAS`] here) and returns how many were appended (0 when separated).
 ///
 /// Face axis (up to 8 points): the reference face is the winning face, the incident face the face of the other box
 /// most anti-parallel to it. The incident face is clipped by the 4 side planes of the reference rectangle
@@ -430,7 +462,7 @@ pub fn box_box_contacts(
     pose_b: &Pose,
     out: &mut Vec<Contact>,
 ) -> usize {
-    let Some(sv) = solve(h_a, pose_a, h_b, pose_b) else {
+    let Some(sv) = solve(h_a, pose_a, h_b, pose_b, CONTACT_FACE_BIAS) else {
         return 0;
     };
     let normal = -sv.normal;
