@@ -21,7 +21,11 @@ fn resting(body: &str) -> String {
     // Fixed decimals; negative zero prints as zero.
     let r = |v: f64, decimals: usize| {
         let text = format!("{v:.decimals$}");
-        if text.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') { text.replace('-', "") } else { text }
+        if text.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+            text.replace('-', "")
+        } else {
+            text
+        }
     };
     let v3 = |v: glam::DVec3, d: usize| format!("[{}, {}, {}]", r(v.x, d), r(v.y, d), r(v.z, d));
     let mut out = String::new();
