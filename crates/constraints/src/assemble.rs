@@ -88,6 +88,9 @@ pub struct ConstraintAssembler {
     dof_sol: Vec<ResolvedSol>,
     jnt_sol: Vec<ResolvedSol>,
     cols: Vec<Column>,
+    /// Scratch of one contact: the Jacobian row of each direction over `cols`, and its velocity.
+    basis: Vec<f64>,
+    basis_vel: Vec<f64>,
 }
 
 impl ConstraintAssembler {
@@ -182,6 +185,8 @@ impl ConstraintAssembler {
             dof_sol,
             jnt_sol,
             cols: Vec::with_capacity(model.nv),
+            basis: Vec::new(),
+            basis_vel: Vec::new(),
         })
     }
 
@@ -357,9 +362,32 @@ impl ConstraintAssembler {
         let cone = Some(c);
         let base = RowData { pos: dist, margin, imp, cone, ..plain() };
 
+        // The Jacobian rows of the normal and of every friction direction (and their velocities), once; pyramid
+        // edges are combinations of them.
+        let ndir = dim.max(1);
+        self.basis.clear();
+        self.basis_vel.clear();
+        for d in 0..ndir {
+            let (lin, ang) = if d == 0 { (n, z) } else { (dirs[d - 1].0, dirs[d - 1].1) };
+            let mut vel = 0.0;
+            for c in &self.cols {
+                let j = c.lin.dot(lin) + c.ang.dot(ang);
+                vel += j * qvel[c.dof];
+                self.basis.push(j);
+            }
+            self.basis_vel.push(vel);
+        }
+        let ncol = self.cols.len();
+        let (basis, basis_vel, cols) = (&self.basis, &self.basis_vel, &self.cols);
+        let push_basis = |rows: &mut ConstraintRows, d: usize| {
+            for (c, &j) in cols.iter().zip(&basis[d * ncol..(d + 1) * ncol]) {
+                rows.push_entry(c.dof, j);
+            }
+            basis_vel[d]
+        };
+
         let contact_mu = if dim <= 1 {
-            push_direction(rows, &self.cols, n, z);
-            let vel = rows.open_row_dot(qvel);
+            let vel = push_basis(rows, 0);
             let row = RowData { vel, aref: sol.aref(imp, vel, x), r: regularizer(tran, imp), ..base };
             rows.finish_row(RowKind::ContactFrictionless, c, row);
             0.0
@@ -373,14 +401,19 @@ impl ConstraintAssembler {
                         tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
                     }
                     .max(MINVAL);
-                    for &(lin, ang, f) in &dirs[..dim - 1] {
+                    for (d, &(lin, _, f)) in dirs[..dim - 1].iter().enumerate() {
                         for sign in [1.0, -1.0] {
                             if !mujoco && lin == z && f == 0.0 {
                                 rows.finish_row(RowKind::ContactPyramidal, c, RowData { r, mu: f, ..base });
                                 continue;
                             }
-                            push_direction(rows, &self.cols, n + sign * f * lin, sign * f * ang);
-                            let vel = rows.open_row_dot(qvel);
+                            // Edge `n + sign·f·dir`.
+                            let w = sign * f;
+                            let (normal, edge) = (&basis[..ncol], &basis[(d + 1) * ncol..(d + 2) * ncol]);
+                            for ((col, &jn), &jd) in cols.iter().zip(normal).zip(edge) {
+                                rows.push_entry(col.dof, jn + w * jd);
+                            }
+                            let vel = basis_vel[0] + w * basis_vel[d + 1];
                             let row = RowData { vel, aref: sol.aref(imp, vel, x), r, mu: f, ..base };
                             rows.finish_row(RowKind::ContactPyramidal, c, row);
                         }
@@ -388,15 +421,13 @@ impl ConstraintAssembler {
                     mu
                 }
                 FrictionCone::Elliptic => {
-                    push_direction(rows, &self.cols, n, z);
-                    let vel = rows.open_row_dot(qvel);
+                    let vel = push_basis(rows, 0);
                     let r0 = regularizer(tran, imp);
                     let row = RowData { vel, aref: sol.aref(imp, vel, x), r: r0, mu, ..base };
                     rows.finish_row(RowKind::ContactElliptic, c, row);
                     let r1 = r0 / ir;
-                    for (k, &(lin, ang, f)) in dirs[..dim - 1].iter().enumerate() {
-                        push_direction(rows, &self.cols, lin, ang);
-                        let vel = rows.open_row_dot(qvel);
+                    for (k, &(_, _, f)) in dirs[..dim - 1].iter().enumerate() {
+                        let vel = push_basis(rows, k + 1);
                         // Signorini keeps the friction rows' R for spin and roll (§B.9).
                         let r = if k < 2 || opts.signorini { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
                         let row = RowData {

@@ -136,13 +136,17 @@ impl ResolvedSol {
 /// table for the differences).
 pub fn impedance(mujoco: bool, solimp: SolImp, r: f64) -> f64 {
     let [dmin, dmax, width, mid, power] = solimp;
+    // Integral powers (the default is 2) by repeated multiplication, others by `powf`.
+    let pow = |x: f64, p: f64| {
+        if p == p.trunc() && (0.0..=16.0).contains(&p) { x.powi(p as i32) } else { x.powf(p) }
+    };
     let y = |x: f64| {
         if mujoco && power == 1.0 {
             x
         } else if (mujoco && x <= mid) || (!mujoco && x < mid) {
-            x.powf(power) / mid.powf(power - 1.0)
+            pow(x, power) / pow(mid, power - 1.0)
         } else {
-            1.0 - (1.0 - x).powf(power) / (1.0 - mid).powf(power - 1.0)
+            1.0 - pow(1.0 - x, power) / pow(1.0 - mid, power - 1.0)
         }
     };
     if mujoco {

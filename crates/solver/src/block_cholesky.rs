@@ -394,22 +394,25 @@ impl BlockCholesky {
         // Values in sorted entry order.
         self.gather_a.clear();
         self.gather_b.clear();
-        for &(_, _, k) in &self.entries[ra.0..ra.1] {
-            self.gather_a.push(vals_a[k]);
-            self.gather_b.push(vals_b[k]);
-        }
-        let g = &mut self.pending_g;
-        let (xa, xb) = (&self.gather_a, &self.gather_b);
-        for i in 0..n {
-            let row = &mut g[i * n..i * n + i + 1];
-            let wa = w * xa[i];
-            for (gij, &bj) in row.iter_mut().zip(&xb[..=i]) {
-                *gij += wa * bj;
+        let entries = &self.entries[ra.0..ra.1];
+        self.gather_a.extend(entries.iter().map(|e| vals_a[e.2]));
+        let g = &mut self.pending_g[..n * n];
+        if a == b {
+            // w · x xᵀ, lower triangle.
+            let x = &self.gather_a[..n];
+            for (i, &xi) in x.iter().enumerate() {
+                let wx = w * xi;
+                for (gij, &xj) in g[i * n..i * n + i + 1].iter_mut().zip(x) {
+                    *gij += wx * xj;
+                }
             }
-            if a != b {
-                let wb = w * xb[i];
-                for (gij, &aj) in row.iter_mut().zip(&xa[..=i]) {
-                    *gij += wb * aj;
+        } else {
+            self.gather_b.extend(entries.iter().map(|e| vals_b[e.2]));
+            let (xa, xb) = (&self.gather_a[..n], &self.gather_b[..n]);
+            for i in 0..n {
+                let (wa, wb) = (w * xa[i], w * xb[i]);
+                for ((gij, &aj), &bj) in g[i * n..i * n + i + 1].iter_mut().zip(xa).zip(xb) {
+                    *gij += wa * bj + wb * aj;
                 }
             }
         }
@@ -528,15 +531,19 @@ impl BlockCholesky {
                 let k = self.row_col[r];
                 let nk = self.bstart[k + 1] - self.bstart[k];
                 let ljk = self.row_off[r];
-                // Diagonal: A_jj −= L_jk L_jkᵀ (lower triangle).
-                for a in 0..nj {
-                    for b in 0..=a {
-                        let mut s = 0.0;
-                        for c in 0..nk {
-                            s += values[ljk + a * nk + c] * values[ljk + b * nk + c];
-                        }
-                        values[dj + a * nj + b] -= s;
-                    }
+                // Diagonal: A_jj −= L_jk L_jkᵀ (the whole block; only its lower triangle is read).
+                let (head, tail) = values.split_at_mut(ljk.max(dj));
+                if ljk < dj {
+                    sub_mul_nt(
+                        &mut tail[..nj * nj],
+                        &head[ljk..ljk + nj * nk],
+                        &head[ljk..ljk + nj * nk],
+                        nj,
+                        nj,
+                        nk,
+                    );
+                } else {
+                    sub_mul_nt(&mut head[dj..dj + nj * nj], &tail[..nj * nk], &tail[..nj * nk], nj, nj, nk);
                 }
                 // Below: A_ij −= L_ik L_jkᵀ for the blocks of column k below row j.
                 let list = &self.below_blk[self.col_ptr[k]..self.col_ptr[k + 1]];
@@ -547,15 +554,16 @@ impl BlockCholesky {
                     let lik = self.below_off[idx];
                     let aij = self.map[i];
                     debug_assert!(aij != usize::MAX, "fill block ({i}, {j}) missing from the pattern");
-                    for a in 0..ni {
-                        for b in 0..nj {
-                            let mut s = 0.0;
-                            for c in 0..nk {
-                                s += values[lik + a * nk + c] * values[ljk + b * nk + c];
-                            }
-                            values[aij + a * nj + b] -= s;
-                        }
-                    }
+                    // A_ij lies in column j, after every block of the earlier column k.
+                    let (head, tail) = values.split_at_mut(aij);
+                    sub_mul_nt(
+                        &mut tail[..ni * nj],
+                        &head[lik..lik + ni * nk],
+                        &head[ljk..ljk + nj * nk],
+                        ni,
+                        nj,
+                        nk,
+                    );
                 }
             }
             // Dense Cholesky of the diagonal block.
@@ -716,6 +724,35 @@ impl BlockCholesky {
     }
 }
 
+/// `C −= A Bᵀ` for row-major `C` (`m × n`), `A` (`m × k`) and `B` (`n × k`); the 6 × 6 × 6 case of free bodies
+/// runs on fixed-size arrays so that it is unrolled and vectorised.
+#[inline]
+fn sub_mul_nt(c: &mut [f64], a: &[f64], b: &[f64], m: usize, n: usize, k: usize) {
+    if let (6, 6, 6, Ok(c), Ok(a), Ok(b)) =
+        (m, n, k, <&mut [f64; 36]>::try_from(&mut *c), <&[f64; 36]>::try_from(a), <&[f64; 36]>::try_from(b))
+    {
+        for i in 0..6 {
+            for j in 0..6 {
+                let mut s = 0.0;
+                for l in 0..6 {
+                    s += a[i * 6 + l] * b[j * 6 + l];
+                }
+                c[i * 6 + j] -= s;
+            }
+        }
+        return;
+    }
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0;
+            for l in 0..k {
+                s += a[i * k + l] * b[j * k + l];
+            }
+            c[i * n + j] -= s;
+        }
+    }
+}
+
 /// Inserts `v` into the sorted `list` unless present.
 fn insert_sorted(list: &mut Vec<usize>, v: usize) {
     if let Err(p) = list.binary_search(&v) {
@@ -783,11 +820,16 @@ mod tests {
 
     /// A random problem: `ntree` trees of 1–7 dofs, `nrows` rows over one to three trees each.
     fn problem(seed: u64, ntree: usize, nrows: usize) -> (Vec<usize>, Rows) {
+        problem_with(seed, ntree, nrows, None)
+    }
+
+    /// [`problem`] with every tree of `size` dofs when given (free bodies: 6).
+    fn problem_with(seed: u64, ntree: usize, nrows: usize, size: Option<usize>) -> (Vec<usize>, Rows) {
         let mut rng = Rng(seed);
         let mut tree = Vec::new();
         let mut tree_dofs = Vec::new();
         for t in 0..ntree {
-            let n = 1 + rng.below(7);
+            let n = size.unwrap_or_else(|| 1 + rng.below(7));
             tree_dofs.push((tree.len()..tree.len() + n).collect::<Vec<_>>());
             tree.extend(std::iter::repeat_n(t, n));
         }
@@ -872,6 +914,17 @@ mod tests {
     fn factor_and_solve_match_dense() {
         for seed in 1..40u64 {
             let (tree, rows) = problem(seed, 2 + (seed as usize % 12), seed as usize % 25);
+            let active = vec![true; rows.len()];
+            let h = dense(&tree, &rows, &active, seed + 100);
+            let mut f = factor_of(&tree, &rows, &h);
+            check_solve(&mut f, &h, seed + 200);
+        }
+    }
+
+    #[test]
+    fn free_body_blocks_match_dense() {
+        for seed in 1..20u64 {
+            let (tree, rows) = problem_with(seed, 3 + (seed as usize % 15), 10 + seed as usize % 30, Some(6));
             let active = vec![true; rows.len()];
             let h = dense(&tree, &rows, &active, seed + 100);
             let mut f = factor_of(&tree, &rows, &h);

@@ -562,14 +562,25 @@ impl Work {
             });
         }
 
-        // Warm start (§C.7).
-        self.a.copy_from_slice(p.a_s);
-        let mut cost = self.evaluate(p);
-        if let Some(warm) = warm {
-            let smooth_cost = cost;
-            self.a.copy_from_slice(warm);
-            cost = self.evaluate(p);
-            if options.mujoco_compatibility && smooth_cost < cost {
+        // Warm start (§C.7): native mode starts from the warm start when there is one; MuJoCo mode starts from
+        // the cheaper of the warm start and the smooth acceleration.
+        let mut cost;
+        match warm {
+            Some(warm) if options.mujoco_compatibility => {
+                self.a.copy_from_slice(p.a_s);
+                let smooth_cost = self.evaluate(p);
+                self.a.copy_from_slice(warm);
+                cost = self.evaluate(p);
+                if smooth_cost < cost {
+                    self.a.copy_from_slice(p.a_s);
+                    cost = self.evaluate(p);
+                }
+            }
+            Some(warm) => {
+                self.a.copy_from_slice(warm);
+                cost = self.evaluate(p);
+            }
+            None => {
                 self.a.copy_from_slice(p.a_s);
                 cost = self.evaluate(p);
             }
