@@ -19,7 +19,7 @@ use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex
 use crate::pairs::plane_convex::plane_convex;
 use crate::pairs::sphere_box::sphere_box;
 use crate::pairs::sphere_sphere::sphere_sphere;
-use crate::pairs::{SignedDistance, plane_box};
+use crate::pairs::{SignedDistance, mujoco, plane_box};
 use crate::query::{
     Algorithm, ContactMode, ContactRequest, ConvexAlgorithm, DistanceRequest, QueryWorkspace,
     contact_from_signed,
@@ -199,6 +199,10 @@ pub(crate) fn contacts(
     out: &mut Manifold,
 ) -> Result<()> {
     use Shape as S;
+    if let Some(routine) = dedicated_routine(request.mode, a, b) {
+        routine.run(a, pose_a, b, pose_b, out);
+        return Ok(());
+    }
     let start = out.contacts.len();
     match (a, b) {
         (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {
@@ -256,6 +260,15 @@ pub(crate) fn contacts(
         }
     }
     Ok(())
+}
+
+/// The mode's table of dedicated pair routines: none in native mode (the `match` of [`contacts`] decides), MuJoCo's
+/// pair functions in MuJoCo-compatible mode (`crate::pairs::mujoco`).
+fn dedicated_routine(mode: ContactMode, a: &Shape, b: &Shape) -> Option<mujoco::PairRoutine> {
+    match mode {
+        ContactMode::Native => None,
+        ContactMode::MujocoCompatible => mujoco::routine(a, b),
+    }
 }
 
 /// Whether a pair of kinds has a closed form (or SAT) in [`signed_distance`], so MPR is not used for it.

@@ -1,0 +1,135 @@
+//! MuJoCo's dedicated pair functions (`engine_collision_primitive.c`, `engine_collision_box.c`,
+//! `engine_collision_convex.c`), used in [`ContactMode::MujocoCompatible`](crate::query::ContactMode) so that contact
+//! sets (count, points, depths, normals) follow MuJoCo 4.0.
+//!
+//! Each routine is written for MuJoCo's geom order (`plane < sphere < capsule < ellipsoid < cylinder < box < mesh`)
+//! and reports [`MjContact`]s in MuJoCo's convention: `dist < 0` when penetrating, `normal` from geom 1 to geom 2,
+//! `pos` midway between the surfaces. A contact exists while `dist ≤ margin`; the narrow phase carries no geom margin
+//! (spec §A.4), so `margin = 0`. [`routine`] is the table from a pair of our shape kinds to a routine (with the order
+//! swap) and [`PairRoutine::run`] converts to the simulator convention (normal from B to A, `penetration = −dist`).
+//!
+//! Pairs without an entry (ellipsoid/cylinder/mesh against non-planes, box–box, two-sided planes, ...) keep the
+//! generic pipeline.
+
+mod boxes;
+mod plane;
+mod primitive;
+
+use glam::{DMat3, DVec3};
+use signorini_geometry::{Pose, Shape};
+
+use crate::contact::{Contact, Manifold};
+
+/// A contact in MuJoCo's convention (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MjContact {
+    /// Signed distance, negative when penetrating (m).
+    pub dist: f64,
+    /// World midpoint between the surfaces.
+    pub pos: DVec3,
+    /// World unit normal from geom 1 to geom 2 (MuJoCo's `frame[0..3]`).
+    pub normal: DVec3,
+}
+
+/// A geom in MuJoCo's terms: world position and rotation matrix (columns are the local axes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame {
+    pub pos: DVec3,
+    pub mat: DMat3,
+    pub pose: Pose,
+}
+
+/// MuJoCo's `mjMINVAL`.
+pub(crate) const MINVAL: f64 = 1e-15;
+
+impl Frame {
+    fn new(pose: &Pose) -> Self {
+        Self { pos: pose.translation, mat: pose.rotation_matrix(), pose: *pose }
+    }
+
+    /// The local z axis in world coordinates.
+    fn z(&self) -> DVec3 {
+        self.mat.z_axis
+    }
+}
+
+/// A MuJoCo pair function: geom 1, geom 2 (MuJoCo order), margin, output.
+pub(crate) type MjPairFn = fn(&Shape, &Frame, &Shape, &Frame, f64, &mut Vec<MjContact>);
+
+/// A dedicated routine for a pair of shapes, with whether our (A, B) is MuJoCo's (geom 2, geom 1).
+#[derive(Clone, Copy)]
+pub(crate) struct PairRoutine {
+    func: MjPairFn,
+    swapped: bool,
+}
+
+/// MuJoCo's geom type order (`mjtGeom`); `None` for shapes MuJoCo has no dedicated function for.
+fn mj_rank(s: &Shape) -> Option<u8> {
+    Some(match s {
+        Shape::Plane(p) if !p.is_two_sided() => 0,
+        Shape::Sphere(_) => 2,
+        Shape::Capsule(_) => 3,
+        Shape::Ellipsoid(_) => 4,
+        Shape::Cylinder(_) => 5,
+        Shape::Box(_) => 6,
+        Shape::ConvexMesh(_) => 7,
+        _ => return None,
+    })
+}
+
+/// The dedicated MuJoCo routine for this pair, if MuJoCo has one (`mjCOLLISIONFUNC` of `engine_collision_driver.c`;
+/// pairs MuJoCo answers with `mjc_Convex` or `mjc_BoxBox` return `None`).
+pub(crate) fn routine(a: &Shape, b: &Shape) -> Option<PairRoutine> {
+    let (ra, rb) = (mj_rank(a)?, mj_rank(b)?);
+    let swapped = rb < ra;
+    let (lo, hi) = if swapped { (rb, ra) } else { (ra, rb) };
+    let func: MjPairFn = match (lo, hi) {
+        (0, 2) => plane::plane_sphere,
+        (0, 3) => plane::plane_capsule,
+        (0, 4) | (0, 7) => plane::plane_convex,
+        (0, 5) => plane::plane_cylinder,
+        (0, 6) => plane::plane_box,
+        (2, 2) => primitive::sphere_sphere,
+        (2, 3) => primitive::sphere_capsule,
+        (2, 5) => primitive::sphere_cylinder,
+        (2, 6) => boxes::sphere_box,
+        (3, 3) => primitive::capsule_capsule,
+        (3, 6) => boxes::capsule_box,
+        _ => return None,
+    };
+    Some(PairRoutine { func, swapped })
+}
+
+impl PairRoutine {
+    /// Runs the routine on our (A, B) and appends the contacts in the simulator convention.
+    pub(crate) fn run(&self, a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, out: &mut Manifold) {
+        let mut mj = Vec::new();
+        let (fa, fb) = (Frame::new(pose_a), Frame::new(pose_b));
+        if self.swapped {
+            (self.func)(b, &fb, a, &fa, 0.0, &mut mj);
+        } else {
+            (self.func)(a, &fa, b, &fb, 0.0, &mut mj);
+        }
+        // MuJoCo's normal points from geom 1 to geom 2; ours from B to A.
+        let sign = if self.swapped { 1.0 } else { -1.0 };
+        out.contacts.extend(mj.iter().map(|c| Contact {
+            position: c.pos,
+            normal: sign * c.normal,
+            penetration: -c.dist,
+        }));
+    }
+}
+
+/// MuJoCo contacts of our (A, B) in MuJoCo's own convention and geom order, for tests: `None` without a dedicated
+/// routine; otherwise the contacts and whether A is MuJoCo's geom 2.
+pub fn mujoco_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> Option<(Vec<MjContact>, bool)> {
+    let r = routine(a, b)?;
+    let mut mj = Vec::new();
+    let (fa, fb) = (Frame::new(pose_a), Frame::new(pose_b));
+    if r.swapped {
+        (r.func)(b, &fb, a, &fa, 0.0, &mut mj);
+    } else {
+        (r.func)(a, &fa, b, &fb, 0.0, &mut mj);
+    }
+    Some((mj, r.swapped))
+}
