@@ -88,6 +88,8 @@ pub struct ConstraintAssembler {
     dof_sol: Vec<ResolvedSol>,
     jnt_sol: Vec<ResolvedSol>,
     cols: Vec<Column>,
+    /// This step's per-dof Jacobian data.
+    dofs: DofColumns,
     /// Scratch of one contact: the Jacobian row of each direction over `cols`, and its velocity.
     basis: Vec<f64>,
     basis_vel: Vec<f64>,
@@ -185,6 +187,7 @@ impl ConstraintAssembler {
             dof_sol,
             jnt_sol,
             cols: Vec::with_capacity(model.nv),
+            dofs: DofColumns::default(),
             basis: Vec::new(),
             basis_vel: Vec::new(),
         })
@@ -211,6 +214,7 @@ impl ConstraintAssembler {
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
         rows.clear();
+        self.dofs.update(model, data);
         for e in 0..self.equalities.len() {
             self.equality(model, data, e, rows);
         }
@@ -230,7 +234,7 @@ impl ConstraintAssembler {
             Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, data, (body1, p1), (body2, p2), &mut self.cols);
+                relative_columns(model, &self.dofs, (body1, p1), (body2, p2), &mut self.cols);
                 let err = p1 - p2;
                 let imp = sol.impedance(err.length());
                 let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
@@ -246,7 +250,7 @@ impl ConstraintAssembler {
             Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, data, (body1, p1), (body2, p2), &mut self.cols);
+                relative_columns(model, &self.dofs, (body1, p1), (body2, p2), &mut self.cols);
                 let q = data.xquat[body1] * relquat;
                 let q2inv = data.xquat[body2].inverse();
                 let qe = q2inv * q;
@@ -352,7 +356,7 @@ impl ConstraintAssembler {
         let dist = -cs.penetration[c];
         let x = dist - margin;
         let imp = sol.impedance(x);
-        relative_columns(model, data, (a, p), (b, p), &mut self.cols);
+        relative_columns(model, &self.dofs, (a, p), (b, p), &mut self.cols);
         let tran = model.body_invweight0[a][0] + model.body_invweight0[b][0];
         let ir = self.impratio;
         let z = DVec3::ZERO;
@@ -506,11 +510,38 @@ fn push_direction(rows: &mut ConstraintRows, cols: &[Column], lin: DVec3, ang: D
     }
 }
 
+/// Per-step Jacobian data of every dof: the angular part `ω_k` of `cdof` and the linear part at the world origin,
+/// `v_k = cdof.lin − ω_k × c_k` (with `c_k` the reference point of the dof's tree), so that the column of world
+/// point `p` is `(v_k + ω_k × p, ω_k)` without looking the reference point up again per contact.
+#[derive(Debug, Clone, Default)]
+struct DofColumns {
+    lin0: Vec<DVec3>,
+    ang: Vec<DVec3>,
+}
+
+impl DofColumns {
+    fn update(&mut self, model: &Model, data: &Data) {
+        self.lin0.clear();
+        self.ang.clear();
+        for dof in 0..model.nv {
+            let (lin, ang) = model.jacobian_column(data, dof, DVec3::ZERO);
+            self.lin0.push(lin);
+            self.ang.push(ang);
+        }
+    }
+
+    #[inline]
+    fn column(&self, dof: usize, p: DVec3) -> (DVec3, DVec3) {
+        let ang = self.ang[dof];
+        (self.lin0[dof] + ang.cross(p), ang)
+    }
+}
+
 /// The columns of `J₁(p₁) − J₂(p₂)` (translational and rotational) over the union of both bodies' chains, in
 /// decreasing dof order. When `p₁ = p₂` the shared part of the chains cancels exactly and is left out.
 fn relative_columns(
     model: &Model,
-    data: &Data,
+    dofs: &DofColumns,
     (b1, p1): (usize, DVec3),
     (b2, p2): (usize, DVec3),
     out: &mut Vec<Column>,
@@ -529,23 +560,23 @@ fn relative_columns(
                 }
                 c1.next();
                 c2.next();
-                let (l1, a1) = model.jacobian_column(data, i, p1);
-                let (l2, a2) = model.jacobian_column(data, i, p2);
+                let (l1, a1) = dofs.column(i, p1);
+                let (l2, a2) = dofs.column(i, p2);
                 Column { dof: i, lin: l1 - l2, ang: a1 - a2 }
             }
             (Some(i), Some(j)) if j > i => {
                 c2.next();
-                let (lin, ang) = model.jacobian_column(data, j, p2);
+                let (lin, ang) = dofs.column(j, p2);
                 Column { dof: j, lin: -lin, ang: -ang }
             }
             (Some(i), _) => {
                 c1.next();
-                let (lin, ang) = model.jacobian_column(data, i, p1);
+                let (lin, ang) = dofs.column(i, p1);
                 Column { dof: i, lin, ang }
             }
             (None, Some(j)) => {
                 c2.next();
-                let (lin, ang) = model.jacobian_column(data, j, p2);
+                let (lin, ang) = dofs.column(j, p2);
                 Column { dof: j, lin: -lin, ang: -ang }
             }
         };

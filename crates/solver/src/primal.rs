@@ -478,16 +478,23 @@ fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(),
     dim("rows.frictionloss", n, rows.frictionloss.len())?;
     dim("rows.jac_dof", rows.jac_start[n], rows.jac_dof.len())?;
     dim("rows.jac_val", rows.jac_start[n], rows.jac_val.len())?;
+    // Whole-array checks first (vectorisable); the offending row is located only on failure.
+    let sorted_starts = rows.jac_start.windows(2).all(|w| w[0] <= w[1]);
+    let dofs_in_range = rows.jac_dof.iter().all(|&k| k < nv);
+    // `v · 0` is 0 for finite `v` and NaN otherwise.
+    let finite_values = rows.jac_val.iter().fold(0.0, |acc, v| acc + v * 0.0) == 0.0;
     for i in 0..n {
-        if rows.jac_start[i] > rows.jac_start[i + 1] {
+        if !sorted_starts && rows.jac_start[i] > rows.jac_start[i + 1] {
             return Err(SolverError::InvalidRow { row: i, reason: "decreasing jac_start" });
         }
-        let (dofs, vals) = rows.jacobian_row(i);
-        if let Some(&dof) = dofs.iter().find(|&&k| k >= nv) {
-            return Err(SolverError::DofOutOfRange { row: i, dof, nv });
-        }
-        if vals.iter().any(|v| !v.is_finite()) {
-            return Err(SolverError::InvalidRow { row: i, reason: "non-finite Jacobian entry" });
+        if !(dofs_in_range && finite_values) {
+            let (dofs, vals) = rows.jacobian_row(i);
+            if let Some(&dof) = dofs.iter().find(|&&k| k >= nv) {
+                return Err(SolverError::DofOutOfRange { row: i, dof, nv });
+            }
+            if vals.iter().any(|v| !v.is_finite()) {
+                return Err(SolverError::InvalidRow { row: i, reason: "non-finite Jacobian entry" });
+            }
         }
         if !(rows.d[i] > 0.0 && rows.d[i].is_finite() && rows.r[i] > 0.0 && rows.r[i].is_finite()) {
             return Err(SolverError::InvalidRow { row: i, reason: "D and R must be finite and > 0" });
