@@ -384,9 +384,8 @@ impl ConstraintAssembler {
         let ncol = self.cols.len();
         let (basis, basis_vel, cols) = (&self.basis, &self.basis_vel, &self.cols);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
-            for (c, &j) in cols.iter().zip(&basis[d * ncol..(d + 1) * ncol]) {
-                rows.push_entry(c.dof, j);
-            }
+            rows.jac_dof.extend(cols.iter().map(|c| c.dof));
+            rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);
             basis_vel[d]
         };
 
@@ -414,9 +413,8 @@ impl ConstraintAssembler {
                             // Edge `n + sign·f·dir`.
                             let w = sign * f;
                             let (normal, edge) = (&basis[..ncol], &basis[(d + 1) * ncol..(d + 2) * ncol]);
-                            for ((col, &jn), &jd) in cols.iter().zip(normal).zip(edge) {
-                                rows.push_entry(col.dof, jn + w * jd);
-                            }
+                            rows.jac_dof.extend(cols.iter().map(|c| c.dof));
+                            rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
                             let vel = basis_vel[0] + w * basis_vel[d + 1];
                             let row = RowData { vel, aref: sol.aref(imp, vel, x), r, mu: f, ..base };
                             rows.finish_row(RowKind::ContactPyramidal, c, row);

@@ -166,6 +166,12 @@ impl Work {
             self.jar[i] = rows.row_dot(i, &self.a) - rows.aref[i];
         }
         p.mass.mul(&self.a, &mut self.ma);
+        self.update_cost(p)
+    }
+
+    /// Row states, forces and the total cost from the current `a`, `ma` and `jar`.
+    fn update_cost(&mut self, p: &Problem<'_>) -> f64 {
+        let rows = p.rows;
         let gauss = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
         if !self.signorini {
             return gauss + update_rows(rows, &self.jar, &mut self.state, &mut self.force);
@@ -641,12 +647,18 @@ impl Work {
             }
             iterations += 1;
 
-            // Step.
+            // Step: a, Ma and Ja − aref move along s, Ms and Js (MuJoCo's incremental update).
             for (a, s) in self.a.iter_mut().zip(&self.s) {
                 *a += alpha * s;
             }
+            for (m, ms) in self.ma.iter_mut().zip(&self.ms) {
+                *m += alpha * ms;
+            }
+            for (x, v) in self.jar.iter_mut().zip(&self.jv) {
+                *x += alpha * v;
+            }
             let old_cost = cost;
-            cost = self.evaluate(p);
+            cost = self.update_cost(p);
             if !cost.is_finite() {
                 return Err(SolverError::NonFinite { cost });
             }

