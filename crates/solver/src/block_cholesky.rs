@@ -121,21 +121,23 @@ impl BlockCholesky {
         for a in &mut self.adj[..ntree] {
             a.clear();
         }
+        let mut prev: &[usize] = &[];
         for dofs in links {
-            let Some(&first) = dofs.first() else { continue };
-            let t0 = tree[first];
-            for &d in dofs {
-                let t = tree[d];
-                if t != t0 {
-                    insert_sorted(&mut self.adj[t0], t);
-                    insert_sorted(&mut self.adj[t], t0);
-                }
+            // Consecutive links over the same dofs (the rows of one contact) add nothing new.
+            if dofs.is_empty() || dofs == prev {
+                continue;
             }
-            // Rows touching three or more trees link all of them (a clique).
+            prev = dofs;
+            // The distinct trees of the link form a clique.
             let mut trees = [usize::MAX; 4];
             let mut nt = 0;
+            let mut last = usize::MAX;
             for &d in dofs {
                 let t = tree[d];
+                if t == last {
+                    continue;
+                }
+                last = t;
                 if !trees[..nt].contains(&t) {
                     if nt == trees.len() {
                         nt = usize::MAX;
@@ -359,9 +361,18 @@ impl BlockCholesky {
             let e = &mut self.entries[start..];
             let key = |e: &Entry| (e.0, e.1);
             if !e.is_sorted_by_key(key) {
+                // Contact rows list each body's dofs in decreasing order: reversed, they are one sorted run per
+                // body, and two runs in the wrong order only need a rotation.
                 e.reverse();
                 if !e.is_sorted_by_key(key) {
-                    e.sort_unstable_by_key(key);
+                    let split = (1..e.len()).find(|&i| key(&e[i - 1]) > key(&e[i])).unwrap_or(e.len());
+                    let two_runs = e[split..].is_sorted_by_key(key)
+                        && e.last().zip(e.first()).is_some_and(|(l, f)| key(l) < key(f));
+                    if two_runs {
+                        e.rotate_left(split);
+                    } else {
+                        e.sort_unstable_by_key(key);
+                    }
                 }
             }
             self.entry_range.push((start, self.entries.len()));
