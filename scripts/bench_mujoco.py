@@ -33,8 +33,9 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SCENES = REPO.parent / "shared" / "scenes"
 DEFAULT_BINARY = REPO / "target" / "release" / "signorini"
 
-# Heavy scenes get fewer steps: scene base name (the stem before any `__variant`) -> most steps.
-MAX_STEPS = {"pile": 200}
+# Scenes that may get fewer steps: scene base name (the stem before any `__variant`) -> most steps. The pile is run
+# in full: its first 200 steps are a free fall, and its cost is in the settled heap that follows.
+MAX_STEPS: dict = {}
 
 # Passed to our binary in both modes (pile needs more than the default pair budget).
 OURS_SETTINGS = ["max_collision_pairs=1000"]
@@ -165,7 +166,7 @@ def fmt_ncon(r: dict) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenes", type=Path, default=DEFAULT_SCENES, help=f"folder of *.xml scenes [{DEFAULT_SCENES}]")
-    ap.add_argument("--steps", type=int, default=1000, help="steps per run (pile: at most 200) [1000]")
+    ap.add_argument("--steps", type=int, default=1000, help="steps per run [1000]")
     ap.add_argument("--repeat", type=int, default=3, help="repeats; the best steps/s is kept [3]")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="scenes to run: a base name (with its variants) or a stem")
     ap.add_argument("--binary", type=Path, default=DEFAULT_BINARY, help=f"the signorini CLI [{DEFAULT_BINARY}]")
