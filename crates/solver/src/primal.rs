@@ -27,6 +27,9 @@ use crate::{CgUpdate, ConstraintSolver, SolveStats, SolverError, SolverKind, Sol
 /// Below this a step or direction counts as zero (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
 
+/// Every this many iterations `Ma` and `Ja − aref` are recomputed instead of updated along the step.
+const REFRESH: usize = 8;
+
 /// Newton problems with at most this many dofs (or a single tree) factor a dense Hessian; larger ones use the
 /// tree-block sparse factor with rank-1 updates.
 const DENSE_MAX_NV: usize = 12;
@@ -647,18 +650,23 @@ impl Work {
             }
             iterations += 1;
 
-            // Step: a, Ma and Ja − aref move along s, Ms and Js (MuJoCo's incremental update).
+            // Step: a, Ma and Ja − aref move along s, Ms and Js (MuJoCo's incremental update), recomputed from
+            // scratch every REFRESH iterations so that rounding does not accumulate over long CG runs.
             for (a, s) in self.a.iter_mut().zip(&self.s) {
                 *a += alpha * s;
             }
-            for (m, ms) in self.ma.iter_mut().zip(&self.ms) {
-                *m += alpha * ms;
-            }
-            for (x, v) in self.jar.iter_mut().zip(&self.jv) {
-                *x += alpha * v;
-            }
             let old_cost = cost;
-            cost = self.update_cost(p);
+            if iterations % REFRESH == 0 {
+                cost = self.evaluate(p);
+            } else {
+                for (m, ms) in self.ma.iter_mut().zip(&self.ms) {
+                    *m += alpha * ms;
+                }
+                for (x, v) in self.jar.iter_mut().zip(&self.jv) {
+                    *x += alpha * v;
+                }
+                cost = self.update_cost(p);
+            }
             if !cost.is_finite() {
                 return Err(SolverError::NonFinite { cost });
             }
