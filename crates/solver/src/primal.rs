@@ -95,6 +95,8 @@ struct Work {
     link_start: Vec<usize>,
     factorizations: usize,
     updates: usize,
+    /// Quadratic coefficients `[½ D x₀², D x₀ v, ½ D v²]` of every row along the current search direction.
+    quad: Vec<[f64; 3]>,
     /// Signorini resolution of elliptic contacts, and each contact's latched normal load.
     signorini: bool,
     latch: Vec<f64>,
@@ -151,6 +153,8 @@ impl Work {
             v.clear();
             v.resize(nrows, 0.0);
         }
+        self.quad.clear();
+        self.quad.resize(nrows, [0.0; 3]);
         self.state.clear();
         self.state.resize(nrows, RowState::Inactive);
         self.analysed = false;
@@ -430,8 +434,17 @@ impl Work {
                 continue;
             }
             let (x0, v) = (self.jar[i], self.jv[i]);
-            let state = row_state(rows, i, x0 + alpha * v);
-            let q = row_coefficients(rows, i, state, x0, v);
+            // Rows are summed one by one (not as one aggregated quadratic): near the minimum the per-row
+            // derivatives are small while the aggregated coefficients can be large and cancel.
+            let q = match row_state(rows, i, x0 + alpha * v) {
+                // The quadratic coefficients were prepared once for this line search.
+                RowState::Quadratic => self.quad[i],
+                RowState::Inactive => {
+                    i += 1;
+                    continue;
+                }
+                state => row_coefficients(rows, i, state, x0, v),
+            };
             cost += q[0] + alpha * (q[1] + alpha * q[2]);
             d1 += q[1] + 2.0 * alpha * q[2];
             d2 += 2.0 * q[2];
@@ -635,7 +648,10 @@ impl Work {
             }
             p.mass.mul(&self.s, &mut self.ms);
             for i in 0..nrows {
-                self.jv[i] = rows.row_dot(i, &self.s);
+                let v = rows.row_dot(i, &self.s);
+                let (x0, d) = (self.jar[i], rows.d[i]);
+                self.jv[i] = v;
+                self.quad[i] = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
             }
             let gauss0 = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
             let gauss1: f64 =
