@@ -32,7 +32,7 @@ const REFRESH: usize = 8;
 
 /// Newton problems with at most this many dofs (or a single tree) factor a dense Hessian; larger ones use the
 /// tree-block sparse factor with rank-1 updates.
-const DENSE_MAX_NV: usize = 12;
+const DENSE_MAX_NV: usize = 24;
 
 /// Newton or CG on the primal problem, with its work arrays kept between solves (a solve with no more dofs and
 /// rows than an earlier one does not allocate).
@@ -115,7 +115,7 @@ impl PrimalSolver {
     }
 
     /// Newton problems (whole system or island) with at most `nv` dofs, or a single kinematic tree, factor a dense
-    /// Hessian; larger ones use the tree-block sparse factor with rank-1 updates. Default 12. The two give the same
+    /// Hessian; larger ones use the tree-block sparse factor with rank-1 updates. Default 24. The two give the same
     /// iterates up to round-off.
     pub fn with_dense_limit(mut self, nv: usize) -> Self {
         self.work.dense_max_nv = nv;
