@@ -100,6 +100,7 @@ struct Work {
     /// Signorini resolution of elliptic contacts, and each contact's latched normal load.
     signorini: bool,
     latch: Vec<f64>,
+    latch_gap: Vec<f64>,
 }
 
 impl PrimalSolver {
@@ -183,16 +184,32 @@ impl Work {
         if !self.signorini {
             return gauss + update_rows(rows, &self.jar, &mut self.state, &mut self.force);
         }
-        // Signorini: elliptic contacts latch their normal load at this iterate (§C.1).
-        self.latch.clear();
-        self.latch.resize(rows.contact_row_start.len(), 0.0);
+        // Signorini: each elliptic contact's latched normal load is seeded at the first iterate and then moved once
+        // per outer iteration toward the normal force at the iterate, by the whole gap or by half of it when the gap
+        // changed sign without shrinking (G-W PR #3381, spec §C.1 and §H.5).
+        let seed = self.latch.len() != rows.contact_row_start.len();
+        if seed {
+            self.latch.clear();
+            self.latch.resize(rows.contact_row_start.len(), 0.0);
+            self.latch_gap.clear();
+            self.latch_gap.resize(rows.contact_row_start.len(), 0.0);
+        }
         let mut cost = gauss;
         let mut i = 0;
         while i < rows.len() {
             if let (RowKind::ContactElliptic, Some(c)) = (rows.kind[i], rows.cone[i]) {
                 let n = rows.contact_nrows[c];
-                let load = signorini::latch(rows, i, self.jar[i]);
-                self.latch[c] = load;
+                let target = signorini::latch(rows, i, self.jar[i]);
+                if seed {
+                    self.latch[c] = target;
+                } else {
+                    let gap = target - self.latch[c];
+                    let previous = self.latch_gap[c];
+                    let oscillates = gap * previous < 0.0 && gap.abs() >= previous.abs();
+                    self.latch[c] = (self.latch[c] + if oscillates { 0.5 * gap } else { gap }).max(0.0);
+                    self.latch_gap[c] = gap;
+                }
+                let load = self.latch[c];
                 let r = i..i + n;
                 cost += signorini::cost_force(
                     rows,
@@ -590,6 +607,8 @@ impl Work {
         let (nv, nrows, rows) = (p.mass.nv, p.rows.len(), p.rows);
         self.resize(nv, nrows);
         self.signorini = options.signorini;
+        // The Signorini latch is seeded by the first evaluation of this run.
+        self.latch.clear();
         if nrows == 0 || nv == 0 {
             // No constraint on these dofs: the unconstrained acceleration is the minimiser.
             self.a.copy_from_slice(p.a_s);

@@ -199,3 +199,64 @@ fn sparse_and_dense_newton_agree() {
         }
     }
 }
+
+/// Signorini resolution reaches its fixed point: the gradient `Ma − f_s − Jᵀλ` vanishes, every normal force is the
+/// unilateral `max(−D₀x₀, 0)`, and every friction block lies in its Coulomb disc `‖λ_b‖ ≤ μ_b λ_n`, sticking
+/// (`λ_b = −D y_b`) strictly inside it and sliding (`λ_b = −μ_b λ_n y_b/‖y_b‖`) on it.
+#[test]
+fn signorini_reaches_its_fixed_point() {
+    let model = model();
+    let data = state(&model);
+    let mut cs = ContactSet::new();
+    contact(&mut cs, 3, DVec3::new(1.0, 0.5, 0.0), 0.01, 3);
+    contact(&mut cs, 4, DVec3::new(-1.0, 0.0, 0.0), 0.02, 6);
+    let options = ConstraintOptions {
+        friction_cone: FrictionCone::Elliptic,
+        enable_torsional_friction: true,
+        enable_rolling_friction: true,
+        signorini: true,
+        ..ConstraintOptions::default()
+    };
+    let mut asm = ConstraintAssembler::new(&model, options).expect("valid");
+    let mut rows = ConstraintRows::new();
+    asm.assemble(&model, &data, &cs, &mut rows).expect("assembles");
+    let opts = SolverOptions { iterations: 100, signorini: true, ..SolverOptions::default() };
+    let mut solver = solver_for(SolverKind::Newton);
+    let (mut qacc, mut force) = (Vec::new(), Vec::new());
+    let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+    let g = gradient(&model, &data, &rows, &qacc, &force);
+    let fscale = data.qfrc_smooth.iter().map(|v| v.abs()).fold(1.0, f64::max);
+    assert!(g.iter().all(|v| v.abs() < 1e-6 * fscale), "gradient {g:?} ({stats:?})");
+    let x: Vec<f64> = (0..rows.len()).map(|i| rows.row_dot(i, &qacc) - rows.aref[i]).collect();
+    let mut slid = 0;
+    for (c, &s) in rows.contact_row_start.iter().enumerate() {
+        let fn_ = force[s];
+        assert!(
+            (fn_ - (-rows.d[s] * x[s]).max(0.0)).abs() <= 1e-6 * (1.0 + fn_),
+            "contact {c}: normal {fn_}"
+        );
+        assert!(fn_ > 0.0, "contact {c} is pressed");
+        for &(off, len) in signorini_solver::signorini::friction_blocks(rows.contact_nrows[c]) {
+            let r = s + off..s + off + len;
+            let radius = rows.mu[s + off] * fn_;
+            let lam: f64 = force[r.clone()].iter().map(|v| v * v).sum::<f64>().sqrt();
+            let y: f64 = x[r.clone()].iter().map(|v| v * v).sum::<f64>().sqrt();
+            assert!(lam <= radius * (1.0 + 1e-6) + 1e-12, "contact {c} block {off}: {lam} > {radius}");
+            if lam < radius * (1.0 - 1e-6) {
+                for k in r {
+                    assert!(
+                        (force[k] + rows.d[k] * x[k]).abs() <= 1e-6 * (1.0 + force[k].abs()),
+                        "stick {k}"
+                    );
+                }
+            } else {
+                slid += 1;
+                for k in r {
+                    assert!((force[k] + radius * x[k] / y).abs() <= 1e-6 * (1.0 + radius), "slip {k}");
+                }
+            }
+        }
+    }
+    assert!(stats.converged, "{stats:?}");
+    assert!(slid > 0, "the case exercises sliding blocks");
+}
