@@ -736,8 +736,11 @@ impl Work {
                 if newton { (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) } else { f64::INFINITY };
             // Signorini: the latched loads move the objective between iterations, so only a fixed point (small
             // gradient and, for Newton, small decrement) terminates.
+            // It also stops when both the decrement and the improvement are below the tolerance: the iterate no
+            // longer moves, and the gradient left (at the round-off floor of stiff rows) would only shrink slowly
+            // (a deviation from G-W, which iterates to the cap there).
             let done = if self.signorini {
-                gradient < tol && (!newton || decrement < tol)
+                (gradient < tol || improvement.abs() < tol) && (!newton || decrement < tol)
             } else {
                 (improvement > 0.0 && improvement < tol) || gradient < tol || decrement < tol
             };
