@@ -325,6 +325,14 @@ impl BlockCholesky {
     /// caller bug and are ignored in release builds.
     pub fn add(&mut self, i: usize, j: usize, w: f64) {
         let (p, q) = (self.slot[i], self.slot[j]);
+        let b = self.dof_block[p];
+        if b == self.dof_block[q] {
+            // Same tree (every mass-matrix entry): the diagonal block, lower triangle.
+            let (lp, lq) = (p - self.bstart[b], q - self.bstart[b]);
+            let nb = self.bstart[b + 1] - self.bstart[b];
+            self.values[self.diag_off[b] + lp.max(lq) * nb + lp.min(lq)] += w;
+            return;
+        }
         let (p, q) =
             if self.dof_block[p] > self.dof_block[q] || (self.dof_block[p] == self.dof_block[q] && p >= q) {
                 (p, q)

@@ -80,8 +80,15 @@ impl Islands {
         self.label.resize(nv, usize::MAX);
         self.has_row.clear();
         self.has_row.resize(nv, false);
+        let mut previous = None;
         for r in 0..rows.len() {
-            if let Some(k) = self.row_root[r] {
+            // Consecutive rows of one contact share their tree: one lookup.
+            let tree = self.row_root[r];
+            if tree == previous {
+                continue;
+            }
+            previous = tree;
+            if let Some(k) = tree {
                 let root = self.find(k);
                 self.has_row[root] = true;
             }
