@@ -54,6 +54,10 @@ pub struct BlockCholesky {
     /// Estimated flops of one numeric factorisation, and the stored entries of `L`.
     factor_flops: f64,
     nnz: usize,
+    /// Estimated flops of a rank-1 update whose first non-zero block is `k` (its elimination-tree path).
+    path_cost: Vec<f64>,
+    /// Estimated flops of the last Hessian assembly (outer products added since [`Self::clear_values`]).
+    assembly_flops: f64,
     // Scratch.
     tree_of: Vec<usize>,
     adj: Vec<Vec<usize>>,
@@ -96,6 +100,17 @@ impl BlockCholesky {
     /// Estimated flops of one numeric factorisation.
     pub fn factor_flops(&self) -> f64 {
         self.factor_flops
+    }
+
+    /// Estimated flops of rebuilding the factor: the last assembly plus one factorisation.
+    pub fn rebuild_cost(&self) -> f64 {
+        self.factor_flops + self.assembly_flops
+    }
+
+    /// Estimated flops of a rank-1 update by a vector over the local `dofs` (the elimination-tree path from its
+    /// first block).
+    pub fn update_cost(&self, dofs: &[usize]) -> f64 {
+        dofs.iter().map(|&d| self.dof_block[self.slot[d]]).min().map_or(0.0, |k| self.path_cost[k])
     }
 
     /// Symbolic analysis: `tree[d]` is the tree (block) of local dof `d` (trees numbered `0..ntrees`); `links`
@@ -248,6 +263,7 @@ impl BlockCholesky {
         self.col_ptr.push(0);
         let mut off = 0;
         self.factor_flops = 0.0;
+        self.path_cost.clear();
         for k in 0..ntree {
             let t = self.order[k];
             let nk = self.tree_size[t];
@@ -268,6 +284,16 @@ impl BlockCholesky {
             self.col_ptr.push(self.below_blk.len());
             let (nk, rb) = (nk as f64, rows_below as f64);
             self.factor_flops += nk * nk * nk / 3.0 + rb * nk * nk + rb * rb * nk;
+            // A rank-1 update through this column: ~4 flops per stored entry of the column.
+            self.path_cost.push(4.0 * nk * (nk + rb));
+        }
+        // A rank-1 update starting at column k sweeps k and its ancestors in the elimination tree (the parent is
+        // the first block below the diagonal); ancestors come later in the order, so accumulate backwards.
+        for k in (0..ntree).rev() {
+            if self.col_ptr[k] < self.col_ptr[k + 1] {
+                let parent = self.below_blk[self.col_ptr[k]];
+                self.path_cost[k] += self.path_cost[parent];
+            }
         }
         self.nnz = off;
         self.values.clear();
@@ -305,6 +331,7 @@ impl BlockCholesky {
     /// Zeroes the values (same pattern).
     pub fn clear_values(&mut self) {
         self.pending = None;
+        self.assembly_flops = 0.0;
         self.values.fill(0.0);
     }
 
@@ -394,6 +421,8 @@ impl BlockCholesky {
     /// and scattered into `L`'s blocks once ([`Self::factor`] flushes the last one).
     pub fn add_outer(&mut self, a: usize, vals_a: &[f64], b: usize, vals_b: &[f64], w: f64) {
         let (ra, rb) = (self.entry_range[a], self.entry_range[b]);
+        let (na, nb) = ((ra.1 - ra.0) as f64, (rb.1 - rb.0) as f64);
+        self.assembly_flops += if a == b { na * (na + 1.0) } else { 2.0 * na * nb };
         if ra != rb {
             self.flush_pending();
             let entries = std::mem::take(&mut self.entries);

@@ -349,9 +349,12 @@ impl Work {
             // Same active set: H is unchanged.
             return;
         }
-        // An update sweeps at most the stored entries of L a few times; a rebuild costs about `factor_flops`.
-        rebuild |= !self.use_sparse
-            || 4.0 * (self.changed.len() * self.sparse.nnz()) as f64 > self.sparse.factor_flops();
+        // Each update sweeps its row's elimination-tree path; a rebuild assembles H again and refactors.
+        rebuild |= !self.use_sparse || {
+            let updates: f64 =
+                self.changed.iter().map(|&r| self.sparse.update_cost(rows.jacobian_row(r).0)).sum();
+            updates > self.sparse.rebuild_cost()
+        };
         if !rebuild {
             for &r in &self.changed {
                 let sigma = if self.state[r] == RowState::Quadratic { 1.0 } else { -1.0 };
