@@ -155,12 +155,14 @@ impl ConstraintRows {
     }
 
     /// The Jacobian entries `(dofs, values)` of row `i`.
+    #[inline]
     pub fn jacobian_row(&self, i: usize) -> (&[usize], &[f64]) {
         let range = self.jac_start[i]..self.jac_start[i + 1];
         (&self.jac_dof[range.clone()], &self.jac_val[range])
     }
 
     /// `J_i · x` for a vector `x` over the dofs.
+    #[inline]
     pub fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
         let (dofs, vals) = self.jacobian_row(i);
         dofs.iter().zip(vals).map(|(&k, v)| v * x[k]).sum()

@@ -97,6 +97,11 @@ struct Work {
     updates: usize,
     /// Quadratic coefficients `[½ D x₀², D x₀ v, ½ D v²]` of every row along the current search direction.
     quad: Vec<[f64; 3]>,
+    /// Whether each row is a plain one-sided row (limit, pyramidal or frictionless contact).
+    one_sided: Vec<bool>,
+    /// Runs of consecutive rows over the same dofs (the rows of one contact): `(first row, rows)`. `J x` and
+    /// `Jᵀ f` load each run's dof indices and `x` entries once.
+    groups: Vec<(usize, usize)>,
     /// Signorini resolution of elliptic contacts, and each contact's latched normal load.
     signorini: bool,
     latch: Vec<f64>,
@@ -156,6 +161,7 @@ impl Work {
         }
         self.quad.clear();
         self.quad.resize(nrows, [0.0; 3]);
+        self.one_sided.clear();
         self.state.clear();
         self.state.resize(nrows, RowState::Inactive);
         self.analysed = false;
@@ -170,8 +176,9 @@ impl Work {
     /// `jar = J a − aref`, row states and forces; returns the total cost.
     fn evaluate(&mut self, p: &Problem<'_>) -> f64 {
         let rows = p.rows;
-        for i in 0..rows.len() {
-            self.jar[i] = rows.row_dot(i, &self.a) - rows.aref[i];
+        mul_j(rows, &self.groups, &self.a, &mut self.jar);
+        for (x, aref) in self.jar.iter_mut().zip(&rows.aref) {
+            *x -= aref;
         }
         p.mass.mul(&self.a, &mut self.ma);
         self.update_cost(p)
@@ -239,16 +246,7 @@ impl Work {
         for ((g, m), f) in self.g.iter_mut().zip(&self.ma).zip(p.fs) {
             *g = m - f;
         }
-        for i in 0..rows.len() {
-            let fi = self.force[i];
-            if fi == 0.0 {
-                continue;
-            }
-            let (dofs, vals) = rows.jacobian_row(i);
-            for (&k, v) in dofs.iter().zip(vals) {
-                self.g[k] -= v * fi;
-            }
-        }
+        sub_jt(rows, &self.groups, &self.force, &mut self.g);
     }
 
     /// Newton: builds `H = M + Σ_active D JᵢᵀJᵢ (+ Σ_middle cones J_cᵀ H^c J_c)` and factors it, densely for small
@@ -433,6 +431,17 @@ impl Work {
         let mut d2 = 2.0 * gauss[2];
         let mut i = 0;
         while i < rows.len() {
+            if self.one_sided[i] {
+                // Limits and pyramidal/frictionless contact rows: quadratic below zero (the common case, kept tight).
+                if self.jar[i] + alpha * self.jv[i] < 0.0 {
+                    let q = &self.quad[i];
+                    cost += q[0] + alpha * (q[1] + alpha * q[2]);
+                    d1 += q[1] + 2.0 * alpha * q[2];
+                    d2 += 2.0 * q[2];
+                }
+                i += 1;
+                continue;
+            }
             if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i]) {
                 let n = rows.contact_nrows[c];
                 let r = i..i + n;
@@ -578,6 +587,45 @@ fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(),
     Ok(())
 }
 
+/// `out_i = J_i · x` for every row, run by run (`groups` from [`Work::run`]).
+fn mul_j(rows: &ConstraintRows, groups: &[(usize, usize)], x: &[f64], out: &mut [f64]) {
+    for &(first, n) in groups {
+        let dofs = rows.jacobian_row(first).0;
+        let len = dofs.len();
+        let base = rows.jac_start[first];
+        let vals = &rows.jac_val[base..base + n * len];
+        let out = &mut out[first..first + n];
+        out.fill(0.0);
+        for (k, &d) in dofs.iter().enumerate() {
+            let xk = x[d];
+            for (o, row) in out.iter_mut().zip(vals.chunks_exact(len)) {
+                *o += row[k] * xk;
+            }
+        }
+    }
+}
+
+/// `g −= Σ_i J_iᵀ f_i`, run by run, skipping rows without force.
+fn sub_jt(rows: &ConstraintRows, groups: &[(usize, usize)], f: &[f64], g: &mut [f64]) {
+    for &(first, n) in groups {
+        let fs = &f[first..first + n];
+        if fs.iter().all(|&v| v == 0.0) {
+            continue;
+        }
+        let dofs = rows.jacobian_row(first).0;
+        let len = dofs.len();
+        let base = rows.jac_start[first];
+        let vals = &rows.jac_val[base..base + n * len];
+        for (k, &d) in dofs.iter().enumerate() {
+            let mut acc = 0.0;
+            for (&fi, row) in fs.iter().zip(vals.chunks_exact(len)) {
+                acc += row[k] * fi;
+            }
+            g[d] -= acc;
+        }
+    }
+}
+
 /// Whether every value is finite: `v · 0` is 0 for finite `v` and NaN otherwise, summed in 4 independent lanes
 /// (vectorisable, no long dependency chain).
 fn all_finite(values: &[f64]) -> bool {
@@ -610,6 +658,20 @@ impl Work {
         let (nv, nrows, rows) = (p.mass.nv, p.rows.len(), p.rows);
         self.resize(nv, nrows);
         self.signorini = options.signorini;
+        self.one_sided.extend(p.rows.kind.iter().map(|k| {
+            matches!(k, RowKind::LimitJoint | RowKind::ContactPyramidal | RowKind::ContactFrictionless)
+        }));
+        self.groups.clear();
+        for i in 0..nrows {
+            match self.groups.last_mut() {
+                Some((first, n))
+                    if *first + *n == i && rows.jacobian_row(*first).0 == rows.jacobian_row(i).0 =>
+                {
+                    *n += 1
+                }
+                _ => self.groups.push((i, 1)),
+            }
+        }
         // The Signorini latch is seeded by the first evaluation of this run.
         self.latch.clear();
         if nrows == 0 || nv == 0 {
@@ -683,10 +745,9 @@ impl Work {
                 break;
             }
             p.mass.mul(&self.s, &mut self.ms);
+            mul_j(rows, &self.groups, &self.s, &mut self.jv);
             for i in 0..nrows {
-                let v = rows.row_dot(i, &self.s);
-                let (x0, d) = (self.jar[i], rows.d[i]);
-                self.jv[i] = v;
+                let (x0, v, d) = (self.jar[i], self.jv[i], rows.d[i]);
                 self.quad[i] = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
             }
             let gauss0 = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);

@@ -189,7 +189,11 @@ fn sparse_and_dense_newton_agree() {
                 let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
                 out.push((qacc, stats));
             }
-            assert_eq!(out[0].1.iterations, out[1].1.iterations, "{cone:?} cap {cap}");
+            // Before convergence both run every iteration; at the optimum (cap 25, tolerance 0) the iteration that
+            // finds no further improvement depends on round-off, so only the solutions are compared there.
+            if cap < 25 {
+                assert_eq!(out[0].1.iterations, out[1].1.iterations, "{cone:?} cap {cap}");
+            }
             for (x, y) in out[0].0.iter().zip(&out[1].0) {
                 assert!(
                     (x - y).abs() <= 1e-6 * (1.0 + y.abs()),
