@@ -89,3 +89,37 @@ fn resting_box_forces_balance_its_weight() {
 fn mujoco_parity_box_stack_elliptic() {
     parity("box_stack__elliptic");
 }
+
+/// `box_stack__cg` is chaotic in MuJoCo itself: perturbing every body by 1e-9 m moves positions by 3e-4 m at step 100
+/// (the reference's `perturbation_divergence`), beyond the 1e-4 m of the position check. As the issue prescribes for
+/// such scenes, its statistics are compared instead: mean contact count (MuJoCo 47.2) within 10 %, maximum
+/// penetration within 5 %, mean CG iterations (MuJoCo 23.7) within 35 %, and a stack that stays up (max |qvel| at
+/// step 2000 below 1e-2 m/s; MuJoCo 4.3e-3).
+#[test]
+fn mujoco_statistics_box_stack_cg() {
+    let variant = "box_stack__cg";
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(shared(&format!("testdata/mujoco/{variant}.json"))).unwrap(),
+    )
+    .unwrap();
+    let divergence = reference["perturbation_divergence"]["by_step"]["100"].as_f64().unwrap();
+    assert!(divergence > 1e-4, "the reference is chaotic at step 100 ({divergence} m)");
+    let settled = &reference["settled"];
+    let mut scene = Scene::from_mjcf(&shared(&format!("scenes/{variant}.xml")), true, &[]).unwrap();
+    let (mut max_pen, mut ncon, mut niter): (f64, f64, f64) = (0.0, 0.0, 0.0);
+    for _ in 0..2000 {
+        scene.step().unwrap();
+        max_pen = max_pen.max(scene.stats().max_penetration);
+        ncon += scene.stats().contacts as f64 / 2000.0;
+        niter += scene.stats().iterations as f64 / 2000.0;
+    }
+    let close = |ours: f64, key: &str, rel: f64| {
+        let theirs = settled[key].as_f64().unwrap();
+        assert!((ours - theirs).abs() <= rel * theirs, "{variant}: {key} {ours} vs MuJoCo {theirs}");
+    };
+    close(ncon, "ncon_mean_steps_1_2000", 0.10);
+    close(max_pen, "max_penetration_over_run", 0.05);
+    close(niter, "solver_niter_mean_steps_1_2000", 0.35);
+    let speed = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert!(speed < 1e-2, "{variant}: max |qvel| {speed} at step 2000");
+}
