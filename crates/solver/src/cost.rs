@@ -279,8 +279,26 @@ pub fn update_rows(rows: &ConstraintRows, jar: &[f64], state: &mut [RowState], f
             i += block.n;
             continue;
         }
-        let s = row_state(rows, i, jar[i]);
-        let (c, f) = row_cost_force(rows, i, s, jar[i]);
+        let x = jar[i];
+        if matches!(
+            rows.kind[i],
+            RowKind::LimitJoint | RowKind::ContactPyramidal | RowKind::ContactFrictionless
+        ) {
+            // One-sided rows, the common case: quadratic below zero.
+            if x < 0.0 {
+                let d = rows.d[i];
+                cost += 0.5 * d * x * x;
+                force[i] = -d * x;
+                state[i] = RowState::Quadratic;
+            } else {
+                force[i] = 0.0;
+                state[i] = RowState::Inactive;
+            }
+            i += 1;
+            continue;
+        }
+        let s = row_state(rows, i, x);
+        let (c, f) = row_cost_force(rows, i, s, x);
         state[i] = s;
         force[i] = f;
         cost += c;
