@@ -42,6 +42,12 @@ impl RowKind {
         matches!(self, RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint)
     }
 
+    /// Whether the row is a plain one-sided row (joint limit, pyramidal or frictionless contact): quadratic cost
+    /// below zero, none above. Elliptic contact rows are costed per contact block instead.
+    pub fn is_one_sided(self) -> bool {
+        matches!(self, RowKind::LimitJoint | RowKind::ContactPyramidal | RowKind::ContactFrictionless)
+    }
+
     /// Whether the row belongs to a contact.
     pub fn is_contact(self) -> bool {
         matches!(self, RowKind::ContactFrictionless | RowKind::ContactPyramidal | RowKind::ContactElliptic)
@@ -168,6 +174,22 @@ impl ConstraintRows {
         dofs.iter().zip(vals).map(|(&k, v)| v * x[k]).sum()
     }
 
+    /// Replaces `out` with the runs of consecutive rows over the same dofs, as `(first row, rows)` (the rows of one
+    /// contact share their dofs, so products with `J` can load the dof indices once per run).
+    pub fn dof_groups(&self, out: &mut Vec<(usize, usize)>) {
+        out.clear();
+        for i in 0..self.len() {
+            match out.last_mut() {
+                Some((first, n))
+                    if *first + *n == i && self.jacobian_row(*first).0 == self.jacobian_row(i).0 =>
+                {
+                    *n += 1
+                }
+                _ => out.push((i, 1)),
+            }
+        }
+    }
+
     /// `out += Σ_i J_iᵀ f_i`.
     pub fn add_transpose(&self, f: &[f64], out: &mut [f64]) {
         for (i, &fi) in f.iter().enumerate().take(self.len()) {
@@ -214,5 +236,27 @@ impl ConstraintRows {
     pub(crate) fn open_row_dot(&self, x: &[f64]) -> f64 {
         let start = self.jac_start.last().copied().unwrap_or(0);
         self.jac_dof[start..].iter().zip(&self.jac_val[start..]).map(|(&k, v)| v * x[k]).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dof_groups_are_runs_of_rows_over_the_same_dofs() {
+        // Rows over [3 1], [3 1], [3 1], [2], [3 1], [], []: runs (0, 3), (3, 1), (4, 1), (5, 2).
+        let dofs: [&[usize]; 7] = [&[3, 1], &[3, 1], &[3, 1], &[2], &[3, 1], &[], &[]];
+        let mut rows = ConstraintRows::new();
+        rows.jac_start.push(0);
+        for d in dofs {
+            rows.jac_dof.extend_from_slice(d);
+            rows.jac_val.extend(d.iter().map(|&k| k as f64));
+            rows.jac_start.push(rows.jac_dof.len());
+            rows.kind.push(RowKind::ContactPyramidal);
+        }
+        let mut groups = vec![(9, 9)];
+        rows.dof_groups(&mut groups);
+        assert_eq!(groups, [(0, 3), (3, 1), (4, 1), (5, 2)]);
     }
 }

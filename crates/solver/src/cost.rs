@@ -280,10 +280,7 @@ pub fn update_rows(rows: &ConstraintRows, jar: &[f64], state: &mut [RowState], f
             continue;
         }
         let x = jar[i];
-        if matches!(
-            rows.kind[i],
-            RowKind::LimitJoint | RowKind::ContactPyramidal | RowKind::ContactFrictionless
-        ) {
+        if rows.kind[i].is_one_sided() {
             // One-sided rows, the common case: quadratic below zero.
             if x < 0.0 {
                 let d = rows.d[i];

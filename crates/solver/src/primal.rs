@@ -587,7 +587,7 @@ fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(),
     Ok(())
 }
 
-/// `out_i = J_i · x` for every row, run by run (`groups` from [`Work::run`]).
+/// `out_i = J_i · x` for every row, run by run (`groups` from [`ConstraintRows::dof_groups`]).
 fn mul_j(rows: &ConstraintRows, groups: &[(usize, usize)], x: &[f64], out: &mut [f64]) {
     for &(first, n) in groups {
         let dofs = rows.jacobian_row(first).0;
@@ -658,20 +658,8 @@ impl Work {
         let (nv, nrows, rows) = (p.mass.nv, p.rows.len(), p.rows);
         self.resize(nv, nrows);
         self.signorini = options.signorini;
-        self.one_sided.extend(p.rows.kind.iter().map(|k| {
-            matches!(k, RowKind::LimitJoint | RowKind::ContactPyramidal | RowKind::ContactFrictionless)
-        }));
-        self.groups.clear();
-        for i in 0..nrows {
-            match self.groups.last_mut() {
-                Some((first, n))
-                    if *first + *n == i && rows.jacobian_row(*first).0 == rows.jacobian_row(i).0 =>
-                {
-                    *n += 1
-                }
-                _ => self.groups.push((i, 1)),
-            }
-        }
+        self.one_sided.extend(rows.kind.iter().map(|k| k.is_one_sided()));
+        rows.dof_groups(&mut self.groups);
         // The Signorini latch is seeded by the first evaluation of this run.
         self.latch.clear();
         if nrows == 0 || nv == 0 {
