@@ -87,27 +87,34 @@ fn state(model: &Model) -> Data {
     d
 }
 
+/// The rows of the model's state with two contacts, a condim-3 one on `ball` and a condim-6 one on `ball2`, at
+/// heights `z`, assembled under `options` with torsional and rolling friction enabled.
+fn two_contact_rows(model: &Model, data: &Data, z: [f64; 2], options: ConstraintOptions) -> ConstraintRows {
+    let mut cs = ContactSet::new();
+    contact(&mut cs, 3, DVec3::new(1.0, 0.5, z[0]), 0.01, 3);
+    contact(&mut cs, 4, DVec3::new(-1.0, 0.0, z[1]), 0.02, 6);
+    let options =
+        ConstraintOptions { enable_torsional_friction: true, enable_rolling_friction: true, ..options };
+    let mut asm = ConstraintAssembler::new(model, options).expect("valid");
+    let mut rows = ConstraintRows::new();
+    asm.assemble(model, data, &cs, &mut rows).expect("assembles");
+    rows
+}
+
 #[test]
 fn assembled_rows_solve_consistently() {
     let model = model();
     let data = state(&model);
-    let mut cs = ContactSet::new();
-    contact(&mut cs, 3, DVec3::new(1.0, 0.5, 0.0), 0.01, 3);
-    contact(&mut cs, 4, DVec3::new(-1.0, 0.0, 0.0), 0.02, 6);
     for (cone, mujoco) in
         [(FrictionCone::Pyramidal, false), (FrictionCone::Elliptic, false), (FrictionCone::Elliptic, true)]
     {
         let options = ConstraintOptions {
             timestep: 0.002,
             friction_cone: cone,
-            enable_torsional_friction: true,
-            enable_rolling_friction: true,
             mujoco_compatibility: mujoco,
             ..ConstraintOptions::default()
         };
-        let mut asm = ConstraintAssembler::new(&model, options).expect("valid");
-        let mut rows = ConstraintRows::new();
-        asm.assemble(&model, &data, &cs, &mut rows).expect("assembles");
+        let rows = two_contact_rows(&model, &data, [0.0, 0.0], options);
         assert!(rows.count(RowKind::LimitJoint) > 0 && rows.count(RowKind::FrictionLoss) > 0);
         assert!(rows.count(RowKind::EqualityConnect) == 3 && rows.contact_row_start.len() == 2);
 
@@ -167,19 +174,12 @@ fn sparse_and_dense_newton_agree() {
     for (cone, mujoco) in
         [(FrictionCone::Pyramidal, false), (FrictionCone::Pyramidal, true), (FrictionCone::Elliptic, true)]
     {
-        let mut cs = ContactSet::default();
-        contact(&mut cs, 3, DVec3::new(1.0, 0.5, -0.01), 0.01, 3);
-        contact(&mut cs, 4, DVec3::new(-1.0, 0.0, -0.02), 0.02, 6);
         let options = ConstraintOptions {
             friction_cone: cone,
-            enable_torsional_friction: true,
-            enable_rolling_friction: true,
             mujoco_compatibility: mujoco,
             ..ConstraintOptions::default()
         };
-        let mut asm = ConstraintAssembler::new(&model, options).expect("valid");
-        let mut rows = ConstraintRows::new();
-        asm.assemble(&model, &data, &cs, &mut rows).expect("assembles");
+        let rows = two_contact_rows(&model, &data, [-0.01, -0.02], options);
         for cap in [1, 2, 3, 25] {
             let opts = SolverOptions { iterations: cap, mujoco_compatibility: mujoco, ..tight() };
             let mut out = Vec::new();
@@ -211,19 +211,12 @@ fn sparse_and_dense_newton_agree() {
 fn signorini_reaches_its_fixed_point() {
     let model = model();
     let data = state(&model);
-    let mut cs = ContactSet::new();
-    contact(&mut cs, 3, DVec3::new(1.0, 0.5, 0.0), 0.01, 3);
-    contact(&mut cs, 4, DVec3::new(-1.0, 0.0, 0.0), 0.02, 6);
     let options = ConstraintOptions {
         friction_cone: FrictionCone::Elliptic,
-        enable_torsional_friction: true,
-        enable_rolling_friction: true,
         signorini: true,
         ..ConstraintOptions::default()
     };
-    let mut asm = ConstraintAssembler::new(&model, options).expect("valid");
-    let mut rows = ConstraintRows::new();
-    asm.assemble(&model, &data, &cs, &mut rows).expect("assembles");
+    let rows = two_contact_rows(&model, &data, [0.0, 0.0], options);
     let opts = SolverOptions { iterations: 100, signorini: true, ..SolverOptions::default() };
     let mut solver = solver_for(SolverKind::Newton);
     let (mut qacc, mut force) = (Vec::new(), Vec::new());
