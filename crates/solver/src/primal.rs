@@ -719,8 +719,11 @@ impl Work {
         if !converged {
             if newton {
                 self.factor_hessian(p);
+                self.precondition(p.mass);
+            } else {
+                // CG's preconditioned gradient M⁻¹g is the certificate's `tmp`.
+                self.mgrad.copy_from_slice(&self.tmp);
             }
-            self.precondition(p.mass);
             for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
                 *s = -m;
             }
