@@ -58,14 +58,14 @@ impl Model {
             out[i] = d.qm[adr0] * x[i];
         }
         for i in 0..self.nv {
-            let mut j = self.dof_parentid[i];
-            let mut adr = self.dof_madr[i];
-            while let Some(jj) = j {
-                adr += 1;
-                out[i] += d.qm[adr] * x[jj];
-                out[jj] += d.qm[adr] * x[i];
-                j = self.dof_parentid[jj];
+            let entries = self.dof_madr[i] + 1..self.dof_madr[i + 1];
+            let xi = x[i];
+            let mut acc = out[i];
+            for (&m, &j) in d.qm[entries.clone()].iter().zip(&self.dof_colind[entries]) {
+                acc += m * x[j];
+                out[j] += m * xi;
             }
+            out[i] = acc;
         }
     }
 }

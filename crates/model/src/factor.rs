@@ -47,25 +47,19 @@ impl Model {
             if xi == 0.0 {
                 continue;
             }
-            let mut adr = self.dof_madr[i];
-            let mut j = self.dof_parentid[i];
-            while let Some(jj) = j {
-                adr += 1;
-                x[jj] -= d.qld[adr] * xi;
-                j = self.dof_parentid[jj];
+            let entries = self.dof_madr[i] + 1..self.dof_madr[i + 1];
+            for (&l, &j) in d.qld[entries.clone()].iter().zip(&self.dof_colind[entries]) {
+                x[j] -= l * xi;
             }
         }
         for (xi, inv) in x.iter_mut().zip(&d.qld_diag_inv) {
             *xi *= inv;
         }
         for i in 0..self.nv {
-            let mut adr = self.dof_madr[i];
-            let mut j = self.dof_parentid[i];
+            let entries = self.dof_madr[i] + 1..self.dof_madr[i + 1];
             let mut acc = x[i];
-            while let Some(jj) = j {
-                adr += 1;
-                acc -= d.qld[adr] * x[jj];
-                j = self.dof_parentid[jj];
+            for (&l, &j) in d.qld[entries.clone()].iter().zip(&self.dof_colind[entries]) {
+                acc -= l * x[j];
             }
             x[i] = acc;
         }

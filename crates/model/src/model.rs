@@ -138,6 +138,9 @@ pub struct Model {
     /// `M[i][p(i)]`, `M[i][p(p(i))]`, … along the `dof_parentid` chain `p` (the only nonzeros of row `i` left of
     /// the diagonal). The same layout holds the factor `qLD`.
     pub dof_madr: Vec<usize>,
+    /// The column of every stored entry of that layout (`nm` entries): `i` at `dof_madr[i]`, then the chain
+    /// `p(i)`, `p(p(i))`, …, so that products and solves read the ancestors without walking `dof_parentid`.
+    pub dof_colind: Vec<usize>,
     /// Armature (rotor inertia) added to `M[i][i]`.
     pub dof_armature: Vec<f64>,
     /// Viscous damping.
@@ -258,6 +261,15 @@ impl Model {
     #[inline]
     pub fn dof_chain(&self, body: usize) -> DofChain<'_> {
         DofChain { parent: &self.dof_parentid, next: self.body_lastdof[body] }
+    }
+
+    /// [`Self::dof_chain`] as a slice (the columns of the body's last dof's row in [`Self::dof_colind`]).
+    #[inline]
+    pub fn dof_chain_slice(&self, body: usize) -> &[usize] {
+        match self.body_lastdof[body] {
+            Some(d) => &self.dof_colind[self.dof_madr[d]..self.dof_madr[d + 1]],
+            None => &[],
+        }
     }
 
     /// The dofs on the chain starting at `dof` itself, down to the root.
@@ -629,6 +641,7 @@ fn build(spec: ModelSpec) -> Model {
         dof_jntid: Vec::new(),
         dof_parentid: Vec::new(),
         dof_madr: Vec::new(),
+        dof_colind: Vec::new(),
         dof_armature: Vec::new(),
         dof_damping: Vec::new(),
         dof_frictionloss: Vec::new(),
@@ -790,9 +803,13 @@ fn build(spec: ModelSpec) -> Model {
 
     m.dof_madr = Vec::with_capacity(m.nv + 1);
     let mut adr = 0;
+    m.dof_colind = Vec::new();
     for d in 0..m.nv {
         m.dof_madr.push(adr);
-        adr += m.dof_chain_from(d).count();
+        let before = m.dof_colind.len();
+        let chain: Vec<usize> = m.dof_chain_from(d).collect();
+        m.dof_colind.extend(chain);
+        adr += m.dof_colind.len() - before;
     }
     m.dof_madr.push(adr);
     m.nm = adr;
