@@ -367,21 +367,24 @@ impl ConstraintAssembler {
         let base = RowData { pos: dist, margin, imp, cone, ..plain() };
 
         // The Jacobian rows of the normal and of every friction direction (and their velocities), once; pyramid
-        // edges are combinations of them.
+        // edges are combinations of them. The normal and sliding directions act on the translational part of a
+        // column, spin and rolling on the rotational part.
         let ndir = dim.max(1);
-        self.basis.clear();
-        self.basis_vel.clear();
-        for d in 0..ndir {
-            let (lin, ang) = if d == 0 { (n, z) } else { (dirs[d - 1].0, dirs[d - 1].1) };
-            let mut vel = 0.0;
-            for c in &self.cols {
-                let j = c.lin.dot(lin) + c.ang.dot(ang);
-                vel += j * qvel[c.dof];
-                self.basis.push(j);
-            }
-            self.basis_vel.push(vel);
-        }
         let ncol = self.cols.len();
+        let axes = [n, t1, t2];
+        let mut vel = [0.0; 6];
+        self.basis.clear();
+        self.basis.resize(ndir * ncol, 0.0);
+        for (k, col) in self.cols.iter().enumerate() {
+            let qv = qvel[col.dof];
+            for (d, v) in vel.iter_mut().enumerate().take(ndir) {
+                let j = if d < 3 { col.lin.dot(axes[d]) } else { col.ang.dot(axes[d - 3]) };
+                self.basis[d * ncol + k] = j;
+                *v += j * qv;
+            }
+        }
+        self.basis_vel.clear();
+        self.basis_vel.extend_from_slice(&vel[..ndir]);
         let (basis, basis_vel, cols) = (&self.basis, &self.basis_vel, &self.cols);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
             rows.jac_dof.extend(cols.iter().map(|c| c.dof));
@@ -546,36 +549,35 @@ fn relative_columns(
 ) {
     out.clear();
     let same_point = p1 == p2;
-    let mut c1 = model.dof_chain(b1).peekable();
-    let mut c2 = model.dof_chain(b2).peekable();
+    let (c1, c2) = (model.dof_chain_slice(b1), model.dof_chain_slice(b2));
+    let (mut i, mut j) = (0, 0);
     loop {
-        let (x, y) = (c1.peek().copied(), c2.peek().copied());
-        let column = match (x, y) {
+        let column = match (c1.get(i).copied(), c2.get(j).copied()) {
             (None, None) => break,
-            (Some(i), Some(j)) if i == j => {
+            (Some(x), Some(y)) if x == y => {
                 if same_point {
                     break;
                 }
-                c1.next();
-                c2.next();
-                let (l1, a1) = dofs.column(i, p1);
-                let (l2, a2) = dofs.column(i, p2);
-                Column { dof: i, lin: l1 - l2, ang: a1 - a2 }
+                i += 1;
+                j += 1;
+                let (l1, a1) = dofs.column(x, p1);
+                let (l2, a2) = dofs.column(x, p2);
+                Column { dof: x, lin: l1 - l2, ang: a1 - a2 }
             }
-            (Some(i), Some(j)) if j > i => {
-                c2.next();
-                let (lin, ang) = dofs.column(j, p2);
-                Column { dof: j, lin: -lin, ang: -ang }
+            (Some(x), Some(y)) if y > x => {
+                j += 1;
+                let (lin, ang) = dofs.column(y, p2);
+                Column { dof: y, lin: -lin, ang: -ang }
             }
-            (Some(i), _) => {
-                c1.next();
-                let (lin, ang) = dofs.column(i, p1);
-                Column { dof: i, lin, ang }
+            (Some(x), _) => {
+                i += 1;
+                let (lin, ang) = dofs.column(x, p1);
+                Column { dof: x, lin, ang }
             }
-            (None, Some(j)) => {
-                c2.next();
-                let (lin, ang) = dofs.column(j, p2);
-                Column { dof: j, lin: -lin, ang: -ang }
+            (None, Some(y)) => {
+                j += 1;
+                let (lin, ang) = dofs.column(y, p2);
+                Column { dof: y, lin: -lin, ang: -ang }
             }
         };
         out.push(column);

@@ -174,17 +174,21 @@ impl ConstraintRows {
         dofs.iter().zip(vals).map(|(&k, v)| v * x[k]).sum()
     }
 
+    /// Whether rows `i` and `j` have the same dofs (an inlined comparison: the dof lists are short, and a
+    /// `memcmp` call costs more than the comparison itself).
+    #[inline]
+    pub fn same_dofs(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (self.jacobian_row(i).0, self.jacobian_row(j).0);
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+    }
+
     /// Replaces `out` with the runs of consecutive rows over the same dofs, as `(first row, rows)` (the rows of one
     /// contact share their dofs, so products with `J` can load the dof indices once per run).
     pub fn dof_groups(&self, out: &mut Vec<(usize, usize)>) {
         out.clear();
         for i in 0..self.len() {
             match out.last_mut() {
-                Some((first, n))
-                    if *first + *n == i && self.jacobian_row(*first).0 == self.jacobian_row(i).0 =>
-                {
-                    *n += 1
-                }
+                Some((first, n)) if *first + *n == i && self.same_dofs(*first, i) => *n += 1,
                 _ => out.push((i, 1)),
             }
         }

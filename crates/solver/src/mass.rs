@@ -16,6 +16,8 @@ pub struct TreeMass {
     parent: Vec<Option<usize>>,
     /// Row starts (`nv + 1`).
     madr: Vec<usize>,
+    /// Local column of every stored entry (the diagonal, then the ancestors; [`Model::dof_colind`]).
+    colind: Vec<usize>,
     qm: Vec<f64>,
     qld: Vec<f64>,
     diag_inv: Vec<f64>,
@@ -28,6 +30,7 @@ impl TreeMass {
         self.nv = dofs.len();
         self.parent.clear();
         self.madr.clear();
+        self.colind.clear();
         self.qm.clear();
         self.qld.clear();
         self.diag_inv.clear();
@@ -35,6 +38,7 @@ impl TreeMass {
         for &g in dofs {
             self.parent.push(model.dof_parentid[g].map(|p| local[p]));
             let range = model.dof_madr[g]..model.dof_madr[g + 1];
+            self.colind.extend(model.dof_colind[range.clone()].iter().map(|&c| local[c]));
             self.qm.extend_from_slice(&data.qm[range.clone()]);
             self.qld.extend_from_slice(&data.qld[range]);
             self.madr.push(self.qm.len());
@@ -49,6 +53,8 @@ impl TreeMass {
         self.parent.extend_from_slice(&model.dof_parentid);
         self.madr.clear();
         self.madr.extend_from_slice(&model.dof_madr[..=model.nv]);
+        self.colind.clear();
+        self.colind.extend_from_slice(&model.dof_colind);
         self.qm.clear();
         self.qm.extend_from_slice(&data.qm);
         self.qld.clear();
@@ -63,14 +69,14 @@ impl TreeMass {
             out[i] = self.qm[self.madr[i]] * x[i];
         }
         for i in 0..self.nv {
-            let mut adr = self.madr[i];
-            let mut j = self.parent[i];
-            while let Some(jj) = j {
-                adr += 1;
-                out[i] += self.qm[adr] * x[jj];
-                out[jj] += self.qm[adr] * x[i];
-                j = self.parent[jj];
+            let entries = self.madr[i] + 1..self.madr[i + 1];
+            let xi = x[i];
+            let mut acc = out[i];
+            for (&m, &j) in self.qm[entries.clone()].iter().zip(&self.colind[entries]) {
+                acc += m * x[j];
+                out[j] += m * xi;
             }
+            out[i] = acc;
         }
     }
 
@@ -81,25 +87,19 @@ impl TreeMass {
             if xi == 0.0 {
                 continue;
             }
-            let mut adr = self.madr[i];
-            let mut j = self.parent[i];
-            while let Some(jj) = j {
-                adr += 1;
-                x[jj] -= self.qld[adr] * xi;
-                j = self.parent[jj];
+            let entries = self.madr[i] + 1..self.madr[i + 1];
+            for (&l, &j) in self.qld[entries.clone()].iter().zip(&self.colind[entries]) {
+                x[j] -= l * xi;
             }
         }
         for (xi, inv) in x.iter_mut().zip(&self.diag_inv) {
             *xi *= inv;
         }
         for i in 0..self.nv {
-            let mut adr = self.madr[i];
-            let mut j = self.parent[i];
+            let entries = self.madr[i] + 1..self.madr[i + 1];
             let mut acc = x[i];
-            while let Some(jj) = j {
-                adr += 1;
-                acc -= self.qld[adr] * x[jj];
-                j = self.parent[jj];
+            for (&l, &j) in self.qld[entries.clone()].iter().zip(&self.colind[entries]) {
+                acc -= l * x[j];
             }
             x[i] = acc;
         }
