@@ -306,7 +306,7 @@ pub fn update_rows(rows: &ConstraintRows, jar: &[f64], state: &mut [RowState], f
 
 /// The Gauss term `½ (Ma − f_s)·(a − a_s)` (equal to `½ (a − a_s)ᵀ M (a − a_s)` because `M a_s = f_s`).
 pub fn gauss_cost(ma: &[f64], a: &[f64], fs: &[f64], a_s: &[f64]) -> f64 {
-    0.5 * ma.iter().zip(fs).zip(a.iter().zip(a_s)).map(|((m, f), (x, s))| (m - f) * (x - s)).sum::<f64>()
+    0.5 * crate::reduce::dot_of_differences(ma, fs, a, a_s)
 }
 
 /// The total primal cost `C(qacc)` of §C.0 for the rows. Allocates; for warm-start decisions, tests and

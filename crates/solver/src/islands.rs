@@ -24,11 +24,23 @@ pub struct Islands {
     row_root: Vec<Option<usize>>,
     label: Vec<usize>,
     has_row: Vec<bool>,
+    /// Whether each row starts a run of rows over the same dofs.
+    group_start: Vec<bool>,
+    /// Counting-sort cursors.
+    fill: Vec<usize>,
 }
 
 impl Islands {
     /// Computes the islands of `rows` over the dofs of `model`.
     pub fn build(&mut self, model: &Model, rows: &ConstraintRows) {
+        let mut groups = Vec::new();
+        rows.dof_groups(&mut groups);
+        self.build_with_groups(model, rows, &groups);
+    }
+
+    /// [`Self::build`] with the runs of rows over the same dofs already known (`groups` from
+    /// [`ConstraintRows::dof_groups`]): only the first row of a run is looked at.
+    pub fn build_with_groups(&mut self, model: &Model, rows: &ConstraintRows, groups: &[(usize, usize)]) {
         let nv = model.nv;
         // Union-find over kinematic trees (a dof's tree is its root dof): the dofs of one tree are always linked.
         self.parent.clear();
@@ -44,7 +56,11 @@ impl Islands {
         // Each row (elliptic contacts: each block) links the trees of its dofs; remember one dof of it.
         self.row_root.clear();
         self.row_root.resize(rows.len(), None);
-        let mut prev: &[usize] = &[];
+        self.group_start.clear();
+        self.group_start.resize(rows.len(), false);
+        for &(first, _) in groups {
+            self.group_start[first] = true;
+        }
         let mut i = 0;
         while i < rows.len() {
             let len = match (rows.kind[i], rows.cone[i]) {
@@ -57,10 +73,9 @@ impl Islands {
                 if let Some(&k) = dofs.first() {
                     first.get_or_insert(self.tree[k]);
                 }
-                if dofs == prev {
+                if !self.group_start[r] {
                     continue;
                 }
-                prev = dofs;
                 let mut last = usize::MAX;
                 for &k in dofs {
                     let t = self.tree[k];
@@ -112,42 +127,53 @@ impl Islands {
         self.dof_start.resize(count + 1, 0);
         self.row_start.clear();
         self.row_start.resize(count + 1, 0);
+        self.free_rows.clear();
+        self.free_rows.extend((0..rows.len()).filter(|&r| self.row_root[r].is_none()));
+        self.dofs.clear();
+        self.rows.clear();
+        if count == 1 {
+            // One island: its dofs and rows are the constrained ones, in order.
+            self.dofs.extend((0..nv).filter(|&k| self.dof_island[k].is_some()));
+            self.rows.extend((0..rows.len()).filter(|&r| self.row_root[r].is_some()));
+            self.dof_start[1] = self.dofs.len();
+            self.row_start[1] = self.rows.len();
+            return;
+        }
         for island in self.dof_island.iter().flatten() {
             self.dof_start[island + 1] += 1;
         }
-        self.free_rows.clear();
-        for r in 0..rows.len() {
-            match self.row_root[r] {
-                Some(k) => {
-                    let island = self.dof_island[k].unwrap_or(0);
-                    self.row_start[island + 1] += 1;
-                }
-                None => self.free_rows.push(r),
-            }
+        for root in self.row_root.iter().flatten() {
+            let island = self.dof_island[*root].unwrap_or(0);
+            self.row_start[island + 1] += 1;
         }
         for c in 0..count {
             self.dof_start[c + 1] += self.dof_start[c];
             self.row_start[c + 1] += self.row_start[c];
         }
-        self.dofs.clear();
         self.dofs.resize(self.dof_start[count], 0);
-        self.rows.clear();
         self.rows.resize(self.row_start[count], 0);
-        let mut fill = self.dof_start.clone();
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.dof_start[..count]);
         for (k, island) in self.dof_island.iter().enumerate() {
             if let Some(c) = *island {
-                self.dofs[fill[c]] = k;
-                fill[c] += 1;
+                self.dofs[self.fill[c]] = k;
+                self.fill[c] += 1;
             }
         }
-        let mut fill = self.row_start.clone();
-        for r in 0..rows.len() {
-            if let Some(k) = self.row_root[r] {
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.row_start[..count]);
+        for (r, root) in self.row_root.iter().enumerate() {
+            if let Some(k) = *root {
                 let c = self.dof_island[k].unwrap_or(0);
-                self.rows[fill[c]] = r;
-                fill[c] += 1;
+                self.rows[self.fill[c]] = r;
+                self.fill[c] += 1;
             }
         }
+    }
+
+    /// Whether row `r` starts a run of rows over the same dofs (as given to [`Self::build_with_groups`]).
+    pub fn starts_group(&self, r: usize) -> bool {
+        self.group_start[r]
     }
 
     /// Number of islands.

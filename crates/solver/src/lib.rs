@@ -35,6 +35,7 @@ pub mod islands;
 pub mod linesearch;
 pub mod mass;
 pub mod primal;
+mod reduce;
 pub mod signorini;
 
 use signorini_constraints::ConstraintRows;

@@ -21,6 +21,7 @@ use crate::dense::{cholesky_in_place, cholesky_solve};
 use crate::islands::Islands;
 use crate::linesearch::{Point, search};
 use crate::mass::TreeMass;
+use crate::reduce::{dot, dot_difference};
 use crate::signorini;
 use crate::{CgUpdate, ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions};
 
@@ -57,6 +58,8 @@ struct Problem<'a> {
 #[derive(Debug, Clone, Default)]
 struct IslandScratch {
     islands: Islands,
+    /// Runs of rows over the same dofs of the whole problem.
+    groups: Vec<(usize, usize)>,
     local: Vec<usize>,
     rows: ConstraintRows,
     fs: Vec<f64>,
@@ -99,6 +102,8 @@ struct Work {
     quad: Vec<[f64; 3]>,
     /// Whether each row is a plain one-sided row (limit, pyramidal or frictionless contact).
     one_sided: Vec<bool>,
+    /// Whether every row is one-sided (the line search then runs its branch-free loop).
+    all_one_sided: bool,
     /// Runs of consecutive rows over the same dofs (the rows of one contact): `(first row, rows)`. `J x` and
     /// `Jᵀ f` load each run's dof indices and `x` entries once.
     groups: Vec<(usize, usize)>,
@@ -429,6 +434,10 @@ impl Work {
         let mut cost = gauss[0] + alpha * (gauss[1] + alpha * gauss[2]);
         let mut d1 = gauss[1] + 2.0 * alpha * gauss[2];
         let mut d2 = 2.0 * gauss[2];
+        if self.all_one_sided {
+            let [c, g, h] = one_sided_line(&self.jar, &self.jv, &self.quad, alpha);
+            return Point { alpha, cost: cost + c, d1: d1 + g, d2: (d2 + h).max(EPS) };
+        }
         let mut i = 0;
         while i < rows.len() {
             if self.one_sided[i] {
@@ -481,6 +490,31 @@ impl Work {
         }
         Point { alpha, cost, d1, d2: if d2 > EPS { d2 } else { EPS } }
     }
+}
+
+/// `Σ` over one-sided rows active at `α` (`x₀ + α v < 0`) of their prepared quadratics `q₀ + α(q₁ + α q₂)` and its
+/// first two derivatives, without branches and in four partial sums.
+fn one_sided_line(jar: &[f64], jv: &[f64], quad: &[[f64; 3]], alpha: f64) -> [f64; 3] {
+    let mut acc = [[0.0; 3]; 4];
+    let n = jar.len().min(jv.len()).min(quad.len());
+    let (jar, jv, quad) = (&jar[..n], &jv[..n], &quad[..n]);
+    let term = |x: f64, v: f64, q: &[f64; 3], acc: &mut [f64; 3]| {
+        let on = if x + alpha * v < 0.0 { 1.0 } else { 0.0 };
+        acc[0] += on * (q[0] + alpha * (q[1] + alpha * q[2]));
+        acc[1] += on * (q[1] + 2.0 * alpha * q[2]);
+        acc[2] += on * (2.0 * q[2]);
+    };
+    let (x4, v4, q4) = (jar.chunks_exact(4), jv.chunks_exact(4), quad.chunks_exact(4));
+    let mut tail = [0.0; 3];
+    for ((x, v), q) in x4.remainder().iter().zip(v4.remainder()).zip(q4.remainder()) {
+        term(*x, *v, q, &mut tail);
+    }
+    for ((x, v), q) in x4.zip(v4).zip(q4) {
+        for k in 0..4 {
+            term(x[k], v[k], &q[k], &mut acc[k]);
+        }
+    }
+    std::array::from_fn(|j| (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]) + tail[j])
 }
 
 /// The residual-space Hessian of the block that starts at row `r` (`None` when `r` does not start one): a
@@ -587,25 +621,43 @@ fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(),
     Ok(())
 }
 
-/// `out_i = J_i · x` for every row, run by run (`groups` from [`ConstraintRows::dof_groups`]).
+/// `out_i = J_i · x` for every row, run by run (`groups` from [`ConstraintRows::dof_groups`]): four rows of a run
+/// at a time share each loaded `x` entry and keep their sums in registers (each sum still runs over the dofs in
+/// order).
 fn mul_j(rows: &ConstraintRows, groups: &[(usize, usize)], x: &[f64], out: &mut [f64]) {
     for &(first, n) in groups {
         let dofs = rows.jacobian_row(first).0;
         let len = dofs.len();
+        let out = &mut out[first..first + n];
+        if len == 0 {
+            out.fill(0.0);
+            continue;
+        }
         let base = rows.jac_start[first];
         let vals = &rows.jac_val[base..base + n * len];
-        let out = &mut out[first..first + n];
-        out.fill(0.0);
-        for (k, &d) in dofs.iter().enumerate() {
-            let xk = x[d];
-            for (o, row) in out.iter_mut().zip(vals.chunks_exact(len)) {
-                *o += row[k] * xk;
+        let mut out4 = out.chunks_exact_mut(4);
+        let mut vals4 = vals.chunks_exact(4 * len);
+        for (o, v) in (&mut out4).zip(&mut vals4) {
+            let (r0, v) = v.split_at(len);
+            let (r1, v) = v.split_at(len);
+            let (r2, r3) = v.split_at(len);
+            let mut acc = [0.0; 4];
+            for ((((&d, a), b), c), e) in dofs.iter().zip(r0).zip(r1).zip(r2).zip(r3) {
+                let xd = x[d];
+                acc[0] += a * xd;
+                acc[1] += b * xd;
+                acc[2] += c * xd;
+                acc[3] += e * xd;
             }
+            o.copy_from_slice(&acc);
+        }
+        for (o, row) in out4.into_remainder().iter_mut().zip(vals4.remainder().chunks_exact(len)) {
+            *o = dofs.iter().zip(row).fold(0.0, |acc, (&d, v)| acc + v * x[d]);
         }
     }
 }
 
-/// `g −= Σ_i J_iᵀ f_i`, run by run, skipping rows without force.
+/// `g −= Σ_i J_iᵀ f_i`, run by run, skipping runs without force. Each dof's sum runs over the run's rows in order.
 fn sub_jt(rows: &ConstraintRows, groups: &[(usize, usize)], f: &[f64], g: &mut [f64]) {
     for &(first, n) in groups {
         let fs = &f[first..first + n];
@@ -616,13 +668,36 @@ fn sub_jt(rows: &ConstraintRows, groups: &[(usize, usize)], f: &[f64], g: &mut [
         let len = dofs.len();
         let base = rows.jac_start[first];
         let vals = &rows.jac_val[base..base + n * len];
-        for (k, &d) in dofs.iter().enumerate() {
-            let mut acc = 0.0;
-            for (&fi, row) in fs.iter().zip(vals.chunks_exact(len)) {
-                acc += row[k] * fi;
+        match n {
+            1 => sub_jt_run::<1>(dofs, vals, fs, g),
+            3 => sub_jt_run::<3>(dofs, vals, fs, g),
+            4 => sub_jt_run::<4>(dofs, vals, fs, g),
+            6 => sub_jt_run::<6>(dofs, vals, fs, g),
+            _ => {
+                for (k, &d) in dofs.iter().enumerate() {
+                    let mut acc = 0.0;
+                    for (&fi, row) in fs.iter().zip(vals.chunks_exact(len)) {
+                        acc += row[k] * fi;
+                    }
+                    g[d] -= acc;
+                }
             }
-            g[d] -= acc;
         }
+    }
+}
+
+/// One run of `N` rows of [`sub_jt`], with the forces and row slices in registers.
+#[inline(always)]
+fn sub_jt_run<const N: usize>(dofs: &[usize], vals: &[f64], fs: &[f64], g: &mut [f64]) {
+    let len = dofs.len();
+    let rows: [&[f64]; N] = std::array::from_fn(|i| &vals[i * len..(i + 1) * len]);
+    let f: [f64; N] = std::array::from_fn(|i| fs[i]);
+    for (k, &d) in dofs.iter().enumerate() {
+        let mut acc = 0.0;
+        for i in 0..N {
+            acc += rows[i][k] * f[i];
+        }
+        g[d] -= acc;
     }
 }
 
@@ -641,13 +716,10 @@ fn all_finite(values: &[f64]) -> bool {
     lanes.iter().sum::<f64>() + tail == 0.0
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
 impl Work {
     /// Runs the iteration on `p` from `a_s` or `warm` (§C.7), with the termination scale `scale`; leaves `a` and
-    /// `force` in `self.a`, `self.force`.
+    /// `force` in `self.a`, `self.force`. `self.groups` must hold the runs of `p.rows` over the same dofs (the
+    /// caller knows them already from the islands).
     fn run(
         &mut self,
         p: &Problem<'_>,
@@ -659,7 +731,7 @@ impl Work {
         self.resize(nv, nrows);
         self.signorini = options.signorini;
         self.one_sided.extend(rows.kind.iter().map(|k| k.is_one_sided()));
-        rows.dof_groups(&mut self.groups);
+        self.all_one_sided = self.one_sided.iter().all(|&o| o);
         // The Signorini latch is seeded by the first evaluation of this run.
         self.latch.clear();
         if nrows == 0 || nv == 0 {
@@ -742,8 +814,7 @@ impl Work {
                 self.quad[i] = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
             }
             let gauss0 = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
-            let gauss1: f64 =
-                self.s.iter().zip(self.ma.iter().zip(p.fs)).map(|(s, (m, f))| s * (m - f)).sum();
+            let gauss1 = dot_difference(&self.s, &self.ma, p.fs);
             let gauss = [gauss0, gauss1, 0.5 * dot(&self.s, &self.ms)];
             let gtol = tol * options.ls_tolerance * snorm / scale;
             let found = search(|alpha| self.line_point(rows, gauss, alpha), gtol, options.ls_iterations);
@@ -894,6 +965,7 @@ impl ConstraintSolver for PrimalSolver {
         // Native mode warm-starts only when there are rows; MuJoCo mode compares both starts (inside `run`).
         let warm = if warm_valid && !rows.is_empty() { Some(&qacc[..]) } else { None };
         if !self.islands {
+            rows.dof_groups(&mut self.work.groups);
             self.mass.assign_all(model, data);
             let p = Problem { mass: &self.mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
             let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
@@ -918,12 +990,14 @@ impl PrimalSolver {
         efc_force: &mut [f64],
     ) -> Result<SolveStats, SolverError> {
         let sc = &mut self.scratch;
-        sc.islands.build(model, rows);
+        rows.dof_groups(&mut sc.groups);
+        sc.islands.build_with_groups(model, rows, &sc.groups);
         sc.local.clear();
         sc.local.resize(model.nv, usize::MAX);
         // One island over every dof and row: solve in place, without gathering copies.
         if sc.islands.count() == 1 && sc.islands.dofs(0).len() == model.nv && sc.islands.free_rows.is_empty()
         {
+            self.work.groups.clone_from(&sc.groups);
             self.mass.assign_all(model, data);
             let p = Problem { mass: &self.mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
             let scale = 1.0 / self.mass.trace().max(f64::MIN_POSITIVE);
@@ -956,8 +1030,15 @@ impl PrimalSolver {
                 sc.warm.push(qacc[g]);
             }
             sc.rows.clear();
-            for &r in sc.islands.rows(island) {
+            self.work.groups.clear();
+            let mut previous = usize::MAX;
+            for (l, &r) in sc.islands.rows(island).iter().enumerate() {
                 copy_row(rows, r, &sc.local, &mut sc.rows);
+                match self.work.groups.last_mut() {
+                    Some((_, n)) if r == previous.wrapping_add(1) && !sc.islands.starts_group(r) => *n += 1,
+                    _ => self.work.groups.push((l, 1)),
+                }
+                previous = r;
             }
             let p = Problem { mass: &self.mass, fs: &sc.fs, a_s: &sc.a_s, rows: &sc.rows };
             let scale = 1.0 / self.mass.trace().max(f64::MIN_POSITIVE);
