@@ -93,6 +93,8 @@ pub struct ConstraintAssembler {
     /// Scratch of one contact: the Jacobian row of each direction over `cols`, and its velocity.
     basis: Vec<f64>,
     basis_vel: Vec<f64>,
+    /// The last contact's `(solref, solimp)` and their resolution (contacts mostly share them).
+    last_sol: Option<([f64; 2], [f64; 5], ResolvedSol)>,
 }
 
 impl ConstraintAssembler {
@@ -190,6 +192,7 @@ impl ConstraintAssembler {
             dofs: DofColumns::default(),
             basis: Vec::new(),
             basis_vel: Vec::new(),
+            last_sol: None,
         })
     }
 
@@ -244,7 +247,11 @@ impl ConstraintAssembler {
                     let vel = rows.open_row_dot(qvel);
                     let row =
                         RowData { pos: err[k], imp, vel, aref: sol.aref(imp, vel, err[k]), r, ..plain() };
-                    rows.finish_row(RowKind::EqualityConnect, e, row);
+                    if k == 0 {
+                        rows.finish_row(RowKind::EqualityConnect, e, row);
+                    } else {
+                        rows.finish_row_same_dofs(RowKind::EqualityConnect, e, row);
+                    }
                 }
             }
             Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
@@ -265,7 +272,11 @@ impl ConstraintAssembler {
                     let vel = rows.open_row_dot(qvel);
                     let row =
                         RowData { pos: ep[k], imp, vel, aref: sol.aref(imp, vel, ep[k]), r: rt, ..plain() };
-                    rows.finish_row(RowKind::EqualityWeld, e, row);
+                    if k == 0 {
+                        rows.finish_row(RowKind::EqualityWeld, e, row);
+                    } else {
+                        rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
+                    }
                 }
                 for k in 0..3 {
                     for c in &self.cols {
@@ -275,7 +286,7 @@ impl ConstraintAssembler {
                     let vel = rows.open_row_dot(qvel);
                     let row =
                         RowData { pos: er[k], imp, vel, aref: sol.aref(imp, vel, er[k]), r: rr, ..plain() };
-                    rows.finish_row(RowKind::EqualityWeld, e, row);
+                    rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
                 }
             }
             Equality::Joint { dof1, qadr1, q01, second, poly, sol } => {
@@ -347,7 +358,14 @@ impl ConstraintAssembler {
         let opts = &self.options;
         let mujoco = opts.mujoco_compatibility;
         let object = || format!("contact #{c} (geoms #{} and #{})", cs.geom_a[c], cs.geom_b[c]);
-        let sol = ResolvedSol::resolve(opts, &object, cs.solref[c], cs.solimp[c])?;
+        let sol = match self.last_sol {
+            Some((solref, solimp, sol)) if solref == cs.solref[c] && solimp == cs.solimp[c] => sol,
+            _ => {
+                let sol = ResolvedSol::resolve(opts, &object, cs.solref[c], cs.solimp[c])?;
+                self.last_sol = Some((cs.solref[c], cs.solimp[c], sol));
+                sol
+            }
+        };
         let (a, b, p, n) = (cs.link_a[c], cs.link_b[c], cs.position[c], cs.normal[c]);
         let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
         let dim = if mujoco { usize::from(cs.condim[c]) } else { opts.native_condim() };
@@ -407,10 +425,13 @@ impl ConstraintAssembler {
                         tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
                     }
                     .max(MINVAL);
+                    // The edges share the contact's dofs, except the empty rows of zero coefficients.
+                    let mut run_open = false;
                     for (d, &(lin, _, f)) in dirs[..dim - 1].iter().enumerate() {
                         for sign in [1.0, -1.0] {
                             if !mujoco && lin == z && f == 0.0 {
                                 rows.finish_row(RowKind::ContactPyramidal, c, RowData { r, mu: f, ..base });
+                                run_open = false;
                                 continue;
                             }
                             // Edge `n + sign·f·dir`.
@@ -420,7 +441,12 @@ impl ConstraintAssembler {
                             rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
                             let vel = basis_vel[0] + w * basis_vel[d + 1];
                             let row = RowData { vel, aref: sol.aref(imp, vel, x), r, mu: f, ..base };
-                            rows.finish_row(RowKind::ContactPyramidal, c, row);
+                            if run_open {
+                                rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
+                            } else {
+                                rows.finish_row(RowKind::ContactPyramidal, c, row);
+                            }
+                            run_open = true;
                         }
                     }
                     mu
@@ -444,7 +470,7 @@ impl ConstraintAssembler {
                             mu: f,
                             ..base
                         };
-                        rows.finish_row(RowKind::ContactElliptic, c, row);
+                        rows.finish_row_same_dofs(RowKind::ContactElliptic, c, row);
                     }
                     mu / ir.sqrt()
                 }

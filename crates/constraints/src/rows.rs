@@ -118,6 +118,10 @@ pub struct ConstraintRows {
     pub contact_dim: Vec<usize>,
     /// Cone coefficient of each contact.
     pub contact_mu: Vec<f64>,
+    /// Runs of consecutive rows that their builder made over the same dofs, `(first row, rows)`. The assembler
+    /// fills it for every row (one run per contact, equality, friction-loss dof and limit); a hand-built set of rows
+    /// may leave it empty, and [`Self::dof_groups`] then compares the rows' dofs instead.
+    pub dof_runs: Vec<(usize, usize)>,
 }
 
 impl ConstraintRows {
@@ -158,6 +162,7 @@ impl ConstraintRows {
         self.contact_nrows.clear();
         self.contact_dim.clear();
         self.contact_mu.clear();
+        self.dof_runs.clear();
     }
 
     /// The Jacobian entries `(dofs, values)` of row `i`.
@@ -182,10 +187,18 @@ impl ConstraintRows {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
     }
 
-    /// Replaces `out` with the runs of consecutive rows over the same dofs, as `(first row, rows)` (the rows of one
-    /// contact share their dofs, so products with `J` can load the dof indices once per run).
+    /// Replaces `out` with runs of consecutive rows over the same dofs, as `(first row, rows)`, covering every row
+    /// (the rows of one contact share their dofs, so products with `J` can load the dof indices once per run):
+    /// [`Self::dof_runs`] when it covers the rows, else the maximal runs found by comparing neighbours.
     pub fn dof_groups(&self, out: &mut Vec<(usize, usize)>) {
         out.clear();
+        if self.dof_runs.last().map_or(self.is_empty(), |&(first, n)| first + n == self.len()) {
+            debug_assert!(
+                self.dof_runs.iter().all(|&(first, n)| (first..first + n).all(|i| self.same_dofs(first, i)))
+            );
+            out.extend_from_slice(&self.dof_runs);
+            return;
+        }
         for i in 0..self.len() {
             match out.last_mut() {
                 Some((first, n)) if *first + *n == i && self.same_dofs(*first, i) => *n += 1,
@@ -216,8 +229,24 @@ impl ConstraintRows {
         self.jac_val.push(value);
     }
 
-    /// Closes the row whose entries were just pushed.
+    /// Closes the row whose entries were just pushed, starting a new run of [`Self::dof_runs`].
     pub(crate) fn finish_row(&mut self, kind: RowKind, id: usize, row: RowData) {
+        self.dof_runs.push((self.len(), 1));
+        self.push_row(kind, id, row);
+    }
+
+    /// Closes the row whose entries were just pushed over the same dofs as the previous row (the same run).
+    pub(crate) fn finish_row_same_dofs(&mut self, kind: RowKind, id: usize, row: RowData) {
+        let len = self.len();
+        match self.dof_runs.last_mut() {
+            Some((first, n)) if *first + *n == len => *n += 1,
+            _ => self.dof_runs.push((len, 1)),
+        }
+        self.push_row(kind, id, row);
+        debug_assert!(self.len() < 2 || self.same_dofs(self.len() - 2, self.len() - 1));
+    }
+
+    fn push_row(&mut self, kind: RowKind, id: usize, row: RowData) {
         if self.jac_start.is_empty() {
             self.jac_start.push(0);
         }

@@ -354,3 +354,54 @@ fn mujoco_mode_uses_the_contact_margin() {
     let k = 1.0 / (0.95f64 * 0.95 * 0.02 * 0.02);
     assert_close(rows.aref[i], -k * imp * x, 1e-12, "aref");
 }
+
+/// The assembler's runs of rows over the same dofs cover every row in order, each run's rows have the same dofs,
+/// and the runs are those of a contact, an equality, or a single row (native empty rows of zero coefficients start
+/// their own runs).
+#[test]
+fn dof_runs_cover_the_rows_and_share_their_dofs() {
+    let model = model();
+    let d = state(&model);
+    let mut cs = ContactSet::new();
+    push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 0.001, 3);
+    push_contact(&mut cs, (BALL, LINK2), DVec3::new(0.7, 0.2, 0.9), DVec3::Z, 0.002, 6);
+    for cone in [FrictionCone::Pyramidal, FrictionCone::Elliptic] {
+        for mujoco_compatibility in [false, true] {
+            for enable_torsional_friction in [false, true] {
+                let o = ConstraintOptions {
+                    friction_cone: cone,
+                    mujoco_compatibility,
+                    enable_torsional_friction,
+                    ..Default::default()
+                };
+                let rows = assemble(&model, &d, &cs, o);
+                let mut next = 0;
+                for &(first, n) in &rows.dof_runs {
+                    assert_eq!(first, next, "runs are consecutive");
+                    assert!(n >= 1);
+                    for i in first..first + n {
+                        assert!(rows.same_dofs(first, i), "row {i} of run {first}");
+                        assert_eq!(rows.id[i], rows.id[first]);
+                        assert_eq!(rows.kind[i], rows.kind[first]);
+                    }
+                    next = first + n;
+                }
+                assert_eq!(next, rows.len(), "runs cover the rows");
+                let mut groups = Vec::new();
+                rows.dof_groups(&mut groups);
+                assert_eq!(groups, rows.dof_runs);
+                // The connect equality (3 rows) and the weld (6 rows) are one run each.
+                assert!(
+                    rows.dof_runs.iter().any(|&(f, n)| rows.kind[f] == RowKind::EqualityConnect && n == 3)
+                );
+                assert!(rows.dof_runs.iter().any(|&(f, n)| rows.kind[f] == RowKind::EqualityWeld && n == 6));
+                // Each contact's rows are one run unless it has empty rows.
+                for c in 0..cs.len() {
+                    let (start, nrows) = (rows.contact_row_start[c], rows.contact_nrows[c]);
+                    let empty = (start..start + nrows).any(|i| rows.jacobian_row(i).0.is_empty());
+                    assert_eq!(rows.dof_runs.contains(&(start, nrows)), !empty, "contact {c} with {o:?}");
+                }
+            }
+        }
+    }
+}

@@ -39,7 +39,7 @@ impl Islands {
     }
 
     /// [`Self::build`] with the runs of rows over the same dofs already known (`groups` from
-    /// [`ConstraintRows::dof_groups`]): only the first row of a run is looked at.
+    /// [`ConstraintRows::dof_groups`], covering every row): only the first row of a run is looked at.
     pub fn build_with_groups(&mut self, model: &Model, rows: &ConstraintRows, groups: &[(usize, usize)]) {
         let nv = model.nv;
         // Union-find over kinematic trees (a dof's tree is its root dof): the dofs of one tree are always linked.
@@ -53,42 +53,39 @@ impl Islands {
             };
             self.tree.push(t);
         }
-        // Each row (elliptic contacts: each block) links the trees of its dofs; remember one dof of it.
+        // Each run of rows over the same dofs links the trees of its dofs; its rows remember the first tree.
         self.row_root.clear();
         self.row_root.resize(rows.len(), None);
         self.group_start.clear();
         self.group_start.resize(rows.len(), false);
-        for &(first, _) in groups {
+        for &(first, n) in groups {
             self.group_start[first] = true;
-        }
-        let mut i = 0;
-        while i < rows.len() {
-            let len = match (rows.kind[i], rows.cone[i]) {
-                (RowKind::ContactElliptic, Some(c)) => rows.contact_nrows[c].max(1),
-                _ => 1,
-            };
-            let mut first = None;
-            for r in i..i + len {
-                let dofs = rows.jacobian_row(r).0;
-                if let Some(&k) = dofs.first() {
-                    first.get_or_insert(self.tree[k]);
-                }
-                if !self.group_start[r] {
-                    continue;
-                }
-                let mut last = usize::MAX;
-                for &k in dofs {
-                    let t = self.tree[k];
-                    if t != last {
-                        last = t;
-                        if let Some(f) = first {
-                            self.union(f, t);
-                        }
-                    }
+            let dofs = rows.jacobian_row(first).0;
+            let Some(&k0) = dofs.first() else { continue };
+            let f = self.tree[k0];
+            let mut last = f;
+            for &k in &dofs[1..] {
+                let t = self.tree[k];
+                if t != last {
+                    last = t;
+                    self.union(f, t);
                 }
             }
-            self.row_root[i..i + len].fill(first);
-            i += len;
+            self.row_root[first..first + n].fill(Some(f));
+        }
+        // The rows of an elliptic contact stay together, rows without entries included.
+        for (&i, &len) in rows.contact_row_start.iter().zip(&rows.contact_nrows) {
+            if len < 2 || rows.kind[i] != RowKind::ContactElliptic {
+                continue;
+            }
+            let Some(f) = self.row_root[i..i + len].iter().flatten().next().copied() else { continue };
+            for r in i..i + len {
+                if let Some(t) = self.row_root[r].replace(f)
+                    && t != f
+                {
+                    self.union(f, t);
+                }
+            }
         }
         // Label the components that hold a row, by smallest dof.
         self.label.clear();
@@ -96,16 +93,17 @@ impl Islands {
         self.has_row.clear();
         self.has_row.resize(nv, false);
         let mut previous = None;
-        for r in 0..rows.len() {
-            // Consecutive rows of one contact share their tree: one lookup.
-            let tree = self.row_root[r];
-            if tree == previous {
-                continue;
-            }
-            previous = tree;
-            if let Some(k) = tree {
-                let root = self.find(k);
-                self.has_row[root] = true;
+        for &(first, n) in groups {
+            for r in [first, first + n - 1] {
+                let tree = self.row_root[r];
+                if tree == previous {
+                    continue;
+                }
+                previous = tree;
+                if let Some(k) = tree {
+                    let root = self.find(k);
+                    self.has_row[root] = true;
+                }
             }
         }
         self.dof_island.clear();
