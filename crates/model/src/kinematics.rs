@@ -36,6 +36,12 @@ pub fn quat_integrate(q: DQuat, omega: DVec3) -> DQuat {
     (q * DQuat::from_axis_angle(omega / angle, angle)).normalize()
 }
 
+/// `mat · R(q)`; `mat` itself for the identity (most frames are aligned with their body's).
+#[inline]
+fn rotated(mat: DMat3, q: DQuat) -> DMat3 {
+    if q == DQuat::IDENTITY { mat } else { mat * DMat3::from_quat(q) }
+}
+
 impl Model {
     /// `qpos ← qpos ⊕ h·qvel` (MuJoCo `mj_integratePos`): hinge/slide and free translations add `h·q̇`; ball and
     /// free orientations are right-multiplied by `exp(h ω)` with the body-frame `ω`.
@@ -116,17 +122,17 @@ impl Model {
             d.xquat[b] = quat;
             d.xmat[b] = mat;
             d.xipos[b] = pos + mat * self.body_ipos[b];
-            d.ximat[b] = mat * DMat3::from_quat(self.body_iquat[b]);
+            d.ximat[b] = rotated(mat, self.body_iquat[b]);
         }
         for g in 0..self.ngeom {
             let b = self.geom_bodyid[g];
             d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * self.geom_pos[g];
-            d.geom_xmat[g] = d.xmat[b] * DMat3::from_quat(self.geom_quat[g]);
+            d.geom_xmat[g] = rotated(d.xmat[b], self.geom_quat[g]);
         }
         for s in 0..self.nsite {
             let b = self.site_bodyid[s];
             d.site_xpos[s] = d.xpos[b] + d.xmat[b] * self.site_pos[s];
-            d.site_xmat[s] = d.xmat[b] * DMat3::from_quat(self.site_quat[s]);
+            d.site_xmat[s] = rotated(d.xmat[b], self.site_quat[s]);
         }
         self.com_positions(d);
     }
