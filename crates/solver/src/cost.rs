@@ -68,6 +68,7 @@ pub struct ConeBlock {
 
 impl ConeBlock {
     /// The block of the elliptic contact whose normal row is `start` (validated by the solver beforehand).
+    #[inline]
     pub fn new(rows: &ConstraintRows, start: usize) -> Self {
         let c = rows.cone[start].unwrap_or(0);
         let n = rows.contact_nrows[c];
@@ -79,6 +80,7 @@ impl ConeBlock {
     }
 
     /// `(N, T, U)` for the residuals `x` of the block.
+    #[inline]
     fn nt(&self, x: &[f64]) -> (f64, f64, [f64; MAX_CONE_ROWS]) {
         let mut u = [0.0; MAX_CONE_ROWS];
         for j in 0..self.n {
@@ -89,6 +91,7 @@ impl ConeBlock {
     }
 
     /// The zone at residuals `x` (MuJoCo `mj_constraintUpdate_impl`).
+    #[inline]
     pub fn zone(&self, x: &[f64]) -> ConeZone {
         let (n, t, _) = self.nt(x);
         let mu = self.mu;
@@ -102,6 +105,7 @@ impl ConeBlock {
     }
 
     /// Cost of the block at `x`; writes the forces into `force[..n]` and returns the zone.
+    #[inline]
     pub fn cost_force(&self, rows: &ConstraintRows, x: &[f64], force: &mut [f64]) -> (ConeZone, f64) {
         let zone = self.zone(x);
         match zone {
