@@ -53,19 +53,6 @@ impl Model {
     /// `out = M x` with the sparse `qm`.
     pub fn mul_m(&self, d: &Data, x: &[f64], out: &mut [f64]) {
         assert!(x.len() == self.nv && out.len() == self.nv, "mul_m: x and out need nv entries");
-        for i in 0..self.nv {
-            let adr0 = self.dof_madr[i];
-            out[i] = d.qm[adr0] * x[i];
-        }
-        for i in 0..self.nv {
-            let entries = self.dof_madr[i] + 1..self.dof_madr[i + 1];
-            let xi = x[i];
-            let mut acc = out[i];
-            for (&m, &j) in d.qm[entries.clone()].iter().zip(&self.dof_colind[entries]) {
-                acc += m * x[j];
-                out[j] += m * xi;
-            }
-            out[i] = acc;
-        }
+        self.tree_layout().mul(&d.qm, x, out);
     }
 }

@@ -9,59 +9,116 @@ use crate::data::Data;
 use crate::error::DynamicsError;
 use crate::model::Model;
 
-impl Model {
-    /// Factors `d.qm` into `d.qld`, `d.qld_diag_inv`. Errors on a pivot that is not positive and finite.
-    pub fn factor_m(&self, d: &mut Data) -> Result<(), DynamicsError> {
-        d.qld.copy_from_slice(&d.qm);
-        for k in (0..self.nv).rev() {
-            let adr_kk = self.dof_madr[k];
-            let dkk = d.qld[adr_kk];
+/// The layout of a tree-sparse symmetric matrix ([`Model::dof_madr`], [`Model::dof_colind`]): row `i` holds the
+/// entries `madr[i]..madr[i + 1]`, the diagonal first, then the dofs of its chain to the root (`colind`, decreasing).
+/// The same layout holds `M` and its factor `Lᵀ D L` (`D` on the diagonal entries, `L` off it). The model's mass
+/// matrix, the solver's per-island copies and the integrators' shifted matrices all use these kernels.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeLayout<'a> {
+    /// Row starts (`nv + 1` entries).
+    pub madr: &'a [usize],
+    /// Column of every entry.
+    pub colind: &'a [usize],
+}
+
+impl TreeLayout<'_> {
+    /// Number of rows.
+    #[inline]
+    pub fn nv(&self) -> usize {
+        self.madr.len().saturating_sub(1)
+    }
+
+    /// Factors in place: `ld` holds the matrix on entry and `L`, `D` on return, `diag_inv = 1/D`. Eliminating
+    /// from the last row up follows the chains, so there is no fill-in. Fails with `(row, pivot)` on a pivot that
+    /// is not positive and finite.
+    pub fn factor(&self, ld: &mut [f64], diag_inv: &mut [f64]) -> Result<(), (usize, f64)> {
+        for k in (0..self.nv()).rev() {
+            let (adr_kk, end) = (self.madr[k], self.madr[k + 1]);
+            let dkk = ld[adr_kk];
             if !(dkk > 0.0 && dkk.is_finite()) {
-                return Err(DynamicsError::NotPositiveDefinite { dof: k, pivot: dkk });
+                return Err((k, dkk));
             }
             let inv = 1.0 / dkk;
-            let (head, row_k) = d.qld.split_at_mut(adr_kk);
-            let mut off = 1;
-            let mut i = self.dof_parentid[k];
-            while let Some(ii) = i {
+            let (head, row_k) = ld.split_at_mut(adr_kk);
+            // Row `ii` (an ancestor at position `off` of row k) holds exactly the rest of k's chain.
+            for off in 1..end - adr_kk {
+                let ii = self.colind[adr_kk + off];
                 let l = row_k[off] * inv;
-                let row = self.dof_madr[ii];
-                let count = self.dof_madr[ii + 1] - row;
+                let row = self.madr[ii];
+                let count = self.madr[ii + 1] - row;
                 for (target, source) in head[row..row + count].iter_mut().zip(&row_k[off..off + count]) {
                     *target -= l * source;
                 }
                 row_k[off] = l;
-                off += 1;
-                i = self.dof_parentid[ii];
             }
-            d.qld_diag_inv[k] = inv;
+            diag_inv[k] = inv;
         }
         Ok(())
+    }
+
+    /// `x ← (Lᵀ D L)⁻¹ x` with a factor from [`Self::factor`].
+    pub fn solve(&self, ld: &[f64], diag_inv: &[f64], x: &mut [f64]) {
+        let nv = self.nv();
+        for i in (0..nv).rev() {
+            let xi = x[i];
+            if xi == 0.0 {
+                continue;
+            }
+            let entries = self.madr[i] + 1..self.madr[i + 1];
+            for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
+                x[j] -= l * xi;
+            }
+        }
+        for (xi, inv) in x[..nv].iter_mut().zip(diag_inv) {
+            *xi *= inv;
+        }
+        for i in 0..nv {
+            let entries = self.madr[i] + 1..self.madr[i + 1];
+            let mut acc = x[i];
+            for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
+                acc -= l * x[j];
+            }
+            x[i] = acc;
+        }
+    }
+
+    /// `out = A x` for the symmetric matrix `a` stored in this layout.
+    pub fn mul(&self, a: &[f64], x: &[f64], out: &mut [f64]) {
+        let nv = self.nv();
+        for i in 0..nv {
+            out[i] = a[self.madr[i]] * x[i];
+        }
+        for i in 0..nv {
+            let entries = self.madr[i] + 1..self.madr[i + 1];
+            let xi = x[i];
+            let mut acc = out[i];
+            for (&m, &j) in a[entries.clone()].iter().zip(&self.colind[entries]) {
+                acc += m * x[j];
+                out[j] += m * xi;
+            }
+            out[i] = acc;
+        }
+    }
+}
+
+impl Model {
+    /// The layout of `qM` and `qLD`.
+    #[inline]
+    pub fn tree_layout(&self) -> TreeLayout<'_> {
+        TreeLayout { madr: &self.dof_madr, colind: &self.dof_colind }
+    }
+
+    /// Factors `d.qm` into `d.qld`, `d.qld_diag_inv`. Errors on a pivot that is not positive and finite.
+    pub fn factor_m(&self, d: &mut Data) -> Result<(), DynamicsError> {
+        d.qld.copy_from_slice(&d.qm);
+        self.tree_layout()
+            .factor(&mut d.qld, &mut d.qld_diag_inv)
+            .map_err(|(dof, pivot)| DynamicsError::NotPositiveDefinite { dof, pivot })
     }
 
     /// `x ← M⁻¹ x` with the factor from [`Model::factor_m`].
     pub fn solve_m(&self, d: &Data, x: &mut [f64]) {
         assert_eq!(x.len(), self.nv, "solve_m: x needs nv entries");
-        for i in (0..self.nv).rev() {
-            let xi = x[i];
-            if xi == 0.0 {
-                continue;
-            }
-            let entries = self.dof_madr[i] + 1..self.dof_madr[i + 1];
-            for (&l, &j) in d.qld[entries.clone()].iter().zip(&self.dof_colind[entries]) {
-                x[j] -= l * xi;
-            }
-        }
-        for (xi, inv) in x.iter_mut().zip(&d.qld_diag_inv) {
-            *xi *= inv;
-        }
-        for i in 0..self.nv {
-            let entries = self.dof_madr[i] + 1..self.dof_madr[i + 1];
-            let mut acc = x[i];
-            for (&l, &j) in d.qld[entries.clone()].iter().zip(&self.dof_colind[entries]) {
-                acc -= l * x[j];
-            }
-            x[i] = acc;
-        }
+        self.tree_layout().solve(&d.qld, &d.qld_diag_inv, x);
     }
 }

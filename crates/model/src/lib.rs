@@ -44,6 +44,7 @@ pub mod spec;
 
 pub use data::Data;
 pub use error::{DynamicsError, ModelError};
+pub use factor::TreeLayout;
 pub use model::{DofChain, Model};
 pub use spatial::{SpatialInertia, SpatialVec, Wrench};
 pub use spec::{
