@@ -461,46 +461,41 @@ impl DynamicAabbTree {
         let (b, c) = (self.nodes[ib as usize], self.nodes[ic as usize]);
         let balance = c.height - b.height;
         if balance > 1 {
-            // Rotate C up.
-            let (i_f, i_g) = (c.child1, c.child2);
-            let (f, g) = (self.nodes[i_f as usize], self.nodes[i_g as usize]);
-            self.nodes[ic as usize].child1 = ia;
-            self.nodes[ic as usize].parent = a.parent;
-            self.nodes[ia as usize].parent = ic;
-            self.relink(a.parent, ia, ic);
-            let (keep, give, ik, ig) = if f.height > g.height { (f, g, i_f, i_g) } else { (g, f, i_g, i_f) };
-            self.nodes[ic as usize].child2 = ik;
-            self.nodes[ia as usize].child2 = ig;
-            self.nodes[ig as usize].parent = ia;
-            let a_box = b.aabb.union(&give.aabb);
-            let a_height = 1 + b.height.max(give.height);
-            self.nodes[ia as usize].aabb = a_box;
-            self.nodes[ia as usize].height = a_height;
-            self.nodes[ic as usize].aabb = a_box.union(&keep.aabb);
-            self.nodes[ic as usize].height = 1 + a_height.max(keep.height);
-            return ic;
+            return self.rotate_up(ia, ic, b, true);
         }
         if balance < -1 {
-            // Rotate B up.
-            let (i_d, i_e) = (b.child1, b.child2);
-            let (d, e) = (self.nodes[i_d as usize], self.nodes[i_e as usize]);
-            self.nodes[ib as usize].child1 = ia;
-            self.nodes[ib as usize].parent = a.parent;
-            self.nodes[ia as usize].parent = ib;
-            self.relink(a.parent, ia, ib);
-            let (keep, give, ik, ig) = if d.height > e.height { (d, e, i_d, i_e) } else { (e, d, i_e, i_d) };
-            self.nodes[ib as usize].child2 = ik;
-            self.nodes[ia as usize].child1 = ig;
-            self.nodes[ig as usize].parent = ia;
-            let a_box = c.aabb.union(&give.aabb);
-            let a_height = 1 + c.height.max(give.height);
-            self.nodes[ia as usize].aabb = a_box;
-            self.nodes[ia as usize].height = a_height;
-            self.nodes[ib as usize].aabb = a_box.union(&keep.aabb);
-            self.nodes[ib as usize].height = 1 + a_height.max(keep.height);
-            return ib;
+            return self.rotate_up(ia, ib, c, false);
         }
         ia
+    }
+
+    /// Rotates `iup`, a child of `ia` (its second child when `second`, else its first), above `ia`: `ia` becomes
+    /// `iup`'s first child and takes `iup`'s lower child into the slot `iup` held; `iup` keeps its higher child as its
+    /// second. `stay` is `ia`'s other child. Returns `iup`, the subtree's new root.
+    fn rotate_up(&mut self, ia: u32, iup: u32, stay: Node, second: bool) -> u32 {
+        let a = self.nodes[ia as usize];
+        let up = self.nodes[iup as usize];
+        let (i_f, i_g) = (up.child1, up.child2);
+        let (f, g) = (self.nodes[i_f as usize], self.nodes[i_g as usize]);
+        self.nodes[iup as usize].child1 = ia;
+        self.nodes[iup as usize].parent = a.parent;
+        self.nodes[ia as usize].parent = iup;
+        self.relink(a.parent, ia, iup);
+        let (keep, give, ik, ig) = if f.height > g.height { (f, g, i_f, i_g) } else { (g, f, i_g, i_f) };
+        self.nodes[iup as usize].child2 = ik;
+        if second {
+            self.nodes[ia as usize].child2 = ig;
+        } else {
+            self.nodes[ia as usize].child1 = ig;
+        }
+        self.nodes[ig as usize].parent = ia;
+        let a_box = stay.aabb.union(&give.aabb);
+        let a_height = 1 + stay.height.max(give.height);
+        self.nodes[ia as usize].aabb = a_box;
+        self.nodes[ia as usize].height = a_height;
+        self.nodes[iup as usize].aabb = a_box.union(&keep.aabb);
+        self.nodes[iup as usize].height = 1 + a_height.max(keep.height);
+        iup
     }
 }
 
