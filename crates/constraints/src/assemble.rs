@@ -90,9 +90,8 @@ pub struct ConstraintAssembler {
     cols: Vec<Column>,
     /// This step's per-dof Jacobian data.
     dofs: DofColumns,
-    /// Scratch of one contact: the Jacobian row of each direction over `cols`, and its velocity.
+    /// Scratch of one contact: the Jacobian row of each direction over `cols`.
     basis: Vec<f64>,
-    basis_vel: Vec<f64>,
     /// The last contact's `(solref, solimp)` and their resolution (contacts mostly share them).
     last_sol: Option<([f64; 2], [f64; 5], ResolvedSol)>,
 }
@@ -191,7 +190,6 @@ impl ConstraintAssembler {
             cols: Vec::with_capacity(model.nv),
             dofs: DofColumns::default(),
             basis: Vec::new(),
-            basis_vel: Vec::new(),
             last_sol: None,
         })
     }
@@ -390,20 +388,18 @@ impl ConstraintAssembler {
         let ndir = dim.max(1);
         let ncol = self.cols.len();
         let axes = [n, t1, t2];
-        let mut vel = [0.0; 6];
+        let mut basis_vel = [0.0; 6];
         self.basis.clear();
         self.basis.resize(ndir * ncol, 0.0);
         for (k, col) in self.cols.iter().enumerate() {
             let qv = qvel[col.dof];
-            for (d, v) in vel.iter_mut().enumerate().take(ndir) {
+            for (d, v) in basis_vel.iter_mut().enumerate().take(ndir) {
                 let j = if d < 3 { col.lin.dot(axes[d]) } else { col.ang.dot(axes[d - 3]) };
                 self.basis[d * ncol + k] = j;
                 *v += j * qv;
             }
         }
-        self.basis_vel.clear();
-        self.basis_vel.extend_from_slice(&vel[..ndir]);
-        let (basis, basis_vel, cols) = (&self.basis, &self.basis_vel, &self.cols);
+        let (basis, cols) = (&self.basis, &self.cols);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
             rows.jac_dof.extend(cols.iter().map(|c| c.dof));
             rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);

@@ -92,18 +92,17 @@ impl Islands {
         self.label.resize(nv, usize::MAX);
         self.has_row.clear();
         self.has_row.resize(nv, false);
+        // One lookup per run: its rows share their root, or (rows of an elliptic block) are linked to it.
         let mut previous = None;
-        for &(first, n) in groups {
-            for r in [first, first + n - 1] {
-                let tree = self.row_root[r];
-                if tree == previous {
-                    continue;
-                }
-                previous = tree;
-                if let Some(k) = tree {
-                    let root = self.find(k);
-                    self.has_row[root] = true;
-                }
+        for &(first, _) in groups {
+            let tree = self.row_root[first];
+            if tree == previous {
+                continue;
+            }
+            previous = tree;
+            if let Some(k) = tree {
+                let root = self.find(k);
+                self.has_row[root] = true;
             }
         }
         self.dof_island.clear();

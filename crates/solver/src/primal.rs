@@ -431,22 +431,27 @@ impl Work {
     /// The 1-D cost along `s` at `α` (uses `jar`, `jv`, `ma`, `ms`): the Gauss quadratic `gauss` plus every row in
     /// the state it has at `α`.
     fn line_point(&self, rows: &ConstraintRows, gauss: [f64; 3], alpha: f64) -> Point {
-        let mut cost = gauss[0] + alpha * (gauss[1] + alpha * gauss[2]);
-        let mut d1 = gauss[1] + 2.0 * alpha * gauss[2];
-        let mut d2 = 2.0 * gauss[2];
+        // [cost, c', c''].
+        let mut acc = [0.0; 3];
+        add_quadratic(&mut acc, &gauss, alpha, 1.0);
         if self.all_one_sided {
-            let [c, g, h] = one_sided_line(&self.jar, &self.jv, &self.quad, alpha);
-            return Point { alpha, cost: cost + c, d1: d1 + g, d2: (d2 + h).max(EPS) };
+            let rows = one_sided_line(&self.jar, &self.jv, &self.quad, alpha);
+            for (a, r) in acc.iter_mut().zip(rows) {
+                *a += r;
+            }
+            return Point { alpha, cost: acc[0], d1: acc[1], d2: acc[2].max(EPS) };
         }
+        let add = |acc: &mut [f64; 3], c: [f64; 3]| {
+            for (a, c) in acc.iter_mut().zip(c) {
+                *a += c;
+            }
+        };
         let mut i = 0;
         while i < rows.len() {
             if self.one_sided[i] {
                 // Limits and pyramidal/frictionless contact rows: quadratic below zero (the common case, kept tight).
                 if self.jar[i] + alpha * self.jv[i] < 0.0 {
-                    let q = &self.quad[i];
-                    cost += q[0] + alpha * (q[1] + alpha * q[2]);
-                    d1 += q[1] + 2.0 * alpha * q[2];
-                    d2 += 2.0 * q[2];
+                    add_quadratic(&mut acc, &self.quad[i], alpha, 1.0);
                 }
                 i += 1;
                 continue;
@@ -454,20 +459,17 @@ impl Work {
             if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i]) {
                 let n = rows.contact_nrows[c];
                 let r = i..i + n;
-                let q = signorini::line(rows, i, n, self.latch[c], &self.jar[r.clone()], &self.jv[r], alpha);
-                cost += q[0];
-                d1 += q[1];
-                d2 += q[2];
+                add(
+                    &mut acc,
+                    signorini::line(rows, i, n, self.latch[c], &self.jar[r.clone()], &self.jv[r], alpha),
+                );
                 i += n;
                 continue;
             }
             if rows.kind[i] == RowKind::ContactElliptic {
                 let block = ConeBlock::new(rows, i);
                 let range = i..i + block.n;
-                let c = block.line(rows, &self.jar[range.clone()], &self.jv[range], alpha);
-                cost += c[0];
-                d1 += c[1];
-                d2 += c[2];
+                add(&mut acc, block.line(rows, &self.jar[range.clone()], &self.jv[range], alpha));
                 i += block.n;
                 continue;
             }
@@ -483,13 +485,20 @@ impl Work {
                 }
                 state => row_coefficients(rows, i, state, x0, v),
             };
-            cost += q[0] + alpha * (q[1] + alpha * q[2]);
-            d1 += q[1] + 2.0 * alpha * q[2];
-            d2 += 2.0 * q[2];
+            add_quadratic(&mut acc, &q, alpha, 1.0);
             i += 1;
         }
-        Point { alpha, cost, d1, d2: if d2 > EPS { d2 } else { EPS } }
+        Point { alpha, cost: acc[0], d1: acc[1], d2: acc[2].max(EPS) }
     }
+}
+
+/// Adds `w·q(α)`, `w·q′(α)`, `w·q″(α)` of the quadratic `q(α) = q₀ + α(q₁ + α q₂)` to `acc` (`w` is 1, or 0 to add
+/// nothing without a branch).
+#[inline(always)]
+fn add_quadratic(acc: &mut [f64; 3], q: &[f64; 3], alpha: f64, w: f64) {
+    acc[0] += w * (q[0] + alpha * (q[1] + alpha * q[2]));
+    acc[1] += w * (q[1] + 2.0 * alpha * q[2]);
+    acc[2] += w * (2.0 * q[2]);
 }
 
 /// `Σ` over one-sided rows active at `α` (`x₀ + α v < 0`) of their prepared quadratics `q₀ + α(q₁ + α q₂)` and its
@@ -499,10 +508,7 @@ fn one_sided_line(jar: &[f64], jv: &[f64], quad: &[[f64; 3]], alpha: f64) -> [f6
     let n = jar.len().min(jv.len()).min(quad.len());
     let (jar, jv, quad) = (&jar[..n], &jv[..n], &quad[..n]);
     let term = |x: f64, v: f64, q: &[f64; 3], acc: &mut [f64; 3]| {
-        let on = if x + alpha * v < 0.0 { 1.0 } else { 0.0 };
-        acc[0] += on * (q[0] + alpha * (q[1] + alpha * q[2]));
-        acc[1] += on * (q[1] + 2.0 * alpha * q[2]);
-        acc[2] += on * (2.0 * q[2]);
+        add_quadratic(acc, q, alpha, if x + alpha * v < 0.0 { 1.0 } else { 0.0 });
     };
     let (x4, v4, q4) = (jar.chunks_exact(4), jv.chunks_exact(4), quad.chunks_exact(4));
     let mut tail = [0.0; 3];

@@ -2,65 +2,39 @@
 //! A sequential sum is a chain of dependent additions (one per add latency); four chains vectorise and overlap.
 //! The result differs from the sequential sum by round-off only.
 
-/// `Σ_i term(a_i, b_i)` over the common length, in four partial sums.
+/// `Σ_i term([x_0,i, …, x_K−1,i])` over the common length of the `K` slices, in four partial sums.
 #[inline(always)]
-fn sum4(a: &[f64], b: &[f64], term: impl Fn(f64, f64) -> f64) -> f64 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(&x, &y)| term(x, y)).sum();
+fn sum4<const K: usize>(xs: [&[f64]; K], term: impl Fn([f64; K]) -> f64) -> f64 {
+    let n = xs.iter().map(|x| x.len()).min().unwrap_or(0);
+    let body = n - n % 4;
     let mut acc = [0.0; 4];
-    for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            acc[k] += term(x[k], y[k]);
+    for start in (0..body).step_by(4) {
+        let blocks: [&[f64; 4]; K] =
+            std::array::from_fn(|j| xs[j][start..start + 4].try_into().expect("a block of four"));
+        for (k, acc) in acc.iter_mut().enumerate() {
+            *acc += term(std::array::from_fn(|j| blocks[j][k]));
         }
     }
+    let tail: f64 = (body..n).map(|i| term(std::array::from_fn(|j| xs[j][i]))).sum();
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// `aᵀb`.
 #[inline]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    sum4(a, b, |x, y| x * y)
+    sum4([a, b], |[x, y]| x * y)
 }
 
 /// `Σ_i s_i (m_i − f_i)`.
 #[inline]
 pub fn dot_difference(s: &[f64], m: &[f64], f: &[f64]) -> f64 {
-    let n = s.len().min(m.len()).min(f.len());
-    let (s, m, f) = (&s[..n], &m[..n], &f[..n]);
-    let (cs, cm, cf) = (s.chunks_exact(4), m.chunks_exact(4), f.chunks_exact(4));
-    let tail: f64 = cs
-        .remainder()
-        .iter()
-        .zip(cm.remainder().iter().zip(cf.remainder()))
-        .map(|(s, (m, f))| s * (m - f))
-        .sum();
-    let mut acc = [0.0; 4];
-    for (s, (m, f)) in cs.zip(cm.zip(cf)) {
-        for k in 0..4 {
-            acc[k] += s[k] * (m[k] - f[k]);
-        }
-    }
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    sum4([s, m, f], |[s, m, f]| s * (m - f))
 }
 
 /// `Σ_i (a_i − b_i)(c_i − d_i)`.
 #[inline]
 pub fn dot_of_differences(a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> f64 {
-    let n = a.len().min(b.len()).min(c.len()).min(d.len());
-    let mut acc = [0.0; 4];
-    let body = n / 4 * 4;
-    let (a4, b4, c4, d4) = (&a[..body], &b[..body], &c[..body], &d[..body]);
-    for (((a, b), c), d) in
-        a4.chunks_exact(4).zip(b4.chunks_exact(4)).zip(c4.chunks_exact(4)).zip(d4.chunks_exact(4))
-    {
-        for k in 0..4 {
-            acc[k] += (a[k] - b[k]) * (c[k] - d[k]);
-        }
-    }
-    let tail: f64 = (body..n).map(|i| (a[i] - b[i]) * (c[i] - d[i])).sum();
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    sum4([a, b, c, d], |[a, b, c, d]| (a - b) * (c - d))
 }
 
 #[cfg(test)]
