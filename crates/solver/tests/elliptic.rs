@@ -94,23 +94,15 @@ fn sliding_contact_force_lies_on_the_cone() {
     ] {
         let mut rows = ConstraintRows::new();
         // The sign convention: x = J a − aref < 0 is pushing into the contact.
-        let start = rows.len();
-        for (j, (dof, aref)) in [(5usize, normal_aref), (3, pull[0]), (4, pull[1])].into_iter().enumerate() {
-            push_row(
-                &mut rows,
-                signorini_constraints::RowKind::ContactElliptic,
-                &[(dof, 1.0)],
-                aref,
-                1e3,
-                0.0,
-            );
-            rows.cone[start + j] = Some(0);
-            rows.mu[start + j] = mu;
-        }
-        rows.contact_row_start.push(start);
-        rows.contact_nrows.push(3);
-        rows.contact_dim.push(3);
-        rows.contact_mu.push(mu);
+        push_cone(
+            &mut rows,
+            mu,
+            &[
+                (&[(5, 1.0)], normal_aref, 1e3, mu),
+                (&[(3, 1.0)], pull[0], 1e3, mu),
+                (&[(4, 1.0)], pull[1], 1e3, mu),
+            ],
+        );
         for kind in [SolverKind::Newton, SolverKind::Cg] {
             let (a, f, _) = solve(kind, &model, &data, &rows, SolverOptions { iterations: 2000, ..tight() });
             let block = ConeBlock::new(&rows, 0);

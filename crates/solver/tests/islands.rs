@@ -76,19 +76,12 @@ fn island_solves_match_the_whole_system() {
         }
         if seed % 2 == 0 {
             // An elliptic contact on the free body.
-            let start = rows.len();
-            let mu = 0.6;
-            let d0 = 20.0;
-            for (j, aref) in [5.0, 30.0, -10.0].into_iter().enumerate() {
-                let jac: Vec<(usize, f64)> = (3..9).rev().map(|k| (k, rng.range(-1.0, 1.0))).collect();
-                push_row(&mut rows, RowKind::ContactElliptic, &jac, aref, d0, 0.0);
-                rows.cone[start + j] = Some(0);
-                rows.mu[start + j] = mu;
-            }
-            rows.contact_row_start.push(start);
-            rows.contact_nrows.push(3);
-            rows.contact_dim.push(3);
-            rows.contact_mu.push(mu);
+            let (mu, d0) = (0.6, 20.0);
+            let jacs: Vec<Vec<(usize, f64)>> =
+                (0..3).map(|_| (3..9).rev().map(|k| (k, rng.range(-1.0, 1.0))).collect()).collect();
+            let arefs = [5.0, 30.0, -10.0];
+            let block: Vec<_> = (0..3).map(|j| (&jacs[j][..], arefs[j], d0, mu)).collect();
+            push_cone(&mut rows, mu, &block);
         }
         for kind in [SolverKind::Newton, SolverKind::Cg] {
             let options = SolverOptions { iterations: 3000, ..tight() };

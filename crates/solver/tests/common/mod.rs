@@ -217,6 +217,24 @@ pub fn random_problem(seed: u64, nrows: usize) -> (Model, Data, ConstraintRows) 
     (model, data, rows)
 }
 
+/// One row of a hand-built elliptic contact: `(Jacobian entries, aref, D, μ_j)`.
+pub type ConeRow<'a> = (&'a [(usize, f64)], f64, f64, f64);
+
+/// Appends an elliptic contact with cone coefficient `mu` whose rows (normal first) are `block`.
+pub fn push_cone(rows: &mut ConstraintRows, mu: f64, block: &[ConeRow<'_>]) {
+    let c = rows.contact_row_start.len();
+    let start = rows.len();
+    for (j, &(jac, aref, d, mu_j)) in block.iter().enumerate() {
+        push_row(rows, RowKind::ContactElliptic, jac, aref, d, 0.0);
+        rows.cone[start + j] = Some(c);
+        rows.mu[start + j] = mu_j;
+    }
+    rows.contact_row_start.push(start);
+    rows.contact_nrows.push(block.len());
+    rows.contact_dim.push(block.len());
+    rows.contact_mu.push(mu);
+}
+
 /// Appends an elliptic contact of `dim` rows (normal first) with random Jacobian rows over the dofs, cone
 /// coefficient `mu` and per-row coefficients `mus` (`dim − 1` entries), `D` consistent with the cone.
 pub fn push_elliptic(
@@ -227,21 +245,17 @@ pub fn push_elliptic(
     mus: &[f64],
     aref: &[f64],
 ) {
-    let c = rows.contact_row_start.len();
-    let start = rows.len();
     // D_j = D_0 μ_j² / μ², as the assembler builds them (§B.9): the cost is then continuous across the zones.
     let d0 = rng.range(5.0, 50.0);
-    for (j, &a) in aref.iter().enumerate() {
-        let jac: Vec<(usize, f64)> = (0..nv).rev().map(|k| (k, rng.range(-1.0, 1.0))).collect();
-        let d = if j == 0 { d0 } else { d0 * mus[j - 1] * mus[j - 1] / (mu * mu) };
-        push_row(rows, RowKind::ContactElliptic, &jac, a, d, 0.0);
-        rows.cone[start + j] = Some(c);
-        rows.mu[start + j] = if j == 0 { mu } else { mus[j - 1] };
-    }
-    rows.contact_row_start.push(start);
-    rows.contact_nrows.push(aref.len());
-    rows.contact_dim.push(aref.len());
-    rows.contact_mu.push(mu);
+    let jacs: Vec<Vec<(usize, f64)>> =
+        aref.iter().map(|_| (0..nv).rev().map(|k| (k, rng.range(-1.0, 1.0))).collect()).collect();
+    let block: Vec<_> = (0..aref.len())
+        .map(|j| {
+            let mu_j = if j == 0 { mu } else { mus[j - 1] };
+            (&jacs[j][..], aref[j], if j == 0 { d0 } else { d0 * mu_j * mu_j / (mu * mu) }, mu_j)
+        })
+        .collect();
+    push_cone(rows, mu, &block);
 }
 
 /// A random problem on [`mixed`] with `ncon` elliptic contacts (dims 3, 4, 6) and a few other rows.
