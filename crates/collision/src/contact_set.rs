@@ -182,6 +182,18 @@ pub(crate) fn compare(a: &StagedContact, b: &StagedContact) -> Ordering {
         .then(cmp_vec(ra.normal, rb.normal))
 }
 
+/// A sort key that orders like [`compare`] up to the frame key: the link pair and the geoms packed into 32 bits
+/// each, and the frame key's `total_cmp` order as an integer. `None` when an index does not fit in 32 bits.
+fn sort_key(s: &StagedContact) -> Option<(u128, i64)> {
+    let r = &s.record;
+    let id = |v: usize| u32::try_from(v).ok().map(u128::from);
+    let (lo, hi) = (id(r.link_a.min(r.link_b))?, id(r.link_a.max(r.link_b))?);
+    let pair = lo << 96 | hi << 64 | id(r.geom_a)? << 32 | id(r.geom_b)?;
+    // f64::total_cmp as a signed integer order.
+    let bits = s.frame_key.to_bits() as i64;
+    Some((pair, bits ^ (((bits >> 63) as u64) >> 1) as i64))
+}
+
 /// The contacts of one step as parallel arrays (structure of arrays), sorted as in the module docs. Index `i` of
 /// every array describes contact `i`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -304,13 +316,93 @@ impl ContactSet {
         self.gap.push(r.params.gap);
     }
 
-    /// Sorts `staged` (spec §A.16) and replaces the contents of this set with it; buffers are reused.
-    pub(crate) fn fill_sorted(&mut self, staged: &mut [StagedContact], n_pairs: usize) {
-        staged.sort_unstable_by(compare);
+    /// Replaces the contents of this set with `staged` in the order of spec §A.16 (sorted through `order`: the
+    /// keys of [`sort_key`] and the indices of `staged`, so the large records are not moved); buffers are reused. Contacts with equal keys are bit-identical, so the unstable sort
+    /// still gives one set.
+    pub(crate) fn fill_sorted(
+        &mut self,
+        staged: &[StagedContact],
+        order: &mut Vec<(u128, i64, u32)>,
+        n_pairs: usize,
+    ) {
+        order.clear();
+        let mut packed = true;
+        order.extend(staged.iter().enumerate().map(|(i, s)| {
+            let key = sort_key(s);
+            packed &= key.is_some();
+            let (pair, frame) = key.unwrap_or((0, 0));
+            (pair, frame, i as u32)
+        }));
+        if !packed {
+            // Some index needs more than 32 bits: equal keys everywhere, the full comparison decides.
+            order.iter_mut().for_each(|o| (o.0, o.1) = (0, 0));
+        }
+        order.sort_unstable_by(|a, b| {
+            (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| compare(&staged[a.2 as usize], &staged[b.2 as usize]))
+        });
         self.clear();
-        for s in staged.iter() {
-            self.push(&s.record);
+        for &(_, _, i) in order.iter() {
+            self.push(&staged[i as usize].record);
         }
         self.n_pairs = n_pairs;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sorting through the integer keys gives the order of [`compare`], with ties on links, geoms and frame keys
+    /// (signed zeros, negative keys, indices past `u32::MAX`) left to the full comparison.
+    #[test]
+    fn keyed_sort_matches_the_total_order() {
+        let params = MixedParams {
+            friction: [1.0, 0.0, 0.0],
+            solref: [0.02, 1.0],
+            solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            condim: 3,
+            margin: 0.0,
+            gap: 0.0,
+        };
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let big = u32::MAX as usize;
+        for ids in [[0, 1, 2, 3, 4], [0, 1, 2, big, big + 1]] {
+            let keys = [-1.5, -0.0, 0.0, 0.25, 0.25, 3.0];
+            let staged: Vec<StagedContact> = (0..300)
+                .map(|_| StagedContact {
+                    record: ContactRecord {
+                        geom_a: ids[next(5) as usize],
+                        geom_b: ids[next(5) as usize],
+                        link_a: ids[next(5) as usize],
+                        link_b: ids[next(3) as usize],
+                        position: DVec3::new(next(3) as f64, 0.0, 0.0),
+                        normal: DVec3::Z,
+                        penetration: next(3) as f64 * 0.01,
+                        params,
+                    },
+                    frame_key: keys[next(6) as usize],
+                })
+                .collect();
+            let (mut set, mut order) = (ContactSet::new(), Vec::new());
+            set.fill_sorted(&staged, &mut order, 0);
+            let mut seen: Vec<usize> = order.iter().map(|o| o.2 as usize).collect();
+            for (k, w) in seen.windows(2).enumerate() {
+                assert_ne!(
+                    compare(&staged[w[0]], &staged[w[1]]),
+                    Ordering::Greater,
+                    "positions {k}, {}",
+                    k + 1
+                );
+            }
+            for (k, &i) in seen.iter().enumerate() {
+                assert_eq!(set.get(k), Some(staged[i].record));
+            }
+            seen.sort_unstable();
+            assert!(seen.iter().copied().eq(0..staged.len()), "a permutation");
+        }
     }
 }

@@ -536,6 +536,8 @@ pub struct CollisionWorld {
     slots: Vec<PairSlot>,
     cache: NormalCache,
     staging: Vec<StagedContact>,
+    /// The staged contacts' sort keys and indices, sorted (the records are large: the sort moves keys).
+    staging_order: Vec<(u128, i64, u32)>,
     contacts: ContactSet,
     stats: StepStats,
     query_aabbs: Vec<Aabb>,
@@ -576,6 +578,7 @@ impl CollisionWorld {
             slots: Vec::new(),
             cache: NormalCache::default(),
             staging: Vec::new(),
+            staging_order: Vec::new(),
             contacts: ContactSet::new(),
             stats: StepStats::default(),
             query_aabbs: Vec::new(),
@@ -924,7 +927,7 @@ impl CollisionWorld {
             }
         }
         self.cache.commit();
-        self.contacts.fill_sorted(&mut self.staging, colliding);
+        self.contacts.fill_sorted(&self.staging, &mut self.staging_order, colliding);
         self.stats.colliding_pairs = colliding;
         self.stats.contacts = self.contacts.len();
         Ok(())
