@@ -572,6 +572,14 @@ fn relative_columns(
     out.clear();
     let same_point = p1 == p2;
     let (c1, c2) = (model.dof_chain_slice(b1), model.dof_chain_slice(b2));
+    let plus = |x: usize, p: DVec3| {
+        let (lin, ang) = dofs.column(x, p);
+        Column { dof: x, lin, ang }
+    };
+    let minus = |y: usize, p: DVec3| {
+        let (lin, ang) = dofs.column(y, p);
+        Column { dof: y, lin: -lin, ang: -ang }
+    };
     let (mut i, mut j) = (0, 0);
     loop {
         let column = match (c1.get(i).copied(), c2.get(j).copied()) {
@@ -588,18 +596,15 @@ fn relative_columns(
             }
             (Some(x), Some(y)) if y > x => {
                 j += 1;
-                let (lin, ang) = dofs.column(y, p2);
-                Column { dof: y, lin: -lin, ang: -ang }
+                minus(y, p2)
             }
             (Some(x), _) => {
                 i += 1;
-                let (lin, ang) = dofs.column(x, p1);
-                Column { dof: x, lin, ang }
+                plus(x, p1)
             }
             (None, Some(y)) => {
                 j += 1;
-                let (lin, ang) = dofs.column(y, p2);
-                Column { dof: y, lin: -lin, ang: -ang }
+                minus(y, p2)
             }
         };
         out.push(column);

@@ -264,6 +264,19 @@ pub fn row_cost_force(rows: &ConstraintRows, i: usize, state: RowState, x: f64) 
     }
 }
 
+/// [`update_rows`] for rows that are all one-sided (limits, pyramidal and frictionless contacts): quadratic
+/// below zero, in one pass without per-row dispatch (the same sums in the same order).
+pub fn update_one_sided_rows(d: &[f64], jar: &[f64], state: &mut [RowState], force: &mut [f64]) -> f64 {
+    let mut cost = 0.0;
+    for (((&x, &d), s), f) in jar.iter().zip(d).zip(state.iter_mut()).zip(force.iter_mut()) {
+        let active = x < 0.0;
+        cost += if active { 0.5 * d * x * x } else { 0.0 };
+        *f = if active { -d * x } else { 0.0 };
+        *s = if active { RowState::Quadratic } else { RowState::Inactive };
+    }
+    cost
+}
+
 /// Updates the states and forces of every row from the residuals `jar` and returns the constraint cost
 /// `Σ_i s_i(jar_i)` (elliptic contacts per block).
 pub fn update_rows(rows: &ConstraintRows, jar: &[f64], state: &mut [RowState], force: &mut [f64]) -> f64 {

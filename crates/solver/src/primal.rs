@@ -15,7 +15,8 @@ use signorini_model::{Data, Model};
 
 use crate::block_cholesky::BlockCholesky;
 use crate::cost::{
-    ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_cost_force, row_state, update_rows,
+    ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_cost_force, row_state,
+    update_one_sided_rows, update_rows,
 };
 use crate::dense::{cholesky_in_place, cholesky_solve};
 use crate::islands::Islands;
@@ -193,6 +194,9 @@ impl Work {
     fn update_cost(&mut self, p: &Problem<'_>) -> f64 {
         let rows = p.rows;
         let gauss = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
+        if self.all_one_sided {
+            return gauss + update_one_sided_rows(&rows.d, &self.jar, &mut self.state, &mut self.force);
+        }
         if !self.signorini {
             return gauss + update_rows(rows, &self.jar, &mut self.state, &mut self.force);
         }
@@ -815,9 +819,8 @@ impl Work {
             }
             p.mass.mul(&self.s, &mut self.ms);
             mul_j(rows, &self.groups, &self.s, &mut self.jv);
-            for i in 0..nrows {
-                let (x0, v, d) = (self.jar[i], self.jv[i], rows.d[i]);
-                self.quad[i] = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
+            for (q, ((&x0, &v), &d)) in self.quad.iter_mut().zip(self.jar.iter().zip(&self.jv).zip(&rows.d)) {
+                *q = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
             }
             let gauss0 = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
             let gauss1 = dot_difference(&self.s, &self.ma, p.fs);
@@ -905,16 +908,18 @@ impl Work {
                         // β = 0 when dᵀy < ε.
                         let (mut dy, mut ymg, mut ymy, mut dg, mut dd, mut gg) =
                             (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+                        let (g, mg) = (&self.g[..nv], &self.mgrad[..nv]);
+                        let (gp, mgp, s) = (&self.g_prev[..nv], &self.mgrad_prev[..nv], &self.s[..nv]);
                         for k in 0..nv {
-                            let y = self.g[k] - self.g_prev[k];
-                            let my = self.mgrad[k] - self.mgrad_prev[k];
-                            let d = self.s[k];
+                            let y = g[k] - gp[k];
+                            let my = mg[k] - mgp[k];
+                            let d = s[k];
                             dy += d * y;
-                            ymg += y * self.mgrad[k];
+                            ymg += y * mg[k];
                             ymy += y * my;
-                            dg += d * self.g[k];
+                            dg += d * g[k];
                             dd += d * d;
-                            gg += self.g[k] * self.g[k];
+                            gg += g[k] * g[k];
                         }
                         if dy < EPS {
                             0.0
