@@ -958,25 +958,28 @@ mod tests {
         }
     }
 
+    /// Every row active: the factor of `problem` solves like the dense factor.
+    fn check_all_active(seed: u64, (tree, rows): (Vec<usize>, Rows)) {
+        let active = vec![true; rows.len()];
+        let h = dense(&tree, &rows, &active, seed + 100);
+        let mut f = factor_of(&tree, &rows, &h);
+        check_solve(&mut f, &h, seed + 200);
+    }
+
     #[test]
     fn factor_and_solve_match_dense() {
         for seed in 1..40u64 {
-            let (tree, rows) = problem(seed, 2 + (seed as usize % 12), seed as usize % 25);
-            let active = vec![true; rows.len()];
-            let h = dense(&tree, &rows, &active, seed + 100);
-            let mut f = factor_of(&tree, &rows, &h);
-            check_solve(&mut f, &h, seed + 200);
+            check_all_active(seed, problem(seed, 2 + (seed as usize % 12), seed as usize % 25));
         }
     }
 
     #[test]
     fn free_body_blocks_match_dense() {
         for seed in 1..20u64 {
-            let (tree, rows) = problem_with(seed, 3 + (seed as usize % 15), 10 + seed as usize % 30, Some(6));
-            let active = vec![true; rows.len()];
-            let h = dense(&tree, &rows, &active, seed + 100);
-            let mut f = factor_of(&tree, &rows, &h);
-            check_solve(&mut f, &h, seed + 200);
+            check_all_active(
+                seed,
+                problem_with(seed, 3 + (seed as usize % 15), 10 + seed as usize % 30, Some(6)),
+            );
         }
     }
 
