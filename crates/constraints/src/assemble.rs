@@ -387,16 +387,26 @@ impl ConstraintAssembler {
         // column, spin and rolling on the rotational part.
         let ndir = dim.max(1);
         let ncol = self.cols.len();
-        let axes = [n, t1, t2];
         let mut basis_vel = [0.0; 6];
         self.basis.clear();
-        self.basis.resize(ndir * ncol, 0.0);
-        for (k, col) in self.cols.iter().enumerate() {
+        self.basis.resize(ndir.max(3) * ncol, 0.0);
+        let (lin_rows, ang_rows) = self.basis.split_at_mut(3 * ncol);
+        let (r0, r12) = lin_rows.split_at_mut(ncol);
+        let (r1, r2) = r12.split_at_mut(ncol);
+        for (((col, j0), j1), j2) in self.cols.iter().zip(r0).zip(r1).zip(r2) {
             let qv = qvel[col.dof];
-            for (d, v) in basis_vel.iter_mut().enumerate().take(ndir) {
-                let j = if d < 3 { col.lin.dot(axes[d]) } else { col.ang.dot(axes[d - 3]) };
-                self.basis[d * ncol + k] = j;
-                *v += j * qv;
+            (*j0, *j1, *j2) = (col.lin.dot(n), col.lin.dot(t1), col.lin.dot(t2));
+            basis_vel[0] += *j0 * qv;
+            basis_vel[1] += *j1 * qv;
+            basis_vel[2] += *j2 * qv;
+        }
+        if ndir > 3 {
+            let axes = [n, t1, t2];
+            for (d, row) in ang_rows.chunks_exact_mut(ncol).enumerate() {
+                for (col, j) in self.cols.iter().zip(row) {
+                    *j = col.ang.dot(axes[d]);
+                    basis_vel[3 + d] += *j * qvel[col.dof];
+                }
             }
         }
         let (basis, cols) = (&self.basis, &self.cols);

@@ -577,27 +577,38 @@ fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(),
     let sorted_starts = rows.jac_start.windows(2).all(|w| w[0] <= w[1]);
     let dofs_in_range = rows.jac_dof.iter().fold(0, |m, &k| m.max(k)) < nv || rows.jac_dof.is_empty();
     let finite_values = all_finite(&rows.jac_val);
-    for i in 0..n {
-        if !sorted_starts && rows.jac_start[i] > rows.jac_start[i + 1] {
-            return Err(SolverError::InvalidRow { row: i, reason: "decreasing jac_start" });
-        }
-        if !(dofs_in_range && finite_values) {
-            let (dofs, vals) = rows.jacobian_row(i);
-            if let Some(&dof) = dofs.iter().find(|&&k| k >= nv) {
-                return Err(SolverError::DofOutOfRange { row: i, dof, nv });
+    let rows_ok = rows.d.iter().zip(&rows.r).zip(&rows.aref).fold(true, |ok, ((&d, &r), &a)| {
+        ok & (d > 0.0) & d.is_finite() & (r > 0.0) & r.is_finite() & a.is_finite()
+    }) & rows
+        .kind
+        .iter()
+        .zip(&rows.frictionloss)
+        .fold(true, |ok, (&k, &f)| ok & ((k != RowKind::FrictionLoss) | (f >= 0.0)));
+    let all_ok = sorted_starts && dofs_in_range && finite_values && rows_ok;
+    // Locate the offending row.
+    if !all_ok {
+        for i in 0..n {
+            if !sorted_starts && rows.jac_start[i] > rows.jac_start[i + 1] {
+                return Err(SolverError::InvalidRow { row: i, reason: "decreasing jac_start" });
             }
-            if vals.iter().any(|v| !v.is_finite()) {
-                return Err(SolverError::InvalidRow { row: i, reason: "non-finite Jacobian entry" });
+            if !(dofs_in_range && finite_values) {
+                let (dofs, vals) = rows.jacobian_row(i);
+                if let Some(&dof) = dofs.iter().find(|&&k| k >= nv) {
+                    return Err(SolverError::DofOutOfRange { row: i, dof, nv });
+                }
+                if vals.iter().any(|v| !v.is_finite()) {
+                    return Err(SolverError::InvalidRow { row: i, reason: "non-finite Jacobian entry" });
+                }
             }
-        }
-        if !(rows.d[i] > 0.0 && rows.d[i].is_finite() && rows.r[i] > 0.0 && rows.r[i].is_finite()) {
-            return Err(SolverError::InvalidRow { row: i, reason: "D and R must be finite and > 0" });
-        }
-        if !rows.aref[i].is_finite() {
-            return Err(SolverError::InvalidRow { row: i, reason: "non-finite aref" });
-        }
-        if rows.kind[i] == RowKind::FrictionLoss && !(rows.frictionloss[i] >= 0.0) {
-            return Err(SolverError::InvalidRow { row: i, reason: "negative friction loss" });
+            if !(rows.d[i] > 0.0 && rows.d[i].is_finite() && rows.r[i] > 0.0 && rows.r[i].is_finite()) {
+                return Err(SolverError::InvalidRow { row: i, reason: "D and R must be finite and > 0" });
+            }
+            if !rows.aref[i].is_finite() {
+                return Err(SolverError::InvalidRow { row: i, reason: "non-finite aref" });
+            }
+            if rows.kind[i] == RowKind::FrictionLoss && !(rows.frictionloss[i] >= 0.0) {
+                return Err(SolverError::InvalidRow { row: i, reason: "negative friction loss" });
+            }
         }
     }
     dim("rows.cone", n, rows.cone.len())?;
@@ -648,23 +659,31 @@ fn mul_j(rows: &ConstraintRows, groups: &[(usize, usize)], x: &[f64], out: &mut 
         let mut out4 = out.chunks_exact_mut(4);
         let mut vals4 = vals.chunks_exact(4 * len);
         for (o, v) in (&mut out4).zip(&mut vals4) {
-            let (r0, v) = v.split_at(len);
-            let (r1, v) = v.split_at(len);
-            let (r2, r3) = v.split_at(len);
-            let mut acc = [0.0; 4];
-            for ((((&d, a), b), c), e) in dofs.iter().zip(r0).zip(r1).zip(r2).zip(r3) {
-                let xd = x[d];
-                acc[0] += a * xd;
-                acc[1] += b * xd;
-                acc[2] += c * xd;
-                acc[3] += e * xd;
-            }
-            o.copy_from_slice(&acc);
+            mul_rows::<4>(dofs, v, x, o);
         }
-        for (o, row) in out4.into_remainder().iter_mut().zip(vals4.remainder().chunks_exact(len)) {
-            *o = dofs.iter().zip(row).fold(0.0, |acc, (&d, v)| acc + v * x[d]);
+        let (o, v) = (out4.into_remainder(), vals4.remainder());
+        match o.len() {
+            1 => mul_rows::<1>(dofs, v, x, o),
+            2 => mul_rows::<2>(dofs, v, x, o),
+            3 => mul_rows::<3>(dofs, v, x, o),
+            _ => {}
         }
     }
+}
+
+/// `out[i] = J_i x` for `K` consecutive rows over the same `dofs` (`vals` row-major), the `K` sums side by side.
+#[inline(always)]
+fn mul_rows<const K: usize>(dofs: &[usize], vals: &[f64], x: &[f64], out: &mut [f64]) {
+    let len = dofs.len();
+    let rows: [&[f64]; K] = std::array::from_fn(|i| &vals[i * len..(i + 1) * len]);
+    let mut acc = [0.0; K];
+    for (k, &d) in dofs.iter().enumerate() {
+        let xd = x[d];
+        for (a, row) in acc.iter_mut().zip(&rows) {
+            *a += row[k] * xd;
+        }
+    }
+    out.copy_from_slice(&acc);
 }
 
 /// `g −= Σ_i J_iᵀ f_i`, run by run, skipping runs without force. Each dof's sum runs over the run's rows in order.
