@@ -180,7 +180,11 @@ fn unit_density(shape: &Shape) -> Result<MassProperties> {
 /// Exact unit-density mass properties of the solid bounded by outward-oriented triangles.
 ///
 /// Integrates relative to the vertex centroid to keep the sums well conditioned far from the origin.
-fn polyhedron(vertices: &[DVec3], triangles: &[[u32; 3]], kind: &'static str) -> Result<MassProperties> {
+pub(crate) fn polyhedron(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    kind: &'static str,
+) -> Result<MassProperties> {
     let reference = vertices.iter().copied().sum::<DVec3>() / vertices.len().max(1) as f64;
     let mut volume = 0.0;
     let mut first = DVec3::ZERO;

@@ -2,11 +2,15 @@
 //!
 //! Local frame = the frame of the input points (no recentring). The mesh stores its extreme points, the
 //! outward-oriented hull triangles with unit normals, the unique undirected edges and the vertex adjacency
-//! (compressed sparse rows), which the hill-climbing support query walks.
+//! (compressed sparse rows), which the hill-climbing support query walks, and the polygonal faces (coplanar
+//! triangles merged, see [`hull_polygons`](super::hull_polygons)) with the volume centroid, which MuJoCo's
+//! plane–mesh contacts use.
 
 use glam::DVec3;
 
+use super::hull_polygons::HullPolygons;
 use crate::error::Result;
+use crate::mass::polyhedron;
 use crate::quickhull::{Hull, convex_hull, triangle_normal};
 use crate::support::{SupportMap, brute_force_support_index};
 
@@ -30,6 +34,9 @@ pub struct ConvexMesh {
     adjacency: Vec<u32>,
     /// `max |v|` over the vertices (distance from the local origin).
     bounding_radius: f64,
+    polygons: HullPolygons,
+    /// Centroid of the enclosed volume.
+    centroid: DVec3,
 }
 
 impl ConvexMesh {
@@ -44,7 +51,7 @@ impl ConvexMesh {
 
     fn from_hull(hull: Hull) -> ConvexMesh {
         let Hull { vertices, triangles } = hull;
-        let face_normals = triangles
+        let face_normals: Vec<DVec3> = triangles
             .iter()
             .map(|t| {
                 triangle_normal(vertices[t[0] as usize], vertices[t[1] as usize], vertices[t[2] as usize])
@@ -80,7 +87,21 @@ impl ConvexMesh {
             fill[*b as usize] += 1;
         }
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f64::max);
-        ConvexMesh { vertices, triangles, face_normals, edges, adjacency_start, adjacency, bounding_radius }
+        let polygons = HullPolygons::new(n, &triangles, &face_normals);
+        // A hull from `convex_hull` encloses volume; the vertex mean only stands in for a degenerate one.
+        let centroid = polyhedron(&vertices, &triangles, "convex mesh")
+            .map_or_else(|_| vertices.iter().copied().sum::<DVec3>() / n.max(1) as f64, |m| m.com);
+        ConvexMesh {
+            vertices,
+            triangles,
+            face_normals,
+            edges,
+            adjacency_start,
+            adjacency,
+            bounding_radius,
+            polygons,
+            centroid,
+        }
     }
 
     /// The hull's extreme points (local frame), in increasing order of their index in the input of
@@ -112,6 +133,39 @@ impl ConvexMesh {
             (Some(&s), Some(&e)) => self.adjacency.get(s as usize..e as usize).unwrap_or(&[]),
             _ => &[],
         }
+    }
+
+    /// Number of polygonal faces (coplanar triangles merged; see the module docs).
+    pub fn polygon_count(&self) -> usize {
+        self.polygons.normals.len()
+    }
+
+    /// The vertices of polygon `p`, counter-clockwise seen from outside; empty for an out-of-range `p`.
+    pub fn polygon(&self, p: usize) -> &[u32] {
+        let s = &self.polygons.start;
+        match (s.get(p), p.checked_add(1).and_then(|q| s.get(q))) {
+            (Some(&a), Some(&b)) => &self.polygons.vertices[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Unit outward normal of polygon `p` (the normal of its first triangle); zero for an out-of-range `p`.
+    pub fn polygon_normal(&self, p: usize) -> DVec3 {
+        self.polygons.normals.get(p).copied().unwrap_or(DVec3::ZERO)
+    }
+
+    /// The polygons that have `v` as a vertex (ascending); empty for an out-of-range `v`.
+    pub fn vertex_polygons(&self, v: usize) -> &[u32] {
+        let s = &self.polygons.vertex_start;
+        match (s.get(v), v.checked_add(1).and_then(|w| s.get(w))) {
+            (Some(&a), Some(&b)) => &self.polygons.vertex_polygons[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Centroid of the enclosed volume (local frame).
+    pub fn centroid(&self) -> DVec3 {
+        self.centroid
     }
 
     /// `max |v|` over the vertices: the radius of the smallest origin-centred ball holding the mesh.
@@ -293,6 +347,81 @@ mod tests {
         for d in [DVec3::NAN, DVec3::INFINITY, DVec3::splat(1e308)] {
             assert_eq!(m.support_index_hill_climb(d, 2), m.support_index_brute_force(d));
         }
+    }
+
+    /// Checks the polygon tables against the triangles: every polygon is a counter-clockwise planar cycle whose
+    /// triangles it covers (`len − 2` triangles per polygon, as a hull face has no interior vertex), and the vertex
+    /// map is the inverse of the polygon lists.
+    fn check_polygons(m: &ConvexMesh) {
+        let mut covered = 0;
+        for p in 0..m.polygon_count() {
+            let vs = m.polygon(p);
+            let n = m.polygon_normal(p);
+            assert!(vs.len() >= 3, "polygon {p}");
+            assert!((n.length() - 1.0).abs() < 1e-12);
+            let pts: Vec<DVec3> = vs.iter().map(|&v| m.vertices()[v as usize]).collect();
+            for k in 0..pts.len() {
+                let (a, b, c) = (pts[k], pts[(k + 1) % pts.len()], pts[(k + 2) % pts.len()]);
+                assert!((b - a).cross(c - b).dot(n) > 0.0, "polygon {p} turns clockwise at {k}");
+                assert!((a - pts[0]).dot(n).abs() < 1e-9, "polygon {p} is not planar");
+            }
+            covered += vs.len() - 2;
+            for &v in vs {
+                assert!(m.vertex_polygons(v as usize).contains(&(p as u32)));
+            }
+        }
+        assert_eq!(covered, m.triangles().len());
+        let listed: usize = (0..m.vertices().len()).map(|v| m.vertex_polygons(v).len()).sum();
+        assert_eq!(listed, (0..m.polygon_count()).map(|p| m.polygon(p).len()).sum::<usize>());
+        assert!(m.polygon(m.polygon_count()).is_empty() && m.vertex_polygons(usize::MAX).is_empty());
+        assert_eq!(m.polygon_normal(usize::MAX), DVec3::ZERO);
+    }
+
+    #[test]
+    fn cube_polygons_are_its_six_squares() {
+        let m = cube(0.5);
+        check_polygons(&m);
+        assert_eq!(m.polygon_count(), 6);
+        for p in 0..6 {
+            assert_eq!(m.polygon(p).len(), 4);
+            assert_eq!(m.polygon_normal(p).abs().max_element(), 1.0);
+        }
+        for v in 0..8 {
+            assert_eq!(m.vertex_polygons(v).len(), 3);
+        }
+        assert!(m.centroid().length() < 1e-15);
+    }
+
+    #[test]
+    fn prism_polygons_and_centroid() {
+        // A regular 12-gon prism, shifted: two 12-gon caps and twelve side rectangles; centroid at the shift.
+        let shift = DVec3::new(0.3, -0.2, 0.1);
+        let pts: Vec<DVec3> = (0..12)
+            .flat_map(|k| {
+                let a = std::f64::consts::TAU * k as f64 / 12.0;
+                [-0.05, 0.05].map(|z| DVec3::new(0.1 * a.cos(), 0.1 * a.sin(), z) + shift)
+            })
+            .collect();
+        let m = ConvexMesh::from_points(&pts).unwrap();
+        check_polygons(&m);
+        let mut sizes: Vec<usize> = (0..m.polygon_count()).map(|p| m.polygon(p).len()).collect();
+        sizes.sort_unstable();
+        assert_eq!(sizes, [vec![4; 12], vec![12, 12]].concat());
+        assert!((m.centroid() - shift).length() < 1e-15);
+    }
+
+    #[test]
+    fn generic_hulls_keep_their_triangles() {
+        // Points in general position: no two hull triangles are coplanar, every polygon is a triangle.
+        let mut x = 0.123_f64;
+        let mut next = || {
+            x = (x * 9301.0 + 49297.0) % 233280.0;
+            x / 233280.0 - 0.5
+        };
+        let pts: Vec<DVec3> = (0..60).map(|_| DVec3::new(next(), next(), next())).collect();
+        let m = ConvexMesh::from_points(&pts).unwrap();
+        check_polygons(&m);
+        assert_eq!(m.polygon_count(), m.triangles().len());
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod cuboid;
 mod cylinder;
 mod ellipsoid;
 mod height_field;
+mod hull_polygons;
 mod plane;
 mod sphere;
 mod triangle_mesh;

@@ -1,5 +1,5 @@
 //! Plane (geom 1) against a bounded geom (geom 2): MuJoCo's `mjc_PlaneSphere`, `mjc_PlaneCapsule`,
-//! `mjc_PlaneCylinder`, `mjc_PlaneBox` and `mjc_PlaneConvex` (ellipsoids and meshes).
+//! `mjc_PlaneCylinder`, `mjc_PlaneBox` and `mjc_PlaneConvex` (ellipsoids and meshes, MuJoCo 4.0).
 //!
 //! The plane's world normal is its local z axis `n`; a point `x` is at signed distance `n·(x − o)` from the plane
 //! through the plane origin `o`. Every contact has normal `n` (plane → geom) and sits at the deepest point of the geom
@@ -137,13 +137,12 @@ pub(crate) fn plane_box(_: &Shape, f1: &Frame, b: &Shape, f2: &Frame, margin: f6
     }
 }
 
-/// Most contacts of a plane–mesh pair and the spread filter of MuJoCo's `addplanemesh` (relative to the mesh's
-/// bounding radius).
-const MAX_PLANE_MESH: usize = 3;
-const TOL_PLANE_MESH: f64 = 0.3;
-
-/// MuJoCo's plane–convex: the support point along `−n`; for a mesh, also up to two hull neighbours of the support
-/// vertex within the margin that are at least `0.3 · rbound` from the first contact.
+/// MuJoCo's plane–convex (`mjc_PlaneConvex`, 4.0). The support point along `−n` is the first contact. An ellipsoid
+/// stops there. A mesh adds vertices of one of its polygons (coplanar hull triangles merged,
+/// [`ConvexMesh::polygon`](signorini_geometry::ConvexMesh::polygon)): among the polygons around the support vertex,
+/// the one whose normal is most opposed to `n` (the first on ties). At most four of its vertices are considered,
+/// chosen by [`quad_from_anchor`] starting at the support vertex. Each adds a contact if it lies within the margin
+/// of the plane and below the mesh centroid along `n`.
 pub(crate) fn plane_convex(
     _: &Shape,
     f1: &Frame,
@@ -153,36 +152,89 @@ pub(crate) fn plane_convex(
     out: &mut Vec<MjContact>,
 ) {
     let n = f1.z();
-    let (deepest, mesh) = match g {
-        Shape::ConvexMesh(m) => {
-            let local_dir = f2.mat.transpose() * -n;
-            let best = m.support_index_brute_force(local_dir);
-            (f2.pos + f2.mat * m.vertices()[best], Some((m, best)))
+    let Shape::ConvexMesh(m) = g else {
+        if let Ok(v) = g.world_support(&f2.pose, -n) {
+            let dist = n.dot(v - f1.pos);
+            if dist <= margin {
+                push_plane_contact(out, n, v, dist);
+            }
         }
-        _ => match g.world_support(&f2.pose, -n) {
-            Ok(v) => (v, None),
-            Err(_) => return,
-        },
+        return;
     };
+    let ln = f2.mat.transpose() * n;
+    let support = m.support_index_brute_force(-ln);
+    let world = |v: u32| f2.pos + f2.mat * m.vertices()[v as usize];
+    let deepest = world(support as u32);
     let dist = n.dot(deepest - f1.pos);
     if dist > margin {
         return;
     }
     push_plane_contact(out, n, deepest, dist);
-    let Some((m, best)) = mesh else { return };
-    let first = out[out.len() - 1].pos;
-    let rbound = m.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
-    let mut count = 1;
-    for &k in m.neighbors(best) {
-        if count >= MAX_PLANE_MESH {
-            break;
+    let mut facing = None;
+    let mut best = 1.0;
+    for &p in m.vertex_polygons(support) {
+        let d = m.polygon_normal(p as usize).dot(ln);
+        if d < best {
+            (best, facing) = (d, Some(p as usize));
         }
-        let pnt = f2.pos + f2.mat * m.vertices()[k as usize];
+    }
+    let Some(p) = facing else { return };
+    let polygon = m.polygon(p);
+    let anchor = polygon.iter().position(|&v| v as usize == support).unwrap_or(0);
+    let (quad, count) = quad_from_anchor(polygon, m.vertices(), anchor);
+    let center = f2.pos + f2.mat * m.centroid();
+    for &k in &quad[1..count] {
+        let pnt = world(polygon[k]);
         let d = n.dot(pnt - f1.pos);
-        if d >= margin || (pnt - first).length() < TOL_PLANE_MESH * rbound {
+        if d > margin || n.dot(pnt - center) > 0.0 {
             continue;
         }
         push_plane_contact(out, n, pnt, d);
-        count += 1;
     }
+}
+
+/// MuJoCo's `hull4f`: up to four vertices of the convex polygon `polygon` (indices into `vertices`, in order
+/// around it), the first being
+/// `anchor`. With four or fewer vertices, all of them from `anchor` on. Otherwise it starts from the next three
+/// and greedily grows the quadrilateral's area `½ |(p_a − p_c) × (p_b − p_d)|`: advance `d` while the area
+/// strictly grows, and after each step of `d` advance `c`, then `b`, the same way. The result is a local, not a
+/// global, maximum; the anchor never moves. Returns positions in `polygon` and how many are valid.
+pub(crate) fn quad_from_anchor(polygon: &[u32], vertices: &[DVec3], anchor: usize) -> ([usize; 4], usize) {
+    let n = polygon.len();
+    let p = |k: usize| vertices[polygon[k] as usize];
+    if n == 0 {
+        return ([0; 4], 0);
+    }
+    let a = anchor % n;
+    let (mut b, mut c, mut d) = ((a + 1) % n, (a + 2) % n, (a + 3) % n);
+    if n <= 4 {
+        return ([a, b, c, d], n);
+    }
+    let area = |b: usize, c: usize, d: usize| 0.5 * (p(a) - p(c)).cross(p(b) - p(d)).length();
+    let mut best = area(b, c, d);
+    loop {
+        let d2 = (d + 1) % n;
+        let grown = area(b, c, d2);
+        if grown <= best {
+            break;
+        }
+        (d, best) = (d2, grown);
+        loop {
+            let c2 = (c + 1) % n;
+            let grown = area(b, c2, d);
+            if grown <= best {
+                break;
+            }
+            (c, best) = (c2, grown);
+        }
+        loop {
+            let b2 = (b + 1) % n;
+            let grown = area(b2, c, d);
+            if grown <= best {
+                break;
+            }
+            (b, best) = (b2, grown);
+        }
+    }
+    ([a, b, c, d], 4)
 }
