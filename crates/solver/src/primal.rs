@@ -190,6 +190,22 @@ impl Work {
         self.update_cost(p)
     }
 
+    /// The rows' cost at `a = a_s`, where the Gauss term vanishes (`M a_s = f_s`), as MuJoCo weighs it against the
+    /// warm start: `jar`, row states and forces are those of `a_s`, `ma` is left as it was. Not for Signorini
+    /// blocks (their latch is seeded by the first full evaluation).
+    fn smooth_row_cost(&mut self, p: &Problem<'_>) -> f64 {
+        let rows = p.rows;
+        mul_j(rows, &self.groups, p.a_s, &mut self.jar);
+        for (x, aref) in self.jar.iter_mut().zip(&rows.aref) {
+            *x -= aref;
+        }
+        if self.all_one_sided {
+            update_one_sided_rows(&rows.d, &self.jar, &mut self.state, &mut self.force)
+        } else {
+            update_rows(rows, &self.jar, &mut self.state, &mut self.force)
+        }
+    }
+
     /// Row states, forces and the total cost from the current `a`, `ma` and `jar`.
     fn update_cost(&mut self, p: &Problem<'_>) -> f64 {
         let rows = p.rows;
@@ -779,12 +795,11 @@ impl Work {
         }
 
         // Warm start (§C.7): native mode starts from the warm start when there is one; MuJoCo mode starts from
-        // the cheaper of the warm start and the smooth acceleration.
+        // the cheaper of the warm start and the smooth acceleration (whose cost is the rows' alone).
         let mut cost;
         match warm {
-            Some(warm) if options.mujoco_compatibility => {
-                self.a.copy_from_slice(p.a_s);
-                let smooth_cost = self.evaluate(p);
+            Some(warm) if options.mujoco_compatibility && !self.signorini => {
+                let smooth_cost = self.smooth_row_cost(p);
                 self.a.copy_from_slice(warm);
                 cost = self.evaluate(p);
                 if smooth_cost < cost {
