@@ -199,7 +199,7 @@ pub(crate) fn contacts(
     out: &mut Manifold,
 ) -> Result<()> {
     use Shape as S;
-    if let Some(routine) = dedicated_routine(request.mode, a, b) {
+    if let Some(routine) = dedicated_routine(request, a, b) {
         routine.run(a, pose_a, b, pose_b, out);
         return Ok(());
     }
@@ -250,7 +250,9 @@ pub(crate) fn contacts(
             out.contacts.push(first);
             let smooth = |s: &Shape| matches!(s.kind(), ShapeKind::Sphere | ShapeKind::Ellipsoid);
             let two_sided = |s: &Shape| matches!(s, S::Plane(p) if p.is_two_sided());
-            if request.multi_contact && !smooth(a) && !smooth(b) && !two_sided(a) && !two_sided(b) {
+            // MuJoCo 4.0 has no perturbation scheme: in its mode, pairs without a routine keep one contact.
+            let native = request.mode == ContactMode::Native;
+            if native && request.multi_contact && !smooth(a) && !smooth(b) && !two_sided(a) && !two_sided(b) {
                 let frame = reference_frame(a, pose_a, b, pose_b);
                 let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
                 perturbation_contacts(&pf, request, out, |pa, pb| {
@@ -264,10 +266,10 @@ pub(crate) fn contacts(
 
 /// The mode's table of dedicated pair routines: none in native mode (the `match` of [`contacts`] decides), MuJoCo's
 /// pair functions in MuJoCo-compatible mode (`crate::pairs::mujoco`).
-fn dedicated_routine(mode: ContactMode, a: &Shape, b: &Shape) -> Option<mujoco::PairRoutine> {
-    match mode {
+fn dedicated_routine(request: &ContactRequest, a: &Shape, b: &Shape) -> Option<mujoco::PairRoutine> {
+    match request.mode {
         ContactMode::Native => None,
-        ContactMode::MujocoCompatible => mujoco::routine(a, b),
+        ContactMode::MujocoCompatible => mujoco::routine(a, b, request.multi_contact),
     }
 }
 

@@ -148,9 +148,12 @@ pub struct ContactRequest {
     pub convex_algorithm: ConvexAlgorithm,
     /// The pair's normal from the previous step (B → A), if any: MPR's warm start (spec §A.7) and the MPR→GJK rule.
     pub cached_normal: Option<DVec3>,
-    /// Add contacts by small perturbations for convex pairs (spec §A.9). Default true.
+    /// More than one contact for convex pairs. Native mode: by small perturbations (spec §A.9). MuJoCo-compatible
+    /// mode: MuJoCo 4.0's multiccd polygon clipping for box and mesh pairs (its `multiccd` flag); other pairs
+    /// without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no perturbation scheme. Default true.
     pub multi_contact: bool,
-    /// Perturbation angle ε in radians (1e-2 native, 1e-3 MuJoCo-compatible).
+    /// Perturbation angle ε in radians of the native scheme (1e-2; 1e-3 in [`Self::mujoco_compatible`], where the
+    /// scheme does not run).
     pub perturbation: f64,
     /// Relative tolerance for deduplication and acceptance (1e-2 native, 1e-3 MuJoCo-compatible).
     pub tolerance: f64,
@@ -162,7 +165,7 @@ pub struct ContactRequest {
 }
 
 impl ContactRequest {
-    /// The MuJoCo-compatible defaults: ε = 1e-3, tolerance 1e-3 (spec §A.9).
+    /// The MuJoCo-compatible defaults: tolerance 1e-3 (spec §A.9), multiccd on (MuJoCo 4.0).
     pub fn mujoco_compatible() -> Self {
         Self { mode: ContactMode::MujocoCompatible, perturbation: 1e-3, tolerance: 1e-3, ..Self::default() }
     }

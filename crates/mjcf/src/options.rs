@@ -98,7 +98,8 @@ pub struct MjcfOptions {
     pub flags: BTreeMap<String, bool>,
 }
 
-/// MuJoCo's disable flags (enabled by default) and enable flags (disabled by default), by XML name.
+/// MuJoCo's disable flags (enabled by default) and enable flags (disabled by default), by XML name, as in MuJoCo 4.0
+/// (where `multiccd` became a disable flag: multi-contact convex collision is on by default).
 pub const DISABLE_FLAGS: &[&str] = &[
     "constraint",
     "equality",
@@ -120,9 +121,10 @@ pub const DISABLE_FLAGS: &[&str] = &[
     "autoreset",
     "nativeccd",
     "island",
+    "multiccd",
 ];
 /// See [`DISABLE_FLAGS`].
-pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete", "multiccd", "sleep"];
+pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete", "sleep"];
 
 const ATTRIBUTES: &[&str] = &[
     "timestep",

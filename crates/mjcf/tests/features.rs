@@ -379,7 +379,7 @@ fn options_flags_and_not_simulated_elements() {
     assert_eq!(o.solver, Some(Solver::Pgs));
     assert_eq!((o.iterations, o.ls_iterations, o.noslip_iterations), (Some(7), Some(3), Some(2)));
     assert_eq!((o.tolerance, o.ls_tolerance, o.impratio), (Some(1e-6), Some(0.1), Some(10.0)));
-    assert!(!o.flag("contact") && o.flag("energy") && o.flag("gravity") && !o.flag("multiccd"));
+    assert!(!o.flag("contact") && o.flag("energy") && o.flag("gravity") && o.flag("multiccd"));
     let json = serde_json::to_string(o).unwrap();
     let back: signorini_mjcf::MjcfOptions = serde_json::from_str(&json).unwrap();
     assert_eq!(&back, o);

@@ -73,8 +73,8 @@ impl Scene {
         let mut options = Options { mujoco_compatibility, ..Options::default() };
         if mujoco_compatibility {
             options.integrator = IntegratorChoice::Euler;
-            // MuJoCo's general convex pairs give one contact unless the `multiccd` enable flag is set.
-            options.enable_multi_contact = loaded.options.flags.get("multiccd").copied().unwrap_or(false);
+            // Box and mesh pairs get MuJoCo 4.0's multi-contact unless `<flag multiccd="disable"/>`.
+            options.enable_multi_contact = loaded.options.flag("multiccd");
         }
         apply_mjcf_options(&mut options, &loaded.options)?;
         for (name, value) in overrides {

@@ -1,6 +1,7 @@
 //! MuJoCo's dedicated pair functions (`engine_collision_primitive.c`, `engine_collision_box.c`,
-//! `engine_collision_convex.c`), used in [`ContactMode::MujocoCompatible`](crate::query::ContactMode) so that contact
-//! sets (count, points, depths, normals) follow MuJoCo 4.0.
+//! `engine_collision_convex.c`, `engine_collision_gjk.c`), used in
+//! [`ContactMode::MujocoCompatible`](crate::query::ContactMode) so that contact sets (count, points, depths,
+//! normals) follow MuJoCo 4.0.
 //!
 //! Each routine is written for MuJoCo's geom order (`plane < sphere < capsule < ellipsoid < cylinder < box < mesh`)
 //! and reports [`MjContact`]s in MuJoCo's convention: `dist < 0` when penetrating, `normal` from geom 1 to geom 2,
@@ -8,10 +9,12 @@
 //! (spec §A.4), so `margin = 0`. [`routine`] is the table from a pair of our shape kinds to a routine (with the order
 //! swap) and [`PairRoutine::run`] converts to the simulator convention (normal from B to A, `penetration = −dist`).
 //!
-//! Pairs without an entry (ellipsoid/cylinder/mesh against non-planes, box–box, two-sided planes, ...) keep the
-//! generic pipeline.
+//! Box–mesh and mesh–mesh follow MuJoCo's `mjc_Convex` with its native GJK/EPA and multiccd polygon clipping
+//! (`convex`). Pairs without an entry (ellipsoid/cylinder against non-planes, box–box, two-sided planes, ...) keep
+//! the generic pipeline.
 
 mod boxes;
+mod convex;
 mod plane;
 mod primitive;
 
@@ -78,8 +81,9 @@ fn mj_rank(s: &Shape) -> Option<u8> {
 }
 
 /// The dedicated MuJoCo routine for this pair, if MuJoCo has one (`mjCOLLISIONFUNC` of `engine_collision_driver.c`;
-/// pairs MuJoCo answers with `mjc_Convex` or `mjc_BoxBox` return `None`).
-pub(crate) fn routine(a: &Shape, b: &Shape) -> Option<PairRoutine> {
+/// box–mesh and mesh–mesh get the port of `mjc_Convex`, with multiccd's extra contacts when `multi_contact`; the
+/// other pairs MuJoCo answers with `mjc_Convex`, and `mjc_BoxBox`, return `None`).
+pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairRoutine> {
     let (ra, rb) = (mj_rank(a)?, mj_rank(b)?);
     let swapped = rb < ra;
     let (lo, hi) = if swapped { (rb, ra) } else { (ra, rb) };
@@ -95,6 +99,8 @@ pub(crate) fn routine(a: &Shape, b: &Shape) -> Option<PairRoutine> {
         (2, 6) => boxes::sphere_box,
         (3, 3) => primitive::capsule_capsule,
         (3, 6) => boxes::capsule_box,
+        (6, 7) | (7, 7) if multi_contact => convex::convex,
+        (6, 7) | (7, 7) => convex::convex_single,
         _ => return None,
     };
     Some(PairRoutine { func, swapped })
@@ -123,7 +129,7 @@ impl PairRoutine {
 /// MuJoCo contacts of our (A, B) in MuJoCo's own convention and geom order, for tests: `None` without a dedicated
 /// routine; otherwise the contacts and whether A is MuJoCo's geom 2.
 pub fn mujoco_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> Option<(Vec<MjContact>, bool)> {
-    let r = routine(a, b)?;
+    let r = routine(a, b, true)?;
     let mut mj = Vec::new();
     let (fa, fb) = (Frame::new(pose_a), Frame::new(pose_b));
     if r.swapped {
