@@ -432,3 +432,30 @@ fn convex_pairs_match_mujoco() {
     assert!(failures.is_empty(), "{} of {total} runs differ:\n{}", failures.len(), failures.join("\n"));
     assert_eq!((total, exact, quads, merged), (140, 126, 13, 1));
 }
+
+/// `<flag multiccd="disable"/>` (`multi_contact = false`): box–mesh and mesh–mesh keep MuJoCo's single EPA contact.
+#[test]
+fn mesh_pairs_without_multiccd_give_one_contact() {
+    let cube = |h: f64| -> Shape {
+        let pts: Vec<DVec3> = (0..8)
+            .map(|k| {
+                DVec3::new(
+                    if k & 1 != 0 { h } else { -h },
+                    if k & 2 != 0 { h } else { -h },
+                    if k & 4 != 0 { h } else { -h },
+                )
+            })
+            .collect();
+        ConvexMesh::from_points(&pts).unwrap().into()
+    };
+    let (big, small) = (cube(0.5), cube(0.1));
+    let resting = at([0.05, -0.02, 0.599]);
+    let multi = mj(&big, &Pose::IDENTITY, &small, &resting);
+    assert_eq!(multi.len(), 4);
+    let single = ContactRequest { multi_contact: false, ..ContactRequest::mujoco_compatible() };
+    let one = contacts(&big, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts;
+    assert_eq!(one.len(), 1);
+    assert!((one[0].penetration - 0.001).abs() < 1e-9);
+    let bx: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
+    assert_eq!(contacts(&bx, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts.len(), 1);
+}
