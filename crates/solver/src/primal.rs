@@ -1077,13 +1077,24 @@ impl PrimalSolver {
             sc.rows.clear();
             self.work.groups.clear();
             let mut previous = usize::MAX;
-            for (l, &r) in sc.islands.rows(island).iter().enumerate() {
-                copy_row(rows, r, &sc.local, &mut sc.rows);
+            let island_rows = sc.islands.rows(island);
+            for (l, &r) in island_rows.iter().enumerate() {
                 match self.work.groups.last_mut() {
                     Some((_, n)) if r == previous.wrapping_add(1) && !sc.islands.starts_group(r) => *n += 1,
                     _ => self.work.groups.push((l, 1)),
                 }
                 previous = r;
+            }
+            // The island's rows are increasing: copy each run of consecutive rows at once.
+            let mut k = 0;
+            while k < island_rows.len() {
+                let first = island_rows[k];
+                let mut end = k + 1;
+                while end < island_rows.len() && island_rows[end] == first + (end - k) {
+                    end += 1;
+                }
+                copy_rows(rows, first..first + (end - k), &sc.local, &mut sc.rows);
+                k = end;
             }
             let p = Problem { mass: &self.mass, fs: &sc.fs, a_s: &sc.a_s, rows: &sc.rows };
             let scale = 1.0 / self.mass.trace().max(f64::MIN_POSITIVE);
@@ -1116,41 +1127,47 @@ impl PrimalSolver {
     }
 }
 
-/// Appends row `r` of `rows` to `out` with its dofs mapped through `local` (elliptic contacts keep their block
-/// layout: the contact index is renumbered to the blocks of `out`).
-fn copy_row(rows: &ConstraintRows, r: usize, local: &[usize], out: &mut ConstraintRows) {
+/// Appends rows `range` of `rows` to `out` with their dofs mapped through `local` (elliptic contacts keep their
+/// block layout: the contact index is renumbered to the blocks of `out`).
+fn copy_rows(
+    rows: &ConstraintRows,
+    range: std::ops::Range<usize>,
+    local: &[usize],
+    out: &mut ConstraintRows,
+) {
     if out.jac_start.is_empty() {
         out.jac_start.push(0);
     }
-    let (dofs, vals) = rows.jacobian_row(r);
-    for (&k, &v) in dofs.iter().zip(vals) {
-        out.jac_dof.push(local[k]);
-        out.jac_val.push(v);
-    }
-    out.jac_start.push(out.jac_dof.len());
-    out.kind.push(rows.kind[r]);
-    out.id.push(rows.id[r]);
-    out.pos.push(rows.pos[r]);
-    out.margin.push(rows.margin[r]);
-    out.imp.push(rows.imp[r]);
-    out.vel.push(rows.vel[r]);
-    out.aref.push(rows.aref[r]);
-    out.r.push(rows.r[r]);
-    out.d.push(rows.d[r]);
-    out.frictionloss.push(rows.frictionloss[r]);
-    out.mu.push(rows.mu[r]);
-    let cone = match rows.cone[r] {
-        Some(c) if rows.kind[r] == RowKind::ContactElliptic => {
-            if rows.contact_row_start[c] == r {
-                out.contact_row_start.push(out.kind.len() - 1);
-                out.contact_nrows.push(rows.contact_nrows[c]);
-                out.contact_dim.push(rows.contact_dim.get(c).copied().unwrap_or(rows.contact_nrows[c]));
-                out.contact_mu.push(rows.contact_mu[c]);
+    let (j0, j1) = (rows.jac_start[range.start], rows.jac_start[range.end]);
+    let base = out.jac_dof.len();
+    out.jac_dof.extend(rows.jac_dof[j0..j1].iter().map(|&k| local[k]));
+    out.jac_val.extend_from_slice(&rows.jac_val[j0..j1]);
+    out.jac_start.extend(rows.jac_start[range.start + 1..=range.end].iter().map(|&s| s - j0 + base));
+    out.kind.extend_from_slice(&rows.kind[range.clone()]);
+    out.id.extend_from_slice(&rows.id[range.clone()]);
+    out.pos.extend_from_slice(&rows.pos[range.clone()]);
+    out.margin.extend_from_slice(&rows.margin[range.clone()]);
+    out.imp.extend_from_slice(&rows.imp[range.clone()]);
+    out.vel.extend_from_slice(&rows.vel[range.clone()]);
+    out.aref.extend_from_slice(&rows.aref[range.clone()]);
+    out.r.extend_from_slice(&rows.r[range.clone()]);
+    out.d.extend_from_slice(&rows.d[range.clone()]);
+    out.frictionloss.extend_from_slice(&rows.frictionloss[range.clone()]);
+    out.mu.extend_from_slice(&rows.mu[range.clone()]);
+    for r in range {
+        let cone = match rows.cone[r] {
+            Some(c) if rows.kind[r] == RowKind::ContactElliptic => {
+                if rows.contact_row_start[c] == r {
+                    out.contact_row_start.push(out.cone.len());
+                    out.contact_nrows.push(rows.contact_nrows[c]);
+                    out.contact_dim.push(rows.contact_dim.get(c).copied().unwrap_or(rows.contact_nrows[c]));
+                    out.contact_mu.push(rows.contact_mu[c]);
+                }
+                Some(out.contact_row_start.len() - 1)
             }
-            Some(out.contact_row_start.len() - 1)
-        }
-        // Other contact rows keep no block data in the copy (the solver does not read it).
-        _ => None,
-    };
-    out.cone.push(cone);
+            // Other contact rows keep no block data in the copy (the solver does not read it).
+            _ => None,
+        };
+        out.cone.push(cone);
+    }
 }
