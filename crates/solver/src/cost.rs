@@ -156,45 +156,77 @@ impl ConeBlock {
         }
         h
     }
+}
 
-    /// Cost, first and second derivative of the block along `x(α) = x0 + α v` at `alpha`.
-    pub fn line(&self, rows: &ConstraintRows, x0: &[f64], v: &[f64], alpha: f64) -> [f64; 3] {
-        let mut x = [0.0; MAX_CONE_ROWS];
-        for j in 0..self.n {
-            x[j] = x0[j] + alpha * v[j];
+/// An elliptic block along a search direction `x(α) = x₀ + α v`, prepared once per line search (MuJoCo's
+/// `CGprepare`): with `u = (μ, μ₁, …) ∘ x`, the normal part `N(α) = N₀ + α N₁`, the tangential norm
+/// `T(α)² = UU + α (2 UV + α VV)`, the bottom-zone quadratic (the sum of the rows' own `[½ D x₀², D x₀ v, ½ D v²]`)
+/// and `D_m`. [`ConeLine::at`] then evaluates a point in O(1) (MuJoCo's `CGeval`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConeLine {
+    /// Rows of the block.
+    pub rows: usize,
+    mu: f64,
+    dm: f64,
+    n0: f64,
+    n1: f64,
+    uu: f64,
+    uv: f64,
+    vv: f64,
+    bottom: [f64; 3],
+}
+
+impl ConeLine {
+    /// The line data of `block` at residuals `x0`, direction `v` and row quadratics `quad` (each `block.n` long).
+    pub fn new(block: &ConeBlock, x0: &[f64], v: &[f64], quad: &[[f64; 3]]) -> Self {
+        let (mut uu, mut uv, mut vv) = (0.0, 0.0, 0.0);
+        for ((&s, &x), &v) in block.scale[1..block.n].iter().zip(&x0[1..]).zip(&v[1..]) {
+            let (u, w) = (s * x, s * v);
+            uu += u * u;
+            uv += u * w;
+            vv += w * w;
         }
-        match self.zone(&x[..self.n]) {
-            ConeZone::Top => [0.0; 3],
-            ConeZone::Bottom => {
-                let mut out = [0.0; 3];
-                for j in 0..self.n {
-                    let d = rows.d[self.start + j];
-                    out[0] += 0.5 * d * x[j] * x[j];
-                    out[1] += d * x[j] * v[j];
-                    out[2] += d * v[j] * v[j];
-                }
-                out
-            }
-            ConeZone::Middle => {
-                let (n, t, u) = self.nt(&x[..self.n]);
-                let dn = self.mu * v[0];
-                let (mut ut_w, mut ww) = (0.0, 0.0);
-                for j in 1..self.n {
-                    let w = self.scale[j] * v[j];
-                    ut_w += u[j] * w;
-                    ww += w * w;
-                }
-                let dt = ut_w / t;
-                let ddt = (ww - dt * dt) / t;
-                let nmt = n - self.mu * t;
-                let dnmt = dn - self.mu * dt;
-                [
-                    0.5 * self.dm * nmt * nmt,
-                    self.dm * nmt * dnmt,
-                    self.dm * (dnmt * dnmt - nmt * self.mu * ddt),
-                ]
+        let mut bottom = [0.0; 3];
+        for q in &quad[..block.n] {
+            for (b, q) in bottom.iter_mut().zip(q) {
+                *b += q;
             }
         }
+        Self {
+            rows: block.n,
+            mu: block.mu,
+            dm: block.dm,
+            n0: block.mu * x0[0],
+            n1: block.mu * v[0],
+            uu,
+            uv,
+            vv,
+            bottom,
+        }
+    }
+
+    /// Cost, first and second derivative of the block at `alpha`, by zone: top (no cost), bottom (the rows'
+    /// quadratics) or middle (`½ D_m (N − μT)²`).
+    pub fn at(&self, alpha: f64) -> [f64; 3] {
+        let n = self.n0 + alpha * self.n1;
+        let tsqr = self.uu + alpha * (2.0 * self.uv + alpha * self.vv);
+        let q = &self.bottom;
+        let bottom = [q[0] + alpha * (q[1] + alpha * q[2]), q[1] + 2.0 * alpha * q[2], 2.0 * q[2]];
+        if tsqr <= 0.0 {
+            return if n < 0.0 { bottom } else { [0.0; 3] };
+        }
+        let t = tsqr.sqrt();
+        if n >= self.mu * t {
+            return [0.0; 3];
+        }
+        if self.mu * n + t <= 0.0 {
+            return bottom;
+        }
+        let t1 = (self.uv + alpha * self.vv) / t;
+        let t2 = self.vv / t - (self.uv + alpha * self.vv) * t1 / (t * t);
+        let nmt = n - self.mu * t;
+        let dnmt = self.n1 - self.mu * t1;
+        [0.5 * self.dm * nmt * nmt, self.dm * nmt * dnmt, self.dm * (dnmt * dnmt - nmt * self.mu * t2)]
     }
 }
 
@@ -358,7 +390,8 @@ mod tests {
         rows
     }
 
-    /// The line derivatives and the Hessian of a cone block match finite differences in every zone.
+    /// The line of a cone block ([`ConeLine`]) matches the block's cost ([`ConeBlock::cost_force`]) and finite
+    /// differences in every zone, and its second derivative matches the Hessian.
     #[test]
     fn cone_line_derivatives_match_finite_differences() {
         let rows = block_rows(0.7, &[0.7, 0.7, 0.1], &[20.0, 300.0, 300.0, 40.0]);
@@ -376,7 +409,14 @@ mod tests {
             let v: Vec<f64> = (0..4).map(|_| rnd()).collect();
             let alpha = rnd();
             let h = 1e-6;
-            let at = |a: f64| block.line(&rows, &x0, &v, a);
+            let quad: Vec<[f64; 3]> = (0..4)
+                .map(|j| {
+                    let d = rows.d[j];
+                    [0.5 * d * x0[j] * x0[j], d * x0[j] * v[j], 0.5 * d * v[j] * v[j]]
+                })
+                .collect();
+            let line = ConeLine::new(&block, &x0, &v, &quad);
+            let at = |a: f64| line.at(a);
             let c = at(alpha);
             let x: Vec<f64> = (0..4).map(|j| x0[j] + alpha * v[j]).collect();
             let zone = block.zone(&x);

@@ -15,7 +15,7 @@ use signorini_model::{Data, Model};
 
 use crate::block_cholesky::BlockCholesky;
 use crate::cost::{
-    ConeBlock, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_cost_force, row_state,
+    ConeBlock, ConeLine, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_cost_force, row_state,
     update_one_sided_rows, update_rows,
 };
 use crate::dense::{cholesky_in_place, cholesky_solve};
@@ -101,6 +101,8 @@ struct Work {
     updates: usize,
     /// Quadratic coefficients `[½ D x₀², D x₀ v, ½ D v²]` of every row along the current search direction.
     quad: Vec<[f64; 3]>,
+    /// Every elliptic block along the current search direction, in row order (MuJoCo's `CGprepare`).
+    cone_line: Vec<ConeLine>,
     /// Whether each row is a plain one-sided row (limit, pyramidal or frictionless contact).
     one_sided: Vec<bool>,
     /// Whether every row is one-sided (the line search then runs its branch-free loop).
@@ -450,6 +452,30 @@ impl Work {
 
     /// The 1-D cost along `s` at `α` (uses `jar`, `jv`, `ma`, `ms`): the Gauss quadratic `gauss` plus every row in
     /// the state it has at `α`.
+    /// The line-search data of every elliptic block (not for Signorini blocks, which have their own line).
+    fn prepare_cones(&mut self, rows: &ConstraintRows) {
+        self.cone_line.clear();
+        if self.all_one_sided || self.signorini {
+            return;
+        }
+        let mut i = 0;
+        while i < rows.len() {
+            if rows.kind[i] != RowKind::ContactElliptic {
+                i += 1;
+                continue;
+            }
+            let block = ConeBlock::new(rows, i);
+            let r = i..i + block.n;
+            self.cone_line.push(ConeLine::new(
+                &block,
+                &self.jar[r.clone()],
+                &self.jv[r.clone()],
+                &self.quad[r],
+            ));
+            i += block.n;
+        }
+    }
+
     fn line_point(&self, rows: &ConstraintRows, gauss: [f64; 3], alpha: f64) -> Point {
         // [cost, c', c''].
         let mut acc = [0.0; 3];
@@ -467,6 +493,7 @@ impl Work {
             }
         };
         let mut i = 0;
+        let mut cones = self.cone_line.iter();
         while i < rows.len() {
             if self.one_sided[i] {
                 // Limits and pyramidal/frictionless contact rows: quadratic below zero (the common case, kept tight).
@@ -486,11 +513,11 @@ impl Work {
                 i += n;
                 continue;
             }
-            if rows.kind[i] == RowKind::ContactElliptic {
-                let block = ConeBlock::new(rows, i);
-                let range = i..i + block.n;
-                add(&mut acc, block.line(rows, &self.jar[range.clone()], &self.jv[range], alpha));
-                i += block.n;
+            if rows.kind[i] == RowKind::ContactElliptic
+                && let Some(cone) = cones.next()
+            {
+                add(&mut acc, cone.at(alpha));
+                i += cone.rows;
                 continue;
             }
             let (x0, v) = (self.jar[i], self.jv[i]);
@@ -856,6 +883,7 @@ impl Work {
             for (q, ((&x0, &v), &d)) in self.quad.iter_mut().zip(self.jar.iter().zip(&self.jv).zip(&rows.d)) {
                 *q = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
             }
+            self.prepare_cones(rows);
             let gauss0 = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
             let gauss1 = dot_difference(&self.s, &self.ma, p.fs);
             let gauss = [gauss0, gauss1, 0.5 * dot(&self.s, &self.ms)];
