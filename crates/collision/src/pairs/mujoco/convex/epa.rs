@@ -1,0 +1,402 @@
+//! MuJoCo's native EPA (`engine_collision_gjk.c`): the initial polytope grown from the GJK simplex, face expansion by
+//! support points, the horizon walk, and the witness points of the final face.
+
+use super::*;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Face {
+    pub(super) verts: [usize; 3],
+    pub(super) adj: [usize; 3],
+    /// Projection of the origin onto the face plane.
+    pub(super) v: DVec3,
+    pub(super) dist2: f64,
+    /// Position in the map of candidate faces; −1 not a candidate, −2 deleted.
+    pub(super) index: isize,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Polytope {
+    pub(super) verts: Vec<Vertex>,
+    pub(super) faces: Vec<Face>,
+    pub(super) map: Vec<usize>,
+    pub(super) center: DVec3,
+    /// Horizon: faces and their edge facing the new vertex.
+    pub(super) hidx: Vec<usize>,
+    pub(super) hedge: Vec<usize>,
+    pub(super) w: DVec3,
+}
+
+impl Polytope {
+    pub(super) fn clear(&mut self) {
+        self.verts.clear();
+        self.faces.clear();
+        self.map.clear();
+        self.hidx.clear();
+        self.hedge.clear();
+    }
+
+    pub(super) fn p(&self, i: usize) -> DVec3 {
+        self.verts[i].vert
+    }
+
+    /// Adds a face and returns its squared distance from the origin (0 for a degenerate face).
+    pub(super) fn attach_face(
+        &mut self,
+        v1: usize,
+        v2: usize,
+        v3: usize,
+        a1: usize,
+        a2: usize,
+        a3: usize,
+    ) -> f64 {
+        let mut f = Face { verts: [v1, v2, v3], adj: [a1, a2, a3], v: DVec3::ZERO, dist2: 0.0, index: -1 };
+        if let Some(mut r) = project_origin_plane(self.p(v3), self.p(v2), self.p(v1)) {
+            if r.dot(self.p(v1) - self.center) < 0.0 {
+                r = -r;
+            }
+            f.v = r;
+            f.dist2 = r.dot(r);
+        }
+        self.faces.push(f);
+        f.dist2
+    }
+
+    pub(super) fn finish_map(&mut self, n: usize) {
+        self.map.clear();
+        for i in 0..n {
+            self.map.push(i);
+            self.faces[i].index = i as isize;
+        }
+    }
+
+    pub(super) fn delete_face(&mut self, f: usize) {
+        if let Ok(idx) = usize::try_from(self.faces[f].index)
+            && let Some(last) = self.map.pop()
+            && last != f
+        {
+            self.map[idx] = last;
+            self.faces[last].index = idx as isize;
+        }
+        self.faces[f].index = -2;
+    }
+
+    pub(super) fn edge_of(&self, f: usize, v: usize) -> usize {
+        let verts = self.faces[f].verts;
+        if verts[0] == v {
+            0
+        } else if verts[1] == v {
+            1
+        } else {
+            2
+        }
+    }
+
+    pub(super) fn horizon_rec(&mut self, f: usize, e: usize) -> bool {
+        let face = self.faces[f];
+        if face.v.dot(self.w) - face.dist2 > MINVAL {
+            self.delete_face(f);
+            for kk in 1..=2 {
+                let i = (e + kk) % 3;
+                let adj = face.adj[i];
+                if self.faces[adj].index > -2 {
+                    let ae = self.edge_of(adj, face.verts[(i + 1) % 3]);
+                    if !self.horizon_rec(adj, ae) {
+                        self.hidx.push(adj);
+                        self.hedge.push(ae);
+                    }
+                }
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Deletes the faces that the new point `w` sees, starting at `f`, and records the horizon.
+    pub(super) fn horizon(&mut self, f: usize) {
+        self.delete_face(f);
+        let face = self.faces[f];
+        for k in 0..3 {
+            let adj = face.adj[k];
+            let ae = self.edge_of(adj, face.verts[(k + 1) % 3]);
+            if (k == 0 || self.faces[adj].index > -2) && !self.horizon_rec(adj, ae) {
+                self.hidx.push(adj);
+                self.hedge.push(ae);
+            }
+        }
+    }
+}
+
+pub(super) fn epa_support(pt: &mut Polytope, o1: &mut Obj<'_>, o2: &mut Obj<'_>, d: DVec3, dn: f64) -> usize {
+    let dir = if dn > MINVAL { d / dn } else { DVec3::X };
+    pt.verts.push(support(o1, o2, dir, -dir));
+    pt.verts.len() - 1
+}
+
+pub(super) fn same_side(p0: DVec3, p1: DVec3, p2: DVec3, p3: DVec3) -> bool {
+    let n = (p1 - p0).cross(p2 - p0);
+    same_sign(n.dot(p3 - p0), n.dot(-p0))
+}
+
+pub(super) fn test_tetra(p0: DVec3, p1: DVec3, p2: DVec3, p3: DVec3) -> bool {
+    same_side(p0, p1, p2, p3)
+        && same_side(p1, p2, p3, p0)
+        && same_side(p2, p3, p0, p1)
+        && same_side(p3, p0, p1, p2)
+}
+
+/// Rotation by 120° about `a` (row-major).
+pub(super) fn rotmat(a: DVec3) -> [f64; 9] {
+    let n = a.length();
+    let (u1, u2, u3) = (a.x / n, a.y / n, a.z / n);
+    let (s, c) = (0.86602540378, -0.5);
+    [
+        c + u1 * u1 * (1.0 - c),
+        u1 * u2 * (1.0 - c) - u3 * s,
+        u1 * u3 * (1.0 - c) + u2 * s,
+        u2 * u1 * (1.0 - c) + u3 * s,
+        c + u2 * u2 * (1.0 - c),
+        u2 * u3 * (1.0 - c) - u1 * s,
+        u1 * u3 * (1.0 - c) - u2 * s,
+        u2 * u3 * (1.0 - c) + u1 * s,
+        c + u3 * u3 * (1.0 - c),
+    ]
+}
+
+pub(super) fn mat_vec(m: &[f64; 9], v: DVec3) -> DVec3 {
+    DVec3::new(
+        m[0] * v.x + m[1] * v.y + m[2] * v.z,
+        m[3] * v.x + m[4] * v.y + m[5] * v.z,
+        m[6] * v.x + m[7] * v.y + m[8] * v.z,
+    )
+}
+
+/// 1 if the segment `v1 v2` crosses the triangle `v3 v4 v5` one way, −1 the other, 0 if it misses.
+pub(super) fn ray_triangle(v1: DVec3, v2: DVec3, v3: DVec3, v4: DVec3, v5: DVec3) -> i32 {
+    let (d12, d13, d14, d15) = (v2 - v1, v3 - v1, v4 - v1, v5 - v1);
+    let a = det3(d13, d14, d12);
+    let b = det3(d14, d15, d12);
+    let c = det3(d15, d13, d12);
+    if a >= 0.0 && b >= 0.0 && c >= 0.0 {
+        1
+    } else if a <= 0.0 && b <= 0.0 && c <= 0.0 {
+        -1
+    } else {
+        0
+    }
+}
+
+pub(super) fn tri_affine(v1: DVec3, v2: DVec3, v3: DVec3, p: DVec3) -> [f64; 3] {
+    let (mm, x, y) = tri_minors(v1, v2, v3);
+    let c = tri_cofactors(v1, v2, v3, p, x, y);
+    [sdiv(c[0], mm), sdiv(c[1], mm), sdiv(c[2], mm)]
+}
+
+pub(super) fn tri_point_intersect(v1: DVec3, v2: DVec3, v3: DVec3, p: DVec3) -> bool {
+    let l = tri_affine(v1, v2, v3, p);
+    if l[0] < 0.0 || l[1] < 0.0 || l[2] < 0.0 {
+        return false;
+    }
+    let pr = v1 * l[0] + v2 * l[1] + v3 * l[2];
+    (pr - p).length() < MINVAL
+}
+
+pub(super) fn replace_simplex3(pt: &mut Polytope, st: &mut Status, a: usize, b: usize, c: usize) {
+    st.nsimplex = 3;
+    st.simplex[0] = pt.verts[a];
+    st.simplex[1] = pt.verts[b];
+    st.simplex[2] = pt.verts[c];
+    pt.clear();
+}
+
+/// Initial polytope from a triangle: the two support points along its normal make a triangular bipyramid.
+pub(super) fn polytope3(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
+    let (v1, v2, v3) = (st.simplex[0].vert, st.simplex[1].vert, st.simplex[2].vert);
+    pt.center = (v1 + v2 + v3) * (1.0 / 3.0);
+    let n = (v2 - v1).cross(v3 - v1);
+    let nn = n.length();
+    if nn < MINVAL {
+        return 3;
+    }
+    let (v1i, v2i, v3i) = (pt.verts.len(), pt.verts.len() + 1, pt.verts.len() + 2);
+    pt.verts.extend_from_slice(&st.simplex[..3]);
+    let v5i = epa_support(pt, o1, o2, -n, nn);
+    let v4i = epa_support(pt, o1, o2, n, nn);
+    let (p1, p2, p3) = (pt.p(v1i), pt.p(v2i), pt.p(v3i));
+    if tri_point_intersect(p1, p2, p3, pt.p(v4i)) {
+        return 4;
+    }
+    if tri_point_intersect(p1, p2, p3, pt.p(v5i)) {
+        return 5;
+    }
+    // MuJoCo's `dist > 10 mjMINVAL` test (code 6) never applies here: EPA runs with `dist = 0`.
+    for (a, b, c, x, y, z) in [
+        (v4i, v1i, v2i, 1, 3, 2),
+        (v4i, v3i, v1i, 2, 4, 0),
+        (v4i, v2i, v3i, 0, 5, 1),
+        (v5i, v2i, v1i, 5, 0, 4),
+        (v5i, v1i, v3i, 3, 1, 5),
+        (v5i, v3i, v2i, 4, 2, 3),
+    ] {
+        if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
+            return 7;
+        }
+    }
+    pt.finish_map(6);
+    0
+}
+
+/// Initial polytope from a segment: three support points around it (120° apart) make a hexahedron.
+pub(super) fn polytope2(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
+    let (v1, v2) = (st.simplex[0].vert, st.simplex[1].vert);
+    pt.center = (v1 + v2) * 0.5;
+    let diff = v2 - v1;
+    let mut val = MAX_LIMIT;
+    let mut idx = 0;
+    for i in 0..3 {
+        if diff[i].abs() < val {
+            val = diff[i].abs();
+            idx = i;
+        }
+    }
+    let mut e = DVec3::ZERO;
+    e[idx] = 1.0;
+    let d1 = e.cross(diff);
+    let r = rotmat(diff);
+    let d2 = mat_vec(&r, d1);
+    let d3 = mat_vec(&r, d2);
+    let (v1i, v2i) = (pt.verts.len(), pt.verts.len() + 1);
+    pt.verts.extend_from_slice(&st.simplex[..2]);
+    let v3i = epa_support(pt, o1, o2, d1, d1.length());
+    let v4i = epa_support(pt, o1, o2, d2, d2.length());
+    let v5i = epa_support(pt, o1, o2, d3, d3.length());
+    for (a, b, c, x, y, z) in [
+        (v1i, v3i, v4i, 1, 3, 2),
+        (v1i, v5i, v3i, 2, 4, 0),
+        (v1i, v4i, v5i, 0, 5, 1),
+        (v2i, v4i, v3i, 5, 0, 4),
+        (v2i, v3i, v5i, 3, 1, 5),
+        (v2i, v5i, v4i, 4, 2, 3),
+    ] {
+        if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
+            replace_simplex3(pt, st, a, b, c);
+            return polytope3(pt, st, o1, o2);
+        }
+    }
+    if ray_triangle(pt.p(v1i), pt.p(v2i), pt.p(v3i), pt.p(v4i), pt.p(v5i)) == 0 {
+        return 2;
+    }
+    pt.finish_map(6);
+    0
+}
+
+pub(super) fn polytope4(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
+    let (v1, v2, v3, v4) = (pt.verts.len(), pt.verts.len() + 1, pt.verts.len() + 2, pt.verts.len() + 3);
+    pt.verts.extend_from_slice(&st.simplex);
+    pt.center = (pt.p(v1) + pt.p(v2) + pt.p(v3) + pt.p(v4)) * 0.25;
+    for (a, b, c, x, y, z) in
+        [(v1, v2, v3, 1, 3, 2), (v1, v4, v2, 2, 3, 0), (v1, v3, v4, 0, 3, 1), (v4, v3, v2, 2, 0, 1)]
+    {
+        if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
+            replace_simplex3(pt, st, a, b, c);
+            return polytope3(pt, st, o1, o2);
+        }
+    }
+    if !test_tetra(pt.p(v1), pt.p(v2), pt.p(v3), pt.p(v4)) {
+        return 9;
+    }
+    pt.finish_map(4);
+    0
+}
+
+/// EPA witness points of a face and the (negative) distance.
+pub(super) fn epa_witness(pt: &Polytope, f: usize) -> (DVec3, DVec3, f64) {
+    let face = &pt.faces[f];
+    let [a, b, c] = face.verts.map(|i| pt.verts[i]);
+    let l = tri_affine(a.vert, b.vert, c.vert, face.v);
+    let x1 = a.vert1 * l[0] + b.vert1 * l[1] + c.vert1 * l[2];
+    let x2 = a.vert2 * l[0] + b.vert2 * l[1] + c.vert2 * l[2];
+    (x1, x2, -face.dist2.sqrt())
+}
+
+/// Expands the polytope; returns the final face, if EPA converged to one.
+pub(super) fn epa(pt: &mut Polytope, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> Option<usize> {
+    let mut upper = MAX_LIMIT;
+    let mut upper2 = MAX_LIMIT;
+    let mut face: Option<usize> = None;
+    let disc = discrete(o1, o2);
+    let tol = if disc { MINVAL } else { TOLERANCE };
+    let max_faces = 6 * MAX_ITERATIONS;
+    let mut k = 0;
+    while k < MAX_ITERATIONS.min(1000) {
+        let pface = face;
+        let mut lower2 = MAX_LIMIT;
+        for &f in &pt.map {
+            if pt.faces[f].dist2 < lower2 {
+                face = Some(f);
+                lower2 = pt.faces[f].dist2;
+            }
+        }
+        let Some(fi) = face.filter(|_| !(lower2 > upper2)) else {
+            face = pface;
+            break;
+        };
+        if lower2 <= 0.0 {
+            break;
+        }
+        let lower = lower2.sqrt();
+        let fv = pt.faces[fi].v;
+        let wi = epa_support(pt, o1, o2, fv, lower);
+        let w = pt.verts[wi];
+        let uk = fv.dot(w.vert) / lower;
+        if uk < upper {
+            upper = uk;
+            upper2 = upper * upper;
+        }
+        if upper - lower < tol {
+            if k == 0 && upper < lower - 1e-10 {
+                face = None;
+            }
+            break;
+        }
+        if disc && pt.verts[..wi].iter().any(|v| v.index1 == w.index1 && v.index2 == w.index2) {
+            break;
+        }
+        pt.w = w.vert;
+        pt.hidx.clear();
+        pt.hedge.clear();
+        pt.horizon(fi);
+        if pt.hidx.len() < 3 {
+            face = None;
+            break;
+        }
+        let (nf, ne) = (pt.faces.len(), pt.hidx.len());
+        if nf + ne > max_faces {
+            break;
+        }
+        for i in 0..ne {
+            let (cur, next) = (nf + i, nf + (i + 1) % ne);
+            let (hi, he) = (pt.hidx[i], pt.hedge[i]);
+            let hv = pt.faces[hi].verts;
+            let (a, b) = (hv[he], hv[(he + 1) % 3]);
+            pt.faces[hi].adj[he] = cur;
+            let d2 = if i == 0 {
+                pt.attach_face(wi, b, a, nf + ne - 1, hi, nf + 1)
+            } else {
+                pt.attach_face(wi, b, a, cur - 1, hi, next)
+            };
+            if d2 == 0.0 {
+                return None;
+            }
+            if d2 >= lower2 && d2 <= upper2 {
+                let last = pt.faces.len() - 1;
+                pt.faces[last].index = pt.map.len() as isize;
+                pt.map.push(last);
+            }
+        }
+        if pt.map.is_empty() {
+            break;
+        }
+        k += 1;
+    }
+    face
+}

@@ -1,0 +1,235 @@
+//! The geoms of MuJoCo's native convex collision (`mjCCDObj`): boxes and meshes with their support functions
+//! (exhaustive search below ten vertices, hill climbing above), the Minkowski support points, and small helpers that
+//! follow MuJoCo's arithmetic.
+
+use super::*;
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Geom<'a> {
+    /// Half sizes.
+    Box(DVec3),
+    Mesh(&'a ConvexMesh),
+}
+
+/// MuJoCo's `mjCCDObj`: a geom in the world with the warm-start state of its support function.
+#[derive(Debug)]
+pub(super) struct Obj<'a> {
+    pub(super) geom: Geom<'a>,
+    /// Origin of the shape's local frame (box centre, mesh asset origin).
+    pub(super) origin: DVec3,
+    pub(super) mat: DMat3,
+    /// MuJoCo's `geom_xpos`: the box centre or the mesh centroid.
+    pub(super) center: DVec3,
+    pub(super) margin: f64,
+    /// Last support vertex (mesh vertex index, or box corner bits: bit k set for `+size[k]`); −1 before the first.
+    pub(super) vertindex: i64,
+    /// Last hill-climbing vertex; −1 before the first.
+    pub(super) meshindex: i64,
+    pub(super) hill: bool,
+}
+
+impl<'a> Obj<'a> {
+    pub(super) fn new(shape: &'a Shape, f: &Frame, margin: f64) -> Option<Self> {
+        let (geom, center, hill) = match shape {
+            Shape::Box(b) => (Geom::Box(b.half_extents()), f.pos, false),
+            Shape::ConvexMesh(m) => {
+                if m.vertices().is_empty() {
+                    return None;
+                }
+                (Geom::Mesh(m), f.pos + f.mat * m.centroid(), m.vertices().len() >= HILL_MIN)
+            }
+            _ => return None,
+        };
+        Some(Obj { geom, origin: f.pos, mat: f.mat, center, margin, vertindex: -1, meshindex: -1, hill })
+    }
+
+    /// World point of a local point.
+    pub(super) fn world(&self, local: DVec3) -> DVec3 {
+        self.mat * local + self.origin
+    }
+
+    /// World direction of a local direction.
+    pub(super) fn rotate(&self, local: DVec3) -> DVec3 {
+        self.mat * local
+    }
+
+    /// `matᵀ v`.
+    pub(super) fn to_local(&self, v: DVec3) -> DVec3 {
+        DVec3::new(self.mat.x_axis.dot(v), self.mat.y_axis.dot(v), self.mat.z_axis.dot(v))
+    }
+
+    pub(super) fn mesh_vertex(&self, i: i64) -> DVec3 {
+        match self.geom {
+            Geom::Mesh(m) => usize::try_from(i)
+                .ok()
+                .and_then(|i| m.vertices().get(i))
+                .map_or(self.center, |&v| self.world(v)),
+            Geom::Box(_) => self.center,
+        }
+    }
+
+    /// Support point in direction `dir` (not normalised), without the margin; updates `vertindex`.
+    pub(super) fn support_raw(&mut self, dir: DVec3) -> DVec3 {
+        let ld = self.to_local(dir);
+        match self.geom {
+            Geom::Box(s) => {
+                let ls = DVec3::new(
+                    if ld.x >= 0.0 { s.x } else { -s.x },
+                    if ld.y >= 0.0 { s.y } else { -s.y },
+                    if ld.z >= 0.0 { s.z } else { -s.z },
+                );
+                self.vertindex =
+                    (ls.x > 0.0) as i64 | ((ls.y > 0.0) as i64) << 1 | ((ls.z > 0.0) as i64) << 2;
+                self.world(ls)
+            }
+            Geom::Mesh(m) => {
+                let verts = m.vertices();
+                let imax = if self.hill {
+                    // MuJoCo's hill climb over the hull graph, from the previous vertex.
+                    let mut max = -FLT_MAX;
+                    let mut imax =
+                        usize::try_from(self.meshindex).ok().filter(|&i| i < verts.len()).unwrap_or(0);
+                    let mut prev = usize::MAX;
+                    while imax != prev {
+                        prev = imax;
+                        for &w in m.neighbors(prev) {
+                            let Some(v) = verts.get(w as usize) else { continue };
+                            let vdot = ld.dot(*v);
+                            if vdot > max {
+                                max = vdot;
+                                imax = w as usize;
+                            }
+                        }
+                    }
+                    self.meshindex = imax as i64;
+                    imax
+                } else {
+                    let mut max = -FLT_MAX;
+                    let mut imax = 0;
+                    if let Some(i) = usize::try_from(self.vertindex).ok().filter(|&i| i < verts.len()) {
+                        imax = i;
+                        max = ld.dot(verts[i]);
+                    }
+                    for (i, v) in verts.iter().enumerate() {
+                        let vdot = ld.dot(*v);
+                        if vdot > max {
+                            max = vdot;
+                            imax = i;
+                        }
+                    }
+                    imax
+                };
+                self.vertindex = imax as i64;
+                self.world(verts[imax])
+            }
+        }
+    }
+
+    /// The vertex `idx` of the geom without its margin (MuJoCo re-reads it when the margin inflates the support).
+    pub(super) fn raw_vertex(&self, idx: i64, fallback: DVec3) -> DVec3 {
+        if self.margin == 0.0 {
+            return fallback;
+        }
+        match self.geom {
+            Geom::Mesh(_) => self.mesh_vertex(idx),
+            Geom::Box(s) => self.world(box_corner(s, idx)),
+        }
+    }
+}
+
+pub(super) fn box_corner(s: DVec3, bits: i64) -> DVec3 {
+    DVec3::new(
+        if bits & 1 != 0 { s.x } else { -s.x },
+        if bits & 2 != 0 { s.y } else { -s.y },
+        if bits & 4 != 0 { s.z } else { -s.z },
+    )
+}
+
+/// A point of the Minkowski difference with its two support points and their vertex ids.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Vertex {
+    pub(super) vert: DVec3,
+    pub(super) vert1: DVec3,
+    pub(super) vert2: DVec3,
+    pub(super) index1: i64,
+    pub(super) index2: i64,
+}
+
+pub(super) fn support(o1: &mut Obj<'_>, o2: &mut Obj<'_>, dir: DVec3, dir_neg: DVec3) -> Vertex {
+    let mut vert1 = o1.support_raw(dir);
+    if o1.margin > 0.0 {
+        vert1 += dir * (0.5 * o1.margin);
+    }
+    let mut vert2 = o2.support_raw(dir_neg);
+    if o2.margin > 0.0 {
+        vert2 += dir_neg * (0.5 * o2.margin);
+    }
+    Vertex { vert: vert1 - vert2, vert1, vert2, index1: o1.vertindex, index2: o2.vertindex }
+}
+
+/// Polytope vertices only: meshes and boxes without margin (`discreteGeoms`).
+pub(super) fn discrete(o1: &Obj<'_>, o2: &Obj<'_>) -> bool {
+    o1.margin == 0.0 && o2.margin == 0.0
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small helpers with MuJoCo's arithmetic
+// ---------------------------------------------------------------------------------------------------------------
+
+/// `a / s` with Python's/MuJoCo's reading of a zero divisor: ±∞ for a non-zero `a`, NaN for `0/0`.
+pub(super) fn sdiv(a: f64, s: f64) -> f64 {
+    if s == 0.0 { if a != 0.0 { f64::INFINITY.copysign(a) } else { f64::NAN } } else { a / s }
+}
+
+/// `mju_normalize3`'s result: the unit vector, `(1, 0, 0)` below `mjMINVAL`.
+pub(super) fn normalize(a: DVec3) -> DVec3 {
+    let n = a.length();
+    if n < MINVAL { DVec3::X } else { a / n }
+}
+
+pub(super) fn det3(a: DVec3, b: DVec3, c: DVec3) -> f64 {
+    a.x * (b.y * c.z - b.z * c.y) + a.y * (b.z * c.x - b.x * c.z) + a.z * (b.x * c.y - b.y * c.x)
+}
+
+pub(super) fn same_sign(a: f64, b: f64) -> bool {
+    (a > 0.0 && b > 0.0) || (a < 0.0 && b < 0.0)
+}
+
+pub(super) fn lincomb(c: &[f64; 4], n: usize, v: [DVec3; 4]) -> DVec3 {
+    match n {
+        1 => v[0] * c[0],
+        2 => v[0] * c[0] + v[1] * c[1],
+        3 => v[0] * c[0] + v[1] * c[1] + v[2] * c[2],
+        4 => v[0] * c[0] + v[1] * c[1] + v[2] * c[2] + v[3] * c[3],
+        _ => DVec3::ZERO,
+    }
+}
+
+/// Projection of the origin onto the plane of a triangle; `None` for a degenerate triangle.
+pub(super) fn project_origin_plane(v1: DVec3, v2: DVec3, v3: DVec3) -> Option<DVec3> {
+    let (d21, d31, d32) = (v2 - v1, v3 - v1, v3 - v2);
+    let n = d32.cross(d21);
+    let (nv, nn) = (n.dot(v2), n.dot(n));
+    if nn == 0.0 {
+        return None;
+    }
+    if nv != 0.0 && nn > MINVAL {
+        return Some(n * (nv / nn));
+    }
+    let n = d21.cross(d31);
+    let (nv, nn) = (n.dot(v1), n.dot(n));
+    if nn == 0.0 {
+        return None;
+    }
+    if nv != 0.0 && nn > MINVAL {
+        return Some(n * (nv / nn));
+    }
+    let n = d31.cross(d32);
+    Some(n * sdiv(n.dot(v3), n.dot(n)))
+}
+
+pub(super) fn project_origin_line(v1: DVec3, v2: DVec3) -> DVec3 {
+    let diff = v2 - v1;
+    let scl = -sdiv(v2.dot(diff), diff.dot(diff));
+    v2 + diff * scl
+}
