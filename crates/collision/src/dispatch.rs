@@ -200,7 +200,7 @@ pub(crate) fn contacts(
 ) -> Result<()> {
     use Shape as S;
     if let Some(routine) = dedicated_routine(request, a, b) {
-        routine.run(a, pose_a, b, pose_b, out);
+        routine.run(a, pose_a, b, pose_b, &mut ws.mujoco, out);
         return Ok(());
     }
     let start = out.contacts.len();

@@ -191,6 +191,8 @@ impl Default for ContactRequest {
 pub struct QueryWorkspace {
     /// EPA polytope storage.
     pub epa: EpaWorkspace,
+    /// Contacts of a MuJoCo pair routine before their conversion.
+    pub(crate) mujoco: Vec<crate::pairs::mujoco::MjContact>,
 }
 
 thread_local! {

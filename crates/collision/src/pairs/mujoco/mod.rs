@@ -107,14 +107,23 @@ pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairR
 }
 
 impl PairRoutine {
-    /// Runs the routine on our (A, B) and appends the contacts in the simulator convention.
-    pub(crate) fn run(&self, a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, out: &mut Manifold) {
-        let mut mj = Vec::new();
+    /// Runs the routine on our (A, B) and appends the contacts in the simulator convention; `mj` is scratch for
+    /// MuJoCo's contacts (cleared first, reused across calls).
+    pub(crate) fn run(
+        &self,
+        a: &Shape,
+        pose_a: &Pose,
+        b: &Shape,
+        pose_b: &Pose,
+        mj: &mut Vec<MjContact>,
+        out: &mut Manifold,
+    ) {
+        mj.clear();
         let (fa, fb) = (Frame::new(pose_a), Frame::new(pose_b));
         if self.swapped {
-            (self.func)(b, &fb, a, &fa, 0.0, &mut mj);
+            (self.func)(b, &fb, a, &fa, 0.0, mj);
         } else {
-            (self.func)(a, &fa, b, &fb, 0.0, &mut mj);
+            (self.func)(a, &fa, b, &fb, 0.0, mj);
         }
         // MuJoCo's normal points from geom 1 to geom 2; ours from B to A.
         let sign = if self.swapped { 1.0 } else { -1.0 };
