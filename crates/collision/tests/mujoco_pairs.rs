@@ -459,3 +459,37 @@ fn mesh_pairs_without_multiccd_give_one_contact() {
     let bx: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
     assert_eq!(contacts(&bx, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts.len(), 1);
 }
+
+/// Box–mesh and mesh–mesh in MuJoCo mode at random poses, coincident centres, touching and far apart: never a panic,
+/// at most four contacts, finite values and unit normals.
+#[test]
+fn mesh_pairs_are_robust_at_random_poses() {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let hull_pts: Vec<DVec3> = (0..14).map(|_| DVec3::new(rnd(), rnd(), rnd()) * 0.1).collect();
+    let hull: Shape = ConvexMesh::from_points(&hull_pts).unwrap().into();
+    let cube_pts: Vec<DVec3> = (0..8)
+        .map(|k| DVec3::new((k & 1) as f64, ((k >> 1) & 1) as f64, ((k >> 2) & 1) as f64) - 0.5)
+        .collect();
+    let cube: Shape = ConvexMesh::from_points(&cube_pts).unwrap().into();
+    let bx: Shape = Cuboid::new(DVec3::new(0.3, 0.1, 0.2)).unwrap().into();
+    let shapes = [&hull, &cube, &bx];
+    for i in 0..3000 {
+        let (a, b) = (shapes[i % 3], shapes[(i / 3) % 2]);
+        let q = |r: &mut dyn FnMut() -> f64| DQuat::from_xyzw(r(), r(), r(), r() + 1e-3).normalize();
+        let pa = pose([0.0, 0.0, 0.0], q(&mut rnd));
+        let scale = [0.0, 1e-9, 0.05, 0.3, 1.0, 10.0][i % 6];
+        let pb = pose([rnd() * scale, rnd() * scale, rnd() * scale], q(&mut rnd));
+        let cs = mj(a, &pa, b, &pb);
+        assert!(cs.len() <= 4, "case {i}: {} contacts", cs.len());
+        for c in &cs {
+            assert!(c.position.is_finite() && c.penetration.is_finite(), "case {i}: {c:?}");
+            assert!((c.normal.length() - 1.0).abs() < 1e-9, "case {i}: {c:?}");
+        }
+    }
+}
