@@ -481,11 +481,16 @@ impl Work {
         let mut acc = [0.0; 3];
         add_quadratic(&mut acc, &gauss, alpha, 1.0);
         if self.all_one_sided {
-            let rows = one_sided_line(&self.jar, &self.jv, &self.quad, alpha);
-            for (a, r) in acc.iter_mut().zip(rows) {
-                *a += r;
-            }
-            return Point { alpha, cost: acc[0], d1: acc[1], d2: acc[2].max(EPS) };
+            // MuJoCo's `CGeval`: the Gauss quadratic plus the active rows' quadratics, summed coefficient-wise,
+            // then evaluated once.
+            let rows = one_sided_quad(&self.jar, &self.jv, &self.quad, alpha);
+            let q: [f64; 3] = std::array::from_fn(|j| gauss[j] + rows[j]);
+            return Point {
+                alpha,
+                cost: alpha * alpha * q[2] + alpha * q[1] + q[0],
+                d1: 2.0 * alpha * q[2] + q[1],
+                d2: (2.0 * q[2]).max(EPS),
+            };
         }
         let add = |acc: &mut [f64; 3], c: [f64; 3]| {
             for (a, c) in acc.iter_mut().zip(c) {
@@ -548,14 +553,17 @@ fn add_quadratic(acc: &mut [f64; 3], q: &[f64; 3], alpha: f64, w: f64) {
     acc[2] += w * (2.0 * q[2]);
 }
 
-/// `Σ` over one-sided rows active at `α` (`x₀ + α v < 0`) of their prepared quadratics `q₀ + α(q₁ + α q₂)` and its
-/// first two derivatives, without branches and in four partial sums.
-fn one_sided_line(jar: &[f64], jv: &[f64], quad: &[[f64; 3]], alpha: f64) -> [f64; 3] {
+/// `Σ` over one-sided rows active at `α` (`x₀ + α v < 0`) of their prepared quadratics `[q₀, q₁, q₂]`, coefficient
+/// by coefficient, without branches and in four partial sums.
+fn one_sided_quad(jar: &[f64], jv: &[f64], quad: &[[f64; 3]], alpha: f64) -> [f64; 3] {
     let mut acc = [[0.0; 3]; 4];
     let n = jar.len().min(jv.len()).min(quad.len());
     let (jar, jv, quad) = (&jar[..n], &jv[..n], &quad[..n]);
     let term = |x: f64, v: f64, q: &[f64; 3], acc: &mut [f64; 3]| {
-        add_quadratic(acc, q, alpha, if x + alpha * v < 0.0 { 1.0 } else { 0.0 });
+        let w = if x + alpha * v < 0.0 { 1.0 } else { 0.0 };
+        for (a, q) in acc.iter_mut().zip(q) {
+            *a += w * q;
+        }
     };
     let (x4, v4, q4) = (jar.chunks_exact(4), jv.chunks_exact(4), quad.chunks_exact(4));
     let mut tail = [0.0; 3];
@@ -1197,5 +1205,42 @@ fn copy_rows(
             _ => None,
         };
         out.cone.push(cone);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The branch-free coefficient sums equal the sum over the rows active at `α`, one by one, for every length
+    /// (the four-lane body and its remainder) and rows switching on and off along the line.
+    #[test]
+    fn one_sided_quad_sums_the_active_rows() {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rnd = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for n in 0..13 {
+            let jar: Vec<f64> = (0..n).map(|_| rnd()).collect();
+            let jv: Vec<f64> = (0..n).map(|_| rnd()).collect();
+            let quad: Vec<[f64; 3]> = (0..n).map(|_| [rnd(), rnd(), rnd().abs()]).collect();
+            for alpha in [-1.0, -0.3, 0.0, 0.4, 2.0] {
+                let got = one_sided_quad(&jar, &jv, &quad, alpha);
+                let mut expected = [0.0; 3];
+                for k in 0..n {
+                    if jar[k] + alpha * jv[k] < 0.0 {
+                        for j in 0..3 {
+                            expected[j] += quad[k][j];
+                        }
+                    }
+                }
+                for j in 0..3 {
+                    assert!((got[j] - expected[j]).abs() < 1e-14, "n {n} α {alpha}: {got:?} vs {expected:?}");
+                }
+            }
+        }
     }
 }
