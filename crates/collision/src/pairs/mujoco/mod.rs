@@ -17,6 +17,7 @@ mod boxes;
 mod convex;
 mod plane;
 mod primitive;
+mod quad;
 
 use glam::{DMat3, DVec3};
 use signorini_geometry::{Pose, Shape};

@@ -8,6 +8,7 @@
 use glam::DVec3;
 use signorini_geometry::Shape;
 
+use super::quad::{area4, climb};
 use super::{Frame, MINVAL, MjContact};
 
 fn push_plane_contact(out: &mut Vec<MjContact>, n: DVec3, deepest: DVec3, dist: f64) {
@@ -194,47 +195,20 @@ pub(crate) fn plane_convex(
 }
 
 /// MuJoCo's `hull4f`: up to four vertices of the convex polygon `polygon` (indices into `vertices`, in order
-/// around it), the first being
-/// `anchor`. With four or fewer vertices, all of them from `anchor` on. Otherwise it starts from the next three
-/// and greedily grows the quadrilateral's area `½ |(p_a − p_c) × (p_b − p_d)|`: advance `d` while the area
-/// strictly grows, and after each step of `d` advance `c`, then `b`, the same way. The result is a local, not a
-/// global, maximum; the anchor never moves. Returns positions in `polygon` and how many are valid.
+/// around it), the first being `anchor`. With four or fewer vertices, all of them from `anchor` on; otherwise the
+/// [`climb`] from `anchor` and the next three. Returns positions in `polygon` and how many are valid.
 pub(crate) fn quad_from_anchor(polygon: &[u32], vertices: &[DVec3], anchor: usize) -> ([usize; 4], usize) {
     let n = polygon.len();
-    let p = |k: usize| vertices[polygon[k] as usize];
     if n == 0 {
         return ([0; 4], 0);
     }
     let a = anchor % n;
-    let (mut b, mut c, mut d) = ((a + 1) % n, (a + 2) % n, (a + 3) % n);
+    let mut q = [a, (a + 1) % n, (a + 2) % n, (a + 3) % n];
     if n <= 4 {
-        return ([a, b, c, d], n);
+        return (q, n);
     }
-    let area = |b: usize, c: usize, d: usize| 0.5 * (p(a) - p(c)).cross(p(b) - p(d)).length();
-    let mut best = area(b, c, d);
-    loop {
-        let d2 = (d + 1) % n;
-        let grown = area(b, c, d2);
-        if grown <= best {
-            break;
-        }
-        (d, best) = (d2, grown);
-        loop {
-            let c2 = (c + 1) % n;
-            let grown = area(b, c2, d);
-            if grown <= best {
-                break;
-            }
-            (c, best) = (c2, grown);
-        }
-        loop {
-            let b2 = (b + 1) % n;
-            let grown = area(b2, c, d);
-            if grown <= best {
-                break;
-            }
-            (b, best) = (b2, grown);
-        }
-    }
-    ([a, b, c, d], 4)
+    let point = |k: usize| vertices[polygon[k] as usize];
+    let mut best = area4(point(q[0]), point(q[1]), point(q[2]), point(q[3]));
+    climb(point, n, &mut q, &mut best);
+    (q, 4)
 }

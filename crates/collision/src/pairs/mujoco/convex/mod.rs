@@ -35,6 +35,7 @@ use std::cell::RefCell;
 use glam::{DMat3, DVec3};
 use signorini_geometry::{ConvexMesh, Shape};
 
+use super::quad::{area4, climb};
 use super::{Frame, MINVAL, MjContact};
 
 mod epa;

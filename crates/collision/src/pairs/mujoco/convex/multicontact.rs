@@ -271,58 +271,27 @@ pub(super) fn aligned_face_edge(edges: &[DVec3], faces: &[DVec3], dir: DVec3) ->
     None
 }
 
-pub(super) fn area4(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
-    0.5 * (a - c).cross(b - d).length()
-}
-
-/// The four points of a convex polygon spanning (about) the largest quadrilateral (MuJoCo's `polygonQuad`).
+/// The four points of a convex polygon spanning (about) the largest quadrilateral (MuJoCo's `polygonQuad`): the
+/// [`climb`] from every first corner in turn, the other corners carried over from one corner to the next.
 pub(super) fn polygon_quad(p: &[DVec3]) -> [usize; 4] {
     let nh = p.len();
-    let (mut a, mut b, mut c, mut d) = (0, 1, 2, 3);
-    let mut res = [0, 1, 2, 3];
-    let mut m = area4(p[a], p[b], p[c], p[d]);
-    while a < nh {
-        loop {
-            let dn = (d + 1) % nh;
-            let mn = area4(p[a], p[b], p[c], p[dn]);
-            // `!(mn > m)` rather than `mn <= m`: a NaN area must end the climb.
-            if !(mn > m) {
-                break;
-            }
-            d = dn;
-            m = mn;
-            res = [a, b, c, d];
-            loop {
-                let cn = (c + 1) % nh;
-                let mn = area4(p[a], p[b], p[cn], p[d]);
-                if !(mn > m) {
-                    break;
-                }
-                c = cn;
-                m = mn;
-                res = [a, b, c, d];
-            }
-            loop {
-                let bn = (b + 1) % nh;
-                let mn = area4(p[a], p[bn], p[c], p[d]);
-                if !(mn > m) {
-                    break;
-                }
-                b = bn;
-                m = mn;
-                res = [a, b, c, d];
-            }
+    let mut q = [0, 1, 2, 3];
+    let mut res = q;
+    let mut m = area4(p[0], p[1], p[2], p[3]);
+    while q[0] < nh {
+        if climb(|k| p[k], nh, &mut q, &mut m) {
+            res = q;
         }
-        if b == a {
-            b = (b + 1) % nh;
-            if c == b {
-                c = (c + 1) % nh;
-                if d == c {
-                    d = (d + 1) % nh;
+        if q[1] == q[0] {
+            q[1] = (q[1] + 1) % nh;
+            if q[2] == q[1] {
+                q[2] = (q[2] + 1) % nh;
+                if q[3] == q[2] {
+                    q[3] = (q[3] + 1) % nh;
                 }
             }
         }
-        a += 1;
+        q[0] += 1;
     }
     res
 }
