@@ -170,3 +170,25 @@ fn mujoco_parity_convex_noisland() {
     assert!((ncon - their_ncon).abs() < 1e-3 * their_ncon, "mean ncon {ncon} vs MuJoCo {their_ncon}");
     assert!((niter - their_iter).abs() < 1e-2 * their_iter, "mean iterations {niter} vs MuJoCo {their_iter}");
 }
+
+/// MuJoCo 4.0's `multiccd` in MuJoCo-compatible scenes: on by default, a cube mesh resting face-down on another gives
+/// the four corners of the clipped square; `<flag multiccd="disable"/>` leaves MuJoCo's single EPA contact (MuJoCo 4.0
+/// on this scene: 4 and 1 after one step).
+#[test]
+fn mjcf_multiccd_flag_controls_mesh_contacts() {
+    let xml = |flag: &str| {
+        format!(
+            r#"<mujoco><option timestep="0.002">{flag}</option>
+            <asset><mesh name="cube" vertex="-1 -1 -1 1 -1 -1 -1 1 -1 1 1 -1 -1 -1 1 1 -1 1 -1 1 1 1 1 1" scale="0.1 0.1 0.1"/></asset>
+            <worldbody><geom type="mesh" mesh="cube" pos="0 0 0.1"/>
+            <body pos="0.03 -0.02 0.2995"><freejoint/><geom type="mesh" mesh="cube"/></body></worldbody></mujoco>"#
+        )
+    };
+    let contacts = |flag: &str| {
+        let mut scene = Scene::from_mjcf_str(&xml(flag), std::path::Path::new("."), true, &[]).unwrap();
+        scene.step().unwrap();
+        scene.stats().contacts
+    };
+    assert_eq!(contacts(""), 4);
+    assert_eq!(contacts(r#"<flag multiccd="disable"/>"#), 1);
+}
