@@ -10,15 +10,14 @@
 //! Genesis, which leaves the first-order correction unnormalised), `p ← n·(x_B − x_A)`.
 //! A contact is kept if it is further than `tol` from every contact already kept and `p > −tol` (then clamped at 0).
 //!
-//! MuJoCo-compatible mode ([`ContactMode::MujocoCompatible`]): `a₀ = e_y` if `|n₀_y| < 0.5` else `e_z`, projected
-//! perpendicular to `n₀` (`mju_makeFrame`), `a₁ = n₀ × a₀`, `a₀ = a₁ × n₀`; the four rotations are `−ε a₀, +ε a₀,
-//! −ε a₁, +ε a₁`; perturbed contacts keep their position and normal and take the first depth `p₀` (as `mjc_Convex`).
+//! MuJoCo 4.0 has no such scheme (its multiccd clips polygons, `pairs::mujoco`): the dispatcher runs this one in
+//! native mode only, and the request's mode is not read here.
 
 use glam::{DMat3, DVec3};
 use signorini_geometry::Pose;
 
 use crate::contact::{Contact, Manifold};
-use crate::query::{ContactMode, ContactRequest, rotvec_quat};
+use crate::query::{ContactRequest, rotvec_quat};
 
 /// Inputs of the perturbation scheme.
 #[derive(Debug, Clone, Copy)]
@@ -46,22 +45,16 @@ pub fn perturbation_contacts(
     let n0 = pf.first.normal;
     let c0 = pf.first.position;
     let eps = request.perturbation;
-    let native = request.mode == ContactMode::Native;
-    let Some((a0, a1)) = perturbation_axes(n0, &pf.frame, request.mode) else {
+    let Some((a0, a1)) = perturbation_axes(n0, &pf.frame) else {
         return;
     };
     for i in 1..=4u32 {
         if out.contacts.len() - start >= request.max_contacts {
             break;
         }
-        let rotvec = if native {
-            let s0 = 2.0 * f64::from(i % 2) - 1.0;
-            let s1 = 1.0 - 2.0 * f64::from((i / 2) % 2);
-            eps * (s0 * a0 + s1 * a1)
-        } else {
-            let sign = if i % 2 == 1 { -1.0 } else { 1.0 };
-            sign * eps * if i <= 2 { a0 } else { a1 }
-        };
+        let s0 = 2.0 * f64::from(i % 2) - 1.0;
+        let s1 = 1.0 - 2.0 * f64::from((i / 2) % 2);
+        let rotvec = eps * (s0 * a0 + s1 * a1);
         let q = rotvec_quat(rotvec);
         let rotate = |pose: &Pose, q: glam::DQuat| Pose {
             translation: c0 + q * (pose.translation - c0),
@@ -70,12 +63,6 @@ pub fn perturbation_contacts(
         let pa = rotate(&pf.pose_a, q);
         let pb = rotate(&pf.pose_b, q.conjugate());
         let Some(c) = detect(&pa, &pb) else { continue };
-        if !native {
-            if out.contacts[start..].iter().all(|k| (k.position - c.position).length() >= pf.tol) {
-                out.contacts.push(Contact { penetration: pf.first.penetration, ..c });
-            }
-            continue;
-        }
         let x_a = q.conjugate() * (c.position - 0.5 * c.penetration * c.normal - c0) + c0;
         let x_b = q * (c.position + 0.5 * c.penetration * c.normal - c0) + c0;
         let pos = 0.5 * (x_a + x_b);
@@ -89,21 +76,10 @@ pub fn perturbation_contacts(
 }
 
 /// The two perturbation axes perpendicular to `n0` (see the module docs), or `None` if degenerate.
-fn perturbation_axes(n0: DVec3, frame: &DMat3, mode: ContactMode) -> Option<(DVec3, DVec3)> {
-    match mode {
-        ContactMode::Native => {
-            let cols = [frame.x_axis, frame.y_axis, frame.z_axis];
-            let k =
-                (0..3).max_by(|&i, &j| cols[i].dot(n0).abs().total_cmp(&cols[j].dot(n0).abs())).unwrap_or(2);
-            let next = cols[(k + 1) % 3];
-            let a0 = (next - n0 * next.dot(n0)).try_normalize()?;
-            Some((a0, n0.cross(a0)))
-        }
-        ContactMode::MujocoCompatible => {
-            let e = if n0.y.abs() < 0.5 { DVec3::Y } else { DVec3::Z };
-            let a0 = (e - n0 * e.dot(n0)).try_normalize()?;
-            let a1 = n0.cross(a0);
-            Some((a1.cross(n0), a1))
-        }
-    }
+fn perturbation_axes(n0: DVec3, frame: &DMat3) -> Option<(DVec3, DVec3)> {
+    let cols = [frame.x_axis, frame.y_axis, frame.z_axis];
+    let k = (0..3).max_by(|&i, &j| cols[i].dot(n0).abs().total_cmp(&cols[j].dot(n0).abs())).unwrap_or(2);
+    let next = cols[(k + 1) % 3];
+    let a0 = (next - n0 * next.dot(n0)).try_normalize()?;
+    Some((a0, n0.cross(a0)))
 }

@@ -152,8 +152,7 @@ pub struct ContactRequest {
     /// mode: MuJoCo 4.0's multiccd polygon clipping for box and mesh pairs (its `multiccd` flag); other pairs
     /// without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no perturbation scheme. Default true.
     pub multi_contact: bool,
-    /// Perturbation angle ε in radians of the native scheme (1e-2; 1e-3 in [`Self::mujoco_compatible`], where the
-    /// scheme does not run).
+    /// Perturbation angle ε in radians of the native scheme (1e-2).
     pub perturbation: f64,
     /// Relative tolerance for deduplication and acceptance (1e-2 native, 1e-3 MuJoCo-compatible).
     pub tolerance: f64,
@@ -167,7 +166,7 @@ pub struct ContactRequest {
 impl ContactRequest {
     /// The MuJoCo-compatible defaults: tolerance 1e-3 (spec §A.9), multiccd on (MuJoCo 4.0).
     pub fn mujoco_compatible() -> Self {
-        Self { mode: ContactMode::MujocoCompatible, perturbation: 1e-3, tolerance: 1e-3, ..Self::default() }
+        Self { mode: ContactMode::MujocoCompatible, tolerance: 1e-3, ..Self::default() }
     }
 }
 

@@ -437,16 +437,7 @@ fn convex_pairs_match_mujoco() {
 #[test]
 fn mesh_pairs_without_multiccd_give_one_contact() {
     let cube = |h: f64| -> Shape {
-        let pts: Vec<DVec3> = (0..8)
-            .map(|k| {
-                DVec3::new(
-                    if k & 1 != 0 { h } else { -h },
-                    if k & 2 != 0 { h } else { -h },
-                    if k & 4 != 0 { h } else { -h },
-                )
-            })
-            .collect();
-        ConvexMesh::from_points(&pts).unwrap().into()
+        ConvexMesh::from_points(&Cuboid::new(DVec3::splat(h)).unwrap().corners()).unwrap().into()
     };
     let (big, small) = (cube(0.5), cube(0.1));
     let resting = at([0.05, -0.02, 0.599]);
@@ -473,10 +464,8 @@ fn mesh_pairs_are_robust_at_random_poses() {
     };
     let hull_pts: Vec<DVec3> = (0..14).map(|_| DVec3::new(rnd(), rnd(), rnd()) * 0.1).collect();
     let hull: Shape = ConvexMesh::from_points(&hull_pts).unwrap().into();
-    let cube_pts: Vec<DVec3> = (0..8)
-        .map(|k| DVec3::new((k & 1) as f64, ((k >> 1) & 1) as f64, ((k >> 2) & 1) as f64) - 0.5)
-        .collect();
-    let cube: Shape = ConvexMesh::from_points(&cube_pts).unwrap().into();
+    let cube: Shape =
+        ConvexMesh::from_points(&Cuboid::new(DVec3::splat(0.5)).unwrap().corners()).unwrap().into();
     let bx: Shape = Cuboid::new(DVec3::new(0.3, 0.1, 0.2)).unwrap().into();
     let shapes = [&hull, &cube, &bx];
     for i in 0..3000 {

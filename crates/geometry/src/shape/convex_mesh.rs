@@ -275,16 +275,7 @@ mod tests {
     use crate::GeometryError;
 
     fn cube(h: f64) -> ConvexMesh {
-        let pts: Vec<DVec3> = (0..8)
-            .map(|k| {
-                DVec3::new(
-                    if k & 1 != 0 { h } else { -h },
-                    if k & 2 != 0 { h } else { -h },
-                    if k & 4 != 0 { h } else { -h },
-                )
-            })
-            .collect();
-        ConvexMesh::from_points(&pts).unwrap()
+        ConvexMesh::from_points(&crate::Cuboid::new(DVec3::splat(h)).unwrap().corners()).unwrap()
     }
 
     #[test]

@@ -163,7 +163,7 @@ pub(crate) fn plane_convex(
         return;
     };
     let ln = f2.mat.transpose() * n;
-    let support = m.support_index_brute_force(-ln);
+    let support = m.support_index_hill_climb(-ln, 0);
     let world = |v: u32| f2.pos + f2.mat * m.vertices()[v as usize];
     let deepest = world(support as u32);
     let dist = n.dot(deepest - f1.pos);

@@ -163,16 +163,7 @@ mod tests {
     use super::*;
 
     fn cube(h: f64) -> Shape {
-        let pts: Vec<DVec3> = (0..8)
-            .map(|k| {
-                DVec3::new(
-                    if k & 1 != 0 { h } else { -h },
-                    if k & 2 != 0 { h } else { -h },
-                    if k & 4 != 0 { h } else { -h },
-                )
-            })
-            .collect();
-        ConvexMesh::from_points(&pts).unwrap().into()
+        ConvexMesh::from_points(&Cuboid::new(DVec3::splat(h)).unwrap().corners()).unwrap().into()
     }
 
     fn frame(t: DVec3, q: DQuat) -> Frame {

@@ -208,21 +208,15 @@ pub(super) fn lincomb(c: &[f64; 4], n: usize, v: [DVec3; 4]) -> DVec3 {
 /// Projection of the origin onto the plane of a triangle; `None` for a degenerate triangle.
 pub(super) fn project_origin_plane(v1: DVec3, v2: DVec3, v3: DVec3) -> Option<DVec3> {
     let (d21, d31, d32) = (v2 - v1, v3 - v1, v3 - v2);
-    let n = d32.cross(d21);
-    let (nv, nn) = (n.dot(v2), n.dot(n));
-    if nn == 0.0 {
-        return None;
-    }
-    if nv != 0.0 && nn > MINVAL {
-        return Some(n * (nv / nn));
-    }
-    let n = d21.cross(d31);
-    let (nv, nn) = (n.dot(v1), n.dot(n));
-    if nn == 0.0 {
-        return None;
-    }
-    if nv != 0.0 && nn > MINVAL {
-        return Some(n * (nv / nn));
+    // The normal from two edges at a time, as MuJoCo tries them; the last pair is used whatever its size.
+    for (n, v) in [(d32.cross(d21), v2), (d21.cross(d31), v1)] {
+        let (nv, nn) = (n.dot(v), n.dot(n));
+        if nn == 0.0 {
+            return None;
+        }
+        if nv != 0.0 && nn > MINVAL {
+            return Some(n * (nv / nn));
+        }
     }
     let n = d31.cross(d32);
     Some(n * sdiv(n.dot(v3), n.dot(n)))
