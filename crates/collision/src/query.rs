@@ -123,8 +123,9 @@ pub enum ContactMode {
     /// axes of the reference geom's frame with position and normal correction (§A.9).
     #[default]
     Native,
-    /// MuJoCo-compatible choices: MPR with portal-triangle depth, perturbations one axis at a time about
-    /// `mju_makeFrame` axes, perturbed contacts keep the first depth and are not position-corrected (§A.9).
+    /// MuJoCo 4.0's choices: its dedicated pair functions (`pairs::mujoco`, including its native GJK/EPA with
+    /// multiccd clipping for box and mesh pairs); other convex pairs get one contact by MPR with portal-triangle
+    /// depth, without perturbations.
     MujocoCompatible,
 }
 
