@@ -76,6 +76,26 @@ fn scene_sizes() {
     }
 }
 
+/// The dofs of simple bodies (diagonal, constant rows of `M`) are MuJoCo 4.0's (`dof_simplenum > 0`).
+#[test]
+fn simple_dofs_match_mujoco() {
+    let cases = [
+        ("sphere_drop", "111111"),
+        ("box_stack", &"1".repeat(60)),
+        ("pyramid", &"1".repeat(330)),
+        ("pile", &"1".repeat(1200)),
+        ("convex", &"0".repeat(120)),
+        ("arm", "1111110000000"),
+        ("chain", "0000000000000"),
+    ];
+    for (name, mujoco) in cases {
+        let m = load_mjcf(&scenes().join(format!("{name}.xml"))).unwrap();
+        let model = signorini_model::Model::compile(m.spec).unwrap();
+        let ours: String = model.dof_simple.iter().map(|&s| if s { '1' } else { '0' }).collect();
+        assert_eq!(ours, mujoco, "{name}");
+    }
+}
+
 #[test]
 fn arm_actuators_keyframe_and_defaults() {
     let m = load_mjcf(&scenes().join("arm.xml")).unwrap();

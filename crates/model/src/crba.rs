@@ -2,6 +2,7 @@
 //!
 //! Composite inertias `Iᶜ_b = Σ_{k ∈ subtree(b)} cinert_k` (all at the tree reference point). For a dof `i` of body
 //! `b` and every dof `j` on its chain to the root, `M[i][j] = cdof_jᵀ (Iᶜ_b cdof_i)`; all other entries are zero.
+//! A simple dof ([`Model::dof_simple`]) takes its constant diagonal `dof_m0` and zeros instead.
 //! Storage: the sparse layout of [`Model::dof_madr`]; [`Model::dense_qm`] expands it.
 
 use crate::data::Data;
@@ -19,6 +20,12 @@ impl Model {
             }
         }
         for i in 0..self.nv {
+            if self.dof_simple[i] {
+                let row = self.dof_madr[i]..self.dof_madr[i + 1];
+                d.qm[row.clone()].fill(0.0);
+                d.qm[row.start] = self.dof_m0[i];
+                continue;
+            }
             let f = d.crb[self.dof_bodyid[i]].mul_motion(d.cdof[i]);
             let mut adr = self.dof_madr[i];
             d.qm[adr] = d.cdof[i].dot(f) + self.dof_armature[i];

@@ -6,6 +6,7 @@
 //!   other above, it takes the other's value.
 //! - `dof_invweight0[d] = (M⁻¹)_dd`, averaged over the 3 translations and over the 3 rotations of a free joint and
 //!   over the 3 dofs of a ball.
+//! - `dof_m0[d] = M_dd` (the diagonal of simple bodies, [`Model::dof_simple`]).
 //! - `meaninertia = tr(M)/nv` (armature included), 1 without dofs.
 //! - `dof_length`: 1 for translations; for rotations the size of the dof's body, the largest of: the distance from
 //!   its centre of mass to the anchors of its own joints and of its children's joints, and `rbound + distance` to
@@ -20,6 +21,12 @@ use crate::spec::JointKind;
 pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     let mut d = Data::new(m);
     m.forward_kinematics(&mut d);
+    // `dof_m0` from the general algorithm (the simple-body shortcut reads it), then the shortcut's `M`.
+    let simple = std::mem::take(&mut m.dof_simple);
+    m.dof_simple = vec![false; m.nv];
+    m.mass_matrix(&mut d);
+    m.dof_m0 = (0..m.nv).map(|i| d.qm[m.dof_madr[i]]).collect();
+    m.dof_simple = simple;
     m.mass_matrix(&mut d);
     if let Err(crate::error::DynamicsError::NotPositiveDefinite { dof, pivot }) = m.factor_m(&mut d) {
         let j = m.dof_jntid[dof];

@@ -141,6 +141,14 @@ pub struct Model {
     /// The column of every stored entry of that layout (`nm` entries): `i` at `dof_madr[i]`, then the chain
     /// `p(i)`, `p(p(i))`, …, so that products and solves read the ancestors without walking `dof_parentid`.
     pub dof_colind: Vec<usize>,
+    /// Whether the dof belongs to a *simple* body (MuJoCo `body_simple`): its inertia frame is its body frame, it
+    /// moves relative to a fixed frame (a child of the world, or of a fixed child of the world), it has no children,
+    /// and its joints sit at its origin with axes along its frame's axes, at most one of them rotational, no two
+    /// slides along the same axis. Such a body's rows of `M` are diagonal and constant: `M[i][i] = dof_m0[i]`, every
+    /// other entry zero (exactly, where the general algorithm leaves round-off).
+    pub dof_simple: Vec<bool>,
+    /// `M[i][i]` at `qpos0`, armature included (MuJoCo `dof_M0`); the diagonal of a simple dof at every pose.
+    pub dof_m0: Vec<f64>,
     /// Armature (rotor inertia) added to `M[i][i]`.
     pub dof_armature: Vec<f64>,
     /// Viscous damping.
@@ -642,6 +650,8 @@ fn build(spec: ModelSpec) -> Model {
         dof_parentid: Vec::new(),
         dof_madr: Vec::new(),
         dof_colind: Vec::new(),
+        dof_simple: Vec::new(),
+        dof_m0: Vec::new(),
         dof_armature: Vec::new(),
         dof_damping: Vec::new(),
         dof_frictionloss: Vec::new(),
@@ -813,6 +823,8 @@ fn build(spec: ModelSpec) -> Model {
     }
     m.dof_madr.push(adr);
     m.nm = adr;
+    m.dof_simple = (0..m.nv).map(|d| body_is_simple(&m, m.dof_bodyid[d])).collect();
+    m.dof_m0 = vec![0.0; m.nv];
 
     for act in spec.actuators {
         m.actuator_name.push(act.name);
@@ -826,6 +838,45 @@ fn build(spec: ModelSpec) -> Model {
     m.dof_invweight0 = vec![0.0; m.nv];
     m.dof_length = vec![1.0; m.nv];
     m
+}
+
+/// MuJoCo's `body_simple` rule (see [`Model::dof_simple`]), with one more condition: no two slides along the same
+/// axis (their rows of `M` would couple).
+fn body_is_simple(m: &Model, b: usize) -> bool {
+    let parent = m.body_parent[b];
+    let fixed_base = parent == 0 || (m.body_parent[parent] == 0 && m.body_dofnum[parent] == 0);
+    let same_frame = m.body_ipos[b] == DVec3::ZERO && m.body_iquat[b] == DQuat::IDENTITY;
+    let leaf = !(b + 1..m.nbody).any(|c| m.body_parent[c] == b);
+    if b == 0 || !fixed_base || !same_frame || !leaf {
+        return false;
+    }
+    let (mut rotations, mut slide_axes) = (0, [false; 3]);
+    for j in m.body_jntadr[b]..m.body_jntadr[b] + m.body_jntnum[b] {
+        if m.jnt_pos[j] != DVec3::ZERO {
+            return false;
+        }
+        let kind = m.jnt_type[j];
+        if matches!(kind, JointKind::Hinge | JointKind::Slide) {
+            let along = m.jnt_axis[j].to_array().map(|c| c.abs() > 1e-14);
+            if along.iter().filter(|&&a| a).count() != 1 {
+                return false;
+            }
+            if kind == JointKind::Slide {
+                let k = along.iter().position(|&a| a).unwrap_or(0);
+                if slide_axes[k] {
+                    return false;
+                }
+                slide_axes[k] = true;
+            }
+        }
+        if matches!(kind, JointKind::Hinge | JointKind::Ball) {
+            rotations += 1;
+            if rotations > 1 {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Rejects a body with dofs whose subtree has no mass (after [`build`], which computes subtree masses).

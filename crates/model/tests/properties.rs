@@ -181,3 +181,71 @@ proptest! {
         prop_assert!(rel_err(&back, &data.qfrc_smooth) < 1e-10);
     }
 }
+
+/// Bodies on a fixed base with their inertia frame at the body frame and joints at the origin: with axes along the
+/// frame's axes (and at most one rotation, no repeated slide axis) they are simple, and their constant diagonal
+/// `M` equals the general composite-rigid-body `M` at every pose; the other joint sets are not simple.
+#[test]
+fn simple_bodies_have_the_general_mass_matrix() {
+    use common::Rng;
+    use signorini_model::{BodySpec, InertialSpec, JointKind, JointSpec, ModelSpec};
+    let axes = [DVec3::X, DVec3::Y, DVec3::Z];
+    let mut rng = Rng(7);
+    // (joints as (kind, axis index or usize::MAX for a tilted axis), expected simple)
+    let cases: &[(&[(JointKind, usize)], bool)] = &[
+        (&[(JointKind::Free, 0)], true),
+        (&[(JointKind::Ball, 0)], true),
+        (&[(JointKind::Hinge, 1)], true),
+        (&[(JointKind::Slide, 2), (JointKind::Slide, 0), (JointKind::Hinge, 1)], true),
+        (&[(JointKind::Slide, 0), (JointKind::Ball, 0)], true),
+        (&[(JointKind::Hinge, usize::MAX)], false),
+        (&[(JointKind::Hinge, 0), (JointKind::Hinge, 1)], false),
+        (&[(JointKind::Slide, 1), (JointKind::Slide, 1)], false),
+    ];
+    for &(joints, expected) in cases {
+        let mut spec = ModelSpec::default();
+        // A fixed child of the world as the base, so that both kinds of fixed base are covered.
+        let mut base = BodySpec::new("base", 0, rng.vec3(0.5), rng.quat());
+        base.inertial = InertialSpec {
+            mass: 1.0,
+            inertia: DVec3::splat(0.1),
+            pos: DVec3::ZERO,
+            quat: glam::DQuat::IDENTITY,
+        };
+        let base = spec.add_body(base);
+        let parent = if joints.iter().any(|j| j.0 == JointKind::Free) { 0 } else { base };
+        let mut body = BodySpec::new("body", parent, rng.vec3(0.5), rng.quat());
+        body.inertial = InertialSpec {
+            mass: rng.range(0.5, 3.0),
+            inertia: DVec3::new(0.5 + rng.unit(), 0.5 + rng.unit(), 0.5 + rng.unit()) * 0.1,
+            pos: DVec3::ZERO,
+            quat: glam::DQuat::IDENTITY,
+        };
+        for (k, &(kind, axis)) in joints.iter().enumerate() {
+            let axis = axes.get(axis).copied().unwrap_or(DVec3::new(1.0, 1.0, 0.0));
+            body.joints.push(JointSpec {
+                axis,
+                armature: rng.range(0.0, 0.1),
+                ..JointSpec::new(format!("j{k}"), kind)
+            });
+        }
+        spec.add_body(body);
+        let model = Model::compile(spec).expect("compiles");
+        assert!(model.dof_simple.iter().all(|&s| s == expected), "{joints:?}: {:?}", model.dof_simple);
+        let mut general = model.clone();
+        general.dof_simple.fill(false);
+        for _ in 0..20 {
+            let mut data = Data::new(&model);
+            let (mut qpos, mut qvel) = (data.qpos.clone(), data.qvel.clone());
+            common::random_state(&mut rng, &model, &mut qpos, &mut qvel);
+            data.qpos = qpos;
+            let mut reference = data.clone();
+            model.forward_kinematics(&mut data);
+            model.mass_matrix(&mut data);
+            general.forward_kinematics(&mut reference);
+            general.mass_matrix(&mut reference);
+            let (ours, full) = (model.dense_qm(&data), general.dense_qm(&reference));
+            assert!(rel_err(&ours, &full) < 1e-12, "{joints:?}: {ours:?} vs {full:?}");
+        }
+    }
+}

@@ -8,53 +8,85 @@
 use signorini_model::{Data, Model, TreeLayout};
 
 /// A tree-sparse mass matrix and its factor over local dofs `0..nv`.
+///
+/// Off-diagonal entries that are exactly zero in both `M` and its factor are not stored (MuJoCo's "simple" bodies:
+/// a free body whose inertia frame is its body frame has a diagonal `M`), so `M x` and `M⁻¹ x` skip them; when
+/// every one is zero the kernels are a diagonal scaling. Skipping an exact zero changes no finite result.
 #[derive(Debug, Clone, Default)]
 pub struct TreeMass {
     /// Number of local dofs.
     pub nv: usize,
-    /// Row starts (`nv + 1`).
+    /// Row starts (`nv + 1`) of the stored entries.
     madr: Vec<usize>,
-    /// Local column of every stored entry (the diagonal, then the ancestors; [`Model::dof_colind`]).
+    /// Local column of every stored entry (the diagonal, then the ancestors with a nonzero entry, decreasing).
     colind: Vec<usize>,
     qm: Vec<f64>,
     qld: Vec<f64>,
     diag_inv: Vec<f64>,
+    /// The kinematic tree of every local dof, numbered `0..` in order of their first dof.
+    tree: Vec<usize>,
+    /// Number of trees.
+    ntrees: usize,
+    /// Whether no off-diagonal entry is stored.
+    diagonal: bool,
 }
 
 impl TreeMass {
     /// Fills `self` with the sub-block of `dofs` (increasing global indices, closed under `dof_parentid`: whole
     /// trees). `local` maps global dofs to local ones and must hold the positions of `dofs`.
     pub fn assign(&mut self, model: &Model, data: &Data, dofs: &[usize], local: &[usize]) {
-        self.nv = dofs.len();
-        self.madr.clear();
-        self.colind.clear();
-        self.qm.clear();
-        self.qld.clear();
-        self.diag_inv.clear();
-        self.madr.push(0);
+        self.clear(dofs.len());
         for &g in dofs {
-            let range = model.dof_madr[g]..model.dof_madr[g + 1];
-            self.colind.extend(model.dof_colind[range.clone()].iter().map(|&c| local[c]));
-            self.qm.extend_from_slice(&data.qm[range.clone()]);
-            self.qld.extend_from_slice(&data.qld[range]);
-            self.madr.push(self.qm.len());
-            self.diag_inv.push(data.qld_diag_inv[g]);
+            self.push_row(model, data, g, |c| local[c]);
         }
+        self.diagonal = self.qm.len() == self.nv;
     }
 
     /// The whole model (`local` = identity).
     pub fn assign_all(&mut self, model: &Model, data: &Data) {
-        self.nv = model.nv;
+        self.clear(model.nv);
+        for g in 0..model.nv {
+            self.push_row(model, data, g, |c| c);
+        }
+        self.diagonal = self.qm.len() == self.nv;
+    }
+
+    fn clear(&mut self, nv: usize) {
+        self.nv = nv;
         self.madr.clear();
-        self.madr.extend_from_slice(&model.dof_madr[..=model.nv]);
         self.colind.clear();
-        self.colind.extend_from_slice(&model.dof_colind);
         self.qm.clear();
-        self.qm.extend_from_slice(&data.qm);
         self.qld.clear();
-        self.qld.extend_from_slice(&data.qld);
         self.diag_inv.clear();
-        self.diag_inv.extend_from_slice(&data.qld_diag_inv);
+        self.tree.clear();
+        self.ntrees = 0;
+        self.madr.push(0);
+    }
+
+    /// Appends global row `g` as the next local row: its diagonal and its nonzero off-diagonal entries.
+    fn push_row(&mut self, model: &Model, data: &Data, g: usize, local: impl Fn(usize) -> usize) {
+        let (start, end) = (model.dof_madr[g], model.dof_madr[g + 1]);
+        // The parent (the first ancestor of the full row) names the tree, whether or not its entry is stored.
+        let tree = if end > start + 1 {
+            self.tree[local(model.dof_colind[start + 1])]
+        } else {
+            self.ntrees += 1;
+            self.ntrees - 1
+        };
+        self.tree.push(tree);
+        self.colind.push(local(g));
+        self.qm.push(data.qm[start]);
+        self.qld.push(data.qld[start]);
+        for adr in start + 1..end {
+            let (m, l) = (data.qm[adr], data.qld[adr]);
+            if m != 0.0 || l != 0.0 {
+                self.colind.push(local(model.dof_colind[adr]));
+                self.qm.push(m);
+                self.qld.push(l);
+            }
+        }
+        self.madr.push(self.qm.len());
+        self.diag_inv.push(data.qld_diag_inv[g]);
     }
 
     /// The layout of this sub-block.
@@ -64,12 +96,24 @@ impl TreeMass {
 
     /// `out = M x`.
     pub fn mul(&self, x: &[f64], out: &mut [f64]) {
-        self.layout().mul(&self.qm, x, out);
+        if self.diagonal {
+            for ((o, m), x) in out[..self.nv].iter_mut().zip(&self.qm).zip(x) {
+                *o = m * x;
+            }
+        } else {
+            self.layout().mul(&self.qm, x, out);
+        }
     }
 
     /// `x ← M⁻¹ x` (the same elimination as [`Model::solve_m`]).
     pub fn solve(&self, x: &mut [f64]) {
-        self.layout().solve(&self.qld, &self.diag_inv, x);
+        if self.diagonal {
+            for (x, inv) in x[..self.nv].iter_mut().zip(&self.diag_inv) {
+                *x *= inv;
+            }
+        } else {
+            self.layout().solve(&self.qld, &self.diag_inv, x);
+        }
     }
 
     /// Writes the dense `M` (row-major `nv × nv`) into `h`.
@@ -91,25 +135,100 @@ impl TreeMass {
         }
     }
 
-    /// The kinematic tree of every local dof, numbered `0..` in order of their first dof.
+    /// The kinematic tree of every local dof, numbered `0..` in order of their first dof; returns their count.
     pub fn trees(&self, out: &mut Vec<usize>) -> usize {
         out.clear();
-        let mut count = 0;
-        for i in 0..self.nv {
-            // The parent is the first ancestor in the row, if any.
-            let t = if self.madr[i + 1] > self.madr[i] + 1 {
-                out[self.colind[self.madr[i] + 1]]
-            } else {
-                count += 1;
-                count - 1
-            };
-            out.push(t);
-        }
-        count
+        out.extend_from_slice(&self.tree);
+        self.ntrees
     }
 
     /// `tr M`.
     pub fn trace(&self) -> f64 {
         (0..self.nv).map(|i| self.qm[self.madr[i]]).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{DQuat, DVec3};
+    use signorini_model::{BodySpec, InertialSpec, JointSpec, ModelSpec};
+
+    /// A hinge → hinge chain (full rows), two simple free bodies (diagonal rows) and a free body with a tilted
+    /// inertia frame (full rows), at a pose away from `qpos0`.
+    fn model() -> (Model, Data) {
+        let inertial = |mass: f64, quat: DQuat| InertialSpec {
+            mass,
+            inertia: DVec3::new(0.1, 0.2, 0.15) * mass,
+            pos: DVec3::ZERO,
+            quat,
+        };
+        let mut spec = ModelSpec::default();
+        let mut a = BodySpec::new("a", 0, DVec3::Z, DQuat::IDENTITY);
+        a.inertial = InertialSpec { pos: DVec3::new(0.1, 0.0, 0.0), ..inertial(1.0, DQuat::IDENTITY) };
+        a.joints.push(JointSpec::hinge("ha", DVec3::Y));
+        let a = spec.add_body(a);
+        let mut b = BodySpec::new("b", a, DVec3::new(0.3, 0.0, 0.0), DQuat::IDENTITY);
+        b.inertial = InertialSpec { pos: DVec3::new(0.1, 0.0, 0.0), ..inertial(0.5, DQuat::IDENTITY) };
+        b.joints.push(JointSpec::hinge("hb", DVec3::X));
+        spec.add_body(b);
+        for (k, quat) in
+            [DQuat::IDENTITY, DQuat::IDENTITY, DQuat::from_rotation_x(0.4)].into_iter().enumerate()
+        {
+            let mut f = BodySpec::new(format!("f{k}"), 0, DVec3::new(k as f64, 0.0, 0.5), DQuat::IDENTITY);
+            f.inertial = inertial(1.0 + k as f64, quat);
+            f.joints.push(JointSpec::free(format!("f{k}")));
+            spec.add_body(f);
+        }
+        let model = Model::compile(spec).expect("compiles");
+        let mut data = Data::new(&model);
+        for (i, q) in data.qpos.iter_mut().enumerate() {
+            *q += 0.1 * (i as f64 + 1.0).sin();
+        }
+        model.forward(&mut data).expect("forward");
+        (model, data)
+    }
+
+    #[test]
+    fn skipped_zeros_leave_products_and_solves_unchanged() {
+        let (model, data) = model();
+        assert_eq!(model.dof_simple.iter().filter(|&&s| s).count(), 12);
+        let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.7).cos()).collect();
+        let (mut mx, mut minv) = (vec![0.0; model.nv], x.clone());
+        model.mul_m(&data, &x, &mut mx);
+        model.solve_m(&data, &mut minv);
+
+        let mut all = TreeMass::default();
+        all.assign_all(&model, &data);
+        assert!(!all.diagonal);
+        let mut out = vec![0.0; model.nv];
+        all.mul(&x, &mut out);
+        assert_eq!(out, mx);
+        let mut y = x.clone();
+        all.solve(&mut y);
+        assert_eq!(y, minv);
+        let mut trees = Vec::new();
+        assert_eq!(all.trees(&mut trees), 4);
+        assert_eq!(trees, [0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3]);
+
+        // The two simple bodies alone: a diagonal block.
+        let dofs: Vec<usize> = (2..14).collect();
+        let mut local = vec![usize::MAX; model.nv];
+        for (l, &g) in dofs.iter().enumerate() {
+            local[g] = l;
+        }
+        let mut simple = TreeMass::default();
+        simple.assign(&model, &data, &dofs, &local);
+        assert!(simple.diagonal);
+        let mut out = vec![0.0; 12];
+        simple.mul(&x[2..14], &mut out);
+        let mut y = x[2..14].to_vec();
+        simple.solve(&mut y);
+        for (l, &g) in dofs.iter().enumerate() {
+            let m = data.qm[model.dof_madr[g]];
+            assert_eq!(out[l], m * x[g]);
+            assert!((y[l] - minv[g]).abs() <= 1e-15 * minv[g].abs());
+        }
+        assert_eq!(simple.trees(&mut trees), 2);
     }
 }
