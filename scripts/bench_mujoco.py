@@ -10,6 +10,9 @@ For every scene `*.xml` in the scenes folder this measures, single threaded, bes
   once without (native semantics); steps/s is `perf.steps_per_second` from the dump (the binary times its own
   stepping loop), mean ncon is `settled.ncon_mean`.
 
+The R repeats run in interleaved rounds (MuJoCo, ours compat, ours native), so that a slow phase of a shared
+machine slows all three rather than one.
+
 ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A failed run of ours is reported by the first line
 of its error output instead of a number; the script carries on.
 
@@ -61,36 +64,46 @@ def selected(stem: str, only: list[str] | None) -> bool:
 # MuJoCo side
 
 
-def bench_mujoco(mujoco, path: Path, steps: int, repeat: int) -> dict:
-    try:
-        m = mujoco.MjModel.from_xml_path(str(path))
-    except Exception as e:  # noqa: BLE001 - any load failure is reported, not raised
-        return {"error": first_line(str(e)) or type(e).__name__}
-    d = mujoco.MjData(m)
+class MujocoRun:
+    """One scene in MuJoCo: the model, its mean ncon (an untimed pass) and timed runs from the initial state."""
 
-    def reset() -> None:
-        if m.nkey > 0:
-            mujoco.mj_resetDataKeyframe(m, d, 0)  # qpos, qvel, act, ctrl, mocap of key 0
+    def __init__(self, mujoco, path: Path, steps: int):
+        self.mujoco, self.steps, self.best = mujoco, steps, 0.0
+        try:
+            self.m = mujoco.MjModel.from_xml_path(str(path))
+        except Exception as e:  # noqa: BLE001 - any load failure is reported, not raised
+            self.error = first_line(str(e)) or type(e).__name__
+            return
+        self.error = None
+        self.d = mujoco.MjData(self.m)
+        # Untimed pass: mean ncon over the run (ncon after each step, as the contacts of that step).
+        self.reset()
+        total = 0
+        for _ in range(steps):
+            mujoco.mj_step(self.m, self.d)
+            total += self.d.ncon
+        self.ncon_mean = total / steps if steps else 0.0
+
+    def reset(self) -> None:
+        if self.m.nkey > 0:
+            self.mujoco.mj_resetDataKeyframe(self.m, self.d, 0)  # qpos, qvel, act, ctrl, mocap of key 0
         else:
-            mujoco.mj_resetData(m, d)
+            self.mujoco.mj_resetData(self.m, self.d)
 
-    # Untimed pass: mean ncon over the run (ncon after each step, as the contacts of that step).
-    reset()
-    total = 0
-    for _ in range(steps):
-        mujoco.mj_step(m, d)
-        total += d.ncon
-    ncon_mean = total / steps if steps else 0.0
-
-    best = 0.0
-    for _ in range(repeat):
-        reset()
+    def time_once(self) -> None:
+        if self.error:
+            return
+        self.reset()
         t0 = time.perf_counter()
-        mujoco.mj_step(m, d, nstep=steps)
+        self.mujoco.mj_step(self.m, self.d, nstep=self.steps)
         wall = time.perf_counter() - t0
         if wall > 0:
-            best = max(best, steps / wall)
-    return {"steps_per_second": best, "ncon_mean": ncon_mean, "nkey": int(m.nkey)}
+            self.best = max(self.best, self.steps / wall)
+
+    def result(self) -> dict:
+        if self.error:
+            return {"error": self.error}
+        return {"steps_per_second": self.best, "ncon_mean": self.ncon_mean, "nkey": int(self.m.nkey)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -105,34 +118,46 @@ def first_line(text: str) -> str:
     return ""
 
 
-def run_ours(binary: Path, path: Path, steps: int, compat: bool, repeat: int, timeout: float) -> dict:
-    best = None
-    ncon_mean = None
-    with tempfile.TemporaryDirectory(prefix="bench_mujoco_") as tmp:
-        dump = Path(tmp) / "dump.json"
-        cmd = [str(binary), "run", str(path), "--steps", str(steps), "--dump", str(dump)]
+class OursRun:
+    """One scene in our CLI (MuJoCo-compatible or native): timed runs, each a fresh process."""
+
+    def __init__(self, binary: Path, path: Path, steps: int, compat: bool, timeout: float, tmp: Path):
+        self.dump = tmp / ("compat.json" if compat else "native.json")
+        self.cmd = [str(binary), "run", str(path), "--steps", str(steps), "--dump", str(self.dump)]
         if compat:
-            cmd.append("--mujoco-compat")
+            self.cmd.append("--mujoco-compat")
         for setting in OURS_SETTINGS:
-            cmd += ["--set", setting]
-        for _ in range(repeat):
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-            except subprocess.TimeoutExpired:
-                return {"error": f"timed out after {timeout:g} s", "cmd": cmd}
-            except OSError as e:
-                return {"error": f"could not start {binary}: {e}", "cmd": cmd}
-            if proc.returncode != 0:
-                msg = first_line(proc.stderr) or first_line(proc.stdout) or f"exit status {proc.returncode}"
-                return {"error": msg, "cmd": cmd}
-            try:
-                data = json.loads(dump.read_text())
-                sps = float(data["perf"]["steps_per_second"])
-                ncon_mean = float(data.get("settled", {}).get("ncon_mean", float("nan")))
-            except (OSError, ValueError, KeyError, TypeError) as e:
-                return {"error": f"unreadable dump: {e}", "cmd": cmd}
-            best = sps if best is None else max(best, sps)
-    return {"steps_per_second": best, "ncon_mean": ncon_mean, "cmd": cmd}
+            self.cmd += ["--set", setting]
+        self.binary, self.timeout = binary, timeout
+        self.best, self.ncon_mean, self.error = None, None, None
+
+    def time_once(self) -> None:
+        if self.error:
+            return
+        try:
+            proc = subprocess.run(self.cmd, capture_output=True, text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self.error = f"timed out after {self.timeout:g} s"
+            return
+        except OSError as e:
+            self.error = f"could not start {self.binary}: {e}"
+            return
+        if proc.returncode != 0:
+            self.error = first_line(proc.stderr) or first_line(proc.stdout) or f"exit status {proc.returncode}"
+            return
+        try:
+            data = json.loads(self.dump.read_text())
+            sps = float(data["perf"]["steps_per_second"])
+            self.ncon_mean = float(data.get("settled", {}).get("ncon_mean", float("nan")))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            self.error = f"unreadable dump: {e}"
+            return
+        self.best = sps if self.best is None else max(self.best, sps)
+
+    def result(self) -> dict:
+        if self.error:
+            return {"error": self.error, "cmd": self.cmd}
+        return {"steps_per_second": self.best, "ncon_mean": self.ncon_mean, "cmd": self.cmd}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -196,9 +221,15 @@ def main() -> int:
     for path in scenes:
         n = steps_for(path.stem, args.steps)
         print(f"bench_mujoco: {path.stem} ({n} steps × {args.repeat})", file=sys.stderr, flush=True)
-        mj = bench_mujoco(mujoco, path, n, args.repeat)
-        compat = run_ours(args.binary, path, n, True, args.repeat, args.timeout)
-        native = run_ours(args.binary, path, n, False, args.repeat, args.timeout)
+        mj_run = MujocoRun(mujoco, path, n)
+        with tempfile.TemporaryDirectory(prefix="bench_mujoco_") as tmp:
+            runs = [OursRun(args.binary, path, n, compat, args.timeout, Path(tmp)) for compat in (True, False)]
+            # Interleaved rounds (MuJoCo, compat, native): a slow phase of the machine hits all three alike.
+            for _ in range(args.repeat):
+                mj_run.time_once()
+                for run in runs:
+                    run.time_once()
+            mj, compat, native = mj_run.result(), runs[0].result(), runs[1].result()
         rows.append(
             {
                 "scene": path.stem,
