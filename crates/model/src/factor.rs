@@ -13,12 +13,18 @@ use crate::model::Model;
 /// entries `madr[i]..madr[i + 1]`, the diagonal first, then the dofs of its chain to the root (`colind`, decreasing).
 /// The same layout holds `M` and its factor `Lᵀ D L` (`D` on the diagonal entries, `L` off it). The model's mass
 /// matrix, the solver's per-island copies and the integrators' shifted matrices all use these kernels.
+///
+/// The kernels read only the first `rownnz[i]` entries of row `i`; the rest must be zero (the off-diagonal part of
+/// a simple dof, [`Model::dof_simple`]), and so must the entries past `rownnz` of every row that has `i` on its
+/// chain (a simple body's dofs are all simple and it has no children).
 #[derive(Debug, Clone, Copy)]
 pub struct TreeLayout<'a> {
     /// Row starts (`nv + 1` entries).
     pub madr: &'a [usize],
     /// Column of every entry.
     pub colind: &'a [usize],
+    /// Entries of each row the kernels read (`nv`), at most `madr[i + 1] − madr[i]`.
+    pub rownnz: &'a [usize],
 }
 
 impl TreeLayout<'_> {
@@ -33,7 +39,7 @@ impl TreeLayout<'_> {
     /// is not positive and finite.
     pub fn factor(&self, ld: &mut [f64], diag_inv: &mut [f64]) -> Result<(), (usize, f64)> {
         for k in (0..self.nv()).rev() {
-            let (adr_kk, end) = (self.madr[k], self.madr[k + 1]);
+            let (adr_kk, end) = (self.madr[k], self.madr[k] + self.rownnz[k]);
             let dkk = ld[adr_kk];
             if !(dkk > 0.0 && dkk.is_finite()) {
                 return Err((k, dkk));
@@ -45,7 +51,7 @@ impl TreeLayout<'_> {
                 let ii = self.colind[adr_kk + off];
                 let l = row_k[off] * inv;
                 let row = self.madr[ii];
-                let count = self.madr[ii + 1] - row;
+                let count = self.rownnz[ii];
                 for (target, source) in head[row..row + count].iter_mut().zip(&row_k[off..off + count]) {
                     *target -= l * source;
                 }
@@ -64,7 +70,7 @@ impl TreeLayout<'_> {
             if xi == 0.0 {
                 continue;
             }
-            let entries = self.madr[i] + 1..self.madr[i + 1];
+            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
             for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
                 x[j] -= l * xi;
             }
@@ -73,7 +79,7 @@ impl TreeLayout<'_> {
             *xi *= inv;
         }
         for i in 0..nv {
-            let entries = self.madr[i] + 1..self.madr[i + 1];
+            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
             let mut acc = x[i];
             for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
                 acc -= l * x[j];
@@ -89,7 +95,7 @@ impl TreeLayout<'_> {
             out[i] = a[self.madr[i]] * x[i];
         }
         for i in 0..nv {
-            let entries = self.madr[i] + 1..self.madr[i + 1];
+            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
             let xi = x[i];
             let mut acc = out[i];
             for (&m, &j) in a[entries.clone()].iter().zip(&self.colind[entries]) {
@@ -105,7 +111,7 @@ impl Model {
     /// The layout of `qM` and `qLD`.
     #[inline]
     pub fn tree_layout(&self) -> TreeLayout<'_> {
-        TreeLayout { madr: &self.dof_madr, colind: &self.dof_colind }
+        TreeLayout { madr: &self.dof_madr, colind: &self.dof_colind, rownnz: &self.dof_rownnz }
     }
 
     /// Factors `d.qm` into `d.qld`, `d.qld_diag_inv`. Errors on a pivot that is not positive and finite.

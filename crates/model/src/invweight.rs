@@ -22,8 +22,7 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     let mut d = Data::new(m);
     m.forward_kinematics(&mut d);
     // `dof_m0` from the general algorithm (the simple-body shortcut reads it), then the shortcut's `M`.
-    let simple = std::mem::take(&mut m.dof_simple);
-    m.dof_simple = vec![false; m.nv];
+    let simple = std::mem::replace(&mut m.dof_simple, vec![false; m.nv]);
     m.mass_matrix(&mut d);
     m.dof_m0 = (0..m.nv).map(|i| d.qm[m.dof_madr[i]]).collect();
     m.dof_simple = simple;

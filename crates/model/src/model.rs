@@ -149,6 +149,9 @@ pub struct Model {
     pub dof_simple: Vec<bool>,
     /// `M[i][i]` at `qpos0`, armature included (MuJoCo `dof_M0`); the diagonal of a simple dof at every pose.
     pub dof_m0: Vec<f64>,
+    /// Entries of row `i` of the `qM` layout that can be nonzero: 1 for a simple dof, its whole chain otherwise
+    /// (MuJoCo's reduced `M_rownnz`). [`TreeLayout`](crate::TreeLayout)'s kernels read only these.
+    pub dof_rownnz: Vec<usize>,
     /// Armature (rotor inertia) added to `M[i][i]`.
     pub dof_armature: Vec<f64>,
     /// Viscous damping.
@@ -652,6 +655,7 @@ fn build(spec: ModelSpec) -> Model {
         dof_colind: Vec::new(),
         dof_simple: Vec::new(),
         dof_m0: Vec::new(),
+        dof_rownnz: Vec::new(),
         dof_armature: Vec::new(),
         dof_damping: Vec::new(),
         dof_frictionloss: Vec::new(),
@@ -825,6 +829,8 @@ fn build(spec: ModelSpec) -> Model {
     m.nm = adr;
     m.dof_simple = (0..m.nv).map(|d| body_is_simple(&m, m.dof_bodyid[d])).collect();
     m.dof_m0 = vec![0.0; m.nv];
+    m.dof_rownnz =
+        (0..m.nv).map(|d| if m.dof_simple[d] { 1 } else { m.dof_madr[d + 1] - m.dof_madr[d] }).collect();
 
     for act in spec.actuators {
         m.actuator_name.push(act.name);

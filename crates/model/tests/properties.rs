@@ -184,7 +184,8 @@ proptest! {
 
 /// Bodies on a fixed base with their inertia frame at the body frame and joints at the origin: with axes along the
 /// frame's axes (and at most one rotation, no repeated slide axis) they are simple, and their constant diagonal
-/// `M` equals the general composite-rigid-body `M` at every pose; the other joint sets are not simple.
+/// `M` equals the general composite-rigid-body `M` at every pose, and the factor, solve and product over their
+/// diagonal-only rows match dense linear algebra on it; the other joint sets are not simple.
 #[test]
 fn simple_bodies_have_the_general_mass_matrix() {
     use common::Rng;
@@ -246,6 +247,17 @@ fn simple_bodies_have_the_general_mass_matrix() {
             general.mass_matrix(&mut reference);
             let (ours, full) = (model.dense_qm(&data), general.dense_qm(&reference));
             assert!(rel_err(&ours, &full) < 1e-12, "{joints:?}: {ours:?} vs {full:?}");
+            // The factor, solve and product that read only `dof_rownnz` entries.
+            let nv = model.nv;
+            model.factor_m(&mut data).expect("factor");
+            let b: Vec<f64> = (0..nv).map(|_| rng.range(-1.0, 1.0)).collect();
+            let mut x = b.clone();
+            model.solve_m(&data, &mut x);
+            let dense = cholesky_solve(&cholesky(&full, nv).expect("spd"), nv, &b);
+            assert!(rel_err(&x, &dense) < 1e-12, "{joints:?}: solve {x:?} vs {dense:?}");
+            let mut mx = vec![0.0; nv];
+            model.mul_m(&data, &b, &mut mx);
+            assert!(rel_err(&mx, &mat_vec(&full, nv, &b)) < 1e-12, "{joints:?}: product");
         }
     }
 }

@@ -16,8 +16,9 @@ use signorini_model::{Data, Model, TreeLayout};
 pub struct TreeMass {
     /// Number of local dofs.
     pub nv: usize,
-    /// Row starts (`nv + 1`) of the stored entries.
+    /// Row starts (`nv + 1`) of the stored entries, and their count per row (`nv`).
     madr: Vec<usize>,
+    rownnz: Vec<usize>,
     /// Local column of every stored entry (the diagonal, then the ancestors with a nonzero entry, decreasing).
     colind: Vec<usize>,
     qm: Vec<f64>,
@@ -54,6 +55,7 @@ impl TreeMass {
     fn clear(&mut self, nv: usize) {
         self.nv = nv;
         self.madr.clear();
+        self.rownnz.clear();
         self.colind.clear();
         self.qm.clear();
         self.qld.clear();
@@ -77,7 +79,7 @@ impl TreeMass {
         self.colind.push(local(g));
         self.qm.push(data.qm[start]);
         self.qld.push(data.qld[start]);
-        for adr in start + 1..end {
+        for adr in start + 1..start + model.dof_rownnz[g] {
             let (m, l) = (data.qm[adr], data.qld[adr]);
             if m != 0.0 || l != 0.0 {
                 self.colind.push(local(model.dof_colind[adr]));
@@ -85,13 +87,14 @@ impl TreeMass {
                 self.qld.push(l);
             }
         }
+        self.rownnz.push(self.qm.len() - self.madr[self.madr.len() - 1]);
         self.madr.push(self.qm.len());
         self.diag_inv.push(data.qld_diag_inv[g]);
     }
 
     /// The layout of this sub-block.
     fn layout(&self) -> TreeLayout<'_> {
-        TreeLayout { madr: &self.madr, colind: &self.colind }
+        TreeLayout { madr: &self.madr, colind: &self.colind, rownnz: &self.rownnz }
     }
 
     /// `out = M x`.
