@@ -3,7 +3,7 @@
 //! | task | what it runs |
 //! |---|---|
 //! | `test` | the default test suite: every crate's unit, integration and property tests |
-//! | `lint` | `cargo fmt --check` and `cargo clippy --workspace --all-targets -D warnings` |
+//! | `lint` | `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings` and `cargo doc --no-deps` with warnings as errors |
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
 //! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
 //! | `bench mujoco [ARGS]` | `python3 scripts/bench_mujoco.py ARGS`: steps/s of MuJoCo and of the release CLI on the shared scenes (see `scripts/README.md`) |
@@ -74,7 +74,9 @@ fn test() -> Result<(), String> {
 
 fn lint() -> Result<(), String> {
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
-    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])
+    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])?;
+    // Broken or private intra-doc links are errors too.
+    cargo(&["doc", "--workspace", "--no-deps", "--quiet"], &[("RUSTDOCFLAGS", "-D warnings")])
 }
 
 fn run(task: &str, rest: &[String]) -> Result<(), String> {

@@ -8,8 +8,8 @@
 //! - [`contacts`] follows the simulator (Genesis) convention of [`crate::contact`]: normal **from B to A**,
 //!   `penetration ≥ 0`, position at the midpoint between the surfaces.
 //!
-//! **Dispatch.** Each query matches on the pair of [`ShapeKind`]s (a `match` the compiler checks for exhaustiveness,
-//! see [`crate::dispatch`] and `docs/NARROW_PHASE.md`), swapping A and B where a routine is written for one order. A
+//! **Dispatch.** Each query matches on the pair of [`ShapeKind`](signorini_geometry::ShapeKind)s (a `match` the compiler checks for exhaustiveness,
+//! see `dispatch.rs` and `docs/NARROW_PHASE.md`), swapping A and B where a routine is written for one order. A
 //! pair without an algorithm returns [`CollisionError::Unsupported`]; nothing panics.
 //!
 //! **Thread safety and allocation.** Queries are pure functions of their inputs. EPA's polytope lives in a

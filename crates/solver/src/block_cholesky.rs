@@ -7,7 +7,7 @@
 //! 1. **analyses** the tree graph of the rows (every row, whatever its state, so that later updates stay inside the
 //!    pattern): a minimum-degree elimination order on trees and the block pattern of `L` (fill included);
 //! 2. **factors** numerically, left-looking by block columns, with dense blocks and pivots floored at
-//!    [`PIVOT_FLOOR`](crate::dense::PIVOT_FLOOR) like the dense path;
+//!    [`crate::dense::PIVOT_FLOOR`] like the dense path;
 //! 3. **updates** `L` in place to the factor of `H ± v vᵀ` (LINPACK `dchud`/`dchdd`, MuJoCo `mju_cholUpdate`),
 //!    visiting only the block columns where `v` is non-zero; the pattern of `L` is closed under such updates when
 //!    `v = √D Jᵢᵀ` for a row that took part in the analysis.
@@ -115,7 +115,7 @@ impl BlockCholesky {
 
     /// Symbolic analysis: `tree[d]` is the tree (block) of local dof `d` (trees numbered `0..ntrees`); `links`
     /// yields, for every row (or group of rows that share a Hessian block, such as an elliptic contact), the local
-    /// dofs it touches. Afterwards the values are zero; fill them with [`Self::add_diag_entry`] and friends, then
+    /// dofs it touches. Afterwards the values are zero; fill them with [`Self::add`] and [`Self::add_outer`], then
     /// [`Self::factor`].
     pub fn analyze<'a>(&mut self, tree: &[usize], links: impl Iterator<Item = &'a [usize]>) {
         let nv = tree.len();

@@ -6,8 +6,8 @@
 //! Each routine is written for MuJoCo's geom order (`plane < sphere < capsule < ellipsoid < cylinder < box < mesh`)
 //! and reports [`MjContact`]s in MuJoCo's convention: `dist < 0` when penetrating, `normal` from geom 1 to geom 2,
 //! `pos` midway between the surfaces. A contact exists while `dist ≤ margin`; the narrow phase carries no geom margin
-//! (spec §A.4), so `margin = 0`. [`routine`] is the table from a pair of our shape kinds to a routine (with the order
-//! swap) and [`PairRoutine::run`] converts to the simulator convention (normal from B to A, `penetration = −dist`).
+//! (spec §A.4), so `margin = 0`. `routine` is the table from a pair of our shape kinds to a routine (with the order
+//! swap) and `PairRoutine::run` converts to the simulator convention (normal from B to A, `penetration = −dist`).
 //!
 //! Box–mesh and mesh–mesh follow MuJoCo's `mjc_Convex` with its native GJK/EPA and multiccd polygon clipping
 //! (`convex`). Pairs without an entry (ellipsoid/cylinder against non-planes, box–box, two-sided planes, ...) keep
