@@ -88,6 +88,32 @@ impl TreeLayout<'_> {
         }
     }
 
+    /// [`Self::solve`] restricted to `dofs` (increasing, whole trees: closed under the chains), where `x` may be
+    /// nonzero; the rest of `x` is left alone. Cost: the entries of those rows only.
+    pub fn solve_on(&self, ld: &[f64], diag_inv: &[f64], x: &mut [f64], dofs: &[usize]) {
+        for &i in dofs.iter().rev() {
+            let xi = x[i];
+            if xi == 0.0 {
+                continue;
+            }
+            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
+            for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
+                x[j] -= l * xi;
+            }
+        }
+        for &i in dofs {
+            x[i] *= diag_inv[i];
+        }
+        for &i in dofs {
+            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
+            let mut acc = x[i];
+            for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
+                acc -= l * x[j];
+            }
+            x[i] = acc;
+        }
+    }
+
     /// `out = A x` for the symmetric matrix `a` stored in this layout.
     pub fn mul(&self, a: &[f64], x: &[f64], out: &mut [f64]) {
         let nv = self.nv();

@@ -77,7 +77,9 @@ pub struct Options {
     pub impratio: Option<f64>,
     /// Integrator. Default approximate_implicitfast.
     pub integrator: IntegratorChoice,
-    /// No-slip post-process iterations. Default 0 (off).
+    /// No-slip post-process sweeps (spec §C.8, [`signorini_solver::noslip`]): after the solve, Gauss–Seidel on
+    /// the pyramidal friction edges and DOF friction loss against `J M⁻¹ Jᵀ`, which removes the soft constraints'
+    /// creep. Per island when islands are on. Not available with the elliptic cone. Default 0 (off).
     pub noslip_iterations: usize,
     /// No-slip tolerance, > 0. Default 1e-6.
     pub noslip_tolerance: f64,
@@ -355,11 +357,6 @@ impl Options {
                 "enable_rolling_friction",
                 "rolling friction requires enable_torsional_friction".into(),
             );
-        }
-        if self.noslip_iterations > 0 {
-            return Err(SimError::NotImplemented {
-                what: "the no-slip post-process (noslip_iterations > 0)".into(),
-            });
         }
         if self.use_hibernation {
             return Err(SimError::NotImplemented { what: "hibernation (use_hibernation)".into() });

@@ -136,6 +136,8 @@ pub struct StepStatistics {
     pub factorizations: usize,
     /// Newton rank-1 updates/downdates applied instead of refactoring.
     pub rank_one_updates: usize,
+    /// Sweeps of the no-slip post-process (0 when it is off).
+    pub noslip_iterations: usize,
     /// Contacts.
     pub contacts: usize,
     /// Candidate pairs after the filters.

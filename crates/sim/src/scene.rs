@@ -17,6 +17,7 @@ use signorini_geometry::Pose;
 use signorini_integrators::{Integrator, IntegratorKind};
 use signorini_model::spec::{JointKind, ModelSpec};
 use signorini_model::{Data, Model};
+use signorini_solver::noslip::{NoSlip, NoSlipOptions, NoSlipStats};
 use signorini_solver::{
     CgUpdate, ConstraintSolver, SolverKind, SolverOptions, island_solver_for, solver_for,
 };
@@ -37,6 +38,7 @@ pub struct Scene {
     solver: Box<dyn ConstraintSolver>,
     solver_options: SolverOptions,
     integrator: Box<dyn Integrator>,
+    noslip: NoSlip,
     qacc: Vec<f64>,
     efc_force: Vec<f64>,
     body_poses: Vec<Pose>,
@@ -141,6 +143,7 @@ impl Scene {
             solver,
             solver_options,
             integrator,
+            noslip: NoSlip::default(),
             qacc: vec![0.0; nv],
             efc_force: Vec::new(),
             body_poses: vec![Pose::IDENTITY; nbody],
@@ -235,6 +238,25 @@ impl Scene {
             &mut self.qacc,
             &mut self.efc_force,
         )?;
+        // No-slip (§C.8) replaces the friction forces and qacc; the next step warm-starts from its qacc, as
+        // MuJoCo 4.0 does.
+        let noslip = if self.options.noslip_iterations > 0 && !self.rows.is_empty() {
+            let options = NoSlipOptions {
+                iterations: self.options.noslip_iterations,
+                tolerance: self.options.noslip_tolerance,
+                islands: self.options.enable_islands,
+            };
+            self.noslip.run(
+                &self.model,
+                &self.data,
+                &self.rows,
+                &options,
+                &mut self.efc_force,
+                &mut self.qacc,
+            )
+        } else {
+            NoSlipStats::default()
+        };
         let t4 = Instant::now();
         self.integrator.advance(&self.model, &mut self.data, &self.qacc, h)?;
         let t5 = Instant::now();
@@ -250,6 +272,7 @@ impl Scene {
         s.islands = solve.islands;
         s.factorizations = solve.factorizations;
         s.rank_one_updates = solve.rank_one_updates;
+        s.noslip_iterations = noslip.iterations;
         s.contacts = world.contacts;
         s.candidate_pairs = world.candidate_pairs;
         s.rows = self.rows.len();

@@ -71,4 +71,6 @@ fn features_not_built_yet_say_so() {
     assert!(o.uses_signorini() && o.validate().is_ok(), "auto selects signorini here, and it is built");
     let o = Options { use_hibernation: true, ..Options::default() };
     assert!(matches!(o.validate(), Err(SimError::NotImplemented { .. })));
+    let o = Options { noslip_iterations: 10, ..Options::default() };
+    assert!(o.validate().is_ok(), "no-slip with the pyramidal cone is built");
 }

@@ -18,6 +18,7 @@
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
 //! | [`islands`] | connected components of trees linked by rows (§C.6) |
 //! | [`signorini`] | the Signorini contact resolution: unilateral normal rows, friction discs on a latched load |
+//! | [`noslip`] | the no-slip post-process (§C.8): Gauss–Seidel on the friction forces against `J M⁻¹ Jᵀ` |
 //! | [`primal`] | the Newton (§C.2) and conjugate-gradient (§C.3) iterations, termination (§C.5), warm start (§C.7) |
 //!
 //! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
@@ -26,7 +27,7 @@
 //! Newton factors `H` densely for small problems and with [`block_cholesky`] (sparse over kinematic trees, with
 //! rank-1 updates when rows change state) otherwise; `H` is not refactored when the active set did not change.
 //!
-//! Not implemented yet: no-slip (§C.8).
+//! [`noslip::NoSlip`] is the optional no-slip post-process of §C.8 (pyramidal friction and DOF friction loss).
 
 pub mod block_cholesky;
 pub mod cost;
@@ -34,6 +35,7 @@ pub mod dense;
 pub mod islands;
 pub mod linesearch;
 pub mod mass;
+pub mod noslip;
 pub mod primal;
 mod reduce;
 pub mod signorini;

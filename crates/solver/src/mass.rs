@@ -119,6 +119,17 @@ impl TreeMass {
         }
     }
 
+    /// `x ← M⁻¹ x` on `dofs` only (increasing, whole trees), where `x` may be nonzero.
+    pub fn solve_on(&self, x: &mut [f64], dofs: &[usize]) {
+        if self.diagonal {
+            for &d in dofs {
+                x[d] *= self.diag_inv[d];
+            }
+        } else {
+            self.layout().solve_on(&self.qld, &self.diag_inv, x, dofs);
+        }
+    }
+
     /// Writes the dense `M` (row-major `nv × nv`) into `h`.
     pub fn fill_dense(&self, h: &mut [f64]) {
         let nv = self.nv;

@@ -1,0 +1,343 @@
+//! The no-slip post-process (`reference-semantics.md` §C.8; MuJoCo `mj_solNoSlip`): after the primal solve, a
+//! projected Gauss–Seidel pass on the friction forces alone, against the Delassus operator **without** the
+//! regularizer, `A = J M⁻¹ Jᵀ`, so that the soft constraints' creep (the friction force a regularized row can hold
+//! at a nonzero sliding acceleration) is removed.
+//!
+//! With `b = J a_s − aref` the residual of row `i` is `res_i = b_i + (A λ)_i`, kept as `b_i + J_i v` with
+//! `v = M⁻¹ Jᵀ λ`, which moves by `M⁻¹ J_iᵀ δ_i` when `λ_i` moves by `δ_i`. One sweep:
+//!
+//! - **DOF friction loss** rows: `λ_i ← clamp(λ_i − res_i / A_ii, −f_i, f_i)`;
+//! - **pyramidal contacts**, per pair of opposite edges `(j, j+1)`: their sum (the normal force) stays; with
+//!   `mid = ½(λ_j + λ_j+1)`, `K₁ = A_jj + A_j+1,j+1 − 2A_j,j+1` and `K₀ = mid(A_jj − A_j+1,j+1) + c_j − c_j+1`
+//!   (`c = res − A_c λ_old`, the residual of the pair's rows without their own forces),
+//!   `y = clamp(−K₀/K₁, −mid, mid)` (`λ = mid` on both when `K₁` vanishes), `λ_j = mid + y`, `λ_j+1 = mid − y`;
+//!   the update is undone when it raises the cost `½ΔᵀA_cΔ + Δᵀres` by more than 1e-10.
+//!
+//! Equality, limit, frictionless and elliptic rows keep their forces (no-slip with the elliptic cone is rejected
+//! when options are built). The sweeps stop when `scale · improvement < tolerance`, `scale = 1/(meaninertia ·
+//! max(1, nv))` (the first sweep's improvement counts the regularizer energy `½ Σ R_i λ_i²` it removes), or after
+//! `iterations` sweeps. Finally `qacc = a_s + M⁻¹ Jᵀ λ`.
+
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_model::{Data, Model};
+
+use crate::islands::Islands;
+use crate::mass::TreeMass;
+
+/// Below this `A_ii` and `K₁` count as zero (MuJoCo `mjMINVAL`).
+const EPS: f64 = 1e-15;
+
+/// A pair update that raises the cost by more than this is undone (MuJoCo `costChange`).
+const COST_RISE: f64 = 1e-10;
+
+/// The no-slip pass with its scratch arrays (reused between steps; no allocation once the largest problem has
+/// been seen).
+#[derive(Debug, Clone, Default)]
+pub struct NoSlip {
+    mass: TreeMass,
+    /// `v = M⁻¹ Jᵀ λ`.
+    v: Vec<f64>,
+    /// `b = J a_s − aref`.
+    b: Vec<f64>,
+    /// The dofs of each kinematic tree, increasing: tree `t` at `tree_dofs[tree_start[t]..tree_start[t + 1]]`.
+    tree_start: Vec<usize>,
+    tree_dofs: Vec<usize>,
+    /// Per updated row (friction-loss rows and pyramid edges, in row order): `w_i = M⁻¹ J_iᵀ` on the dofs of the
+    /// trees the row touches, at `w_dof[w_start[k]..w_start[k + 1]]`.
+    updated: Vec<usize>,
+    w_start: Vec<usize>,
+    w_dof: Vec<usize>,
+    w_val: Vec<f64>,
+    /// Per updated row `k`: `A_kk`, and for the first row of a pyramid pair `A_k,k+1` (the second holds
+    /// `A_k+1,k`).
+    a_diag: Vec<f64>,
+    a_off: Vec<f64>,
+    /// Dense scratch (`nv`, zero between uses), the tree of every dof, and the trees and support of one row.
+    dense: Vec<f64>,
+    trees: Vec<usize>,
+    row_trees: Vec<usize>,
+    support: Vec<usize>,
+    islands: Islands,
+    /// Updated-row index `k` of every row (`usize::MAX` for the others), and one island's `k`s.
+    row_k: Vec<usize>,
+    sweep: Vec<usize>,
+}
+
+/// What one no-slip pass did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NoSlipStats {
+    /// Sweeps run, summed over the islands.
+    pub iterations: usize,
+    /// The largest final `scale · improvement` over the islands.
+    pub improvement: f64,
+}
+
+/// The settings of a no-slip pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoSlipOptions {
+    /// At most this many sweeps (per island).
+    pub iterations: usize,
+    /// Stop when `scale · improvement` of a sweep is below this.
+    pub tolerance: f64,
+    /// Sweep and terminate every island (§C.6) on its own, with `scale = 1/tr(M_island)` (MuJoCo 4.0 with islands);
+    /// otherwise the whole system with `scale = 1/(meaninertia · max(1, nv))`.
+    pub islands: bool,
+}
+
+impl NoSlip {
+    /// Runs the sweeps on `force` (the primal solve's row forces, updated in place) and writes
+    /// `qacc = a_s + M⁻¹ Jᵀ λ`. `M` is `data`'s (factorised, as for the primal solve).
+    pub fn run(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        options: &NoSlipOptions,
+        force: &mut [f64],
+        qacc: &mut [f64],
+    ) -> NoSlipStats {
+        let nv = model.nv;
+        self.mass.assign_all(model, data);
+        self.prepare(rows, force, &data.qacc_smooth);
+        let mut stats = NoSlipStats::default();
+        if options.islands {
+            self.islands.build(model, rows);
+            for island in 0..self.islands.count() {
+                self.sweep.clear();
+                self.sweep.extend(
+                    self.islands.rows(island).iter().map(|&r| self.row_k[r]).filter(|&k| k != usize::MAX),
+                );
+                let trace: f64 = self.islands.dofs(island).iter().map(|&d| data.qm[model.dof_madr[d]]).sum();
+                let sweep = std::mem::take(&mut self.sweep);
+                let island_rows = self.islands.rows(island).to_vec();
+                let scale = 1.0 / trace.max(f64::MIN_POSITIVE);
+                let s = self.sweeps(rows, &sweep, island_rows.iter().copied(), scale, options, force);
+                self.sweep = sweep;
+                stats.iterations += s.iterations;
+                stats.improvement = stats.improvement.max(s.improvement);
+            }
+        } else {
+            let sweep: Vec<usize> = (0..self.updated.len()).collect();
+            let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
+            stats = self.sweeps(rows, &sweep, 0..rows.len(), scale, options, force);
+        }
+        // qacc = a_s + M⁻¹ Jᵀ λ from scratch (no drift from the incremental updates).
+        self.v[..nv].fill(0.0);
+        for (i, &f) in force.iter().enumerate() {
+            if f != 0.0 {
+                let (dofs, vals) = rows.jacobian_row(i);
+                for (&d, &j) in dofs.iter().zip(vals) {
+                    self.v[d] += j * f;
+                }
+            }
+        }
+        self.mass.solve(&mut self.v[..nv]);
+        for ((q, a), v) in qacc.iter_mut().zip(&data.qacc_smooth).zip(&self.v) {
+            *q = a + v;
+        }
+        stats
+    }
+
+    /// Sweeps over the updated rows `sweep` (indices into `updated`, in row order) until `scale · improvement`
+    /// is below the tolerance; `all_rows` are the rows of the problem (for the first sweep's regularizer energy).
+    fn sweeps(
+        &mut self,
+        rows: &ConstraintRows,
+        sweep: &[usize],
+        all_rows: impl Iterator<Item = usize>,
+        scale: f64,
+        options: &NoSlipOptions,
+        force: &mut [f64],
+    ) -> NoSlipStats {
+        let regularizer: f64 = all_rows.map(|i| 0.5 * rows.r[i] * force[i] * force[i]).sum();
+        let mut stats = NoSlipStats::default();
+        while stats.iterations < options.iterations {
+            let mut improvement = if stats.iterations == 0 { regularizer } else { 0.0 };
+            let mut p = 0;
+            while p < sweep.len() {
+                let k = sweep[p];
+                if rows.kind[self.updated[k]] == RowKind::FrictionLoss {
+                    improvement -= self.friction_loss(rows, k, force);
+                    p += 1;
+                } else {
+                    improvement -= self.edge_pair(rows, k, force);
+                    p += 2;
+                }
+            }
+            stats.iterations += 1;
+            stats.improvement = scale * improvement;
+            if stats.improvement < options.tolerance {
+                break;
+            }
+        }
+        stats
+    }
+
+    /// `b`, `v = M⁻¹ Jᵀ λ`, the trees' dofs and `w_i` of every updated row.
+    fn prepare(&mut self, rows: &ConstraintRows, force: &[f64], a_s: &[f64]) {
+        let nv = self.mass.nv;
+        self.b.clear();
+        self.b.extend((0..rows.len()).map(|i| rows.row_dot(i, a_s) - rows.aref[i]));
+        self.v.clear();
+        self.v.resize(nv, 0.0);
+        for (i, &f) in force.iter().enumerate() {
+            let (dofs, vals) = rows.jacobian_row(i);
+            for (&d, &j) in dofs.iter().zip(vals) {
+                self.v[d] += j * f;
+            }
+        }
+        self.mass.solve(&mut self.v);
+
+        let ntrees = self.mass.trees(&mut self.trees);
+        self.tree_start.clear();
+        self.tree_start.resize(ntrees + 1, 0);
+        for &t in &self.trees {
+            self.tree_start[t + 1] += 1;
+        }
+        for t in 0..ntrees {
+            self.tree_start[t + 1] += self.tree_start[t];
+        }
+        self.tree_dofs.clear();
+        self.tree_dofs.resize(nv, 0);
+        let mut fill = self.tree_start.clone();
+        for (d, &t) in self.trees.iter().enumerate() {
+            self.tree_dofs[fill[t]] = d;
+            fill[t] += 1;
+        }
+
+        self.updated.clear();
+        self.row_k.clear();
+        for i in 0..rows.len() {
+            if matches!(rows.kind[i], RowKind::FrictionLoss | RowKind::ContactPyramidal) {
+                self.row_k.push(self.updated.len());
+                self.updated.push(i);
+            } else {
+                self.row_k.push(usize::MAX);
+            }
+        }
+        self.w_start.clear();
+        self.w_start.push(0);
+        self.w_dof.clear();
+        self.w_val.clear();
+        self.dense.clear();
+        self.dense.resize(nv, 0.0);
+        for k in 0..self.updated.len() {
+            let (dofs, vals) = rows.jacobian_row(self.updated[k]);
+            // The support of M⁻¹ J_iᵀ: every dof of the trees the row touches.
+            self.row_trees.clear();
+            for &d in dofs {
+                if !self.row_trees.contains(&self.trees[d]) {
+                    self.row_trees.push(self.trees[d]);
+                }
+            }
+            self.support.clear();
+            for &t in &self.row_trees {
+                self.support.extend_from_slice(&self.tree_dofs[self.tree_start[t]..self.tree_start[t + 1]]);
+            }
+            self.support.sort_unstable();
+            for (&d, &j) in dofs.iter().zip(vals) {
+                self.dense[d] += j;
+            }
+            self.mass.solve_on(&mut self.dense, &self.support);
+            for &d in &self.support {
+                self.w_dof.push(d);
+                self.w_val.push(self.dense[d]);
+                self.dense[d] = 0.0;
+            }
+            self.w_start.push(self.w_dof.len());
+        }
+        // The entries of A the sweeps read.
+        self.a_diag.clear();
+        self.a_off.clear();
+        let mut k = 0;
+        while k < self.updated.len() {
+            let i = self.updated[k];
+            self.a_diag.push(self.a_entry(rows, i, k));
+            self.a_off.push(0.0);
+            if rows.kind[i] == RowKind::ContactPyramidal {
+                let j = self.updated[k + 1];
+                self.a_diag.push(self.a_entry(rows, j, k + 1));
+                self.a_off[k] = self.a_entry(rows, i, k + 1);
+                self.a_off.push(self.a_entry(rows, j, k));
+                k += 2;
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// `J_i · w_k` for updated row `k`: the entry `A_ik`.
+    fn a_entry(&self, rows: &ConstraintRows, i: usize, k: usize) -> f64 {
+        let range = self.w_start[k]..self.w_start[k + 1];
+        let (dofs, vals) = rows.jacobian_row(i);
+        let (wd, wv) = (&self.w_dof[range.clone()], &self.w_val[range]);
+        dofs.iter().zip(vals).map(|(&d, &j)| j * wd.binary_search(&d).map_or(0.0, |p| wv[p])).sum()
+    }
+
+    /// `res_i = b_i + J_i v`.
+    fn residual(&self, rows: &ConstraintRows, i: usize) -> f64 {
+        self.b[i] + rows.row_dot(i, &self.v)
+    }
+
+    /// `v += δ w_k`.
+    fn apply(&mut self, k: usize, delta: f64) {
+        if delta == 0.0 {
+            return;
+        }
+        let range = self.w_start[k]..self.w_start[k + 1];
+        for (&d, &w) in self.w_dof[range.clone()].iter().zip(&self.w_val[range]) {
+            self.v[d] += delta * w;
+        }
+    }
+
+    /// One friction-loss row (updated row `k`); returns the cost change (≤ 0 up to round-off).
+    fn friction_loss(&mut self, rows: &ConstraintRows, k: usize, force: &mut [f64]) -> f64 {
+        let i = self.updated[k];
+        let res = self.residual(rows, i);
+        let a = self.a_diag[k].max(EPS);
+        let old = force[i];
+        let limit = rows.frictionloss[i];
+        force[i] = (old - res / a).clamp(-limit, limit);
+        let delta = force[i] - old;
+        self.apply(k, delta);
+        0.5 * delta * delta * a + delta * res
+    }
+
+    /// The pair of opposite pyramid edges at updated rows `k`, `k + 1`; returns the cost change (≤ 0).
+    fn edge_pair(&mut self, rows: &ConstraintRows, k: usize, force: &mut [f64]) -> f64 {
+        let (j0, j1) = (self.updated[k], self.updated[k + 1]);
+        let res = [self.residual(rows, j0), self.residual(rows, j1)];
+        let old = [force[j0], force[j1]];
+        let (a00, a11) = (self.a_diag[k].max(1e-10), self.a_diag[k + 1].max(1e-10));
+        let (a01, a10) = (self.a_off[k], self.a_off[k + 1]);
+        let c = [res[0] - a00 * old[0] - a01 * old[1], res[1] - a10 * old[0] - a11 * old[1]];
+        let mid = 0.5 * (old[0] + old[1]);
+        let k1 = a00 + a11 - a01 - a10;
+        let k0 = mid * (a00 - a11) + c[0] - c[1];
+        let new = if k1 < EPS {
+            [mid, mid]
+        } else {
+            let y = -k0 / k1;
+            if y < -mid {
+                [0.0, 2.0 * mid]
+            } else if y > mid {
+                [2.0 * mid, 0.0]
+            } else {
+                [mid + y, mid - y]
+            }
+        };
+        let delta = [new[0] - old[0], new[1] - old[1]];
+        let change = 0.5
+            * (delta[0] * (a00 * delta[0] + a01 * delta[1]) + delta[1] * (a10 * delta[0] + a11 * delta[1]))
+            + delta[0] * res[0]
+            + delta[1] * res[1];
+        if change > COST_RISE {
+            return 0.0;
+        }
+        force[j0] = new[0];
+        force[j1] = new[1];
+        self.apply(k, delta[0]);
+        self.apply(k + 1, delta[1]);
+        change
+    }
+}
