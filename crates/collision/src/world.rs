@@ -520,6 +520,10 @@ pub struct CollisionWorld {
     body_names: BTreeMap<String, usize>,
     geoms: GeomTable,
     geom_fixed: Vec<bool>,
+    /// Fixed or on a sleeping body ([`Self::set_asleep`]): the broad phase pairs such geoms only with awake ones.
+    geom_frozen: Vec<bool>,
+    /// Sleeping bodies.
+    body_asleep: Vec<bool>,
     /// Convex hulls of box geoms, for `box_box_detection = false`.
     hulls: Vec<Option<Shape>>,
     /// Number of box geoms (for Genesis's `n_contacts_per_pair`).
@@ -564,6 +568,8 @@ impl CollisionWorld {
             body_names: BTreeMap::from([("world".to_string(), 0)]),
             geoms: GeomTable::default(),
             geom_fixed: Vec::new(),
+            geom_frozen: Vec::new(),
+            body_asleep: vec![false],
             hulls: Vec::new(),
             n_boxes: 0,
             filter: PairFilter::default(),
@@ -666,6 +672,7 @@ impl CollisionWorld {
         b.root.push(root);
         b.weld_root.push(weld_root);
         b.pose.push(Pose::IDENTITY);
+        self.body_asleep.push(false);
         if !desc.name.is_empty() {
             self.body_names.insert(desc.name.clone(), idx);
         }
@@ -726,6 +733,7 @@ impl CollisionWorld {
         g.world_pose.push(Pose::IDENTITY);
         g.aabb.push(Aabb::new(DVec3::ZERO, DVec3::ZERO));
         self.geom_fixed.push(self.bodies.fixed[desc.body]);
+        self.geom_frozen.push(self.bodies.fixed[desc.body] || self.body_asleep[desc.body]);
         self.n_boxes += usize::from(hull.is_some());
         self.hulls.push(hull);
         self.invalidate();
@@ -781,7 +789,7 @@ impl CollisionWorld {
     /// handle ([`CollisionError::Pair`]), no [`update`](Self::update) since the world changed.
     pub fn collide(&mut self) -> Result<&ContactSet> {
         self.require_updated()?;
-        let input = BroadPhaseInput::new(&self.geoms.aabb, &self.geom_fixed)?;
+        let input = BroadPhaseInput::new(&self.geoms.aabb, &self.geom_frozen)?;
         self.broad.find_pairs(&input, &mut self.candidates);
         self.candidates.sort_unstable();
         self.run_pairs()
@@ -802,7 +810,7 @@ impl CollisionWorld {
                 });
             }
             let (lo, hi) = (i.min(j), i.max(j));
-            if !(self.geom_fixed[lo] && self.geom_fixed[hi])
+            if !(self.geom_frozen[lo] && self.geom_frozen[hi])
                 && self.geoms.aabb[lo].overlaps(&self.geoms.aabb[hi])
             {
                 self.candidates.push([lo as u32, hi as u32]);
@@ -815,6 +823,23 @@ impl CollisionWorld {
             return Err(CollisionError::InvalidRequest { what: format!("pair {:?} given twice", w[0]) });
         }
         self.run_pairs()
+    }
+
+    /// Marks sleeping bodies (one flag per body, the world body first; hibernation, spec §E): their geoms are
+    /// paired only with geoms of awake moving bodies, as fixed geoms are, so a sleeping body keeps no contact with
+    /// the static world or with another sleeper. All bodies start awake. Errors: wrong count.
+    pub fn set_asleep(&mut self, asleep: &[bool]) -> Result<()> {
+        if asleep.len() != self.bodies.len() {
+            return Err(CollisionError::InvalidWorld {
+                what: format!("{} sleep flags given for {} bodies", asleep.len(), self.bodies.len()),
+            });
+        }
+        self.body_asleep.copy_from_slice(asleep);
+        for ((frozen, &fixed), &b) in self.geom_frozen.iter_mut().zip(&self.geom_fixed).zip(&self.geoms.body)
+        {
+            *frozen = fixed || asleep[b];
+        }
+        Ok(())
     }
 
     /// The contact set of the last successful [`collide`](Self::collide).

@@ -4,6 +4,7 @@
 //! with validated [`Options`] (spec §4), [`Scene::step`], state get/set, and contact and force read-back (spec §5).
 
 pub mod error;
+mod hibernation;
 pub mod options;
 pub mod readback;
 pub mod scene;

@@ -93,7 +93,9 @@ pub struct Options {
     /// on its own, with its own termination. Default true (MuJoCo's default; MJCF `<flag island="disable"/>` turns
     /// it off).
     pub enable_islands: bool,
-    /// Islands may sleep. Default false.
+    /// Islands at rest may sleep (spec §E): trees whose `|q̇|·dof_length` stays below `hibernation_thresh_vel` for
+    /// 10 steps sleep with their island, keep no contact with the static world or other sleepers, and wake when an
+    /// awake body touches them or the state is set. Default false.
     pub use_hibernation: bool,
     /// Sleep velocity threshold (m/s), > 0. Default 2e-3 native, 1e-4 MuJoCo-compatible (`None`: the mode's).
     pub hibernation_thresh_vel: Option<f64>,
@@ -357,9 +359,6 @@ impl Options {
                 "enable_rolling_friction",
                 "rolling friction requires enable_torsional_friction".into(),
             );
-        }
-        if self.use_hibernation {
-            return Err(SimError::NotImplemented { what: "hibernation (use_hibernation)".into() });
         }
         Ok(())
     }

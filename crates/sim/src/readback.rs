@@ -138,6 +138,8 @@ pub struct StepStatistics {
     pub rank_one_updates: usize,
     /// Sweeps of the no-slip post-process (0 when it is off).
     pub noslip_iterations: usize,
+    /// Kinematic trees asleep after the step (hibernation; 0 when it is off).
+    pub sleeping_trees: usize,
     /// Contacts.
     pub contacts: usize,
     /// Candidate pairs after the filters.

@@ -23,6 +23,7 @@ use signorini_solver::{
 };
 
 use crate::error::{Result, SimError};
+use crate::hibernation::Hibernation;
 use crate::options::{ConeChoice, IntegratorChoice, Options, SolverChoice};
 use crate::readback::{Contacts, StepStatistics};
 
@@ -39,6 +40,7 @@ pub struct Scene {
     solver_options: SolverOptions,
     integrator: Box<dyn Integrator>,
     noslip: NoSlip,
+    hibernation: Option<Hibernation>,
     qacc: Vec<f64>,
     efc_force: Vec<f64>,
     body_poses: Vec<Pose>,
@@ -133,6 +135,10 @@ impl Scene {
         let nbody = model.nbody;
         let nv = model.nv;
         let solver = if options.enable_islands { island_solver_for(kind) } else { solver_for(kind) };
+        let hibernation = options.use_hibernation.then(|| {
+            let default = if options.mujoco_compatibility { 1e-4 } else { 2e-3 };
+            Hibernation::new(&model, options.hibernation_thresh_vel.unwrap_or(default))
+        });
         Ok(Scene {
             model,
             data,
@@ -144,6 +150,7 @@ impl Scene {
             solver_options,
             integrator,
             noslip: NoSlip::default(),
+            hibernation,
             qacc: vec![0.0; nv],
             efc_force: Vec::new(),
             body_poses: vec![Pose::IDENTITY; nbody],
@@ -182,6 +189,13 @@ impl Scene {
         self.data.time
     }
 
+    /// Wakes every sleeping tree (hibernation); the state setters and [`Scene::reset`] do it.
+    pub fn wake_all(&mut self) {
+        if let Some(h) = &mut self.hibernation {
+            h.wake_all();
+        }
+    }
+
     /// Back to `qpos0` (or keyframe 0 when the model has one), zero velocity.
     pub fn reset(&mut self) -> Result<()> {
         self.data.reset(&self.model);
@@ -190,22 +204,29 @@ impl Scene {
         }
         self.qacc.iter_mut().for_each(|x| *x = 0.0);
         self.steps = 0;
+        self.wake_all();
         Ok(())
     }
 
     /// Sets `qpos` (length `nq`, finite).
     pub fn set_qpos(&mut self, qpos: &[f64]) -> Result<()> {
-        copy_state("qpos", qpos, &mut self.data.qpos)
+        copy_state("qpos", qpos, &mut self.data.qpos)?;
+        self.wake_all();
+        Ok(())
     }
 
     /// Sets `qvel` (length `nv`, finite).
     pub fn set_qvel(&mut self, qvel: &[f64]) -> Result<()> {
-        copy_state("qvel", qvel, &mut self.data.qvel)
+        copy_state("qvel", qvel, &mut self.data.qvel)?;
+        self.wake_all();
+        Ok(())
     }
 
     /// Sets `ctrl` (length `nu`, finite).
     pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<()> {
-        copy_state("ctrl", ctrl, &mut self.data.ctrl)
+        copy_state("ctrl", ctrl, &mut self.data.ctrl)?;
+        self.wake_all();
+        Ok(())
     }
 
     /// Advances the scene by `dt` (`substeps` physics steps).
@@ -225,7 +246,21 @@ impl Scene {
             *pose = Pose { translation: self.data.xpos[b], rotation: self.data.xquat[b] };
         }
         let t1 = Instant::now();
-        let contacts = self.world.step(&self.body_poses)?;
+        let mut contacts = match &self.hibernation {
+            Some(h) => {
+                self.world.update(&self.body_poses)?;
+                self.world.set_asleep(h.asleep_bodies())?;
+                self.world.collide()?
+            }
+            None => self.world.step(&self.body_poses)?,
+        };
+        if let Some(h) = &mut self.hibernation {
+            // A sleeper touched by an awake body wakes with its island; its contacts with the world come back.
+            if h.wake_on_contacts(contacts) {
+                self.world.set_asleep(h.asleep_bodies())?;
+                contacts = self.world.collide()?;
+            }
+        }
         let t2 = Instant::now();
         self.assembler.assemble(&self.model, &self.data, contacts, &mut self.rows)?;
         let t3 = Instant::now();
@@ -257,8 +292,14 @@ impl Scene {
         } else {
             NoSlipStats::default()
         };
+        if let Some(hib) = &self.hibernation {
+            hib.freeze(&mut self.qacc);
+        }
         let t4 = Instant::now();
         self.integrator.advance(&self.model, &mut self.data, &self.qacc, h)?;
+        if let Some(hib) = &mut self.hibernation {
+            hib.update(&self.model, &mut self.data, &self.rows);
+        }
         let t5 = Instant::now();
         if let Some(what) = non_finite(&self.data) {
             return Err(SimError::NonFinite { step: self.steps, time: self.data.time, what });
@@ -273,6 +314,7 @@ impl Scene {
         s.factorizations = solve.factorizations;
         s.rank_one_updates = solve.rank_one_updates;
         s.noslip_iterations = noslip.iterations;
+        s.sleeping_trees = self.hibernation.as_ref().map_or(0, Hibernation::sleeping_trees);
         s.contacts = world.contacts;
         s.candidate_pairs = world.candidate_pairs;
         s.rows = self.rows.len();
@@ -450,6 +492,9 @@ fn apply_mjcf_options(options: &mut Options, m: &signorini_mjcf::MjcfOptions) ->
     }
     if let Some(&enabled) = m.flags.get("island") {
         options.enable_islands = enabled;
+    }
+    if let Some(&enabled) = m.flags.get("sleep") {
+        options.use_hibernation = enabled;
     }
     Ok(())
 }

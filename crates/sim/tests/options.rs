@@ -66,11 +66,11 @@ fn set_by_name_lists_valid_names_and_values() {
 }
 
 #[test]
-fn features_not_built_yet_say_so() {
+fn signorini_noslip_and_hibernation_are_built() {
     let o = Options { friction_cone: ConeChoice::Elliptic, ..Options::default() };
     assert!(o.uses_signorini() && o.validate().is_ok(), "auto selects signorini here, and it is built");
-    let o = Options { use_hibernation: true, ..Options::default() };
-    assert!(matches!(o.validate(), Err(SimError::NotImplemented { .. })));
+    let o = Options { use_hibernation: true, hibernation_thresh_vel: Some(1e-3), ..Options::default() };
+    assert!(o.validate().is_ok());
     let o = Options { noslip_iterations: 10, ..Options::default() };
     assert!(o.validate().is_ok(), "no-slip with the pyramidal cone is built");
 }

@@ -1,0 +1,236 @@
+//! Hibernation (`reference-semantics.md` §E; G-W hibernation v2, MuJoCo `engine_sleep.c`): islands of kinematic
+//! trees at rest go to sleep and cost almost nothing until something awake touches them.
+//!
+//! - **Rest test**, per tree after each step: `max_i |q̇_i| · dof_length_i < hibernation_thresh_vel` over its dofs
+//!   (`dof_length` turns angular speed into surface speed), with no applied force (`qfrc_applied`, `xfrc_applied`)
+//!   and no nonzero `ctrl` acting on it. A tree counts its consecutive steps at rest.
+//! - **Sleep**: an island (trees linked by this step's rows: contacts, equalities) sleeps when every tree in it has
+//!   been at rest for [`MIN_STEPS`] steps. Its velocities are zeroed and its trees form one sleeping group.
+//! - **While asleep**: the collision world pairs its geoms only with awake moving geoms (no contact with the static
+//!   world or another sleeper, so no rows), and its accelerations are held at zero, so its state does not change.
+//! - **Wake**: a contact between an awake tree and a sleeping one wakes the sleeper's whole group (the step's
+//!   collision then runs again with it awake); setting the state or `ctrl`, or a reset, wakes everything.
+
+use signorini_collision::contact_set::ContactSet;
+use signorini_constraints::ConstraintRows;
+use signorini_model::{Data, Model};
+
+/// Consecutive steps at rest before a tree may sleep (G-W `hibernation_min_steps`, MuJoCo `mjMINAWAKE`).
+pub const MIN_STEPS: u32 = 10;
+
+/// The sleep state of every kinematic tree.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Hibernation {
+    threshold: f64,
+    /// The tree of every body (`None`: welded to the world) and of every dof.
+    body_tree: Vec<Option<usize>>,
+    dof_tree: Vec<usize>,
+    /// The dofs of tree `t`: `tree_dofs[tree_start[t]..tree_start[t + 1]]`.
+    tree_start: Vec<usize>,
+    tree_dofs: Vec<usize>,
+    /// Consecutive steps at rest, and the sleeping group (`None`: awake).
+    rest_steps: Vec<u32>,
+    group: Vec<Option<usize>>,
+    next_group: usize,
+    /// Per body, for the collision world.
+    body_asleep: Vec<bool>,
+    /// Trees pinned awake this step (an applied force or a control acts on them).
+    driven: Vec<bool>,
+    /// Union-find over trees.
+    parent: Vec<usize>,
+    island_ok: Vec<bool>,
+}
+
+impl Hibernation {
+    /// All trees awake; `threshold` in m/s.
+    pub(crate) fn new(model: &Model, threshold: f64) -> Hibernation {
+        let mut dof_tree = Vec::with_capacity(model.nv);
+        let mut ntrees = 0;
+        for d in 0..model.nv {
+            let t = match model.dof_parentid[d] {
+                Some(p) => dof_tree[p],
+                None => {
+                    ntrees += 1;
+                    ntrees - 1
+                }
+            };
+            dof_tree.push(t);
+        }
+        let body_tree = (0..model.nbody).map(|b| model.body_lastdof[b].map(|d| dof_tree[d])).collect();
+        let mut tree_start = vec![0; ntrees + 1];
+        for &t in &dof_tree {
+            tree_start[t + 1] += 1;
+        }
+        for t in 0..ntrees {
+            tree_start[t + 1] += tree_start[t];
+        }
+        let mut fill = tree_start.clone();
+        let mut tree_dofs = vec![0; model.nv];
+        for (d, &t) in dof_tree.iter().enumerate() {
+            tree_dofs[fill[t]] = d;
+            fill[t] += 1;
+        }
+        Hibernation {
+            threshold,
+            body_tree,
+            dof_tree,
+            tree_start,
+            tree_dofs,
+            rest_steps: vec![0; ntrees],
+            group: vec![None; ntrees],
+            next_group: 0,
+            body_asleep: vec![false; model.nbody],
+            driven: vec![false; ntrees],
+            parent: Vec::new(),
+            island_ok: Vec::new(),
+        }
+    }
+
+    /// Sleep flags per body (the world body first), for [`signorini_collision::world::CollisionWorld::set_asleep`].
+    pub(crate) fn asleep_bodies(&self) -> &[bool] {
+        &self.body_asleep
+    }
+
+    /// Number of sleeping trees.
+    pub(crate) fn sleeping_trees(&self) -> usize {
+        self.group.iter().filter(|g| g.is_some()).count()
+    }
+
+    /// Wakes every tree and restarts the rest counts.
+    pub(crate) fn wake_all(&mut self) {
+        self.group.fill(None);
+        self.rest_steps.fill(0);
+        self.body_asleep.fill(false);
+    }
+
+    /// Wakes the group of every sleeping tree that touches an awake tree in `contacts`; returns whether any woke.
+    pub(crate) fn wake_on_contacts(&mut self, contacts: &ContactSet) -> bool {
+        let mut woke = false;
+        for (&a, &b) in contacts.link_a.iter().zip(&contacts.link_b) {
+            let (ta, tb) = (self.body_tree[a], self.body_tree[b]);
+            for (sleeper, other) in [(ta, tb), (tb, ta)] {
+                let (Some(s), Some(o)) = (sleeper, other) else { continue };
+                if let (Some(g), None) = (self.group[s], self.group[o]) {
+                    self.wake_group(g);
+                    woke = true;
+                }
+            }
+        }
+        if woke {
+            self.refresh_bodies();
+        }
+        woke
+    }
+
+    fn wake_group(&mut self, g: usize) {
+        for (group, rest) in self.group.iter_mut().zip(self.rest_steps.iter_mut()) {
+            if *group == Some(g) {
+                *group = None;
+                *rest = 0;
+            }
+        }
+    }
+
+    fn refresh_bodies(&mut self) {
+        for (asleep, tree) in self.body_asleep.iter_mut().zip(&self.body_tree) {
+            *asleep = tree.is_some_and(|t| self.group[t].is_some());
+        }
+    }
+
+    /// Holds the accelerations of sleeping trees at zero.
+    pub(crate) fn freeze(&self, qacc: &mut [f64]) {
+        for (q, &t) in qacc.iter_mut().zip(&self.dof_tree) {
+            if self.group[t].is_some() {
+                *q = 0.0;
+            }
+        }
+    }
+
+    /// After a step: counts the awake trees' steps at rest and puts every island (trees linked by `rows`) whose
+    /// trees have all rested [`MIN_STEPS`] steps to sleep, zeroing its velocities.
+    pub(crate) fn update(&mut self, model: &Model, data: &mut Data, rows: &ConstraintRows) {
+        let ntrees = self.rest_steps.len();
+        self.driven.fill(false);
+        for (d, &f) in data.qfrc_applied.iter().enumerate() {
+            if f != 0.0 {
+                self.driven[self.dof_tree[d]] = true;
+            }
+        }
+        for (b, w) in data.xfrc_applied.iter().enumerate() {
+            if let Some(t) = self.body_tree[b]
+                && (w.force.length_squared() + w.torque.length_squared()) > 0.0
+            {
+                self.driven[t] = true;
+            }
+        }
+        for (u, &c) in data.ctrl.iter().enumerate() {
+            if c != 0.0 {
+                let j = model.actuator_jntid[u];
+                self.driven[self.dof_tree[model.jnt_dofadr[j]]] = true;
+            }
+        }
+        for t in 0..ntrees {
+            if self.group[t].is_some() {
+                continue;
+            }
+            let dofs = &self.tree_dofs[self.tree_start[t]..self.tree_start[t + 1]];
+            let speed = dofs.iter().map(|&d| data.qvel[d].abs() * model.dof_length[d]).fold(0.0, f64::max);
+            let at_rest = !self.driven[t] && speed < self.threshold;
+            self.rest_steps[t] = if at_rest { self.rest_steps[t].saturating_add(1) } else { 0 };
+        }
+
+        // Islands of awake trees linked by the rows (a sleeping tree has no contact rows; an equality row to one
+        // links it too, which keeps the island awake since sleepers are not counted as rested).
+        self.parent.clear();
+        self.parent.extend(0..ntrees);
+        for i in 0..rows.len() {
+            let mut first = None;
+            for &d in rows.jacobian_row(i).0 {
+                let t = self.dof_tree[d];
+                match first {
+                    None => first = Some(t),
+                    Some(f) => union(&mut self.parent, f, t),
+                }
+            }
+        }
+        self.island_ok.clear();
+        self.island_ok.resize(ntrees, true);
+        for t in 0..ntrees {
+            let r = find(&mut self.parent, t);
+            if self.group[t].is_some() || self.rest_steps[t] < MIN_STEPS {
+                self.island_ok[r] = false;
+            }
+        }
+        let mut slept = false;
+        for t in 0..ntrees {
+            let r = find(&mut self.parent, t);
+            if self.island_ok[r] && self.group[t].is_none() {
+                // The group is named by the island's root, offset so that groups of different steps differ.
+                self.group[t] = Some(self.next_group + r);
+                for &d in &self.tree_dofs[self.tree_start[t]..self.tree_start[t + 1]] {
+                    data.qvel[d] = 0.0;
+                }
+                slept = true;
+            }
+        }
+        if slept {
+            self.next_group += ntrees;
+            self.refresh_bodies();
+        }
+    }
+}
+
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra.max(rb)] = ra.min(rb);
+    }
+}

@@ -1,0 +1,111 @@
+//! Hibernation (spec §E): islands at rest sleep in place and stop costing contacts, an awake body that touches a
+//! sleeper wakes its island (which then holds on the floor again), setting the state wakes everything, and driven
+//! trees stay awake.
+
+use std::path::{Path, PathBuf};
+
+use signorini_sim::Scene;
+
+fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel)
+}
+
+fn set(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// Free-body positions (`x, y, z` per free joint).
+fn positions(scene: &Scene) -> Vec<[f64; 3]> {
+    let (m, d) = (scene.model(), scene.data());
+    scene
+        .free_joints()
+        .into_iter()
+        .map(|j| {
+            let a = m.jnt_qposadr[j];
+            [d.qpos[a], d.qpos[a + 1], d.qpos[a + 2]]
+        })
+        .collect()
+}
+
+#[test]
+fn a_resting_stack_sleeps_in_place() {
+    for mujoco in [false, true] {
+        let path = shared("scenes/box_stack.xml");
+        let mut asleep = Scene::from_mjcf(&path, mujoco, &set(&[("use_hibernation", "true")])).unwrap();
+        let mut awake = Scene::from_mjcf(&path, mujoco, &[]).unwrap();
+        let mut frozen = Vec::new();
+        for k in 1..=600 {
+            asleep.step().unwrap();
+            awake.step().unwrap();
+            if k == 400 {
+                assert_eq!(asleep.stats().sleeping_trees, 10, "mujoco {mujoco}: the whole stack sleeps");
+                assert_eq!(asleep.stats().contacts, 0, "no contact with the floor or between sleepers");
+                frozen = asleep.data().qpos.clone();
+            }
+        }
+        assert_eq!(asleep.data().qpos, frozen, "a sleeping stack does not move");
+        assert!(asleep.data().qvel.iter().all(|&v| v == 0.0));
+        for (a, b) in positions(&asleep).iter().zip(positions(&awake)) {
+            for k in 0..3 {
+                assert!((a[k] - b[k]).abs() < 1e-3, "mujoco {mujoco}: asleep {a:?} vs awake {b:?}");
+            }
+        }
+    }
+}
+
+const DROP: &str = r#"<mujoco><option timestep="0.002"/>
+  <worldbody><geom type="plane" size="2 2 0.1"/>
+    <body name="box" pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+    <body name="ball" pos="0.02 0 1.2"><freejoint/><geom type="sphere" size="0.05" mass="2"/></body>
+  </worldbody></mujoco>"#;
+
+#[test]
+fn a_falling_ball_wakes_the_sleeping_box() {
+    let mut scene =
+        Scene::from_mjcf_str(DROP, Path::new("."), false, &set(&[("use_hibernation", "true")])).unwrap();
+    let mut reference = Scene::from_mjcf_str(DROP, Path::new("."), false, &[]).unwrap();
+    let (mut slept, mut woke) = (false, false);
+    let (mut lowest_box, mut lowest_reference): (f64, f64) = (1.0, 1.0);
+    for _ in 0..1500 {
+        scene.step().unwrap();
+        reference.step().unwrap();
+        lowest_reference = lowest_reference.min(positions(&reference)[0][2]);
+        let sleeping = scene.stats().sleeping_trees;
+        // The box rests from the start; the ball falls for ~0.45 s, then lands on it.
+        slept |= sleeping == 1;
+        woke |= slept && sleeping == 0;
+        lowest_box = lowest_box.min(positions(&scene)[0][2]);
+    }
+    assert!(slept && woke, "slept {slept}, woke {woke}");
+    // The impact presses the box into the floor as deep as without hibernation: its floor contact is back.
+    assert!(
+        (lowest_box - lowest_reference).abs() < 1e-5,
+        "the woken box keeps its floor contact: lowest z {lowest_box} vs {lowest_reference} awake"
+    );
+    assert_eq!(scene.stats().sleeping_trees, 2, "box and ball settle and sleep together");
+    let p = positions(&scene);
+    assert!(p[1][2] > 0.24 && p[1][2] < 0.26, "the ball rests on the box: {p:?}");
+}
+
+#[test]
+fn setting_the_state_wakes_everything_and_driven_trees_stay_awake() {
+    let hib = set(&[("use_hibernation", "true")]);
+    let mut scene = Scene::from_mjcf_str(DROP, Path::new("."), false, &hib).unwrap();
+    for _ in 0..1500 {
+        scene.step().unwrap();
+    }
+    assert_eq!(scene.stats().sleeping_trees, 2);
+    let qvel = scene.data().qvel.clone();
+    scene.set_qvel(&qvel).unwrap();
+    scene.step().unwrap();
+    assert_eq!(scene.stats().sleeping_trees, 0, "set_qvel wakes every tree");
+
+    // The arm's actuators hold a nonzero ctrl (keyframe 0): its tree never sleeps; the free box beside it does.
+    let mut arm = Scene::from_mjcf(&shared("scenes/arm.xml"), false, &hib).unwrap();
+    assert!(arm.data().ctrl.iter().any(|&c| c != 0.0));
+    for _ in 0..2000 {
+        arm.step().unwrap();
+    }
+    let trees_with_dofs = 2;
+    assert!(arm.stats().sleeping_trees < trees_with_dofs, "{}", arm.stats().sleeping_trees);
+}
