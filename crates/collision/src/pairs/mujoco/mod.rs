@@ -9,10 +9,12 @@
 //! (spec §A.4), so `margin = 0`. `routine` is the table from a pair of our shape kinds to a routine (with the order
 //! swap) and `PairRoutine::run` converts to the simulator convention (normal from B to A, `penetration = −dist`).
 //!
-//! Box–mesh and mesh–mesh follow MuJoCo's `mjc_Convex` with its native GJK/EPA and multiccd polygon clipping
-//! (`convex`). Pairs without an entry (ellipsoid/cylinder against non-planes, box–box, two-sided planes, ...) keep
-//! the generic pipeline.
+//! Box–box is MuJoCo 4.0's rewritten `mjc_BoxBox` (`box_box`: separating axes, then face clipping with up to 8
+//! contacts or one edge–edge contact). Box–mesh and mesh–mesh follow MuJoCo's `mjc_Convex` with its native GJK/EPA
+//! and multiccd polygon clipping (`convex`). Pairs without an entry (ellipsoid/cylinder against non-planes,
+//! two-sided planes, ...) keep the generic pipeline.
 
+mod box_box;
 mod boxes;
 mod convex;
 mod plane;
@@ -82,8 +84,8 @@ fn mj_rank(s: &Shape) -> Option<u8> {
 }
 
 /// The dedicated MuJoCo routine for this pair, if MuJoCo has one (`mjCOLLISIONFUNC` of `engine_collision_driver.c`;
-/// box–mesh and mesh–mesh get the port of `mjc_Convex`, with multiccd's extra contacts when `multi_contact`; the
-/// other pairs MuJoCo answers with `mjc_Convex`, and `mjc_BoxBox`, return `None`).
+/// box–box gets MuJoCo 4.0's `mjc_BoxBox`; box–mesh and mesh–mesh get the port of `mjc_Convex`, with multiccd's
+/// extra contacts when `multi_contact`; the other pairs MuJoCo answers with `mjc_Convex` return `None`).
 pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairRoutine> {
     let (ra, rb) = (mj_rank(a)?, mj_rank(b)?);
     let swapped = rb < ra;
@@ -100,6 +102,7 @@ pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairR
         (2, 6) => boxes::sphere_box,
         (3, 3) => primitive::capsule_capsule,
         (3, 6) => boxes::capsule_box,
+        (6, 6) => box_box::box_box,
         (6, 7) | (7, 7) if multi_contact => convex::convex,
         (6, 7) | (7, 7) => convex::convex_single,
         _ => return None,
