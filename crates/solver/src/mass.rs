@@ -9,17 +9,17 @@ use signorini_model::{Data, Model, TreeLayout};
 
 /// A tree-sparse mass matrix and its factor over local dofs `0..nv`.
 ///
-/// Off-diagonal entries that are exactly zero in both `M` and its factor are not stored (MuJoCo's "simple" bodies:
-/// a free body whose inertia frame is its body frame has a diagonal `M`), so `M x` and `M⁻¹ x` skip them; when
-/// every one is zero the kernels are a diagonal scaling. Skipping an exact zero changes no finite result.
+/// Rows keep the entries [`Model::dof_rownnz`] names: the diagonal alone for the dofs of simple bodies (their
+/// off-diagonal entries are zero), so `M x` and `M⁻¹ x` skip them, and when every row is diagonal the kernels are a
+/// diagonal scaling.
 #[derive(Debug, Clone, Default)]
 pub struct TreeMass {
     /// Number of local dofs.
     pub nv: usize,
-    /// Row starts (`nv + 1`) of the stored entries, and their count per row (`nv`).
+    /// Row starts (`nv + 1`) and the entries the kernels read per row (`nv`).
     madr: Vec<usize>,
     rownnz: Vec<usize>,
-    /// Local column of every stored entry (the diagonal, then the ancestors with a nonzero entry, decreasing).
+    /// Local column of every stored entry (the diagonal, then the ancestors, decreasing).
     colind: Vec<usize>,
     qm: Vec<f64>,
     qld: Vec<f64>,
@@ -28,7 +28,7 @@ pub struct TreeMass {
     tree: Vec<usize>,
     /// Number of trees.
     ntrees: usize,
-    /// Whether no off-diagonal entry is stored.
+    /// Whether every row is diagonal.
     diagonal: bool,
 }
 
@@ -36,60 +36,60 @@ impl TreeMass {
     /// Fills `self` with the sub-block of `dofs` (increasing global indices, closed under `dof_parentid`: whole
     /// trees). `local` maps global dofs to local ones and must hold the positions of `dofs`.
     pub fn assign(&mut self, model: &Model, data: &Data, dofs: &[usize], local: &[usize]) {
-        self.clear(dofs.len());
-        for &g in dofs {
-            self.push_row(model, data, g, |c| local[c]);
-        }
-        self.diagonal = self.qm.len() == self.nv;
-    }
-
-    /// The whole model (`local` = identity).
-    pub fn assign_all(&mut self, model: &Model, data: &Data) {
-        self.clear(model.nv);
-        for g in 0..model.nv {
-            self.push_row(model, data, g, |c| c);
-        }
-        self.diagonal = self.qm.len() == self.nv;
-    }
-
-    fn clear(&mut self, nv: usize) {
-        self.nv = nv;
+        self.nv = dofs.len();
         self.madr.clear();
         self.rownnz.clear();
         self.colind.clear();
         self.qm.clear();
         self.qld.clear();
         self.diag_inv.clear();
-        self.tree.clear();
-        self.ntrees = 0;
         self.madr.push(0);
+        for &g in dofs {
+            let (start, n) = (model.dof_madr[g], model.dof_rownnz[g]);
+            let row = start..start + n;
+            self.colind.extend(model.dof_colind[row.clone()].iter().map(|&c| local[c]));
+            self.qm.extend_from_slice(&data.qm[row.clone()]);
+            self.qld.extend_from_slice(&data.qld[row]);
+            self.rownnz.push(n);
+            self.madr.push(self.qm.len());
+            self.diag_inv.push(data.qld_diag_inv[g]);
+        }
+        self.finish(dofs.iter().map(|&g| model.dof_parentid[g].map(|p| local[p])));
     }
 
-    /// Appends global row `g` as the next local row: its diagonal and its nonzero off-diagonal entries.
-    fn push_row(&mut self, model: &Model, data: &Data, g: usize, local: impl Fn(usize) -> usize) {
-        let (start, end) = (model.dof_madr[g], model.dof_madr[g + 1]);
-        // The parent (the first ancestor of the full row) names the tree, whether or not its entry is stored.
-        let tree = if end > start + 1 {
-            self.tree[local(model.dof_colind[start + 1])]
-        } else {
-            self.ntrees += 1;
-            self.ntrees - 1
-        };
-        self.tree.push(tree);
-        self.colind.push(local(g));
-        self.qm.push(data.qm[start]);
-        self.qld.push(data.qld[start]);
-        for adr in start + 1..start + model.dof_rownnz[g] {
-            let (m, l) = (data.qm[adr], data.qld[adr]);
-            if m != 0.0 || l != 0.0 {
-                self.colind.push(local(model.dof_colind[adr]));
-                self.qm.push(m);
-                self.qld.push(l);
-            }
+    /// The whole model (`local` = identity).
+    pub fn assign_all(&mut self, model: &Model, data: &Data) {
+        self.nv = model.nv;
+        self.madr.clear();
+        self.madr.extend_from_slice(&model.dof_madr[..=model.nv]);
+        self.rownnz.clear();
+        self.rownnz.extend_from_slice(&model.dof_rownnz);
+        self.colind.clear();
+        self.colind.extend_from_slice(&model.dof_colind);
+        self.qm.clear();
+        self.qm.extend_from_slice(&data.qm);
+        self.qld.clear();
+        self.qld.extend_from_slice(&data.qld);
+        self.diag_inv.clear();
+        self.diag_inv.extend_from_slice(&data.qld_diag_inv);
+        self.finish(model.dof_parentid.iter().copied());
+    }
+
+    /// Trees from the local parents, and the diagonal flag.
+    fn finish(&mut self, parents: impl Iterator<Item = Option<usize>>) {
+        self.tree.clear();
+        self.ntrees = 0;
+        for p in parents {
+            let t = match p {
+                Some(p) => self.tree[p],
+                None => {
+                    self.ntrees += 1;
+                    self.ntrees - 1
+                }
+            };
+            self.tree.push(t);
         }
-        self.rownnz.push(self.qm.len() - self.madr[self.madr.len() - 1]);
-        self.madr.push(self.qm.len());
-        self.diag_inv.push(data.qld_diag_inv[g]);
+        self.diagonal = self.rownnz.iter().all(|&n| n == 1);
     }
 
     /// The layout of this sub-block.
@@ -100,8 +100,8 @@ impl TreeMass {
     /// `out = M x`.
     pub fn mul(&self, x: &[f64], out: &mut [f64]) {
         if self.diagonal {
-            for ((o, m), x) in out[..self.nv].iter_mut().zip(&self.qm).zip(x) {
-                *o = m * x;
+            for ((o, &adr), x) in out[..self.nv].iter_mut().zip(&self.madr).zip(x) {
+                *o = self.qm[adr] * x;
             }
         } else {
             self.layout().mul(&self.qm, x, out);
@@ -143,7 +143,7 @@ impl TreeMass {
     /// Calls `f(i, j, M_ij)` for every stored entry: the diagonal (`j = i`) and every ancestor `j` of `i`.
     pub fn for_each_entry(&self, mut f: impl FnMut(usize, usize, f64)) {
         for i in 0..self.nv {
-            for adr in self.madr[i]..self.madr[i + 1] {
+            for adr in self.madr[i]..self.madr[i] + self.rownnz[i] {
                 f(i, self.colind[adr], self.qm[adr]);
             }
         }
@@ -204,7 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn skipped_zeros_leave_products_and_solves_unchanged() {
+    fn diagonal_rows_leave_products_and_solves_unchanged() {
         let (model, data) = model();
         assert_eq!(model.dof_simple.iter().filter(|&&s| s).count(), 12);
         let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.7).cos()).collect();
@@ -244,5 +244,35 @@ mod tests {
             assert!((y[l] - minv[g]).abs() <= 1e-15 * minv[g].abs());
         }
         assert_eq!(simple.trees(&mut trees), 2);
+
+        // A model of simple bodies only: the whole-model copy keeps the full layout and is diagonal.
+        let mut spec = ModelSpec::default();
+        for k in 0..2 {
+            let mut f = BodySpec::new(format!("f{k}"), 0, DVec3::new(k as f64, 0.0, 0.5), DQuat::IDENTITY);
+            f.inertial = InertialSpec {
+                mass: 1.0 + k as f64,
+                inertia: DVec3::new(0.1, 0.2, 0.15),
+                pos: DVec3::ZERO,
+                quat: DQuat::IDENTITY,
+            };
+            f.joints.push(JointSpec::free(format!("f{k}")));
+            spec.add_body(f);
+        }
+        let model = Model::compile(spec).expect("compiles");
+        let mut data = Data::new(&model);
+        model.forward(&mut data).expect("forward");
+        let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.3).sin() + 0.5).collect();
+        let (mut mx, mut minv) = (vec![0.0; model.nv], x.clone());
+        model.mul_m(&data, &x, &mut mx);
+        model.solve_m(&data, &mut minv);
+        let mut all = TreeMass::default();
+        all.assign_all(&model, &data);
+        assert!(all.diagonal);
+        let mut out = vec![0.0; model.nv];
+        all.mul(&x, &mut out);
+        assert_eq!(out, mx);
+        let mut y = x.clone();
+        all.solve(&mut y);
+        assert_eq!(y, minv);
     }
 }
