@@ -64,34 +64,25 @@ impl TreeLayout<'_> {
 
     /// `x ← (Lᵀ D L)⁻¹ x` with a factor from [`Self::factor`].
     pub fn solve(&self, ld: &[f64], diag_inv: &[f64], x: &mut [f64]) {
-        let nv = self.nv();
-        for i in (0..nv).rev() {
-            let xi = x[i];
-            if xi == 0.0 {
-                continue;
-            }
-            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
-            for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
-                x[j] -= l * xi;
-            }
-        }
-        for (xi, inv) in x[..nv].iter_mut().zip(diag_inv) {
-            *xi *= inv;
-        }
-        for i in 0..nv {
-            let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
-            let mut acc = x[i];
-            for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {
-                acc -= l * x[j];
-            }
-            x[i] = acc;
-        }
+        self.solve_rows(ld, diag_inv, x, 0..self.nv());
     }
 
     /// [`Self::solve`] restricted to `dofs` (increasing, whole trees: closed under the chains), where `x` may be
     /// nonzero; the rest of `x` is left alone. Cost: the entries of those rows only.
     pub fn solve_on(&self, ld: &[f64], diag_inv: &[f64], x: &mut [f64], dofs: &[usize]) {
-        for &i in dofs.iter().rev() {
+        self.solve_rows(ld, diag_inv, x, dofs.iter().copied());
+    }
+
+    /// The elimination over `rows` (increasing): `Lᵀ` backward, `D`, then `L` forward.
+    #[inline]
+    fn solve_rows(
+        &self,
+        ld: &[f64],
+        diag_inv: &[f64],
+        x: &mut [f64],
+        rows: impl DoubleEndedIterator<Item = usize> + Clone,
+    ) {
+        for i in rows.clone().rev() {
             let xi = x[i];
             if xi == 0.0 {
                 continue;
@@ -101,10 +92,10 @@ impl TreeLayout<'_> {
                 x[j] -= l * xi;
             }
         }
-        for &i in dofs {
+        for i in rows.clone() {
             x[i] *= diag_inv[i];
         }
-        for &i in dofs {
+        for i in rows {
             let entries = self.madr[i] + 1..self.madr[i] + self.rownnz[i];
             let mut acc = x[i];
             for (&l, &j) in ld[entries.clone()].iter().zip(&self.colind[entries]) {

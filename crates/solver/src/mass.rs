@@ -168,32 +168,22 @@ mod tests {
     use glam::{DQuat, DVec3};
     use signorini_model::{BodySpec, InertialSpec, JointSpec, ModelSpec};
 
-    /// A hinge → hinge chain (full rows), two simple free bodies (diagonal rows) and a free body with a tilted
-    /// inertia frame (full rows), at a pose away from `qpos0`.
-    fn model() -> (Model, Data) {
-        let inertial = |mass: f64, quat: DQuat| InertialSpec {
-            mass,
-            inertia: DVec3::new(0.1, 0.2, 0.15) * mass,
-            pos: DVec3::ZERO,
-            quat,
-        };
-        let mut spec = ModelSpec::default();
-        let mut a = BodySpec::new("a", 0, DVec3::Z, DQuat::IDENTITY);
-        a.inertial = InertialSpec { pos: DVec3::new(0.1, 0.0, 0.0), ..inertial(1.0, DQuat::IDENTITY) };
-        a.joints.push(JointSpec::hinge("ha", DVec3::Y));
-        let a = spec.add_body(a);
-        let mut b = BodySpec::new("b", a, DVec3::new(0.3, 0.0, 0.0), DQuat::IDENTITY);
-        b.inertial = InertialSpec { pos: DVec3::new(0.1, 0.0, 0.0), ..inertial(0.5, DQuat::IDENTITY) };
-        b.joints.push(JointSpec::hinge("hb", DVec3::X));
-        spec.add_body(b);
-        for (k, quat) in
-            [DQuat::IDENTITY, DQuat::IDENTITY, DQuat::from_rotation_x(0.4)].into_iter().enumerate()
-        {
+    fn inertial(mass: f64, quat: DQuat) -> InertialSpec {
+        InertialSpec { mass, inertia: DVec3::new(0.1, 0.2, 0.15) * mass, pos: DVec3::ZERO, quat }
+    }
+
+    /// Free bodies with these inertia frames (identity: simple), after `spec`'s other bodies.
+    fn add_free_bodies(spec: &mut ModelSpec, quats: &[DQuat]) {
+        for (k, &quat) in quats.iter().enumerate() {
             let mut f = BodySpec::new(format!("f{k}"), 0, DVec3::new(k as f64, 0.0, 0.5), DQuat::IDENTITY);
             f.inertial = inertial(1.0 + k as f64, quat);
             f.joints.push(JointSpec::free(format!("f{k}")));
             spec.add_body(f);
         }
+    }
+
+    /// Compiled, at a pose away from `qpos0`.
+    fn posed(spec: ModelSpec) -> (Model, Data) {
         let model = Model::compile(spec).expect("compiles");
         let mut data = Data::new(&model);
         for (i, q) in data.qpos.iter_mut().enumerate() {
@@ -203,29 +193,52 @@ mod tests {
         (model, data)
     }
 
+    /// A hinge → hinge chain (full rows), two simple free bodies (diagonal rows) and a free body with a tilted
+    /// inertia frame (full rows).
+    fn model() -> (Model, Data) {
+        let mut spec = ModelSpec::default();
+        let mut a = BodySpec::new("a", 0, DVec3::Z, DQuat::IDENTITY);
+        a.inertial = InertialSpec { pos: DVec3::new(0.1, 0.0, 0.0), ..inertial(1.0, DQuat::IDENTITY) };
+        a.joints.push(JointSpec::hinge("ha", DVec3::Y));
+        let a = spec.add_body(a);
+        let mut b = BodySpec::new("b", a, DVec3::new(0.3, 0.0, 0.0), DQuat::IDENTITY);
+        b.inertial = InertialSpec { pos: DVec3::new(0.1, 0.0, 0.0), ..inertial(0.5, DQuat::IDENTITY) };
+        b.joints.push(JointSpec::hinge("hb", DVec3::X));
+        spec.add_body(b);
+        add_free_bodies(&mut spec, &[DQuat::IDENTITY, DQuat::IDENTITY, DQuat::from_rotation_x(0.4)]);
+        posed(spec)
+    }
+
+    /// `M x` and `M⁻¹ x` of `mass` (the whole model) against the model's own kernels, exactly.
+    fn assert_whole_model(model: &Model, data: &Data, mass: &TreeMass) {
+        let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.7).cos()).collect();
+        let (mut mx, mut minv) = (vec![0.0; model.nv], x.clone());
+        model.mul_m(data, &x, &mut mx);
+        model.solve_m(data, &mut minv);
+        let mut out = vec![0.0; model.nv];
+        mass.mul(&x, &mut out);
+        assert_eq!(out, mx);
+        let mut y = x.clone();
+        mass.solve(&mut y);
+        assert_eq!(y, minv);
+    }
+
     #[test]
     fn diagonal_rows_leave_products_and_solves_unchanged() {
         let (model, data) = model();
         assert_eq!(model.dof_simple.iter().filter(|&&s| s).count(), 12);
-        let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.7).cos()).collect();
-        let (mut mx, mut minv) = (vec![0.0; model.nv], x.clone());
-        model.mul_m(&data, &x, &mut mx);
-        model.solve_m(&data, &mut minv);
-
         let mut all = TreeMass::default();
         all.assign_all(&model, &data);
         assert!(!all.diagonal);
-        let mut out = vec![0.0; model.nv];
-        all.mul(&x, &mut out);
-        assert_eq!(out, mx);
-        let mut y = x.clone();
-        all.solve(&mut y);
-        assert_eq!(y, minv);
+        assert_whole_model(&model, &data, &all);
         let mut trees = Vec::new();
         assert_eq!(all.trees(&mut trees), 4);
         assert_eq!(trees, [0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3]);
 
         // The two simple bodies alone: a diagonal block.
+        let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.7).cos()).collect();
+        let mut minv = x.clone();
+        model.solve_m(&data, &mut minv);
         let dofs: Vec<usize> = (2..14).collect();
         let mut local = vec![usize::MAX; model.nv];
         for (l, &g) in dofs.iter().enumerate() {
@@ -247,32 +260,11 @@ mod tests {
 
         // A model of simple bodies only: the whole-model copy keeps the full layout and is diagonal.
         let mut spec = ModelSpec::default();
-        for k in 0..2 {
-            let mut f = BodySpec::new(format!("f{k}"), 0, DVec3::new(k as f64, 0.0, 0.5), DQuat::IDENTITY);
-            f.inertial = InertialSpec {
-                mass: 1.0 + k as f64,
-                inertia: DVec3::new(0.1, 0.2, 0.15),
-                pos: DVec3::ZERO,
-                quat: DQuat::IDENTITY,
-            };
-            f.joints.push(JointSpec::free(format!("f{k}")));
-            spec.add_body(f);
-        }
-        let model = Model::compile(spec).expect("compiles");
-        let mut data = Data::new(&model);
-        model.forward(&mut data).expect("forward");
-        let x: Vec<f64> = (0..model.nv).map(|i| (i as f64 * 0.3).sin() + 0.5).collect();
-        let (mut mx, mut minv) = (vec![0.0; model.nv], x.clone());
-        model.mul_m(&data, &x, &mut mx);
-        model.solve_m(&data, &mut minv);
+        add_free_bodies(&mut spec, &[DQuat::IDENTITY, DQuat::IDENTITY]);
+        let (model, data) = posed(spec);
         let mut all = TreeMass::default();
         all.assign_all(&model, &data);
         assert!(all.diagonal);
-        let mut out = vec![0.0; model.nv];
-        all.mul(&x, &mut out);
-        assert_eq!(out, mx);
-        let mut y = x.clone();
-        all.solve(&mut y);
-        assert_eq!(y, minv);
+        assert_whole_model(&model, &data, &all);
     }
 }

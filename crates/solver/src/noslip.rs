@@ -58,6 +58,8 @@ pub struct NoSlip {
     row_trees: Vec<usize>,
     support: Vec<usize>,
     islands: Islands,
+    /// Counting-sort cursors.
+    fill: Vec<usize>,
     /// Updated-row index `k` of every row (`usize::MAX` for the others), and one island's `k`s.
     row_k: Vec<usize>,
     sweep: Vec<usize>,
@@ -99,28 +101,31 @@ impl NoSlip {
         let nv = model.nv;
         self.mass.assign_all(model, data);
         self.prepare(rows, force, &data.qacc_smooth);
+        // The regularizer energy ½ Σ R_i λ_i² that the first sweep removes.
+        let energy = |force: &[f64], i: usize| 0.5 * rows.r[i] * force[i] * force[i];
+        let mut sweep = std::mem::take(&mut self.sweep);
         let mut stats = NoSlipStats::default();
         if options.islands {
             self.islands.build(model, rows);
             for island in 0..self.islands.count() {
-                self.sweep.clear();
-                self.sweep.extend(
-                    self.islands.rows(island).iter().map(|&r| self.row_k[r]).filter(|&k| k != usize::MAX),
-                );
+                let island_rows = self.islands.rows(island);
+                sweep.clear();
+                sweep.extend(island_rows.iter().map(|&r| self.row_k[r]).filter(|&k| k != usize::MAX));
+                let regularizer: f64 = island_rows.iter().map(|&i| energy(force, i)).sum();
                 let trace: f64 = self.islands.dofs(island).iter().map(|&d| data.qm[model.dof_madr[d]]).sum();
-                let sweep = std::mem::take(&mut self.sweep);
-                let island_rows = self.islands.rows(island).to_vec();
                 let scale = 1.0 / trace.max(f64::MIN_POSITIVE);
-                let s = self.sweeps(rows, &sweep, island_rows.iter().copied(), scale, options, force);
-                self.sweep = sweep;
+                let s = self.sweeps(rows, &sweep, regularizer, scale, options, force);
                 stats.iterations += s.iterations;
                 stats.improvement = stats.improvement.max(s.improvement);
             }
         } else {
-            let sweep: Vec<usize> = (0..self.updated.len()).collect();
+            sweep.clear();
+            sweep.extend(0..self.updated.len());
+            let regularizer: f64 = (0..rows.len()).map(|i| energy(force, i)).sum();
             let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
-            stats = self.sweeps(rows, &sweep, 0..rows.len(), scale, options, force);
+            stats = self.sweeps(rows, &sweep, regularizer, scale, options, force);
         }
+        self.sweep = sweep;
         // qacc = a_s + M⁻¹ Jᵀ λ from scratch (no drift from the incremental updates).
         self.v[..nv].fill(0.0);
         for (i, &f) in force.iter().enumerate() {
@@ -139,17 +144,16 @@ impl NoSlip {
     }
 
     /// Sweeps over the updated rows `sweep` (indices into `updated`, in row order) until `scale · improvement`
-    /// is below the tolerance; `all_rows` are the rows of the problem (for the first sweep's regularizer energy).
+    /// is below the tolerance; the first sweep's improvement starts at `regularizer`.
     fn sweeps(
         &mut self,
         rows: &ConstraintRows,
         sweep: &[usize],
-        all_rows: impl Iterator<Item = usize>,
+        regularizer: f64,
         scale: f64,
         options: &NoSlipOptions,
         force: &mut [f64],
     ) -> NoSlipStats {
-        let regularizer: f64 = all_rows.map(|i| 0.5 * rows.r[i] * force[i] * force[i]).sum();
         let mut stats = NoSlipStats::default();
         while stats.iterations < options.iterations {
             let mut improvement = if stats.iterations == 0 { regularizer } else { 0.0 };
@@ -199,10 +203,12 @@ impl NoSlip {
         }
         self.tree_dofs.clear();
         self.tree_dofs.resize(nv, 0);
-        let mut fill = self.tree_start.clone();
+        // Counting sort by tree: each tree's dofs stay increasing.
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.tree_start[..ntrees]);
         for (d, &t) in self.trees.iter().enumerate() {
-            self.tree_dofs[fill[t]] = d;
-            fill[t] += 1;
+            self.tree_dofs[self.fill[t]] = d;
+            self.fill[t] += 1;
         }
 
         self.updated.clear();
