@@ -20,6 +20,9 @@ impl Model {
             }
         }
         for i in 0..self.nv {
+            if !d.dof_awake[i] {
+                continue;
+            }
             if self.dof_simple[i] {
                 let row = self.dof_madr[i]..self.dof_madr[i + 1];
                 d.qm[row.clone()].fill(0.0);

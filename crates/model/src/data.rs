@@ -90,6 +90,13 @@ pub struct Data {
     /// Kinetic energy `½ q̇ᵀ M q̇`, armature included (J).
     pub energy_kinetic: f64,
 
+    /// Bodies whose derived quantities the forward stages recompute (`nbody`); see [`Data::set_awake`].
+    pub(crate) body_awake: Vec<bool>,
+    /// The dofs of awake bodies (`nv` flags, and their indices, increasing), and whether every body is awake.
+    pub(crate) dof_awake: Vec<bool>,
+    pub(crate) awake_dofs: Vec<usize>,
+    pub(crate) all_awake: bool,
+
     /// Scratch: composite inertias (`nbody`).
     pub(crate) crb: Vec<SpatialInertia>,
     /// Scratch: body accelerations (`nbody`).
@@ -141,6 +148,10 @@ impl Data {
             qacc_smooth: vec![0.0; nv],
             energy_potential: 0.0,
             energy_kinetic: 0.0,
+            body_awake: vec![true; nb],
+            dof_awake: vec![true; nv],
+            awake_dofs: (0..nv).collect(),
+            all_awake: true,
             crb: vec![SpatialInertia::ZERO; nb],
             cacc: vec![SpatialVec::ZERO; nb],
             cfrc: vec![SpatialVec::ZERO; nb],
@@ -156,6 +167,39 @@ impl Data {
             v.fill(0.0);
         }
         self.xfrc_applied.fill(Wrench::default());
+        self.wake_all();
+    }
+
+    /// Marks the bodies whose derived quantities [`Model::forward`] recomputes (`nbody` flags, whole kinematic trees
+    /// at a time; the world body's flag is ignored). The others are asleep (hibernation): their state must not change
+    /// while they are, and their poses, inertias, rows of `M` and of its factor, velocities, bias and smooth forces
+    /// and `qacc_smooth` keep the values of the last forward pass that computed them.
+    pub fn set_awake(&mut self, model: &Model, body_awake: &[bool]) {
+        assert_eq!(body_awake.len(), model.nbody, "set_awake: one flag per body");
+        self.body_awake.copy_from_slice(body_awake);
+        self.body_awake[0] = true;
+        self.awake_dofs.clear();
+        for (d, awake) in self.dof_awake.iter_mut().enumerate() {
+            *awake = self.body_awake[model.dof_bodyid[d]];
+            if *awake {
+                self.awake_dofs.push(d);
+            }
+        }
+        self.all_awake = self.body_awake.iter().all(|&a| a);
+    }
+
+    /// Every body awake (the default).
+    pub fn wake_all(&mut self) {
+        self.body_awake.fill(true);
+        self.dof_awake.fill(true);
+        self.awake_dofs.clear();
+        self.awake_dofs.extend(0..self.dof_awake.len());
+        self.all_awake = true;
+    }
+
+    /// Whether body `b`'s derived quantities are recomputed ([`Data::set_awake`]).
+    pub fn is_body_awake(&self, b: usize) -> bool {
+        self.body_awake[b]
     }
 
     /// [`Data::reset`], then the time, `qpos`, `qvel` and `ctrl` of keyframe `index` (empty fields keep the reset

@@ -38,7 +38,17 @@ impl TreeLayout<'_> {
     /// from the last row up follows the chains, so there is no fill-in. Fails with `(row, pivot)` on a pivot that
     /// is not positive and finite.
     pub fn factor(&self, ld: &mut [f64], diag_inv: &mut [f64]) -> Result<(), (usize, f64)> {
-        for k in (0..self.nv()).rev() {
+        self.factor_rows(ld, diag_inv, (0..self.nv()).rev())
+    }
+
+    /// [`Self::factor`] of the rows `rows` only (decreasing, whole trees); the other rows are left alone.
+    pub fn factor_rows(
+        &self,
+        ld: &mut [f64],
+        diag_inv: &mut [f64],
+        rows: impl Iterator<Item = usize>,
+    ) -> Result<(), (usize, f64)> {
+        for k in rows {
             let (adr_kk, end) = (self.madr[k], self.madr[k] + self.rownnz[k]);
             let dkk = ld[adr_kk];
             if !(dkk > 0.0 && dkk.is_finite()) {
@@ -131,12 +141,21 @@ impl Model {
         TreeLayout { madr: &self.dof_madr, colind: &self.dof_colind, rownnz: &self.dof_rownnz }
     }
 
-    /// Factors `d.qm` into `d.qld`, `d.qld_diag_inv`. Errors on a pivot that is not positive and finite.
+    /// Factors `d.qm` into `d.qld`, `d.qld_diag_inv` (the rows of awake dofs, [`Data::set_awake`]). Errors on a
+    /// pivot that is not positive and finite.
     pub fn factor_m(&self, d: &mut Data) -> Result<(), DynamicsError> {
-        d.qld.copy_from_slice(&d.qm);
-        self.tree_layout()
-            .factor(&mut d.qld, &mut d.qld_diag_inv)
-            .map_err(|(dof, pivot)| DynamicsError::NotPositiveDefinite { dof, pivot })
+        let layout = self.tree_layout();
+        let result = if d.all_awake {
+            d.qld.copy_from_slice(&d.qm);
+            layout.factor(&mut d.qld, &mut d.qld_diag_inv)
+        } else {
+            for &i in &d.awake_dofs {
+                let row = self.dof_madr[i]..self.dof_madr[i + 1];
+                d.qld[row.clone()].copy_from_slice(&d.qm[row]);
+            }
+            layout.factor_rows(&mut d.qld, &mut d.qld_diag_inv, d.awake_dofs.iter().rev().copied())
+        };
+        result.map_err(|(dof, pivot)| DynamicsError::NotPositiveDefinite { dof, pivot })
     }
 
     /// `x ← M⁻¹ x` with the factor from [`Model::factor_m`].

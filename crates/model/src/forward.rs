@@ -13,25 +13,35 @@ impl Model {
     pub fn smooth_acceleration(&self, d: &mut Data) {
         d.cfrc[0] = SpatialVec::ZERO;
         for b in 1..self.nbody {
+            if !d.body_awake[b] {
+                continue;
+            }
             let w = d.xfrc_applied[b];
             let r = d.xipos[b] - d.subtree_com[self.body_rootid[b]];
             d.cfrc[b] = SpatialVec::new(w.torque + r.cross(w.force), w.force);
         }
         for b in (1..self.nbody).rev() {
             let p = self.body_parent[b];
-            if p > 0 {
+            if p > 0 && d.body_awake[b] {
                 let f = d.cfrc[b];
                 d.cfrc[p] += f;
             }
         }
-        for dof in 0..self.nv {
+        for &dof in &d.awake_dofs {
             d.qfrc_smooth[dof] = d.qfrc_applied[dof] + d.qfrc_passive[dof] + d.qfrc_actuator[dof]
                 - d.qfrc_bias[dof]
                 + d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]);
         }
-        d.qacc_smooth.copy_from_slice(&d.qfrc_smooth);
         let mut x = std::mem::take(&mut d.qacc_smooth);
-        self.solve_m(d, &mut x);
+        if d.all_awake {
+            x.copy_from_slice(&d.qfrc_smooth);
+            self.solve_m(d, &mut x);
+        } else {
+            for &dof in &d.awake_dofs {
+                x[dof] = d.qfrc_smooth[dof];
+            }
+            self.tree_layout().solve_on(&d.qld, &d.qld_diag_inv, &mut x, &d.awake_dofs);
+        }
         d.qacc_smooth = x;
     }
 

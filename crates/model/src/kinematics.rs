@@ -76,6 +76,9 @@ impl Model {
         d.xipos[0] = DVec3::ZERO;
         d.ximat[0] = DMat3::IDENTITY;
         for b in 1..self.nbody {
+            if !d.body_awake[b] {
+                continue;
+            }
             let parent = self.body_parent[b];
             let mut pos = d.xpos[parent] + d.xmat[parent] * self.body_pos[b];
             let mut quat = d.xquat[parent] * self.body_quat[b];
@@ -126,11 +129,17 @@ impl Model {
         }
         for g in 0..self.ngeom {
             let b = self.geom_bodyid[g];
+            if !d.body_awake[b] {
+                continue;
+            }
             d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * self.geom_pos[g];
             d.geom_xmat[g] = rotated(d.xmat[b], self.geom_quat[g]);
         }
         for s in 0..self.nsite {
             let b = self.site_bodyid[s];
+            if !d.body_awake[b] {
+                continue;
+            }
             d.site_xpos[s] = d.xpos[b] + d.xmat[b] * self.site_pos[s];
             d.site_xmat[s] = rotated(d.xmat[b], self.site_quat[s]);
         }
@@ -151,6 +160,9 @@ impl Model {
             d.subtree_com[b] = if mass > MINVAL { d.subtree_com[b] / mass } else { d.xipos[b] };
         }
         for dof in 0..self.nv {
+            if !d.dof_awake[dof] {
+                continue;
+            }
             let j = self.dof_jntid[dof];
             let rotational = match self.jnt_type[j] {
                 JointKind::Slide => false,
@@ -165,6 +177,9 @@ impl Model {
         }
         d.cinert[0] = SpatialInertia::ZERO;
         for b in 1..self.nbody {
+            if !d.body_awake[b] {
+                continue;
+            }
             let r = d.ximat[b];
             let i = self.body_inertia[b];
             let inertia = outer(r.x_axis * i.x, r.x_axis)

@@ -16,6 +16,9 @@ impl Model {
     pub fn com_velocity(&self, d: &mut Data) {
         d.cvel[0] = SpatialVec::ZERO;
         for b in 1..self.nbody {
+            if !d.body_awake[b] {
+                continue;
+            }
             let mut v = d.cvel[self.body_parent[b]];
             let jnt0 = self.body_jntadr[b];
             for j in jnt0..jnt0 + self.body_jntnum[b] {
@@ -43,7 +46,7 @@ impl Model {
     pub fn bias(&self, d: &mut Data) {
         self.com_velocity(d);
         self.rne_passes(d, None);
-        for dof in 0..self.nv {
+        for &dof in &d.awake_dofs {
             d.qfrc_bias[dof] = d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]);
         }
     }
@@ -66,6 +69,9 @@ impl Model {
     fn rne_passes(&self, d: &mut Data, qacc: Option<&[f64]>) {
         d.cacc[0] = SpatialVec::new(glam::DVec3::ZERO, -self.gravity);
         for b in 1..self.nbody {
+            if !d.body_awake[b] {
+                continue;
+            }
             let mut a = d.cacc[self.body_parent[b]];
             let dof0 = self.body_dofadr[b];
             for dof in dof0..dof0 + self.body_dofnum[b] {
@@ -81,7 +87,7 @@ impl Model {
         }
         for b in (1..self.nbody).rev() {
             let p = self.body_parent[b];
-            if p > 0 {
+            if p > 0 && d.body_awake[b] {
                 let f = d.cfrc[b];
                 d.cfrc[p] += f;
             }

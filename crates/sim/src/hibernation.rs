@@ -7,7 +7,8 @@
 //! - **Sleep**: an island (trees linked by this step's rows: contacts, equalities) sleeps when every tree in it has
 //!   been at rest for [`MIN_STEPS`] steps. Its velocities are zeroed and its trees form one sleeping group.
 //! - **While asleep**: the collision world pairs its geoms only with awake moving geoms (no contact with the static
-//!   world or another sleeper, so no rows), and its accelerations are held at zero, so its state does not change.
+//!   world or another sleeper, so no rows), its accelerations are held at zero, so its state does not change, and
+//!   the forward stages skip its bodies and dofs ([`Data::set_awake`]).
 //! - **Wake**: a contact between an awake tree and a sleeping one wakes the sleeper's whole group (the step's
 //!   collision then runs again with it awake); setting the state or `ctrl`, or a reset, wakes everything.
 
@@ -32,8 +33,9 @@ pub(crate) struct Hibernation {
     rest_steps: Vec<u32>,
     group: Vec<Option<usize>>,
     next_group: usize,
-    /// Per body, for the collision world.
+    /// Per body, for the collision world, and its complement for [`Data::set_awake`].
     body_asleep: Vec<bool>,
+    body_awake: Vec<bool>,
     /// Trees pinned awake this step (an applied force or a control acts on them).
     driven: Vec<bool>,
     /// Union-find over trees.
@@ -80,6 +82,7 @@ impl Hibernation {
             group: vec![None; ntrees],
             next_group: 0,
             body_asleep: vec![false; model.nbody],
+            body_awake: vec![true; model.nbody],
             driven: vec![false; ntrees],
             parent: Vec::new(),
             island_ok: Vec::new(),
@@ -89,6 +92,11 @@ impl Hibernation {
     /// Sleep flags per body (the world body first), for [`signorini_collision::world::CollisionWorld::set_asleep`].
     pub(crate) fn asleep_bodies(&self) -> &[bool] {
         &self.body_asleep
+    }
+
+    /// Awake flags per body, for [`Data::set_awake`] (the forward stages skip sleeping trees).
+    pub(crate) fn awake_bodies(&self) -> &[bool] {
+        &self.body_awake
     }
 
     /// Number of sleeping trees.
@@ -101,6 +109,7 @@ impl Hibernation {
         self.group.fill(None);
         self.rest_steps.fill(0);
         self.body_asleep.fill(false);
+        self.body_awake.fill(true);
     }
 
     /// Wakes the group of every sleeping tree that touches an awake tree in `contacts`; returns whether any woke.
@@ -132,8 +141,11 @@ impl Hibernation {
     }
 
     fn refresh_bodies(&mut self) {
-        for (asleep, tree) in self.body_asleep.iter_mut().zip(&self.body_tree) {
+        for ((asleep, awake), tree) in
+            self.body_asleep.iter_mut().zip(&mut self.body_awake).zip(&self.body_tree)
+        {
             *asleep = tree.is_some_and(|t| self.group[t].is_some());
+            *awake = !*asleep;
         }
     }
 

@@ -194,6 +194,7 @@ impl Scene {
         if let Some(h) = &mut self.hibernation {
             h.wake_all();
         }
+        self.data.wake_all();
     }
 
     /// Back to `qpos0` (or keyframe 0 when the model has one), zero velocity.
@@ -242,6 +243,10 @@ impl Scene {
         let h = self.options.h();
         let t0 = Instant::now();
         self.model.forward(&mut self.data)?;
+        if let Some(h) = &self.hibernation {
+            // From the next forward pass on, sleeping trees are skipped; this one saw them at their final state.
+            self.data.set_awake(&self.model, h.awake_bodies());
+        }
         for (b, pose) in self.body_poses.iter_mut().enumerate() {
             *pose = Pose { translation: self.data.xpos[b], rotation: self.data.xquat[b] };
         }
@@ -255,8 +260,11 @@ impl Scene {
             None => self.world.step(&self.body_poses)?,
         };
         if let Some(h) = &mut self.hibernation {
-            // A sleeper touched by an awake body wakes with its island; its contacts with the world come back.
+            // A sleeper touched by an awake body wakes with its island: its forward quantities are computed again
+            // and its contacts with the world come back.
             if h.wake_on_contacts(contacts) {
+                self.data.set_awake(&self.model, h.awake_bodies());
+                self.model.forward(&mut self.data)?;
                 self.world.set_asleep(h.asleep_bodies())?;
                 contacts = self.world.collide()?;
             }
