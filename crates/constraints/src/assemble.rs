@@ -215,7 +215,10 @@ impl ConstraintAssembler {
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
         rows.clear();
-        self.dofs.update(model, data);
+        // The Jacobian columns serve equality and contact rows only.
+        if !self.equalities.is_empty() || !contacts.is_empty() {
+            self.dofs.update(model, data);
+        }
         for e in 0..self.equalities.len() {
             self.equality(model, data, e, rows);
         }

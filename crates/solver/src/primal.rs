@@ -1070,6 +1070,11 @@ impl PrimalSolver {
         qacc: &mut [f64],
         efc_force: &mut [f64],
     ) -> Result<SolveStats, SolverError> {
+        if rows.is_empty() {
+            // No island: every dof is unconstrained.
+            qacc.copy_from_slice(&data.qacc_smooth);
+            return Ok(SolveStats { converged: true, ..SolveStats::default() });
+        }
         let sc = &mut self.scratch;
         rows.dof_groups(&mut sc.groups);
         sc.islands.build_with_groups(model, rows, &sc.groups);
