@@ -17,29 +17,10 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from mujoco_convex_pairs import axis_angle, mat_quat, random_rotation
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/box_box_mujoco.json"
-
-
-def quat_of(r):
-    q = np.zeros(4)
-    mujoco.mju_mat2Quat(q, np.asarray(r, dtype=float).reshape(9))
-    return q
-
-
-def axis_angle(axis, angle):
-    axis = np.asarray(axis, dtype=float)
-    axis = axis / np.linalg.norm(axis)
-    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
-
-
-def random_rotation(rng):
-    q = rng.normal(size=4)
-    q /= np.linalg.norm(q)
-    r = np.zeros(9)
-    mujoco.mju_quat2Mat(r, q)
-    return r.reshape(3, 3)
 
 
 class Pair:
@@ -53,7 +34,7 @@ class Pair:
         self.sizes = (list(size1), list(size2))
 
     def place(self, p1, r1, p2, r2):
-        self.d.qpos[:] = np.concatenate([p1, quat_of(r1), p2, quat_of(r2)])
+        self.d.qpos[:] = np.concatenate([p1, mat_quat(r1), p2, mat_quat(r2)])
         mujoco.mj_forward(self.m, self.d)
         return self.d.ncon
 
