@@ -11,7 +11,8 @@ For every scene `*.xml` in the scenes folder this measures, single threaded, bes
   stepping loop), mean ncon is `settled.ncon_mean`.
 
 The R repeats run in interleaved rounds (MuJoCo, ours compat, ours native), so that a slow phase of a shared
-machine slows all three rather than one.
+machine slows all three rather than one; besides the ratio of the bests, the table gives the median over the rounds
+of each round's ratio.
 
 ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A failed run of ours is reported by the first line
 of its error output instead of a number; the script carries on.
@@ -68,7 +69,7 @@ class MujocoRun:
     """One scene in MuJoCo: the model, its mean ncon (an untimed pass) and timed runs from the initial state."""
 
     def __init__(self, mujoco, path: Path, steps: int):
-        self.mujoco, self.steps, self.best = mujoco, steps, 0.0
+        self.mujoco, self.steps, self.best, self.samples = mujoco, steps, 0.0, []
         try:
             self.m = mujoco.MjModel.from_xml_path(str(path))
         except Exception as e:  # noqa: BLE001 - any load failure is reported, not raised
@@ -99,6 +100,7 @@ class MujocoRun:
         wall = time.perf_counter() - t0
         if wall > 0:
             self.best = max(self.best, self.steps / wall)
+            self.samples.append(self.steps / wall)
 
     def result(self) -> dict:
         if self.error:
@@ -129,7 +131,7 @@ class OursRun:
         for setting in OURS_SETTINGS:
             self.cmd += ["--set", setting]
         self.binary, self.timeout = binary, timeout
-        self.best, self.ncon_mean, self.error = None, None, None
+        self.best, self.ncon_mean, self.error, self.samples = None, None, None, []
 
     def time_once(self) -> None:
         if self.error:
@@ -153,6 +155,7 @@ class OursRun:
             self.error = f"unreadable dump: {e}"
             return
         self.best = sps if self.best is None else max(self.best, sps)
+        self.samples.append(sps)
 
     def result(self) -> dict:
         if self.error:
@@ -177,6 +180,15 @@ def ratio(ours: dict, theirs: dict) -> float | None:
     if "error" in ours or "error" in theirs or not theirs.get("steps_per_second"):
         return None
     return ours["steps_per_second"] / theirs["steps_per_second"]
+
+
+def paired_median(ours, theirs) -> float | None:
+    """The median over rounds of ours / MuJoCo within each round (robust to a machine's slow phases)."""
+    ratios = sorted(o / t for o, t in zip(ours.samples, theirs.samples) if t > 0)
+    if ours.error or not ratios:
+        return None
+    k = len(ratios) // 2
+    return ratios[k] if len(ratios) % 2 else 0.5 * (ratios[k - 1] + ratios[k])
 
 
 def fmt_ratio(x: float | None) -> str:
@@ -239,6 +251,8 @@ def main() -> int:
                 "ours_native": native,
                 "ratio_compat": ratio(compat, mj),
                 "ratio_native": ratio(native, mj),
+                "median_ratio_compat": paired_median(runs[0], mj_run),
+                "median_ratio_native": paired_median(runs[1], mj_run),
             }
         )
 
@@ -247,15 +261,18 @@ def main() -> int:
         "MuJoCo steps/s",
         "ours (mujoco-compat) steps/s",
         "ratio",
+        "median ratio",
         "ours (native) steps/s",
         "ratio",
+        "median ratio",
         "MuJoCo mean ncon",
         "ours mean ncon",
     ]
     capped = ", ".join(f"{r['scene']} {r['steps']}" for r in rows if r["steps"] < args.steps)
     print(
         f"\nMuJoCo {mujoco.__version__} vs {args.binary} — best of {args.repeat}, {args.steps} steps"
-        f"{f' ({capped})' if capped else ''}; ratio = ours / MuJoCo (> 1: ours faster); "
+        f"{f' ({capped})' if capped else ''}; ratio = ours / MuJoCo of the bests (> 1: ours faster), median ratio = "
+        f"the median over the interleaved rounds of each round's ratio; "
         f"ours mean ncon = mujoco-compat (native)\n"
     )
     print("| " + " | ".join(header) + " |")
@@ -269,8 +286,10 @@ def main() -> int:
             fmt_rate(r["mujoco"]),
             fmt_rate(r["ours_compat"]),
             fmt_ratio(r["ratio_compat"]),
+            fmt_ratio(r["median_ratio_compat"]),
             fmt_rate(r["ours_native"]),
             fmt_ratio(r["ratio_native"]),
+            fmt_ratio(r["median_ratio_native"]),
             fmt_ncon(r["mujoco"]),
             ncon_ours,
         ]
