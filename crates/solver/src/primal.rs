@@ -626,7 +626,7 @@ fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(),
     dim("rows.jac_val", rows.jac_start[n], rows.jac_val.len())?;
     // Whole-array checks first (vectorisable); the offending row is located only on failure.
     let sorted_starts = rows.jac_start.windows(2).all(|w| w[0] <= w[1]);
-    let dofs_in_range = rows.jac_dof.iter().fold(0, |m, &k| m.max(k)) < nv || rows.jac_dof.is_empty();
+    let dofs_in_range = all_below(&rows.jac_dof, nv);
     let finite_values = all_finite(&rows.jac_val);
     let rows_ok = rows.d.iter().zip(&rows.r).zip(&rows.aref).fold(true, |ok, ((&d, &r), &a)| {
         ok & (d > 0.0) & d.is_finite() & (r > 0.0) & r.is_finite() & a.is_finite()
@@ -779,6 +779,25 @@ fn sub_jt_run<const N: usize>(dofs: &[usize], vals: &[f64], fs: &[f64], g: &mut 
         }
         g[d] -= acc;
     }
+}
+
+/// Whether every value is below `bound` (at most `isize::MAX`), with only shifts, subtractions and bit operations
+/// so that it vectorises (a 64-bit unsigned compare or max does not on baseline x86-64): `k < bound` iff the top bit
+/// of `k` is clear and that of `k − bound` (wrapping) is set.
+fn all_below(values: &[usize], bound: usize) -> bool {
+    const TOP: u32 = usize::BITS - 1;
+    debug_assert!(bound <= isize::MAX as usize);
+    let outside = |k: usize| (k >> TOP) | ((k.wrapping_sub(bound) >> TOP) ^ 1);
+    let mut lanes = [0usize; 4];
+    let chunks = values.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (lane, &k) in lanes.iter_mut().zip(c) {
+            *lane |= outside(k);
+        }
+    }
+    let tail = rest.iter().fold(0, |acc, &k| acc | outside(k));
+    (lanes[0] | lanes[1] | lanes[2] | lanes[3] | tail) == 0
 }
 
 /// Whether every value is finite: `v · 0` is 0 for finite `v` and NaN otherwise, summed in 4 independent lanes
@@ -1216,6 +1235,27 @@ fn copy_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `all_below` against the plain comparison, for lengths around the four-lane body and values at and around the
+    /// bound, zero, and huge ones (top bit set).
+    #[test]
+    fn all_below_is_the_plain_comparison() {
+        let specials = [0, 1, 5, 6, 7, usize::MAX, usize::MAX / 2, usize::MAX / 2 + 1, usize::MAX - 6];
+        for bound in [0, 1, 6, 7, isize::MAX as usize] {
+            for n in 0..10 {
+                for &v in &specials {
+                    for at in 0..n {
+                        let mut values: Vec<usize> = (0..n).map(|i| i % 3).collect();
+                        values[at] = v;
+                        let plain = values.iter().all(|&k| k < bound);
+                        assert_eq!(all_below(&values, bound), plain, "{values:?} < {bound}");
+                    }
+                }
+                let values: Vec<usize> = (0..n).map(|i| i % 3).collect();
+                assert_eq!(all_below(&values, bound), values.iter().all(|&k| k < bound));
+            }
+        }
+    }
 
     /// The branch-free coefficient sums equal the sum over the rows active at `α`, one by one, for every length
     /// (the four-lane body and its remainder) and rows switching on and off along the line.
