@@ -205,8 +205,11 @@ fn points_aabb(points: &[DVec3]) -> Aabb {
 }
 
 fn transformed_points_aabb(points: &[DVec3], pose: &Pose) -> Aabb {
-    Aabb::from_points(points.iter().map(|p| pose.transform_point(*p)))
-        .unwrap_or(Aabb::new(pose.translation, pose.translation))
+    // The bounds of R p, shifted by t once (rounding is monotonic, so min(R p) + t = min(R p + t)); one rotation
+    // matrix per pose instead of a quaternion rotation per point.
+    let (r, t) = (pose.rotation_matrix(), pose.translation);
+    Aabb::from_points(points.iter().map(|&p| r * p))
+        .map_or(Aabb::new(t, t), |b| Aabb::new(b.min + t, b.max + t))
 }
 
 /// The half-space `n·(x − t) ≤ 0` with `n = R e_z` is bounded only along a world axis that `n` equals (±); the
