@@ -261,11 +261,20 @@ impl ConvexMesh {
     }
 }
 
+/// Up to this many vertices a scan over them beats hill climbing (same answer, by the climb's contract).
+const SCAN_MAX: usize = 32;
+
 impl SupportMap for ConvexMesh {
-    /// The vertex maximising `dir · v` (lowest index on ties), by hill climbing from vertex 0.
+    /// The vertex maximising `dir · v` (lowest index on ties): a scan of small hulls, hill climbing from vertex 0
+    /// on larger ones.
     #[inline]
     fn local_support(&self, dir: DVec3) -> DVec3 {
-        self.vertices.get(self.support_index_hill_climb(dir, 0)).copied().unwrap_or(DVec3::ZERO)
+        let i = if self.vertices.len() <= SCAN_MAX {
+            self.support_index_brute_force(dir)
+        } else {
+            self.support_index_hill_climb(dir, 0)
+        };
+        self.vertices.get(i).copied().unwrap_or(DVec3::ZERO)
     }
 }
 
