@@ -88,6 +88,8 @@ pub struct MjcfOptions {
     pub noslip_iterations: Option<u32>,
     /// `noslip_tolerance`.
     pub noslip_tolerance: Option<f64>,
+    /// `sleep_tolerance` (m/s; the rest test of MuJoCo's sleeping, with `<flag sleep="enable"/>`).
+    pub sleep_tolerance: Option<f64>,
     /// `ccd_iterations` (also read from the older `mpr_iterations`).
     pub ccd_iterations: Option<u32>,
     /// `ccd_tolerance` (also read from the older `mpr_tolerance`).
@@ -144,6 +146,7 @@ const ATTRIBUTES: &[&str] = &[
     "impratio",
     "noslip_iterations",
     "noslip_tolerance",
+    "sleep_tolerance",
     "ccd_iterations",
     "ccd_tolerance",
     "mpr_iterations",
@@ -232,6 +235,7 @@ impl MjcfOptions {
         set(&mut self.tolerance, nonneg(&a, "tolerance")?);
         set(&mut self.ls_tolerance, nonneg(&a, "ls_tolerance")?);
         set(&mut self.noslip_tolerance, nonneg(&a, "noslip_tolerance")?);
+        set(&mut self.sleep_tolerance, nonneg(&a, "sleep_tolerance")?);
         set(&mut self.ccd_tolerance, nonneg(&a, "mpr_tolerance")?);
         set(&mut self.ccd_tolerance, nonneg(&a, "ccd_tolerance")?);
         set(&mut self.apirate, nonneg(&a, "apirate")?);

@@ -502,7 +502,11 @@ fn apply_mjcf_options(options: &mut Options, m: &signorini_mjcf::MjcfOptions) ->
         options.enable_islands = enabled;
     }
     if let Some(&enabled) = m.flags.get("sleep") {
+        // MuJoCo's sleeping: its rest threshold is `sleep_tolerance`, 1e-3 m/s unless the file sets it.
         options.use_hibernation = enabled;
+        options.hibernation_thresh_vel = Some(m.sleep_tolerance.unwrap_or(1e-3));
+    } else if let Some(t) = m.sleep_tolerance {
+        options.hibernation_thresh_vel = Some(t);
     }
     Ok(())
 }

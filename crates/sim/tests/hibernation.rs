@@ -138,3 +138,25 @@ fn forward_passes_that_skip_sleepers_match_full_ones() {
     assert_eq!(skipping.qfrc_smooth, full.qfrc_smooth);
     assert_eq!(skipping.qacc_smooth, full.qacc_smooth);
 }
+
+/// MJCF's `<flag sleep="enable"/>` turns hibernation on with MuJoCo's rest threshold, `sleep_tolerance` (1e-3 m/s
+/// unless the file sets it); the boxes then sleep.
+#[test]
+fn mjcf_sleep_flag_and_tolerance() {
+    let xml = |option: &str| {
+        format!(
+            r#"<mujoco><option timestep="0.002" {option}><flag sleep="enable"/></option><worldbody>
+            <geom type="plane" size="1 1 0.1"/><body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
+            </worldbody></mujoco>"#
+        )
+    };
+    for (option, threshold) in [("", 1e-3), (r#"sleep_tolerance="2e-3""#, 2e-3)] {
+        let mut scene = Scene::from_mjcf_str(&xml(option), Path::new("."), true, &[]).unwrap();
+        assert!(scene.options().use_hibernation);
+        assert_eq!(scene.options().hibernation_thresh_vel, Some(threshold));
+        for _ in 0..200 {
+            scene.step().unwrap();
+        }
+        assert_eq!(scene.stats().sleeping_trees, 1, "{option}");
+    }
+}
