@@ -127,16 +127,7 @@ impl NoSlip {
         }
         self.sweep = sweep;
         // qacc = a_s + M⁻¹ Jᵀ λ from scratch (no drift from the incremental updates).
-        self.v[..nv].fill(0.0);
-        for (i, &f) in force.iter().enumerate() {
-            if f != 0.0 {
-                let (dofs, vals) = rows.jacobian_row(i);
-                for (&d, &j) in dofs.iter().zip(vals) {
-                    self.v[d] += j * f;
-                }
-            }
-        }
-        self.mass.solve(&mut self.v[..nv]);
+        self.set_v(rows, force);
         for ((q, a), v) in qacc.iter_mut().zip(&data.qacc_smooth).zip(&self.v) {
             *q = a + v;
         }
@@ -182,15 +173,7 @@ impl NoSlip {
         let nv = self.mass.nv;
         self.b.clear();
         self.b.extend((0..rows.len()).map(|i| rows.row_dot(i, a_s) - rows.aref[i]));
-        self.v.clear();
-        self.v.resize(nv, 0.0);
-        for (i, &f) in force.iter().enumerate() {
-            let (dofs, vals) = rows.jacobian_row(i);
-            for (&d, &j) in dofs.iter().zip(vals) {
-                self.v[d] += j * f;
-            }
-        }
-        self.mass.solve(&mut self.v);
+        self.set_v(rows, force);
 
         let ntrees = self.mass.trees(&mut self.trees);
         self.tree_start.clear();
@@ -270,6 +253,14 @@ impl NoSlip {
                 k += 1;
             }
         }
+    }
+
+    /// `v = M⁻¹ Jᵀ λ`.
+    fn set_v(&mut self, rows: &ConstraintRows, force: &[f64]) {
+        self.v.clear();
+        self.v.resize(self.mass.nv, 0.0);
+        rows.add_transpose(force, &mut self.v);
+        self.mass.solve(&mut self.v);
     }
 
     /// `J_i · w_k` for updated row `k`: the entry `A_ik`.
