@@ -15,6 +15,7 @@
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::ConstraintRows;
 use signorini_model::{Data, Model};
+use signorini_solver::islands::Islands;
 
 /// Consecutive steps at rest before a tree may sleep (G-W `hibernation_min_steps`, MuJoCo `mjMINAWAKE`).
 pub const MIN_STEPS: u32 = 10;
@@ -38,8 +39,8 @@ pub(crate) struct Hibernation {
     body_awake: Vec<bool>,
     /// Trees pinned awake this step (an applied force or a control acts on them).
     driven: Vec<bool>,
-    /// Union-find over trees.
-    parent: Vec<usize>,
+    /// The islands of the last step's rows, and whether each (then each row-less tree) may sleep.
+    islands: Islands,
     island_ok: Vec<bool>,
 }
 
@@ -84,7 +85,7 @@ impl Hibernation {
             body_asleep: vec![false; model.nbody],
             body_awake: vec![true; model.nbody],
             driven: vec![false; ntrees],
-            parent: Vec::new(),
+            islands: Islands::default(),
             island_ok: Vec::new(),
         }
     }
@@ -191,31 +192,25 @@ impl Hibernation {
             self.rest_steps[t] = if at_rest { self.rest_steps[t].saturating_add(1) } else { 0 };
         }
 
-        // Islands of awake trees linked by the rows (a sleeping tree has no contact rows; an equality row to one
-        // links it too, which keeps the island awake since sleepers are not counted as rested).
-        self.parent.clear();
-        self.parent.extend(0..ntrees);
-        for i in 0..rows.len() {
-            let mut first = None;
-            for &d in rows.jacobian_row(i).0 {
-                let t = self.dof_tree[d];
-                match first {
-                    None => first = Some(t),
-                    Some(f) => union(&mut self.parent, f, t),
-                }
-            }
-        }
+        // Islands of trees linked by the rows (the solver's, §C.6); a tree without rows is an island of its own. A
+        // sleeping tree has no contact rows; an equality row to one links it too, which keeps the island awake since
+        // sleepers are not counted as rested.
+        self.islands.build(model, rows);
+        let nislands = self.islands.count();
+        let island = |t: usize| {
+            let first = self.tree_dofs[self.tree_start[t]];
+            self.islands.dof_island[first].unwrap_or(nislands + t)
+        };
         self.island_ok.clear();
-        self.island_ok.resize(ntrees, true);
+        self.island_ok.resize(nislands + ntrees, true);
         for t in 0..ntrees {
-            let r = find(&mut self.parent, t);
             if self.group[t].is_some() || self.rest_steps[t] < MIN_STEPS {
-                self.island_ok[r] = false;
+                self.island_ok[island(t)] = false;
             }
         }
         let mut slept = false;
         for t in 0..ntrees {
-            let r = find(&mut self.parent, t);
+            let r = island(t);
             if self.island_ok[r] && self.group[t].is_none() {
                 // The group is named by the island's root, offset so that groups of different steps differ.
                 self.group[t] = Some(self.next_group + r);
@@ -226,23 +221,8 @@ impl Hibernation {
             }
         }
         if slept {
-            self.next_group += ntrees;
+            self.next_group += nislands + ntrees;
             self.refresh_bodies();
         }
-    }
-}
-
-fn find(parent: &mut [usize], mut x: usize) -> usize {
-    while parent[x] != x {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    x
-}
-
-fn union(parent: &mut [usize], a: usize, b: usize) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra != rb {
-        parent[ra.max(rb)] = ra.min(rb);
     }
 }
