@@ -68,7 +68,7 @@ def selected(stem: str, only: list[str] | None) -> bool:
 class MujocoRun:
     """One scene in MuJoCo: the model, its mean ncon (an untimed pass) and timed runs from the initial state."""
 
-    def __init__(self, mujoco, path: Path, steps: int):
+    def __init__(self, mujoco, path: Path, steps: int, sleep: bool = False):
         self.mujoco, self.steps, self.best, self.samples = mujoco, steps, 0.0, []
         try:
             self.m = mujoco.MjModel.from_xml_path(str(path))
@@ -76,6 +76,8 @@ class MujocoRun:
             self.error = first_line(str(e)) or type(e).__name__
             return
         self.error = None
+        if sleep:
+            self.m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
         self.d = mujoco.MjData(self.m)
         # Untimed pass: mean ncon over the run (ncon after each step, as the contacts of that step).
         self.reset()
@@ -123,12 +125,13 @@ def first_line(text: str) -> str:
 class OursRun:
     """One scene in our CLI (MuJoCo-compatible or native): timed runs, each a fresh process."""
 
-    def __init__(self, binary: Path, path: Path, steps: int, compat: bool, timeout: float, tmp: Path):
+    def __init__(self, binary: Path, path: Path, steps: int, compat: bool, timeout: float, tmp: Path,
+                 extra: list[str]):
         self.dump = tmp / ("compat.json" if compat else "native.json")
         self.cmd = [str(binary), "run", str(path), "--steps", str(steps), "--dump", str(self.dump)]
         if compat:
             self.cmd.append("--mujoco-compat")
-        for setting in OURS_SETTINGS:
+        for setting in OURS_SETTINGS + extra:
             self.cmd += ["--set", setting]
         self.binary, self.timeout = binary, timeout
         self.best, self.ncon_mean, self.error, self.samples = None, None, None, []
@@ -209,6 +212,8 @@ def main() -> int:
     ap.add_argument("--binary", type=Path, default=DEFAULT_BINARY, help=f"the signorini CLI [{DEFAULT_BINARY}]")
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write every figure as JSON to OUT")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per run of ours [600]")
+    ap.add_argument("--sleep", action="store_true",
+                    help="MuJoCo with sleeping enabled, ours with hibernation at MuJoCo's sleep_tolerance")
     args = ap.parse_args()
     if args.steps < 1 or args.repeat < 1:
         ap.error("--steps and --repeat must be at least 1")
@@ -233,9 +238,14 @@ def main() -> int:
     for path in scenes:
         n = steps_for(path.stem, args.steps)
         print(f"bench_mujoco: {path.stem} ({n} steps × {args.repeat})", file=sys.stderr, flush=True)
-        mj_run = MujocoRun(mujoco, path, n)
+        mj_run = MujocoRun(mujoco, path, n, args.sleep)
+        extra = []
+        if args.sleep and not mj_run.error:
+            extra = ["use_hibernation=true", f"hibernation_thresh_vel={mj_run.m.opt.sleep_tolerance!r}"]
         with tempfile.TemporaryDirectory(prefix="bench_mujoco_") as tmp:
-            runs = [OursRun(args.binary, path, n, compat, args.timeout, Path(tmp)) for compat in (True, False)]
+            runs = [
+                OursRun(args.binary, path, n, compat, args.timeout, Path(tmp), extra) for compat in (True, False)
+            ]
             # Interleaved rounds (MuJoCo, compat, native): a slow phase of the machine hits all three alike.
             for _ in range(args.repeat):
                 mj_run.time_once()
