@@ -134,6 +134,11 @@ pub struct Model {
     /// The previous dof on the chain to the world (`None` at a root): within a joint the previous dof, else the
     /// last dof of the previous joint of the body or of the nearest moving ancestor. Always `< dof`.
     pub dof_parentid: Vec<Option<usize>>,
+    /// Kinematic tree of each dof (`0..ntree`): a tree is a child of the world with its subtree, and trees are
+    /// numbered in the order of their root dofs, so tree `t`'s smallest dof is below tree `t + 1`'s.
+    pub dof_treeid: Vec<usize>,
+    /// Number of kinematic trees with dofs.
+    pub ntree: usize,
     /// Sparse `qM` layout, `nv + 1` entries: row `i` occupies `dof_madr[i]..dof_madr[i + 1]` and holds `M[i][i]`,
     /// `M[i][p(i)]`, `M[i][p(p(i))]`, … along the `dof_parentid` chain `p` (the only nonzeros of row `i` left of
     /// the diagonal). The same layout holds the factor `qLD`.
@@ -651,6 +656,8 @@ fn build(spec: ModelSpec) -> Model {
         dof_bodyid: Vec::new(),
         dof_jntid: Vec::new(),
         dof_parentid: Vec::new(),
+        dof_treeid: Vec::new(),
+        ntree: 0,
         dof_madr: Vec::new(),
         dof_colind: Vec::new(),
         dof_simple: Vec::new(),
@@ -813,6 +820,17 @@ fn build(spec: ModelSpec) -> Model {
     for b in (1..nbody).rev() {
         let p = m.body_parent[b];
         m.body_subtreemass[p] += m.body_subtreemass[b];
+    }
+
+    for d in 0..m.nv {
+        let tree = match m.dof_parentid[d] {
+            Some(p) => m.dof_treeid[p],
+            None => {
+                m.ntree += 1;
+                m.ntree - 1
+            }
+        };
+        m.dof_treeid.push(tree);
     }
 
     m.dof_madr = Vec::with_capacity(m.nv + 1);

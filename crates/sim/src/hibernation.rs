@@ -47,18 +47,7 @@ pub(crate) struct Hibernation {
 impl Hibernation {
     /// All trees awake; `threshold` in m/s.
     pub(crate) fn new(model: &Model, threshold: f64) -> Hibernation {
-        let mut dof_tree = Vec::with_capacity(model.nv);
-        let mut ntrees = 0;
-        for d in 0..model.nv {
-            let t = match model.dof_parentid[d] {
-                Some(p) => dof_tree[p],
-                None => {
-                    ntrees += 1;
-                    ntrees - 1
-                }
-            };
-            dof_tree.push(t);
-        }
+        let (dof_tree, ntrees) = (model.dof_treeid.clone(), model.ntree);
         let body_tree = (0..model.nbody).map(|b| model.body_lastdof[b].map(|d| dof_tree[d])).collect();
         let mut tree_start = vec![0; ntrees + 1];
         for &t in &dof_tree {

@@ -18,9 +18,11 @@ pub struct Islands {
     dofs: Vec<usize>,
     row_start: Vec<usize>,
     rows: Vec<usize>,
+    /// Union-find parent of each tree.
     parent: Vec<usize>,
-    /// The root dof of each dof's tree.
-    tree: Vec<usize>,
+    /// The island of each tree (`None`: no row reaches it).
+    tree_island: Vec<Option<usize>>,
+    /// A tree of each row's component (`None`: the row has no Jacobian entry).
     row_root: Vec<Option<usize>>,
     label: Vec<usize>,
     has_row: Vec<bool>,
@@ -41,18 +43,11 @@ impl Islands {
     /// [`Self::build`] with the runs of rows over the same dofs already known (`groups` from
     /// [`ConstraintRows::dof_groups`], covering every row): only the first row of a run is looked at.
     pub fn build_with_groups(&mut self, model: &Model, rows: &ConstraintRows, groups: &[(usize, usize)]) {
-        let nv = model.nv;
-        // Union-find over kinematic trees (a dof's tree is its root dof): the dofs of one tree are always linked.
+        let (nv, ntree) = (model.nv, model.ntree);
+        let tree = &model.dof_treeid;
+        // Union-find over kinematic trees: the dofs of one tree are always linked.
         self.parent.clear();
-        self.parent.extend(0..nv);
-        self.tree.clear();
-        for (k, p) in model.dof_parentid.iter().enumerate() {
-            let t = match *p {
-                Some(p) => self.tree[p],
-                None => k,
-            };
-            self.tree.push(t);
-        }
+        self.parent.extend(0..ntree);
         // Each run of rows over the same dofs links the trees of its dofs; its rows remember the first tree.
         self.row_root.clear();
         self.row_root.resize(rows.len(), None);
@@ -62,10 +57,10 @@ impl Islands {
             self.group_start[first] = true;
             let dofs = rows.jacobian_row(first).0;
             let Some(&k0) = dofs.first() else { continue };
-            let f = self.tree[k0];
+            let f = tree[k0];
             let mut last = f;
             for &k in &dofs[1..] {
-                let t = self.tree[k];
+                let t = tree[k];
                 if t != last {
                     last = t;
                     self.union(f, t);
@@ -87,38 +82,41 @@ impl Islands {
                 }
             }
         }
-        // Label the components that hold a row, by smallest dof.
-        self.label.clear();
-        self.label.resize(nv, usize::MAX);
+        // Mark the components that hold a row, one lookup per run: its rows share their tree, or (rows of an
+        // elliptic block) are linked to it.
         self.has_row.clear();
-        self.has_row.resize(nv, false);
-        // One lookup per run: its rows share their root, or (rows of an elliptic block) are linked to it.
+        self.has_row.resize(ntree, false);
         let mut previous = None;
         for &(first, _) in groups {
-            let tree = self.row_root[first];
-            if tree == previous {
+            let t = self.row_root[first];
+            if t == previous {
                 continue;
             }
-            previous = tree;
-            if let Some(k) = tree {
-                let root = self.find(k);
+            previous = t;
+            if let Some(t) = t {
+                let root = self.find(t);
                 self.has_row[root] = true;
             }
         }
-        self.dof_island.clear();
+        // Label the components by smallest dof: trees are numbered in the order of their smallest (root) dof.
+        self.label.clear();
+        self.label.resize(ntree, usize::MAX);
+        self.tree_island.clear();
         let mut count = 0;
-        for k in 0..nv {
-            let root = self.find(self.tree[k]);
+        for t in 0..ntree {
+            let root = self.find(t);
             if !self.has_row[root] {
-                self.dof_island.push(None);
+                self.tree_island.push(None);
                 continue;
             }
             if self.label[root] == usize::MAX {
                 self.label[root] = count;
                 count += 1;
             }
-            self.dof_island.push(Some(self.label[root]));
+            self.tree_island.push(Some(self.label[root]));
         }
+        self.dof_island.clear();
+        self.dof_island.extend(tree[..nv].iter().map(|&t| self.tree_island[t]));
         // Bucket dofs and rows by island (counting sort keeps the order).
         self.dof_start.clear();
         self.dof_start.resize(count + 1, 0);
@@ -139,8 +137,8 @@ impl Islands {
         for island in self.dof_island.iter().flatten() {
             self.dof_start[island + 1] += 1;
         }
-        for root in self.row_root.iter().flatten() {
-            let island = self.dof_island[*root].unwrap_or(0);
+        for t in self.row_root.iter().flatten() {
+            let island = self.tree_island[*t].unwrap_or(0);
             self.row_start[island + 1] += 1;
         }
         for c in 0..count {
@@ -160,8 +158,8 @@ impl Islands {
         self.fill.clear();
         self.fill.extend_from_slice(&self.row_start[..count]);
         for (r, root) in self.row_root.iter().enumerate() {
-            if let Some(k) = *root {
-                let c = self.dof_island[k].unwrap_or(0);
+            if let Some(t) = *root {
+                let c = self.tree_island[t].unwrap_or(0);
                 self.rows[self.fill[c]] = r;
                 self.fill[c] += 1;
             }
