@@ -68,6 +68,10 @@ pub struct BlockCholesky {
     tree_size: Vec<usize>,
     map: Vec<usize>,
     perm_x: Vec<f64>,
+    /// `1 / L_ii` by permuted dof, valid while `inv_valid` (the solves multiply: a division on the substitutions'
+    /// dependency chain costs several multiplications).
+    inv_diag: Vec<f64>,
+    inv_valid: bool,
     /// Indexed rows: `(block, permuted dof, position in the row)`, sorted by block, row `r` at
     /// `entry_range[r]`.
     entries: Vec<Entry>,
@@ -566,6 +570,7 @@ impl BlockCholesky {
     /// Numeric factorisation of the assembled values in place. Returns the number of floored pivots.
     pub fn factor(&mut self) -> usize {
         self.flush_pending();
+        self.inv_valid = false;
         let mut floored = 0;
         let values = &mut self.values;
         for j in 0..self.nblk {
@@ -655,54 +660,63 @@ impl BlockCholesky {
 
     /// Solves `L Lᵀ x = b` in place (`x` holds `b`, local dof order).
     pub fn solve(&mut self, x: &mut [f64]) {
+        if !self.inv_valid {
+            self.inv_diag.clear();
+            for k in 0..self.nblk {
+                let (nk, dk) = (self.bstart[k + 1] - self.bstart[k], self.diag_off[k]);
+                self.inv_diag.extend((0..nk).map(|a| 1.0 / self.values[dk + a * nk + a]));
+            }
+            self.inv_valid = true;
+        }
         let y = &mut self.perm_x;
         y.clear();
         y.resize(self.nv, 0.0);
         for (d, &v) in x.iter().enumerate() {
             y[self.slot[d]] = v;
         }
-        let v = &self.values;
+        let (v, inv) = (&self.values, &self.inv_diag);
         for k in 0..self.nblk {
             let (s, nk, dk) = (self.bstart[k], self.bstart[k + 1] - self.bstart[k], self.diag_off[k]);
+            let diag = &v[dk..dk + nk * nk];
             for a in 0..nk {
-                let mut acc = y[s + a];
-                for c in 0..a {
-                    acc -= v[dk + a * nk + c] * y[s + c];
-                }
-                y[s + a] = acc / v[dk + a * nk + a];
+                let row = &diag[a * nk..a * nk + a];
+                let acc = y[s + a] - row.iter().zip(&y[s..s + a]).map(|(l, yc)| l * yc).sum::<f64>();
+                y[s + a] = acc * inv[s + a];
             }
+            let (head, tail) = y.split_at_mut(s + nk);
+            let yk = &head[s..];
             for idx in self.col_ptr[k]..self.col_ptr[k + 1] {
                 let i = self.below_blk[idx];
                 let (si, ni, off) =
                     (self.bstart[i], self.bstart[i + 1] - self.bstart[i], self.below_off[idx]);
-                for a in 0..ni {
-                    let mut acc = 0.0;
-                    for c in 0..nk {
-                        acc += v[off + a * nk + c] * y[s + c];
-                    }
-                    y[si + a] -= acc;
+                let block = &v[off..off + ni * nk];
+                for (yi, row) in tail[si - s - nk..si - s - nk + ni].iter_mut().zip(block.chunks_exact(nk)) {
+                    *yi -= row.iter().zip(yk).map(|(l, yc)| l * yc).sum::<f64>();
                 }
             }
         }
         for k in (0..self.nblk).rev() {
             let (s, nk, dk) = (self.bstart[k], self.bstart[k + 1] - self.bstart[k], self.diag_off[k]);
+            let (head, tail) = y.split_at_mut(s + nk);
+            let yk = &mut head[s..];
             for idx in self.col_ptr[k]..self.col_ptr[k + 1] {
                 let i = self.below_blk[idx];
                 let (si, ni, off) =
                     (self.bstart[i], self.bstart[i + 1] - self.bstart[i], self.below_off[idx]);
-                for a in 0..ni {
-                    let yi = y[si + a];
-                    for c in 0..nk {
-                        y[s + c] -= v[off + a * nk + c] * yi;
+                let block = &v[off..off + ni * nk];
+                for (&yi, row) in tail[si - s - nk..si - s - nk + ni].iter().zip(block.chunks_exact(nk)) {
+                    for (yc, l) in yk.iter_mut().zip(row) {
+                        *yc -= l * yi;
                     }
                 }
             }
+            let diag = &v[dk..dk + nk * nk];
             for a in (0..nk).rev() {
-                let mut acc = y[s + a];
+                let mut acc = yk[a];
                 for c in a + 1..nk {
-                    acc -= v[dk + c * nk + a] * y[s + c];
+                    acc -= diag[c * nk + a] * yk[c];
                 }
-                y[s + a] = acc / v[dk + a * nk + a];
+                yk[a] = acc * inv[s + a];
             }
         }
         for (d, xd) in x.iter_mut().enumerate() {
@@ -720,6 +734,7 @@ impl BlockCholesky {
         scale: f64,
         sigma: f64,
     ) -> Result<(), Degenerate> {
+        self.inv_valid = false;
         let y = &mut self.perm_x;
         y.clear();
         y.resize(self.nv, 0.0);

@@ -4,6 +4,8 @@
 //! cheap, and a dependency such as `faer` would cost minutes of compile time. Pivots are floored at
 //! [`PIVOT_FLOOR`] like MuJoCo's `mju_cholFactor(…, mjMINVAL)`.
 
+use crate::block_cholesky::Degenerate;
+
 /// The pivot floor (MuJoCo `mjMINVAL`).
 pub const PIVOT_FLOOR: f64 = 1e-15;
 
@@ -50,6 +52,34 @@ pub fn cholesky_solve(l: &[f64], n: usize, x: &mut [f64]) {
     }
 }
 
+/// Updates the factor `L` of [`cholesky_in_place`] to that of `H + σ v vᵀ` (`sigma` = +1 update, −1 downdate)
+/// in `O(n²)`; `v` (dense, length `n`) is overwritten. Fails on a downdate that would leave a pivot at or below
+/// [`PIVOT_FLOOR`] (`L` is then partly updated and must be refactored).
+pub fn cholesky_rank_one(l: &mut [f64], n: usize, v: &mut [f64], sigma: f64) -> Result<(), Degenerate> {
+    assert!(l.len() == n * n && v.len() == n, "cholesky_rank_one: dimension mismatch");
+    for k in 0..n {
+        let vk = v[k];
+        if vk == 0.0 {
+            // c = 1, s = 0: column k and the rest of v are unchanged.
+            continue;
+        }
+        let lkk = l[k * n + k];
+        let r2 = lkk * lkk + sigma * vk * vk;
+        if !(r2 > PIVOT_FLOOR) {
+            return Err(Degenerate);
+        }
+        let r = r2.sqrt();
+        let (c, s) = (r / lkk, vk / lkk);
+        l[k * n + k] = r;
+        for i in k + 1..n {
+            let lik = (l[i * n + k] + sigma * s * v[i]) / c;
+            l[i * n + k] = lik;
+            v[i] = c * v[i] - s * lik;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +97,30 @@ mod tests {
             let r: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum::<f64>() - b[i];
             assert!(r.abs() < 1e-12, "residual {r}");
         }
+    }
+
+    /// An update and a downdate equal the factor of `H ± v vᵀ` computed from scratch; a downdate past
+    /// positive-definiteness fails.
+    #[test]
+    fn rank_one_matches_refactoring() {
+        let n = 4;
+        let a = [4.0, 1.0, 0.5, 0.0, 1.0, 3.0, 0.2, 0.1, 0.5, 0.2, 2.0, 0.3, 0.0, 0.1, 0.3, 1.5];
+        let v = [0.0, 0.7, -0.4, 0.9];
+        for sigma in [1.0, -1.0] {
+            let mut l = a.to_vec();
+            cholesky_in_place(&mut l, n);
+            cholesky_rank_one(&mut l, n, &mut v.clone(), sigma).expect("positive definite");
+            let mut expected: Vec<f64> = (0..n * n).map(|k| a[k] + sigma * v[k / n] * v[k % n]).collect();
+            cholesky_in_place(&mut expected, n);
+            for i in 0..n {
+                for j in 0..=i {
+                    let (x, y) = (l[i * n + j], expected[i * n + j]);
+                    assert!((x - y).abs() < 1e-12, "sigma {sigma} L[{i}][{j}]: {x} vs {y}");
+                }
+            }
+        }
+        let mut l = a.to_vec();
+        cholesky_in_place(&mut l, n);
+        assert!(cholesky_rank_one(&mut l, n, &mut [0.0, 0.0, 0.0, 2.0], -1.0).is_err());
     }
 }

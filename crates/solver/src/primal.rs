@@ -18,7 +18,7 @@ use crate::cost::{
     ConeBlock, ConeLine, MAX_CONE_ROWS, RowState, gauss_cost, row_coefficients, row_cost_force, row_state,
     update_one_sided_rows, update_rows,
 };
-use crate::dense::{cholesky_in_place, cholesky_solve};
+use crate::dense::{cholesky_in_place, cholesky_rank_one, cholesky_solve};
 use crate::islands::Islands;
 use crate::linesearch::{Point, search};
 use crate::mass::TreeMass;
@@ -86,6 +86,8 @@ struct Work {
     ms: Vec<f64>,
     tmp: Vec<f64>,
     hessian: Vec<f64>,
+    /// A dense rank-1 update's vector.
+    rank_one_v: Vec<f64>,
     /// The sparse Newton factor (large problems), analysed once per solve.
     sparse: BlockCholesky,
     use_sparse: bool,
@@ -148,6 +150,8 @@ impl PrimalSolver {
 }
 
 impl Work {
+    /// Sizes the scratch for `nv` dofs and `nrows` rows. Every entry is written before it is read in a run, so
+    /// entries kept from the previous run are not zeroed.
     fn resize(&mut self, nv: usize, nrows: usize) {
         for v in [
             &mut self.a,
@@ -160,17 +164,13 @@ impl Work {
             &mut self.ms,
             &mut self.tmp,
         ] {
-            v.clear();
             v.resize(nv, 0.0);
         }
         for v in [&mut self.jar, &mut self.jv, &mut self.force] {
-            v.clear();
             v.resize(nrows, 0.0);
         }
-        self.quad.clear();
         self.quad.resize(nrows, [0.0; 3]);
         self.one_sided.clear();
-        self.state.clear();
         self.state.resize(nrows, RowState::Inactive);
         self.analysed = false;
         self.use_sparse = false;
@@ -351,10 +351,11 @@ impl Work {
         f.factor();
     }
 
-    /// Newton, after a step: brings the factor to the new row states. The sparse factor is updated by rank-1
-    /// updates (rows that became quadratic) and downdates (rows that left) when few rows changed, and rebuilt when
-    /// many did, when a downdate is degenerate, or when an elliptic cone is in its middle zone (its Hessian block
-    /// depends on the residuals). The dense factor is rebuilt. Neither is touched when the active set is the same.
+    /// Newton, after a step: brings the factor to the new row states. The factor (sparse or dense) is updated by
+    /// rank-1 updates (rows that became quadratic) and downdates (rows that left) when few rows changed, as MuJoCo's
+    /// `mju_cholUpdate`, and rebuilt when many did, when a downdate is degenerate, or when an elliptic cone is in
+    /// its middle zone (its Hessian block depends on the residuals). It is not touched when the active set is the
+    /// same.
     fn update_hessian(&mut self, p: &Problem<'_>) {
         let rows = p.rows;
         self.changed.clear();
@@ -374,17 +375,37 @@ impl Work {
             // Same active set: H is unchanged.
             return;
         }
-        // Each update sweeps its row's elimination-tree path; a rebuild assembles H again and refactors.
-        rebuild |= !self.use_sparse || {
+        // Each update sweeps its row's elimination-tree path (sparse) or the whole factor (dense, n² per row); a
+        // rebuild assembles H again (Σ nnz² over the quadratic rows) and refactors.
+        rebuild |= if self.use_sparse {
             let updates: f64 =
                 self.changed.iter().map(|&r| self.sparse.update_cost(rows.jacobian_row(r).0)).sum();
             updates > self.sparse.rebuild_cost()
+        } else {
+            let n = p.mass.nv;
+            let assembly: usize = (0..rows.len())
+                .filter(|&r| self.state[r] == RowState::Quadratic)
+                .map(|r| (rows.jac_start[r + 1] - rows.jac_start[r]).pow(2))
+                .sum();
+            self.changed.len() * n * n > assembly + n * n * n / 6
         };
         if !rebuild {
             for &r in &self.changed {
                 let sigma = if self.state[r] == RowState::Quadratic { 1.0 } else { -1.0 };
                 let (dofs, vals) = rows.jacobian_row(r);
-                if self.sparse.rank_one(dofs, vals, rows.d[r].sqrt(), sigma).is_err() {
+                let scale = rows.d[r].sqrt();
+                let failed = if self.use_sparse {
+                    self.sparse.rank_one(dofs, vals, scale, sigma).is_err()
+                } else {
+                    let n = p.mass.nv;
+                    self.rank_one_v.clear();
+                    self.rank_one_v.resize(n, 0.0);
+                    for (&k, &v) in dofs.iter().zip(vals) {
+                        self.rank_one_v[k] += scale * v;
+                    }
+                    cholesky_rank_one(&mut self.hessian, n, &mut self.rank_one_v, sigma).is_err()
+                };
+                if failed {
                     rebuild = true;
                     break;
                 }
@@ -1097,8 +1118,6 @@ impl PrimalSolver {
         let sc = &mut self.scratch;
         rows.dof_groups(&mut sc.groups);
         sc.islands.build_with_groups(model, rows, &sc.groups);
-        sc.local.clear();
-        sc.local.resize(model.nv, usize::MAX);
         // One island over every dof and row: solve in place, without gathering copies.
         if sc.islands.count() == 1 && sc.islands.dofs(0).len() == model.nv && sc.islands.free_rows.is_empty()
         {
@@ -1111,6 +1130,8 @@ impl PrimalSolver {
             efc_force.copy_from_slice(&self.work.force);
             return Ok(stats);
         }
+        sc.local.clear();
+        sc.local.resize(model.nv, usize::MAX);
         let mut total = SolveStats { converged: true, ..SolveStats::default() };
         let warm_valid = !rows.is_empty();
         // Dofs outside every island are unconstrained.
