@@ -97,8 +97,9 @@ struct Work {
     factored_state: Vec<RowState>,
     changed: Vec<usize>,
     trees: Vec<usize>,
-    links: Vec<usize>,
     link_start: Vec<usize>,
+    /// What the sparse factor's symbolic analysis was built for.
+    analysed_for: AnalysisKey,
     factorizations: usize,
     updates: usize,
     /// Quadratic coefficients `[½ D x₀², D x₀ v, ½ D v²]` of every row along the current search direction.
@@ -301,9 +302,10 @@ impl Work {
     }
 
     /// The sparse factor's symbolic analysis over every row (whatever its state), so that rank-1 updates and
-    /// state changes stay inside its pattern. The rows of an elliptic contact are linked together.
+    /// state changes stay inside its pattern. The rows of an elliptic contact are linked together. The analysis of
+    /// the previous run is kept when its trees and rows' dofs are the same (a resting scene keeps its contacts).
     fn analyse(&mut self, rows: &ConstraintRows) {
-        self.links.clear();
+        // Each link (a row, or the rows of an elliptic contact) as a range of `rows.jac_dof`.
         self.link_start.clear();
         self.link_start.push(0);
         let mut i = 0;
@@ -312,15 +314,27 @@ impl Work {
                 (RowKind::ContactElliptic, Some(c)) => rows.contact_nrows[c].max(1),
                 _ => 1,
             };
-            for r in i..i + len {
-                self.links.extend_from_slice(rows.jacobian_row(r).0);
-            }
-            self.link_start.push(self.links.len());
             i += len;
+            self.link_start.push(rows.jac_start[i]);
         }
-        let (links, starts) = (&self.links, &self.link_start);
+        let analysed = &self.analysed_for;
+        if analysed.valid
+            && analysed.trees == self.trees
+            && analysed.link_start == self.link_start
+            && analysed.jac_start == rows.jac_start
+            && analysed.jac_dof == rows.jac_dof
+        {
+            return;
+        }
+        let (links, starts) = (&rows.jac_dof, &self.link_start);
         self.sparse.analyze(&self.trees, starts.windows(2).map(|w| &links[w[0]..w[1]]));
         self.sparse.index_rows((0..rows.len()).map(|r| rows.jacobian_row(r).0));
+        let a = &mut self.analysed_for;
+        a.valid = true;
+        a.trees.clone_from(&self.trees);
+        a.link_start.clone_from(&self.link_start);
+        a.jac_start.clone_from(&rows.jac_start);
+        a.jac_dof.clone_from(&rows.jac_dof);
     }
 
     fn factor_sparse(&mut self, p: &Problem<'_>) {
@@ -623,6 +637,16 @@ fn block_hessian(
         }
         _ => None,
     }
+}
+
+/// The inputs of a sparse symbolic analysis: local trees, links and the rows' dofs.
+#[derive(Debug, Clone, Default)]
+struct AnalysisKey {
+    valid: bool,
+    trees: Vec<usize>,
+    link_start: Vec<usize>,
+    jac_start: Vec<usize>,
+    jac_dof: Vec<usize>,
 }
 
 fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) -> Result<(), SolverError> {
