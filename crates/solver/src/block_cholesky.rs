@@ -15,6 +15,7 @@
 //! Vectors passed to [`BlockCholesky::solve`] and [`BlockCholesky::rank_one`] are in the caller's (local) dof order;
 //! the permutation to elimination order is internal.
 
+use crate::cost::MAX_CONE_ROWS;
 use crate::dense::PIVOT_FLOOR;
 
 /// Below this a pivot update counts as degenerate (MuJoCo `mjMINVAL`).
@@ -465,6 +466,58 @@ impl BlockCholesky {
                 let (wa, wb) = (w * xa[i], w * xb[i]);
                 for ((gij, &aj), &bj) in g[i * n..i * n + i + 1].iter_mut().zip(xa).zip(xb) {
                     *gij += wa * bj + wb * aj;
+                }
+            }
+        }
+    }
+
+    /// Adds `Xᵀ H X` for the `n = vals.len()` consecutive rows `first..first + n` (indexed by
+    /// [`Self::index_rows`]), `X` their Jacobian values `vals` and `H` the symmetric leading `n × n` of `h`: the sum
+    /// of [`Self::add_outer`] over the pairs `a ≤ b` with weight `H_ab`, with the rows gathered once and `X` multiplied
+    /// densely (an elliptic cone's block). Rows over different dofs fall back to the pairs.
+    pub fn add_block(&mut self, first: usize, vals: &[&[f64]], h: &[[f64; MAX_CONE_ROWS]; MAX_CONE_ROWS]) {
+        let n = vals.len();
+        let ra = self.entry_range[first];
+        if n > MAX_CONE_ROWS || (1..n).any(|a| self.entry_range[first + a] != ra) {
+            for a in 0..n {
+                for b in a..n {
+                    self.add_outer(first + a, vals[a], first + b, vals[b], h[a][b]);
+                }
+            }
+            return;
+        }
+        let m = ra.1 - ra.0;
+        let (nf, mf) = (n as f64, m as f64);
+        self.assembly_flops += nf * mf * (mf + 1.0) + nf * (nf - 1.0) * mf * mf;
+        if self.pending != Some(ra) {
+            self.flush_pending();
+            self.pending = Some(ra);
+            self.pending_g.clear();
+            self.pending_g.resize(m * m, 0.0);
+        }
+        // X (n × m) in sorted entry order, then T = H X.
+        let entries = &self.entries[ra.0..ra.1];
+        self.gather_a.clear();
+        for row in vals {
+            self.gather_a.extend(entries.iter().map(|e| row[e.2]));
+        }
+        self.gather_b.clear();
+        self.gather_b.resize(n * m, 0.0);
+        let (x, t) = (&self.gather_a[..n * m], &mut self.gather_b[..n * m]);
+        for (a, t_row) in t.chunks_exact_mut(m).enumerate() {
+            for (b, x_row) in x.chunks_exact(m).enumerate() {
+                let hab = h[a][b];
+                for (tj, &xj) in t_row.iter_mut().zip(x_row) {
+                    *tj += hab * xj;
+                }
+            }
+        }
+        // G += Xᵀ T, lower triangle.
+        let g = &mut self.pending_g[..m * m];
+        for (x_row, t_row) in x.chunks_exact(m).zip(t.chunks_exact(m)) {
+            for (i, &xi) in x_row.iter().enumerate() {
+                for (gij, &tj) in g[i * m..i * m + i + 1].iter_mut().zip(t_row) {
+                    *gij += xi * tj;
                 }
             }
         }
@@ -1020,6 +1073,61 @@ mod tests {
         }
         f.factor();
         check_solve(&mut f, &h, 11);
+    }
+
+    /// A block of three rows over the same dofs with a symmetric 3 × 3 weight (an elliptic cone's Hessian), next to
+    /// single rows: the factor solves like the dense `M + Σ D JᵀJ + Xᵀ H X`.
+    #[test]
+    fn add_block_assembles_the_cone_block() {
+        let tree = vec![0, 0, 0, 1, 1, 1, 2, 2];
+        let n = tree.len();
+        let block_dofs = vec![5, 4, 3, 2, 1, 0];
+        let x = [
+            vec![0.3, -1.2, 0.5, 0.8, 0.1, -0.4],
+            vec![1.1, 0.2, -0.7, 0.05, 0.9, 0.3],
+            vec![-0.6, 0.4, 0.2, -1.0, 0.35, 0.7],
+        ];
+        let mut hc = [[0.0; MAX_CONE_ROWS]; MAX_CONE_ROWS];
+        let h3 = [[2.0, 0.3, -0.4], [0.3, 1.5, 0.2], [-0.4, 0.2, 1.2]];
+        for a in 0..3 {
+            hc[a][..3].copy_from_slice(&h3[a]);
+        }
+        let single = (vec![7, 6, 2], vec![0.5, -0.3, 0.9]);
+        let rows: Rows = vec![
+            (block_dofs.clone(), x[0].clone()),
+            (block_dofs.clone(), x[1].clone()),
+            (block_dofs.clone(), x[2].clone()),
+            single.clone(),
+        ];
+        // Dense reference: a diagonal M, the block and the single row (weight 0.8).
+        let mut h = vec![0.0; n * n];
+        for i in 0..n {
+            h[i * n + i] = 1.0 + 0.1 * i as f64;
+        }
+        for a in 0..3 {
+            for b in 0..3 {
+                for (p, &dp) in block_dofs.iter().enumerate() {
+                    for (q, &dq) in block_dofs.iter().enumerate() {
+                        h[dp * n + dq] += h3[a][b] * x[a][p] * x[b][q];
+                    }
+                }
+            }
+        }
+        for (p, &dp) in single.0.iter().enumerate() {
+            for (q, &dq) in single.0.iter().enumerate() {
+                h[dp * n + dq] += 0.8 * single.1[p] * single.1[q];
+            }
+        }
+        let mut f = BlockCholesky::default();
+        f.analyze(&tree, [&block_dofs[..], &single.0[..]].into_iter());
+        for i in 0..n {
+            f.add(i, i, 1.0 + 0.1 * i as f64);
+        }
+        f.index_rows(rows.iter().map(|r| &r.0[..]));
+        f.add_block(0, &[&x[0], &x[1], &x[2]], &hc);
+        f.add_outer(3, &single.1, 3, &single.1, 0.8);
+        f.factor();
+        check_solve(&mut f, &h, 5);
     }
 
     #[test]

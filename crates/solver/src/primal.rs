@@ -352,12 +352,9 @@ impl Work {
                     let Some((n, hc)) = block_hessian(rows, &self.state, &self.jar, &self.latch, r) else {
                         continue;
                     };
-                    for (a, hc_row) in hc.iter().enumerate().take(n) {
-                        for (b, &hab) in hc_row.iter().enumerate().take(n).skip(a) {
-                            let (va, vb) = (rows.jacobian_row(r + a).1, rows.jacobian_row(r + b).1);
-                            f.add_outer(r + a, va, r + b, vb, hab);
-                        }
-                    }
+                    let vals: [&[f64]; MAX_CONE_ROWS] =
+                        std::array::from_fn(|a| if a < n { rows.jacobian_row(r + a).1 } else { &[] });
+                    f.add_block(r, &vals[..n], &hc);
                 }
                 _ => {}
             }
