@@ -53,10 +53,14 @@ impl Islands {
         self.row_root.resize(rows.len(), None);
         self.group_start.clear();
         self.group_start.resize(rows.len(), false);
+        let mut empty_rows = 0;
         for &(first, n) in groups {
             self.group_start[first] = true;
             let dofs = rows.jacobian_row(first).0;
-            let Some(&k0) = dofs.first() else { continue };
+            let Some(&k0) = dofs.first() else {
+                empty_rows += n;
+                continue;
+            };
             let f = tree[k0];
             let mut last = f;
             for &k in &dofs[1..] {
@@ -122,14 +126,25 @@ impl Islands {
         self.dof_start.resize(count + 1, 0);
         self.row_start.clear();
         self.row_start.resize(count + 1, 0);
+        // Rows without entries (rare) are free unless an elliptic block took them in.
         self.free_rows.clear();
-        self.free_rows.extend((0..rows.len()).filter(|&r| self.row_root[r].is_none()));
+        if empty_rows > 0 {
+            self.free_rows.extend((0..rows.len()).filter(|&r| self.row_root[r].is_none()));
+        }
         self.dofs.clear();
         self.rows.clear();
         if count == 1 {
             // One island: its dofs and rows are the constrained ones, in order.
-            self.dofs.extend((0..nv).filter(|&k| self.dof_island[k].is_some()));
-            self.rows.extend((0..rows.len()).filter(|&r| self.row_root[r].is_some()));
+            if self.tree_island.iter().all(Option::is_some) {
+                self.dofs.extend(0..nv);
+            } else {
+                self.dofs.extend((0..nv).filter(|&k| self.dof_island[k].is_some()));
+            }
+            if self.free_rows.is_empty() {
+                self.rows.extend(0..rows.len());
+            } else {
+                self.rows.extend((0..rows.len()).filter(|&r| self.row_root[r].is_some()));
+            }
             self.dof_start[1] = self.dofs.len();
             self.row_start[1] = self.rows.len();
             return;

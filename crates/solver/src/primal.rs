@@ -193,20 +193,30 @@ impl Work {
         self.update_cost(p)
     }
 
-    /// The rows' cost at `a = a_s`, where the Gauss term vanishes (`M a_s = f_s`), as MuJoCo weighs it against the
-    /// warm start: `jar`, row states and forces are those of `a_s`, `ma` is left as it was. Not for Signorini
-    /// blocks (their latch is seeded by the first full evaluation).
-    fn smooth_row_cost(&mut self, p: &Problem<'_>) -> f64 {
+    /// MuJoCo's choice of start: the rows' cost at `a = a_s` (where the Gauss term vanishes, `M a_s = f_s`) against
+    /// the total cost at `warm`. `J a_s` and `J warm` are computed in one pass over `J` (`J a_s` in the `jv`
+    /// scratch). Leaves `a`, `ma`, `jar`, row states and forces at the chosen start; returns its cost. Not for
+    /// Signorini blocks (their latch is seeded by the first full evaluation).
+    fn choose_start(&mut self, p: &Problem<'_>, warm: &[f64]) -> f64 {
         let rows = p.rows;
-        mul_j(rows, &self.groups, p.a_s, &mut self.jar);
-        for (x, aref) in self.jar.iter_mut().zip(&rows.aref) {
-            *x -= aref;
+        mul_j2(rows, &self.groups, [p.a_s, warm], [&mut self.jv, &mut self.jar]);
+        for ((xs, xw), aref) in self.jv.iter_mut().zip(self.jar.iter_mut()).zip(&rows.aref) {
+            *xs -= aref;
+            *xw -= aref;
         }
-        if self.all_one_sided {
-            update_one_sided_rows(&rows.d, &self.jar, &mut self.state, &mut self.force)
+        let smooth_cost = if self.all_one_sided {
+            update_one_sided_rows(&rows.d, &self.jv, &mut self.state, &mut self.force)
         } else {
-            update_rows(rows, &self.jar, &mut self.state, &mut self.force)
+            update_rows(rows, &self.jv, &mut self.state, &mut self.force)
+        };
+        self.a.copy_from_slice(warm);
+        p.mass.mul(&self.a, &mut self.ma);
+        let cost = self.update_cost(p);
+        if smooth_cost < cost {
+            self.a.copy_from_slice(p.a_s);
+            return self.evaluate(p);
         }
+        cost
     }
 
     /// Row states, forces and the total cost from the current `a`, `ma` and `jar`.
@@ -764,6 +774,31 @@ fn mul_j(rows: &ConstraintRows, groups: &[(usize, usize)], x: &[f64], out: &mut 
     }
 }
 
+/// [`mul_j`] of two vectors in one pass over `J` (each output bit-identical to [`mul_j`]'s).
+fn mul_j2(rows: &ConstraintRows, groups: &[(usize, usize)], x: [&[f64]; 2], out: [&mut [f64]; 2]) {
+    let [out0, out1] = out;
+    for &(first, n) in groups {
+        let dofs = rows.jacobian_row(first).0;
+        let len = dofs.len();
+        let (o0, o1) = (&mut out0[first..first + n], &mut out1[first..first + n]);
+        if len == 0 {
+            o0.fill(0.0);
+            o1.fill(0.0);
+            continue;
+        }
+        let base = rows.jac_start[first];
+        let vals = &rows.jac_val[base..base + n * len];
+        for ((r0, r1), row) in o0.iter_mut().zip(o1.iter_mut()).zip(vals.chunks_exact(len)) {
+            let (mut a0, mut a1) = (0.0, 0.0);
+            for (&d, &v) in dofs.iter().zip(row) {
+                a0 += v * x[0][d];
+                a1 += v * x[1][d];
+            }
+            (*r0, *r1) = (a0, a1);
+        }
+    }
+}
+
 /// `out[i] = J_i x` for `K` consecutive rows over the same `dofs` (`vals` row-major), the `K` sums side by side.
 #[inline(always)]
 fn mul_rows<const K: usize>(dofs: &[usize], vals: &[f64], x: &[f64], out: &mut [f64]) {
@@ -895,13 +930,7 @@ impl Work {
         let mut cost;
         match warm {
             Some(warm) if options.mujoco_compatibility && !self.signorini => {
-                let smooth_cost = self.smooth_row_cost(p);
-                self.a.copy_from_slice(warm);
-                cost = self.evaluate(p);
-                if smooth_cost < cost {
-                    self.a.copy_from_slice(p.a_s);
-                    cost = self.evaluate(p);
-                }
+                cost = self.choose_start(p, warm);
             }
             Some(warm) => {
                 self.a.copy_from_slice(warm);
