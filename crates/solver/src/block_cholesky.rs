@@ -16,6 +16,10 @@
 //! the permutation to elimination order is internal.
 
 use crate::cost::MAX_CONE_ROWS;
+
+/// Rows summed into the pending dense matrix together (the four edges of a pyramidal contact): each entry of the
+/// matrix is loaded and stored once per group instead of once per row.
+const LAZY_ROWS: usize = 4;
 use crate::dense::PIVOT_FLOOR;
 
 /// Below this a pivot update counts as degenerate (MuJoCo `mjMINVAL`).
@@ -80,6 +84,11 @@ pub struct BlockCholesky {
     dense_row: Vec<f64>,
     /// [`Self::add_outer`]'s pending dense sum over the entries `pending` (`n × n`, lower triangle).
     pending: Option<(usize, usize)>,
+    /// Rows of [`Self::add_outer`] with `a = b` waiting to be summed into `pending_g`, [`LAZY_ROWS`] at a time:
+    /// their values transposed (`lazy_x[j · LAZY_ROWS + r]`, zero past `lazy_n`) and weights.
+    lazy_x: Vec<f64>,
+    lazy_w: [f64; LAZY_ROWS],
+    lazy_n: usize,
     pending_g: Vec<f64>,
     gather_a: Vec<f64>,
     gather_b: Vec<f64>,
@@ -336,6 +345,7 @@ impl BlockCholesky {
     /// Zeroes the values (same pattern).
     pub fn clear_values(&mut self) {
         self.pending = None;
+        self.lazy_n = 0;
         self.assembly_flops = 0.0;
         self.values.fill(0.0);
     }
@@ -444,29 +454,37 @@ impl BlockCholesky {
             self.pending_g.clear();
             self.pending_g.resize(n * n, 0.0);
         }
-        // Values in sorted entry order.
+        if a == b {
+            let entries = &self.entries[ra.0..ra.1];
+            if self.lazy_n == 0 {
+                self.lazy_x.clear();
+                self.lazy_x.resize(n * LAZY_ROWS, 0.0);
+                self.lazy_w = [0.0; LAZY_ROWS];
+            }
+            let r = self.lazy_n;
+            for (j, e) in entries.iter().enumerate() {
+                self.lazy_x[j * LAZY_ROWS + r] = vals_a[e.2];
+            }
+            self.lazy_w[r] = w;
+            self.lazy_n += 1;
+            if self.lazy_n == LAZY_ROWS {
+                self.apply_lazy();
+            }
+            return;
+        }
+        // a ≠ b over the same dofs: w (x_a x_bᵀ + x_b x_aᵀ), values in sorted entry order, lower triangle.
+        self.apply_lazy();
         self.gather_a.clear();
         self.gather_b.clear();
         let entries = &self.entries[ra.0..ra.1];
         self.gather_a.extend(entries.iter().map(|e| vals_a[e.2]));
+        self.gather_b.extend(entries.iter().map(|e| vals_b[e.2]));
         let g = &mut self.pending_g[..n * n];
-        if a == b {
-            // w · x xᵀ, lower triangle.
-            let x = &self.gather_a[..n];
-            for (i, &xi) in x.iter().enumerate() {
-                let wx = w * xi;
-                for (gij, &xj) in g[i * n..i * n + i + 1].iter_mut().zip(x) {
-                    *gij += wx * xj;
-                }
-            }
-        } else {
-            self.gather_b.extend(entries.iter().map(|e| vals_b[e.2]));
-            let (xa, xb) = (&self.gather_a[..n], &self.gather_b[..n]);
-            for i in 0..n {
-                let (wa, wb) = (w * xa[i], w * xb[i]);
-                for ((gij, &aj), &bj) in g[i * n..i * n + i + 1].iter_mut().zip(xa).zip(xb) {
-                    *gij += wa * bj + wb * aj;
-                }
+        let (xa, xb) = (&self.gather_a[..n], &self.gather_b[..n]);
+        for i in 0..n {
+            let (wa, wb) = (w * xa[i], w * xb[i]);
+            for ((gij, &aj), &bj) in g[i * n..i * n + i + 1].iter_mut().zip(xa).zip(xb) {
+                *gij += wa * bj + wb * aj;
             }
         }
     }
@@ -495,6 +513,7 @@ impl BlockCholesky {
             self.pending_g.clear();
             self.pending_g.resize(m * m, 0.0);
         }
+        self.apply_lazy();
         // X (n × m) in sorted entry order, then T = H X.
         let entries = &self.entries[ra.0..ra.1];
         self.gather_a.clear();
@@ -524,7 +543,26 @@ impl BlockCholesky {
     }
 
     /// Scatters the pending dense sum of [`Self::add_outer`] into the blocks of `L`.
+    /// Sums the waiting rows into `pending_g`: `G_ij += Σ_r w_r x_ri x_rj` (lower triangle).
+    fn apply_lazy(&mut self) {
+        if self.lazy_n == 0 {
+            return;
+        }
+        self.lazy_n = 0;
+        let Some((r0, r1)) = self.pending else { return };
+        let m = r1 - r0;
+        let (x, w) = (&self.lazy_x[..m * LAZY_ROWS], self.lazy_w);
+        let g = &mut self.pending_g[..m * m];
+        for (i, xi) in x.chunks_exact(LAZY_ROWS).enumerate() {
+            let wx: [f64; LAZY_ROWS] = std::array::from_fn(|r| w[r] * xi[r]);
+            for (gij, xj) in g[i * m..i * m + i + 1].iter_mut().zip(x.chunks_exact(LAZY_ROWS)) {
+                *gij += (wx[0] * xj[0] + wx[1] * xj[1]) + (wx[2] * xj[2] + wx[3] * xj[3]);
+            }
+        }
+    }
+
     fn flush_pending(&mut self) {
+        self.apply_lazy();
         let Some((r0, r1)) = self.pending.take() else { return };
         let n = r1 - r0;
         let e = &self.entries[r0..r1];
@@ -1128,6 +1166,41 @@ mod tests {
         f.add_outer(3, &single.1, 3, &single.1, 0.8);
         f.factor();
         check_solve(&mut f, &h, 5);
+    }
+
+    /// Six rows over the same dofs added one by one (summed four at a time) and a row over other dofs in between
+    /// solve like the dense `M + Σ D JᵀJ`.
+    #[test]
+    fn many_rows_over_the_same_dofs_assemble_the_same_matrix() {
+        let tree = vec![0, 0, 1, 1, 1];
+        let n = tree.len();
+        let dofs = vec![4, 3, 2, 1, 0];
+        let mut rng = Rng(17);
+        let mut rows: Rows = (0..6).map(|_| (dofs.clone(), (0..5).map(|_| rng.next()).collect())).collect();
+        rows.insert(3, (vec![3, 2], vec![0.4, -0.9]));
+        let weights: Vec<f64> = (0..rows.len()).map(|r| 0.5 + 0.25 * r as f64).collect();
+        let mut h = vec![0.0; n * n];
+        for i in 0..n {
+            h[i * n + i] = 2.0;
+        }
+        for ((d, v), w) in rows.iter().zip(&weights) {
+            for (p, &dp) in d.iter().enumerate() {
+                for (q, &dq) in d.iter().enumerate() {
+                    h[dp * n + dq] += w * v[p] * v[q];
+                }
+            }
+        }
+        let mut f = BlockCholesky::default();
+        f.analyze(&tree, rows.iter().map(|r| &r.0[..]));
+        for i in 0..n {
+            f.add(i, i, 2.0);
+        }
+        f.index_rows(rows.iter().map(|r| &r.0[..]));
+        for (r, ((_, v), w)) in rows.iter().zip(&weights).enumerate() {
+            f.add_outer(r, v, r, v, *w);
+        }
+        f.factor();
+        check_solve(&mut f, &h, 9);
     }
 
     #[test]
