@@ -1055,9 +1055,10 @@ mod tests {
         let mut x = b.clone();
         f.solve(&mut x);
         let mut l = h.to_vec();
-        cholesky_in_place(&mut l, n);
+        let mut inv = vec![0.0; n];
+        cholesky_in_place(&mut l, n, &mut inv);
         let mut xd = b.clone();
-        cholesky_solve(&l, n, &mut xd);
+        cholesky_solve(&l, &inv, n, &mut xd);
         let scale = xd.iter().fold(1.0f64, |m, v| m.max(v.abs()));
         for i in 0..n {
             assert!((x[i] - xd[i]).abs() < 1e-10 * scale, "x[{i}] = {} vs dense {}", x[i], xd[i]);

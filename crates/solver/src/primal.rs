@@ -86,6 +86,8 @@ struct Work {
     ms: Vec<f64>,
     tmp: Vec<f64>,
     hessian: Vec<f64>,
+    /// `1 / L_ii` of the dense factor.
+    hessian_inv: Vec<f64>,
     /// A dense rank-1 update's vector.
     rank_one_v: Vec<f64>,
     /// The sparse Newton factor (large problems), analysed once per solve.
@@ -424,7 +426,7 @@ impl Work {
                     for (&k, &v) in dofs.iter().zip(vals) {
                         self.rank_one_v[k] += scale * v;
                     }
-                    cholesky_rank_one(&mut self.hessian, n, &mut self.rank_one_v, sigma).is_err()
+                    cholesky_rank_one(&mut self.hessian, &mut self.hessian_inv, n, &mut self.rank_one_v, sigma).is_err()
                 };
                 if failed {
                     rebuild = true;
@@ -441,7 +443,7 @@ impl Work {
         self.factored_state.copy_from_slice(&self.state);
     }
 
-    /// Builds the dense `H` and factors it.
+    /// Builds the lower triangle of the dense `H` and factors it.
     fn factor_dense(&mut self, p: &Problem<'_>) {
         let (nv, rows) = (p.mass.nv, p.rows);
         let h = &mut self.hessian;
@@ -451,9 +453,10 @@ impl Work {
                 RowState::Quadratic => {
                     let d = rows.d[r];
                     let (dofs, vals) = rows.jacobian_row(r);
-                    for (&p, &vp) in dofs.iter().zip(vals) {
+                    // The lower triangle only (the factor reads nothing else); a row's dofs decrease.
+                    for (i, (&p, &vp)) in dofs.iter().zip(vals).enumerate() {
                         let dvp = d * vp;
-                        for (&q, &vq) in dofs.iter().zip(vals) {
+                        for (&q, &vq) in dofs[i..].iter().zip(&vals[i..]) {
                             h[p * nv + q] += dvp * vq;
                         }
                     }
@@ -470,7 +473,9 @@ impl Work {
                             for (&p, &vp) in dofs_a.iter().zip(vals_a) {
                                 let w = hab * vp;
                                 for (&q, &vq) in dofs_b.iter().zip(vals_b) {
-                                    h[p * nv + q] += w * vq;
+                                    if q <= p {
+                                        h[p * nv + q] += w * vq;
+                                    }
                                 }
                             }
                         }
@@ -479,7 +484,8 @@ impl Work {
                 _ => {}
             }
         }
-        cholesky_in_place(h, nv);
+        self.hessian_inv.resize(nv, 0.0);
+        cholesky_in_place(h, nv, &mut self.hessian_inv);
     }
 
     /// `mgrad = H⁻¹ g` (Newton) or `M⁻¹ g` (CG).
@@ -487,7 +493,7 @@ impl Work {
         self.mgrad.copy_from_slice(&self.g);
         match self.kind {
             SolverKind::Newton if self.use_sparse => self.sparse.solve(&mut self.mgrad),
-            SolverKind::Newton => cholesky_solve(&self.hessian, mass.nv, &mut self.mgrad),
+            SolverKind::Newton => cholesky_solve(&self.hessian, &self.hessian_inv, mass.nv, &mut self.mgrad),
             SolverKind::Cg => mass.solve(&mut self.mgrad),
         }
     }

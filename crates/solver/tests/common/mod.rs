@@ -146,8 +146,9 @@ pub fn brute_force(model: &Model, data: &Data, rows: &ConstraintRows) -> Vec<f64
                 }
             }
         }
-        cholesky_in_place(&mut h, nv);
-        cholesky_solve(&h, nv, &mut b);
+        let mut inv = vec![0.0; nv];
+        cholesky_in_place(&mut h, nv, &mut inv);
+        cholesky_solve(&h, &inv, nv, &mut b);
         let c = total_cost(model, data, rows, &b);
         if c < best.0 {
             best = (c, b);
