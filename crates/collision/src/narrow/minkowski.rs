@@ -20,6 +20,18 @@ pub trait CoreShape {
     fn core_center(&self) -> DVec3 {
         DVec3::ZERO
     }
+    /// The tight local AABB `(centre, full size)` of the full shape (core inflated by the radius), from its
+    /// supports along `±e_i`.
+    fn core_local_aabb(&self) -> (DVec3, DVec3) {
+        let r = self.core_radius();
+        let mut lo = DVec3::ZERO;
+        let mut hi = DVec3::ZERO;
+        for (i, e) in [DVec3::X, DVec3::Y, DVec3::Z].into_iter().enumerate() {
+            hi[i] = self.core_support(e)[i] + r;
+            lo[i] = self.core_support(-e)[i] - r;
+        }
+        (0.5 * (lo + hi), hi - lo)
+    }
     /// [`CoreShape::core_support`] warm-started from the feature in `hint`, which it updates. Successive GJK/EPA
     /// directions are close, so a mesh's hill climb then takes a step or two instead of O(√n).
     #[inline]
@@ -76,8 +88,13 @@ impl CoreShape for ConvexMesh {
         0.0
     }
     fn core_center(&self) -> DVec3 {
-        let v = self.vertices();
-        v.iter().copied().sum::<DVec3>() / v.len().max(1) as f64
+        self.vertex_mean()
+    }
+    /// The vertices' bounds, kept by the mesh (equal to the supports along `±e_i`: a coordinate's extreme is a
+    /// vertex's).
+    fn core_local_aabb(&self) -> (DVec3, DVec3) {
+        let (lo, hi) = self.vertex_bounds();
+        (0.5 * (lo + hi), hi - lo)
     }
     #[inline]
     fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {

@@ -160,16 +160,9 @@ pub struct MprStart {
     pub normal_ws: DVec3,
 }
 
-/// Tight local AABB `(centre, full size)` of the full shape, from its supports along `±e_i`.
+/// Tight local AABB `(centre, full size)` of the full shape ([`CoreShape::core_local_aabb`]).
 fn local_aabb<S: CoreShape>(s: &S) -> (DVec3, DVec3) {
-    let r = s.core_radius();
-    let mut lo = DVec3::ZERO;
-    let mut hi = DVec3::ZERO;
-    for (i, e) in [DVec3::X, DVec3::Y, DVec3::Z].into_iter().enumerate() {
-        hi[i] = s.core_support(e)[i] + r;
-        lo[i] = s.core_support(-e)[i] - r;
-    }
-    (0.5 * (lo + hi), hi - lo)
+    s.core_local_aabb()
 }
 
 impl MprStart {

@@ -37,6 +37,10 @@ pub struct ConvexMesh {
     polygons: HullPolygons,
     /// Centroid of the enclosed volume.
     centroid: DVec3,
+    /// Mean of the vertices.
+    vertex_mean: DVec3,
+    /// Componentwise minimum and maximum of the vertices (the local AABB).
+    vertex_bounds: (DVec3, DVec3),
 }
 
 impl ConvexMesh {
@@ -89,8 +93,11 @@ impl ConvexMesh {
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f64::max);
         let polygons = HullPolygons::new(n, &triangles, &face_normals);
         // A hull from `convex_hull` encloses volume; the vertex mean only stands in for a degenerate one.
-        let centroid = polyhedron(&vertices, &triangles, "convex mesh")
-            .map_or_else(|_| vertices.iter().copied().sum::<DVec3>() / n.max(1) as f64, |m| m.com);
+        let vertex_mean = vertices.iter().copied().sum::<DVec3>() / n.max(1) as f64;
+        let centroid = polyhedron(&vertices, &triangles, "convex mesh").map_or(vertex_mean, |m| m.com);
+        let vertex_bounds = vertices.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
         ConvexMesh {
             vertices,
             triangles,
@@ -101,6 +108,8 @@ impl ConvexMesh {
             bounding_radius,
             polygons,
             centroid,
+            vertex_mean,
+            vertex_bounds,
         }
     }
 
@@ -166,6 +175,16 @@ impl ConvexMesh {
     /// Centroid of the enclosed volume (local frame).
     pub fn centroid(&self) -> DVec3 {
         self.centroid
+    }
+
+    /// The mean of the vertices (local frame).
+    pub fn vertex_mean(&self) -> DVec3 {
+        self.vertex_mean
+    }
+
+    /// The componentwise minimum and maximum of the vertices: the local AABB.
+    pub fn vertex_bounds(&self) -> (DVec3, DVec3) {
+        self.vertex_bounds
     }
 
     /// `max |v|` over the vertices: the radius of the smallest origin-centred ball holding the mesh.
