@@ -153,7 +153,10 @@ impl Shape {
                 DVec3::new(s.radius(), s.radius(), s.half_length() + s.radius()),
             ),
             Shape::Box(s) => Aabb::from_center_half_extents(DVec3::ZERO, s.half_extents()),
-            Shape::ConvexMesh(m) => points_aabb(m.vertices()),
+            Shape::ConvexMesh(m) => {
+                let (lo, hi) = m.vertex_bounds();
+                Aabb::new(lo, hi)
+            }
             Shape::TriangleMesh(m) => points_aabb(m.vertices()),
             Shape::HeightField(h) => {
                 let (hx, hy) = h.half_extents();
