@@ -16,6 +16,16 @@ fn assemble(model: &Model, d: &Data, cs: &ContactSet, options: ConstraintOptions
     rows
 }
 
+/// The elliptic cone with torsional and rolling friction (six rows per contact).
+fn elliptic_with_spin_and_roll() -> ConstraintOptions {
+    ConstraintOptions {
+        friction_cone: FrictionCone::Elliptic,
+        enable_torsional_friction: true,
+        enable_rolling_friction: true,
+        ..Default::default()
+    }
+}
+
 /// Equality and limit rows: `J q̇` equals the central difference of `pos` along `q̇`, and `vel` stores it.
 #[test]
 fn equality_and_limit_jacobians_match_finite_differences() {
@@ -317,13 +327,7 @@ fn spin_and_roll_rows_are_relative_angular_velocities() {
     let n = DVec3::new(0.3, -0.5, 0.8).normalize();
     let mut cs = ContactSet::new();
     push_contact(&mut cs, (BALL, LINK2), p, n, 0.01, 6);
-    let o = ConstraintOptions {
-        friction_cone: FrictionCone::Elliptic,
-        enable_torsional_friction: true,
-        enable_rolling_friction: true,
-        ..Default::default()
-    };
-    let rows = assemble(&model, &d, &cs, o);
+    let rows = assemble(&model, &d, &cs, elliptic_with_spin_and_roll());
     let (_, wa) = model.point_velocity(&d, BALL, p, &d.qvel);
     let (_, wb) = model.point_velocity(&d, LINK2, p, &d.qvel);
     let (t1, t2) = native_tangents(n);
@@ -440,13 +444,7 @@ fn contact_rows_equal_the_dense_point_jacobians() {
     for &pair in &pairs {
         push_contact(&mut cs, pair, p, n, 0.01, 6);
     }
-    let o = ConstraintOptions {
-        friction_cone: FrictionCone::Elliptic,
-        enable_torsional_friction: true,
-        enable_rolling_friction: true,
-        ..Default::default()
-    };
-    let rows = assemble(&model, &d, &cs, o);
+    let rows = assemble(&model, &d, &cs, elliptic_with_spin_and_roll());
     let nv = model.nv;
     let jac = |body: usize| {
         let (mut jp, mut jr) = (vec![0.0; 3 * nv], vec![0.0; 3 * nv]);
