@@ -426,7 +426,14 @@ impl Work {
                     for (&k, &v) in dofs.iter().zip(vals) {
                         self.rank_one_v[k] += scale * v;
                     }
-                    cholesky_rank_one(&mut self.hessian, &mut self.hessian_inv, n, &mut self.rank_one_v, sigma).is_err()
+                    cholesky_rank_one(
+                        &mut self.hessian,
+                        &mut self.hessian_inv,
+                        n,
+                        &mut self.rank_one_v,
+                        sigma,
+                    )
+                    .is_err()
                 };
                 if failed {
                     rebuild = true;

@@ -95,9 +95,9 @@ impl ConvexMesh {
         // A hull from `convex_hull` encloses volume; the vertex mean only stands in for a degenerate one.
         let vertex_mean = vertices.iter().copied().sum::<DVec3>() / n.max(1) as f64;
         let centroid = polyhedron(&vertices, &triangles, "convex mesh").map_or(vertex_mean, |m| m.com);
-        let vertex_bounds = vertices.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
+        let vertex_bounds = vertices
+            .iter()
+            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         ConvexMesh {
             vertices,
             triangles,
