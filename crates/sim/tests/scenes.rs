@@ -234,3 +234,85 @@ fn noslip_matches_mujoco() {
         }
     }
 }
+
+/// What [`statistics`] compares for a scene.
+struct Expect {
+    /// Relative tolerance on the mean contact count.
+    ncon: f64,
+    /// Whether the largest penetration over the run agrees within 5 %.
+    penetration: bool,
+    /// Whether the largest |q̇| at the end agrees within 10 % + 0.01 (both at rest, or settling alike).
+    settled: bool,
+    /// Whether the mean solver iterations agree within 2 % (one island: MuJoCo's sum over islands is our count).
+    iterations: bool,
+}
+
+/// MuJoCo-compatible runs of the benchmark scenes whose trajectories part from MuJoCo's at rounding level, against
+/// MuJoCo 4.0's statistics (`tests/data/scene_statistics.json`, from `scripts/mujoco_scene_statistics.py`): mean
+/// contact count, largest penetration over the run, settling and solver iterations, over the same steps.
+fn statistics(scene: &str, expect: Expect) {
+    let all: Value = serde_json::from_str(include_str!("data/scene_statistics.json")).unwrap();
+    let theirs = &all["scenes"][scene];
+    let steps = theirs["steps"].as_u64().unwrap();
+    let mut scene_run = Scene::from_mjcf(&shared(&format!("scenes/{scene}.xml")), true, &[]).unwrap();
+    let (mut ncon, mut iterations, mut max_pen) = (0.0, 0.0, 0.0f64);
+    for _ in 0..steps {
+        scene_run.step().unwrap();
+        let s = scene_run.stats();
+        ncon += s.contacts as f64 / steps as f64;
+        iterations += s.iterations as f64 / steps as f64;
+        max_pen = max_pen.max(s.max_penetration);
+    }
+    let qvel = scene_run.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let value = |key: &str| theirs[key].as_f64().unwrap();
+    let their_ncon = value("mean_ncon");
+    assert!(
+        (ncon - their_ncon).abs() <= expect.ncon * their_ncon,
+        "{scene}: mean ncon {ncon} vs MuJoCo {their_ncon}"
+    );
+    if expect.penetration {
+        let t = value("max_penetration");
+        assert!((max_pen - t).abs() <= 0.05 * t, "{scene}: max penetration {max_pen} vs MuJoCo {t}");
+    }
+    if expect.settled {
+        let t = value("max_abs_qvel_at_end");
+        assert!((qvel - t).abs() <= 0.1 * t + 0.01, "{scene}: max |qvel| at the end {qvel} vs MuJoCo {t}");
+    }
+    if expect.iterations {
+        let t = value("mean_solver_iterations");
+        assert!((iterations - t).abs() <= 0.02 * t, "{scene}: mean iterations {iterations} vs MuJoCo {t}");
+    }
+}
+
+/// The arm (actuated chain on a table) follows MuJoCo closely: contacts, depth, settling and iterations.
+#[test]
+fn mujoco_statistics_arm() {
+    statistics("arm", Expect { ncon: 0.01, penetration: true, settled: true, iterations: true });
+}
+
+/// The chain (free base with ball, hinge and slide joints, limits and friction loss) over 2000 steps.
+#[test]
+fn mujoco_statistics_chain() {
+    statistics("chain", Expect { ncon: 0.01, penetration: true, settled: true, iterations: true });
+}
+
+/// The pyramid of boxes: our contact counts equal MuJoCo's until rounding at exactly aligned face edges splits
+/// the runs (step 615); afterwards ours stays at 392 contacts while MuJoCo's own runs from starts perturbed by
+/// ±1e-9 m average 408–434 over 2000 steps (`scripts/mujoco_ensemble.py ../shared/scenes/pyramid.xml --trials 4`).
+/// The depth and the rest state agree.
+#[test]
+fn mujoco_statistics_pyramid() {
+    statistics("pyramid", Expect { ncon: 0.05, penetration: true, settled: true, iterations: false });
+    statistics(
+        "pyramid__elliptic",
+        Expect { ncon: 0.05, penetration: true, settled: true, iterations: false },
+    );
+}
+
+/// The pile of mixed shapes: mean contact count within 5 % (ours 418, MuJoCo 434). Not compared: the deepest contact, MuJoCo's 0.097 m between two cylinders at step 182 from its
+/// general `mjc_Convex` path, which is not ported (our cylinder pairs use the native pipeline); and the state of a
+/// heap still moving at step 1000.
+#[test]
+fn mujoco_statistics_pile() {
+    statistics("pile", Expect { ncon: 0.05, penetration: false, settled: false, iterations: false });
+}
