@@ -134,8 +134,9 @@ pub struct Model {
     /// The previous dof on the chain to the world (`None` at a root): within a joint the previous dof, else the
     /// last dof of the previous joint of the body or of the nearest moving ancestor. Always `< dof`.
     pub dof_parentid: Vec<Option<usize>>,
-    /// Kinematic tree of each dof (`0..ntree`): a tree is a child of the world with its subtree, and trees are
-    /// numbered in the order of their root dofs, so tree `t`'s smallest dof is below tree `t + 1`'s.
+    /// Kinematic tree of each dof (`0..ntree`): the connected components of [`Model::dof_parentid`] (a moving child
+    /// of the world with its subtree, or each moving subtree of a body welded to the world), numbered in the order
+    /// of their root dofs, so tree `t`'s smallest dof is below tree `t + 1`'s. `M` is block-diagonal across trees.
     pub dof_treeid: Vec<usize>,
     /// Number of kinematic trees with dofs.
     pub ntree: usize,

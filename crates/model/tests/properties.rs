@@ -261,3 +261,33 @@ fn simple_bodies_have_the_general_mass_matrix() {
         }
     }
 }
+
+/// `dof_treeid` against the definition (a root dof opens the next tree, in dof order; every other dof is in its
+/// parent's tree), and `M`'s sparsity never links two trees.
+#[test]
+fn tree_ids_follow_the_dof_parents() {
+    for seed in 1..20u64 {
+        let mut rng = common::Rng(seed);
+        let model = common::random_model(&mut rng, 2 + seed as usize % 9);
+        let mut next = 0;
+        for d in 0..model.nv {
+            match model.dof_parentid[d] {
+                None => {
+                    assert_eq!(model.dof_treeid[d], next, "seed {seed}: root dof {d} opens tree {next}");
+                    next += 1;
+                }
+                Some(p) => assert_eq!(model.dof_treeid[d], model.dof_treeid[p], "seed {seed}: dof {d}"),
+            }
+        }
+        assert_eq!(model.ntree, next, "seed {seed}");
+        // M is block-diagonal across trees: no stored entry of a row leaves its tree.
+        for d in 0..model.nv {
+            for &c in &model.dof_colind[model.dof_madr[d]..model.dof_madr[d + 1]] {
+                assert_eq!(
+                    model.dof_treeid[c], model.dof_treeid[d],
+                    "seed {seed}: M[{d}][{c}] crosses trees"
+                );
+            }
+        }
+    }
+}
