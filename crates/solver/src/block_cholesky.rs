@@ -16,11 +16,11 @@
 //! the permutation to elimination order is internal.
 
 use crate::cost::MAX_CONE_ROWS;
+use crate::dense::PIVOT_FLOOR;
 
 /// Rows summed into the pending dense matrix together (the four edges of a pyramidal contact): each entry of the
 /// matrix is loaded and stored once per group instead of once per row.
 const LAZY_ROWS: usize = 4;
-use crate::dense::PIVOT_FLOOR;
 
 /// Below this a pivot update counts as degenerate (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
@@ -448,12 +448,7 @@ impl BlockCholesky {
             return;
         }
         let n = ra.1 - ra.0;
-        if self.pending != Some(ra) {
-            self.flush_pending();
-            self.pending = Some(ra);
-            self.pending_g.clear();
-            self.pending_g.resize(n * n, 0.0);
-        }
+        self.open_pending(ra);
         if a == b {
             let entries = &self.entries[ra.0..ra.1];
             if self.lazy_n == 0 {
@@ -507,12 +502,7 @@ impl BlockCholesky {
         let m = ra.1 - ra.0;
         let (nf, mf) = (n as f64, m as f64);
         self.assembly_flops += nf * mf * (mf + 1.0) + nf * (nf - 1.0) * mf * mf;
-        if self.pending != Some(ra) {
-            self.flush_pending();
-            self.pending = Some(ra);
-            self.pending_g.clear();
-            self.pending_g.resize(m * m, 0.0);
-        }
+        self.open_pending(ra);
         self.apply_lazy();
         // X (n × m) in sorted entry order, then T = H X.
         let entries = &self.entries[ra.0..ra.1];
@@ -542,7 +532,17 @@ impl BlockCholesky {
         }
     }
 
-    /// Scatters the pending dense sum of [`Self::add_outer`] into the blocks of `L`.
+    /// Makes the entries `range` the pending dense sum, scattering the previous one first.
+    fn open_pending(&mut self, range: (usize, usize)) {
+        if self.pending != Some(range) {
+            self.flush_pending();
+            let n = range.1 - range.0;
+            self.pending = Some(range);
+            self.pending_g.clear();
+            self.pending_g.resize(n * n, 0.0);
+        }
+    }
+
     /// Sums the waiting rows into `pending_g`: `G_ij += Σ_r w_r x_ri x_rj` (lower triangle).
     fn apply_lazy(&mut self) {
         if self.lazy_n == 0 {
@@ -561,6 +561,7 @@ impl BlockCholesky {
         }
     }
 
+    /// Scatters the pending dense sum of [`Self::add_outer`] and [`Self::add_block`] into the blocks of `L`.
     fn flush_pending(&mut self) {
         self.apply_lazy();
         let Some((r0, r1)) = self.pending.take() else { return };
