@@ -206,11 +206,7 @@ impl Work {
             *xs -= aref;
             *xw -= aref;
         }
-        let smooth_cost = if self.all_one_sided {
-            update_one_sided_rows(&rows.d, &self.jv, &mut self.state, &mut self.force)
-        } else {
-            update_rows(rows, &self.jv, &mut self.state, &mut self.force)
-        };
+        let smooth_cost = rows_cost(rows, self.all_one_sided, &self.jv, &mut self.state, &mut self.force);
         self.a.copy_from_slice(warm);
         p.mass.mul(&self.a, &mut self.ma);
         let cost = self.update_cost(p);
@@ -225,11 +221,8 @@ impl Work {
     fn update_cost(&mut self, p: &Problem<'_>) -> f64 {
         let rows = p.rows;
         let gauss = gauss_cost(&self.ma, &self.a, p.fs, p.a_s);
-        if self.all_one_sided {
-            return gauss + update_one_sided_rows(&rows.d, &self.jar, &mut self.state, &mut self.force);
-        }
-        if !self.signorini {
-            return gauss + update_rows(rows, &self.jar, &mut self.state, &mut self.force);
+        if self.all_one_sided || !self.signorini {
+            return gauss + rows_cost(rows, self.all_one_sided, &self.jar, &mut self.state, &mut self.force);
         }
         // Signorini: each elliptic contact's latched normal load is seeded at the first iterate and then moved once
         // per outer iteration toward the normal force at the iterate, by the whole gap or by half of it when the gap
@@ -329,9 +322,9 @@ impl Work {
             i += len;
             self.link_start.push(rows.jac_start[i]);
         }
+        // An empty key never matches: the sparse path has trees.
         let analysed = &self.analysed_for;
-        if analysed.valid
-            && analysed.trees == self.trees
+        if analysed.trees == self.trees
             && analysed.link_start == self.link_start
             && analysed.jac_start == rows.jac_start
             && analysed.jac_dof == rows.jac_dof
@@ -342,7 +335,6 @@ impl Work {
         self.sparse.analyze(&self.trees, starts.windows(2).map(|w| &links[w[0]..w[1]]));
         self.sparse.index_rows((0..rows.len()).map(|r| rows.jacobian_row(r).0));
         let a = &mut self.analysed_for;
-        a.valid = true;
         a.trees.clone_from(&self.trees);
         a.link_start.clone_from(&self.link_start);
         a.jac_start.clone_from(&rows.jac_start);
@@ -380,7 +372,7 @@ impl Work {
     /// its middle zone (its Hessian block depends on the residuals). It is not touched when the active set is the
     /// same.
     fn update_hessian(&mut self, p: &Problem<'_>) {
-        let rows = p.rows;
+        let (rows, nv) = (p.rows, p.mass.nv);
         self.changed.clear();
         let mut rebuild = false;
         for (r, (&old, &new)) in self.factored_state.iter().zip(&self.state).enumerate() {
@@ -405,12 +397,11 @@ impl Work {
                 self.changed.iter().map(|&r| self.sparse.update_cost(rows.jacobian_row(r).0)).sum();
             updates > self.sparse.rebuild_cost()
         } else {
-            let n = p.mass.nv;
             let assembly: usize = (0..rows.len())
                 .filter(|&r| self.state[r] == RowState::Quadratic)
                 .map(|r| (rows.jac_start[r + 1] - rows.jac_start[r]).pow(2))
                 .sum();
-            self.changed.len() * n * n > assembly + n * n * n / 6
+            self.changed.len() * nv * nv > assembly + nv * nv * nv / 6
         };
         if !rebuild {
             for &r in &self.changed {
@@ -420,16 +411,15 @@ impl Work {
                 let failed = if self.use_sparse {
                     self.sparse.rank_one(dofs, vals, scale, sigma).is_err()
                 } else {
-                    let n = p.mass.nv;
                     self.rank_one_v.clear();
-                    self.rank_one_v.resize(n, 0.0);
+                    self.rank_one_v.resize(nv, 0.0);
                     for (&k, &v) in dofs.iter().zip(vals) {
                         self.rank_one_v[k] += scale * v;
                     }
                     cholesky_rank_one(
                         &mut self.hessian,
                         &mut self.hessian_inv,
-                        n,
+                        nv,
                         &mut self.rank_one_v,
                         sigma,
                     )
@@ -659,10 +649,25 @@ fn block_hessian(
     }
 }
 
+/// Row states, forces and the rows' cost at residuals `jar` (not for Signorini blocks), with the one-sided fast
+/// path when every row is one-sided.
+fn rows_cost(
+    rows: &ConstraintRows,
+    all_one_sided: bool,
+    jar: &[f64],
+    state: &mut [RowState],
+    force: &mut [f64],
+) -> f64 {
+    if all_one_sided {
+        update_one_sided_rows(&rows.d, jar, state, force)
+    } else {
+        update_rows(rows, jar, state, force)
+    }
+}
+
 /// The inputs of a sparse symbolic analysis: local trees, links and the rows' dofs.
 #[derive(Debug, Clone, Default)]
 struct AnalysisKey {
-    valid: bool,
     trees: Vec<usize>,
     link_start: Vec<usize>,
     jac_start: Vec<usize>,
@@ -1371,5 +1376,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `mul_j2` gives exactly `mul_j`'s two products, over runs of 3 to 7 rows sharing dofs (the four-row body of
+    /// `mul_j` and its remainders), empty rows included.
+    #[test]
+    fn mul_j2_is_mul_j_twice() {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let nv = 9;
+        let mut rows = ConstraintRows::new();
+        rows.jac_start.push(0);
+        let runs: [&[usize]; 5] = [&[8, 5, 2], &[7, 6, 4, 1, 0], &[], &[3], &[8, 7, 6, 5, 4, 3, 2, 1, 0]];
+        for (r, dofs) in runs.iter().enumerate() {
+            for _ in 0..r + 3 {
+                rows.jac_dof.extend_from_slice(dofs);
+                rows.jac_val.extend(dofs.iter().map(|_| rnd()));
+                rows.jac_start.push(rows.jac_dof.len());
+                rows.kind.push(RowKind::ContactPyramidal);
+            }
+        }
+        let mut groups = Vec::new();
+        rows.dof_groups(&mut groups);
+        let n = rows.len();
+        let (x0, x1): (Vec<f64>, Vec<f64>) =
+            ((0..nv).map(|_| rnd()).collect(), (0..nv).map(|_| rnd()).collect());
+        let (mut a0, mut a1, mut b0, mut b1) = (vec![9.0; n], vec![9.0; n], vec![7.0; n], vec![7.0; n]);
+        mul_j(&rows, &groups, &x0, &mut a0);
+        mul_j(&rows, &groups, &x1, &mut a1);
+        mul_j2(&rows, &groups, [&x0, &x1], [&mut b0, &mut b1]);
+        assert_eq!((a0, a1), (b0, b1));
     }
 }
