@@ -823,16 +823,7 @@ fn build(spec: ModelSpec) -> Model {
         m.body_subtreemass[p] += m.body_subtreemass[b];
     }
 
-    for d in 0..m.nv {
-        let tree = match m.dof_parentid[d] {
-            Some(p) => m.dof_treeid[p],
-            None => {
-                m.ntree += 1;
-                m.ntree - 1
-            }
-        };
-        m.dof_treeid.push(tree);
-    }
+    m.ntree = tree_ids(m.dof_parentid.iter().copied(), &mut m.dof_treeid);
 
     m.dof_madr = Vec::with_capacity(m.nv + 1);
     let mut adr = 0;
@@ -902,6 +893,25 @@ fn body_is_simple(m: &Model, b: usize) -> bool {
         }
     }
     true
+}
+
+/// The kinematic tree of every dof given the parent of each (`None` at a root, parents before children): a root
+/// opens the next tree, every other dof is in its parent's; writes them to `out` and returns the number of trees
+/// ([`Model::dof_treeid`], and the same for a subset of whole trees with local parents).
+pub fn tree_ids(parents: impl Iterator<Item = Option<usize>>, out: &mut Vec<usize>) -> usize {
+    out.clear();
+    let mut ntree = 0;
+    for p in parents {
+        let t = match p {
+            Some(p) => out[p],
+            None => {
+                ntree += 1;
+                ntree - 1
+            }
+        };
+        out.push(t);
+    }
+    ntree
 }
 
 /// Rejects a body with dofs whose subtree has no mass (after [`build`], which computes subtree masses).

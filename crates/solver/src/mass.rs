@@ -5,6 +5,7 @@
 //! `M` is block-diagonal across kinematic trees and the factor of [`Model::factor_m`] is computed per tree, so the
 //! restriction of `qM`/`qLD` to a union of trees is the matrix/factor of that sub-block.
 
+use signorini_model::model::tree_ids;
 use signorini_model::{Data, Model, TreeLayout};
 
 /// A tree-sparse mass matrix and its factor over local dofs `0..nv`.
@@ -72,23 +73,14 @@ impl TreeMass {
         self.qld.extend_from_slice(&data.qld);
         self.diag_inv.clear();
         self.diag_inv.extend_from_slice(&data.qld_diag_inv);
-        self.finish(model.dof_parentid.iter().copied());
+        self.tree.clone_from(&model.dof_treeid);
+        self.ntrees = model.ntree;
+        self.diagonal = model.dof_rownnz.iter().all(|&n| n == 1);
     }
 
     /// Trees from the local parents, and the diagonal flag.
     fn finish(&mut self, parents: impl Iterator<Item = Option<usize>>) {
-        self.tree.clear();
-        self.ntrees = 0;
-        for p in parents {
-            let t = match p {
-                Some(p) => self.tree[p],
-                None => {
-                    self.ntrees += 1;
-                    self.ntrees - 1
-                }
-            };
-            self.tree.push(t);
-        }
+        self.ntrees = tree_ids(parents, &mut self.tree);
         self.diagonal = self.rownnz.iter().all(|&n| n == 1);
     }
 
