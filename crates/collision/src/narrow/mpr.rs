@@ -160,17 +160,12 @@ pub struct MprStart {
     pub normal_ws: DVec3,
 }
 
-/// Tight local AABB `(centre, full size)` of the full shape ([`CoreShape::core_local_aabb`]).
-fn local_aabb<S: CoreShape>(s: &S) -> (DVec3, DVec3) {
-    s.core_local_aabb()
-}
-
 impl MprStart {
     /// Start data from the pair alone: core centres and tight local AABBs (computed from six supports per shape),
     /// no cached normal.
     pub fn new<A: CoreShape, B: CoreShape>(pair: &MinkowskiPair<'_, A, B>) -> Self {
-        let (ca, sa) = local_aabb(pair.a.shape);
-        let (cb, sb) = local_aabb(pair.b.shape);
+        let (ca, sa) = pair.a.shape.core_local_aabb();
+        let (cb, sb) = pair.b.shape.core_local_aabb();
         Self {
             center_a: pair.a.center(),
             center_b: pair.b.center(),
@@ -621,11 +616,11 @@ mod tests {
     #[test]
     fn local_aabb_of_offset_shapes() {
         let c = Cuboid::new(DVec3::new(0.3, 0.2, 0.1)).unwrap();
-        let (ctr, size) = local_aabb(&c);
+        let (ctr, size) = c.core_local_aabb();
         assert_eq!(ctr, DVec3::ZERO);
         assert!((size - DVec3::new(0.6, 0.4, 0.2)).length() < 1e-15);
         let s = signorini_geometry::Capsule::new(0.1, 0.5).unwrap();
-        let (_, size) = local_aabb(&s);
+        let (_, size) = s.core_local_aabb();
         assert!((size - DVec3::new(0.2, 0.2, 1.2)).length() < 1e-15);
     }
 
