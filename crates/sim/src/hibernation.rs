@@ -24,9 +24,8 @@ pub const MIN_STEPS: u32 = 10;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Hibernation {
     threshold: f64,
-    /// The tree of every body (`None`: welded to the world) and of every dof.
+    /// The tree of every body (`None`: welded to the world; dofs: [`Model::dof_treeid`]).
     body_tree: Vec<Option<usize>>,
-    dof_tree: Vec<usize>,
     /// The dofs of tree `t`: `tree_dofs[tree_start[t]..tree_start[t + 1]]`.
     tree_start: Vec<usize>,
     tree_dofs: Vec<usize>,
@@ -47,10 +46,10 @@ pub(crate) struct Hibernation {
 impl Hibernation {
     /// All trees awake; `threshold` in m/s.
     pub(crate) fn new(model: &Model, threshold: f64) -> Hibernation {
-        let (dof_tree, ntrees) = (model.dof_treeid.clone(), model.ntree);
+        let (dof_tree, ntrees) = (&model.dof_treeid, model.ntree);
         let body_tree = (0..model.nbody).map(|b| model.body_lastdof[b].map(|d| dof_tree[d])).collect();
         let mut tree_start = vec![0; ntrees + 1];
-        for &t in &dof_tree {
+        for &t in dof_tree {
             tree_start[t + 1] += 1;
         }
         for t in 0..ntrees {
@@ -65,7 +64,6 @@ impl Hibernation {
         Hibernation {
             threshold,
             body_tree,
-            dof_tree,
             tree_start,
             tree_dofs,
             rest_steps: vec![0; ntrees],
@@ -140,8 +138,8 @@ impl Hibernation {
     }
 
     /// Holds the accelerations of sleeping trees at zero.
-    pub(crate) fn freeze(&self, qacc: &mut [f64]) {
-        for (q, &t) in qacc.iter_mut().zip(&self.dof_tree) {
+    pub(crate) fn freeze(&self, model: &Model, qacc: &mut [f64]) {
+        for (q, &t) in qacc.iter_mut().zip(&model.dof_treeid) {
             if self.group[t].is_some() {
                 *q = 0.0;
             }
@@ -155,7 +153,7 @@ impl Hibernation {
         self.driven.fill(false);
         for (d, &f) in data.qfrc_applied.iter().enumerate() {
             if f != 0.0 {
-                self.driven[self.dof_tree[d]] = true;
+                self.driven[model.dof_treeid[d]] = true;
             }
         }
         for (b, w) in data.xfrc_applied.iter().enumerate() {
@@ -168,7 +166,7 @@ impl Hibernation {
         for (u, &c) in data.ctrl.iter().enumerate() {
             if c != 0.0 {
                 let j = model.actuator_jntid[u];
-                self.driven[self.dof_tree[model.jnt_dofadr[j]]] = true;
+                self.driven[model.dof_treeid[model.jnt_dofadr[j]]] = true;
             }
         }
         for t in 0..ntrees {

@@ -301,7 +301,7 @@ impl Scene {
             NoSlipStats::default()
         };
         if let Some(hib) = &self.hibernation {
-            hib.freeze(&mut self.qacc);
+            hib.freeze(&self.model, &mut self.qacc);
         }
         let t4 = Instant::now();
         self.integrator.advance(&self.model, &mut self.data, &self.qacc, h)?;
