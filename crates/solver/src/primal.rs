@@ -1346,17 +1346,21 @@ mod tests {
         }
     }
 
-    /// The branch-free coefficient sums equal the sum over the rows active at `α`, one by one, for every length
-    /// (the four-lane body and its remainder) and rows switching on and off along the line.
-    #[test]
-    fn one_sided_quad_sums_the_active_rows() {
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut rnd = move || {
+    /// Uniform numbers in [−1, 1) from a xorshift generator seeded with `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        }
+    }
+
+    /// The branch-free coefficient sums equal the sum over the rows active at `α`, one by one, for every length
+    /// (the four-lane body and its remainder) and rows switching on and off along the line.
+    #[test]
+    fn one_sided_quad_sums_the_active_rows() {
+        let mut rnd = uniform(0x2545_f491_4f6c_dd1d);
         for n in 0..13 {
             let jar: Vec<f64> = (0..n).map(|_| rnd()).collect();
             let jv: Vec<f64> = (0..n).map(|_| rnd()).collect();
@@ -1382,13 +1386,7 @@ mod tests {
     /// `mul_j` and its remainders), empty rows included.
     #[test]
     fn mul_j2_is_mul_j_twice() {
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut rnd = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut rnd = uniform(0x9e37_79b9_7f4a_7c15);
         let nv = 9;
         let mut rows = ConstraintRows::new();
         rows.jac_start.push(0);
