@@ -6,7 +6,7 @@ use signorini_collision::broad::BroadPhaseKind;
 use signorini_collision::contact_set::{ContactSet, GeomContactParams, mix_params};
 use signorini_collision::filter::{AllowedCollisionMatrix, DisableReason};
 use signorini_collision::query::ContactMode;
-use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
+use signorini_collision::world::{BodyDesc, CollisionData, CollisionOptions, CollisionWorld, GeomDesc};
 use signorini_collision::{CollisionError, DistanceRequest, distance};
 use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
 
@@ -336,20 +336,15 @@ fn scattered(seed: u64, n: usize) -> (CollisionWorld, Vec<Pose>) {
 /// Brute force over every unfiltered pair.
 fn brute_distances(w: &CollisionWorld) -> Vec<(usize, usize, f64)> {
     let g = w.geoms();
+    let poses = w.data().geom_poses();
     let mut out = Vec::new();
     for i in 0..g.len() {
         for j in i + 1..g.len() {
             if w.filter_reason(i, j).unwrap().is_some() {
                 continue;
             }
-            let d = distance(
-                &g.shape[i],
-                &g.world_pose[i],
-                &g.shape[j],
-                &g.world_pose[j],
-                &DistanceRequest::default(),
-            )
-            .unwrap();
+            let d = distance(&g.shape[i], &poses[i], &g.shape[j], &poses[j], &DistanceRequest::default())
+                .unwrap();
             out.push((i, j, d.distance));
         }
     }
@@ -409,4 +404,29 @@ fn worlds_can_move_between_threads() {
     fn assert_send<T: Send>() {}
     assert_send::<CollisionWorld>();
     assert_send::<ContactSet>();
+}
+
+#[test]
+fn one_model_drives_many_data_and_a_cloned_data_continues_bit_for_bit() {
+    let (w, base) = pile(4, 4, 3, big_budget());
+    let (model, mut data) = w.into_parts();
+    for k in 0..5 {
+        model.step(&mut data, &jitter(&base, k)).unwrap();
+    }
+    // The normal cache and the broad phase's kept state travel with the clone.
+    let snapshot = data.clone();
+    let mut other = CollisionData::new(&model);
+    let mut first = Vec::new();
+    for k in 5..10 {
+        first.push(bits(model.step(&mut data, &jitter(&base, k)).unwrap()));
+        model.step(&mut other, &jitter(&base, k)).unwrap();
+    }
+    let mut restored = snapshot;
+    for (k, expected) in (5..10).zip(&first) {
+        assert_eq!(&bits(model.step(&mut restored, &jitter(&base, k)).unwrap()), expected, "step {k}");
+    }
+    assert!(first.iter().any(|b| !b.is_empty()));
+    assert_eq!(other.contacts().len(), data.contacts().len());
+    fn shared<T: Send + Sync>(_: &T) {}
+    shared(&model);
 }

@@ -15,6 +15,10 @@ impl AllPairs {
 }
 
 impl BroadPhase for AllPairs {
+    fn clone_box(&self) -> Box<dyn BroadPhase> {
+        Box::new(self.clone())
+    }
+
     fn kind(&self) -> BroadPhaseKind {
         BroadPhaseKind::AllPairs
     }

@@ -500,6 +500,10 @@ impl DynamicAabbTree {
 }
 
 impl BroadPhase for DynamicAabbTree {
+    fn clone_box(&self) -> Box<dyn BroadPhase> {
+        Box::new(self.clone())
+    }
+
     fn kind(&self) -> BroadPhaseKind {
         BroadPhaseKind::DynamicTree
     }

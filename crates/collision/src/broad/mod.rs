@@ -138,4 +138,7 @@ pub trait BroadPhase: Debug + Send {
 
     /// Forgets the state kept between steps (the next call starts from scratch, like a first step).
     fn reset(&mut self);
+
+    /// A copy with the same kept state (the copy reports the same pairs as the original would, step after step).
+    fn clone_box(&self) -> Box<dyn BroadPhase>;
 }

@@ -64,6 +64,10 @@ impl SweepAndPrune {
 }
 
 impl BroadPhase for SweepAndPrune {
+    fn clone_box(&self) -> Box<dyn BroadPhase> {
+        Box::new(self.clone())
+    }
+
     fn kind(&self) -> BroadPhaseKind {
         BroadPhaseKind::SweepAndPrune
     }

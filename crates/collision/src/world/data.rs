@@ -1,0 +1,228 @@
+//! [`CollisionData`]: what a collision scene is *doing* — body and geom poses, world boxes, sleep flags, the
+//! broad phases' kept state, the per-pair warm-start normals, every per-step buffer and the last contact set. It is
+//! made for one [`CollisionModel`], written by its pipeline and queries, and can be cloned to snapshot a simulation:
+//! a clone continues bit for bit as the original would.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+use signorini_geometry::{Aabb, Pose};
+
+use super::model::CollisionModel;
+use crate::broad::{BroadPhase, GeomPair};
+use crate::contact::Manifold;
+use crate::contact_set::{ContactSet, StagedContact};
+use crate::error::CollisionError;
+use crate::query::QueryWorkspace;
+
+/// Counts of the last step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepStats {
+    /// Pairs reported by the broad phase (or given to [`CollisionModel::collide_pairs`] and overlapping).
+    pub broad_phase_pairs: usize,
+    /// Pairs left after the filters (sent to the narrow phase).
+    pub candidate_pairs: usize,
+    /// Pairs with at least one contact.
+    pub colliding_pairs: usize,
+    /// Contacts.
+    pub contacts: usize,
+}
+
+/// One pair's narrow-phase output slot.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PairSlot {
+    pub(crate) manifold: Manifold,
+    pub(crate) cached: Option<DVec3>,
+    pub(crate) error: Option<CollisionError>,
+}
+
+/// Per-pair warm-start normals (B → A), keyed by `[min, max]` geom index, sorted.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NormalCache {
+    entries: Vec<(GeomPair, DVec3)>,
+    pub(crate) next: Vec<(GeomPair, DVec3)>,
+}
+
+impl NormalCache {
+    pub(crate) fn lookup(&self, pair: GeomPair) -> Option<DVec3> {
+        let key = canonical(pair);
+        self.entries.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.entries[i].1)
+    }
+
+    pub(crate) fn commit(&mut self) {
+        self.next.sort_unstable_by_key(|e| e.0);
+        std::mem::swap(&mut self.entries, &mut self.next);
+        self.next.clear();
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.next.clear();
+    }
+}
+
+pub(crate) fn canonical([a, b]: GeomPair) -> GeomPair {
+    if a <= b { [a, b] } else { [b, a] }
+}
+
+pub(crate) fn lock(m: &Mutex<QueryWorkspace>) -> MutexGuard<'_, QueryWorkspace> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The per-step state of a [`CollisionModel`] (see the module docs).
+#[derive(Debug)]
+pub struct CollisionData {
+    /// Body poses (world frame), from the last [`CollisionModel::update`].
+    pub(crate) body_pose: Vec<Pose>,
+    /// Geom poses (world frame), from the last update.
+    pub(crate) geom_pose: Vec<Pose>,
+    /// Geom world AABBs (margin-inflated in MuJoCo-compatible mode), from the last update.
+    pub(crate) geom_aabb: Vec<Aabb>,
+    /// Fixed or on a sleeping body: the broad phase pairs such geoms only with awake ones.
+    pub(crate) geom_frozen: Vec<bool>,
+    /// Sleeping bodies.
+    pub(crate) body_asleep: Vec<bool>,
+    pub(crate) broad: Box<dyn BroadPhase>,
+    pub(crate) query_broad: Box<dyn BroadPhase>,
+    /// One workspace per narrow-phase thread.
+    pub(crate) workspaces: Vec<Mutex<QueryWorkspace>>,
+    pub(crate) updated: bool,
+    pub(crate) candidates: Vec<GeomPair>,
+    pub(crate) pairs: Vec<GeomPair>,
+    pub(crate) scratch: Vec<GeomPair>,
+    pub(crate) slots: Vec<PairSlot>,
+    pub(crate) cache: NormalCache,
+    pub(crate) staging: Vec<StagedContact>,
+    /// The staged contacts' sort keys and indices, sorted (the records are large: the sort moves keys).
+    pub(crate) staging_order: Vec<(u128, i64, u32)>,
+    pub(crate) contacts: ContactSet,
+    pub(crate) stats: StepStats,
+    pub(crate) query_aabbs: Vec<Aabb>,
+    pub(crate) query_candidates: Vec<GeomPair>,
+    pub(crate) query_pairs: Vec<GeomPair>,
+}
+
+impl Clone for CollisionData {
+    fn clone(&self) -> Self {
+        Self {
+            body_pose: self.body_pose.clone(),
+            geom_pose: self.geom_pose.clone(),
+            geom_aabb: self.geom_aabb.clone(),
+            geom_frozen: self.geom_frozen.clone(),
+            body_asleep: self.body_asleep.clone(),
+            broad: self.broad.clone_box(),
+            query_broad: self.query_broad.clone_box(),
+            workspaces: self.workspaces.iter().map(|w| Mutex::new(lock(w).clone())).collect(),
+            updated: self.updated,
+            candidates: self.candidates.clone(),
+            pairs: self.pairs.clone(),
+            scratch: self.scratch.clone(),
+            slots: self.slots.clone(),
+            cache: self.cache.clone(),
+            staging: self.staging.clone(),
+            staging_order: self.staging_order.clone(),
+            contacts: self.contacts.clone(),
+            stats: self.stats,
+            query_aabbs: self.query_aabbs.clone(),
+            query_candidates: self.query_candidates.clone(),
+            query_pairs: self.query_pairs.clone(),
+        }
+    }
+}
+
+impl CollisionData {
+    /// The state of `model` before its first update: bodies at the identity, all awake, no contact.
+    pub fn new(model: &CollisionModel) -> Self {
+        let o = &model.options;
+        let mut data = Self {
+            body_pose: Vec::new(),
+            geom_pose: Vec::new(),
+            geom_aabb: Vec::new(),
+            geom_frozen: Vec::new(),
+            body_asleep: Vec::new(),
+            broad: o.broad_phase.build(o.tree_fat_margin),
+            query_broad: o.broad_phase.build(o.tree_fat_margin),
+            workspaces: Vec::new(),
+            updated: false,
+            candidates: Vec::new(),
+            pairs: Vec::new(),
+            scratch: Vec::new(),
+            slots: Vec::new(),
+            cache: NormalCache::default(),
+            staging: Vec::new(),
+            staging_order: Vec::new(),
+            contacts: ContactSet::new(),
+            stats: StepStats::default(),
+            query_aabbs: Vec::new(),
+            query_candidates: Vec::new(),
+            query_pairs: Vec::new(),
+        };
+        data.sync(model);
+        data
+    }
+
+    /// Follows a change of `model` (bodies or geoms added, options replaced): per-body and per-geom arrays grow
+    /// (new bodies awake), the broad phases and the warm-start normals restart, the workspaces match `threads`,
+    /// and a new [`CollisionModel::update`] is required.
+    pub fn sync(&mut self, model: &CollisionModel) {
+        let (nbody, ngeom) = (model.bodies.len(), model.geoms.len());
+        self.body_pose.resize(nbody, Pose::IDENTITY);
+        self.body_asleep.resize(nbody, false);
+        self.geom_pose.resize(ngeom, Pose::IDENTITY);
+        self.geom_aabb.resize(ngeom, Aabb::new(DVec3::ZERO, DVec3::ZERO));
+        self.geom_frozen.clear();
+        self.geom_frozen.extend(
+            model.geom_fixed.iter().zip(&model.geoms.body).map(|(&fixed, &b)| fixed || self.body_asleep[b]),
+        );
+        let o = &model.options;
+        let threads = o.threads.max(1);
+        if self.workspaces.len() != threads {
+            self.workspaces = (0..threads).map(|_| Mutex::new(QueryWorkspace::default())).collect();
+        }
+        self.broad = o.broad_phase.build(o.tree_fat_margin);
+        self.query_broad = o.broad_phase.build(o.tree_fat_margin);
+        self.cache.clear();
+        self.updated = false;
+    }
+
+    /// The contact set of the last successful [`CollisionModel::collide`].
+    pub fn contacts(&self) -> &ContactSet {
+        &self.contacts
+    }
+
+    /// The pairs examined by the narrow phase in the last step, ordered `(A, B)` as the narrow phase saw them.
+    pub fn candidate_pairs(&self) -> &[GeomPair] {
+        &self.pairs
+    }
+
+    /// Counts of the last step.
+    pub fn stats(&self) -> StepStats {
+        self.stats
+    }
+
+    /// Body poses (world frame, the world body first) of the last update.
+    pub fn body_poses(&self) -> &[Pose] {
+        &self.body_pose
+    }
+
+    /// Geom poses (world frame) of the last update.
+    pub fn geom_poses(&self) -> &[Pose] {
+        &self.geom_pose
+    }
+
+    /// Geom world boxes of the last update (margin-inflated in MuJoCo-compatible mode).
+    pub fn geom_aabbs(&self) -> &[Aabb] {
+        &self.geom_aabb
+    }
+
+    /// The sleep flag of every body (hibernation).
+    pub fn asleep(&self) -> &[bool] {
+        &self.body_asleep
+    }
+
+    /// The broad phase in use (for statistics such as the tree's reinsertions).
+    pub fn broad_phase(&self) -> &dyn BroadPhase {
+        self.broad.as_ref()
+    }
+}

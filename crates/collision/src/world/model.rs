@@ -1,0 +1,291 @@
+//! [`CollisionModel`]: what a collision scene *is* — options, bodies, geoms with their contact parameters, the pair
+//! filters (welds, excludes, allowed-collision matrix, neutral-pose exclusions) and the narrow phase's thread pool.
+//! It is built once (the `add_*` methods) and then only read: the per-step state lives in
+//! [`CollisionData`](super::CollisionData), so one model serves many data (a batch of environments).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use signorini_geometry::{ConvexMesh, Pose, Shape};
+
+use super::options::CollisionOptions;
+use super::tables::{BodyDesc, BodyTable, GeomDesc, GeomTable};
+use crate::error::{CollisionError, Result};
+use crate::filter::{AllowedCollisionMatrix, FilterReason, PairFilter, PairRules};
+
+/// A collision model (see the module docs). `Send + Sync`; cloning it shares the thread pool.
+#[derive(Debug, Clone)]
+pub struct CollisionModel {
+    pub(crate) options: CollisionOptions,
+    pub(crate) bodies: BodyTable,
+    body_names: BTreeMap<String, usize>,
+    pub(crate) geoms: GeomTable,
+    /// Geoms on bodies welded to the world.
+    pub(crate) geom_fixed: Vec<bool>,
+    /// Convex hulls of box geoms, for `box_box_detection = false`.
+    pub(crate) hulls: Vec<Option<Shape>>,
+    /// Number of box geoms (for Genesis's `n_contacts_per_pair`).
+    pub(crate) n_boxes: usize,
+    pub(crate) filter: PairFilter,
+    pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+pub(crate) fn check_pose(p: &Pose) -> std::result::Result<(), String> {
+    let n2 = p.rotation.length_squared();
+    if !p.translation.is_finite() {
+        return Err(format!("translation {} is not finite", p.translation));
+    }
+    if !p.rotation.is_finite() || (n2 - 1.0).abs() > 2.0 * signorini_geometry::pose::QUAT_NORM_TOLERANCE {
+        return Err(format!("rotation {} is not a unit quaternion", p.rotation));
+    }
+    Ok(())
+}
+
+fn build_pool(threads: usize) -> Result<Option<Arc<rayon::ThreadPool>>> {
+    if threads <= 1 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("signorini-collision-{i}"))
+        .build()
+        .map(|pool| Some(Arc::new(pool)))
+        .map_err(|e| CollisionError::InvalidRequest { what: format!("cannot start {threads} threads: {e}") })
+}
+
+impl CollisionModel {
+    /// An empty model (only the world body, index 0, named `"world"`) with validated options.
+    pub fn new(options: CollisionOptions) -> Result<Self> {
+        options.validate()?;
+        let mut bodies = BodyTable::default();
+        bodies.name.push("world".into());
+        bodies.parent.push(None);
+        bodies.moving_joint.push(false);
+        bodies.entity.push(0);
+        bodies.fixed.push(true);
+        bodies.root.push(0);
+        bodies.weld_root.push(0);
+        Ok(Self {
+            options,
+            bodies,
+            body_names: BTreeMap::from([("world".to_string(), 0)]),
+            geoms: GeomTable::default(),
+            geom_fixed: Vec::new(),
+            hulls: Vec::new(),
+            n_boxes: 0,
+            filter: PairFilter::default(),
+            pool: build_pool(options.threads)?,
+        })
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &CollisionOptions {
+        &self.options
+    }
+
+    /// Replaces the options (validated); a new `threads` restarts the thread pool. A [`CollisionData`] made for
+    /// the old options must be [`sync`](super::CollisionData::sync)ed.
+    ///
+    /// [`CollisionData`]: super::CollisionData
+    pub fn set_options(&mut self, options: CollisionOptions) -> Result<()> {
+        options.validate()?;
+        if self.options.threads != options.threads {
+            self.pool = build_pool(options.threads)?;
+        }
+        self.options = options;
+        Ok(())
+    }
+
+    /// The bodies.
+    pub fn bodies(&self) -> &BodyTable {
+        &self.bodies
+    }
+
+    /// The geoms.
+    pub fn geoms(&self) -> &GeomTable {
+        &self.geoms
+    }
+
+    /// The index of the body named `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.body_names.get(name).copied()
+    }
+
+    /// Adds a body; returns its index. Errors: unknown parent, duplicate non-empty name.
+    pub fn add_body(&mut self, desc: BodyDesc) -> Result<usize> {
+        let idx = self.bodies.len();
+        if desc.parent >= idx {
+            return Err(CollisionError::InvalidWorld {
+                what: format!(
+                    "body `{}`: parent {} does not exist (there are {idx} bodies)",
+                    desc.name, desc.parent
+                ),
+            });
+        }
+        if !desc.name.is_empty() && self.body_names.contains_key(&desc.name) {
+            return Err(CollisionError::InvalidWorld {
+                what: format!("duplicate body name `{}`", desc.name),
+            });
+        }
+        let p = desc.parent;
+        let root = if p == 0 { idx } else { self.bodies.root[p] };
+        let weld_root = if desc.moving_joint { idx } else { self.bodies.weld_root[p] };
+        let b = &mut self.bodies;
+        b.parent.push(Some(p));
+        b.moving_joint.push(desc.moving_joint);
+        b.entity.push(desc.entity);
+        b.fixed.push(weld_root == 0);
+        b.root.push(root);
+        b.weld_root.push(weld_root);
+        if !desc.name.is_empty() {
+            self.body_names.insert(desc.name.clone(), idx);
+        }
+        b.name.push(desc.name);
+        Ok(idx)
+    }
+
+    /// Adds a geom; returns its index. Errors name the geom and the bad parameter.
+    pub fn add_geom(&mut self, desc: GeomDesc) -> Result<usize> {
+        let idx = self.geoms.len();
+        let label =
+            if desc.name.is_empty() { format!("geom {idx}") } else { format!("geom `{}`", desc.name) };
+        let bad = |what: String| Err(CollisionError::InvalidWorld { what: format!("{label}: {what}") });
+        if idx + 1 >= u32::MAX as usize {
+            return bad("too many geoms".into());
+        }
+        if desc.body >= self.bodies.len() {
+            return bad(format!("body {} does not exist", desc.body));
+        }
+        if let Err(e) = check_pose(&desc.local_pose) {
+            return bad(format!("local pose: {e}"));
+        }
+        if !matches!(desc.condim, 1 | 3 | 4 | 6) {
+            return bad(format!("condim must be 1, 3, 4 or 6, got {}", desc.condim));
+        }
+        let finite_nonneg = |x: f64| x.is_finite() && x >= 0.0;
+        if !desc.friction.iter().all(|&x| finite_nonneg(x)) {
+            return bad(format!("friction must be finite and ≥ 0, got {:?}", desc.friction));
+        }
+        if !desc.solref.iter().chain(&desc.solimp).all(|x| x.is_finite()) {
+            return bad(format!("solref/solimp must be finite, got {:?} / {:?}", desc.solref, desc.solimp));
+        }
+        for (name, v) in [("solmix", desc.solmix), ("margin", desc.margin), ("gap", desc.gap)] {
+            if !finite_nonneg(v) {
+                return bad(format!("{name} must be finite and ≥ 0, got {v}"));
+            }
+        }
+        let hull = match &desc.shape {
+            Shape::Box(b) => Some(Shape::from(ConvexMesh::from_points(&b.corners())?)),
+            _ => None,
+        };
+        let g = &mut self.geoms;
+        g.name.push(desc.name);
+        g.shape.push(desc.shape);
+        g.body.push(desc.body);
+        g.local_pose.push(desc.local_pose);
+        g.contype.push(desc.contype);
+        g.conaffinity.push(desc.conaffinity);
+        g.condim.push(desc.condim);
+        g.friction.push(desc.friction);
+        g.solref.push(desc.solref);
+        g.solimp.push(desc.solimp);
+        g.priority.push(desc.priority);
+        g.solmix.push(desc.solmix);
+        g.margin.push(desc.margin);
+        g.gap.push(desc.gap);
+        self.geom_fixed.push(self.bodies.fixed[desc.body]);
+        self.n_boxes += usize::from(hull.is_some());
+        self.hulls.push(hull);
+        Ok(idx)
+    }
+
+    /// Why geoms `ga` and `gb` are never examined (`None`: they are), with every rule of [`crate::filter`].
+    pub fn filter_reason(&self, ga: usize, gb: usize) -> Result<Option<FilterReason>> {
+        let n = self.geoms.len();
+        if ga >= n || gb >= n || ga == gb {
+            return Err(CollisionError::InvalidRequest {
+                what: format!("[{ga}, {gb}] is not a pair of distinct geoms among {n}"),
+            });
+        }
+        Ok(self.filter_reason_with(ga, gb, PairRules::ALL))
+    }
+
+    pub(crate) fn filter_reason_with(&self, ga: usize, gb: usize, rules: PairRules) -> Option<FilterReason> {
+        self.filter.reason(&self.bodies, &self.geoms, &self.options, ga, gb, rules)
+    }
+
+    pub(crate) fn check_body(&self, b: usize) -> Result<()> {
+        if b < self.bodies.len() {
+            Ok(())
+        } else {
+            Err(CollisionError::InvalidRequest {
+                what: format!("body {b} does not exist (there are {})", self.bodies.len()),
+            })
+        }
+    }
+
+    /// Registers a weld equality between two bodies (spec §A.2 rule 6, §A.3): their geoms never collide.
+    pub fn add_weld(&mut self, a: usize, b: usize) -> Result<()> {
+        self.check_body(a)?;
+        self.check_body(b)?;
+        self.filter.welds.insert((a.min(b), a.max(b)));
+        Ok(())
+    }
+
+    /// Removes a weld registered with [`add_weld`](Self::add_weld); returns whether it existed.
+    pub fn remove_weld(&mut self, a: usize, b: usize) -> bool {
+        self.filter.welds.remove(&(a.min(b), a.max(b)))
+    }
+
+    /// Excludes a body pair from contact (MJCF `<contact><exclude>`).
+    pub fn exclude_bodies(&mut self, a: usize, b: usize) -> Result<()> {
+        self.check_body(a)?;
+        self.check_body(b)?;
+        self.filter.excludes.insert((a.min(b), a.max(b)));
+        Ok(())
+    }
+
+    /// Declares the `contype`/`conaffinity` masks of `entity` local (Genesis's `is_local_collision_mask`): masks
+    /// then apply only within the entity and against entities that are not local.
+    pub fn set_local_collision_mask(&mut self, entity: u32, local: bool) {
+        if local {
+            self.filter.local_mask_entities.insert(entity);
+        } else {
+            self.filter.local_mask_entities.remove(&entity);
+        }
+    }
+
+    /// The allowed-collision matrix in force.
+    pub fn acm(&self) -> &AllowedCollisionMatrix {
+        &self.filter.acm
+    }
+
+    /// Replaces the allowed-collision matrix. Errors: an entry naming a body that does not exist.
+    pub fn set_acm(&mut self, acm: AllowedCollisionMatrix) -> Result<()> {
+        for (a, b, _) in acm.iter() {
+            self.check_body(a)?;
+            self.check_body(b)?;
+        }
+        self.filter.acm = acm;
+        Ok(())
+    }
+
+    /// Reads the `<disable_collisions>` entries of an SRDF document (link names = body names) and adds them to the
+    /// allowed-collision matrix; returns how many entries it read.
+    pub fn load_srdf(&mut self, xml: &str) -> Result<usize> {
+        let acm = AllowedCollisionMatrix::from_srdf(xml, |name| self.body_index(name))?;
+        self.filter.acm.merge(&acm);
+        Ok(acm.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_is_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<CollisionModel>();
+    }
+}

@@ -1,0 +1,107 @@
+//! [`CollisionOptions`]: the settings of a collision model, with the defaults of spec §4 (native mode).
+
+use serde::{Deserialize, Serialize};
+
+use crate::broad::BroadPhaseKind;
+use crate::error::{CollisionError, Result};
+use crate::query::{ContactMode, ContactRequest, ConvexAlgorithm};
+
+/// Options of a [`CollisionWorld`], with the defaults of spec §4 (native mode).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CollisionOptions {
+    /// Native (Genesis) or MuJoCo-compatible contact semantics and parameter mixing. Default native.
+    pub mode: ContactMode,
+    /// Algorithm for convex pairs without a closed form. Default MPR (with the GJK/EPA rule of spec §A.8).
+    pub convex_algorithm: ConvexAlgorithm,
+    /// Broad phase. Default sweep and prune (spec §A.4).
+    pub broad_phase: BroadPhaseKind,
+    /// Fat-box margin of the dynamic tree (m), ≥ 0. Default 0.05: a geom may drift 5 cm before its leaf moves.
+    pub tree_fat_margin: f64,
+    /// The pair budget of spec §A.4, ≥ 1. Default 150. A step may have at most this times `broad_phase_multiplier`
+    /// filtered broad-phase candidates, and at most this times `n_contacts_per_pair` contacts
+    /// ([`crate::capacity::contacts_per_pair`]: 5, or 16 with box–box detection and more than one box).
+    pub max_collision_pairs: usize,
+    /// Genesis's `multiplier_collision_broad_phase`, ≥ 1. Default 8.
+    pub broad_phase_multiplier: usize,
+    /// Contact cap of a pair other than analytic box–box, ≥ 1; also the perturbation manifold size (spec §A.4/§A.9).
+    /// Default 5.
+    pub contacts_per_convex_pair: usize,
+    /// Contact cap of an analytic box–box pair, ≥ 1 (spec §A.4: at least 16 with `box_box_detection`). Default 16.
+    pub contacts_per_box_box_pair: usize,
+    /// Check pairs of bodies with the same kinematic root. Default true.
+    pub enable_self_collision: bool,
+    /// Check adjacent bodies (see [`crate::filter::is_adjacent`]). Default false.
+    pub enable_adjacent_collision: bool,
+    /// Check geom pairs that penetrate at the neutral pose (see [`CollisionWorld::apply_neutral_filter`]). Default
+    /// false.
+    pub enable_neutral_collision: bool,
+    /// Add perturbation contacts for convex pairs (spec §A.9). Default true.
+    pub enable_multi_contact: bool,
+    /// Analytic box–box (SAT + clipping, spec §A.10). When false, box–box pairs go through the general convex path
+    /// (MPR and perturbations on the boxes' hulls), as Genesis does by default. Default true (spec §4).
+    pub box_box_detection: bool,
+    /// Threads of the narrow phase, ≥ 1. Results do not depend on it. Default 1.
+    pub threads: usize,
+}
+
+impl Default for CollisionOptions {
+    fn default() -> Self {
+        Self {
+            mode: ContactMode::Native,
+            convex_algorithm: ConvexAlgorithm::Mpr,
+            broad_phase: BroadPhaseKind::SweepAndPrune,
+            tree_fat_margin: 0.05,
+            max_collision_pairs: 150,
+            broad_phase_multiplier: 8,
+            contacts_per_convex_pair: 5,
+            contacts_per_box_box_pair: 16,
+            enable_self_collision: true,
+            enable_adjacent_collision: false,
+            enable_neutral_collision: false,
+            enable_multi_contact: true,
+            box_box_detection: true,
+            threads: 1,
+        }
+    }
+}
+
+impl CollisionOptions {
+    /// The defaults in MuJoCo-compatible mode.
+    pub fn mujoco_compatible() -> Self {
+        Self { mode: ContactMode::MujocoCompatible, ..Self::default() }
+    }
+
+    /// Checks every field's rule (see the field docs); the error names the field.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |what: String| Err(CollisionError::InvalidRequest { what });
+        if !(self.tree_fat_margin >= 0.0 && self.tree_fat_margin.is_finite()) {
+            return bad(format!("tree_fat_margin must be finite and ≥ 0, got {}", self.tree_fat_margin));
+        }
+        for (name, v) in [
+            ("max_collision_pairs", self.max_collision_pairs),
+            ("broad_phase_multiplier", self.broad_phase_multiplier),
+            ("contacts_per_convex_pair", self.contacts_per_convex_pair),
+            ("contacts_per_box_box_pair", self.contacts_per_box_box_pair),
+            ("threads", self.threads),
+        ] {
+            if v == 0 {
+                return bad(format!("{name} must be ≥ 1"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The narrow-phase request every pair starts from (its cached normal is filled per pair).
+    pub(crate) fn contact_request(&self) -> ContactRequest {
+        let base = match self.mode {
+            ContactMode::Native => ContactRequest::default(),
+            ContactMode::MujocoCompatible => ContactRequest::mujoco_compatible(),
+        };
+        ContactRequest {
+            convex_algorithm: self.convex_algorithm,
+            multi_contact: self.enable_multi_contact,
+            max_contacts: self.contacts_per_convex_pair,
+            ..base
+        }
+    }
+}

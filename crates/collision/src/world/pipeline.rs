@@ -1,0 +1,260 @@
+//! The contact pipeline of a [`CollisionModel`] over its [`CollisionData`] (spec §A.1–§A.4, §A.15–§A.16): geom
+//! poses and world boxes, broad phase, pair filters, candidate budget, narrow phase (in parallel over chunks of
+//! pairs, each writing its own slot), merge with parameter mixing and the warm-start normal cache, and the
+//! deterministic sort into a [`ContactSet`]. See the [module docs](super) for the order of a step.
+
+use rayon::prelude::*;
+use signorini_geometry::{Pose, Shape};
+
+use super::data::{CollisionData, PairSlot, canonical, lock};
+use super::model::{CollisionModel, check_pose};
+use crate::broad::{BroadPhaseInput, GeomPair};
+use crate::capacity;
+use crate::contact_set::{ContactRecord, ContactSet, StagedContact, frame_key, mix_params};
+use crate::error::{CollisionError, Result};
+use crate::filter::PairRules;
+use crate::query::{ContactMode, ContactRequest, QueryWorkspace, contacts_into};
+
+/// Pairs per parallel work item (fixed, so the split does not depend on the thread count).
+const CHUNK: usize = 8;
+
+/// Orders a pair for the narrow phase: `kind(A) ≤ kind(B)`, ties by index.
+fn narrow_order(shapes: &[Shape], i: usize, j: usize) -> GeomPair {
+    let (ki, kj) = (shapes[i].kind(), shapes[j].kind());
+    if (ki, i) <= (kj, j) { [i as u32, j as u32] } else { [j as u32, i as u32] }
+}
+
+/// What the narrow phase of one pair reads.
+struct NarrowContext<'a> {
+    shapes: &'a [Shape],
+    hulls: &'a [Option<Shape>],
+    poses: &'a [Pose],
+    use_hulls: bool,
+    request: ContactRequest,
+}
+
+impl NarrowContext<'_> {
+    fn run(&self, ws: &mut QueryWorkspace, pairs: &[GeomPair], slots: &mut [PairSlot]) {
+        for (slot, &[a, b]) in slots.iter_mut().zip(pairs) {
+            let (a, b) = (a as usize, b as usize);
+            let (mut sa, mut sb) = (&self.shapes[a], &self.shapes[b]);
+            if self.use_hulls
+                && let (Some(ha), Some(hb)) = (&self.hulls[a], &self.hulls[b])
+            {
+                (sa, sb) = (ha, hb);
+            }
+            let request = ContactRequest { cached_normal: slot.cached, ..self.request };
+            slot.manifold.contacts.clear();
+            slot.error =
+                contacts_into(ws, sa, &self.poses[a], sb, &self.poses[b], &request, &mut slot.manifold).err();
+        }
+    }
+}
+
+impl CollisionModel {
+    /// Poses every geom from the body poses (world frame, one per body, the world body first) and computes the
+    /// world AABBs into `data`. Errors: wrong count, non-finite pose, non-unit rotation (naming the body).
+    pub fn update(&self, data: &mut CollisionData, body_poses: &[Pose]) -> Result<()> {
+        if body_poses.len() != self.bodies.len() {
+            return Err(CollisionError::InvalidWorld {
+                what: format!("{} body poses given for {} bodies", body_poses.len(), self.bodies.len()),
+            });
+        }
+        for (b, p) in body_poses.iter().enumerate() {
+            if let Err(e) = check_pose(p) {
+                return Err(CollisionError::InvalidWorld {
+                    what: format!("pose of body {b} (`{}`): {e}", self.bodies.name[b]),
+                });
+            }
+        }
+        data.body_pose.copy_from_slice(body_poses);
+        let inflate = self.options.mode == ContactMode::MujocoCompatible;
+        let g = &self.geoms;
+        for i in 0..g.shape.len() {
+            let pose = body_poses[g.body[i]] * g.local_pose[i];
+            data.geom_pose[i] = pose;
+            let aabb = g.shape[i].world_aabb(&pose);
+            data.geom_aabb[i] = if inflate && g.margin[i] > 0.0 { aabb.expanded(g.margin[i]) } else { aabb };
+        }
+        data.updated = true;
+        Ok(())
+    }
+
+    pub(crate) fn require_updated(&self, data: &CollisionData) -> Result<()> {
+        if data.updated {
+            Ok(())
+        } else {
+            Err(CollisionError::InvalidWorld {
+                what: "no body poses since the world or its options changed: call `update` first".into(),
+            })
+        }
+    }
+
+    /// [`update`](Self::update) then [`collide`](Self::collide).
+    pub fn step<'d>(&self, data: &'d mut CollisionData, body_poses: &[Pose]) -> Result<&'d ContactSet> {
+        self.update(data, body_poses)?;
+        self.collide(data)
+    }
+
+    /// The contact set of the current poses: broad phase, filters, narrow phase, budgets, sort (see the module
+    /// docs). Errors: a budget exceeded ([`CollisionError::CapacityExceeded`]), a pair the narrow phase cannot
+    /// handle ([`CollisionError::Pair`]), no [`update`](Self::update) since the data was made or synced.
+    pub fn collide<'d>(&self, data: &'d mut CollisionData) -> Result<&'d ContactSet> {
+        self.require_updated(data)?;
+        let input = BroadPhaseInput::new(&data.geom_aabb, &data.geom_frozen)?;
+        data.broad.find_pairs(&input, &mut data.candidates);
+        data.candidates.sort_unstable();
+        self.run_pairs(data)
+    }
+
+    /// Like [`collide`](Self::collide), with the candidate pairs given instead of found by the broad phase. Pairs
+    /// whose boxes do not overlap strictly, or whose geoms are both fixed, are skipped as the broad phase would;
+    /// the rest go through the filters. The result does not depend on the order of `pairs`. Errors: an index out of
+    /// range, a geom paired with itself, a pair given twice.
+    pub fn collide_pairs<'d>(
+        &self,
+        data: &'d mut CollisionData,
+        pairs: &[[usize; 2]],
+    ) -> Result<&'d ContactSet> {
+        self.require_updated(data)?;
+        let n = self.geoms.len();
+        data.candidates.clear();
+        for &[i, j] in pairs {
+            if i >= n || j >= n || i == j {
+                return Err(CollisionError::InvalidRequest {
+                    what: format!("pair [{i}, {j}] is not a pair of distinct geoms among {n}"),
+                });
+            }
+            let (lo, hi) = (i.min(j), i.max(j));
+            if !(data.geom_frozen[lo] && data.geom_frozen[hi])
+                && data.geom_aabb[lo].overlaps(&data.geom_aabb[hi])
+            {
+                data.candidates.push([lo as u32, hi as u32]);
+            }
+        }
+        data.scratch.clear();
+        data.scratch.extend_from_slice(&data.candidates);
+        data.scratch.sort_unstable();
+        if let Some(w) = data.scratch.windows(2).find(|w| w[0] == w[1]) {
+            return Err(CollisionError::InvalidRequest { what: format!("pair {:?} given twice", w[0]) });
+        }
+        self.run_pairs(data)
+    }
+
+    /// Marks sleeping bodies (one flag per body, the world body first; hibernation, spec §E): their geoms are
+    /// paired only with geoms of awake moving bodies, as fixed geoms are, so a sleeping body keeps no contact with
+    /// the static world or with another sleeper. All bodies start awake. Errors: wrong count.
+    pub fn set_asleep(&self, data: &mut CollisionData, asleep: &[bool]) -> Result<()> {
+        if asleep.len() != self.bodies.len() {
+            return Err(CollisionError::InvalidWorld {
+                what: format!("{} sleep flags given for {} bodies", asleep.len(), self.bodies.len()),
+            });
+        }
+        data.body_asleep.copy_from_slice(asleep);
+        for ((frozen, &fixed), &b) in data.geom_frozen.iter_mut().zip(&self.geom_fixed).zip(&self.geoms.body)
+        {
+            *frozen = fixed || asleep[b];
+        }
+        Ok(())
+    }
+
+    /// Filters `data.candidates` into `data.pairs`, then narrow phase, merge and sort.
+    fn run_pairs<'d>(&self, data: &'d mut CollisionData) -> Result<&'d ContactSet> {
+        data.pairs.clear();
+        for &[i, j] in &data.candidates {
+            let (i, j) = (i as usize, j as usize);
+            if self.filter.reason(&self.bodies, &self.geoms, &self.options, i, j, PairRules::ALL).is_none() {
+                data.pairs.push(narrow_order(&self.geoms.shape, i, j));
+            }
+        }
+        data.stats = super::StepStats {
+            broad_phase_pairs: data.candidates.len(),
+            candidate_pairs: data.pairs.len(),
+            ..super::StepStats::default()
+        };
+        capacity::check_candidates(&self.options, data.pairs.len())?;
+        self.narrow_phase(data);
+        self.merge(data)?;
+        Ok(&data.contacts)
+    }
+
+    fn narrow_phase(&self, data: &mut CollisionData) {
+        let n = data.pairs.len();
+        if data.slots.len() < n {
+            data.slots.resize_with(n, PairSlot::default);
+        }
+        for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs) {
+            slot.cached = data.cache.lookup(pair);
+            slot.error = None;
+        }
+        let ctx = NarrowContext {
+            shapes: &self.geoms.shape,
+            hulls: &self.hulls,
+            poses: &data.geom_pose,
+            use_hulls: !self.options.box_box_detection,
+            request: self.options.contact_request(),
+        };
+        let (pairs, slots, workspaces) = (&data.pairs[..], &mut data.slots[..n], &data.workspaces[..]);
+        match &self.pool {
+            Some(pool) if n > CHUNK => pool.install(|| {
+                slots.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
+                    let t = rayon::current_thread_index().unwrap_or(0) % workspaces.len();
+                    ctx.run(&mut lock(&workspaces[t]), &pairs[c * CHUNK..], chunk);
+                });
+            }),
+            _ => ctx.run(&mut lock(&workspaces[0]), pairs, slots),
+        }
+    }
+
+    fn merge(&self, data: &mut CollisionData) -> Result<()> {
+        data.staging.clear();
+        let mut colliding = 0;
+        for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs) {
+            let (a, b) = (a as usize, b as usize);
+            if let Some(e) = &slot.error {
+                return Err(CollisionError::Pair { geom_a: a, geom_b: b, source: Box::new(e.clone()) });
+            }
+            if slot.manifold.is_empty() {
+                continue;
+            }
+            colliding += 1;
+            let g = &self.geoms;
+            capacity::check_pair_contacts(
+                &self.options,
+                g.shape[a].kind(),
+                g.shape[b].kind(),
+                slot.manifold.len(),
+            )?;
+            let params = mix_params(self.options.mode, &g.params(a), &g.params(b));
+            let (link_a, link_b) = (g.body[a], g.body[b]);
+            let frame = data.body_pose[link_b];
+            for c in &slot.manifold.contacts {
+                data.staging.push(StagedContact {
+                    record: ContactRecord {
+                        geom_a: a,
+                        geom_b: b,
+                        link_a,
+                        link_b,
+                        position: c.position,
+                        normal: c.normal,
+                        penetration: c.penetration,
+                        params,
+                    },
+                    frame_key: frame_key(frame.inverse_transform_point(c.position)),
+                });
+            }
+        }
+        capacity::check_contacts(&self.options, self.n_boxes, data.staging.len())?;
+        data.cache.next.clear();
+        for (slot, &pair) in data.slots.iter().zip(&data.pairs) {
+            if let Some(n) = slot.manifold.contacts.first().map(|c| c.normal).or(slot.cached) {
+                data.cache.next.push((canonical(pair), n));
+            }
+        }
+        data.cache.commit();
+        data.contacts.fill_sorted(&data.staging, &mut data.staging_order, colliding);
+        data.stats.colliding_pairs = colliding;
+        data.stats.contacts = data.contacts.len();
+        Ok(())
+    }
+}
