@@ -102,8 +102,8 @@ struct Summary<'a> {
 }
 
 fn snapshot(scene: &Scene) -> Snapshot {
-    let m = scene.model();
-    let d = scene.data();
+    let m = &scene.model().multibody;
+    let d = &scene.data().multibody;
     let free = scene.free_joints();
     let qpos_free = free.iter().map(|&j| d.qpos[m.jnt_qposadr[j]..m.jnt_qposadr[j] + 7].to_vec()).collect();
     let qvel_free = free.iter().map(|&j| d.qvel[m.jnt_dofadr[j]..m.jnt_dofadr[j] + 6].to_vec()).collect();
@@ -198,7 +198,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             steps: args.steps,
             snapshots,
             settled: Settled {
-                max_abs_qvel_at_n: scene.data().qvel.iter().fold(0.0, |m, v| m.max(v.abs())),
+                max_abs_qvel_at_n: scene.data().multibody.qvel.iter().fold(0.0, |m, v| m.max(v.abs())),
                 max_penetration_over_run: max_pen,
                 ncon_mean: ncon_sum as f64 / n,
                 solver_niter_mean: iter_sum as f64 / n,

@@ -3,13 +3,21 @@
 //! The thin facade over the stages: a [`Scene`] built from MJCF or a [`ModelSpec`](signorini_model::spec::ModelSpec)
 //! with validated [`Options`] (spec §4), [`Scene::step`], state get/set, and contact and force read-back (spec §5).
 
+pub mod data;
+pub mod dialect;
 pub mod error;
 mod hibernation;
+pub mod model;
 pub mod options;
 pub mod readback;
 pub mod scene;
+pub mod step;
 
+pub use data::Data;
+pub use dialect::Dialect;
 pub use error::{Result, SimError};
+pub use model::Model;
 pub use options::{ConeChoice, ContactResolution, IntegratorChoice, OPTION_NAMES, Options, SolverChoice};
 pub use readback::{Contacts, StepStatistics};
 pub use scene::Scene;
+pub use step::step;

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::dialect::Dialect;
 use crate::error::{Result, SimError};
 
 /// Constraint solver (spec §C).
@@ -285,26 +286,19 @@ impl Options {
         self.dt / self.substeps as f64
     }
 
-    /// The solver iteration cap in force: the explicit one, or the mode's default.
+    /// The solver iteration cap in force: the explicit one, or the dialect's default.
     pub fn resolved_iterations(&self) -> usize {
-        self.iterations.unwrap_or(if self.mujoco_compatibility { 100 } else { 25 })
+        self.iterations.unwrap_or(Dialect::of(self).default_iterations())
     }
 
-    /// The solver tolerance in force: the explicit one, or the mode's default.
+    /// The solver tolerance in force: the explicit one, or the dialect's default.
     pub fn resolved_tolerance(&self) -> f64 {
-        self.tolerance.unwrap_or(if self.mujoco_compatibility { 1e-8 } else { 1e-9 })
+        self.tolerance.unwrap_or(Dialect::of(self).default_tolerance())
     }
 
     /// Whether the auto rule (or an explicit choice) selects Signorini resolution.
     pub fn uses_signorini(&self) -> bool {
-        let eligible = self.friction_cone == ConeChoice::Elliptic
-            && self.constraint_solver == SolverChoice::Newton
-            && !self.mujoco_compatibility;
-        match self.contact_resolution {
-            ContactResolution::Signorini => true,
-            ContactResolution::Convex => false,
-            ContactResolution::Auto => eligible,
-        }
+        Dialect::of(self).uses_signorini(self)
     }
 
     /// Build-time validation (spec §4). Every rejected combination is a typed error a user can act on.
@@ -342,10 +336,9 @@ impl Options {
                 return invalid(name, "must be at least 1".into());
             }
         }
-        let eligible = self.friction_cone == ConeChoice::Elliptic
-            && self.constraint_solver == SolverChoice::Newton
-            && !self.mujoco_compatibility;
-        if self.contact_resolution == ContactResolution::Signorini && !eligible {
+        if self.contact_resolution == ContactResolution::Signorini
+            && !Dialect::of(self).signorini_eligible(self)
+        {
             return invalid(
                 "contact_resolution",
                 "signorini requires friction_cone=elliptic, constraint_solver=newton and native mode".into(),

@@ -16,7 +16,7 @@ fn set(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 /// Free-body positions (`x, y, z` per free joint).
 fn positions(scene: &Scene) -> Vec<[f64; 3]> {
-    let (m, d) = (scene.model(), scene.data());
+    let (m, d) = (&scene.model().multibody, &scene.data().multibody);
     scene
         .free_joints()
         .into_iter()
@@ -40,11 +40,11 @@ fn a_resting_stack_sleeps_in_place() {
             if k == 400 {
                 assert_eq!(asleep.stats().sleeping_trees, 10, "mujoco {mujoco}: the whole stack sleeps");
                 assert_eq!(asleep.stats().contacts, 0, "no contact with the floor or between sleepers");
-                frozen = asleep.data().qpos.clone();
+                frozen = asleep.data().multibody.qpos.clone();
             }
         }
-        assert_eq!(asleep.data().qpos, frozen, "a sleeping stack does not move");
-        assert!(asleep.data().qvel.iter().all(|&v| v == 0.0));
+        assert_eq!(asleep.data().multibody.qpos, frozen, "a sleeping stack does not move");
+        assert!(asleep.data().multibody.qvel.iter().all(|&v| v == 0.0));
         for (a, b) in positions(&asleep).iter().zip(positions(&awake)) {
             for k in 0..3 {
                 assert!((a[k] - b[k]).abs() < 1e-3, "mujoco {mujoco}: asleep {a:?} vs awake {b:?}");
@@ -95,14 +95,14 @@ fn setting_the_state_wakes_everything_and_driven_trees_stay_awake() {
         scene.step().unwrap();
     }
     assert_eq!(scene.stats().sleeping_trees, 2);
-    let qvel = scene.data().qvel.clone();
+    let qvel = scene.data().multibody.qvel.clone();
     scene.set_qvel(&qvel).unwrap();
     scene.step().unwrap();
     assert_eq!(scene.stats().sleeping_trees, 0, "set_qvel wakes every tree");
 
     // The arm's actuators hold a nonzero ctrl (keyframe 0): its tree never sleeps; the free box beside it does.
     let mut arm = Scene::from_mjcf(&shared("scenes/arm.xml"), false, &hib).unwrap();
-    assert!(arm.data().ctrl.iter().any(|&c| c != 0.0));
+    assert!(arm.data().multibody.ctrl.iter().any(|&c| c != 0.0));
     for _ in 0..2000 {
         arm.step().unwrap();
     }
@@ -120,8 +120,8 @@ fn forward_passes_that_skip_sleepers_match_full_ones() {
         scene.step().unwrap();
     }
     assert_eq!(scene.stats().sleeping_trees, 1, "the box sleeps, the ball falls");
-    let model = scene.model();
-    let mut skipping = scene.data().clone();
+    let model = &scene.model().multibody;
+    let mut skipping = scene.data().multibody.clone();
     assert!(!skipping.is_body_awake(1) && skipping.is_body_awake(2));
     let mut full = skipping.clone();
     full.wake_all();

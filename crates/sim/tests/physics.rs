@@ -31,12 +31,12 @@ fn box_on_an_incline_sticks_or_slides_with_coulomb_acceleration() {
         for _ in 0..200 {
             scene.step().unwrap();
         }
-        let v0 = scene.data().qvel[..3].to_vec();
+        let v0 = scene.data().multibody.qvel[..3].to_vec();
         let steps = 1000;
         for _ in 0..steps {
             scene.step().unwrap();
         }
-        let v1 = scene.data().qvel[..3].to_vec();
+        let v1 = scene.data().multibody.qvel[..3].to_vec();
         let dt = steps as f64 * 0.001;
         let speed = |v: &[f64]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
         let accel = (speed(&v1) - speed(&v0)) / dt;
@@ -68,15 +68,15 @@ fn joint_limit_holds() {
     let mut max_q: f64 = 0.0;
     for _ in 0..2000 {
         scene.step().unwrap();
-        max_q = max_q.max(scene.data().qpos[0].abs());
+        max_q = max_q.max(scene.data().multibody.qpos[0].abs());
     }
-    let q = scene.data().qpos[0];
+    let q = scene.data().multibody.qpos[0];
     // Gravity pulls the arm down (positive rotation about +y): it must rest on the upper limit.
     assert!((q - 0.5).abs() < 5e-3, "final angle {q}");
     // The arm swings into the limit from rest at 0: the soft limit lets the impact overshoot briefly (measured
     // 0.033 rad), then pushes it back.
     assert!(max_q < 0.5 + 5e-2, "overshoot to {max_q}");
-    assert!(scene.data().qvel[0].abs() < 1e-3);
+    assert!(scene.data().multibody.qvel[0].abs() < 1e-3);
 }
 
 /// A frictionless pendulum (no damping, no contact) conserves energy to the integrator's order: halving the step
@@ -92,10 +92,12 @@ fn pendulum_energy_drift_is_first_order() {
         );
         let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &[]).unwrap();
         let energy = |s: &Scene| {
-            let m = s.model().body_mass[1];
-            let z = s.data().xipos[1].z;
-            let v = s.data().qvel[0] * 0.5;
-            m * 9.81 * z + 0.5 * m * v * v + 0.5 * s.model().body_inertia[1].y * s.data().qvel[0].powi(2)
+            let m = s.model().multibody.body_mass[1];
+            let z = s.data().multibody.xipos[1].z;
+            let v = s.data().multibody.qvel[0] * 0.5;
+            m * 9.81 * z
+                + 0.5 * m * v * v
+                + 0.5 * s.model().multibody.body_inertia[1].y * s.data().multibody.qvel[0].powi(2)
         };
         scene.step().unwrap();
         let e0 = energy(&scene);
@@ -119,7 +121,7 @@ fn max_speed_after_2000_steps(scene_file: &str) -> f64 {
     for _ in 0..2000 {
         scene.step().unwrap();
     }
-    scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    scene.data().multibody.qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()))
 }
 
 /// A weld equality holds both position and orientation: a free box welded to the world at its initial pose and
@@ -135,8 +137,8 @@ fn weld_constraint_holds_pose() {
         </worldbody>
         <equality><weld body1="held" body2="world" anchor="0 0 1"/><weld body1="b" body2="a"/></equality></mujoco>"#;
     let mut scene = Scene::from_mjcf_str(xml, Path::new("."), false, &[]).unwrap();
-    let mut d0 = scene.data().clone();
-    scene.model().forward(&mut d0).unwrap();
+    let mut d0 = scene.data().multibody.clone();
+    scene.model().multibody.forward(&mut d0).unwrap();
     let mut qvel = d0.qvel.clone();
     qvel[..6].copy_from_slice(&[0.5, 0.0, 0.0, 0.0, 2.0, 0.0]);
     qvel[12..18].copy_from_slice(&[0.0, 1.0, 0.0, 3.0, 0.0, 0.0]);
@@ -150,12 +152,12 @@ fn weld_constraint_holds_pose() {
         (0.0, 0.0, 0.0, 0.0);
     for _ in 0..500 {
         scene.step().unwrap();
-        let (p, q) = relative(scene.data());
+        let (p, q) = relative(&scene.data().multibody);
         (final_pos, final_rot) = ((p - rel_p0).length(), q.angle_between(rel_q0));
         worst_pos = worst_pos.max(final_pos);
         worst_rot = worst_rot.max(final_rot);
     }
-    let d = scene.data();
+    let d = &scene.data().multibody;
     let (pos, rot) = ((d.xpos[1] - d0.xpos[1]).length(), d.xquat[1].angle_between(d0.xquat[1]));
     let speed = d.qvel[..6].iter().fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(pos < 1e-2 && rot < 0.02 && speed < 1e-3, "welded box: {pos} m, {rot} rad, |qvel| {speed}");
@@ -190,7 +192,7 @@ fn connect_constraint_holds_its_anchor() {
     let mut worst: f64 = 0.0;
     for _ in 0..1500 {
         scene.step().unwrap();
-        let d = scene.data();
+        let d = &scene.data().multibody;
         let anchor_world = d.xpos[1] + d.xquat[1] * glam::DVec3::new(-0.3, 0.0, 0.0);
         worst = worst.max((anchor_world - glam::DVec3::new(0.0, 0.0, 1.0)).length());
     }
@@ -232,7 +234,7 @@ fn elliptic_friction_is_isotropic() {
         for _ in 0..800 {
             scene.step().unwrap();
         }
-        let v = glam::DVec3::from_slice(&scene.data().qvel[..3]);
+        let v = glam::DVec3::from_slice(&scene.data().multibody.qvel[..3]);
         let axis = glam::DVec3::new(ax, ay, 0.0);
         let n = glam::DQuat::from_axis_angle(axis, theta) * glam::DVec3::Z;
         let g = glam::DVec3::new(0.0, 0.0, -1.0);

@@ -27,8 +27,8 @@ fn parity(variant: &str) {
             snap["ncon"].as_u64().unwrap(),
             "{variant} ncon at step {k}"
         );
-        let m = scene.model();
-        let d = scene.data();
+        let m = &scene.model().multibody;
+        let d = &scene.data().multibody;
         for (i, j) in scene.free_joints().into_iter().enumerate() {
             let adr = m.jnt_qposadr[j];
             let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
@@ -75,7 +75,7 @@ fn resting_box_forces_balance_its_weight() {
     assert!(c.len() >= 4);
     let total: glam::DVec3 = c.force_b.iter().copied().sum();
     let box_body = 1;
-    let weight = scene.model().body_mass[box_body] * 9.81;
+    let weight = scene.model().multibody.body_mass[box_body] * 9.81;
     // The contacts are plane (A) – box (B): the force on B holds the box up.
     assert!((total.z - weight).abs() < 1e-6 * weight, "{total} vs weight {weight}");
     for k in 0..c.len() {
@@ -122,7 +122,7 @@ fn mujoco_statistics_box_stack_cg() {
         ncon += scene.stats().contacts as f64 / 2000.0;
         niter += scene.stats().iterations as f64 / 2000.0;
     }
-    let speed = scene.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let speed = scene.data().multibody.qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let within = |ours: f64, key: &str, widen_low: f64, widen_high: f64| {
         let range = &ensemble["range"][key];
         let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
@@ -156,7 +156,7 @@ fn mujoco_parity_convex_noisland() {
         niter += scene.stats().iterations as f64 / steps as f64;
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
         assert_eq!(scene.stats().contacts as u64, snap["ncon"].as_u64().unwrap(), "ncon at step {k}");
-        let (m, d) = (scene.model(), scene.data());
+        let (m, d) = (&scene.model().multibody, &scene.data().multibody);
         for (i, j) in scene.free_joints().into_iter().enumerate() {
             let adr = m.jnt_qposadr[j];
             let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
@@ -215,7 +215,7 @@ fn noslip_matches_mujoco() {
                 "{case}: ncon at step {k}"
             );
             let theirs: Vec<f64> = serde_json::from_value(snap["qpos"].clone()).unwrap();
-            for (i, (ours, theirs)) in scene.data().qpos.iter().zip(&theirs).enumerate() {
+            for (i, (ours, theirs)) in scene.data().multibody.qpos.iter().zip(&theirs).enumerate() {
                 assert!((ours - theirs).abs() < 1e-7, "{case}: qpos[{i}] at step {k}: {ours} vs {theirs}");
             }
         }
@@ -225,8 +225,8 @@ fn noslip_matches_mujoco() {
             (mean - theirs).abs() <= 0.02 * theirs,
             "{case}: mean no-slip sweeps {mean} vs MuJoCo {theirs}"
         );
-        let rod = scene.data().qpos[14];
-        let box_x = scene.data().qpos[0];
+        let rod = scene.data().multibody.qpos[14];
+        let box_x = scene.data().multibody.qpos[0];
         if case == "noslip" {
             assert!(rod.abs() < 1e-9 && box_x < 9e-5, "{case}: rod {rod}, box x {box_x}");
         } else {
@@ -263,7 +263,7 @@ fn statistics(scene: &str, expect: Expect) {
         iterations += s.iterations as f64 / steps as f64;
         max_pen = max_pen.max(s.max_penetration);
     }
-    let qvel = scene_run.data().qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let qvel = scene_run.data().multibody.qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let value = |key: &str| theirs[key].as_f64().unwrap();
     let their_ncon = value("mean_ncon");
     assert!(

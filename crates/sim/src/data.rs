@@ -1,0 +1,193 @@
+//! [`Data`]: what a simulated scene is *doing* — the state (`qpos`, `qvel`, `act`, `ctrl`, `time`), everything a
+//! step derives from it (kinematics, mass matrix, contacts, constraint rows and forces), what carries from one step
+//! to the next (the solver's warm start and kept analysis, the collision normal cache and broad-phase state, the
+//! sleep state) and all scratch. It is made for one [`Model`], allocated once and reused by every step; cloning it
+//! snapshots the simulation, and a clone stepped with the same model continues bit for bit as the original would.
+
+use glam::DVec3;
+use signorini_collision::world::CollisionData;
+use signorini_constraints::{ConstraintAssembler, ConstraintRows};
+use signorini_geometry::Pose;
+use signorini_integrators::{Integrator, IntegratorKind};
+use signorini_solver::PrimalSolver;
+use signorini_solver::noslip::NoSlip;
+
+use crate::error::{Result, SimError};
+use crate::hibernation::Hibernation;
+use crate::model::Model;
+use crate::options::IntegratorChoice;
+use crate::readback::{Contacts, StepStatistics};
+
+/// The per-step state of a [`Model`] (see the module docs).
+#[derive(Debug)]
+pub struct Data {
+    /// State and smooth dynamics: `qpos`, `qvel`, `act`, `ctrl`, `time`, kinematics, `M` and its factor, forces.
+    pub multibody: signorini_model::Data,
+    /// Poses, boxes, broad-phase state, warm-start normals and the last contact set.
+    pub collision: CollisionData,
+    /// The last step's constraint rows (equalities, friction loss, contacts, limits).
+    pub rows: ConstraintRows,
+    /// The last step's row forces (`rows.len()`).
+    pub efc_force: Vec<f64>,
+    /// The last step's constrained acceleration: the next solve's warm start (`nv`).
+    pub qacc_warmstart: Vec<f64>,
+    pub(crate) assembler: ConstraintAssembler,
+    pub(crate) solver: PrimalSolver,
+    pub(crate) noslip: NoSlip,
+    pub(crate) integrator: Box<dyn Integrator>,
+    pub(crate) hibernation: Option<Hibernation>,
+    pub(crate) body_poses: Vec<Pose>,
+    pub(crate) stats: StepStatistics,
+    pub(crate) steps: u64,
+}
+
+impl Clone for Data {
+    fn clone(&self) -> Self {
+        Self {
+            multibody: self.multibody.clone(),
+            collision: self.collision.clone(),
+            rows: self.rows.clone(),
+            efc_force: self.efc_force.clone(),
+            qacc_warmstart: self.qacc_warmstart.clone(),
+            assembler: self.assembler.clone(),
+            solver: self.solver.clone(),
+            noslip: self.noslip.clone(),
+            integrator: self.integrator.kind().build(),
+            hibernation: self.hibernation.clone(),
+            body_poses: self.body_poses.clone(),
+            stats: self.stats.clone(),
+            steps: self.steps,
+        }
+    }
+}
+
+pub(crate) fn integrator_kind(choice: IntegratorChoice) -> IntegratorKind {
+    match choice {
+        IntegratorChoice::Euler => IntegratorKind::Euler,
+        IntegratorChoice::Implicitfast => IntegratorKind::ImplicitFast,
+        IntegratorChoice::ApproximateImplicitfast => IntegratorKind::ApproximateImplicitFast,
+    }
+}
+
+impl Data {
+    /// The initial state of `model`: `qpos0` (or keyframe 0 when the model has one), zero velocity, all awake.
+    pub fn new(model: &Model) -> Result<Data> {
+        let m = &model.multibody;
+        let mut multibody = signorini_model::Data::new(m);
+        if !m.keyframes.is_empty() {
+            multibody.reset_to_keyframe(m, 0)?;
+        }
+        let kind = model.solver_options.kind;
+        Ok(Data {
+            multibody,
+            collision: CollisionData::new(&model.collision),
+            rows: ConstraintRows::new(),
+            efc_force: Vec::new(),
+            qacc_warmstart: vec![0.0; m.nv],
+            assembler: ConstraintAssembler::new(m, model.constraint_options)?,
+            solver: if model.options.enable_islands {
+                PrimalSolver::with_islands(kind)
+            } else {
+                PrimalSolver::new(kind)
+            },
+            noslip: NoSlip::default(),
+            integrator: integrator_kind(model.integrator).build(),
+            hibernation: model.hibernation_thresh_vel.map(|t| Hibernation::new(m, t)),
+            body_poses: vec![Pose::IDENTITY; m.nbody],
+            stats: StepStatistics::default(),
+            steps: 0,
+        })
+    }
+
+    /// Back to `qpos0` (or keyframe 0 when the model has one), zero velocity, zero warm start, all awake.
+    pub fn reset(&mut self, model: &Model) -> Result<()> {
+        let m = &model.multibody;
+        self.multibody.reset(m);
+        if !m.keyframes.is_empty() {
+            self.multibody.reset_to_keyframe(m, 0)?;
+        }
+        self.qacc_warmstart.iter_mut().for_each(|x| *x = 0.0);
+        self.steps = 0;
+        self.wake_all();
+        Ok(())
+    }
+
+    /// Wakes every sleeping tree (hibernation); the state setters and [`Data::reset`] do it.
+    pub fn wake_all(&mut self) {
+        if let Some(h) = &mut self.hibernation {
+            h.wake_all();
+        }
+        self.multibody.wake_all();
+    }
+
+    /// Sets `qpos` (length `nq`, finite) and wakes every tree.
+    pub fn set_qpos(&mut self, qpos: &[f64]) -> Result<()> {
+        copy_state("qpos", qpos, &mut self.multibody.qpos)?;
+        self.wake_all();
+        Ok(())
+    }
+
+    /// Sets `qvel` (length `nv`, finite) and wakes every tree.
+    pub fn set_qvel(&mut self, qvel: &[f64]) -> Result<()> {
+        copy_state("qvel", qvel, &mut self.multibody.qvel)?;
+        self.wake_all();
+        Ok(())
+    }
+
+    /// Sets `ctrl` (length `nu`, finite) and wakes every tree.
+    pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<()> {
+        copy_state("ctrl", ctrl, &mut self.multibody.ctrl)?;
+        self.wake_all();
+        Ok(())
+    }
+
+    /// Simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.multibody.time
+    }
+
+    /// Steps taken since construction or the last reset.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Statistics of the last step (spec §5).
+    pub fn stats(&self) -> &StepStatistics {
+        &self.stats
+    }
+
+    /// The contacts of the last step with their solved forces (spec §5; simulator convention: normal from B to A,
+    /// `force_a = −force_b`, newtons, world frame).
+    pub fn contacts(&self, model: &Model) -> Contacts {
+        Contacts::from_rows(
+            self.collision.contacts(),
+            &self.rows,
+            &self.efc_force,
+            model.dialect.mujoco_tangents(),
+        )
+    }
+
+    /// Net contact force on every body (`nbody × 3`, world frame, N) from the last step's solved forces.
+    pub fn links_net_contact_force(&self, model: &Model) -> Vec<DVec3> {
+        let c = self.contacts(model);
+        let mut net = vec![DVec3::ZERO; model.multibody.nbody];
+        for k in 0..c.len() {
+            net[c.link_a[k]] += c.force_a[k];
+            net[c.link_b[k]] += c.force_b[k];
+        }
+        net
+    }
+}
+
+fn copy_state(what: &str, src: &[f64], dst: &mut [f64]) -> Result<()> {
+    if src.len() != dst.len() {
+        return Err(SimError::InvalidState {
+            what: format!("{what} has {} values, the model needs {}", src.len(), dst.len()),
+        });
+    }
+    if let Some(bad) = src.iter().find(|x| !x.is_finite()) {
+        return Err(SimError::InvalidState { what: format!("{what} contains the non-finite value {bad}") });
+    }
+    dst.copy_from_slice(src);
+    Ok(())
+}

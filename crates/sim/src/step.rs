@@ -1,0 +1,140 @@
+//! One simulation step as a function of `(&Model, &mut Data)` (spec §D.1). Repeated `substeps` times with
+//! `h = dt/substeps`: forward dynamics (kinematics, mass matrix and its factor, bias, passive and actuator forces,
+//! `qacc_smooth`) → collision (AABBs, broad phase, narrow phase, sorted contact set) → constraint rows → integrator
+//! preparation (the implicit damping of approximate_implicitfast enters `M` here) → constraint solve (`qacc`, row
+//! forces) → optional no-slip → integration. Every buffer lives in [`Data`] and is reused.
+
+use std::time::Instant;
+
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_geometry::Pose;
+use signorini_solver::ConstraintSolver;
+use signorini_solver::noslip::NoSlipStats;
+
+use crate::data::Data;
+use crate::error::{Result, SimError};
+use crate::hibernation::Hibernation;
+use crate::model::Model;
+
+/// Advances `data` by `dt` (`substeps` physics steps). `data` must have been made for `model` ([`Data::new`]).
+pub fn step(model: &Model, data: &mut Data) -> Result<()> {
+    for _ in 0..model.options.substeps {
+        substep(model, data)?;
+    }
+    data.steps += 1;
+    Ok(())
+}
+
+fn substep(model: &Model, d: &mut Data) -> Result<()> {
+    let m = &model.multibody;
+    let cm = &model.collision;
+    let h = model.options.h();
+    let t0 = Instant::now();
+    m.forward(&mut d.multibody)?;
+    if let Some(hib) = &d.hibernation {
+        // From the next forward pass on, sleeping trees are skipped; this one saw them at their final state.
+        d.multibody.set_awake(m, hib.awake_bodies());
+    }
+    for (b, pose) in d.body_poses.iter_mut().enumerate() {
+        *pose = Pose { translation: d.multibody.xpos[b], rotation: d.multibody.xquat[b] };
+    }
+    let t1 = Instant::now();
+    match &d.hibernation {
+        Some(hib) => {
+            cm.update(&mut d.collision, &d.body_poses)?;
+            cm.set_asleep(&mut d.collision, hib.asleep_bodies())?;
+            cm.collide(&mut d.collision)?;
+        }
+        None => {
+            cm.step(&mut d.collision, &d.body_poses)?;
+        }
+    }
+    if let Some(hib) = &mut d.hibernation {
+        // A sleeper touched by an awake body wakes with its island: its forward quantities are computed again
+        // and its contacts with the world come back.
+        if hib.wake_on_contacts(d.collision.contacts()) {
+            d.multibody.set_awake(m, hib.awake_bodies());
+            m.forward(&mut d.multibody)?;
+            cm.set_asleep(&mut d.collision, hib.asleep_bodies())?;
+            cm.collide(&mut d.collision)?;
+        }
+    }
+    let t2 = Instant::now();
+    d.assembler.assemble(m, &d.multibody, d.collision.contacts(), &mut d.rows)?;
+    let t3 = Instant::now();
+    d.integrator.prepare(m, &mut d.multibody, h)?;
+    let solve = d.solver.solve(
+        m,
+        &d.multibody,
+        &d.rows,
+        &model.solver_options,
+        &mut d.qacc_warmstart,
+        &mut d.efc_force,
+    )?;
+    // No-slip (§C.8) replaces the friction forces and qacc; the next step warm-starts from its qacc, as
+    // MuJoCo 4.0 does.
+    let noslip = match &model.noslip_options {
+        Some(options) if !d.rows.is_empty() => {
+            d.noslip.run(m, &d.multibody, &d.rows, options, &mut d.efc_force, &mut d.qacc_warmstart)
+        }
+        _ => NoSlipStats::default(),
+    };
+    if let Some(hib) = &d.hibernation {
+        hib.freeze(m, &mut d.qacc_warmstart);
+    }
+    let t4 = Instant::now();
+    d.integrator.advance(m, &mut d.multibody, &d.qacc_warmstart, h)?;
+    if let Some(hib) = &mut d.hibernation {
+        hib.update(m, &mut d.multibody, &d.rows);
+    }
+    let t5 = Instant::now();
+    if let Some(what) = non_finite(&d.multibody) {
+        return Err(SimError::NonFinite { step: d.steps, time: d.multibody.time, what });
+    }
+    let world = d.collision.stats();
+    let s = &mut d.stats;
+    s.iterations = solve.iterations;
+    s.cost = solve.cost;
+    s.gradient_norm = solve.gradient_norm;
+    s.converged = solve.converged;
+    s.islands = solve.islands;
+    s.factorizations = solve.factorizations;
+    s.rank_one_updates = solve.rank_one_updates;
+    s.noslip_iterations = noslip.iterations;
+    s.sleeping_trees = d.hibernation.as_ref().map_or(0, Hibernation::sleeping_trees);
+    s.contacts = world.contacts;
+    s.candidate_pairs = world.candidate_pairs;
+    s.rows = d.rows.len();
+    s.rows_by_kind = count_rows(&d.rows);
+    s.max_penetration = d.collision.contacts().penetration.iter().copied().fold(0.0, f64::max);
+    s.time_forward = (t1 - t0).as_secs_f64();
+    s.time_collision = (t2 - t1).as_secs_f64();
+    s.time_assembly = (t3 - t2).as_secs_f64();
+    s.time_solve = (t4 - t3).as_secs_f64();
+    s.time_integrate = (t5 - t4).as_secs_f64();
+    Ok(())
+}
+
+fn non_finite(d: &signorini_model::Data) -> Option<String> {
+    if d.qpos.iter().any(|x| !x.is_finite()) {
+        return Some("qpos".into());
+    }
+    if d.qvel.iter().any(|x| !x.is_finite()) {
+        return Some("qvel".into());
+    }
+    None
+}
+
+fn count_rows(rows: &ConstraintRows) -> [usize; 4] {
+    let mut n = [0usize; 4];
+    for k in &rows.kind {
+        let i = match k {
+            RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint => 0,
+            RowKind::FrictionLoss => 1,
+            RowKind::ContactFrictionless | RowKind::ContactPyramidal | RowKind::ContactElliptic => 2,
+            RowKind::LimitJoint => 3,
+        };
+        n[i] += 1;
+    }
+    n
+}
