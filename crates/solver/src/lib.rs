@@ -66,6 +66,20 @@ pub enum CgUpdate {
     PolakRibierePlus,
 }
 
+/// Where the primal iteration starts (§C.7). Either way the start is `qacc_smooth` when there are no rows or the
+/// incoming `qacc` is not finite or has the wrong length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WarmStart {
+    /// The incoming `qacc` (the previous step's solution).
+    #[default]
+    Incoming,
+    /// The cheaper of the incoming `qacc` (total cost `C(qacc)`) and `qacc_smooth` (cost of the rows alone, the
+    /// Gauss term vanishing there), as MuJoCo's `mj_solPrimal` does. Signorini resolution
+    /// ([`SolverOptions::signorini`]) ignores it and starts from the incoming `qacc`: its latched loads are seeded
+    /// by the first evaluation, which must be the start.
+    CheaperOfIncomingAndSmooth,
+}
+
 /// Solver settings (spec §C.9).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SolverOptions {
@@ -88,9 +102,9 @@ pub struct SolverOptions {
     /// Elliptic contact rows use the Signorini resolution ([`signorini`]) instead of MuJoCo's convex cone; the
     /// rows must be assembled for it (no spin/roll `μ²` scaling of `R`). Meant for Newton. Default: `false`.
     pub signorini: bool,
-    /// MuJoCo-compatible semantics: the warm start picks the cheaper of the incoming `qacc` and `qacc_smooth`
-    /// (§C.7). Default: `false`.
-    pub mujoco_compatibility: bool,
+    /// Where the iteration starts when there are rows and the incoming `qacc` is valid (§C.7). Default:
+    /// [`WarmStart::Incoming`].
+    pub warm_start: WarmStart,
 }
 
 impl Default for SolverOptions {
@@ -104,7 +118,7 @@ impl Default for SolverOptions {
             cg_update: CgUpdate::HagerZhang,
             elliptic: false,
             signorini: false,
-            mujoco_compatibility: false,
+            warm_start: WarmStart::Incoming,
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::linesearch::{Point, search};
 use crate::mass::TreeMass;
 use crate::reduce::{dot, dot_difference};
 use crate::signorini;
-use crate::{CgUpdate, ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions};
+use crate::{CgUpdate, ConstraintSolver, SolveStats, SolverError, SolverKind, SolverOptions, WarmStart};
 
 /// Below this a step or direction counts as zero (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
@@ -943,11 +943,11 @@ impl Work {
             });
         }
 
-        // Warm start (§C.7): native mode starts from the warm start when there is one; MuJoCo mode starts from
-        // the cheaper of the warm start and the smooth acceleration (whose cost is the rows' alone).
+        // Warm start (§C.7): the incoming `qacc` when there is one, or the cheaper of it and the smooth acceleration
+        // (whose cost is the rows' alone); Signorini blocks always start from the incoming `qacc`.
         let mut cost;
         match warm {
-            Some(warm) if options.mujoco_compatibility && !self.signorini => {
+            Some(warm) if options.warm_start == WarmStart::CheaperOfIncomingAndSmooth && !self.signorini => {
                 cost = self.choose_start(p, warm);
             }
             Some(warm) => {
@@ -1151,7 +1151,8 @@ impl ConstraintSolver for PrimalSolver {
             qacc.clear();
             qacc.extend_from_slice(&data.qacc_smooth);
         }
-        // Native mode warm-starts only when there are rows; MuJoCo mode compares both starts (inside `run`).
+        // The incoming `qacc` is a warm start only when there are rows; `run` may still prefer `qacc_smooth`
+        // (`WarmStart::CheaperOfIncomingAndSmooth`).
         let warm = if warm_valid && !rows.is_empty() { Some(&qacc[..]) } else { None };
         if !self.islands {
             rows.dof_groups(&mut self.work.groups);

@@ -11,8 +11,13 @@ use signorini_geometry::{Plane, Shape, Sphere};
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF};
 use signorini_model::{BodySpec, Data, EqualitySpec, GeomSpec, InertialSpec, JointSpec, Model, ModelSpec};
 use signorini_solver::{
-    ConstraintSolver, PrimalSolver, SolverKind, SolverOptions, island_solver_for, solver_for,
+    ConstraintSolver, PrimalSolver, SolverKind, SolverOptions, WarmStart, island_solver_for, solver_for,
 };
+
+/// The solver's warm start that goes with rows assembled with or without `mujoco_compatibility`.
+fn warm_start(mujoco: bool) -> WarmStart {
+    if mujoco { WarmStart::CheaperOfIncomingAndSmooth } else { WarmStart::Incoming }
+}
 
 fn inertial(mass: f64, pos: DVec3) -> InertialSpec {
     InertialSpec {
@@ -126,7 +131,7 @@ fn assembled_rows_solve_consistently() {
             ("cg islands", island_solver_for(SolverKind::Cg)),
         ] {
             let (mut qacc, mut force) = (Vec::new(), Vec::new());
-            let opts = SolverOptions { iterations: 20000, mujoco_compatibility: mujoco, ..tight() };
+            let opts = SolverOptions { iterations: 20000, warm_start: warm_start(mujoco), ..tight() };
             let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
             let g = gradient(&model, &data, &rows, &qacc, &force);
             let fd = fd_gradient(&model, &data, &rows, &qacc, 1e-4);
@@ -138,7 +143,7 @@ fn assembled_rows_solve_consistently() {
         // Default settings: Newton terminates within its 25 iterations, close to the tight optimum.
         let mut newton = solver_for(SolverKind::Newton);
         let (mut qacc, mut force) = (Vec::new(), Vec::new());
-        let opts = SolverOptions { mujoco_compatibility: mujoco, ..SolverOptions::default() };
+        let opts = SolverOptions { warm_start: warm_start(mujoco), ..SolverOptions::default() };
         let stats = newton.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
         assert!(stats.converged && stats.iterations <= 25, "{cone:?}: {stats:?}");
         for (x, y) in qacc.iter().zip(&results[0].1) {
@@ -181,7 +186,7 @@ fn sparse_and_dense_newton_agree() {
         };
         let rows = two_contact_rows(&model, &data, [-0.01, -0.02], options);
         for cap in [1, 2, 3, 25] {
-            let opts = SolverOptions { iterations: cap, mujoco_compatibility: mujoco, ..tight() };
+            let opts = SolverOptions { iterations: cap, warm_start: warm_start(mujoco), ..tight() };
             let mut out = Vec::new();
             for limit in [0, usize::MAX] {
                 let mut solver = PrimalSolver::new(SolverKind::Newton).with_dense_limit(limit);

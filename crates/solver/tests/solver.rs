@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use signorini_constraints::{ConstraintRows, RowKind};
-use signorini_solver::{CgUpdate, SolverError, SolverKind, SolverOptions, solver_for, total_cost};
+use signorini_solver::{CgUpdate, SolverError, SolverKind, SolverOptions, WarmStart, solver_for, total_cost};
 
 const KINDS: [SolverKind; 2] = [SolverKind::Newton, SolverKind::Cg];
 
@@ -193,7 +193,7 @@ fn zero_rows_give_the_smooth_acceleration() {
 }
 
 /// Warm-starting from the solution runs 0 iterations; a bad warm start still converges to the same point, and in
-/// MuJoCo mode the cheaper start (here `qacc_smooth`) is taken.
+/// with [`WarmStart::CheaperOfIncomingAndSmooth`] the cheaper start (here `qacc_smooth`) is taken.
 #[test]
 fn warm_start() {
     let (model, data, rows) = random_problem(300, 10);
@@ -207,12 +207,12 @@ fn warm_start() {
         assert_eq!(again.iterations, 0, "{solver:?}: {again:?}");
         assert_eq!(qacc, solution);
 
-        for mujoco in [false, true] {
+        for warm_start in [WarmStart::Incoming, WarmStart::CheaperOfIncomingAndSmooth] {
             let mut qacc = vec![1e3; model.nv];
-            let options = SolverOptions { mujoco_compatibility: mujoco, ..options };
+            let options = SolverOptions { warm_start, ..options };
             s.solve(&model, &data, &rows, &options, &mut qacc, &mut force).unwrap();
             for (a, b) in qacc.iter().zip(&solution) {
-                assert!(close(*a, *b, 1e-8), "{solver:?} mujoco={mujoco}: {a} vs {b}");
+                assert!(close(*a, *b, 1e-8), "{solver:?} {warm_start:?}: {a} vs {b}");
             }
         }
         // Non-finite or wrong-length warm starts fall back to qacc_smooth.
