@@ -19,7 +19,8 @@ use signorini_model::spec::{JointKind, ModelSpec};
 use signorini_model::{Data, Model};
 use signorini_solver::noslip::{NoSlip, NoSlipOptions, NoSlipStats};
 use signorini_solver::{
-    CgUpdate, ConstraintSolver, SolverKind, SolverOptions, island_solver_for, solver_for,
+    CgUpdate, ConstraintSolver, SolverData, SolverKind, SolverOptions, WarmStart, island_solver_for,
+    solver_for,
 };
 
 use crate::error::{Result, SimError};
@@ -37,6 +38,7 @@ pub struct Scene {
     assembler: ConstraintAssembler,
     rows: ConstraintRows,
     solver: Box<dyn ConstraintSolver>,
+    solver_data: SolverData,
     solver_options: SolverOptions,
     integrator: Box<dyn Integrator>,
     noslip: NoSlip,
@@ -124,7 +126,11 @@ impl Scene {
             cg_update: CgUpdate::HagerZhang,
             elliptic: options.friction_cone == ConeChoice::Elliptic,
             signorini: options.uses_signorini(),
-            mujoco_compatibility: options.mujoco_compatibility,
+            warm_start: if options.mujoco_compatibility {
+                WarmStart::CheaperOfIncomingAndSmooth
+            } else {
+                WarmStart::Incoming
+            },
         };
         let integrator = match options.integrator {
             IntegratorChoice::Euler => IntegratorKind::Euler,
@@ -147,6 +153,7 @@ impl Scene {
             assembler,
             rows: ConstraintRows::new(),
             solver,
+            solver_data: SolverData::new(),
             solver_options,
             integrator,
             noslip: NoSlip::default(),
@@ -278,6 +285,7 @@ impl Scene {
             &self.data,
             &self.rows,
             &self.solver_options,
+            &mut self.solver_data,
             &mut self.qacc,
             &mut self.efc_force,
         )?;
