@@ -9,7 +9,7 @@ use signorini_collision::world::CollisionData;
 use signorini_constraints::{ConstraintAssembler, ConstraintRows};
 use signorini_geometry::Pose;
 use signorini_integrators::{Integrator, IntegratorKind};
-use signorini_solver::PrimalSolver;
+use signorini_solver::SolverData;
 use signorini_solver::noslip::NoSlip;
 
 use crate::error::{Result, SimError};
@@ -32,7 +32,7 @@ pub struct Data {
     /// The last step's constrained acceleration: the next solve's warm start (`nv`).
     pub qacc_warmstart: Vec<f64>,
     pub(crate) assembler: ConstraintAssembler,
-    pub(crate) solver: PrimalSolver,
+    pub(crate) solver: SolverData,
     pub(crate) noslip: NoSlip,
     pub(crate) integrator: Box<dyn Integrator>,
     pub(crate) hibernation: Option<Hibernation>,
@@ -77,7 +77,6 @@ impl Data {
         if !m.keyframes.is_empty() {
             multibody.reset_to_keyframe(m, 0)?;
         }
-        let kind = model.solver_options.kind;
         Ok(Data {
             multibody,
             collision: CollisionData::new(&model.collision),
@@ -85,11 +84,7 @@ impl Data {
             efc_force: Vec::new(),
             qacc_warmstart: vec![0.0; m.nv],
             assembler: ConstraintAssembler::new(m, model.constraint_options)?,
-            solver: if model.options.enable_islands {
-                PrimalSolver::with_islands(kind)
-            } else {
-                PrimalSolver::new(kind)
-            },
+            solver: SolverData::new(),
             noslip: NoSlip::default(),
             integrator: integrator_kind(model.integrator).build(),
             hibernation: model.hibernation_thresh_vel.map(|t| Hibernation::new(m, t)),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use signorini_collision::world::CollisionOptions;
 use signorini_collision::{ContactMode, ConvexAlgorithm};
 use signorini_constraints::{ConstraintOptions, FrictionCone};
-use signorini_solver::{CgUpdate, SolverKind, SolverOptions};
+use signorini_solver::{CgUpdate, SolverKind, SolverOptions, WarmStart};
 
 use crate::options::{ConeChoice, ContactResolution, IntegratorChoice, Options, SolverChoice};
 
@@ -139,7 +139,10 @@ impl Dialect {
             cg_update: CgUpdate::HagerZhang,
             elliptic: options.friction_cone == ConeChoice::Elliptic,
             signorini: self.uses_signorini(options),
-            mujoco_compatibility: self == Dialect::MujocoCompatible,
+            warm_start: match self {
+                Dialect::Native => WarmStart::Incoming,
+                Dialect::MujocoCompatible => WarmStart::CheaperOfIncomingAndSmooth,
+            },
         }
     }
 

@@ -7,7 +7,7 @@ use signorini_collision::world::{BodyDesc, CollisionModel, GeomDesc};
 use signorini_constraints::ConstraintOptions;
 use signorini_geometry::Pose;
 use signorini_model::spec::{JointKind, ModelSpec};
-use signorini_solver::SolverOptions;
+use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 use signorini_solver::noslip::NoSlipOptions;
 
 use crate::dialect::Dialect;
@@ -26,6 +26,7 @@ pub struct Model {
     /// The dialect every stage was configured for.
     pub dialect: Dialect,
     pub(crate) constraint_options: ConstraintOptions,
+    pub(crate) solver: Box<dyn ConstraintSolver>,
     pub(crate) solver_options: SolverOptions,
     pub(crate) noslip_options: Option<NoSlipOptions>,
     pub(crate) integrator: IntegratorChoice,
@@ -58,6 +59,10 @@ impl Model {
         Ok(Model {
             collision,
             constraint_options,
+            solver: {
+                let kind = dialect.solver_kind(&options);
+                if options.enable_islands { island_solver_for(kind) } else { solver_for(kind) }
+            },
             solver_options: dialect.solver_options(&options),
             noslip_options,
             integrator: options.integrator,

@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_geometry::Pose;
-use signorini_solver::ConstraintSolver;
 use signorini_solver::noslip::NoSlipStats;
 
 use crate::data::Data;
@@ -63,11 +62,12 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     d.assembler.assemble(m, &d.multibody, d.collision.contacts(), &mut d.rows)?;
     let t3 = Instant::now();
     d.integrator.prepare(m, &mut d.multibody, h)?;
-    let solve = d.solver.solve(
+    let solve = model.solver.solve(
         m,
         &d.multibody,
         &d.rows,
         &model.solver_options,
+        &mut d.solver,
         &mut d.qacc_warmstart,
         &mut d.efc_force,
     )?;

@@ -11,18 +11,27 @@
 //!
 //! | module | concept |
 //! |---|---|
+//! | [`primal`] | [`PrimalSolver`] (configuration) and the iteration shared by Newton and CG: warm start (§C.7), gradient, termination (§C.5), the loop |
+//! | `newton` | Newton's Hessian (§C.2): dense or tree-block sparse factor, rank-1 updates, the kept symbolic analysis |
+//! | `cg` | the conjugate-gradient direction (§C.3): Hager–Zhang or Polak–Ribière+, preconditioned by `M⁻¹` |
+//! | [`signorini`] | the Signorini contact resolution: unilateral normal rows, friction discs on a latched load |
+//! | `line_cost` | the cost along the search line, prepared once per direction and evaluated per trial step |
+//! | [`linesearch`] | the exact line search of §C.4 on the piecewise-quadratic cost |
+//! | `island_solve` | per-island solves (§C.6): gather each island's dofs and rows, solve, scatter back |
+//! | [`islands`] | connected components of trees linked by rows (§C.6) |
+//! | [`solver_data`] | [`SolverData`]: every work array a solve writes, carried from one solve to the next |
 //! | [`cost`] | the row costs, forces and active states, [`total_cost`] |
+//! | `jacobian` | the products `J x` and `g −= Jᵀ f` over runs of rows sharing dofs |
+//! | `validate` | validation of the solver's inputs ([`SolverError`]) |
 //! | [`block_cholesky`] | the tree-block sparse Cholesky of the Newton Hessian with rank-1 update/downdate |
 //! | [`dense`] | the dense Cholesky factorisation of the Newton Hessian (small problems) |
-//! | [`linesearch`] | the exact line search of §C.4 on the piecewise-quadratic cost |
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
-//! | [`islands`] | connected components of trees linked by rows (§C.6) |
-//! | [`signorini`] | the Signorini contact resolution: unilateral normal rows, friction discs on a latched load |
 //! | [`noslip`] | the no-slip post-process (§C.8): Gauss–Seidel on the friction forces against `J M⁻¹ Jᵀ` |
-//! | [`primal`] | the Newton (§C.2) and conjugate-gradient (§C.3) iterations, termination (§C.5), warm start (§C.7) |
 //!
 //! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
-//! `Box<dyn ConstraintSolver>`.
+//! `Box<dyn ConstraintSolver>`. A solver holds configuration only; everything a solve writes (and may carry to the
+//! next solve) is the caller's [`SolverData`], so a solver is `Send + Sync` and a simulation's state can be cloned
+//! and restored.
 //!
 //! Newton factors `H` densely for small problems and with [`block_cholesky`] (sparse over kinematic trees, with
 //! rank-1 updates when rows change state) otherwise; `H` is not refactored when the active set did not change.
@@ -30,21 +39,31 @@
 //! [`noslip::NoSlip`] is the optional no-slip post-process of §C.8 (pyramidal friction and DOF friction loss).
 
 pub mod block_cholesky;
+mod cg;
 pub mod cost;
 pub mod dense;
+mod island_solve;
 pub mod islands;
+mod jacobian;
+mod line_cost;
 pub mod linesearch;
 pub mod mass;
+mod newton;
 pub mod noslip;
 pub mod primal;
 mod reduce;
 pub mod signorini;
+pub mod solver_data;
+#[cfg(test)]
+mod test_rng;
+mod validate;
 
 use signorini_constraints::ConstraintRows;
 use signorini_model::{Data, Model};
 
 pub use cost::total_cost;
 pub use primal::PrimalSolver;
+pub use solver_data::SolverData;
 
 /// Which primal method runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -64,6 +83,20 @@ pub enum CgUpdate {
     HagerZhang,
     /// Polak–Ribière+ (`β = max(0, β_PR)`, MuJoCo `mjCG_PRP`, Genesis-A).
     PolakRibierePlus,
+}
+
+/// Where the primal iteration starts (§C.7). Either way the start is `qacc_smooth` when there are no rows or the
+/// incoming `qacc` is not finite or has the wrong length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum WarmStart {
+    /// The incoming `qacc` (the previous step's solution).
+    #[default]
+    Incoming,
+    /// The cheaper of the incoming `qacc` (total cost `C(qacc)`) and `qacc_smooth` (cost of the rows alone, the
+    /// Gauss term vanishing there), as MuJoCo's `mj_solPrimal` does. Signorini resolution
+    /// ([`SolverOptions::signorini`]) ignores it and starts from the incoming `qacc`: its latched loads are seeded
+    /// by the first evaluation, which must be the start.
+    CheaperOfIncomingAndSmooth,
 }
 
 /// Solver settings (spec §C.9).
@@ -88,9 +121,9 @@ pub struct SolverOptions {
     /// Elliptic contact rows use the Signorini resolution ([`signorini`]) instead of MuJoCo's convex cone; the
     /// rows must be assembled for it (no spin/roll `μ²` scaling of `R`). Meant for Newton. Default: `false`.
     pub signorini: bool,
-    /// MuJoCo-compatible semantics: the warm start picks the cheaper of the incoming `qacc` and `qacc_smooth`
-    /// (§C.7). Default: `false`.
-    pub mujoco_compatibility: bool,
+    /// Where the iteration starts when there are rows and the incoming `qacc` is valid (§C.7). Default:
+    /// [`WarmStart::Incoming`].
+    pub warm_start: WarmStart,
 }
 
 impl Default for SolverOptions {
@@ -104,7 +137,7 @@ impl Default for SolverOptions {
             cg_update: CgUpdate::HagerZhang,
             elliptic: false,
             signorini: false,
-            mujoco_compatibility: false,
+            warm_start: WarmStart::Incoming,
         }
     }
 }
@@ -168,18 +201,22 @@ pub enum SolverError {
     },
 }
 
-/// A primal constraint solver.
-pub trait ConstraintSolver: std::fmt::Debug + Send {
+/// A primal constraint solver: configuration only (its method and how it splits the problem), shared freely
+/// between threads; the work arrays are the caller's [`SolverData`].
+pub trait ConstraintSolver: std::fmt::Debug + Send + Sync {
     /// Solves the primal problem of §C.0 for `qacc` given `M` (from `data`, factorised: `data.qld` valid),
     /// `qacc_smooth` (`data.qacc_smooth`), `qfrc_smooth` and the rows; warm-starts from `qacc` (its incoming value,
-    /// or `qacc_smooth` when it is not finite / has the wrong length); writes `qacc` and the per-row constraint
-    /// forces `efc_force` (`len = rows.len()`).
+    /// or `qacc_smooth` when it is not finite / has the wrong length; see [`WarmStart`]); writes `qacc` and the
+    /// per-row constraint forces `efc_force` (`len = rows.len()`). `work` holds the scratch and what one solve
+    /// carries to the next; equal inputs and equal `work` give bit-identical results.
+    #[allow(clippy::too_many_arguments)]
     fn solve(
-        &mut self,
+        &self,
         model: &Model,
         data: &Data,
         rows: &ConstraintRows,
         options: &SolverOptions,
+        work: &mut SolverData,
         qacc: &mut Vec<f64>,
         efc_force: &mut Vec<f64>,
     ) -> Result<SolveStats, SolverError>;

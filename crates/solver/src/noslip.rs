@@ -30,8 +30,9 @@ const EPS: f64 = 1e-15;
 /// A pair update that raises the cost by more than this is undone (MuJoCo `costChange`).
 const COST_RISE: f64 = 1e-10;
 
-/// The no-slip pass with its scratch arrays (reused between steps; no allocation once the largest problem has
-/// been seen).
+/// The no-slip pass's work arrays: data, not configuration (the settings are [`NoSlipOptions`]). Reused between
+/// steps (no allocation once the largest problem has been seen); every array is rewritten before it is read in a
+/// [`NoSlip::run`], so nothing carries from one run to the next and a clone behaves exactly as the original.
 #[derive(Debug, Clone, Default)]
 pub struct NoSlip {
     mass: TreeMass,

@@ -16,9 +16,9 @@
 //! with the iterate, the Newton iteration is a fixed-point iteration on a sequence of convex problems; it stops when
 //! both the gradient and the Newton decrement are below the tolerance (§C.5).
 
-use signorini_constraints::ConstraintRows;
+use signorini_constraints::{ConstraintRows, RowKind};
 
-use crate::cost::{MAX_CONE_ROWS, RowState};
+use crate::cost::{MAX_CONE_ROWS, RowState, row_cost_force, row_state};
 
 /// The friction blocks of an elliptic contact with `n` rows, as `(offset from the normal row, length)`: the
 /// tangent pair, then the spin row, then the rolling pair.
@@ -143,6 +143,79 @@ pub fn line(
         }
     }
     out
+}
+
+/// Each elliptic contact's latched normal load `ℓ` during one solve, and its last move. The loads are seeded at the
+/// first iterate of the solve and then moved once per outer iteration toward the normal force at the iterate, by
+/// the whole gap or by half of it when the gap changed sign without shrinking (G-W PR #3381, spec §C.1 and §H.5).
+/// Data of the solve: cleared at its start, so nothing carries to the next solve.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Latch {
+    /// `ℓ_c` of every contact `c` (indexed like `rows.contact_row_start`).
+    load: Vec<f64>,
+    /// The last move `target − ℓ_c` of every contact.
+    gap: Vec<f64>,
+}
+
+impl Latch {
+    /// Forgets the loads: the next [`Latch::advance_and_cost`] seeds them at its iterate.
+    pub(crate) fn clear(&mut self) {
+        self.load.clear();
+    }
+
+    /// The latched load `ℓ_c` of every contact.
+    pub(crate) fn loads(&self) -> &[f64] {
+        &self.load
+    }
+
+    /// Seeds (first call after [`Latch::clear`]) or moves every contact's latched load toward its normal force at
+    /// the residuals `jar = J a − aref`, then writes every row's state and force at `jar` and returns `gauss` plus
+    /// the rows' cost: Signorini blocks ([`cost_force`]) with their latched loads, other rows as in [`crate::cost`].
+    pub(crate) fn advance_and_cost(
+        &mut self,
+        rows: &ConstraintRows,
+        gauss: f64,
+        jar: &[f64],
+        state: &mut [RowState],
+        force: &mut [f64],
+    ) -> f64 {
+        let seed = self.load.len() != rows.contact_row_start.len();
+        if seed {
+            self.load.clear();
+            self.load.resize(rows.contact_row_start.len(), 0.0);
+            self.gap.clear();
+            self.gap.resize(rows.contact_row_start.len(), 0.0);
+        }
+        let mut cost = gauss;
+        let mut i = 0;
+        while i < rows.len() {
+            if let (RowKind::ContactElliptic, Some(c)) = (rows.kind[i], rows.cone[i]) {
+                let n = rows.contact_nrows[c];
+                let target = latch(rows, i, jar[i]);
+                if seed {
+                    self.load[c] = target;
+                } else {
+                    let gap = target - self.load[c];
+                    let previous = self.gap[c];
+                    let oscillates = gap * previous < 0.0 && gap.abs() >= previous.abs();
+                    self.load[c] = (self.load[c] + if oscillates { 0.5 * gap } else { gap }).max(0.0);
+                    self.gap[c] = gap;
+                }
+                let load = self.load[c];
+                let r = i..i + n;
+                cost += cost_force(rows, i, n, load, &jar[r.clone()], &mut force[r.clone()], &mut state[r]);
+                i += n;
+                continue;
+            }
+            let s = row_state(rows, i, jar[i]);
+            let (c, f) = row_cost_force(rows, i, s, jar[i]);
+            state[i] = s;
+            force[i] = f;
+            cost += c;
+            i += 1;
+        }
+        cost
+    }
 }
 
 #[cfg(test)]

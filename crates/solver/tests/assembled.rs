@@ -11,8 +11,14 @@ use signorini_geometry::{Plane, Shape, Sphere};
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF};
 use signorini_model::{BodySpec, Data, EqualitySpec, GeomSpec, InertialSpec, JointSpec, Model, ModelSpec};
 use signorini_solver::{
-    ConstraintSolver, PrimalSolver, SolverKind, SolverOptions, island_solver_for, solver_for,
+    ConstraintSolver, PrimalSolver, SolverData, SolverKind, SolverOptions, WarmStart, island_solver_for,
+    solver_for,
 };
+
+/// The solver's warm start that goes with rows assembled with or without `mujoco_compatibility`.
+fn warm_start(mujoco: bool) -> WarmStart {
+    if mujoco { WarmStart::CheaperOfIncomingAndSmooth } else { WarmStart::Incoming }
+}
 
 fn inertial(mass: f64, pos: DVec3) -> InertialSpec {
     InertialSpec {
@@ -119,15 +125,16 @@ fn assembled_rows_solve_consistently() {
         assert!(rows.count(RowKind::EqualityConnect) == 3 && rows.contact_row_start.len() == 2);
 
         let mut results = Vec::new();
-        for (name, mut solver) in [
+        for (name, solver) in [
             ("newton", solver_for(SolverKind::Newton)),
             ("cg", solver_for(SolverKind::Cg)),
             ("newton islands", island_solver_for(SolverKind::Newton)),
             ("cg islands", island_solver_for(SolverKind::Cg)),
         ] {
             let (mut qacc, mut force) = (Vec::new(), Vec::new());
-            let opts = SolverOptions { iterations: 20000, mujoco_compatibility: mujoco, ..tight() };
-            let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+            let opts = SolverOptions { iterations: 20000, warm_start: warm_start(mujoco), ..tight() };
+            let mut work = SolverData::new();
+            let stats = solver.solve(&model, &data, &rows, &opts, &mut work, &mut qacc, &mut force).unwrap();
             let g = gradient(&model, &data, &rows, &qacc, &force);
             let fd = fd_gradient(&model, &data, &rows, &qacc, 1e-4);
             let gmax = g.iter().chain(&fd).map(|v| v.abs()).fold(0.0, f64::max);
@@ -136,10 +143,11 @@ fn assembled_rows_solve_consistently() {
             results.push((name, qacc, force));
         }
         // Default settings: Newton terminates within its 25 iterations, close to the tight optimum.
-        let mut newton = solver_for(SolverKind::Newton);
+        let newton = solver_for(SolverKind::Newton);
         let (mut qacc, mut force) = (Vec::new(), Vec::new());
-        let opts = SolverOptions { mujoco_compatibility: mujoco, ..SolverOptions::default() };
-        let stats = newton.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+        let opts = SolverOptions { warm_start: warm_start(mujoco), ..SolverOptions::default() };
+        let mut work = SolverData::new();
+        let stats = newton.solve(&model, &data, &rows, &opts, &mut work, &mut qacc, &mut force).unwrap();
         assert!(stats.converged && stats.iterations <= 25, "{cone:?}: {stats:?}");
         for (x, y) in qacc.iter().zip(&results[0].1) {
             assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{cone:?} default: {x} vs {y}");
@@ -181,12 +189,14 @@ fn sparse_and_dense_newton_agree() {
         };
         let rows = two_contact_rows(&model, &data, [-0.01, -0.02], options);
         for cap in [1, 2, 3, 25] {
-            let opts = SolverOptions { iterations: cap, mujoco_compatibility: mujoco, ..tight() };
+            let opts = SolverOptions { iterations: cap, warm_start: warm_start(mujoco), ..tight() };
             let mut out = Vec::new();
             for limit in [0, usize::MAX] {
-                let mut solver = PrimalSolver::new(SolverKind::Newton).with_dense_limit(limit);
+                let solver = PrimalSolver::new(SolverKind::Newton).with_dense_limit(limit);
+                let mut work = SolverData::new();
                 let (mut qacc, mut force) = (Vec::new(), Vec::new());
-                let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+                let stats =
+                    solver.solve(&model, &data, &rows, &opts, &mut work, &mut qacc, &mut force).unwrap();
                 out.push((qacc, stats));
             }
             // Before convergence both run every iteration; at the optimum (cap 25, tolerance 0) the iteration that
@@ -218,9 +228,10 @@ fn signorini_reaches_its_fixed_point() {
     };
     let rows = two_contact_rows(&model, &data, [0.0, 0.0], options);
     let opts = SolverOptions { iterations: 100, signorini: true, ..SolverOptions::default() };
-    let mut solver = solver_for(SolverKind::Newton);
+    let solver = solver_for(SolverKind::Newton);
     let (mut qacc, mut force) = (Vec::new(), Vec::new());
-    let stats = solver.solve(&model, &data, &rows, &opts, &mut qacc, &mut force).unwrap();
+    let stats =
+        solver.solve(&model, &data, &rows, &opts, &mut SolverData::new(), &mut qacc, &mut force).unwrap();
     let g = gradient(&model, &data, &rows, &qacc, &force);
     let fscale = data.qfrc_smooth.iter().map(|v| v.abs()).fold(1.0, f64::max);
     assert!(g.iter().all(|v| v.abs() < 1e-6 * fscale), "gradient {g:?} ({stats:?})");
@@ -256,4 +267,87 @@ fn signorini_reaches_its_fixed_point() {
     }
     assert!(stats.converged, "{stats:?}");
     assert!(slid > 0, "the case exercises sliding blocks");
+}
+
+/// The solver holds configuration only, so it can be shared between threads.
+#[test]
+fn solvers_are_send_and_sync() {
+    fn shared<T: Send + Sync + ?Sized>() {}
+    shared::<PrimalSolver>();
+    shared::<dyn ConstraintSolver>();
+    shared::<SolverData>();
+}
+
+/// A cloned [`SolverData`] reproduces the original's later solves bit for bit: two capped solves (the second warm-started
+/// from the last, the sparse factor's analysis kept from the first), then one more from equal inputs with the
+/// original and with the clone, and with a fresh `SolverData` (what a solve carries over gives the same numbers as
+/// starting afresh). Covers Signorini's latched loads, the sparse Newton factor with rank-1 updates, MuJoCo's
+/// choice of start and the per-island copies.
+#[test]
+fn cloned_solver_data_reproduces_later_solves() {
+    let model = model();
+    let data = state(&model);
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+    let signorini = ConstraintOptions {
+        friction_cone: FrictionCone::Elliptic,
+        signorini: true,
+        ..ConstraintOptions::default()
+    };
+    let mujoco = ConstraintOptions {
+        friction_cone: FrictionCone::Pyramidal,
+        mujoco_compatibility: true,
+        ..ConstraintOptions::default()
+    };
+    let sparse_newton = PrimalSolver::new(SolverKind::Newton).with_dense_limit(0);
+    let cases = [
+        ("signorini sparse newton", signorini, sparse_newton, WarmStart::Incoming, true),
+        (
+            "signorini dense newton",
+            signorini,
+            PrimalSolver::new(SolverKind::Newton),
+            WarmStart::Incoming,
+            true,
+        ),
+        (
+            "signorini islands",
+            signorini,
+            PrimalSolver::with_islands(SolverKind::Newton).with_dense_limit(0),
+            WarmStart::Incoming,
+            true,
+        ),
+        ("pyramidal sparse newton", mujoco, sparse_newton, WarmStart::CheaperOfIncomingAndSmooth, false),
+        (
+            "pyramidal cg islands",
+            mujoco,
+            PrimalSolver::with_islands(SolverKind::Cg),
+            WarmStart::Incoming,
+            false,
+        ),
+    ];
+    for (name, constraint_options, solver, warm_start, signorini) in cases {
+        let rows = two_contact_rows(&model, &data, [-0.01, -0.02], constraint_options);
+        // One iteration per solve, no tolerance: every solve moves, from where the last one stopped.
+        let options = SolverOptions {
+            iterations: 1,
+            tolerance: 0.0,
+            signorini,
+            warm_start,
+            ..SolverOptions::default()
+        };
+        let mut work = SolverData::new();
+        let (mut qacc, mut force) = (Vec::new(), Vec::new());
+        for _ in 0..2 {
+            solver.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force).unwrap();
+        }
+        let mut clone = work.clone();
+        let mut results = Vec::new();
+        for w in [&mut work, &mut clone, &mut SolverData::new()] {
+            let (mut q, mut f) = (qacc.clone(), Vec::new());
+            let stats = solver.solve(&model, &data, &rows, &options, w, &mut q, &mut f).unwrap();
+            results.push((bits(&q), bits(&f), stats));
+        }
+        assert!(results[0].2.iterations > 0, "{name}: the third solve iterates ({:?})", results[0].2);
+        assert_eq!(results[0], results[1], "{name}: clone");
+        assert_eq!(results[0], results[2], "{name}: fresh");
+    }
 }

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use signorini_constraints::ConstraintRows;
 use signorini_solver::cost::{ConeBlock, ConeZone};
-use signorini_solver::{SolverKind, SolverOptions, total_cost};
+use signorini_solver::{SolverData, SolverKind, SolverOptions, total_cost};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
@@ -22,10 +22,12 @@ fn forces_are_the_negative_cost_gradient() {
         let mut rng = Rng(seed + 11);
         for _ in 0..5 {
             let a: Vec<f64> = (0..model.nv).map(|_| rng.range(-20.0, 20.0)).collect();
-            let mut solver = signorini_solver::solver_for(SolverKind::Newton);
+            let solver = signorini_solver::solver_for(SolverKind::Newton);
             let (mut qacc, mut force) = (a.clone(), Vec::new());
             let options = SolverOptions { iterations: 0, ..SolverOptions::default() };
-            solver.solve(&model, &data, &rows, &options, &mut qacc, &mut force).unwrap();
+            solver
+                .solve(&model, &data, &rows, &options, &mut SolverData::new(), &mut qacc, &mut force)
+                .unwrap();
             assert_eq!(qacc, a);
             let g = gradient(&model, &data, &rows, &a, &force);
             let fd = fd_gradient(&model, &data, &rows, &a, 1e-6);

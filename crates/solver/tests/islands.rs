@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_solver::islands::Islands;
-use signorini_solver::{SolverKind, SolverOptions, island_solver_for, total_cost};
+use signorini_solver::{SolverData, SolverKind, SolverOptions, island_solver_for, total_cost};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
@@ -86,10 +86,19 @@ fn island_solves_match_the_whole_system() {
         for kind in [SolverKind::Newton, SolverKind::Cg] {
             let options = SolverOptions { iterations: 3000, ..tight() };
             let (whole, fw, sw) = solve(kind, &model, &data, &rows, options);
-            let mut solver = island_solver_for(kind);
+            let solver = island_solver_for(kind);
+            let mut work = SolverData::new();
             let (mut qacc, mut force) = (Vec::new(), Vec::new());
             let si = solver
-                .solve(&model, &data, &rows, &SolverOptions { kind, ..options }, &mut qacc, &mut force)
+                .solve(
+                    &model,
+                    &data,
+                    &rows,
+                    &SolverOptions { kind, ..options },
+                    &mut work,
+                    &mut qacc,
+                    &mut force,
+                )
                 .unwrap();
             for (k, (a, b)) in qacc.iter().zip(&whole).enumerate() {
                 assert!(close(*a, *b, 1e-7), "seed {seed} {kind:?} dof {k}: {a} vs {b} ({si:?} {sw:?})");
@@ -109,6 +118,7 @@ fn island_solves_match_the_whole_system() {
                     &data,
                     &rows,
                     &SolverOptions { kind, ..SolverOptions::default() },
+                    &mut work,
                     &mut qacc,
                     &mut force,
                 )

@@ -5,7 +5,9 @@ mod common;
 
 use common::*;
 use signorini_constraints::{ConstraintRows, RowKind};
-use signorini_solver::{CgUpdate, SolverError, SolverKind, SolverOptions, solver_for, total_cost};
+use signorini_solver::{
+    CgUpdate, SolverData, SolverError, SolverKind, SolverOptions, WarmStart, solver_for, total_cost,
+};
 
 const KINDS: [SolverKind; 2] = [SolverKind::Newton, SolverKind::Cg];
 
@@ -181,10 +183,13 @@ fn zero_rows_give_the_smooth_acceleration() {
     let (model, data) = mixed(&mut rng);
     let rows = ConstraintRows::new();
     for solver in KINDS {
-        let mut s = solver_for(solver);
+        let s = solver_for(solver);
+        let mut work = SolverData::new();
         let mut qacc = vec![3.0; model.nv];
         let mut force = vec![1.0; 4];
-        let stats = s.solve(&model, &data, &rows, &SolverOptions::default(), &mut qacc, &mut force).unwrap();
+        let stats = s
+            .solve(&model, &data, &rows, &SolverOptions::default(), &mut work, &mut qacc, &mut force)
+            .unwrap();
         assert_eq!(qacc, data.qacc_smooth);
         assert!(force.is_empty());
         assert_eq!(stats.iterations, 0);
@@ -193,31 +198,34 @@ fn zero_rows_give_the_smooth_acceleration() {
 }
 
 /// Warm-starting from the solution runs 0 iterations; a bad warm start still converges to the same point, and in
-/// MuJoCo mode the cheaper start (here `qacc_smooth`) is taken.
+/// with [`WarmStart::CheaperOfIncomingAndSmooth`] the cheaper start (here `qacc_smooth`) is taken.
 #[test]
 fn warm_start() {
     let (model, data, rows) = random_problem(300, 10);
     for solver in KINDS {
-        let mut s = solver_for(solver);
+        let s = solver_for(solver);
+        let mut work = SolverData::new();
         let options = SolverOptions { kind: solver, ..tight() };
         let (mut qacc, mut force) = (Vec::new(), Vec::new());
-        s.solve(&model, &data, &rows, &options, &mut qacc, &mut force).unwrap();
+        s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force).unwrap();
         let solution = qacc.clone();
-        let again = s.solve(&model, &data, &rows, &SolverOptions::default(), &mut qacc, &mut force).unwrap();
+        let again = s
+            .solve(&model, &data, &rows, &SolverOptions::default(), &mut work, &mut qacc, &mut force)
+            .unwrap();
         assert_eq!(again.iterations, 0, "{solver:?}: {again:?}");
         assert_eq!(qacc, solution);
 
-        for mujoco in [false, true] {
+        for warm_start in [WarmStart::Incoming, WarmStart::CheaperOfIncomingAndSmooth] {
             let mut qacc = vec![1e3; model.nv];
-            let options = SolverOptions { mujoco_compatibility: mujoco, ..options };
-            s.solve(&model, &data, &rows, &options, &mut qacc, &mut force).unwrap();
+            let options = SolverOptions { warm_start, ..options };
+            s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force).unwrap();
             for (a, b) in qacc.iter().zip(&solution) {
-                assert!(close(*a, *b, 1e-8), "{solver:?} mujoco={mujoco}: {a} vs {b}");
+                assert!(close(*a, *b, 1e-8), "{solver:?} {warm_start:?}: {a} vs {b}");
             }
         }
         // Non-finite or wrong-length warm starts fall back to qacc_smooth.
         for mut qacc in [vec![f64::NAN; model.nv], vec![0.0; 2]] {
-            s.solve(&model, &data, &rows, &options, &mut qacc, &mut force).unwrap();
+            s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force).unwrap();
             assert_eq!(qacc.len(), model.nv);
             for (a, b) in qacc.iter().zip(&solution) {
                 assert!(close(*a, *b, 1e-8));
@@ -230,20 +238,21 @@ fn warm_start() {
 #[test]
 fn invalid_inputs_are_rejected() {
     let (model, data) = slide(1.0);
-    let mut s = solver_for(SolverKind::Newton);
+    let s = solver_for(SolverKind::Newton);
+    let mut work = SolverData::new();
     let (mut qacc, mut force) = (Vec::new(), Vec::new());
     let options = SolverOptions::default();
 
     let mut rows = ConstraintRows::new();
     push_row(&mut rows, RowKind::LimitJoint, &[(3, 1.0)], 0.0, 1.0, 0.0);
-    let err = s.solve(&model, &data, &rows, &options, &mut qacc, &mut force).unwrap_err();
+    let err = s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force).unwrap_err();
     assert_eq!(err, SolverError::DofOutOfRange { row: 0, dof: 3, nv: 1 });
 
     let mut rows = ConstraintRows::new();
     push_row(&mut rows, RowKind::LimitJoint, &[(0, 1.0)], 0.0, 1.0, 0.0);
     rows.d[0] = 0.0;
     assert!(matches!(
-        s.solve(&model, &data, &rows, &options, &mut qacc, &mut force),
+        s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force),
         Err(SolverError::InvalidRow { row: 0, .. })
     ));
 
@@ -251,7 +260,7 @@ fn invalid_inputs_are_rejected() {
     let mut rows = ConstraintRows::new();
     push_row(&mut rows, RowKind::ContactElliptic, &[(0, 1.0)], 0.0, 1.0, 0.0);
     assert!(matches!(
-        s.solve(&model, &data, &rows, &options, &mut qacc, &mut force),
+        s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force),
         Err(SolverError::InvalidRow { row: 0, .. })
     ));
 
@@ -259,7 +268,7 @@ fn invalid_inputs_are_rejected() {
     push_row(&mut rows, RowKind::LimitJoint, &[(0, 1.0)], 0.0, 1.0, 0.0);
     rows.aref.pop();
     assert!(matches!(
-        s.solve(&model, &data, &rows, &options, &mut qacc, &mut force),
+        s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force),
         Err(SolverError::DimensionMismatch { what: "rows.aref", .. })
     ));
 }

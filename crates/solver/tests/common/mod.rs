@@ -6,7 +6,7 @@ use glam::{DQuat, DVec3};
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::{BodySpec, Data, InertialSpec, JointSpec, Model, ModelSpec};
 use signorini_solver::dense::{cholesky_in_place, cholesky_solve};
-use signorini_solver::{SolveStats, SolverKind, SolverOptions, solver_for, total_cost};
+use signorini_solver::{SolveStats, SolverData, SolverKind, SolverOptions, solver_for, total_cost};
 
 fn inertial(mass: f64, pos: DVec3) -> InertialSpec {
     InertialSpec { mass, inertia: DVec3::new(0.1, 0.2, 0.15) * mass, pos, quat: DQuat::from_rotation_x(0.4) }
@@ -92,10 +92,18 @@ pub fn solve(
     rows: &ConstraintRows,
     options: SolverOptions,
 ) -> (Vec<f64>, Vec<f64>, SolveStats) {
-    let mut solver = solver_for(kind);
+    let solver = solver_for(kind);
     let (mut qacc, mut force) = (Vec::new(), Vec::new());
     let stats = solver
-        .solve(model, data, rows, &SolverOptions { kind, ..options }, &mut qacc, &mut force)
+        .solve(
+            model,
+            data,
+            rows,
+            &SolverOptions { kind, ..options },
+            &mut SolverData::new(),
+            &mut qacc,
+            &mut force,
+        )
         .expect("solves");
     (qacc, force, stats)
 }

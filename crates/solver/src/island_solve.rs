@@ -1,0 +1,184 @@
+//! Per-island solves (`reference-semantics.md` §C.6; MuJoCo `mj_solPrimal` with islands): the rows are split into
+//! connected components of kinematic trees ([`crate::islands`]); each island's dofs, smooth quantities, warm start
+//! and rows (with dofs renumbered to the island) are gathered into local copies, solved by the shared iteration
+//! ([`crate::primal`]) with the termination scale `1/tr(M_island)`, and scattered back into `qacc` and `efc_force`.
+//! One island covering every dof and row is solved in place, without copies.
+
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_model::{Data, Model};
+
+use crate::cost::{row_cost_force, row_state};
+use crate::islands::Islands;
+use crate::primal::{PrimalSolver, Problem};
+use crate::{SolveStats, SolverData, SolverError, SolverOptions};
+
+/// The per-island copies (rebuilt by every solve; nothing in them carries to the next one).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IslandWork {
+    islands: Islands,
+    /// Runs of rows over the same dofs of the whole problem.
+    groups: Vec<(usize, usize)>,
+    /// The island-local index of every dof of the island being solved.
+    local: Vec<usize>,
+    /// The island's rows, dofs renumbered.
+    rows: ConstraintRows,
+    /// The island's `f_s`, `a_s` and warm start.
+    fs: Vec<f64>,
+    a_s: Vec<f64>,
+    warm: Vec<f64>,
+}
+
+/// Per-island solves (§C.6) of `method`: every island is gathered into local copies, solved and terminated on its
+/// own (scale `1/tr(M_island)`), and scattered back; dofs outside every island get `qacc_smooth`, rows without
+/// Jacobian entries their fixed force. `qacc` holds the warm start (valid, `nv` entries) and `efc_force` is zeroed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn solve_islands(
+    method: &PrimalSolver,
+    model: &Model,
+    data: &Data,
+    rows: &ConstraintRows,
+    options: &SolverOptions,
+    work: &mut SolverData,
+    qacc: &mut [f64],
+    efc_force: &mut [f64],
+) -> Result<SolveStats, SolverError> {
+    if rows.is_empty() {
+        // No island: every dof is unconstrained.
+        qacc.copy_from_slice(&data.qacc_smooth);
+        return Ok(SolveStats { converged: true, ..SolveStats::default() });
+    }
+    let SolverData { primal, mass, islands: sc } = work;
+    rows.dof_groups(&mut sc.groups);
+    sc.islands.build_with_groups(model, rows, &sc.groups);
+    // One island over every dof and row: solve in place, without gathering copies.
+    if sc.islands.count() == 1 && sc.islands.dofs(0).len() == model.nv && sc.islands.free_rows.is_empty() {
+        primal.groups.clone_from(&sc.groups);
+        mass.assign_all(model, data);
+        let p = Problem { mass: &*mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
+        let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
+        let stats = primal.run(method, &p, options, scale, Some(&*qacc))?;
+        qacc.copy_from_slice(&primal.a);
+        efc_force.copy_from_slice(&primal.force);
+        return Ok(stats);
+    }
+    sc.local.clear();
+    sc.local.resize(model.nv, usize::MAX);
+    let mut total = SolveStats { converged: true, ..SolveStats::default() };
+    let warm_valid = !rows.is_empty();
+    // Dofs outside every island are unconstrained.
+    for (k, island) in sc.islands.dof_island.iter().enumerate() {
+        if island.is_none() {
+            qacc[k] = data.qacc_smooth[k];
+        }
+    }
+    let mut gsq = 0.0;
+    for island in 0..sc.islands.count() {
+        let dofs = sc.islands.dofs(island);
+        for (l, &g) in dofs.iter().enumerate() {
+            sc.local[g] = l;
+        }
+        mass.assign(model, data, dofs, &sc.local);
+        sc.fs.clear();
+        sc.a_s.clear();
+        sc.warm.clear();
+        for &g in dofs {
+            sc.fs.push(data.qfrc_smooth[g]);
+            sc.a_s.push(data.qacc_smooth[g]);
+            sc.warm.push(qacc[g]);
+        }
+        sc.rows.clear();
+        primal.groups.clear();
+        let mut previous = usize::MAX;
+        let island_rows = sc.islands.rows(island);
+        for (l, &r) in island_rows.iter().enumerate() {
+            match primal.groups.last_mut() {
+                Some((_, n)) if r == previous.wrapping_add(1) && !sc.islands.starts_group(r) => *n += 1,
+                _ => primal.groups.push((l, 1)),
+            }
+            previous = r;
+        }
+        // The island's rows are increasing: copy each run of consecutive rows at once.
+        let mut k = 0;
+        while k < island_rows.len() {
+            let first = island_rows[k];
+            let mut end = k + 1;
+            while end < island_rows.len() && island_rows[end] == first + (end - k) {
+                end += 1;
+            }
+            copy_rows(rows, first..first + (end - k), &sc.local, &mut sc.rows);
+            k = end;
+        }
+        let p = Problem { mass: &*mass, fs: &sc.fs, a_s: &sc.a_s, rows: &sc.rows };
+        let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
+        let warm = if warm_valid { Some(&sc.warm[..]) } else { None };
+        let stats = primal.run(method, &p, options, scale, warm)?;
+        for (l, &g) in dofs.iter().enumerate() {
+            qacc[g] = primal.a[l];
+        }
+        for (l, &r) in sc.islands.rows(island).iter().enumerate() {
+            efc_force[r] = primal.force[l];
+        }
+        total.iterations = total.iterations.max(stats.iterations);
+        total.cost += stats.cost;
+        gsq += stats.gradient_norm * stats.gradient_norm;
+        total.converged &= stats.converged;
+        total.factorizations += stats.factorizations;
+        total.rank_one_updates += stats.rank_one_updates;
+    }
+    // Rows without Jacobian entries have the constant residual `−aref`: their cost and force are fixed.
+    for &r in &sc.islands.free_rows {
+        let x = -rows.aref[r];
+        let state = row_state(rows, r, x);
+        let (c, f) = row_cost_force(rows, r, state, x);
+        total.cost += c;
+        efc_force[r] = f;
+    }
+    total.gradient_norm = gsq.sqrt();
+    total.islands = sc.islands.count();
+    Ok(total)
+}
+
+/// Appends rows `range` of `rows` to `out` with their dofs mapped through `local` (elliptic contacts keep their
+/// block layout: the contact index is renumbered to the blocks of `out`).
+fn copy_rows(
+    rows: &ConstraintRows,
+    range: std::ops::Range<usize>,
+    local: &[usize],
+    out: &mut ConstraintRows,
+) {
+    if out.jac_start.is_empty() {
+        out.jac_start.push(0);
+    }
+    let (j0, j1) = (rows.jac_start[range.start], rows.jac_start[range.end]);
+    let base = out.jac_dof.len();
+    out.jac_dof.extend(rows.jac_dof[j0..j1].iter().map(|&k| local[k]));
+    out.jac_val.extend_from_slice(&rows.jac_val[j0..j1]);
+    out.jac_start.extend(rows.jac_start[range.start + 1..=range.end].iter().map(|&s| s - j0 + base));
+    out.kind.extend_from_slice(&rows.kind[range.clone()]);
+    out.id.extend_from_slice(&rows.id[range.clone()]);
+    out.pos.extend_from_slice(&rows.pos[range.clone()]);
+    out.margin.extend_from_slice(&rows.margin[range.clone()]);
+    out.imp.extend_from_slice(&rows.imp[range.clone()]);
+    out.vel.extend_from_slice(&rows.vel[range.clone()]);
+    out.aref.extend_from_slice(&rows.aref[range.clone()]);
+    out.r.extend_from_slice(&rows.r[range.clone()]);
+    out.d.extend_from_slice(&rows.d[range.clone()]);
+    out.frictionloss.extend_from_slice(&rows.frictionloss[range.clone()]);
+    out.mu.extend_from_slice(&rows.mu[range.clone()]);
+    for r in range {
+        let cone = match rows.cone[r] {
+            Some(c) if rows.kind[r] == RowKind::ContactElliptic => {
+                if rows.contact_row_start[c] == r {
+                    out.contact_row_start.push(out.cone.len());
+                    out.contact_nrows.push(rows.contact_nrows[c]);
+                    out.contact_dim.push(rows.contact_dim.get(c).copied().unwrap_or(rows.contact_nrows[c]));
+                    out.contact_mu.push(rows.contact_mu[c]);
+                }
+                Some(out.contact_row_start.len() - 1)
+            }
+            // Other contact rows keep no block data in the copy (the solver does not read it).
+            _ => None,
+        };
+        out.cone.push(cone);
+    }
+}

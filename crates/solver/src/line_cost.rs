@@ -1,0 +1,191 @@
+//! The primal cost restricted to the search line `a + α s` (`reference-semantics.md` §C.4), as the exact line search
+//! ([`crate::linesearch`]) reads it: with the residuals `x₀ = J a − aref` and `v = J s`, every row is prepared once
+//! per direction (`[½ D x₀², D x₀ v, ½ D v²]`, and MuJoCo's `CGprepare` data of every elliptic block), and each trial
+//! `α` then costs one pass over the rows: the Gauss quadratic plus every row in the state it has at `α` (MuJoCo's
+//! `CGeval`). When every row is one-sided the pass is branch-free; Signorini blocks are evaluated with their
+//! latched loads held fixed ([`signorini::line`]).
+
+use signorini_constraints::{ConstraintRows, RowKind};
+
+use crate::cost::{ConeBlock, ConeLine, RowState, row_coefficients, row_state};
+use crate::linesearch::Point;
+use crate::primal::{EPS, PrimalWork};
+use crate::signorini;
+
+impl PrimalWork {
+    /// Prepares the line along `s` from `jar` and `jv = J s`: every row's quadratic coefficients and the line data
+    /// of every elliptic block.
+    pub(crate) fn prepare_line(&mut self, rows: &ConstraintRows) {
+        for (q, ((&x0, &v), &d)) in self.quad.iter_mut().zip(self.jar.iter().zip(&self.jv).zip(&rows.d)) {
+            *q = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
+        }
+        self.prepare_cones(rows);
+    }
+
+    /// The line-search data of every elliptic block (not for Signorini blocks, which have their own line).
+    fn prepare_cones(&mut self, rows: &ConstraintRows) {
+        self.cone_line.clear();
+        if self.all_one_sided || self.signorini {
+            return;
+        }
+        let mut i = 0;
+        while i < rows.len() {
+            if rows.kind[i] != RowKind::ContactElliptic {
+                i += 1;
+                continue;
+            }
+            let block = ConeBlock::new(rows, i);
+            let r = i..i + block.n;
+            self.cone_line.push(ConeLine::new(
+                &block,
+                &self.jar[r.clone()],
+                &self.jv[r.clone()],
+                &self.quad[r],
+            ));
+            i += block.n;
+        }
+    }
+
+    /// The 1-D cost along `s` at `α` (uses `jar`, `jv` and the prepared `quad`, `cone_line`): the Gauss quadratic
+    /// `gauss` (`[q₀, q₁, q₂]`) plus every row in the state it has at `α`, as `[cost, c′, c″]` with `c″ ≥ ε`.
+    pub(crate) fn line_point(&self, rows: &ConstraintRows, gauss: [f64; 3], alpha: f64) -> Point {
+        // [cost, c', c''].
+        let mut acc = [0.0; 3];
+        add_quadratic(&mut acc, &gauss, alpha, 1.0);
+        if self.all_one_sided {
+            // MuJoCo's `CGeval`: the Gauss quadratic plus the active rows' quadratics, summed coefficient-wise,
+            // then evaluated once.
+            let rows = one_sided_quad(&self.jar, &self.jv, &self.quad, alpha);
+            let q: [f64; 3] = std::array::from_fn(|j| gauss[j] + rows[j]);
+            return Point {
+                alpha,
+                cost: alpha * alpha * q[2] + alpha * q[1] + q[0],
+                d1: 2.0 * alpha * q[2] + q[1],
+                d2: (2.0 * q[2]).max(EPS),
+            };
+        }
+        let add = |acc: &mut [f64; 3], c: [f64; 3]| {
+            for (a, c) in acc.iter_mut().zip(c) {
+                *a += c;
+            }
+        };
+        let mut i = 0;
+        let mut cones = self.cone_line.iter();
+        while i < rows.len() {
+            if self.one_sided[i] {
+                // Limits and pyramidal/frictionless contact rows: quadratic below zero (the common case, kept tight).
+                if self.jar[i] + alpha * self.jv[i] < 0.0 {
+                    add_quadratic(&mut acc, &self.quad[i], alpha, 1.0);
+                }
+                i += 1;
+                continue;
+            }
+            if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i]) {
+                let n = rows.contact_nrows[c];
+                let r = i..i + n;
+                add(
+                    &mut acc,
+                    signorini::line(
+                        rows,
+                        i,
+                        n,
+                        self.latch.loads()[c],
+                        &self.jar[r.clone()],
+                        &self.jv[r],
+                        alpha,
+                    ),
+                );
+                i += n;
+                continue;
+            }
+            if rows.kind[i] == RowKind::ContactElliptic
+                && let Some(cone) = cones.next()
+            {
+                add(&mut acc, cone.at(alpha));
+                i += cone.rows;
+                continue;
+            }
+            let (x0, v) = (self.jar[i], self.jv[i]);
+            // Rows are summed one by one (not as one aggregated quadratic): near the minimum the per-row
+            // derivatives are small while the aggregated coefficients can be large and cancel.
+            let q = match row_state(rows, i, x0 + alpha * v) {
+                // The quadratic coefficients were prepared once for this line search.
+                RowState::Quadratic => self.quad[i],
+                RowState::Inactive => {
+                    i += 1;
+                    continue;
+                }
+                state => row_coefficients(rows, i, state, x0, v),
+            };
+            add_quadratic(&mut acc, &q, alpha, 1.0);
+            i += 1;
+        }
+        Point { alpha, cost: acc[0], d1: acc[1], d2: acc[2].max(EPS) }
+    }
+}
+
+/// Adds `w·q(α)`, `w·q′(α)`, `w·q″(α)` of the quadratic `q(α) = q₀ + α(q₁ + α q₂)` to `acc` (`w` is 1, or 0 to add
+/// nothing without a branch).
+#[inline(always)]
+fn add_quadratic(acc: &mut [f64; 3], q: &[f64; 3], alpha: f64, w: f64) {
+    acc[0] += w * (q[0] + alpha * (q[1] + alpha * q[2]));
+    acc[1] += w * (q[1] + 2.0 * alpha * q[2]);
+    acc[2] += w * (2.0 * q[2]);
+}
+
+/// `Σ` over one-sided rows active at `α` (`x₀ + α v < 0`) of their prepared quadratics `[q₀, q₁, q₂]`, coefficient
+/// by coefficient, without branches and in four partial sums.
+fn one_sided_quad(jar: &[f64], jv: &[f64], quad: &[[f64; 3]], alpha: f64) -> [f64; 3] {
+    let mut acc = [[0.0; 3]; 4];
+    let n = jar.len().min(jv.len()).min(quad.len());
+    let (jar, jv, quad) = (&jar[..n], &jv[..n], &quad[..n]);
+    let term = |x: f64, v: f64, q: &[f64; 3], acc: &mut [f64; 3]| {
+        let w = if x + alpha * v < 0.0 { 1.0 } else { 0.0 };
+        for (a, q) in acc.iter_mut().zip(q) {
+            *a += w * q;
+        }
+    };
+    let (x4, v4, q4) = (jar.chunks_exact(4), jv.chunks_exact(4), quad.chunks_exact(4));
+    let mut tail = [0.0; 3];
+    for ((x, v), q) in x4.remainder().iter().zip(v4.remainder()).zip(q4.remainder()) {
+        term(*x, *v, q, &mut tail);
+    }
+    for ((x, v), q) in x4.zip(v4).zip(q4) {
+        for k in 0..4 {
+            term(x[k], v[k], &q[k], &mut acc[k]);
+        }
+    }
+    std::array::from_fn(|j| (acc[0][j] + acc[1][j]) + (acc[2][j] + acc[3][j]) + tail[j])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::uniform;
+
+    /// The branch-free coefficient sums equal the sum over the rows active at `α`, one by one, for every length
+    /// (the four-lane body and its remainder) and rows switching on and off along the line.
+    #[test]
+    fn one_sided_quad_sums_the_active_rows() {
+        let mut rnd = uniform(0x2545_f491_4f6c_dd1d);
+        for n in 0..13 {
+            let jar: Vec<f64> = (0..n).map(|_| rnd()).collect();
+            let jv: Vec<f64> = (0..n).map(|_| rnd()).collect();
+            let quad: Vec<[f64; 3]> = (0..n).map(|_| [rnd(), rnd(), rnd().abs()]).collect();
+            for alpha in [-1.0, -0.3, 0.0, 0.4, 2.0] {
+                let got = one_sided_quad(&jar, &jv, &quad, alpha);
+                let mut expected = [0.0; 3];
+                for k in 0..n {
+                    if jar[k] + alpha * jv[k] < 0.0 {
+                        for j in 0..3 {
+                            expected[j] += quad[k][j];
+                        }
+                    }
+                }
+                for j in 0..3 {
+                    assert!((got[j] - expected[j]).abs() < 1e-14, "n {n} α {alpha}: {got:?} vs {expected:?}");
+                }
+            }
+        }
+    }
+}
