@@ -12,9 +12,11 @@ use std::time::Instant;
 use glam::DVec3;
 use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
 use signorini_collision::{ContactMode, ConvexAlgorithm};
-use signorini_constraints::{ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind};
+use signorini_constraints::{
+    AssemblyScratch, ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind,
+};
 use signorini_geometry::Pose;
-use signorini_integrators::{Integrator, IntegratorKind};
+use signorini_integrators::{Integrator, IntegratorKind, IntegratorScratch};
 use signorini_model::spec::{JointKind, ModelSpec};
 use signorini_model::{Data, Model};
 use signorini_solver::noslip::{NoSlip, NoSlipOptions, NoSlipStats};
@@ -35,10 +37,12 @@ pub struct Scene {
     options: Options,
     world: CollisionWorld,
     assembler: ConstraintAssembler,
+    assembly_scratch: AssemblyScratch,
     rows: ConstraintRows,
     solver: Box<dyn ConstraintSolver>,
     solver_options: SolverOptions,
     integrator: Box<dyn Integrator>,
+    integrator_scratch: IntegratorScratch,
     noslip: NoSlip,
     hibernation: Option<Hibernation>,
     qacc: Vec<f64>,
@@ -96,6 +100,11 @@ impl Scene {
             data.reset_to_keyframe(&model, 0)?;
         }
         let world = build_world(&model, &options)?;
+        let preset = if options.mujoco_compatibility {
+            ConstraintOptions::mujoco()
+        } else {
+            ConstraintOptions::default()
+        };
         let constraint_options = ConstraintOptions {
             timestep: options.h(),
             friction_cone: match options.friction_cone {
@@ -106,9 +115,8 @@ impl Scene {
             constraint_timeconst: options.constraint_timeconst,
             enable_torsional_friction: options.enable_torsional_friction,
             enable_rolling_friction: options.enable_rolling_friction,
-            mujoco_compatibility: options.mujoco_compatibility,
             signorini: options.uses_signorini(),
-            ..ConstraintOptions::default()
+            ..preset
         };
         let assembler = ConstraintAssembler::new(&model, constraint_options)?;
         let kind = match options.constraint_solver {
@@ -145,10 +153,12 @@ impl Scene {
             options,
             world,
             assembler,
+            assembly_scratch: AssemblyScratch::default(),
             rows: ConstraintRows::new(),
             solver,
             solver_options,
             integrator,
+            integrator_scratch: IntegratorScratch::default(),
             noslip: NoSlip::default(),
             hibernation,
             qacc: vec![0.0; nv],
@@ -270,9 +280,15 @@ impl Scene {
             }
         }
         let t2 = Instant::now();
-        self.assembler.assemble(&self.model, &self.data, contacts, &mut self.rows)?;
+        self.assembler.assemble(
+            &self.model,
+            &self.data,
+            contacts,
+            &mut self.assembly_scratch,
+            &mut self.rows,
+        )?;
         let t3 = Instant::now();
-        self.integrator.prepare(&self.model, &mut self.data, h)?;
+        self.integrator.prepare(&self.model, &mut self.data, &mut self.integrator_scratch, h)?;
         let solve = self.solver.solve(
             &self.model,
             &self.data,
@@ -304,7 +320,7 @@ impl Scene {
             hib.freeze(&self.model, &mut self.qacc);
         }
         let t4 = Instant::now();
-        self.integrator.advance(&self.model, &mut self.data, &self.qacc, h)?;
+        self.integrator.advance(&self.model, &mut self.data, &mut self.integrator_scratch, &self.qacc, h)?;
         if let Some(hib) = &mut self.hibernation {
             hib.update(&self.model, &mut self.data, &self.rows);
         }
