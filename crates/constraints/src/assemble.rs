@@ -15,14 +15,17 @@
 //!
 //! **Contacts.** `n` points from B to A, so `J_n q̇ = (v_A − v_B)·n` is the separation velocity and
 //! `dist = −penetration`. Directions `k = 1..dim−1`: sliding `d₁`, `d₂` (translational, `μ`), spin `n`
-//! (rotational, `μ_t`), rolling `d₁`, `d₂` (rotational, `μ_r`), tangents from [`crate::frame`]. `dim` is the
-//! contact's `condim` in MuJoCo mode and `3 (+1) (+2)` from the torsional/rolling options natively.
+//! (rotational, `μ_t`), rolling `d₁`, `d₂` (rotational, `μ_r`), tangents from [`ConstraintOptions::tangent_frame`].
+//! `dim` is set by [`ConstraintOptions::contact_dimension`]: the contact's `condim`, or `3 (+1) (+2)` from the
+//! torsional/rolling options. `margin` is `margin − gap` of the contact with
+//! [`ConstraintOptions::include_contact_margin`], else 0.
 //! - Pyramidal: edges `J_n + μ_k J_k`, `J_n − μ_k J_k` for each `k` (MuJoCo order), all with `x = dist − margin`,
-//!   `R = 2μ²/impratio·(1 + μ²)·iw·(1−imp)/imp` (MuJoCo) or with `μ_reg² = μ²/impratio` in both factors
-//!   (native, G-W). Natively a zero torsional/rolling coefficient gives an empty row with `aref = 0` (fixed layout).
+//!   `R` of [`ConstraintOptions::pyramid_regularizer`]: `2μ²/impratio·(1 + μ²)·iw·(1−imp)/imp` or with
+//!   `μ_reg² = μ²/impratio` in both factors. A zero torsional/rolling coefficient gives empty rows with
+//!   `aref = 0` (fixed layout) or two copies of `J_n` ([`ConstraintOptions::zero_rotational_friction`]).
 //! - Elliptic: `J_n`, then `J_k`; `R₀ = iw (1−imp)/imp`, sliding rows `R₀/impratio`, spin/roll
 //!   `R₁ μ²/μ_k²` (μ_k² floored at `MINVAL`); cone coefficient `μ/√impratio`.
-//! - `condim` 1 (MuJoCo mode only): the single row `J_n`, `R = iw (1−imp)/imp`.
+//! - `condim` 1 (per-contact `condim` only): the single row `J_n`, `R = iw (1−imp)/imp`.
 //!
 //! Not implemented (left for later): MuJoCo's `J̇ q̇` correction of connect/weld `aref` (≥ 3.7), ball-joint and
 //! tendon limits, joint `margin`, tendon friction.
@@ -34,9 +37,10 @@ use signorini_model::model::MINVAL;
 use signorini_model::{Data, EqualitySpec, JointKind, Model};
 
 use crate::error::ConstraintError;
-use crate::frame::{mujoco_tangents, native_tangents};
 use crate::impedance::{ResolvedSol, regularizer};
-use crate::options::{ConstraintOptions, FrictionCone};
+use crate::options::{
+    ConstraintOptions, FrictionCone, JointLimitSides, PyramidRegularizer, ZeroRotationalFriction,
+};
 use crate::rows::{ConstraintRows, RowData, RowKind};
 
 /// One Jacobian column of the relative motion of two points: `(dof, linear, angular)`.
@@ -77,9 +81,10 @@ enum Equality {
     },
 }
 
-/// Builds the constraint rows of each step. Created once per model ([`ConstraintAssembler::new`] validates the
-/// options and every `sol_params` of the model and resolves the equalities at `qpos0`); [`Self::assemble`] then
-/// reuses its scratch and the caller's [`ConstraintRows`].
+/// Builds the constraint rows of each step. Configuration only, built once per model and options
+/// ([`ConstraintAssembler::new`] validates the options and every `sol_params` of the model and resolves the
+/// equalities at `qpos0`), immutable afterwards and `Send + Sync`; [`Self::assemble`] writes the caller's
+/// [`AssemblyScratch`] and [`ConstraintRows`].
 #[derive(Debug, Clone)]
 pub struct ConstraintAssembler {
     options: ConstraintOptions,
@@ -87,13 +92,29 @@ pub struct ConstraintAssembler {
     equalities: Vec<Equality>,
     dof_sol: Vec<ResolvedSol>,
     jnt_sol: Vec<ResolvedSol>,
+}
+
+/// The working buffers of [`ConstraintAssembler::assemble`]: the step's per-dof Jacobian columns, the columns and
+/// direction rows of one constraint, and the resolution of the last contact's `sol_params`. Nothing in it carries
+/// from one call to the next (every call overwrites what it reads); it exists so that the buffers are allocated on
+/// the first call and reused. One scratch per thread; any assembler may use any scratch.
+#[derive(Debug, Clone, Default)]
+pub struct AssemblyScratch {
+    /// The columns of the constraint being built.
     cols: Vec<Column>,
     /// This step's per-dof Jacobian data.
     dofs: DofColumns,
     /// Scratch of one contact: the Jacobian row of each direction over `cols`.
     basis: Vec<f64>,
-    /// The last contact's `(solref, solimp)` and their resolution (contacts mostly share them).
+    /// The last contact's `(solref, solimp)` and their resolution in this call (contacts mostly share them).
     last_sol: Option<([f64; 2], [f64; 5], ResolvedSol)>,
+}
+
+impl AssemblyScratch {
+    /// An empty scratch (the same as [`Default`]); its buffers grow on the first assembly.
+    pub fn new() -> Self {
+        Self::default()
+    }
 }
 
 impl ConstraintAssembler {
@@ -181,17 +202,7 @@ impl ConstraintAssembler {
             ResolvedSol::resolve(&options, &object, model.geom_solref[g], model.geom_solimp[g])?;
         }
 
-        Ok(Self {
-            options,
-            impratio: options.impratio(),
-            equalities,
-            dof_sol,
-            jnt_sol,
-            cols: Vec::with_capacity(model.nv),
-            dofs: DofColumns::default(),
-            basis: Vec::new(),
-            last_sol: None,
-        })
+        Ok(Self { options, impratio: options.impratio(), equalities, dof_sol, jnt_sol })
     }
 
     /// The options in force.
@@ -205,26 +216,29 @@ impl ConstraintAssembler {
     }
 
     /// Replaces the contents of `rows` with the rows of the state in `data` (poses from
-    /// [`Model::forward_kinematics`], velocities `qvel`) and `contacts`. Allocates only when `rows` needs more
-    /// capacity than any earlier call gave it. Fails only on invalid mixed contact parameters.
+    /// [`Model::forward_kinematics`], velocities `qvel`) and `contacts`, using `scratch` for the working buffers.
+    /// Allocates only when `rows` or `scratch` needs more capacity than any earlier call gave it. Fails only on
+    /// invalid mixed contact parameters.
     pub fn assemble(
-        &mut self,
+        &self,
         model: &Model,
         data: &Data,
         contacts: &ContactSet,
+        scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
         rows.clear();
+        scratch.last_sol = None;
         // The Jacobian columns serve equality and contact rows only.
         if !self.equalities.is_empty() || !contacts.is_empty() {
-            self.dofs.update(model, data);
+            scratch.dofs.update(model, data);
         }
         for e in 0..self.equalities.len() {
-            self.equality(model, data, e, rows);
+            self.equality(model, data, e, scratch, rows);
         }
         self.friction_loss(model, data, rows);
         for c in 0..contacts.len() {
-            self.contact(model, data, contacts, c, rows)?;
+            self.contact(model, data, contacts, c, scratch, rows)?;
         }
         if self.options.enable_joint_limit {
             self.limits(model, data, rows);
@@ -232,19 +246,27 @@ impl ConstraintAssembler {
         Ok(())
     }
 
-    fn equality(&mut self, model: &Model, data: &Data, e: usize, rows: &mut ConstraintRows) {
+    fn equality(
+        &self,
+        model: &Model,
+        data: &Data,
+        e: usize,
+        scratch: &mut AssemblyScratch,
+        rows: &mut ConstraintRows,
+    ) {
         let qvel = &data.qvel;
+        let AssemblyScratch { cols, dofs, .. } = scratch;
         match self.equalities[e] {
             Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, &self.dofs, (body1, p1), (body2, p2), &mut self.cols);
+                relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
                 let err = p1 - p2;
                 let imp = sol.impedance(err.length());
                 let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
                 let r = regularizer(iw, imp);
                 for k in 0..3 {
-                    push_direction(rows, &self.cols, DVec3::AXES[k], DVec3::ZERO);
+                    push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
                     let vel = rows.open_row_dot(qvel);
                     let row =
                         RowData { pos: err[k], imp, vel, aref: sol.aref(imp, vel, err[k]), r, ..plain() };
@@ -258,7 +280,7 @@ impl ConstraintAssembler {
             Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, &self.dofs, (body1, p1), (body2, p2), &mut self.cols);
+                relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
                 let q = data.xquat[body1] * relquat;
                 let q2inv = data.xquat[body2].inverse();
                 let qe = q2inv * q;
@@ -269,7 +291,7 @@ impl ConstraintAssembler {
                 let [t2, r2] = model.body_invweight0[body2];
                 let (rt, rr) = (regularizer(t1 + t2, imp), regularizer(r1 + r2, imp));
                 for k in 0..3 {
-                    push_direction(rows, &self.cols, DVec3::AXES[k], DVec3::ZERO);
+                    push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
                     let vel = rows.open_row_dot(qvel);
                     let row =
                         RowData { pos: ep[k], imp, vel, aref: sol.aref(imp, vel, ep[k]), r: rt, ..plain() };
@@ -280,7 +302,7 @@ impl ConstraintAssembler {
                     }
                 }
                 for k in 0..3 {
-                    for c in &self.cols {
+                    for c in cols.iter() {
                         let w = q2inv * DQuat::from_xyzw(c.ang.x, c.ang.y, c.ang.z, 0.0) * q;
                         rows.push_entry(c.dof, 0.5 * torquescale * [w.x, w.y, w.z][k]);
                     }
@@ -326,7 +348,7 @@ impl ConstraintAssembler {
     }
 
     fn friction_loss(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
-        let threshold = if self.options.mujoco_compatibility { 0.0 } else { MINVAL };
+        let threshold = self.options.frictionloss_threshold;
         for dof in 0..model.nv {
             let frictionloss = model.dof_frictionloss[dof];
             if !(frictionloss > threshold) {
@@ -349,33 +371,34 @@ impl ConstraintAssembler {
     }
 
     fn contact(
-        &mut self,
+        &self,
         model: &Model,
         data: &Data,
         cs: &ContactSet,
         c: usize,
+        scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
         let opts = &self.options;
-        let mujoco = opts.mujoco_compatibility;
         let object = || format!("contact #{c} (geoms #{} and #{})", cs.geom_a[c], cs.geom_b[c]);
-        let sol = match self.last_sol {
+        let sol = match scratch.last_sol {
             Some((solref, solimp, sol)) if solref == cs.solref[c] && solimp == cs.solimp[c] => sol,
             _ => {
                 let sol = ResolvedSol::resolve(opts, &object, cs.solref[c], cs.solimp[c])?;
-                self.last_sol = Some((cs.solref[c], cs.solimp[c], sol));
+                scratch.last_sol = Some((cs.solref[c], cs.solimp[c], sol));
                 sol
             }
         };
         let (a, b, p, n) = (cs.link_a[c], cs.link_b[c], cs.position[c], cs.normal[c]);
         let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
-        let dim = if mujoco { usize::from(cs.condim[c]) } else { opts.native_condim() };
-        let (t1, t2) = if mujoco { mujoco_tangents(n) } else { native_tangents(n) };
-        let margin = if mujoco { cs.margin[c] - cs.gap[c] } else { 0.0 };
+        let dim = opts.contact_condim(cs.condim[c]);
+        let (t1, t2) = opts.tangent_frame.tangents(n);
+        let margin = if opts.include_contact_margin { cs.margin[c] - cs.gap[c] } else { 0.0 };
         let dist = -cs.penetration[c];
         let x = dist - margin;
         let imp = sol.impedance(x);
-        relative_columns(model, &self.dofs, (a, p), (b, p), &mut self.cols);
+        let AssemblyScratch { cols, dofs, basis, .. } = scratch;
+        relative_columns(model, dofs, (a, p), (b, p), cols);
         let tran = model.body_invweight0[a][0] + model.body_invweight0[b][0];
         let ir = self.impratio;
         let z = DVec3::ZERO;
@@ -389,14 +412,14 @@ impl ConstraintAssembler {
         // edges are combinations of them. The normal and sliding directions act on the translational part of a
         // column, spin and rolling on the rotational part.
         let ndir = dim.max(1);
-        let ncol = self.cols.len();
+        let ncol = cols.len();
         let mut basis_vel = [0.0; 6];
-        self.basis.clear();
-        self.basis.resize(ndir.max(3) * ncol, 0.0);
-        let (lin_rows, ang_rows) = self.basis.split_at_mut(3 * ncol);
+        basis.clear();
+        basis.resize(ndir.max(3) * ncol, 0.0);
+        let (lin_rows, ang_rows) = basis.split_at_mut(3 * ncol);
         let (r0, r12) = lin_rows.split_at_mut(ncol);
         let (r1, r2) = r12.split_at_mut(ncol);
-        for (((col, j0), j1), j2) in self.cols.iter().zip(r0).zip(r1).zip(r2) {
+        for (((col, j0), j1), j2) in cols.iter().zip(r0).zip(r1).zip(r2) {
             let qv = qvel[col.dof];
             (*j0, *j1, *j2) = (col.lin.dot(n), col.lin.dot(t1), col.lin.dot(t2));
             basis_vel[0] += *j0 * qv;
@@ -406,13 +429,13 @@ impl ConstraintAssembler {
         if ndir > 3 {
             let axes = [n, t1, t2];
             for (d, row) in ang_rows.chunks_exact_mut(ncol).enumerate() {
-                for (col, j) in self.cols.iter().zip(row) {
+                for (col, j) in cols.iter().zip(row) {
                     *j = col.ang.dot(axes[d]);
                     basis_vel[3 + d] += *j * qvel[col.dof];
                 }
             }
         }
-        let (basis, cols) = (&self.basis, &self.cols);
+        let (basis, cols) = (&*basis, &*cols);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
             rows.jac_dof.extend(cols.iter().map(|c| c.dof));
             rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);
@@ -427,18 +450,22 @@ impl ConstraintAssembler {
         } else {
             match opts.friction_cone {
                 FrictionCone::Pyramidal => {
-                    let r = if mujoco {
-                        2.0 * mu * mu / ir * (1.0 + mu * mu) * tran * (1.0 - imp) / imp
-                    } else {
-                        let m2 = mu * mu / ir;
-                        tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
+                    let r = match opts.pyramid_regularizer {
+                        PyramidRegularizer::LeadingFactorScaled => {
+                            2.0 * mu * mu / ir * (1.0 + mu * mu) * tran * (1.0 - imp) / imp
+                        }
+                        PyramidRegularizer::BothFactorsScaled => {
+                            let m2 = mu * mu / ir;
+                            tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
+                        }
                     }
                     .max(MINVAL);
+                    let empty_zero_edges = opts.zero_rotational_friction == ZeroRotationalFriction::EmptyRows;
                     // The edges share the contact's dofs, except the empty rows of zero coefficients.
                     let mut run_open = false;
                     for (d, &(lin, _, f)) in dirs[..dim - 1].iter().enumerate() {
                         for sign in [1.0, -1.0] {
-                            if !mujoco && lin == z && f == 0.0 {
+                            if empty_zero_edges && lin == z && f == 0.0 {
                                 rows.finish_row(RowKind::ContactPyramidal, c, RowData { r, mu: f, ..base });
                                 run_open = false;
                                 continue;
@@ -510,15 +537,20 @@ impl ConstraintAssembler {
                 let row = RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r, ..plain() };
                 rows.finish_row(RowKind::LimitJoint, j, row);
             };
-            if self.options.mujoco_compatibility {
-                if dlo < 0.0 {
-                    push(dlo, 1.0);
+            match self.options.joint_limit_sides {
+                JointLimitSides::EachViolated => {
+                    if dlo < 0.0 {
+                        push(dlo, 1.0);
+                    }
+                    if dhi < 0.0 {
+                        push(dhi, -1.0);
+                    }
                 }
-                if dhi < 0.0 {
-                    push(dhi, -1.0);
+                JointLimitSides::MostViolated => {
+                    if dlo.min(dhi) < 0.0 {
+                        if dlo < dhi { push(dlo, 1.0) } else { push(dhi, -1.0) }
+                    }
                 }
-            } else if dlo.min(dhi) < 0.0 {
-                if dlo < dhi { push(dlo, 1.0) } else { push(dhi, -1.0) }
             }
         }
     }

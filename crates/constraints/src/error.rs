@@ -33,11 +33,15 @@ pub enum ConstraintError {
     /// `enable_rolling_friction` without `enable_torsional_friction`.
     #[error("enable_rolling_friction requires enable_torsional_friction (set both, or neither)")]
     RollingWithoutTorsional,
-    /// `signorini` without the elliptic cone in native mode.
-    #[error(
-        "the Signorini contact resolution needs the elliptic friction cone in native mode (not MuJoCo mode)"
-    )]
-    SignoriniNeedsNativeElliptic,
+    /// `signorini` without the elliptic cone.
+    #[error("the Signorini contact resolution needs the elliptic friction cone (friction_cone = elliptic)")]
+    SignoriniNeedsElliptic,
+    /// A friction-cone name that is not one of [`crate::FrictionCone::NAMES`].
+    #[error("unknown friction cone '{name}': valid names are pyramidal, elliptic")]
+    UnknownFrictionCone {
+        /// The name given.
+        name: String,
+    },
     /// A joint equality names a joint that is not a hinge or a slide.
     #[error("{object}: joint {joint} is not a hinge or a slide (joint equalities couple scalar joints)")]
     NonScalarEqualityJoint {

@@ -1,26 +1,47 @@
 //! The tangent frame of a contact normal. Both constructions start from the same helper axis:
 //! `y = e_y` when `|n_y| < 0.5`, else `e_z`, and `t = normalize(y − (n·y) n)`.
 //!
-//! - native (Genesis `qd_orthogonals`, spec §B.8): `(d₁, d₂) = (t × n, t)`;
-//! - MuJoCo (`mju_makeFrame` with the normal as x axis): `(d₁, d₂) = (t, n × t)`.
+//! - [`TangentFrame::Orthogonals`] (Genesis `qd_orthogonals`, spec §B.8): `(d₁, d₂) = (t × n, t)`;
+//! - [`TangentFrame::MakeFrame`] (MuJoCo `mju_makeFrame` with the normal as x axis): `(d₁, d₂) = (t, n × t)`.
 //!
-//! Both are right-handed with `n` (`d₁ × d₂ = n` natively; `n × d₁ = d₂` in MuJoCo's order). The choice only
+//! Both are right-handed with `n` (`d₁ × d₂ = n` for the first; `n × d₁ = d₂` for the second). The choice only
 //! orients the pyramid edges (spec §H).
 
 use glam::DVec3;
+
+/// Which tangents `(d₁, d₂)` a contact with unit normal `n` gets, from the helper tangent `t` of the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TangentFrame {
+    /// `(d₁, d₂) = (t × n, t)` (Genesis `qd_orthogonals`, [`native_tangents`]). Default.
+    #[default]
+    Orthogonals,
+    /// `(d₁, d₂) = (t, n × t)` (MuJoCo `mju_makeFrame`, [`mujoco_tangents`]).
+    MakeFrame,
+}
+
+impl TangentFrame {
+    /// The tangents `(d₁, d₂)` of the unit normal `n`.
+    #[inline]
+    pub fn tangents(self, n: DVec3) -> (DVec3, DVec3) {
+        match self {
+            Self::Orthogonals => native_tangents(n),
+            Self::MakeFrame => mujoco_tangents(n),
+        }
+    }
+}
 
 fn helper(n: DVec3) -> DVec3 {
     let y = if n.y.abs() < 0.5 { DVec3::Y } else { DVec3::Z };
     (y - n.dot(y) * n).normalize()
 }
 
-/// The native tangents `(t × n, t)` of a unit normal `n`.
+/// The tangents `(t × n, t)` of a unit normal `n` ([`TangentFrame::Orthogonals`]).
 pub fn native_tangents(n: DVec3) -> (DVec3, DVec3) {
     let t = helper(n);
     (t.cross(n), t)
 }
 
-/// MuJoCo's `mju_makeFrame` tangents `(t, n × t)` of a unit normal `n`.
+/// MuJoCo's `mju_makeFrame` tangents `(t, n × t)` of a unit normal `n` ([`TangentFrame::MakeFrame`]).
 pub fn mujoco_tangents(n: DVec3) -> (DVec3, DVec3) {
     let t = helper(n);
     (t, n.cross(t))
@@ -46,5 +67,17 @@ mod tests {
         }
         // mju_makeFrame for n = +z: helper e_y.
         assert_eq!(mujoco_tangents(DVec3::Z), (DVec3::Y, DVec3::NEG_X));
+    }
+
+    /// The setting picks the construction and nothing else: for `n = +z` (helper `t = e_y`) the orthogonals are
+    /// `(e_y × e_z, e_y) = (e_x, e_y)` and MuJoCo's frame `(e_y, e_z × e_y) = (e_y, −e_x)`.
+    #[test]
+    fn tangent_frame_selects_the_construction() {
+        assert_eq!(TangentFrame::default(), TangentFrame::Orthogonals);
+        assert_eq!(TangentFrame::Orthogonals.tangents(DVec3::Z), (DVec3::X, DVec3::Y));
+        assert_eq!(TangentFrame::MakeFrame.tangents(DVec3::Z), (DVec3::Y, DVec3::NEG_X));
+        let n = DVec3::new(0.3, -0.6, 0.2).normalize();
+        assert_eq!(TangentFrame::Orthogonals.tangents(n), native_tangents(n));
+        assert_eq!(TangentFrame::MakeFrame.tangents(n), mujoco_tangents(n));
     }
 }

@@ -9,11 +9,15 @@
 //!
 //! | module | concept |
 //! |---|---|
-//! | [`options`] | [`ConstraintOptions`]: cone, `impratio`, `constraint_timeconst`, torsional/rolling flags, mode |
-//! | [`impedance`] | `sol_params` validation and resolution, impedance `imp(r)`, `aref`, `R` (§B.1) |
-//! | [`frame`] | the tangent frame of a contact normal (native and MuJoCo `mju_makeFrame`) |
+//! | [`options`] | [`ConstraintOptions`]: cone, `impratio`, timeconst, torsional/rolling flags, one setting per rule |
+//! | [`impedance`] | `sol_params` validation and resolution, impedance `imp(r)` ([`ImpedanceCurve`]), `aref`, `R` (§B.1) |
+//! | [`frame`] | the tangent frame of a contact normal ([`TangentFrame`]) |
 //! | [`rows`] | [`ConstraintRows`]: the rows as plain data (structure of arrays, CSR Jacobian) |
-//! | [`assemble`] | [`ConstraintAssembler`]: builds the rows from `(Model, Data, ContactSet)` (§B.3–§B.9) |
+//! | [`assemble`] | [`ConstraintAssembler`] (configuration) and its [`AssemblyScratch`]: the rows of a step (§B.3–§B.9) |
+//!
+//! Where Genesis and MuJoCo differ (condim source, tangents, pyramid regularizer, margins, impedance edge cases,
+//! direct `solref`, limit sides, friction-loss threshold, `impratio` default), [`ConstraintOptions`] has one
+//! setting per rule: [`Default`] is Genesis', [`ConstraintOptions::mujoco`] the preset of MuJoCo's.
 //! | [`error`] | [`ConstraintError`] |
 //!
 //! Row order (issue 6, Genesis): equality → DOF friction loss → contacts → joint limits.
@@ -25,8 +29,12 @@ pub mod impedance;
 pub mod options;
 pub mod rows;
 
-pub use assemble::ConstraintAssembler;
+pub use assemble::{AssemblyScratch, ConstraintAssembler};
 pub use error::ConstraintError;
-pub use impedance::ResolvedSol;
-pub use options::{ConstraintOptions, FrictionCone};
+pub use frame::TangentFrame;
+pub use impedance::{ImpedanceCurve, ResolvedSol};
+pub use options::{
+    ConstraintOptions, ContactDimension, FrictionCone, JointLimitSides, PyramidRegularizer,
+    ZeroRotationalFriction,
+};
 pub use rows::{ConstraintRows, RowKind};

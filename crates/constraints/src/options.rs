@@ -1,9 +1,22 @@
 //! The constraint-related simulation options (spec README §4), with their defaults and validation.
+//!
+//! Every field is a plain setting named for the rule it selects; [`Default`] gives the native (Genesis) rules and
+//! [`ConstraintOptions::mujoco`] is a preset with MuJoCo's. No field records which preset built the options.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use signorini_model::model::MINVAL;
 
 use crate::error::ConstraintError;
+use crate::frame::TangentFrame;
+use crate::impedance::ImpedanceCurve;
 
-/// How a contact's friction is modelled (spec §B.8/§B.9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How a contact's friction is modelled (spec §B.8/§B.9). Named `pyramidal` and `elliptic` (serde, [`Self::name`],
+/// [`Self::from_name`], [`FromStr`], [`fmt::Display`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FrictionCone {
     /// Pyramid of `2(dim − 1)` edge rows `J_n ± μ_k J_k` (MuJoCo and Genesis default).
     #[default]
@@ -12,8 +25,89 @@ pub enum FrictionCone {
     Elliptic,
 }
 
-/// Options that shape the constraint rows. Build with [`Default`] and struct update syntax, then check with
-/// [`ConstraintOptions::validate`] (called by [`crate::ConstraintAssembler::new`]).
+impl FrictionCone {
+    /// Every cone, in the order of [`Self::NAMES`].
+    pub const ALL: [FrictionCone; 2] = [Self::Pyramidal, Self::Elliptic];
+    /// The names [`Self::from_name`] accepts: `pyramidal`, `elliptic`.
+    pub const NAMES: [&'static str; 2] = ["pyramidal", "elliptic"];
+
+    /// The name: `pyramidal` or `elliptic`.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// The cone called `name` (exact, lowercase), or [`ConstraintError::UnknownFrictionCone`].
+    pub fn from_name(name: &str) -> Result<Self, ConstraintError> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| ConstraintError::UnknownFrictionCone { name: name.to_owned() })
+    }
+}
+
+impl fmt::Display for FrictionCone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for FrictionCone {
+    type Err = ConstraintError;
+
+    fn from_str(name: &str) -> Result<Self, ConstraintError> {
+        Self::from_name(name)
+    }
+}
+
+/// Where a contact's dimensionality `dim` (1 normal + `dim − 1` friction directions) comes from (spec §B.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ContactDimension {
+    /// Every contact gets `dim = 3 (+1 with enable_torsional_friction) (+2 with enable_rolling_friction)`
+    /// ([`ConstraintOptions::options_condim`]); the contact's own `condim` is ignored (Genesis). Default.
+    #[default]
+    FromOptions,
+    /// Each contact's `condim` (1, 3, 4 or 6) from the contact set; `dim = 1` is a frictionless normal row
+    /// (MuJoCo). The torsional/rolling options are ignored.
+    PerContactCondim,
+}
+
+/// The pyramid edges' regularizer `R`, with `μ` the sliding coefficient, `iw` the contact's translational
+/// invweight and `ir` the effective `impratio` (spec §B.8). Both reduce to the same value at `ir = 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PyramidRegularizer {
+    /// `μ_reg² = μ²/ir` in both factors: `R = iw (1 + μ_reg²) 2 μ_reg² (1 − imp)/imp` (Genesis–Warp). Default.
+    #[default]
+    BothFactorsScaled,
+    /// `ir` scales the leading factor only: `R = 2μ²/ir (1 + μ²) iw (1 − imp)/imp` (MuJoCo `mj_makeImpedance`).
+    LeadingFactorScaled,
+}
+
+/// What a pyramidal contact does with a spin or rolling direction whose friction coefficient is 0 (spec §B.8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ZeroRotationalFriction {
+    /// Each of its two edges is an empty row (no Jacobian entries, `aref = 0`, force 0), so the contact keeps its
+    /// `2(dim − 1)` rows at a fixed layout (Genesis). Default.
+    #[default]
+    EmptyRows,
+    /// Its edges `J_n ± 0·J_k = J_n` are built like any other edge: two more copies of the normal row (MuJoCo).
+    NormalEdges,
+}
+
+/// Which sides of a violated hinge or slide limit `lo ≤ q ≤ hi` get a row, with `δ_lo = q − lo`, `δ_hi = hi − q`
+/// (spec §B.6). The two differ only when both are negative (a range narrower than the violation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum JointLimitSides {
+    /// At most one row when `min(δ_lo, δ_hi) < 0`: the lower side if `δ_lo < δ_hi`, else the upper one (Genesis).
+    /// Default.
+    #[default]
+    MostViolated,
+    /// A row for every side with `δ < 0`, lower side first (MuJoCo).
+    EachViolated,
+}
+
+/// Options that shape the constraint rows. Build with [`Default`] (native rules) or [`ConstraintOptions::mujoco`]
+/// and struct update syntax, then check with [`ConstraintOptions::validate`] (called by
+/// [`crate::ConstraintAssembler::new`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ConstraintOptions {
     /// The (sub)step `h = dt / substeps` in seconds, which sets the timeconst floor `2h` (MuJoCo `refsafe`).
@@ -26,31 +120,71 @@ pub struct ConstraintOptions {
     pub friction_cone: FrictionCone,
     /// Ratio of the friction to the normal impedance (`R_friction = R_normal / impratio`).
     ///
-    /// Default `None` = auto: 100 for the elliptic cone in native mode, else 1 (spec §B.9). Must be finite and > 0.
+    /// Default `None` = auto: `elliptic_auto_impratio` for the elliptic cone, 1 for the pyramidal one (spec §B.9).
+    /// Must be finite and > 0.
     pub impratio: Option<f64>,
+    /// The `impratio` of the elliptic cone when `impratio` is `None`.
+    ///
+    /// Default: `100` (Genesis); MuJoCo: `1`. Must be finite and > 0.
+    pub elliptic_auto_impratio: f64,
     /// Time constant (s) used for a `solref` whose timeconst is 0 ("use the solver default"), floored at `2h`.
     ///
     /// Default: `0.01`. Must be finite and > 0.
     pub constraint_timeconst: f64,
-    /// Native mode: add the torsional row(s) resisting spin about the normal to every contact.
+    /// With [`ContactDimension::FromOptions`]: add the torsional row(s) resisting spin about the normal to every
+    /// contact.
     ///
-    /// Default: `false`. Ignored in MuJoCo mode, where each contact's `condim` decides.
+    /// Default: `false`. Ignored with [`ContactDimension::PerContactCondim`].
     pub enable_torsional_friction: bool,
-    /// Native mode: add the two rolling rows to every contact. Requires `enable_torsional_friction`.
+    /// With [`ContactDimension::FromOptions`]: add the two rolling rows to every contact. Requires
+    /// `enable_torsional_friction`.
     ///
-    /// Default: `false`. Ignored in MuJoCo mode, where each contact's `condim` decides.
+    /// Default: `false`. Ignored with [`ContactDimension::PerContactCondim`].
     pub enable_rolling_friction: bool,
     /// Create joint-limit rows.
     ///
     /// Default: `true`.
     pub enable_joint_limit: bool,
-    /// MuJoCo-compatible semantics: impedance flat case and margins, direct-mode `solref`, `condim` per contact,
-    /// MuJoCo's pyramid regularizer and `mju_makeFrame` tangents (spec §B.1, §B.8, §B.12).
+    /// Where each contact's dimensionality comes from.
     ///
-    /// Default: `false` (native, Genesis semantics).
-    pub mujoco_compatibility: bool,
+    /// Default: [`ContactDimension::FromOptions`]; MuJoCo: [`ContactDimension::PerContactCondim`].
+    pub contact_dimension: ContactDimension,
+    /// The tangents `(d₁, d₂)` of a contact normal.
+    ///
+    /// Default: [`TangentFrame::Orthogonals`]; MuJoCo: [`TangentFrame::MakeFrame`].
+    pub tangent_frame: TangentFrame,
+    /// The pyramid edges' regularizer.
+    ///
+    /// Default: [`PyramidRegularizer::BothFactorsScaled`]; MuJoCo: [`PyramidRegularizer::LeadingFactorScaled`].
+    pub pyramid_regularizer: PyramidRegularizer,
+    /// The pyramid edges of a spin or rolling direction with a zero coefficient.
+    ///
+    /// Default: [`ZeroRotationalFriction::EmptyRows`]; MuJoCo: [`ZeroRotationalFriction::NormalEdges`].
+    pub zero_rotational_friction: ZeroRotationalFriction,
+    /// Contact rows measure the violation from the contact's activation distance: `margin = margin_c − gap_c` and
+    /// `x = dist − margin` in `imp` and `aref` (MuJoCo `includemargin`). When `false`, `margin = 0` and `x = dist`.
+    ///
+    /// Default: `false`; MuJoCo: `true`.
+    pub include_contact_margin: bool,
+    /// A dof gets a friction-loss row when its `frictionloss > frictionloss_threshold`.
+    ///
+    /// Default: `MINVAL` (1e-15, Genesis); MuJoCo: `0`. Must be finite and ≥ 0.
+    pub frictionloss_threshold: f64,
+    /// Which sides of a violated joint limit get a row.
+    ///
+    /// Default: [`JointLimitSides::MostViolated`]; MuJoCo: [`JointLimitSides::EachViolated`].
+    pub joint_limit_sides: JointLimitSides,
+    /// How the impedance `imp(r)` is evaluated at its degenerate and branch points (spec §B.1).
+    ///
+    /// Default: [`ImpedanceCurve::StepAtZeroWidth`]; MuJoCo: [`ImpedanceCurve::FlatAtZeroWidth`].
+    pub impedance_curve: ImpedanceCurve,
+    /// Accept direct-mode `solref = (−stiffness, −damping)` (timeconst < 0): `k = −solref₀/dmax²`,
+    /// `b = −solref₁/dmax` (MuJoCo). When `false`, a negative timeconst is rejected.
+    ///
+    /// Default: `false`; MuJoCo: `true`.
+    pub direct_solref: bool,
     /// Elliptic contacts are built for the Signorini resolution: the spin and rolling rows keep the friction rows'
-    /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone in native mode.
+    /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone.
     ///
     /// Default: `false`.
     pub signorini: bool,
@@ -62,17 +196,46 @@ impl Default for ConstraintOptions {
             timestep: 0.01,
             friction_cone: FrictionCone::Pyramidal,
             impratio: None,
+            elliptic_auto_impratio: 100.0,
             constraint_timeconst: 0.01,
             signorini: false,
             enable_torsional_friction: false,
             enable_rolling_friction: false,
             enable_joint_limit: true,
-            mujoco_compatibility: false,
+            contact_dimension: ContactDimension::FromOptions,
+            tangent_frame: TangentFrame::Orthogonals,
+            pyramid_regularizer: PyramidRegularizer::BothFactorsScaled,
+            zero_rotational_friction: ZeroRotationalFriction::EmptyRows,
+            include_contact_margin: false,
+            frictionloss_threshold: MINVAL,
+            joint_limit_sides: JointLimitSides::MostViolated,
+            impedance_curve: ImpedanceCurve::StepAtZeroWidth,
+            direct_solref: false,
         }
     }
 }
 
 impl ConstraintOptions {
+    /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
+    /// tangents, MuJoCo's pyramid regularizer and zero-coefficient edges, contact margins, friction loss above 0,
+    /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, and `impratio` 1 for
+    /// every cone unless given. The other fields are the defaults.
+    pub fn mujoco() -> Self {
+        Self {
+            elliptic_auto_impratio: 1.0,
+            contact_dimension: ContactDimension::PerContactCondim,
+            tangent_frame: TangentFrame::MakeFrame,
+            pyramid_regularizer: PyramidRegularizer::LeadingFactorScaled,
+            zero_rotational_friction: ZeroRotationalFriction::NormalEdges,
+            include_contact_margin: true,
+            frictionloss_threshold: 0.0,
+            joint_limit_sides: JointLimitSides::EachViolated,
+            impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
+            direct_solref: true,
+            ..Self::default()
+        }
+    }
+
     /// Checks every rule (one typed error per rejected value or combination).
     pub fn validate(&self) -> Result<(), ConstraintError> {
         let positive = |option: &'static str, value: f64| {
@@ -87,20 +250,29 @@ impl ConstraintOptions {
         if let Some(r) = self.impratio {
             positive("impratio", r)?;
         }
+        positive("elliptic_auto_impratio", self.elliptic_auto_impratio)?;
+        let threshold = self.frictionloss_threshold;
+        if !(threshold.is_finite() && threshold >= 0.0) {
+            return Err(ConstraintError::InvalidOption {
+                option: "frictionloss_threshold",
+                value: threshold,
+                rule: "must be finite and ≥ 0",
+            });
+        }
         if self.enable_rolling_friction && !self.enable_torsional_friction {
             return Err(ConstraintError::RollingWithoutTorsional);
         }
-        if self.signorini && (self.friction_cone != FrictionCone::Elliptic || self.mujoco_compatibility) {
-            return Err(ConstraintError::SignoriniNeedsNativeElliptic);
+        if self.signorini && self.friction_cone != FrictionCone::Elliptic {
+            return Err(ConstraintError::SignoriniNeedsElliptic);
         }
         Ok(())
     }
 
-    /// The effective `impratio`: the explicit value, else 100 for the elliptic cone in native mode, else 1.
+    /// The effective `impratio`: the explicit value, else `elliptic_auto_impratio` for the elliptic cone, else 1.
     pub fn impratio(&self) -> f64 {
         match self.impratio {
             Some(r) => r,
-            None if self.friction_cone == FrictionCone::Elliptic && !self.mujoco_compatibility => 100.0,
+            None if self.friction_cone == FrictionCone::Elliptic => self.elliptic_auto_impratio,
             None => 1.0,
         }
     }
@@ -115,8 +287,17 @@ impl ConstraintOptions {
         self.constraint_timeconst.max(self.min_timeconst())
     }
 
-    /// Native mode: the contact dimensionality `3 (+1 torsional) (+2 rolling)`.
-    pub fn native_condim(&self) -> usize {
+    /// The contact dimensionality of [`ContactDimension::FromOptions`]: `3 (+1 torsional) (+2 rolling)`.
+    pub fn options_condim(&self) -> usize {
         3 + usize::from(self.enable_torsional_friction) + 2 * usize::from(self.enable_rolling_friction)
+    }
+
+    /// The dimensionality of a contact whose own `condim` is `condim` (see [`ContactDimension`]).
+    #[inline]
+    pub fn contact_condim(&self, condim: u8) -> usize {
+        match self.contact_dimension {
+            ContactDimension::FromOptions => self.options_condim(),
+            ContactDimension::PerContactCondim => usize::from(condim),
+        }
     }
 }

@@ -6,13 +6,15 @@ use common::*;
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::frame::native_tangents;
-use signorini_constraints::{ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind};
+use signorini_constraints::{
+    AssemblyScratch, ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind,
+};
 use signorini_model::{BodySpec, Data, InertialSpec, JointSpec, Model};
 
 fn assemble(model: &Model, d: &Data, cs: &ContactSet, options: ConstraintOptions) -> ConstraintRows {
-    let mut asm = ConstraintAssembler::new(model, options).expect("valid");
+    let asm = ConstraintAssembler::new(model, options).expect("valid");
     let mut rows = ConstraintRows::new();
-    asm.assemble(model, d, cs, &mut rows).expect("assembles");
+    asm.assemble(model, d, cs, &mut AssemblyScratch::default(), &mut rows).expect("assembles");
     rows
 }
 
@@ -208,7 +210,7 @@ fn rows_per_contact_follow_the_cone_and_condim() {
         push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 0.001, condim);
     }
     let count = |o: ConstraintOptions| assemble(&model, &d, &cs, o).contact_nrows;
-    let muj = ConstraintOptions { mujoco_compatibility: true, ..Default::default() };
+    let muj = ConstraintOptions::mujoco();
     assert_eq!(count(muj), vec![1, 4, 6, 10]);
     assert_eq!(count(ConstraintOptions { friction_cone: FrictionCone::Elliptic, ..muj }), vec![1, 3, 4, 6]);
     let native = ConstraintOptions::default();
@@ -235,8 +237,8 @@ fn row_order_and_positive_regularizers() {
     push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 0.001, 3);
     push_contact(&mut cs, (BALL, LINK2), DVec3::new(0.7, 0.2, 0.9), DVec3::Z, 0.002, 3);
     for cone in [FrictionCone::Pyramidal, FrictionCone::Elliptic] {
-        for mujoco_compatibility in [false, true] {
-            let o = ConstraintOptions { friction_cone: cone, mujoco_compatibility, ..Default::default() };
+        for preset in [ConstraintOptions::default(), ConstraintOptions::mujoco()] {
+            let o = ConstraintOptions { friction_cone: cone, ..preset };
             let rows = assemble(&model, &d, &cs, o);
             let rank = |k: RowKind| match k {
                 k if k.is_equality() => 0,
@@ -267,9 +269,10 @@ fn assembling_again_does_not_reallocate() {
     let mut cs = ContactSet::new();
     push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 0.001, 3);
     push_contact(&mut cs, (BALL, LINK2), DVec3::new(0.7, 0.2, 0.9), DVec3::Z, 0.002, 3);
-    let mut asm = ConstraintAssembler::new(&model, ConstraintOptions::default()).expect("valid");
+    let asm = ConstraintAssembler::new(&model, ConstraintOptions::default()).expect("valid");
     let mut rows = ConstraintRows::new();
-    asm.assemble(&model, &d, &cs, &mut rows).expect("first");
+    let mut scratch = AssemblyScratch::new();
+    asm.assemble(&model, &d, &cs, &mut scratch, &mut rows).expect("first");
     let caps = |r: &ConstraintRows| {
         [
             r.kind.capacity(),
@@ -287,12 +290,14 @@ fn assembling_again_does_not_reallocate() {
     let (before, ptr) = (caps(&rows), rows.jac_val.as_ptr());
     let first = rows.clone();
     let d2 = advanced(&model, &d, 1e-3);
-    asm.assemble(&model, &d2, &cs, &mut rows).expect("second");
+    asm.assemble(&model, &d2, &cs, &mut scratch, &mut rows).expect("second");
     assert_eq!(caps(&rows), before);
     assert_eq!(rows.jac_val.as_ptr(), ptr);
     assert_eq!(rows.len(), first.len());
-    asm.assemble(&model, &d, &cs, &mut rows).expect("third");
+    asm.assemble(&model, &d, &cs, &mut scratch, &mut rows).expect("third");
     assert_eq!(rows, first, "assembly is deterministic");
+    asm.assemble(&model, &d, &cs, &mut AssemblyScratch::default(), &mut rows).expect("fresh scratch");
+    assert_eq!(rows, first, "the scratch carries nothing between calls");
 }
 
 /// Resting contact: `aref = k·imp·p` with `k = 1/(dmax² τ² ζ²)`, τ floored at 2h.
@@ -337,9 +342,9 @@ fn spin_and_roll_rows_are_relative_angular_velocities() {
     }
 }
 
-/// MuJoCo mode subtracts the contact's `margin − gap` from the position in `imp` and `aref`.
+/// The MuJoCo preset subtracts the contact's `margin − gap` from the position in `imp` and `aref`.
 #[test]
-fn mujoco_mode_uses_the_contact_margin() {
+fn mujoco_preset_uses_the_contact_margin() {
     let model = model();
     let mut d = state(&model);
     d.qvel.fill(0.0);
@@ -347,7 +352,7 @@ fn mujoco_mode_uses_the_contact_margin() {
     push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 2e-4, 3);
     cs.margin[0] = 1e-3;
     cs.gap[0] = 4e-4;
-    let o = ConstraintOptions { mujoco_compatibility: true, timestep: 0.002, ..Default::default() };
+    let o = ConstraintOptions { timestep: 0.002, ..ConstraintOptions::mujoco() };
     let rows = assemble(&model, &d, &cs, o);
     let i = rows.contact_row_start[0];
     assert_close(rows.margin[i], 6e-4, 1e-12, "includemargin");
@@ -370,14 +375,9 @@ fn dof_runs_cover_the_rows_and_share_their_dofs() {
     push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 0.001, 3);
     push_contact(&mut cs, (BALL, LINK2), DVec3::new(0.7, 0.2, 0.9), DVec3::Z, 0.002, 6);
     for cone in [FrictionCone::Pyramidal, FrictionCone::Elliptic] {
-        for mujoco_compatibility in [false, true] {
+        for preset in [ConstraintOptions::default(), ConstraintOptions::mujoco()] {
             for enable_torsional_friction in [false, true] {
-                let o = ConstraintOptions {
-                    friction_cone: cone,
-                    mujoco_compatibility,
-                    enable_torsional_friction,
-                    ..Default::default()
-                };
+                let o = ConstraintOptions { friction_cone: cone, enable_torsional_friction, ..preset };
                 let rows = assemble(&model, &d, &cs, o);
                 let mut next = 0;
                 for &(first, n) in &rows.dof_runs {

@@ -6,7 +6,7 @@ use common::*;
 use glam::DVec3;
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::{
-    ConstraintAssembler, ConstraintError, ConstraintOptions, ConstraintRows, FrictionCone,
+    AssemblyScratch, ConstraintAssembler, ConstraintError, ConstraintOptions, ConstraintRows, FrictionCone,
 };
 use signorini_model::{EqualitySpec, Model, ModelSpec};
 
@@ -33,7 +33,7 @@ fn sol_error(result: Result<ConstraintAssembler, ConstraintError>) -> (String, &
 #[test]
 fn the_default_model_and_options_are_valid() {
     build(spec(), ConstraintOptions::default()).expect("valid");
-    build(spec(), ConstraintOptions { mujoco_compatibility: true, ..Default::default() }).expect("valid");
+    build(spec(), ConstraintOptions::mujoco()).expect("valid");
 }
 
 #[test]
@@ -66,29 +66,31 @@ fn non_positive_dampratio_is_rejected() {
 }
 
 #[test]
-fn negative_timeconst_is_rejected_in_native_mode() {
+fn negative_timeconst_is_rejected_without_direct_solref() {
     let (_, parameter) = sol_error(build(with_geom_sol([-100.0, -10.0], IMP), Default::default()));
     assert_eq!(parameter, "timeconst");
 }
 
 #[test]
-fn direct_mode_is_accepted_in_mujoco_mode_but_not_with_mixed_signs() {
-    let mujoco = ConstraintOptions { mujoco_compatibility: true, ..Default::default() };
-    build(with_geom_sol([-100.0, -10.0], IMP), mujoco).expect("direct mode");
-    let (_, parameter) = sol_error(build(with_geom_sol([-100.0, 10.0], IMP), mujoco));
+fn direct_solref_accepts_direct_mode_but_not_mixed_signs() {
+    let direct = ConstraintOptions { direct_solref: true, ..Default::default() };
+    build(with_geom_sol([-100.0, -10.0], IMP), direct).expect("direct mode");
+    let (_, parameter) = sol_error(build(with_geom_sol([-100.0, 10.0], IMP), direct));
     assert_eq!(parameter, "dampratio");
+    build(with_geom_sol([-100.0, -10.0], IMP), ConstraintOptions::mujoco()).expect("the MuJoCo preset");
 }
 
 #[test]
 fn non_finite_mixed_contact_params_are_rejected_at_assembly() {
     let model = model();
     let d = state(&model);
-    let mut asm = ConstraintAssembler::new(&model, Default::default()).expect("valid");
+    let asm = ConstraintAssembler::new(&model, Default::default()).expect("valid");
     let mut cs = ContactSet::new();
     push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 1e-3, 3);
     cs.solimp[0][4] = f64::NAN;
     let mut rows = ConstraintRows::new();
-    let err = asm.assemble(&model, &d, &cs, &mut rows).expect_err("rejected");
+    let err =
+        asm.assemble(&model, &d, &cs, &mut AssemblyScratch::default(), &mut rows).expect_err("rejected");
     assert!(matches!(err, ConstraintError::InvalidSolParams { parameter: "power", .. }), "{err}");
     assert!(err.to_string().contains("contact #0"), "{err}");
 }
@@ -158,6 +160,60 @@ fn impratio_auto_rule() {
     assert_eq!(o.impratio(), 1.0);
     let ell = ConstraintOptions { friction_cone: FrictionCone::Elliptic, ..o };
     assert_eq!(ell.impratio(), 100.0);
-    assert_eq!(ConstraintOptions { mujoco_compatibility: true, ..ell }.impratio(), 1.0);
+    assert_eq!(ConstraintOptions { elliptic_auto_impratio: 1.0, ..ell }.impratio(), 1.0);
+    assert_eq!(
+        ConstraintOptions { friction_cone: FrictionCone::Elliptic, ..ConstraintOptions::mujoco() }.impratio(),
+        1.0
+    );
     assert_eq!(ConstraintOptions { impratio: Some(3.0), ..ell }.impratio(), 3.0);
+    // The elliptic default never touches the pyramidal cone.
+    assert_eq!(ConstraintOptions { elliptic_auto_impratio: 7.0, ..o }.impratio(), 1.0);
+}
+
+#[test]
+fn non_positive_elliptic_auto_impratio_is_rejected() {
+    for value in [0.0, -1.0, f64::NAN] {
+        let o = ConstraintOptions { elliptic_auto_impratio: value, ..Default::default() };
+        assert!(matches!(
+            o.validate(),
+            Err(ConstraintError::InvalidOption { option: "elliptic_auto_impratio", .. })
+        ));
+    }
+}
+
+#[test]
+fn negative_or_non_finite_frictionloss_threshold_is_rejected() {
+    for value in [-1e-9, f64::NAN, f64::INFINITY] {
+        let o = ConstraintOptions { frictionloss_threshold: value, ..Default::default() };
+        assert!(matches!(
+            o.validate(),
+            Err(ConstraintError::InvalidOption { option: "frictionloss_threshold", .. })
+        ));
+    }
+    ConstraintOptions { frictionloss_threshold: 0.0, ..Default::default() }.validate().expect("0 is valid");
+}
+
+#[test]
+fn signorini_needs_the_elliptic_cone() {
+    let o = ConstraintOptions { signorini: true, ..Default::default() };
+    assert_eq!(o.validate(), Err(ConstraintError::SignoriniNeedsElliptic));
+    ConstraintOptions { friction_cone: FrictionCone::Elliptic, ..o }.validate().expect("valid");
+}
+
+#[test]
+fn friction_cone_names_serde_fromstr_and_display_agree() {
+    assert_eq!(FrictionCone::NAMES, ["pyramidal", "elliptic"]);
+    for (name, cone) in FrictionCone::NAMES.iter().zip(FrictionCone::ALL) {
+        assert_eq!(cone.name(), *name);
+        assert_eq!(cone.to_string(), *name);
+        assert_eq!(FrictionCone::from_name(name), Ok(cone));
+        assert_eq!(name.parse::<FrictionCone>(), Ok(cone));
+        assert_eq!(serde_json::to_string(&cone).expect("serialize"), format!("\"{name}\""));
+        assert_eq!(serde_json::from_str::<FrictionCone>(&format!("\"{name}\"")).expect("deserialize"), cone);
+    }
+    for bad in ["Elliptic", "cone", ""] {
+        let err = bad.parse::<FrictionCone>().expect_err("unknown name");
+        assert_eq!(err, ConstraintError::UnknownFrictionCone { name: bad.to_owned() });
+        assert!(err.to_string().contains("pyramidal, elliptic"), "{err}");
+    }
 }

@@ -13,20 +13,41 @@
 //!
 //! One step, per §D.1: [`Model::forward`] → [`Integrator::prepare`] → constraint assembly and solve (using
 //! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. [`step_unconstrained`] does it without constraints.
-//! The integrators are used as `dyn Integrator` once per step; their scratch lives inside them (allocated on the
-//! first step of a model, reused afterwards).
+//! The integrators hold no state (they are configuration, `Send + Sync`, usable as `dyn Integrator` or through
+//! [`IntegratorKind`], which implements [`Integrator`] by dispatching on itself); their buffers live in an
+//! [`IntegratorScratch`] the caller passes in (allocated on the first step of a model, reused afterwards).
 
 mod error;
 mod shifted;
 
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
 use signorini_model::{Data, Model};
 
 pub use error::{INTEGRATOR_NAMES, IntegratorError};
 use shifted::ShiftedMass;
 
-/// A time integrator. Call [`Integrator::prepare`] once after [`Model::forward`] and before the constraint solve,
-/// then [`Integrator::advance`] once with the solver's acceleration.
-pub trait Integrator: std::fmt::Debug + Send {
+/// The working buffers of the integrators: the factor of the shifted mass matrix `M + diag(s)` and its right-hand
+/// side. Nothing in it carries from one step to the next (each call overwrites what it reads); it exists so that
+/// the buffers are allocated once per model and reused. One scratch per thread; any integrator may use any scratch.
+#[derive(Debug, Clone, Default)]
+pub struct IntegratorScratch {
+    mass: ShiftedMass,
+}
+
+impl IntegratorScratch {
+    /// An empty scratch (the same as [`Default`]); its buffers grow on the first step.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// A time integrator: configuration only (`&self`), its buffers in the caller's [`IntegratorScratch`]. Call
+/// [`Integrator::prepare`] once after [`Model::forward`] and before the constraint solve, then
+/// [`Integrator::advance`] once with the solver's acceleration.
+pub trait Integrator: fmt::Debug + Send + Sync {
     /// Which integrator this is.
     fn kind(&self) -> IntegratorKind;
 
@@ -38,8 +59,14 @@ pub trait Integrator: std::fmt::Debug + Send {
     /// Adjusts the smooth dynamics before the constraint solve, after [`Model::forward`] at the current state.
     /// Only [`ApproximateImplicitFast`] does anything here (it folds `h·diag(damping + kv)` into `Data::qm`, refactors
     /// and recomputes `qacc_smooth`); the default does nothing. Call it at most once per `forward`.
-    fn prepare(&mut self, model: &Model, data: &mut Data, h: f64) -> Result<(), IntegratorError> {
-        let _ = (model, data);
+    fn prepare(
+        &self,
+        model: &Model,
+        data: &mut Data,
+        scratch: &mut IntegratorScratch,
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        let _ = (model, data, scratch);
         check_timestep(h)
     }
 
@@ -47,22 +74,28 @@ pub trait Integrator: std::fmt::Debug + Send {
     /// update of [`integrate_positions`] with the new `qvel`, and `time += h`. `qacc` is the constraint solver's
     /// acceleration (or `qacc_smooth`) at the state [`Model::forward`] last computed (its `Data::qm` is used).
     fn advance(
-        &mut self,
+        &self,
         model: &Model,
         data: &mut Data,
+        scratch: &mut IntegratorScratch,
         qacc: &[f64],
         h: f64,
     ) -> Result<(), IntegratorError>;
 }
 
-/// The integrators, by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The integrators, by name: `euler`, `implicitfast`, `approximate_implicitfast` (serde, [`Self::name`],
+/// [`Self::from_name`], [`FromStr`], [`fmt::Display`]). It is itself an [`Integrator`] (dispatching to the
+/// integrator it names without a `dyn` call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum IntegratorKind {
     /// [`Euler`].
     Euler,
     /// [`ImplicitFast`].
+    #[serde(rename = "implicitfast")]
     ImplicitFast,
     /// [`ApproximateImplicitFast`] (Genesis' default).
+    #[serde(rename = "approximate_implicitfast")]
     ApproximateImplicitFast,
 }
 
@@ -86,9 +119,58 @@ impl IntegratorKind {
     /// A new integrator of this kind.
     pub fn build(self) -> Box<dyn Integrator> {
         match self {
-            Self::Euler => Box::new(Euler::default()),
-            Self::ImplicitFast => Box::new(ImplicitFast::default()),
-            Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast::default()),
+            Self::Euler => Box::new(Euler),
+            Self::ImplicitFast => Box::new(ImplicitFast),
+            Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast),
+        }
+    }
+}
+
+impl fmt::Display for IntegratorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for IntegratorKind {
+    type Err = IntegratorError;
+
+    fn from_str(name: &str) -> Result<Self, IntegratorError> {
+        Self::from_name(name)
+    }
+}
+
+impl Integrator for IntegratorKind {
+    fn kind(&self) -> IntegratorKind {
+        *self
+    }
+
+    fn prepare(
+        &self,
+        model: &Model,
+        data: &mut Data,
+        scratch: &mut IntegratorScratch,
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        match self {
+            Self::Euler => Euler.prepare(model, data, scratch, h),
+            Self::ImplicitFast => ImplicitFast.prepare(model, data, scratch, h),
+            Self::ApproximateImplicitFast => ApproximateImplicitFast.prepare(model, data, scratch, h),
+        }
+    }
+
+    fn advance(
+        &self,
+        model: &Model,
+        data: &mut Data,
+        scratch: &mut IntegratorScratch,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        match self {
+            Self::Euler => Euler.advance(model, data, scratch, qacc, h),
+            Self::ImplicitFast => ImplicitFast.advance(model, data, scratch, qacc, h),
+            Self::ApproximateImplicitFast => ApproximateImplicitFast.advance(model, data, scratch, qacc, h),
         }
     }
 }
@@ -170,10 +252,8 @@ fn advance_shifted(
 ///
 /// After the solve with the plain `M`: `(M + h·diag(damping)) a = M qacc = f_s + Jᵀλ`, then `q̇' = q̇ + h a` and the
 /// positions with `q̇'`. Actuator `kv` terms stay explicit. Without damping, `a = qacc` (no refactorization).
-#[derive(Debug, Clone, Default)]
-pub struct Euler {
-    scratch: ShiftedMass,
-}
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Euler;
 
 impl Integrator for Euler {
     fn kind(&self) -> IntegratorKind {
@@ -181,15 +261,17 @@ impl Integrator for Euler {
     }
 
     fn advance(
-        &mut self,
+        &self,
         model: &Model,
         data: &mut Data,
+        scratch: &mut IntegratorScratch,
         qacc: &[f64],
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
-        self.scratch.reset_to_damping(model, h);
-        advance_shifted(&mut self.scratch, model, data, qacc, h)
+        let s = &mut scratch.mass;
+        s.reset_to_damping(model, h);
+        advance_shifted(s, model, data, qacc, h)
     }
 }
 
@@ -199,10 +281,8 @@ impl Integrator for Euler {
 /// Here those are the dof damping `−damping_d` and the joint actuators' `gear²·biasprm₂` (`−kv` for position and
 /// velocity servos; skipped while the force is clamped by `forcerange`), all diagonal, so the matrix is
 /// `M + h·diag(damping + kv)` with the sparsity of `M`. Without such terms, `a = qacc`.
-#[derive(Debug, Clone, Default)]
-pub struct ImplicitFast {
-    scratch: ShiftedMass,
-}
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImplicitFast;
 
 impl Integrator for ImplicitFast {
     fn kind(&self) -> IntegratorKind {
@@ -210,16 +290,18 @@ impl Integrator for ImplicitFast {
     }
 
     fn advance(
-        &mut self,
+        &self,
         model: &Model,
         data: &mut Data,
+        scratch: &mut IntegratorScratch,
         qacc: &[f64],
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
-        self.scratch.reset_to_damping(model, h);
-        add_actuator_velocity_gains(model, data, h, true, &mut self.scratch.shift);
-        advance_shifted(&mut self.scratch, model, data, qacc, h)
+        let s = &mut scratch.mass;
+        s.reset_to_damping(model, h);
+        add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
+        advance_shifted(s, model, data, qacc, h)
     }
 }
 
@@ -230,25 +312,28 @@ impl Integrator for ImplicitFast {
 ///
 /// `kv = −gear²·biasprm₂` of every joint actuator (the velocity gain of position and velocity servos), without the
 /// `forcerange` check. After `prepare`, `Data::qm` holds `M̃` until the next [`Model::forward`].
-#[derive(Debug, Clone, Default)]
-pub struct ApproximateImplicitFast {
-    shift: Vec<f64>,
-}
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ApproximateImplicitFast;
 
 impl Integrator for ApproximateImplicitFast {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::ApproximateImplicitFast
     }
 
-    fn prepare(&mut self, model: &Model, data: &mut Data, h: f64) -> Result<(), IntegratorError> {
+    fn prepare(
+        &self,
+        model: &Model,
+        data: &mut Data,
+        scratch: &mut IntegratorScratch,
+        h: f64,
+    ) -> Result<(), IntegratorError> {
         check_timestep(h)?;
-        self.shift.clear();
-        self.shift.extend(model.dof_damping.iter().map(|b| h * b));
-        add_actuator_velocity_gains(model, data, h, false, &mut self.shift);
-        if self.shift.iter().all(|&s| s == 0.0) {
+        let shift = scratch.mass.damping_shift(model, h);
+        add_actuator_velocity_gains(model, data, h, false, shift);
+        if shift.iter().all(|&s| s == 0.0) {
             return Ok(());
         }
-        for (dof, s) in self.shift.iter().enumerate() {
+        for (dof, s) in shift.iter().enumerate() {
             data.qm[model.dof_madr[dof]] += s;
         }
         model.factor_m(data)?;
@@ -260,9 +345,10 @@ impl Integrator for ApproximateImplicitFast {
     }
 
     fn advance(
-        &mut self,
+        &self,
         model: &Model,
         data: &mut Data,
+        _scratch: &mut IntegratorScratch,
         qacc: &[f64],
         h: f64,
     ) -> Result<(), IntegratorError> {
@@ -275,15 +361,16 @@ impl Integrator for ApproximateImplicitFast {
 /// One step without constraints: [`Model::forward`], [`Integrator::prepare`], then [`Integrator::advance`] with
 /// `qacc_smooth`.
 pub fn step_unconstrained(
-    integrator: &mut dyn Integrator,
+    integrator: &dyn Integrator,
     model: &Model,
     data: &mut Data,
+    scratch: &mut IntegratorScratch,
     h: f64,
 ) -> Result<(), IntegratorError> {
     model.forward(data)?;
-    integrator.prepare(model, data, h)?;
+    integrator.prepare(model, data, scratch, h)?;
     let qacc = std::mem::take(&mut data.qacc_smooth);
-    let result = integrator.advance(model, data, &qacc, h);
+    let result = integrator.advance(model, data, scratch, &qacc, h);
     data.qacc_smooth = qacc;
     result
 }

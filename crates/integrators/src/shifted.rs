@@ -6,7 +6,7 @@ use signorini_model::{Data, Model};
 
 use crate::error::IntegratorError;
 
-/// Scratch buffers of one integrator, sized on first use (no allocation afterwards for the same model).
+/// The buffers of [`crate::IntegratorScratch`], sized on first use (no allocation afterwards for the same model).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ShiftedMass {
     /// `∂`-terms per dof, already multiplied by `h` (`nv`).
@@ -35,6 +35,14 @@ impl ShiftedMass {
         for (s, b) in self.shift.iter_mut().zip(&model.dof_damping) {
             *s = h * b;
         }
+    }
+
+    /// Sizes and returns `shift` alone, set to the implicit damping `h·damping_d` (the factor buffers are left as
+    /// they are).
+    pub(crate) fn damping_shift(&mut self, model: &Model, h: f64) -> &mut Vec<f64> {
+        self.shift.clear();
+        self.shift.extend(model.dof_damping.iter().map(|b| h * b));
+        &mut self.shift
     }
 
     /// Whether any shift is nonzero.

@@ -4,7 +4,8 @@ mod common;
 
 use common::{damped_arm, damped_slide, pendulum};
 use signorini_integrators::{
-    INTEGRATOR_NAMES, Integrator, IntegratorError, IntegratorKind, integrator_from_name, step_unconstrained,
+    INTEGRATOR_NAMES, Integrator, IntegratorError, IntegratorKind, IntegratorScratch, integrator_from_name,
+    step_unconstrained,
 };
 use signorini_model::{Data, Model};
 
@@ -25,13 +26,14 @@ fn stiff_damping_is_stable_and_follows_the_implicit_euler_recurrence() {
 
     let ratio = m / (m + h * b);
     for kind in IntegratorKind::ALL {
-        let mut integrator = kind.build();
+        let integrator = kind.build();
+        let mut scratch = IntegratorScratch::default();
         let mut data = Data::new(&model);
         data.qvel[0] = v0;
         let (mut v, mut x) = (v0, 0.0);
         let mut worst: f64 = 0.0;
         for _ in 0..50 {
-            step_unconstrained(integrator.as_mut(), &model, &mut data, h).expect("step");
+            step_unconstrained(integrator.as_ref(), &model, &mut data, &mut scratch, h).expect("step");
             v *= ratio;
             x += h * v;
             worst = worst.max((data.qvel[0] - v).abs() / v.abs()).max((data.qpos[0] - x).abs() / x.abs());
@@ -49,12 +51,13 @@ fn actuator_kv_is_implicit_in_implicitfast_and_approximate_but_explicit_in_euler
     let model = damped_slide(m, 0.0, kv, gear);
     let ratio = m / (m + h * gear * gear * kv);
     for kind in IntegratorKind::ALL {
-        let mut integrator = kind.build();
+        let integrator = kind.build();
+        let mut scratch = IntegratorScratch::default();
         let mut data = Data::new(&model);
         data.qvel[0] = v0;
         let mut v = v0;
         for _ in 0..10 {
-            step_unconstrained(integrator.as_mut(), &model, &mut data, h).expect("step");
+            step_unconstrained(integrator.as_ref(), &model, &mut data, &mut scratch, h).expect("step");
             v *= ratio;
         }
         println!("{}: v after 10 steps {:.3e} (implicit recurrence {v:.3e})", kind.name(), data.qvel[0]);
@@ -78,8 +81,8 @@ fn euler_implicit_damping_matches_the_formula_on_one_dof() {
     assert!((m - 1.01).abs() < 1e-12, "M = {m}");
     let qacc = data.qacc_smooth[0] + 0.37;
     let (q, v) = (data.qpos[0], data.qvel[0]);
-    let mut euler = integrator_from_name("euler").expect("euler");
-    euler.advance(&model, &mut data, &[qacc], h).expect("advance");
+    let euler = integrator_from_name("euler").expect("euler");
+    euler.advance(&model, &mut data, &mut IntegratorScratch::default(), &[qacc], h).expect("advance");
     let a = m * qacc / (m + h * b);
     assert!((data.qacc[0] - a).abs() < 1e-14 * a.abs(), "{} vs {a}", data.qacc[0]);
     assert!((data.qvel[0] - (v + h * a)).abs() < 1e-15);
@@ -132,9 +135,10 @@ fn arm_case(
     for (i, s) in shift.iter().enumerate() {
         lhs[i * nv + i] += h * s;
     }
-    let mut integrator = kind.build();
-    integrator.prepare(model, &mut data, h).expect("prepare");
-    integrator.advance(model, &mut data, qacc, h).expect("advance");
+    let integrator = kind.build();
+    let mut scratch = IntegratorScratch::default();
+    integrator.prepare(model, &mut data, &mut scratch, h).expect("prepare");
+    integrator.advance(model, &mut data, &mut scratch, qacc, h).expect("advance");
     (data.qacc.clone(), dense_solve(lhs, rhs))
 }
 
@@ -162,11 +166,11 @@ fn implicit_matrices_on_a_two_link_arm_match_dense_solves() {
         data.qvel.copy_from_slice(&[1.1, -0.6]);
         data.ctrl[0] = 0.3;
     }
-    let (mut approx, mut fast) =
-        (IntegratorKind::ApproximateImplicitFast.build(), IntegratorKind::ImplicitFast.build());
+    let (approx, fast) = (IntegratorKind::ApproximateImplicitFast, IntegratorKind::ImplicitFast);
+    let mut scratch = IntegratorScratch::default();
     for _ in 0..100 {
-        step_unconstrained(approx.as_mut(), &model, &mut approx_data, h).expect("approx");
-        step_unconstrained(fast.as_mut(), &model, &mut fast_data, h).expect("fast");
+        step_unconstrained(&approx, &model, &mut approx_data, &mut scratch, h).expect("approx");
+        step_unconstrained(&fast, &model, &mut fast_data, &mut scratch, h).expect("fast");
     }
     for (a, f) in
         approx_data.qpos.iter().chain(&approx_data.qvel).zip(fast_data.qpos.iter().chain(&fast_data.qvel))
@@ -178,7 +182,7 @@ fn implicit_matrices_on_a_two_link_arm_match_dense_solves() {
     let mut data = Data::new(&model);
     model.forward(&mut data).expect("forward");
     let plain = model.dense_qm(&data);
-    approx.prepare(&model, &mut data, h).expect("prepare");
+    approx.prepare(&model, &mut data, &mut scratch, h).expect("prepare");
     let tilde = model.dense_qm(&data);
     let expected = [h * b, h * (0.5 * b + 4.0 * kv)];
     for i in 0..2 {
@@ -212,19 +216,20 @@ fn bad_inputs_are_typed_errors() {
     let mut data = Data::new(&model);
     model.forward(&mut data).expect("forward");
     for kind in IntegratorKind::ALL {
-        let mut integrator: Box<dyn Integrator> = kind.build();
+        let integrator: Box<dyn Integrator> = kind.build();
+        let mut scratch = IntegratorScratch::default();
         for h in [0.0, -1e-3, f64::NAN, f64::INFINITY] {
             assert!(matches!(
-                integrator.advance(&model, &mut data, &[0.0], h),
+                integrator.advance(&model, &mut data, &mut scratch, &[0.0], h),
                 Err(IntegratorError::InvalidTimestep { .. })
             ));
             assert!(matches!(
-                integrator.prepare(&model, &mut data, h),
+                integrator.prepare(&model, &mut data, &mut scratch, h),
                 Err(IntegratorError::InvalidTimestep { .. })
             ));
         }
         assert_eq!(
-            integrator.advance(&model, &mut data, &[0.0, 1.0], 1e-3),
+            integrator.advance(&model, &mut data, &mut scratch, &[0.0, 1.0], 1e-3),
             Err(IntegratorError::QaccLength { len: 2, nv: 1 })
         );
     }
@@ -233,13 +238,14 @@ fn bad_inputs_are_typed_errors() {
     let mut data = Data::new(&model);
     model.forward(&mut data).expect("forward");
     let h = 0.05;
-    let mut fast = IntegratorKind::ImplicitFast.build();
+    let mut scratch = IntegratorScratch::default();
+    let fast = IntegratorKind::ImplicitFast.build();
     assert!(matches!(
-        fast.advance(&model, &mut data, &[0.0], h),
+        fast.advance(&model, &mut data, &mut scratch, &[0.0], h),
         Err(IntegratorError::NotPositiveDefinite { dof: 0, .. })
     ));
-    let mut approx = IntegratorKind::ApproximateImplicitFast.build();
-    assert!(matches!(approx.prepare(&model, &mut data, h), Err(IntegratorError::Dynamics(_))));
+    let approx = IntegratorKind::ApproximateImplicitFast.build();
+    assert!(matches!(approx.prepare(&model, &mut data, &mut scratch, h), Err(IntegratorError::Dynamics(_))));
 }
 
 #[test]
@@ -253,8 +259,8 @@ fn implicitfast_skips_actuators_clamped_by_forcerange() {
     assert_eq!(data.actuator_force[0], -1.0);
     let qacc = data.qacc_smooth[0];
     assert_eq!(qacc, -1.0);
-    let mut fast = IntegratorKind::ImplicitFast.build();
-    fast.advance(&model, &mut data, &[qacc], h).expect("advance");
+    let fast = IntegratorKind::ImplicitFast.build();
+    fast.advance(&model, &mut data, &mut IntegratorScratch::default(), &[qacc], h).expect("advance");
     assert_eq!(data.qacc[0], qacc);
     assert_eq!(data.qvel[0], v0 + h * qacc);
 }

@@ -6,9 +6,9 @@
 
 use glam::DVec3;
 use signorini_collision::world::CollisionData;
-use signorini_constraints::{ConstraintAssembler, ConstraintRows};
+use signorini_constraints::{AssemblyScratch, ConstraintRows};
 use signorini_geometry::Pose;
-use signorini_integrators::{Integrator, IntegratorKind};
+use signorini_integrators::{IntegratorKind, IntegratorScratch};
 use signorini_solver::SolverData;
 use signorini_solver::noslip::NoSlip;
 
@@ -19,7 +19,7 @@ use crate::options::IntegratorChoice;
 use crate::readback::{Contacts, StepStatistics};
 
 /// The per-step state of a [`Model`] (see the module docs).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Data {
     /// State and smooth dynamics: `qpos`, `qvel`, `act`, `ctrl`, `time`, kinematics, `M` and its factor, forces.
     pub multibody: signorini_model::Data,
@@ -31,34 +31,14 @@ pub struct Data {
     pub efc_force: Vec<f64>,
     /// The last step's constrained acceleration: the next solve's warm start (`nv`).
     pub qacc_warmstart: Vec<f64>,
-    pub(crate) assembler: ConstraintAssembler,
+    pub(crate) assembly: AssemblyScratch,
     pub(crate) solver: SolverData,
     pub(crate) noslip: NoSlip,
-    pub(crate) integrator: Box<dyn Integrator>,
+    pub(crate) integrator: IntegratorScratch,
     pub(crate) hibernation: Option<Hibernation>,
     pub(crate) body_poses: Vec<Pose>,
     pub(crate) stats: StepStatistics,
     pub(crate) steps: u64,
-}
-
-impl Clone for Data {
-    fn clone(&self) -> Self {
-        Self {
-            multibody: self.multibody.clone(),
-            collision: self.collision.clone(),
-            rows: self.rows.clone(),
-            efc_force: self.efc_force.clone(),
-            qacc_warmstart: self.qacc_warmstart.clone(),
-            assembler: self.assembler.clone(),
-            solver: self.solver.clone(),
-            noslip: self.noslip.clone(),
-            integrator: self.integrator.kind().build(),
-            hibernation: self.hibernation.clone(),
-            body_poses: self.body_poses.clone(),
-            stats: self.stats.clone(),
-            steps: self.steps,
-        }
-    }
 }
 
 pub(crate) fn integrator_kind(choice: IntegratorChoice) -> IntegratorKind {
@@ -83,10 +63,10 @@ impl Data {
             rows: ConstraintRows::new(),
             efc_force: Vec::new(),
             qacc_warmstart: vec![0.0; m.nv],
-            assembler: ConstraintAssembler::new(m, model.constraint_options)?,
+            assembly: AssemblyScratch::default(),
             solver: SolverData::new(),
             noslip: NoSlip::default(),
-            integrator: integrator_kind(model.integrator).build(),
+            integrator: IntegratorScratch::default(),
             hibernation: model.hibernation_thresh_vel.map(|t| Hibernation::new(m, t)),
             body_poses: vec![Pose::IDENTITY; m.nbody],
             stats: StepStatistics::default(),
@@ -158,7 +138,7 @@ impl Data {
             self.collision.contacts(),
             &self.rows,
             &self.efc_force,
-            model.dialect.mujoco_tangents(),
+            model.constraint_options.tangent_frame,
         )
     }
 

@@ -104,6 +104,10 @@ impl Dialect {
 
     /// The constraint stage's options.
     pub fn constraint_options(self, options: &Options) -> ConstraintOptions {
+        let preset = match self {
+            Dialect::Native => ConstraintOptions::default(),
+            Dialect::MujocoCompatible => ConstraintOptions::mujoco(),
+        };
         ConstraintOptions {
             timestep: options.h(),
             friction_cone: match options.friction_cone {
@@ -114,9 +118,8 @@ impl Dialect {
             constraint_timeconst: options.constraint_timeconst,
             enable_torsional_friction: options.enable_torsional_friction,
             enable_rolling_friction: options.enable_rolling_friction,
-            mujoco_compatibility: self == Dialect::MujocoCompatible,
             signorini: self.uses_signorini(options),
-            ..ConstraintOptions::default()
+            ..preset
         }
     }
 
@@ -144,10 +147,5 @@ impl Dialect {
                 Dialect::MujocoCompatible => WarmStart::CheaperOfIncomingAndSmooth,
             },
         }
-    }
-
-    /// Whether read-back tangents follow MuJoCo's `mju_makeFrame` (else the native frame).
-    pub fn mujoco_tangents(self) -> bool {
-        self == Dialect::MujocoCompatible
     }
 }

@@ -4,15 +4,16 @@
 //! a batch of environments is one `Model` and many [`Data`](crate::Data).
 
 use signorini_collision::world::{BodyDesc, CollisionModel, GeomDesc};
-use signorini_constraints::ConstraintOptions;
+use signorini_constraints::{ConstraintAssembler, ConstraintOptions};
 use signorini_geometry::Pose;
+use signorini_integrators::Integrator;
 use signorini_model::spec::{JointKind, ModelSpec};
-use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 use signorini_solver::noslip::NoSlipOptions;
+use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 
 use crate::dialect::Dialect;
 use crate::error::Result;
-use crate::options::{IntegratorChoice, Options};
+use crate::options::Options;
 
 /// A compiled scene (see the module docs).
 #[derive(Debug)]
@@ -26,10 +27,11 @@ pub struct Model {
     /// The dialect every stage was configured for.
     pub dialect: Dialect,
     pub(crate) constraint_options: ConstraintOptions,
+    pub(crate) assembler: ConstraintAssembler,
     pub(crate) solver: Box<dyn ConstraintSolver>,
     pub(crate) solver_options: SolverOptions,
     pub(crate) noslip_options: Option<NoSlipOptions>,
-    pub(crate) integrator: IntegratorChoice,
+    pub(crate) integrator: Box<dyn Integrator>,
     /// Hibernation's rest threshold (m/s), when hibernation is on.
     pub(crate) hibernation_thresh_vel: Option<f64>,
 }
@@ -47,7 +49,7 @@ impl Model {
         let dialect = Dialect::of(&options);
         let collision = collision_model(&multibody, &options, dialect)?;
         let constraint_options = dialect.constraint_options(&options);
-        constraint_options.validate()?;
+        let assembler = ConstraintAssembler::new(&multibody, constraint_options)?;
         let noslip_options = (options.noslip_iterations > 0).then_some(NoSlipOptions {
             iterations: options.noslip_iterations,
             tolerance: options.noslip_tolerance,
@@ -59,13 +61,14 @@ impl Model {
         Ok(Model {
             collision,
             constraint_options,
+            assembler,
             solver: {
                 let kind = dialect.solver_kind(&options);
                 if options.enable_islands { island_solver_for(kind) } else { solver_for(kind) }
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            integrator: options.integrator,
+            integrator: crate::data::integrator_kind(options.integrator).build(),
             hibernation_thresh_vel,
             dialect,
             options,

@@ -9,7 +9,7 @@
 use glam::DVec3;
 use serde::Serialize;
 use signorini_collision::contact_set::ContactSet;
-use signorini_constraints::frame::{mujoco_tangents, native_tangents};
+use signorini_constraints::frame::TangentFrame;
 use signorini_constraints::{ConstraintRows, RowKind};
 
 /// The contacts of one step, as parallel arrays.
@@ -47,11 +47,16 @@ impl Contacts {
     }
 
     /// Builds the arrays from the contact set and the solved row forces (`efc_force[i]` for row `i`).
-    pub fn from_rows(cs: &ContactSet, rows: &ConstraintRows, efc_force: &[f64], mujoco: bool) -> Contacts {
+    pub fn from_rows(
+        cs: &ContactSet,
+        rows: &ConstraintRows,
+        efc_force: &[f64],
+        tangents: TangentFrame,
+    ) -> Contacts {
         let mut out = Contacts::default();
         for c in 0..cs.len() {
             let n = cs.normal[c];
-            let (t1, t2) = if mujoco { mujoco_tangents(n) } else { native_tangents(n) };
+            let (t1, t2) = tangents.tangents(n);
             let mut f = DVec3::ZERO;
             if let (Some(&start), Some(&nrows)) = (rows.contact_row_start.get(c), rows.contact_nrows.get(c)) {
                 let force = |i: usize| efc_force.get(i).copied().unwrap_or(0.0);

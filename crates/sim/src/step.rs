@@ -59,9 +59,9 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         }
     }
     let t2 = Instant::now();
-    d.assembler.assemble(m, &d.multibody, d.collision.contacts(), &mut d.rows)?;
+    model.assembler.assemble(m, &d.multibody, d.collision.contacts(), &mut d.assembly, &mut d.rows)?;
     let t3 = Instant::now();
-    d.integrator.prepare(m, &mut d.multibody, h)?;
+    model.integrator.prepare(m, &mut d.multibody, &mut d.integrator, h)?;
     let solve = model.solver.solve(
         m,
         &d.multibody,
@@ -83,7 +83,7 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         hib.freeze(m, &mut d.qacc_warmstart);
     }
     let t4 = Instant::now();
-    d.integrator.advance(m, &mut d.multibody, &d.qacc_warmstart, h)?;
+    model.integrator.advance(m, &mut d.multibody, &mut d.integrator, &d.qacc_warmstart, h)?;
     if let Some(hib) = &mut d.hibernation {
         hib.update(m, &mut d.multibody, &d.rows);
     }

@@ -6,7 +6,9 @@ mod common;
 use common::{fd_gradient, gradient, tight};
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
-use signorini_constraints::{ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind};
+use signorini_constraints::{
+    AssemblyScratch, ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind,
+};
 use signorini_geometry::{Plane, Shape, Sphere};
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF};
 use signorini_model::{BodySpec, Data, EqualitySpec, GeomSpec, InertialSpec, JointSpec, Model, ModelSpec};
@@ -101,9 +103,9 @@ fn two_contact_rows(model: &Model, data: &Data, z: [f64; 2], options: Constraint
     contact(&mut cs, 4, DVec3::new(-1.0, 0.0, z[1]), 0.02, 6);
     let options =
         ConstraintOptions { enable_torsional_friction: true, enable_rolling_friction: true, ..options };
-    let mut asm = ConstraintAssembler::new(model, options).expect("valid");
+    let asm = ConstraintAssembler::new(model, options).expect("valid");
     let mut rows = ConstraintRows::new();
-    asm.assemble(model, data, &cs, &mut rows).expect("assembles");
+    asm.assemble(model, data, &cs, &mut AssemblyScratch::default(), &mut rows).expect("assembles");
     rows
 }
 
@@ -114,12 +116,8 @@ fn assembled_rows_solve_consistently() {
     for (cone, mujoco) in
         [(FrictionCone::Pyramidal, false), (FrictionCone::Elliptic, false), (FrictionCone::Elliptic, true)]
     {
-        let options = ConstraintOptions {
-            timestep: 0.002,
-            friction_cone: cone,
-            mujoco_compatibility: mujoco,
-            ..ConstraintOptions::default()
-        };
+        let preset = if mujoco { ConstraintOptions::mujoco() } else { ConstraintOptions::default() };
+        let options = ConstraintOptions { timestep: 0.002, friction_cone: cone, ..preset };
         let rows = two_contact_rows(&model, &data, [0.0, 0.0], options);
         assert!(rows.count(RowKind::LimitJoint) > 0 && rows.count(RowKind::FrictionLoss) > 0);
         assert!(rows.count(RowKind::EqualityConnect) == 3 && rows.contact_row_start.len() == 2);
@@ -182,11 +180,8 @@ fn sparse_and_dense_newton_agree() {
     for (cone, mujoco) in
         [(FrictionCone::Pyramidal, false), (FrictionCone::Pyramidal, true), (FrictionCone::Elliptic, true)]
     {
-        let options = ConstraintOptions {
-            friction_cone: cone,
-            mujoco_compatibility: mujoco,
-            ..ConstraintOptions::default()
-        };
+        let preset = if mujoco { ConstraintOptions::mujoco() } else { ConstraintOptions::default() };
+        let options = ConstraintOptions { friction_cone: cone, ..preset };
         let rows = two_contact_rows(&model, &data, [-0.01, -0.02], options);
         for cap in [1, 2, 3, 25] {
             let opts = SolverOptions { iterations: cap, warm_start: warm_start(mujoco), ..tight() };
@@ -293,11 +288,7 @@ fn cloned_solver_data_reproduces_later_solves() {
         signorini: true,
         ..ConstraintOptions::default()
     };
-    let mujoco = ConstraintOptions {
-        friction_cone: FrictionCone::Pyramidal,
-        mujoco_compatibility: true,
-        ..ConstraintOptions::default()
-    };
+    let mujoco = ConstraintOptions { friction_cone: FrictionCone::Pyramidal, ..ConstraintOptions::mujoco() };
     let sparse_newton = PrimalSolver::new(SolverKind::Newton).with_dense_limit(0);
     let cases = [
         ("signorini sparse newton", signorini, sparse_newton, WarmStart::Incoming, true),
