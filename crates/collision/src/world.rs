@@ -50,7 +50,7 @@
 //! normal cache) is reused; once the largest step has been seen, a step allocates nothing in this crate.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use glam::DVec3;
 use rayon::prelude::*;
@@ -59,15 +59,15 @@ use signorini_geometry::{Aabb, ConvexMesh, Pose, Shape};
 
 use crate::broad::{BroadPhase, BroadPhaseInput, BroadPhaseKind, GeomPair};
 use crate::capacity;
-use crate::contact::Manifold;
 use crate::contact_set::{
-    ContactRecord, ContactSet, GeomContactParams, SolImp, SolRef, StagedContact, frame_key, mix_params,
+    ContactRecord, ContactSet, GeomContactParams, SolImp, SolRef, StagedContact, frame_key,
 };
+use crate::dialect::{BatchGeoms, Dialect, PairDispatcher, PairSlot};
 use crate::error::{CollisionError, Result};
 use crate::filter::{AllowedCollisionMatrix, FilterReason, PairFilter, PairRules, is_adjacent};
 use crate::query::{
-    CollisionRequest, ContactMode, ContactRequest, ConvexAlgorithm, DistanceRequest, DistanceResult,
-    QueryWorkspace, collide_with, contacts_into, distance_with,
+    CollisionRequest, ContactRequest, ConvexAlgorithm, DistanceRequest, DistanceResult, QueryWorkspace,
+    collide_with, distance_with,
 };
 
 /// Pairs per parallel work item (fixed, so the split does not depend on the thread count).
@@ -84,8 +84,9 @@ pub const DEFAULT_SOLIMP: SolImp = [0.9, 0.95, 0.001, 0.5, 2.0];
 /// Options of a [`CollisionWorld`], with the defaults of spec §4 (native mode).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CollisionOptions {
-    /// Native (Genesis) or MuJoCo-compatible contact semantics and parameter mixing. Default native.
-    pub mode: ContactMode,
+    /// Native (Genesis) or MuJoCo-compatible contact semantics, parameter mixing and geom boxes: the world's
+    /// [`PairDispatcher`]. Default native.
+    pub dialect: Dialect,
     /// Algorithm for convex pairs without a closed form. Default MPR (with the GJK/EPA rule of spec §A.8).
     pub convex_algorithm: ConvexAlgorithm,
     /// Broad phase. Default sweep and prune (spec §A.4).
@@ -122,7 +123,7 @@ pub struct CollisionOptions {
 impl Default for CollisionOptions {
     fn default() -> Self {
         Self {
-            mode: ContactMode::Native,
+            dialect: Dialect::Native,
             convex_algorithm: ConvexAlgorithm::Mpr,
             broad_phase: BroadPhaseKind::SweepAndPrune,
             tree_fat_margin: 0.05,
@@ -143,7 +144,7 @@ impl Default for CollisionOptions {
 impl CollisionOptions {
     /// The defaults in MuJoCo-compatible mode.
     pub fn mujoco_compatible() -> Self {
-        Self { mode: ContactMode::MujocoCompatible, ..Self::default() }
+        Self { dialect: Dialect::Mujoco, ..Self::default() }
     }
 
     /// Checks every field's rule (see the field docs); the error names the field.
@@ -166,12 +167,9 @@ impl CollisionOptions {
         Ok(())
     }
 
-    /// The narrow-phase request every pair starts from (its cached normal is filled per pair).
-    fn contact_request(&self) -> ContactRequest {
-        let base = match self.mode {
-            ContactMode::Native => ContactRequest::default(),
-            ContactMode::MujocoCompatible => ContactRequest::mujoco_compatible(),
-        };
+    /// The narrow-phase request every pair starts from, from the dialect's `base` (its cached normal is filled per
+    /// pair).
+    fn contact_request(&self, base: ContactRequest) -> ContactRequest {
         ContactRequest {
             convex_algorithm: self.convex_algorithm,
             multi_contact: self.enable_multi_contact,
@@ -398,14 +396,6 @@ pub struct PairDistance {
     pub result: DistanceResult,
 }
 
-/// One pair's narrow-phase output slot.
-#[derive(Debug, Default)]
-struct PairSlot {
-    manifold: Manifold,
-    cached: Option<DVec3>,
-    error: Option<CollisionError>,
-}
-
 /// Per-pair warm-start normals (B → A), keyed by `[min, max]` geom index, sorted.
 #[derive(Debug, Default)]
 struct NormalCache {
@@ -447,28 +437,15 @@ fn lock(m: &Mutex<QueryWorkspace>) -> MutexGuard<'_, QueryWorkspace> {
 
 /// What the narrow phase of one pair reads.
 struct NarrowContext<'a> {
-    shapes: &'a [Shape],
-    hulls: &'a [Option<Shape>],
-    poses: &'a [Pose],
-    use_hulls: bool,
+    dispatcher: &'a dyn PairDispatcher,
+    geoms: BatchGeoms<'a>,
     request: ContactRequest,
 }
 
 impl NarrowContext<'_> {
+    /// One chunk of pairs: one virtual call.
     fn run(&self, ws: &mut QueryWorkspace, pairs: &[GeomPair], slots: &mut [PairSlot]) {
-        for (slot, &[a, b]) in slots.iter_mut().zip(pairs) {
-            let (a, b) = (a as usize, b as usize);
-            let (mut sa, mut sb) = (&self.shapes[a], &self.shapes[b]);
-            if self.use_hulls
-                && let (Some(ha), Some(hb)) = (&self.hulls[a], &self.hulls[b])
-            {
-                (sa, sb) = (ha, hb);
-            }
-            let request = ContactRequest { cached_normal: slot.cached, ..self.request };
-            slot.manifold.contacts.clear();
-            slot.error =
-                contacts_into(ws, sa, &self.poses[a], sb, &self.poses[b], &request, &mut slot.manifold).err();
-        }
+        self.dispatcher.contacts_batch(ws, &self.geoms, &self.request, pairs, slots);
     }
 }
 
@@ -516,6 +493,8 @@ fn finite_span(aabbs: &[Aabb]) -> f64 {
 #[derive(Debug)]
 pub struct CollisionWorld {
     options: CollisionOptions,
+    /// The dialect's pair dispatch, from `options.dialect`.
+    dispatcher: Arc<dyn PairDispatcher>,
     bodies: BodyTable,
     body_names: BTreeMap<String, usize>,
     geoms: GeomTable,
@@ -564,6 +543,7 @@ impl CollisionWorld {
         bodies.pose.push(Pose::IDENTITY);
         Ok(Self {
             options,
+            dispatcher: options.dialect.dispatcher(),
             bodies,
             body_names: BTreeMap::from([("world".to_string(), 0)]),
             geoms: GeomTable::default(),
@@ -599,7 +579,7 @@ impl CollisionWorld {
     }
 
     /// Replaces the options (validated). Changing the broad phase or its margin restarts it, changing `threads`
-    /// restarts the thread pool, and changing `mode` requires a new [`update`](Self::update) (boxes depend on it).
+    /// restarts the thread pool, and changing `dialect` requires a new [`update`](Self::update) (boxes depend on it).
     pub fn set_options(&mut self, options: CollisionOptions) -> Result<()> {
         options.validate()?;
         let old = self.options;
@@ -611,7 +591,8 @@ impl CollisionWorld {
             self.broad = options.broad_phase.build(options.tree_fat_margin);
             self.query_broad = options.broad_phase.build(options.tree_fat_margin);
         }
-        if old.mode != options.mode {
+        if old.dialect != options.dialect {
+            self.dispatcher = options.dialect.dispatcher();
             self.updated = false;
         }
         self.options = options;
@@ -756,14 +737,11 @@ impl CollisionWorld {
             }
         }
         self.bodies.pose.copy_from_slice(body_poses);
-        let inflate = self.options.mode == ContactMode::MujocoCompatible;
         let g = &mut self.geoms;
         for i in 0..g.shape.len() {
-            let pose = body_poses[g.body[i]] * g.local_pose[i];
-            g.world_pose[i] = pose;
-            let aabb = g.shape[i].world_aabb(&pose);
-            g.aabb[i] = if inflate && g.margin[i] > 0.0 { aabb.expanded(g.margin[i]) } else { aabb };
+            g.world_pose[i] = body_poses[g.body[i]] * g.local_pose[i];
         }
+        self.dispatcher.world_aabbs(&g.shape, &g.world_pose, &g.margin, &mut g.aabb);
         self.updated = true;
         Ok(())
     }
@@ -884,15 +862,17 @@ impl CollisionWorld {
             self.slots.resize_with(n, PairSlot::default);
         }
         for (slot, &pair) in self.slots.iter_mut().zip(&self.pairs) {
-            slot.cached = self.cache.lookup(pair);
+            slot.cached_normal = self.cache.lookup(pair);
             slot.error = None;
         }
         let ctx = NarrowContext {
-            shapes: &self.geoms.shape,
-            hulls: &self.hulls,
-            poses: &self.geoms.world_pose,
-            use_hulls: !self.options.box_box_detection,
-            request: self.options.contact_request(),
+            dispatcher: &*self.dispatcher,
+            geoms: BatchGeoms {
+                shapes: &self.geoms.shape,
+                poses: &self.geoms.world_pose,
+                hulls: (!self.options.box_box_detection).then_some(&self.hulls[..]),
+            },
+            request: self.options.contact_request(self.dispatcher.default_request()),
         };
         let (pairs, slots, workspaces) = (&self.pairs[..], &mut self.slots[..n], &self.workspaces[..]);
         match &self.pool {
@@ -908,6 +888,7 @@ impl CollisionWorld {
 
     fn merge(&mut self) -> Result<()> {
         self.staging.clear();
+        let mixing = self.dispatcher.param_mixing();
         let mut colliding = 0;
         for (slot, &[a, b]) in self.slots.iter().zip(&self.pairs) {
             let (a, b) = (a as usize, b as usize);
@@ -925,7 +906,7 @@ impl CollisionWorld {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let params = mix_params(self.options.mode, &g.params(a), &g.params(b));
+            let params = mixing.mix(&g.params(a), &g.params(b));
             let (link_a, link_b) = (g.body[a], g.body[b]);
             let frame = self.bodies.pose[link_b];
             for c in &slot.manifold.contacts {
@@ -947,7 +928,7 @@ impl CollisionWorld {
         capacity::check_contacts(&self.options, self.n_boxes, self.staging.len())?;
         self.cache.next.clear();
         for (slot, &pair) in self.slots.iter().zip(&self.pairs) {
-            if let Some(n) = slot.manifold.contacts.first().map(|c| c.normal).or(slot.cached) {
+            if let Some(n) = slot.manifold.contacts.first().map(|c| c.normal).or(slot.cached_normal) {
                 self.cache.next.push((canonical(pair), n));
             }
         }

@@ -3,11 +3,12 @@
 
 use glam::{DQuat, DVec3};
 use signorini_collision::broad::BroadPhaseKind;
-use signorini_collision::contact_set::{ContactSet, GeomContactParams, mix_params};
+use signorini_collision::contact_set::{ContactSet, GeomContactParams};
 use signorini_collision::filter::{AllowedCollisionMatrix, DisableReason};
-use signorini_collision::query::ContactMode;
 use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
-use signorini_collision::{CollisionError, DistanceRequest, distance};
+use signorini_collision::{
+    CollisionError, DistanceRequest, MujocoDispatcher, NativeDispatcher, PairDispatcher, distance,
+};
 use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
 
 mod common;
@@ -261,19 +262,19 @@ fn parameters_are_mixed_per_spec() {
         gap: 0.0,
     };
     let (a, b) = (p(0.002, [0.02, 1.0], 0, 1.0), p(0.004, [0.04, 0.5], 1, 3.0));
-    let native = mix_params(ContactMode::Native, &a, &b);
+    let native = NativeDispatcher.mix_params(&a, &b);
     assert_eq!(native.friction[0], 0.01, "floor");
     assert_eq!(native.solref, [0.03, 0.75]);
-    let native = mix_params(ContactMode::Native, &p(0.8, [0.02, 1.0], 0, 1.0), &b);
+    let native = NativeDispatcher.mix_params(&p(0.8, [0.02, 1.0], 0, 1.0), &b);
     assert_eq!(native.friction[0], 0.8);
     // MuJoCo: the higher priority wins; equal priorities mix by solmix, direct mode takes the minimum.
-    let mj = mix_params(ContactMode::MujocoCompatible, &a, &b);
+    let mj = MujocoDispatcher.mix_params(&a, &b);
     assert_eq!((mj.friction[0], mj.solref), (0.004, [0.04, 0.5]));
     let b0 = GeomContactParams { priority: 0, ..b };
-    let mj = mix_params(ContactMode::MujocoCompatible, &a, &b0);
+    let mj = MujocoDispatcher.mix_params(&a, &b0);
     assert_eq!(mj.solref, [0.25 * 0.02 + 0.75 * 0.04, 0.25 * 1.0 + 0.75 * 0.5]);
     let direct = GeomContactParams { solref: [-1000.0, -10.0], ..b0 };
-    assert_eq!(mix_params(ContactMode::MujocoCompatible, &a, &direct).solref, [-1000.0, -10.0]);
+    assert_eq!(MujocoDispatcher.mix_params(&a, &direct).solref, [-1000.0, -10.0]);
 }
 
 #[test]
