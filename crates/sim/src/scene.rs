@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use glam::DVec3;
+use signorini_collision::ConvexAlgorithm;
 use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
-use signorini_collision::{ContactMode, ConvexAlgorithm};
 use signorini_constraints::{ConstraintAssembler, ConstraintOptions, ConstraintRows, FrictionCone, RowKind};
 use signorini_geometry::Pose;
 use signorini_integrators::{Integrator, IntegratorKind};
@@ -408,8 +408,6 @@ fn build_world(model: &Model, options: &Options) -> Result<CollisionWorld> {
     } else {
         CollisionOptions::default()
     };
-    copts.mode =
-        if options.mujoco_compatibility { ContactMode::MujocoCompatible } else { ContactMode::Native };
     copts.convex_algorithm = ConvexAlgorithm::Mpr;
     copts.max_collision_pairs = options.max_collision_pairs;
     copts.enable_self_collision = options.enable_self_collision;
