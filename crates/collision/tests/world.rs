@@ -411,3 +411,30 @@ fn worlds_can_move_between_threads() {
     assert_send::<CollisionWorld>();
     assert_send::<ContactSet>();
 }
+
+/// The dialect in the options decides the geom boxes (inflated by the margin in MuJoCo's) and the mixing rule
+/// (Genesis's friction floor), and `set_options` switches it.
+#[test]
+fn the_dialect_decides_boxes_and_mixing() {
+    let mut w = CollisionWorld::new(CollisionOptions::default()).unwrap();
+    for name in ["a", "b"] {
+        let body = w.add_body(BodyDesc::free(name)).unwrap();
+        let geom = GeomDesc {
+            margin: 0.05,
+            friction: [0.001, 0.0, 0.0],
+            ..GeomDesc::new(Sphere::new(0.1).unwrap(), body)
+        };
+        w.add_geom(geom).unwrap();
+    }
+    let at = |x: f64| Pose::from_translation(DVec3::new(x, 0.0, 0.0));
+    let apart = [Pose::IDENTITY, at(0.0), at(0.25)];
+    let touching = [Pose::IDENTITY, at(0.0), at(0.19)];
+    w.step(&apart).unwrap();
+    assert_eq!(w.stats().broad_phase_pairs, 0, "native boxes are exact");
+    assert_eq!(w.step(&touching).unwrap().friction, [0.01], "native friction floor");
+    w.set_options(CollisionOptions::mujoco_compatible()).unwrap();
+    assert!(w.collide().is_err(), "a new dialect needs new boxes");
+    assert!(w.step(&apart).unwrap().is_empty());
+    assert_eq!(w.stats().broad_phase_pairs, 1, "MuJoCo boxes are inflated by the margin");
+    assert_eq!(w.step(&touching).unwrap().friction, [0.001], "no floor in MuJoCo's mixing");
+}
