@@ -86,7 +86,7 @@ pub struct BatchGeoms<'a> {
 }
 
 /// One pair's input and output in a batch: the pair's cached normal in, its manifold or error out.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct PairSlot {
     /// The contact manifold (simulator convention), cleared before the pair runs.
     pub manifold: Manifold,
