@@ -4,13 +4,10 @@
 //! A**, `penetration[i] ≥ 0` (m), `position[i]` the world midpoint between the surfaces. The pair is ordered so that
 //! `kind(A) ≤ kind(B)` (plane first, spec §0.2), ties by the lower geom index.
 //!
-//! **Parameters** (spec §A.15/§B.10), mixed once per pair by [`mix_params`]:
-//! - native: `friction = max(μ_A, μ_B, 0.01)` (sliding; per-env friction ratio 1), torsional and rolling `max`,
-//!   `solref`/`solimp` the plain mean, `condim`/`margin`/`gap` the max (recorded; native contacts ignore margin/gap);
-//! - MuJoCo-compatible: the higher `priority` wins outright; otherwise `condim` and each friction the max, `solref`
-//!   and `solimp` the `solmix`-weighted mean (`solref` elementwise min when either is in direct mode, negative), and
-//!   `margin`/`gap` the max.
-//!   The mixed `timeconst` is stored as is: its `2h` floor belongs to the constraint layer (spec §4).
+//! **Parameters** (spec §A.15/§B.10): each geom's [`GeomContactParams`], mixed once per pair into [`MixedParams`]
+//! by the dialect's rule ([`crate::dialect::ParamMixing`]: Genesis's in
+//! [`dialect::native::mix_params`](crate::dialect::native::mix_params), MuJoCo's in
+//! [`dialect::mujoco::mix_params`](crate::dialect::mujoco::mix_params)).
 //!
 //! **Order** (spec §A.16, G-W `func_sort_contacts`): by link pair `(min, max)`, then `geom_a`, `geom_b`, then the
 //! frame key `x + φy + φ²z` of the position in link B's frame (φ the golden ratio), then penetration, position and
@@ -22,23 +19,15 @@ use std::cmp::Ordering;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
-use crate::query::ContactMode;
-
 /// MuJoCo's `solref`: `(timeconst, dampratio)`, or `(−stiffness, −damping)` in direct mode.
 pub type SolRef = [f64; 2];
 /// MuJoCo's `solimp`: `(dmin, dmax, width, midpoint, power)`.
 pub type SolImp = [f64; 5];
 
-/// The friction floor of spec §A.15 (native mode).
-pub const FRICTION_FLOOR: f64 = 1e-2;
-
 /// φ, the golden ratio, of the frame key.
 const PHI: f64 = 1.618_033_988_749_895;
 
-/// MuJoCo's `mjMINVAL`.
-const MIN_VAL: f64 = 1e-15;
-
-/// The contact parameters of one geom, as [`mix_params`] reads them.
+/// The contact parameters of one geom, as a dialect's mixing rule reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GeomContactParams {
     /// `(sliding, torsional, rolling)` friction coefficients.
@@ -74,60 +63,6 @@ pub struct MixedParams {
     pub margin: f64,
     /// Gap (m).
     pub gap: f64,
-}
-
-/// Mixes the parameters of geoms A and B (spec §A.15; see the module docs for both modes).
-pub fn mix_params(mode: ContactMode, a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
-    let margin = a.margin.max(b.margin);
-    let gap = a.gap.max(b.gap);
-    match mode {
-        ContactMode::Native => MixedParams {
-            friction: [
-                a.friction[0].max(b.friction[0]).max(FRICTION_FLOOR),
-                a.friction[1].max(b.friction[1]),
-                a.friction[2].max(b.friction[2]),
-            ],
-            solref: std::array::from_fn(|k| 0.5 * (a.solref[k] + b.solref[k])),
-            solimp: std::array::from_fn(|k| 0.5 * (a.solimp[k] + b.solimp[k])),
-            condim: a.condim.max(b.condim),
-            margin,
-            gap,
-        },
-        ContactMode::MujocoCompatible => {
-            if a.priority != b.priority {
-                let w = if a.priority > b.priority { a } else { b };
-                return MixedParams {
-                    friction: w.friction,
-                    solref: w.solref,
-                    solimp: w.solimp,
-                    condim: w.condim,
-                    margin,
-                    gap,
-                };
-            }
-            let wa = match (a.solmix < MIN_VAL, b.solmix < MIN_VAL) {
-                (true, true) => 0.5,
-                (true, false) => 0.0,
-                (false, true) => 1.0,
-                (false, false) => a.solmix / (a.solmix + b.solmix),
-            };
-            let direct = a.solref[0] <= 0.0 || b.solref[0] <= 0.0;
-            MixedParams {
-                friction: std::array::from_fn(|k| a.friction[k].max(b.friction[k])),
-                solref: std::array::from_fn(|k| {
-                    if direct {
-                        a.solref[k].min(b.solref[k])
-                    } else {
-                        wa * a.solref[k] + (1.0 - wa) * b.solref[k]
-                    }
-                }),
-                solimp: std::array::from_fn(|k| wa * a.solimp[k] + (1.0 - wa) * b.solimp[k]),
-                condim: a.condim.max(b.condim),
-                margin,
-                gap,
-            }
-        }
-    }
 }
 
 /// One contact with its pair data (array-of-structs view of one row of a [`ContactSet`]).
@@ -212,7 +147,7 @@ pub struct ContactSet {
     pub normal: Vec<DVec3>,
     /// Penetration ≥ 0 (m).
     pub penetration: Vec<f64>,
-    /// Mixed sliding friction (floored at 0.01 in native mode).
+    /// Mixed sliding friction (floored at 0.01 by the native mixing rule).
     pub friction: Vec<f64>,
     /// Mixed torsional friction.
     pub friction_torsional: Vec<f64>,

@@ -1,4 +1,9 @@
-//! The narrow-phase dispatch table: one `match` over the pair of shape kinds per query.
+//! The narrow-phase dispatch tables: one `match` over the pair of shape kinds per query.
+//!
+//! [`signed_distance`] is the distance table (one for both dialects). [`contacts`] is the contact table of the
+//! native dialect; the MuJoCo dialect runs it for the pairs MuJoCo 4.0 has no dedicated function for. The few
+//! choices in it that differ between dialects are the plain data of [`ContactRules`], supplied by the dialect
+//! (`crate::dialect`); nothing here asks which dialect it serves.
 //!
 //! `docs/NARROW_PHASE.md` lists which routine answers each pair. Routines written for one order (plane first, sphere
 //! before box, ...) are called with A and B swapped and their result mirrored. Generic GJK/EPA is monomorphised per
@@ -19,11 +24,24 @@ use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex
 use crate::pairs::plane_convex::plane_convex;
 use crate::pairs::sphere_box::sphere_box;
 use crate::pairs::sphere_sphere::sphere_sphere;
-use crate::pairs::{SignedDistance, mujoco, plane_box};
+use crate::pairs::{SignedDistance, plane_box};
 use crate::query::{
-    Algorithm, ContactMode, ContactRequest, ConvexAlgorithm, DistanceRequest, QueryWorkspace,
-    contact_from_signed,
+    Algorithm, ContactRequest, ConvexAlgorithm, DistanceRequest, QueryWorkspace, contact_from_signed,
 };
+
+/// The choices of the contact table [`contacts`] that differ between dialects.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ContactRules {
+    /// MPR's settings (its depth: portal plane or portal triangle).
+    pub mpr: MprSettings,
+    /// Whether a deep MPR contact, or a non-shallow one without a cached normal, is recomputed by GJK/EPA
+    /// (spec §A.8).
+    pub refine_deep_mpr: bool,
+    /// Whether `multi_contact` adds the perturbation contacts of spec §A.9 to pairs without an analytic manifold.
+    pub perturbations: bool,
+    /// The size of a shape that scales the request's relative tolerance into metres (spec §A.9).
+    pub tolerance_size: fn(&Shape) -> f64,
+}
 
 /// Runs `$body` with `$s` bound to the concrete bounded convex shape inside `$shape`; otherwise evaluates `$other`.
 macro_rules! with_convex {
@@ -188,7 +206,8 @@ fn box_overlap(ha: DVec3, pose_a: &Pose, hb: DVec3, pose_b: &Pose) -> SignedDist
     }
 }
 
-/// Contact manifold (simulator convention), appended to `out`.
+/// Contact manifold (simulator convention) under a dialect's `rules`, appended to `out`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn contacts(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -196,24 +215,21 @@ pub(crate) fn contacts(
     b: &Shape,
     pose_b: &Pose,
     request: &ContactRequest,
+    rules: &ContactRules,
     out: &mut Manifold,
 ) -> Result<()> {
     use Shape as S;
-    if let Some(routine) = dedicated_routine(request, a, b) {
-        routine.run(a, pose_a, b, pose_b, &mut ws.mujoco, out);
-        return Ok(());
-    }
     let start = out.contacts.len();
     match (a, b) {
         (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {
-            contacts(ws, b, pose_b, a, pose_a, request, out)?;
+            contacts(ws, b, pose_b, a, pose_a, request, rules, out)?;
             for c in &mut out.contacts[start..] {
                 *c = c.flipped();
             }
             return Ok(());
         }
         (S::Plane(p), S::Box(bx)) if !p.is_two_sided() => {
-            let tol = tolerance(request, None, b);
+            let tol = tolerance(rules, request, None, b);
             plane_box::plane_box_contacts(
                 pose_a,
                 bx,
@@ -225,7 +241,7 @@ pub(crate) fn contacts(
             );
         }
         (S::Plane(p), S::Capsule(c)) if !p.is_two_sided() => {
-            let tol = tolerance(request, None, b);
+            let tol = tolerance(rules, request, None, b);
             plane_box::plane_capsule_contacts(pose_a, c, pose_b, tol, out);
         }
         (S::Box(ba), S::Box(bb)) => {
@@ -238,39 +254,35 @@ pub(crate) fn contacts(
             );
         }
         (S::Box(bx), S::Capsule(c)) => {
-            let tol = tolerance(request, Some(a), b);
+            let tol = tolerance(rules, request, Some(a), b);
             capsule_box_contacts(ws, request, bx, pose_a, c, pose_b, tol, out);
         }
         _ => {
             let plane_a = a.kind() == ShapeKind::Plane;
-            let tol = tolerance(request, (!plane_a).then_some(a), b);
-            let Some(first) = single_contact(ws, a, pose_a, b, pose_b, request, tol)? else {
+            let tol = tolerance(rules, request, (!plane_a).then_some(a), b);
+            let Some(first) = single_contact(ws, a, pose_a, b, pose_b, request, rules, tol)? else {
                 return Ok(());
             };
             out.contacts.push(first);
             let smooth = |s: &Shape| matches!(s.kind(), ShapeKind::Sphere | ShapeKind::Ellipsoid);
             let two_sided = |s: &Shape| matches!(s, S::Plane(p) if p.is_two_sided());
-            // MuJoCo 4.0 has no perturbation scheme: in its mode, pairs without a routine keep one contact.
-            let native = request.mode == ContactMode::Native;
-            if native && request.multi_contact && !smooth(a) && !smooth(b) && !two_sided(a) && !two_sided(b) {
+            // MuJoCo 4.0 has no perturbation scheme: under its rules, pairs without a routine keep one contact.
+            if rules.perturbations
+                && request.multi_contact
+                && !smooth(a)
+                && !smooth(b)
+                && !two_sided(a)
+                && !two_sided(b)
+            {
                 let frame = reference_frame(a, pose_a, b, pose_b);
                 let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
                 perturbation_contacts(&pf, request, out, |pa, pb| {
-                    single_contact(ws, a, pa, b, pb, request, tol).ok().flatten()
+                    single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
                 });
             }
         }
     }
     Ok(())
-}
-
-/// The mode's table of dedicated pair routines: none in native mode (the `match` of [`contacts`] decides), MuJoCo's
-/// pair functions in MuJoCo-compatible mode (`crate::pairs::mujoco`).
-fn dedicated_routine(request: &ContactRequest, a: &Shape, b: &Shape) -> Option<mujoco::PairRoutine> {
-    match request.mode {
-        ContactMode::Native => None,
-        ContactMode::MujocoCompatible => mujoco::routine(a, b, request.multi_contact),
-    }
 }
 
 /// Whether a pair of kinds has a closed form (or SAT) in [`signed_distance`], so MPR is not used for it.
@@ -287,7 +299,8 @@ fn has_closed_form(a: ShapeKind, b: ShapeKind) -> bool {
 }
 
 /// One contact (simulator convention), if the shapes penetrate: closed forms where they exist, otherwise MPR with
-/// the MPR → GJK/EPA rule of spec §A.8, or GJK/EPA directly.
+/// the MPR → GJK/EPA rule of spec §A.8 where the rules ask for it, or GJK/EPA directly.
+#[allow(clippy::too_many_arguments)]
 fn single_contact(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -295,24 +308,21 @@ fn single_contact(
     b: &Shape,
     pose_b: &Pose,
     request: &ContactRequest,
+    rules: &ContactRules,
     tol: f64,
 ) -> Result<Option<Contact>> {
     let generic =
         a.kind().is_bounded_convex() && b.kind().is_bounded_convex() && !has_closed_form(a.kind(), b.kind());
     if generic && request.convex_algorithm == ConvexAlgorithm::Mpr {
-        let settings = match request.mode {
-            ContactMode::Native => MprSettings::default(),
-            ContactMode::MujocoCompatible => MprSettings::mujoco_compatible(),
-        };
         let hit = with_convex!(
             a,
-            |sa| with_convex!(b, |sb| mpr_contact(sa, pose_a, sb, pose_b, request, &settings), None),
+            |sa| with_convex!(b, |sb| mpr_contact(sa, pose_a, sb, pose_b, request, &rules.mpr), None),
             None
         );
         let Some(hit) = hit else { return Ok(None) };
         // Spec §A.8: a deep contact, or any non-shallow contact without a cached normal, is recomputed by GJK/EPA.
         let min_diag = a.local_aabb().diagonal_length().min(b.local_aabb().diagonal_length());
-        let prefer_gjk = request.mode == ContactMode::Native
+        let prefer_gjk = rules.refine_deep_mpr
             && hit.penetration > tol
             && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
         if !prefer_gjk {
@@ -395,25 +405,10 @@ fn reference_frame(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> DMat3 
     if vol(a) <= vol(b) { pose_a.rotation_matrix() } else { pose_b.rotation_matrix() }
 }
 
-/// Absolute tolerance of spec §A.9; `a = None` for a plane. Native: `½ · tolerance · min(local AABB diagonals)`;
-/// MuJoCo-compatible: `tolerance · min(rbound)` with MuJoCo's bounding radii.
-fn tolerance(request: &ContactRequest, a: Option<&Shape>, b: &Shape) -> f64 {
-    let size = |s: &Shape| match request.mode {
-        ContactMode::Native => 0.5 * s.local_aabb().diagonal_length(),
-        ContactMode::MujocoCompatible => rbound(s),
-    };
+/// Absolute tolerance of spec §A.9, `tolerance · min(size)` over A and B with the rules' size (`a = None` for a
+/// plane).
+fn tolerance(rules: &ContactRules, request: &ContactRequest, a: Option<&Shape>, b: &Shape) -> f64 {
+    let size = rules.tolerance_size;
     let sb = size(b);
     request.tolerance * a.map_or(sb, |a| size(a).min(sb))
-}
-
-/// MuJoCo's bounding radius of a geom about its frame origin.
-fn rbound(s: &Shape) -> f64 {
-    match s {
-        Shape::Sphere(x) => x.radius(),
-        Shape::Capsule(x) => x.radius() + x.half_length(),
-        Shape::Ellipsoid(x) => x.semi_axes().max_element(),
-        Shape::Box(x) => x.half_extents().length(),
-        Shape::ConvexMesh(m) => m.vertices().iter().map(|v| v.length()).fold(0.0, f64::max),
-        _ => 0.5 * s.local_aabb().diagonal_length(),
-    }
 }

@@ -5,6 +5,8 @@
 //! - [`query`]: [`distance`], [`collide`] and [`contacts`] between two posed [`Shape`](signorini_geometry::Shape)s,
 //!   with their request/result types. Distances follow Coal's convention (normal from A to B, negative distance when
 //!   penetrating); contacts follow the simulator's (normal from B to A, penetration ≥ 0).
+//! - [`dialect`]: the seam between the native (Genesis) and MuJoCo-compatible semantics: the [`PairDispatcher`]
+//!   trait and its two implementations, [`NativeDispatcher`] and [`MujocoDispatcher`], chosen by a [`Dialect`].
 //! - [`narrow`]: the algorithms, one per file: GJK (signed-volume simplex, Nesterov option), EPA, MPR, box–box SAT
 //!   and clipping.
 //! - [`pairs`]: closed forms per shape pair and the GJK/EPA driver on core shapes.
@@ -14,7 +16,7 @@
 //!   ([`filter`]), budgets ([`capacity`]), the sorted [`ContactSet`](contact_set::ContactSet) ([`contact_set`]) and
 //!   robotics queries (minimum distance, collision-free test, distances within an activation distance).
 //!
-//! Which routine answers which pair is listed in `docs/NARROW_PHASE.md`.
+//! Which routine answers which pair, in each dialect, is listed in `docs/NARROW_PHASE.md`.
 //! The scene pipeline (filters, ACM, budgets, determinism, broad-phase choice) is in `docs/COLLISION_PIPELINE.md`.
 //!
 //! ```
@@ -37,6 +39,7 @@ pub mod capacity;
 pub mod contact;
 pub mod contact_set;
 pub mod dataset;
+pub mod dialect;
 pub(crate) mod dispatch;
 pub mod error;
 pub mod filter;
@@ -47,9 +50,10 @@ pub mod query;
 pub mod world;
 
 pub use contact::{Contact, Manifold};
+pub use dialect::{Dialect, MujocoDispatcher, NativeDispatcher, PairDispatcher};
 pub use error::{CollisionError, Result};
 pub use query::{
-    Algorithm, CollisionContact, CollisionRequest, CollisionResult, ContactMode, ContactRequest,
-    ConvexAlgorithm, DistanceRequest, DistanceResult, QueryWorkspace, collide, collide_with, contacts,
-    contacts_into, distance, distance_with,
+    Algorithm, CollisionContact, CollisionRequest, CollisionResult, ContactRequest, ConvexAlgorithm,
+    DistanceRequest, DistanceResult, QueryWorkspace, collide, collide_with, contacts, contacts_into,
+    distance, distance_with,
 };

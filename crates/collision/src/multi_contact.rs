@@ -10,8 +10,8 @@
 //! Genesis, which leaves the first-order correction unnormalised), `p ← n·(x_B − x_A)`.
 //! A contact is kept if it is further than `tol` from every contact already kept and `p > −tol` (then clamped at 0).
 //!
-//! MuJoCo 4.0 has no such scheme (its multiccd clips polygons, `pairs::mujoco`): the dispatcher runs this one in
-//! native mode only, and the request's mode is not read here.
+//! MuJoCo 4.0 has no such scheme (its multiccd clips polygons, `pairs::mujoco`): only the native dialect's rules
+//! run this one (`crate::dialect`).
 
 use glam::{DMat3, DVec3};
 use signorini_geometry::Pose;

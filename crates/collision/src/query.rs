@@ -9,7 +9,9 @@
 //!   `penetration ≥ 0`, position at the midpoint between the surfaces.
 //!
 //! **Dispatch.** Each query matches on the pair of [`ShapeKind`](signorini_geometry::ShapeKind)s (a `match` the compiler checks for exhaustiveness,
-//! see `dispatch.rs` and `docs/NARROW_PHASE.md`), swapping A and B where a routine is written for one order. A
+//! see `dispatch.rs` and `docs/NARROW_PHASE.md`), swapping A and B where a routine is written for one order. The
+//! free [`contacts`] functions follow the native dialect; the MuJoCo-compatible one is reached through
+//! [`MujocoDispatcher`](crate::dialect::MujocoDispatcher) (see [`crate::dialect`]). A
 //! pair without an algorithm returns [`CollisionError::Unsupported`]; nothing panics.
 //!
 //! **Thread safety and allocation.** Queries are pure functions of their inputs. EPA's polytope lives in a
@@ -23,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use signorini_geometry::{Pose, Shape};
 
 use crate::contact::{Contact, Manifold};
+use crate::dialect::{NativeDispatcher, PairDispatcher};
 use crate::dispatch;
 use crate::error::{CollisionError, Result};
 use crate::narrow::epa::{EpaSettings, EpaWorkspace};
@@ -115,20 +118,6 @@ pub struct CollisionResult {
     pub contacts: Vec<CollisionContact>,
 }
 
-/// Which semantics a contact query follows (spec §2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContactMode {
-    /// Genesis semantics: MPR with portal-plane depth refined by GJK/EPA (spec §A.8), perturbations on diagonal
-    /// axes of the reference geom's frame with position and normal correction (§A.9).
-    #[default]
-    Native,
-    /// MuJoCo 4.0's choices: its dedicated pair functions (`pairs::mujoco`, including its native GJK/EPA with
-    /// multiccd clipping for box and mesh pairs); other convex pairs get one contact by MPR with portal-triangle
-    /// depth, without perturbations.
-    MujocoCompatible,
-}
-
 /// Which algorithm answers general convex–convex contacts (pairs without a closed form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -143,19 +132,19 @@ pub enum ConvexAlgorithm {
 /// Parameters of a contact-manifold query.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ContactRequest {
-    /// Native (Genesis) or MuJoCo-compatible semantics.
-    pub mode: ContactMode,
     /// Algorithm for convex pairs without a closed form.
     pub convex_algorithm: ConvexAlgorithm,
     /// The pair's normal from the previous step (B → A), if any: MPR's warm start (spec §A.7) and the MPR→GJK rule.
     pub cached_normal: Option<DVec3>,
-    /// More than one contact for convex pairs. Native mode: by small perturbations (spec §A.9). MuJoCo-compatible
-    /// mode: MuJoCo 4.0's multiccd polygon clipping for box and mesh pairs (its `multiccd` flag); other pairs
-    /// without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no perturbation scheme. Default true.
+    /// More than one contact for convex pairs. [`NativeDispatcher`]: by small perturbations (spec §A.9).
+    /// [`MujocoDispatcher`](crate::dialect::MujocoDispatcher): MuJoCo 4.0's multiccd polygon clipping for box and
+    /// mesh pairs (its `multiccd` flag); other pairs without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no
+    /// perturbation scheme. Default true.
     pub multi_contact: bool,
     /// Perturbation angle ε in radians of the native scheme (1e-2).
     pub perturbation: f64,
-    /// Relative tolerance for deduplication and acceptance (1e-2 native, 1e-3 MuJoCo-compatible).
+    /// Relative tolerance for deduplication and acceptance, ≥ 0. Default 1e-2; the MuJoCo dialect's
+    /// [`default_request`](PairDispatcher::default_request) uses 1e-3.
     pub tolerance: f64,
     /// Cap on contacts per pair for perturbation-based manifolds (5 in Genesis). Analytic manifolds (box–box) may
     /// return up to 8.
@@ -164,17 +153,9 @@ pub struct ContactRequest {
     pub distance: DistanceRequest,
 }
 
-impl ContactRequest {
-    /// The MuJoCo-compatible defaults: tolerance 1e-3 (spec §A.9), multiccd on (MuJoCo 4.0).
-    pub fn mujoco_compatible() -> Self {
-        Self { mode: ContactMode::MujocoCompatible, tolerance: 1e-3, ..Self::default() }
-    }
-}
-
 impl Default for ContactRequest {
     fn default() -> Self {
         Self {
-            mode: ContactMode::Native,
             convex_algorithm: ConvexAlgorithm::Mpr,
             cached_normal: None,
             multi_contact: true,
@@ -301,7 +282,7 @@ pub fn collide_with(
         if request.max_contacts > 1 && sd.distance < 0.0 {
             let mut manifold = Manifold::new();
             let creq = ContactRequest { max_contacts: request.max_contacts, ..ContactRequest::default() };
-            dispatch::contacts(ws, a, pose_a, b, pose_b, &creq, &mut manifold)?;
+            NativeDispatcher.append_contacts(ws, a, pose_a, b, pose_b, &creq, &mut manifold)?;
             for c in manifold.contacts.iter().skip(1).take(request.max_contacts - 1) {
                 contacts.push(CollisionContact {
                     distance: -c.penetration,
@@ -316,7 +297,8 @@ pub fn collide_with(
     Ok(CollisionResult { colliding, contacts })
 }
 
-/// The contact manifold of A and B in the simulator convention (normal from B to A, `penetration ≥ 0`).
+/// The contact manifold of A and B in the simulator convention (normal from B to A, `penetration ≥ 0`), with the
+/// native dialect's semantics ([`NativeDispatcher`]; other dialects: [`PairDispatcher::contacts`]).
 pub fn contacts(
     a: &Shape,
     pose_a: &Pose,
@@ -324,12 +306,11 @@ pub fn contacts(
     pose_b: &Pose,
     request: &ContactRequest,
 ) -> Result<Manifold> {
-    let mut m = Manifold::new();
-    with_workspace(|ws| contacts_into(ws, a, pose_a, b, pose_b, request, &mut m))?;
-    Ok(m)
+    NativeDispatcher.contacts(a, pose_a, b, pose_b, request)
 }
 
-/// [`contacts`] into a reused manifold (cleared first) with an explicit workspace.
+/// [`contacts`] into a reused manifold (cleared first) with an explicit workspace (native dialect; see
+/// [`PairDispatcher::contacts_into`] for the errors).
 pub fn contacts_into(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -339,18 +320,7 @@ pub fn contacts_into(
     request: &ContactRequest,
     out: &mut Manifold,
 ) -> Result<()> {
-    validate_poses(pose_a, pose_b)?;
-    let valid = |x: f64| x >= 0.0 && x.is_finite();
-    if !valid(request.perturbation) || !valid(request.tolerance) {
-        return Err(CollisionError::InvalidRequest {
-            what: format!(
-                "perturbation and tolerance must be finite and ≥ 0, got {} and {}",
-                request.perturbation, request.tolerance
-            ),
-        });
-    }
-    out.contacts.clear();
-    dispatch::contacts(ws, a, pose_a, b, pose_b, request, out)
+    NativeDispatcher.contacts_into(ws, a, pose_a, b, pose_b, request, out)
 }
 
 /// Converts a Coal-convention signed distance into a simulator contact, if penetrating.

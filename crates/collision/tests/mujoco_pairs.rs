@@ -1,14 +1,14 @@
-//! MuJoCo-compatible contact generation (`ContactMode::MujocoCompatible`): MuJoCo's dedicated pair functions against
+//! MuJoCo-compatible contact generation ([`MujocoDispatcher`]): MuJoCo's dedicated pair functions against
 //! closed forms. Contacts are in the simulator convention (normal from B to A, `penetration = −dist`).
 
 use glam::{DQuat, DVec3};
-use signorini_collision::{Contact, ContactRequest, contacts};
+use signorini_collision::{Contact, ContactRequest, MujocoDispatcher, PairDispatcher, contacts};
 use signorini_geometry::{Capsule, ConvexMesh, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
 
 const TOL: f64 = 1e-12;
 
 fn mj(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose) -> Vec<Contact> {
-    contacts(a, pa, b, pb, &ContactRequest::mujoco_compatible()).unwrap().contacts
+    MujocoDispatcher.contacts(a, pa, b, pb, &MujocoDispatcher.default_request()).unwrap().contacts
 }
 
 fn pose(t: [f64; 3], q: DQuat) -> Pose {
@@ -443,12 +443,15 @@ fn mesh_pairs_without_multiccd_give_one_contact() {
     let resting = at([0.05, -0.02, 0.599]);
     let multi = mj(&big, &Pose::IDENTITY, &small, &resting);
     assert_eq!(multi.len(), 4);
-    let single = ContactRequest { multi_contact: false, ..ContactRequest::mujoco_compatible() };
-    let one = contacts(&big, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts;
+    let single = ContactRequest { multi_contact: false, ..MujocoDispatcher.default_request() };
+    let one = MujocoDispatcher.contacts(&big, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts;
     assert_eq!(one.len(), 1);
     assert!((one[0].penetration - 0.001).abs() < 1e-9);
     let bx: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
-    assert_eq!(contacts(&bx, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts.len(), 1);
+    assert_eq!(
+        MujocoDispatcher.contacts(&bx, &Pose::IDENTITY, &small, &resting, &single).unwrap().contacts.len(),
+        1
+    );
 }
 
 /// Box–mesh and mesh–mesh in MuJoCo mode at random poses, coincident centres, touching and far apart: never a panic,

@@ -6,8 +6,8 @@ use glam::{DQuat, DVec3};
 use signorini_collision::narrow::minkowski::{MinkowskiPair, Posed};
 use signorini_collision::narrow::mpr::{MprSettings, MprStart, mpr};
 use signorini_collision::{
-    CollisionRequest, ContactRequest, ConvexAlgorithm, DistanceRequest, Manifold, QueryWorkspace,
-    collide_with, contacts_into, distance_with,
+    CollisionRequest, ContactRequest, ConvexAlgorithm, DistanceRequest, Manifold, MujocoDispatcher,
+    PairDispatcher, QueryWorkspace, collide_with, contacts_into, distance_with,
 };
 use signorini_geometry::{Capsule, ConvexMesh, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
 
@@ -92,15 +92,15 @@ fn run(kinds_a: &[usize], kinds_b: &[usize], seed: u64) {
             "pair {i} ({a:?} at {pa:?}, {b:?} at {pb:?}): {d:?}"
         );
         collide_with(&mut ws, &a, &pa, &b, &pb, &boolean).unwrap();
-        let request = if i % 2 == 0 {
-            ContactRequest::default()
+        if i % 2 == 0 {
+            contacts_into(&mut ws, &a, &pa, &b, &pb, &ContactRequest::default(), &mut manifold).unwrap();
         } else {
-            ContactRequest {
+            let request = ContactRequest {
                 convex_algorithm: ConvexAlgorithm::GjkEpa,
-                ..ContactRequest::mujoco_compatible()
-            }
-        };
-        contacts_into(&mut ws, &a, &pa, &b, &pb, &request, &mut manifold).unwrap();
+                ..MujocoDispatcher.default_request()
+            };
+            MujocoDispatcher.contacts_into(&mut ws, &a, &pa, &b, &pb, &request, &mut manifold).unwrap();
+        }
         for c in &manifold.contacts {
             assert!(
                 finite(c.position) && finite(c.normal) && c.penetration.is_finite() && c.penetration >= 0.0,

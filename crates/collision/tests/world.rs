@@ -3,11 +3,12 @@
 
 use glam::{DQuat, DVec3};
 use signorini_collision::broad::BroadPhaseKind;
-use signorini_collision::contact_set::{ContactSet, GeomContactParams, mix_params};
+use signorini_collision::contact_set::{ContactSet, GeomContactParams};
 use signorini_collision::filter::{AllowedCollisionMatrix, DisableReason};
-use signorini_collision::query::ContactMode;
 use signorini_collision::world::{BodyDesc, CollisionData, CollisionOptions, CollisionWorld, GeomDesc};
-use signorini_collision::{CollisionError, DistanceRequest, distance};
+use signorini_collision::{
+    CollisionError, DistanceRequest, MujocoDispatcher, NativeDispatcher, PairDispatcher, distance,
+};
 use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere};
 
 mod common;
@@ -261,19 +262,19 @@ fn parameters_are_mixed_per_spec() {
         gap: 0.0,
     };
     let (a, b) = (p(0.002, [0.02, 1.0], 0, 1.0), p(0.004, [0.04, 0.5], 1, 3.0));
-    let native = mix_params(ContactMode::Native, &a, &b);
+    let native = NativeDispatcher.mix_params(&a, &b);
     assert_eq!(native.friction[0], 0.01, "floor");
     assert_eq!(native.solref, [0.03, 0.75]);
-    let native = mix_params(ContactMode::Native, &p(0.8, [0.02, 1.0], 0, 1.0), &b);
+    let native = NativeDispatcher.mix_params(&p(0.8, [0.02, 1.0], 0, 1.0), &b);
     assert_eq!(native.friction[0], 0.8);
     // MuJoCo: the higher priority wins; equal priorities mix by solmix, direct mode takes the minimum.
-    let mj = mix_params(ContactMode::MujocoCompatible, &a, &b);
+    let mj = MujocoDispatcher.mix_params(&a, &b);
     assert_eq!((mj.friction[0], mj.solref), (0.004, [0.04, 0.5]));
     let b0 = GeomContactParams { priority: 0, ..b };
-    let mj = mix_params(ContactMode::MujocoCompatible, &a, &b0);
+    let mj = MujocoDispatcher.mix_params(&a, &b0);
     assert_eq!(mj.solref, [0.25 * 0.02 + 0.75 * 0.04, 0.25 * 1.0 + 0.75 * 0.5]);
     let direct = GeomContactParams { solref: [-1000.0, -10.0], ..b0 };
-    assert_eq!(mix_params(ContactMode::MujocoCompatible, &a, &direct).solref, [-1000.0, -10.0]);
+    assert_eq!(MujocoDispatcher.mix_params(&a, &direct).solref, [-1000.0, -10.0]);
 }
 
 #[test]
@@ -429,4 +430,31 @@ fn one_model_drives_many_data_and_a_cloned_data_continues_bit_for_bit() {
     assert_eq!(other.contacts().len(), data.contacts().len());
     fn shared<T: Send + Sync>(_: &T) {}
     shared(&model);
+}
+
+/// The dialect in the options decides the geom boxes (inflated by the margin in MuJoCo's) and the mixing rule
+/// (Genesis's friction floor), and `set_options` switches it.
+#[test]
+fn the_dialect_decides_boxes_and_mixing() {
+    let mut w = CollisionWorld::new(CollisionOptions::default()).unwrap();
+    for name in ["a", "b"] {
+        let body = w.add_body(BodyDesc::free(name)).unwrap();
+        let geom = GeomDesc {
+            margin: 0.05,
+            friction: [0.001, 0.0, 0.0],
+            ..GeomDesc::new(Sphere::new(0.1).unwrap(), body)
+        };
+        w.add_geom(geom).unwrap();
+    }
+    let at = |x: f64| Pose::from_translation(DVec3::new(x, 0.0, 0.0));
+    let apart = [Pose::IDENTITY, at(0.0), at(0.25)];
+    let touching = [Pose::IDENTITY, at(0.0), at(0.19)];
+    w.step(&apart).unwrap();
+    assert_eq!(w.stats().broad_phase_pairs, 0, "native boxes are exact");
+    assert_eq!(w.step(&touching).unwrap().friction, [0.01], "native friction floor");
+    w.set_options(CollisionOptions::mujoco_compatible()).unwrap();
+    assert!(w.collide().is_err(), "a new dialect needs new boxes");
+    assert!(w.step(&apart).unwrap().is_empty());
+    assert_eq!(w.stats().broad_phase_pairs, 1, "MuJoCo boxes are inflated by the margin");
+    assert_eq!(w.step(&touching).unwrap().friction, [0.001], "no floor in MuJoCo's mixing");
 }

@@ -14,7 +14,7 @@ pub mod scene;
 pub mod step;
 
 pub use data::Data;
-pub use dialect::Dialect;
+pub use dialect::{Dialect, DialectStages};
 pub use error::{Result, SimError};
 pub use model::Model;
 pub use options::{ConeChoice, ContactResolution, IntegratorChoice, OPTION_NAMES, Options, SolverChoice};

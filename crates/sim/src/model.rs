@@ -11,7 +11,7 @@ use signorini_model::spec::{JointKind, ModelSpec};
 use signorini_solver::noslip::NoSlipOptions;
 use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, DialectStages};
 use crate::error::Result;
 use crate::options::Options;
 

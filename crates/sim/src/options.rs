@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, DialectStages};
 use crate::error::{Result, SimError};
 
 /// Constraint solver (spec §C).

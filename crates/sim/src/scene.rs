@@ -9,7 +9,7 @@ use glam::DVec3;
 use signorini_model::spec::ModelSpec;
 
 use crate::data::Data;
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, DialectStages};
 use crate::error::{Result, SimError};
 use crate::model::Model;
 use crate::options::{ConeChoice, IntegratorChoice, Options, SolverChoice};
@@ -48,7 +48,7 @@ impl Scene {
         mujoco_compatibility: bool,
         overrides: &[(String, String)],
     ) -> Result<Scene> {
-        let dialect = if mujoco_compatibility { Dialect::MujocoCompatible } else { Dialect::Native };
+        let dialect = if mujoco_compatibility { Dialect::Mujoco } else { Dialect::Native };
         // Box and mesh pairs get MuJoCo 4.0's multi-contact unless `<flag multiccd="disable"/>`.
         let mut options = dialect.default_options(loaded.options.flag("multiccd"));
         apply_mjcf_options(&mut options, &loaded.options)?;

@@ -11,9 +11,8 @@ use signorini_geometry::{Aabb, Pose};
 
 use super::model::CollisionModel;
 use crate::broad::{BroadPhase, GeomPair};
-use crate::contact::Manifold;
 use crate::contact_set::{ContactSet, StagedContact};
-use crate::error::CollisionError;
+use crate::dialect::PairSlot;
 use crate::query::QueryWorkspace;
 
 /// Counts of the last step.
@@ -27,14 +26,6 @@ pub struct StepStats {
     pub colliding_pairs: usize,
     /// Contacts.
     pub contacts: usize,
-}
-
-/// One pair's narrow-phase output slot.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PairSlot {
-    pub(crate) manifold: Manifold,
-    pub(crate) cached: Option<DVec3>,
-    pub(crate) error: Option<CollisionError>,
 }
 
 /// Per-pair warm-start normals (B → A), keyed by `[min, max]` geom index, sorted.

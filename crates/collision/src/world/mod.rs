@@ -119,7 +119,7 @@ impl CollisionWorld {
     }
 
     /// Replaces the options (validated). Changing the broad phase or its margin restarts it, changing `threads`
-    /// restarts the thread pool, and changing `mode` requires a new [`update`](Self::update) (boxes depend on it).
+    /// restarts the thread pool, and changing `dialect` requires a new [`update`](Self::update) (boxes depend on it).
     pub fn set_options(&mut self, options: CollisionOptions) -> Result<()> {
         let old = self.model.options;
         self.model.set_options(options)?;
@@ -132,7 +132,7 @@ impl CollisionWorld {
             data.broad = options.broad_phase.build(options.tree_fat_margin);
             data.query_broad = options.broad_phase.build(options.tree_fat_margin);
         }
-        if old.mode != options.mode {
+        if old.dialect != options.dialect {
             data.updated = false;
         }
         Ok(())

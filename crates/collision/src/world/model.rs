@@ -10,6 +10,7 @@ use signorini_geometry::{ConvexMesh, Pose, Shape};
 
 use super::options::CollisionOptions;
 use super::tables::{BodyDesc, BodyTable, GeomDesc, GeomTable};
+use crate::dialect::PairDispatcher;
 use crate::error::{CollisionError, Result};
 use crate::filter::{AllowedCollisionMatrix, FilterReason, PairFilter, PairRules};
 
@@ -28,6 +29,8 @@ pub struct CollisionModel {
     pub(crate) n_boxes: usize,
     pub(crate) filter: PairFilter,
     pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
+    /// The dialect's pair dispatch, from `options.dialect`.
+    pub(crate) dispatcher: Arc<dyn PairDispatcher>,
 }
 
 pub(crate) fn check_pose(p: &Pose) -> std::result::Result<(), String> {
@@ -75,6 +78,7 @@ impl CollisionModel {
             n_boxes: 0,
             filter: PairFilter::default(),
             pool: build_pool(options.threads)?,
+            dispatcher: options.dialect.dispatcher(),
         })
     }
 
@@ -91,6 +95,9 @@ impl CollisionModel {
         options.validate()?;
         if self.options.threads != options.threads {
             self.pool = build_pool(options.threads)?;
+        }
+        if self.options.dialect != options.dialect {
+            self.dispatcher = options.dialect.dispatcher();
         }
         self.options = options;
         Ok(())

@@ -3,14 +3,16 @@
 use serde::{Deserialize, Serialize};
 
 use crate::broad::BroadPhaseKind;
+use crate::dialect::Dialect;
 use crate::error::{CollisionError, Result};
-use crate::query::{ContactMode, ContactRequest, ConvexAlgorithm};
+use crate::query::{ContactRequest, ConvexAlgorithm};
 
 /// Options of a [`CollisionWorld`], with the defaults of spec §4 (native mode).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CollisionOptions {
-    /// Native (Genesis) or MuJoCo-compatible contact semantics and parameter mixing. Default native.
-    pub mode: ContactMode,
+    /// Native (Genesis) or MuJoCo-compatible contact semantics, parameter mixing and geom boxes: the model's
+    /// [`PairDispatcher`](crate::dialect::PairDispatcher). Default native.
+    pub dialect: Dialect,
     /// Algorithm for convex pairs without a closed form. Default MPR (with the GJK/EPA rule of spec §A.8).
     pub convex_algorithm: ConvexAlgorithm,
     /// Broad phase. Default sweep and prune (spec §A.4).
@@ -47,7 +49,7 @@ pub struct CollisionOptions {
 impl Default for CollisionOptions {
     fn default() -> Self {
         Self {
-            mode: ContactMode::Native,
+            dialect: Dialect::Native,
             convex_algorithm: ConvexAlgorithm::Mpr,
             broad_phase: BroadPhaseKind::SweepAndPrune,
             tree_fat_margin: 0.05,
@@ -68,7 +70,7 @@ impl Default for CollisionOptions {
 impl CollisionOptions {
     /// The defaults in MuJoCo-compatible mode.
     pub fn mujoco_compatible() -> Self {
-        Self { mode: ContactMode::MujocoCompatible, ..Self::default() }
+        Self { dialect: Dialect::Mujoco, ..Self::default() }
     }
 
     /// Checks every field's rule (see the field docs); the error names the field.
@@ -91,12 +93,9 @@ impl CollisionOptions {
         Ok(())
     }
 
-    /// The narrow-phase request every pair starts from (its cached normal is filled per pair).
-    pub(crate) fn contact_request(&self) -> ContactRequest {
-        let base = match self.mode {
-            ContactMode::Native => ContactRequest::default(),
-            ContactMode::MujocoCompatible => ContactRequest::mujoco_compatible(),
-        };
+    /// The narrow-phase request every pair starts from, from the dialect's `base` (its cached normal is filled per
+    /// pair).
+    pub(crate) fn contact_request(&self, base: ContactRequest) -> ContactRequest {
         ContactRequest {
             convex_algorithm: self.convex_algorithm,
             multi_contact: self.enable_multi_contact,

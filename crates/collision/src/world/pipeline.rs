@@ -6,14 +6,15 @@
 use rayon::prelude::*;
 use signorini_geometry::{Pose, Shape};
 
-use super::data::{CollisionData, PairSlot, canonical, lock};
+use super::data::{CollisionData, canonical, lock};
 use super::model::{CollisionModel, check_pose};
 use crate::broad::{BroadPhaseInput, GeomPair};
 use crate::capacity;
-use crate::contact_set::{ContactRecord, ContactSet, StagedContact, frame_key, mix_params};
+use crate::contact_set::{ContactRecord, ContactSet, StagedContact, frame_key};
+use crate::dialect::{BatchGeoms, PairDispatcher, PairSlot};
 use crate::error::{CollisionError, Result};
 use crate::filter::PairRules;
-use crate::query::{ContactMode, ContactRequest, QueryWorkspace, contacts_into};
+use crate::query::{ContactRequest, QueryWorkspace};
 
 /// Pairs per parallel work item (fixed, so the split does not depend on the thread count).
 const CHUNK: usize = 8;
@@ -26,28 +27,15 @@ fn narrow_order(shapes: &[Shape], i: usize, j: usize) -> GeomPair {
 
 /// What the narrow phase of one pair reads.
 struct NarrowContext<'a> {
-    shapes: &'a [Shape],
-    hulls: &'a [Option<Shape>],
-    poses: &'a [Pose],
-    use_hulls: bool,
+    dispatcher: &'a dyn PairDispatcher,
+    geoms: BatchGeoms<'a>,
     request: ContactRequest,
 }
 
 impl NarrowContext<'_> {
+    /// One chunk of pairs: one virtual call.
     fn run(&self, ws: &mut QueryWorkspace, pairs: &[GeomPair], slots: &mut [PairSlot]) {
-        for (slot, &[a, b]) in slots.iter_mut().zip(pairs) {
-            let (a, b) = (a as usize, b as usize);
-            let (mut sa, mut sb) = (&self.shapes[a], &self.shapes[b]);
-            if self.use_hulls
-                && let (Some(ha), Some(hb)) = (&self.hulls[a], &self.hulls[b])
-            {
-                (sa, sb) = (ha, hb);
-            }
-            let request = ContactRequest { cached_normal: slot.cached, ..self.request };
-            slot.manifold.contacts.clear();
-            slot.error =
-                contacts_into(ws, sa, &self.poses[a], sb, &self.poses[b], &request, &mut slot.manifold).err();
-        }
+        self.dispatcher.contacts_batch(ws, &self.geoms, &self.request, pairs, slots);
     }
 }
 
@@ -68,14 +56,11 @@ impl CollisionModel {
             }
         }
         data.body_pose.copy_from_slice(body_poses);
-        let inflate = self.options.mode == ContactMode::MujocoCompatible;
         let g = &self.geoms;
         for i in 0..g.shape.len() {
-            let pose = body_poses[g.body[i]] * g.local_pose[i];
-            data.geom_pose[i] = pose;
-            let aabb = g.shape[i].world_aabb(&pose);
-            data.geom_aabb[i] = if inflate && g.margin[i] > 0.0 { aabb.expanded(g.margin[i]) } else { aabb };
+            data.geom_pose[i] = body_poses[g.body[i]] * g.local_pose[i];
         }
+        self.dispatcher.world_aabbs(&g.shape, &data.geom_pose, &g.margin, &mut data.geom_aabb);
         data.updated = true;
         Ok(())
     }
@@ -184,15 +169,17 @@ impl CollisionModel {
             data.slots.resize_with(n, PairSlot::default);
         }
         for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs) {
-            slot.cached = data.cache.lookup(pair);
+            slot.cached_normal = data.cache.lookup(pair);
             slot.error = None;
         }
         let ctx = NarrowContext {
-            shapes: &self.geoms.shape,
-            hulls: &self.hulls,
-            poses: &data.geom_pose,
-            use_hulls: !self.options.box_box_detection,
-            request: self.options.contact_request(),
+            dispatcher: &*self.dispatcher,
+            geoms: BatchGeoms {
+                shapes: &self.geoms.shape,
+                poses: &data.geom_pose,
+                hulls: (!self.options.box_box_detection).then_some(&self.hulls[..]),
+            },
+            request: self.options.contact_request(self.dispatcher.default_request()),
         };
         let (pairs, slots, workspaces) = (&data.pairs[..], &mut data.slots[..n], &data.workspaces[..]);
         match &self.pool {
@@ -208,6 +195,7 @@ impl CollisionModel {
 
     fn merge(&self, data: &mut CollisionData) -> Result<()> {
         data.staging.clear();
+        let mixing = self.dispatcher.param_mixing();
         let mut colliding = 0;
         for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs) {
             let (a, b) = (a as usize, b as usize);
@@ -225,7 +213,7 @@ impl CollisionModel {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let params = mix_params(self.options.mode, &g.params(a), &g.params(b));
+            let params = mixing.mix(&g.params(a), &g.params(b));
             let (link_a, link_b) = (g.body[a], g.body[b]);
             let frame = data.body_pose[link_b];
             for c in &slot.manifold.contacts {
@@ -247,7 +235,7 @@ impl CollisionModel {
         capacity::check_contacts(&self.options, self.n_boxes, data.staging.len())?;
         data.cache.next.clear();
         for (slot, &pair) in data.slots.iter().zip(&data.pairs) {
-            if let Some(n) = slot.manifold.contacts.first().map(|c| c.normal).or(slot.cached) {
+            if let Some(n) = slot.manifold.contacts.first().map(|c| c.normal).or(slot.cached_normal) {
                 data.cache.next.push((canonical(pair), n));
             }
         }

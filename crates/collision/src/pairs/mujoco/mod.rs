@@ -1,7 +1,7 @@
 //! MuJoCo's dedicated pair functions (`engine_collision_primitive.c`, `engine_collision_box.c`,
-//! `engine_collision_convex.c`, `engine_collision_gjk.c`), used in
-//! [`ContactMode::MujocoCompatible`](crate::query::ContactMode) so that contact sets (count, points, depths,
-//! normals) follow MuJoCo 4.0.
+//! `engine_collision_convex.c`, `engine_collision_gjk.c`), used by the
+//! [`MujocoDispatcher`](crate::dialect::MujocoDispatcher) so that contact sets (count, points, depths, normals)
+//! follow MuJoCo 4.0.
 //!
 //! Each routine is written for MuJoCo's geom order (`plane < sphere < capsule < ellipsoid < cylinder < box < mesh`)
 //! and reports [`MjContact`]s in MuJoCo's convention: `dist < 0` when penetrating, `normal` from geom 1 to geom 2,
@@ -12,7 +12,7 @@
 //! Box–box is MuJoCo 4.0's rewritten `mjc_BoxBox` (`box_box`: separating axes, then face clipping with up to 8
 //! contacts or one edge–edge contact). Box–mesh and mesh–mesh follow MuJoCo's `mjc_Convex` with its native GJK/EPA
 //! and multiccd polygon clipping (`convex`). Pairs without an entry (ellipsoid/cylinder against non-planes,
-//! two-sided planes, ...) keep the generic pipeline.
+//! two-sided planes, ...) go to the native contact table under MuJoCo's rules (`crate::dialect::mujoco`).
 
 mod box_box;
 mod boxes;

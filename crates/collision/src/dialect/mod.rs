@@ -1,0 +1,225 @@
+//! The dialect seam: which contact semantics a world follows, as one trait with one implementation per dialect.
+//!
+//! signorini speaks two collision dialects (spec §2): **native** (Genesis: MPR with portal-plane depth refined by
+//! GJK/EPA, perturbation multi-contact, mean parameter mixing) and **MuJoCo-compatible** (MuJoCo 4.0's dedicated
+//! pair functions, MPR with portal-triangle depth, one contact where MuJoCo has no routine, priority/`solmix`
+//! mixing, margin-inflated boxes). Each is a [`PairDispatcher`], in the spirit of parry's `QueryDispatcher`:
+//! [`NativeDispatcher`] ([`native`]) and [`MujocoDispatcher`] ([`mujoco`]). A world picks one once, from its
+//! [`Dialect`]; no stage tests a mode flag. `docs/NARROW_PHASE.md` has one dispatch table per dialect.
+//!
+//! **Hot loops.** A world holds an `Arc<dyn PairDispatcher>` but never makes a virtual call per pair or per geom:
+//! [`PairDispatcher::contacts_batch`] and [`PairDispatcher::world_aabbs`] are provided methods, compiled once per
+//! implementation, whose loops call the implementation's methods statically; parameter mixing is a plain
+//! [`ParamMixing`] value read once per step.
+
+pub mod mujoco;
+pub mod native;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+use signorini_geometry::{Aabb, Pose, Shape};
+
+use crate::broad::GeomPair;
+use crate::contact::Manifold;
+use crate::contact_set::{GeomContactParams, MixedParams};
+use crate::error::{CollisionError, Result};
+use crate::query::{ContactRequest, QueryWorkspace, validate_pose, with_workspace};
+
+pub use mujoco::MujocoDispatcher;
+pub use native::NativeDispatcher;
+
+/// Which contact semantics a world follows (spec §2). Its only use is to construct the dispatcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// Genesis semantics: [`NativeDispatcher`].
+    #[default]
+    Native,
+    /// MuJoCo 4.0's semantics: [`MujocoDispatcher`].
+    Mujoco,
+}
+
+impl Dialect {
+    /// The dispatcher of this dialect.
+    pub fn dispatcher(self) -> Arc<dyn PairDispatcher> {
+        match self {
+            Self::Native => Arc::new(NativeDispatcher),
+            Self::Mujoco => Arc::new(MujocoDispatcher),
+        }
+    }
+}
+
+/// A dialect's rule for mixing the contact parameters of two geoms (spec §A.15/§B.10): plain data, so a merge
+/// reads it once and mixes every pair without a virtual call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamMixing {
+    /// Genesis: [`native::mix_params`] (max friction floored at 0.01, mean `solref`/`solimp`).
+    Genesis,
+    /// MuJoCo: [`mujoco::mix_params`] (`priority` wins, else max friction and `solmix`-weighted means).
+    Mujoco,
+}
+
+impl ParamMixing {
+    /// The mixed parameters of geoms A and B under this rule.
+    #[inline]
+    pub fn mix(self, a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
+        match self {
+            Self::Genesis => native::mix_params(a, b),
+            Self::Mujoco => mujoco::mix_params(a, b),
+        }
+    }
+}
+
+/// The geoms a batch of pairs indexes into (one entry per geom, world frame).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchGeoms<'a> {
+    /// Shape of each geom, in its geom frame.
+    pub shapes: &'a [Shape],
+    /// World pose of each geom.
+    pub poses: &'a [Pose],
+    /// Per geom, a convex hull that replaces its shape in every pair where both geoms have one (box–box pairs as
+    /// convex meshes, when a world turns the analytic box–box routine off); `None`: shapes are used as they are.
+    pub hulls: Option<&'a [Option<Shape>]>,
+}
+
+/// One pair's input and output in a batch: the pair's cached normal in, its manifold or error out.
+#[derive(Debug, Clone, Default)]
+pub struct PairSlot {
+    /// The contact manifold (simulator convention), cleared before the pair runs.
+    pub manifold: Manifold,
+    /// The pair's normal from the previous step (B → A), the request's `cached_normal`.
+    pub cached_normal: Option<DVec3>,
+    /// The pair's error, if the dispatcher could not answer it (the manifold is then empty or partial).
+    pub error: Option<CollisionError>,
+}
+
+/// Pair dispatch of one dialect: for a pair of posed shapes, which routine answers the contact manifold, and the
+/// dialect's other collision rules (parameter mixing, geom boxes, request defaults).
+///
+/// **Why a trait.** The two dialects of spec §2 differ in their narrow phase and in a few rules around it. Each is
+/// one implementation chosen when a world is built ([`Dialect::dispatcher`]), as parry lets a `QueryDispatcher` be
+/// swapped, instead of a mode flag tested inside the stages.
+///
+/// **Conventions.** Poses are world poses of the geom frames (unit quaternions); contacts follow the simulator
+/// convention of [`crate::contact`]: normal from B to A, `penetration ≥ 0`, position midway between the surfaces.
+/// Inside, implementations dispatch with a `match` on the pair of shape kinds (see `docs/NARROW_PHASE.md`).
+///
+/// **Unsupported pairs.** A pair the dialect has no routine for (anything with a triangle mesh or a height field,
+/// plane–plane) returns [`CollisionError::Unsupported`]; nothing panics. The MuJoCo dispatcher answers pairs
+/// MuJoCo 4.0 has no dedicated function for with the native table under its own rules (one contact by MPR).
+///
+/// **Thread safety.** Implementations are `Send + Sync` and stateless per query: all scratch lives in the
+/// [`QueryWorkspace`] passed in, so one dispatcher serves every thread of a parallel narrow phase.
+pub trait PairDispatcher: Debug + Send + Sync {
+    /// Appends the contact manifold of A and B to `out`, for poses and a request already checked (use
+    /// [`contacts_into`](Self::contacts_into) otherwise). Errors: [`CollisionError::Unsupported`].
+    #[allow(clippy::too_many_arguments)]
+    fn append_contacts(
+        &self,
+        ws: &mut QueryWorkspace,
+        a: &Shape,
+        pose_a: &Pose,
+        b: &Shape,
+        pose_b: &Pose,
+        request: &ContactRequest,
+        out: &mut Manifold,
+    ) -> Result<()>;
+
+    /// The request this dialect's contacts start from (relative tolerance 1e-2 native, 1e-3 MuJoCo, spec §A.9).
+    fn default_request(&self) -> ContactRequest;
+
+    /// The dialect's parameter-mixing rule.
+    fn param_mixing(&self) -> ParamMixing;
+
+    /// The world AABB of a geom of margin `margin ≥ 0` (m) at `pose`: the exact box, inflated by the margin in the
+    /// dialects that detect contacts within it (MuJoCo).
+    fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb;
+
+    /// The mixed contact parameters of geoms A and B ([`param_mixing`](Self::param_mixing) applied).
+    fn mix_params(&self, a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
+        self.param_mixing().mix(a, b)
+    }
+
+    /// The contact manifold of A and B into a reused manifold (cleared first) with an explicit workspace.
+    /// Errors: [`CollisionError::InvalidPose`] for a non-finite pose or non-unit rotation;
+    /// [`CollisionError::InvalidRequest`] for a negative or non-finite perturbation or tolerance;
+    /// [`CollisionError::Unsupported`].
+    #[allow(clippy::too_many_arguments)]
+    fn contacts_into(
+        &self,
+        ws: &mut QueryWorkspace,
+        a: &Shape,
+        pose_a: &Pose,
+        b: &Shape,
+        pose_b: &Pose,
+        request: &ContactRequest,
+        out: &mut Manifold,
+    ) -> Result<()> {
+        validate_pose(pose_a, "A")?;
+        validate_pose(pose_b, "B")?;
+        let valid = |x: f64| x >= 0.0 && x.is_finite();
+        if !valid(request.perturbation) || !valid(request.tolerance) {
+            return Err(CollisionError::InvalidRequest {
+                what: format!(
+                    "perturbation and tolerance must be finite and ≥ 0, got {} and {}",
+                    request.perturbation, request.tolerance
+                ),
+            });
+        }
+        out.contacts.clear();
+        self.append_contacts(ws, a, pose_a, b, pose_b, request, out)
+    }
+
+    /// The contact manifold of A and B (a per-thread workspace; errors as [`contacts_into`](Self::contacts_into)).
+    fn contacts(
+        &self,
+        a: &Shape,
+        pose_a: &Pose,
+        b: &Shape,
+        pose_b: &Pose,
+        request: &ContactRequest,
+    ) -> Result<Manifold> {
+        let mut m = Manifold::new();
+        with_workspace(|ws| self.contacts_into(ws, a, pose_a, b, pose_b, request, &mut m))?;
+        Ok(m)
+    }
+
+    /// The contacts of a batch of pairs, one virtual call for the whole batch: pair `k` is `pairs[k] = [A, B]`
+    /// (indices into `geoms`) and writes `slots[k]` (extra pairs or slots are ignored). Each pair runs
+    /// [`contacts_into`](Self::contacts_into) with `request` and its slot's cached normal; an error stays in the
+    /// slot and the batch goes on.
+    fn contacts_batch(
+        &self,
+        ws: &mut QueryWorkspace,
+        geoms: &BatchGeoms<'_>,
+        request: &ContactRequest,
+        pairs: &[GeomPair],
+        slots: &mut [PairSlot],
+    ) {
+        for (slot, &[a, b]) in slots.iter_mut().zip(pairs) {
+            let (a, b) = (a as usize, b as usize);
+            let (mut sa, mut sb) = (&geoms.shapes[a], &geoms.shapes[b]);
+            if let Some(hulls) = geoms.hulls
+                && let (Some(ha), Some(hb)) = (&hulls[a], &hulls[b])
+            {
+                (sa, sb) = (ha, hb);
+            }
+            let request = ContactRequest { cached_normal: slot.cached_normal, ..*request };
+            slot.manifold.contacts.clear();
+            slot.error = self
+                .contacts_into(ws, sa, &geoms.poses[a], sb, &geoms.poses[b], &request, &mut slot.manifold)
+                .err();
+        }
+    }
+
+    /// World AABBs of many geoms, one virtual call: `out[i] = world_aabb(shapes[i], poses[i], margins[i])` over
+    /// the shortest of the four slices.
+    fn world_aabbs(&self, shapes: &[Shape], poses: &[Pose], margins: &[f64], out: &mut [Aabb]) {
+        for (((aabb, shape), pose), &margin) in out.iter_mut().zip(shapes).zip(poses).zip(margins) {
+            *aabb = self.world_aabb(shape, pose, margin);
+        }
+    }
+}

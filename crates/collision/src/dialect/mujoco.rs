@@ -1,0 +1,171 @@
+//! The MuJoCo-compatible dialect (MuJoCo 4.0's semantics, spec §2): [`MujocoDispatcher`].
+//!
+//! - **Contacts**: MuJoCo's dedicated pair function when MuJoCo 4.0 has one (`crate::pairs::mujoco`, its
+//!   `mjCOLLISIONFUNC` table: primitives, plane pairs, its box–box, and its `mjc_Convex` with multiccd for box–mesh
+//!   and mesh–mesh); otherwise the native contact table of `dispatch.rs` under MuJoCo's rules: MPR with
+//!   portal-triangle depth ([`MprSettings::mujoco_compatible`]) kept as it is (no GJK/EPA refinement), no
+//!   perturbation contacts (MuJoCo 4.0 has none), absolute tolerance `tolerance · min(rbound)` with MuJoCo's
+//!   bounding radii.
+//! - **Mixing** ([`mix_params`]): the higher `priority` wins outright; otherwise `condim` and each friction the max,
+//!   `solref` and `solimp` the `solmix`-weighted mean (`solref` elementwise min when either is in direct mode,
+//!   negative), and `margin`/`gap` the max. The mixed `timeconst` is stored as is: its `2h` floor belongs to the
+//!   constraint layer (spec §4).
+//! - **Boxes**: the world AABB inflated by the geom margin (MuJoCo detects contacts within the margin).
+//! - **Request**: [`ContactRequest::default`] with relative tolerance 1e-3 (spec §A.9); multiccd on (MuJoCo 4.0).
+
+use signorini_geometry::{Aabb, Pose, Shape};
+
+use super::{PairDispatcher, ParamMixing};
+use crate::contact::Manifold;
+use crate::contact_set::{GeomContactParams, MixedParams};
+use crate::dispatch::{self, ContactRules};
+use crate::error::Result;
+use crate::narrow::mpr::MprSettings;
+use crate::pairs::mujoco::{MINVAL, routine};
+use crate::query::{ContactRequest, QueryWorkspace};
+
+/// Pair dispatch with MuJoCo 4.0's semantics (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MujocoDispatcher;
+
+/// MuJoCo's rules of the native contact table, for pairs without a dedicated function.
+#[inline]
+fn rules() -> ContactRules {
+    ContactRules {
+        mpr: MprSettings::mujoco_compatible(),
+        refine_deep_mpr: false,
+        perturbations: false,
+        tolerance_size: rbound,
+    }
+}
+
+/// MuJoCo's bounding radius of a geom about its frame origin (m).
+fn rbound(s: &Shape) -> f64 {
+    match s {
+        Shape::Sphere(x) => x.radius(),
+        Shape::Capsule(x) => x.radius() + x.half_length(),
+        Shape::Ellipsoid(x) => x.semi_axes().max_element(),
+        Shape::Box(x) => x.half_extents().length(),
+        Shape::ConvexMesh(m) => m.vertices().iter().map(|v| v.length()).fold(0.0, f64::max),
+        _ => 0.5 * s.local_aabb().diagonal_length(),
+    }
+}
+
+impl PairDispatcher for MujocoDispatcher {
+    fn append_contacts(
+        &self,
+        ws: &mut QueryWorkspace,
+        a: &Shape,
+        pose_a: &Pose,
+        b: &Shape,
+        pose_b: &Pose,
+        request: &ContactRequest,
+        out: &mut Manifold,
+    ) -> Result<()> {
+        if let Some(routine) = routine(a, b, request.multi_contact) {
+            routine.run(a, pose_a, b, pose_b, &mut ws.mujoco, out);
+            return Ok(());
+        }
+        dispatch::contacts(ws, a, pose_a, b, pose_b, request, &rules(), out)
+    }
+
+    fn default_request(&self) -> ContactRequest {
+        ContactRequest { tolerance: 1e-3, ..ContactRequest::default() }
+    }
+
+    fn param_mixing(&self) -> ParamMixing {
+        ParamMixing::Mujoco
+    }
+
+    fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb {
+        let aabb = shape.world_aabb(pose);
+        if margin > 0.0 { aabb.expanded(margin) } else { aabb }
+    }
+}
+
+/// MuJoCo's mixing of the parameters of geoms A and B (`mj_contactParam`; see the module docs).
+pub fn mix_params(a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
+    let margin = a.margin.max(b.margin);
+    let gap = a.gap.max(b.gap);
+    if a.priority != b.priority {
+        let w = if a.priority > b.priority { a } else { b };
+        return MixedParams {
+            friction: w.friction,
+            solref: w.solref,
+            solimp: w.solimp,
+            condim: w.condim,
+            margin,
+            gap,
+        };
+    }
+    let wa = match (a.solmix < MINVAL, b.solmix < MINVAL) {
+        (true, true) => 0.5,
+        (true, false) => 0.0,
+        (false, true) => 1.0,
+        (false, false) => a.solmix / (a.solmix + b.solmix),
+    };
+    let direct = a.solref[0] <= 0.0 || b.solref[0] <= 0.0;
+    MixedParams {
+        friction: std::array::from_fn(|k| a.friction[k].max(b.friction[k])),
+        solref: std::array::from_fn(|k| {
+            if direct { a.solref[k].min(b.solref[k]) } else { wa * a.solref[k] + (1.0 - wa) * b.solref[k] }
+        }),
+        solimp: std::array::from_fn(|k| wa * a.solimp[k] + (1.0 - wa) * b.solimp[k]),
+        condim: a.condim.max(b.condim),
+        margin,
+        gap,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::DVec3;
+    use signorini_geometry::{Cuboid, Pose, Shape};
+
+    use super::*;
+
+    fn params(mu: f64, solref: [f64; 2], priority: i32, solmix: f64) -> GeomContactParams {
+        GeomContactParams {
+            friction: [mu, 0.005, 0.0001],
+            solref,
+            solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            condim: 3,
+            priority,
+            solmix,
+            margin: 0.0,
+            gap: 0.0,
+        }
+    }
+
+    /// Priority wins outright; equal priorities weight by `solmix`; no friction floor; direct `solref` takes the
+    /// elementwise min.
+    #[test]
+    fn mixes_the_mujoco_way() {
+        let d = MujocoDispatcher;
+        assert_eq!(d.param_mixing(), ParamMixing::Mujoco);
+        let (a, b) = (params(0.5, [0.02, 1.0], 1, 1.0), params(1.0, [0.04, 0.5], 0, 1.0));
+        assert_eq!(d.mix_params(&a, &b).friction[0], 0.5);
+        let b = params(1.0, [0.04, 0.5], 1, 3.0);
+        let m = d.mix_params(&a, &b);
+        assert_eq!(m.friction[0], 1.0);
+        assert_eq!(m.solref, [0.25 * 0.02 + 0.75 * 0.04, 0.25 * 1.0 + 0.75 * 0.5]);
+        let low = d.mix_params(&params(0.001, [0.02, 1.0], 0, 1.0), &params(0.0, [0.02, 1.0], 0, 1.0));
+        assert_eq!(low.friction[0], 0.001);
+        let direct = params(1.0, [-1000.0, -10.0], 1, 1.0);
+        assert_eq!(d.mix_params(&a, &direct).solref, [-1000.0, -10.0]);
+    }
+
+    /// Relative tolerance 1e-3, multiccd on, and boxes inflated by the margin.
+    #[test]
+    fn request_defaults_and_boxes() {
+        let d = MujocoDispatcher;
+        let r = d.default_request();
+        assert_eq!(r.tolerance, 1e-3);
+        assert!(r.multi_contact);
+        assert_eq!(ContactRequest { tolerance: 1e-2, ..r }, ContactRequest::default());
+        let cube: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
+        let pose = Pose::from_translation(DVec3::new(1.0, 0.0, 0.0));
+        assert_eq!(d.world_aabb(&cube, &pose, 0.1), cube.world_aabb(&pose).expanded(0.1));
+        assert_eq!(d.world_aabb(&cube, &pose, 0.0), cube.world_aabb(&pose));
+    }
+}
