@@ -11,9 +11,9 @@
 //! The certificate skips the loop when `½·scale·gᵀM⁻¹g < tol` and (Newton) `scale·‖g‖ < tol`. With Signorini
 //! resolution only a fixed point terminates: small gradient (or improvement) and, for Newton, small decrement.
 //!
-//! The method-specific parts live beside this loop: [`crate::newton`] (the Hessian and its factor),
-//! [`crate::cg`] (the conjugate direction), [`crate::signorini`] (the latched loads), [`crate::line_cost`] (the cost
-//! along the search line) and [`crate::island_solve`] (per-island gather, solve, scatter).
+//! The method-specific parts live beside this loop, in the crate's private modules `newton` (the Hessian and its
+//! factor), `cg` (the conjugate direction), `line_cost` (the cost along the search line) and `island_solve`
+//! (per-island gather, solve, scatter), and in [`crate::signorini`] (the latched loads).
 
 use signorini_constraints::ConstraintRows;
 use signorini_model::{Data, Model};
