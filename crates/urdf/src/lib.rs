@@ -1,8 +1,9 @@
 //! # signorini-urdf
 //!
 //! Loads URDF robots into the plain-data [`ModelSpec`] of `signorini-model`, and SRDF `disable_collisions` into
-//! `(link, link, reason)` pairs for the allowed-collision matrix. Errors are the loaders' typed
-//! [`MjcfError`](signorini_mjcf::MjcfError) (file, line, element, attribute), re-exported as [`UrdfError`].
+//! `(link, link, reason)` pairs for the allowed-collision matrix. Errors are the typed [`UrdfError`] (file, line,
+//! element, attribute); the XML tree, attribute parsing and orientations are `signorini-xml`'s, mesh files are read by
+//! `signorini-mesh-io`.
 //!
 //! Supported URDF: links with `<inertial>` (origin, mass, full inertia) and `<collision>` geometry (box, cylinder,
 //! sphere, capsule, mesh as STL/OBJ convex hull, with `scale`); joints `revolute`, `continuous`, `prismatic`,
@@ -12,18 +13,17 @@
 //! `safety_controller`. `planar` joints and anything unknown are errors. A link without `<inertial>` is massless
 //! (URDF semantics; inertia is not inferred from collision geometry).
 
+pub mod error;
 mod robot;
 mod srdf;
 
 use std::path::{Path, PathBuf};
 
-pub use signorini_mjcf::MjcfError as UrdfError;
-use signorini_mjcf::{NotSimulated, xml};
+pub use error::{Location, Result, UrdfError, XmlError};
 pub use signorini_model::spec::ModelSpec;
+pub use signorini_xml::NotSimulated;
+use signorini_xml::element as xml;
 pub use srdf::Srdf;
-
-/// Result alias of the URDF/SRDF loaders.
-pub type Result<T, E = UrdfError> = std::result::Result<T, E>;
 
 /// How to load a URDF.
 #[derive(Debug, Clone, Default, PartialEq)]

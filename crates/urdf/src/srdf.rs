@@ -4,10 +4,10 @@
 
 use std::collections::HashSet;
 
-use signorini_mjcf::xml::Element;
-use signorini_mjcf::{Location, MjcfError};
+use signorini_xml::{Element, Location};
 
-use crate::{LoadedUrdf, Result};
+use crate::LoadedUrdf;
+use crate::error::{Result, UrdfError};
 
 /// SRDF elements that are accepted and not read.
 const NOT_USED: &[&str] = &[
@@ -45,7 +45,7 @@ impl Srdf {
 /// Reads a parsed `<robot>` SRDF; every link it names must be a link of `urdf`.
 pub fn load(root: &Element, urdf: &LoadedUrdf) -> Result<Srdf> {
     if root.name != "robot" {
-        return Err(MjcfError::Invalid {
+        return Err(UrdfError::Invalid {
             at: root.at.clone(),
             element: root.name.clone(),
             reason: "an SRDF file has a <robot> root element".into(),
@@ -63,13 +63,13 @@ pub fn load(root: &Element, urdf: &LoadedUrdf) -> Result<Srdf> {
             "disable_collisions" => {
                 c.check_attributes(&["link1", "link2", "reason"])?;
                 if let Some(x) = c.children.first() {
-                    return Err(c.unknown_child(x));
+                    return Err(c.unknown_child(x).into());
                 }
                 let mut pair = [String::new(), String::new()];
                 for (slot, attr) in pair.iter_mut().zip(["link1", "link2"]) {
                     let a = c.required(attr)?;
                     if !links.contains(a.value.as_str()) {
-                        return Err(MjcfError::UndefinedName {
+                        return Err(UrdfError::UndefinedName {
                             at: a.at.clone(),
                             element: c.name.clone(),
                             attribute: attr.into(),
@@ -84,7 +84,7 @@ pub fn load(root: &Element, urdf: &LoadedUrdf) -> Result<Srdf> {
                 out.locations.push(c.at.clone());
             }
             n if NOT_USED.contains(&n) => {}
-            _ => return Err(root.unknown_child(c)),
+            _ => return Err(root.unknown_child(c).into()),
         }
     }
     Ok(out)
