@@ -1,7 +1,8 @@
 //! # signorini-urdf
 //!
 //! Loads URDF robots into the plain-data [`ModelSpec`] of `signorini-model`, and SRDF `disable_collisions` into
-//! `(link, link, reason)` pairs for the allowed-collision matrix. Errors are the typed [`UrdfError`] (file, line,
+//! [`Srdf`], whose [`Srdf::acm`] is the collision layer's allowed-collision matrix ([`write_srdf`] writes one back);
+//! this is signorini's only SRDF reader. Errors are the typed [`UrdfError`] (file, line,
 //! element, attribute); the XML tree, attribute parsing and orientations are `signorini-xml`'s, mesh files are read by
 //! `signorini-mesh-io`.
 //!
@@ -23,7 +24,7 @@ pub use error::{Location, Result, UrdfError, XmlError};
 pub use signorini_model::spec::ModelSpec;
 pub use signorini_xml::NotSimulated;
 use signorini_xml::element as xml;
-pub use srdf::Srdf;
+pub use srdf::{DisabledPair, Srdf, write_srdf};
 
 /// How to load a URDF.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,12 +56,23 @@ pub fn load_urdf_str(text: &str, base_dir: &Path, options: &UrdfOptions) -> Resu
     robot::load(&root, base_dir, options)
 }
 
+impl LoadedUrdf {
+    /// The body index of the link `name` (links are bodies `1..`; the world, body 0, is no link).
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.spec.bodies.iter().skip(1).position(|b| b.name == name).map(|i| i + 1)
+    }
+}
+
 /// Loads the SRDF file `path` for the robot `urdf` (every link it names must exist there).
 pub fn load_srdf(path: &Path, urdf: &LoadedUrdf) -> Result<Srdf> {
-    srdf::load(&xml::read_file(path, None)?, urdf)
+    let srdf = Srdf::read(path)?;
+    srdf.check_links(urdf)?;
+    Ok(srdf)
 }
 
 /// Loads SRDF text for the robot `urdf`; locations name the file `base_dir/<string>`.
 pub fn load_srdf_str(text: &str, base_dir: &Path, urdf: &LoadedUrdf) -> Result<Srdf> {
-    srdf::load(&xml::parse(text, &base_dir.join("<string>"))?, urdf)
+    let srdf = Srdf::parse(text, base_dir)?;
+    srdf.check_links(urdf)?;
+    Ok(srdf)
 }

@@ -4,6 +4,7 @@ use std::f64::consts::FRAC_PI_2;
 use std::path::{Path, PathBuf};
 
 use glam::{DMat3, DQuat, DVec3};
+use signorini_collision::filter::DisableReason;
 use signorini_geometry::Shape;
 use signorini_model::spec::{EqualitySpec, JointKind};
 use signorini_urdf::{UrdfError, UrdfOptions, XmlError, load_srdf_str, load_urdf, load_urdf_str};
@@ -149,15 +150,16 @@ fn srdf_disabled_pairs() {
   <disable_collisions link1="upper" link2="finger" reason="Never"/>
 </robot>"#;
     let s = load_srdf_str(srdf, Path::new("."), &m).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        s.disable_collisions,
-        vec![
-            ("base".to_string(), "upper".to_string(), "Adjacent".to_string()),
-            ("upper".to_string(), "finger".to_string(), "Never".to_string()),
-        ]
-    );
-    assert_eq!(s.body_pairs(&m), Some(vec![(1, 2), (2, 6)]));
-    assert_eq!(s.locations[1].line, 4);
+    let pairs: Vec<(&str, &str, Option<&str>)> = s
+        .disable_collisions
+        .iter()
+        .map(|p| (p.links[0].as_str(), p.links[1].as_str(), p.reason.as_deref()))
+        .collect();
+    assert_eq!(pairs, [("base", "upper", Some("Adjacent")), ("upper", "finger", Some("Never"))]);
+    let acm = s.acm(|n| m.body_index(n)).unwrap();
+    let pairs: Vec<(usize, usize, &DisableReason)> = acm.iter().collect();
+    assert_eq!(pairs, [(1, 2, &DisableReason::Adjacent), (2, 6, &DisableReason::Never)]);
+    assert_eq!(s.disable_collisions[1].at.line, 4);
     let bad = "<robot name=\"arm\">\n<disable_collisions link1=\"base\"\n link2=\"elbow\"/>\n</robot>";
     let e = load_srdf_str(bad, Path::new("."), &m).unwrap_err();
     assert!(matches!(e, UrdfError::UndefinedName { kind: "link", .. }), "{e}");
