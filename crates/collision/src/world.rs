@@ -1031,14 +1031,6 @@ impl CollisionWorld {
         Ok(())
     }
 
-    /// Reads the `<disable_collisions>` entries of an SRDF document (link names = body names) and adds them to the
-    /// allowed-collision matrix; returns how many entries it read.
-    pub fn load_srdf(&mut self, xml: &str) -> Result<usize> {
-        let acm = AllowedCollisionMatrix::from_srdf(xml, |name| self.body_index(name))?;
-        self.filter.acm.merge(&acm);
-        Ok(acm.len())
-    }
-
     /// The neutral-pose rule (spec §A.2 rule 7): poses the world at `neutral_body_poses` and, unless
     /// `enable_neutral_collision`, excludes every self-collision geom pair (same root, not adjacent) that penetrates
     /// deeper than 0.1% of the shapes' half diagonals there (Genesis shrinks each geom by 0.1% towards its centre and
