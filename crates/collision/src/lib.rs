@@ -36,7 +36,6 @@ pub mod broad;
 pub mod capacity;
 pub mod contact;
 pub mod contact_set;
-pub mod dataset;
 pub(crate) mod dispatch;
 pub mod error;
 pub mod filter;
