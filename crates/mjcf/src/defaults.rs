@@ -2,7 +2,7 @@
 //!
 //! The top-level `<default>` is the class `main`; a nested `<default class="name">` inherits everything from its
 //! enclosing class. A class stores only the attributes written in it; an element sees the chain of classes from
-//! `main` down to its own class as layers under its own attributes (see [`crate::attrs`]), which is MuJoCo's
+//! `main` down to its own class as layers under its own attributes (see [`signorini_xml::attrs`]), which is MuJoCo's
 //! copy-then-overwrite inheritance. Actuator defaults (`motor`, `position`, `velocity`, `general`) share one slot per
 //! class, as in MuJoCo, so they are kept as the ordered list of elements that write to it.
 
