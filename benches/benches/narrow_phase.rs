@@ -34,12 +34,12 @@ use parry3d_f64::math::{Pose as PPose, Rotation as PRotation, Vector as PVector}
 use parry3d_f64::query::{self as pq, ContactManifold};
 use parry3d_f64::shape::{Cuboid as PCuboid, SharedShape};
 use signorini_benches::coal_json;
-use signorini_collision::dataset::{MeshData, QueryDataset, ShapeSpec, Transform};
 use signorini_collision::{
     CollisionRequest, ContactRequest, DistanceRequest, Manifold, QueryWorkspace, collide_with, contacts_into,
     distance_with,
 };
 use signorini_geometry::{Pose, Shape};
+use signorini_testdata::coal::{MeshData, QueryDataset, ShapeSpec, Transform};
 
 /// Records closer than this are "touching": neither the distance nor the boolean answer is compared.
 const SEPARATED: f64 = 1e-6;

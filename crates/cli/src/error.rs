@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use signorini_collision::CollisionError;
+use signorini_testdata::TestDataError;
 use thiserror::Error;
 
 /// Everything the CLI can fail with. Printed as `signorini: error: <message>` on stderr.
@@ -44,7 +45,7 @@ pub enum CliError {
         /// The file.
         path: PathBuf,
         /// The typed error.
-        source: CollisionError,
+        source: TestDataError,
     },
     /// A scene could not be loaded or compiled (the loader's message names file, line, element and attribute).
     #[error("{0}")]

@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
-use signorini_collision::dataset::{PreparedRecord, QueryDataset};
 use signorini_collision::{CollisionRequest, DistanceRequest, QueryWorkspace, collide_with, distance_with};
+use signorini_testdata::{PreparedRecord, QueryDataset};
 
 use crate::error::CliError;
 

@@ -55,12 +55,6 @@ pub enum CollisionError {
         /// What is wrong.
         what: String,
     },
-    /// An SRDF document could not be read.
-    #[error("SRDF: {what}")]
-    Srdf {
-        /// What is wrong, with the line where known.
-        what: String,
-    },
     /// The narrow phase failed on one pair of a collision world.
     #[error("geoms {geom_a} and {geom_b}: {source}")]
     Pair {

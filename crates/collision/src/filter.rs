@@ -1,4 +1,5 @@
-//! Pair filters (spec §A.2/§A.3) and the allowed-collision matrix (seed 004 §6).
+//! Pair filters (spec §A.2/§A.3) and the allowed-collision matrix (seed 004 §6), as data: no file format is read
+//! here (SRDF is `signorini-urdf`'s).
 //!
 //! **Rules**, checked in this order for a geom pair on bodies `a`, `b` (the first that applies is the reason
 //! reported by [`FilterReason`]):
@@ -159,7 +160,8 @@ impl PairFilter {
     }
 }
 
-/// Why an allowed-collision matrix disables a pair (SRDF's `reason` attribute).
+/// Why an allowed-collision matrix disables a pair (MoveIt's reasons; `signorini-urdf` reads and writes them as
+/// SRDF's `reason` attribute).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DisableReason {
@@ -178,19 +180,7 @@ pub enum DisableReason {
 }
 
 impl DisableReason {
-    /// Parses SRDF's `reason` attribute (case-sensitive, as MoveIt writes it).
-    pub fn from_srdf(reason: Option<&str>) -> Self {
-        match reason {
-            Some("Adjacent") => DisableReason::Adjacent,
-            Some("Never") => DisableReason::Never,
-            Some("Always") => DisableReason::Always,
-            Some("Default") => DisableReason::Default,
-            Some("User") | None => DisableReason::User,
-            Some(other) => DisableReason::Other(other.to_string()),
-        }
-    }
-
-    /// The SRDF spelling.
+    /// The spelling of MoveIt and SRDF (`"Adjacent"`, ..., or the `Other` string).
     pub fn as_str(&self) -> &str {
         match self {
             DisableReason::Adjacent => "Adjacent",
@@ -209,46 +199,9 @@ impl fmt::Display for DisableReason {
     }
 }
 
-/// One `<disable_collisions link1=".." link2=".." reason=".."/>` entry of an SRDF document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SrdfDisabledPair {
-    /// First link name.
-    pub link1: String,
-    /// Second link name.
-    pub link2: String,
-    /// The `reason` attribute, if present.
-    pub reason: Option<String>,
-}
-
-/// Reads every `<disable_collisions>` element of an SRDF document (the root must be `<robot>`). Other elements are
-/// ignored. Errors name the line of a malformed entry.
-pub fn parse_srdf_disable_collisions(xml: &str) -> Result<Vec<SrdfDisabledPair>> {
-    let doc = roxmltree::Document::parse(xml).map_err(|e| CollisionError::Srdf { what: e.to_string() })?;
-    let root = doc.root_element();
-    if root.tag_name().name() != "robot" {
-        return Err(CollisionError::Srdf {
-            what: format!("root element is <{}>, expected <robot>", root.tag_name().name()),
-        });
-    }
-    let mut out = Vec::new();
-    for node in root.children().filter(|n| n.is_element() && n.tag_name().name() == "disable_collisions") {
-        let line = doc.text_pos_at(node.range().start).row;
-        let attr = |name: &str| {
-            node.attribute(name).map(str::to_string).ok_or_else(|| CollisionError::Srdf {
-                what: format!("line {line}: <disable_collisions> has no `{name}` attribute"),
-            })
-        };
-        out.push(SrdfDisabledPair {
-            link1: attr("link1")?,
-            link2: attr("link2")?,
-            reason: node.attribute("reason").map(str::to_string),
-        });
-    }
-    Ok(out)
-}
-
 /// An allowed-collision matrix: the set of body (link) pairs whose collisions are never checked, each with its
-/// reason. Symmetric; indices are the world's body indices.
+/// reason. Symmetric; indices are the world's body indices. Built here programmatically or by [`generate_acm`];
+/// `signorini-urdf` builds one from SRDF (`Srdf::acm`) and writes one as SRDF (`write_srdf`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllowedCollisionMatrix {
     entries: BTreeMap<(usize, usize), DisableReason>,
@@ -304,42 +257,6 @@ impl AllowedCollisionMatrix {
             self.entries.insert(*k, r.clone());
         }
     }
-
-    /// Reads the `<disable_collisions>` entries of an SRDF document, resolving link names with `resolve`. An unknown
-    /// link name is an error (naming it), not a skipped entry.
-    pub fn from_srdf(xml: &str, resolve: impl Fn(&str) -> Option<usize>) -> Result<Self> {
-        let mut acm = Self::new();
-        for e in parse_srdf_disable_collisions(xml)? {
-            let find = |name: &str| {
-                resolve(name).ok_or_else(|| CollisionError::Srdf {
-                    what: format!("<disable_collisions> names the unknown link `{name}`"),
-                })
-            };
-            let (a, b) = (find(&e.link1)?, find(&e.link2)?);
-            acm.disable(a, b, DisableReason::from_srdf(e.reason.as_deref()));
-        }
-        Ok(acm)
-    }
-
-    /// The matrix as an SRDF document `<robot name="..">` with one `<disable_collisions>` per pair; `name` maps a
-    /// body index to its link name.
-    pub fn to_srdf(&self, robot: &str, name: impl Fn(usize) -> String) -> String {
-        let mut s = format!("<?xml version=\"1.0\"?>\n<robot name=\"{}\">\n", escape(robot));
-        for (a, b, r) in self.iter() {
-            s.push_str(&format!(
-                "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{}\"/>\n",
-                escape(&name(a)),
-                escape(&name(b)),
-                escape(r.as_str())
-            ));
-        }
-        s.push_str("</robot>\n");
-        s
-    }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Settings of [`generate_acm`].

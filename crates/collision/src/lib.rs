@@ -38,7 +38,6 @@ pub mod broad;
 pub mod capacity;
 pub mod contact;
 pub mod contact_set;
-pub mod dataset;
 pub mod dialect;
 pub(crate) mod dispatch;
 pub mod error;

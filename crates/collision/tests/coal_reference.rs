@@ -13,8 +13,8 @@
 use std::path::PathBuf;
 
 use glam::DVec3;
-use signorini_collision::dataset::QueryDataset;
 use signorini_collision::{CollisionRequest, DistanceRequest, collide, distance};
+use signorini_testdata::QueryDataset;
 
 fn dataset(kind: &str) -> QueryDataset {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

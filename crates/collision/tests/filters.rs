@@ -1,11 +1,11 @@
-//! Pair filters (spec §A.2/§A.3) on hand-built chains, the allowed-collision matrix from SRDF, and sampling-based
-//! ACM generation and validation (seed 004 §6.5) on a planar arm whose forward kinematics is written here.
+//! Pair filters (spec §A.2/§A.3) on hand-built chains, the allowed-collision matrix, and sampling-based ACM
+//! generation and validation (seed 004 §6.5) on a planar arm whose forward kinematics is written here. Reading the
+//! matrix from SRDF is tested in `signorini-urdf` (`tests/srdf.rs`).
 
 use glam::{DQuat, DVec3};
 use signorini_collision::CollisionError;
 use signorini_collision::filter::{
-    AcmSampling, AllowedCollisionMatrix, DisableReason, FilterReason, generate_acm,
-    parse_srdf_disable_collisions, validate_acm,
+    AcmSampling, AllowedCollisionMatrix, DisableReason, FilterReason, generate_acm, validate_acm,
 };
 use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
 use signorini_geometry::{Capsule, Cuboid, Plane, Pose, Sphere};
@@ -190,53 +190,6 @@ fn collide_applies_the_filters() {
         .count();
     assert_eq!(seen.len(), expected);
     assert!(seen.contains(&[c.l1, c.l4]) && seen.contains(&[c.floor, c.ball]));
-}
-
-const SRDF: &str = r#"<?xml version="1.0"?>
-<robot name="chain">
-  <group name="arm"><chain base_link="base" tip_link="link4"/></group>
-  <disable_collisions link1="base" link2="link1" reason="Adjacent"/>
-  <disable_collisions link1="link2" link2="link1" reason="Adjacent"/>
-  <disable_collisions link1="base" link2="link2" reason="Never"/>
-  <disable_collisions link1="link4" link2="ball"/>
-</robot>
-"#;
-
-#[test]
-fn acm_from_srdf() {
-    let entries = parse_srdf_disable_collisions(SRDF).unwrap();
-    assert_eq!(entries.len(), 4);
-    assert_eq!(entries[3].reason, None);
-    let mut c = chain(CollisionOptions::default());
-    assert_eq!(c.world.load_srdf(SRDF).unwrap(), 4);
-    let acm = c.world.acm().clone();
-    let id = |n: &str| c.world.body_index(n).unwrap();
-    assert_eq!(acm.reason(id("link1"), id("link2")), Some(&DisableReason::Adjacent));
-    assert_eq!(acm.reason(id("link2"), id("base")), Some(&DisableReason::Never));
-    assert_eq!(acm.reason(id("ball"), id("link4")), Some(&DisableReason::User));
-    assert!(!acm.is_disabled(id("link1"), id("link4")));
-    assert_eq!(reason(&c, c.base, c.l2), Some(FilterReason::Acm));
-    assert_eq!(reason(&c, c.ball, c.l4), Some(FilterReason::Acm));
-    // Round trip through SRDF text.
-    let names: Vec<String> = c.world.bodies().name.clone();
-    let text = acm.to_srdf("chain", |b| names[b].clone());
-    let back = AllowedCollisionMatrix::from_srdf(&text, |n| c.world.body_index(n)).unwrap();
-    assert_eq!(back, acm);
-}
-
-#[test]
-fn bad_srdf_is_an_error() {
-    let unknown =
-        r#"<robot name="r"><disable_collisions link1="base" link2="gripper" reason="Never"/></robot>"#;
-    let mut c = chain(CollisionOptions::default());
-    let err = c.world.load_srdf(unknown).unwrap_err();
-    assert!(err.to_string().contains("gripper"), "{err}");
-    let missing = "<robot name=\"r\">\n\n  <disable_collisions link1=\"base\"/>\n</robot>";
-    let err = parse_srdf_disable_collisions(missing).unwrap_err();
-    assert!(err.to_string().contains("line 3") && err.to_string().contains("link2"), "{err}");
-    assert!(parse_srdf_disable_collisions("<robot><unclosed></robot>").is_err());
-    assert!(parse_srdf_disable_collisions("<model/>").is_err());
-    assert!(c.world.acm().is_empty(), "a failed load leaves the matrix unchanged");
 }
 
 /// A planar three-link arm: base (a small welded sphere at the origin) and three hinged unit-length capsules of

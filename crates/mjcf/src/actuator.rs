@@ -9,12 +9,12 @@
 use signorini_model::spec::{ActuatorSpec, JointKind};
 
 use crate::Ctx;
-use crate::attrs::Attrs;
 use crate::error::{MjcfError, Result};
 use crate::joint::resolve_limited;
 use crate::schema;
 use crate::tree::Tree;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bias {
@@ -65,15 +65,15 @@ impl Params {
             "position" => {
                 let kp = a.f64_or("kp", self.gainprm[0])?;
                 if kp < 0.0 {
-                    return Err(a.invalid_named("kp", "must be >= 0"));
+                    return Err(a.invalid_named("kp", "must be >= 0").into());
                 }
                 let kv = a.f64("kv")?;
                 let dampratio = a.f64("dampratio")?;
                 if kv.is_some_and(|v| v < 0.0) {
-                    return Err(a.invalid_named("kv", "must be >= 0"));
+                    return Err(a.invalid_named("kv", "must be >= 0").into());
                 }
                 if kv.is_some() && dampratio.is_some_and(|d| d != 0.0) {
-                    return Err(a.invalid_named("dampratio", "kv and dampratio cannot both be given"));
+                    return Err(a.invalid_named("dampratio", "kv and dampratio cannot both be given").into());
                 }
                 self.gainprm[0] = kp;
                 self.gain_fixed = true;
@@ -93,7 +93,7 @@ impl Params {
             "velocity" => {
                 let kv = a.f64_or("kv", self.gainprm[0])?;
                 if kv < 0.0 {
-                    return Err(a.invalid_named("kv", "must be >= 0"));
+                    return Err(a.invalid_named("kv", "must be >= 0").into());
                 }
                 self.gainprm[0] = kv;
                 self.gain_fixed = true;
@@ -138,7 +138,7 @@ impl Params {
         a.f64("cranklength")?;
         a.bool("actearly")?;
         if a.int("nsample")?.is_some_and(|n| n > 0) || a.f64_or("delay", 0.0)? != 0.0 {
-            return Err(a.unsupported(Some("delay"), "actuator delays"));
+            return Err(a.unsupported(Some("delay"), "actuator delays").into());
         }
         Ok(())
     }
@@ -150,15 +150,12 @@ pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<Actua
     for child in &e.children {
         let kind = child.name.as_str();
         if schema::UNSUPPORTED_ACTUATORS.contains(&kind) {
-            return Err(MjcfError::NotSupported {
-                at: child.at.clone(),
-                element: child.name.clone(),
-                attribute: None,
-                what: "this actuator type; use motor, position, velocity or general".into(),
-            });
+            return Err(child
+                .not_supported("this actuator type; use motor, position, velocity or general")
+                .into());
         }
         if !schema::ACTUATORS.contains(&kind) {
-            return Err(e.unknown_child(child));
+            return Err(e.unknown_child(child).into());
         }
         let actuator = read_actuator(child, tree, ctx)?;
         if !actuator.name.is_empty() && out.iter().any(|o| o.name == actuator.name) {
@@ -180,7 +177,7 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
     allowed.extend_from_slice(schema::actuator_specific(kind));
     e.check_attributes(&allowed)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let class = ctx.defaults.resolve(e, 0)?;
     let mut params = Params::default();
@@ -194,42 +191,46 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
 
     for target in ["tendon", "site", "body", "cranksite", "slidersite", "refsite"] {
         if a.has(target) {
-            return Err(a.unsupported(Some(target), "transmissions other than a joint"));
+            return Err(a.unsupported(Some(target), "transmissions other than a joint").into());
         }
     }
     if a.bool("actlimited")? == Some(true) {
-        return Err(a.unsupported(Some("actlimited"), "actuator activation"));
+        return Err(a.unsupported(Some("actlimited"), "actuator activation").into());
     }
     a.array::<2>("actrange")?;
     let joint_attr = match (a.has("joint"), a.has("jointinparent")) {
         (true, false) => "joint",
         (false, true) => "jointinparent",
-        (true, true) => return Err(a.invalid_named("jointinparent", "give joint or jointinparent, not both")),
-        (false, false) => return Err(a.missing("joint", "the actuator's transmission")),
+        (true, true) => {
+            return Err(a.invalid_named("jointinparent", "give joint or jointinparent, not both").into());
+        }
+        (false, false) => return Err(a.missing("joint", "the actuator's transmission").into()),
     };
     let joint = tree.joint(&a, joint_attr)?.unwrap_or_default();
     let info = &tree.joints[joint];
     if !matches!(info.kind, JointKind::Hinge | JointKind::Slide) {
-        return Err(a.unsupported(Some(joint_attr), "actuators on ball or free joints"));
+        return Err(a.unsupported(Some(joint_attr), "actuators on ball or free joints").into());
     }
     if !params.dyn_none {
-        return Err(a.unsupported(Some("dyntype"), "activation dynamics (dyntype, timeconst)"));
+        return Err(a.unsupported(Some("dyntype"), "activation dynamics (dyntype, timeconst)").into());
     }
     if !params.gain_fixed {
-        return Err(a.unsupported(Some("gaintype"), "gains other than fixed"));
+        return Err(a.unsupported(Some("gaintype"), "gains other than fixed").into());
     }
     let bias = match params.bias {
         Bias::None => [0.0; 3],
         Bias::Affine => {
             let b = [params.biasprm[0], params.biasprm[1], params.biasprm[2]];
             if b[2] > 0.0 && b[1] == -params.gainprm[0] {
-                return Err(
-                    a.unsupported(Some("dampratio"), "dampratio (needs the compiled mass matrix); give kv")
-                );
+                return Err(a
+                    .unsupported(Some("dampratio"), "dampratio (needs the compiled mass matrix); give kv")
+                    .into());
             }
             b
         }
-        Bias::Muscle => return Err(a.unsupported(Some("biastype"), "bias types other than none and affine")),
+        Bias::Muscle => {
+            return Err(a.unsupported(Some("biastype"), "bias types other than none and affine").into());
+        }
     };
 
     let ctrl = a.array_or::<2>("ctrlrange", [0.0; 2])?;
@@ -237,7 +238,9 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
         resolve_limited(&a, "ctrllimited", "ctrlrange", ctrl, ctx.compiler.autolimits)?.then_some(ctrl);
     if params.inheritrange > 0.0 {
         if ctrl != [0.0; 2] {
-            return Err(a.invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given"));
+            return Err(a
+                .invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given")
+                .into());
         }
         let r =
             info.range.ok_or_else(|| a.invalid_named("inheritrange", "the joint has no range to inherit"))?;
@@ -245,13 +248,13 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
         ctrlrange = Some([mid - params.inheritrange * half, mid + params.inheritrange * half]);
     }
     if ctrlrange.is_some_and(|r| !(r[0] < r[1])) {
-        return Err(a.invalid_named("ctrlrange", "the lower limit must be below the upper limit"));
+        return Err(a.invalid_named("ctrlrange", "the lower limit must be below the upper limit").into());
     }
     let force = a.array_or::<2>("forcerange", [0.0; 2])?;
     let forcerange =
         resolve_limited(&a, "forcelimited", "forcerange", force, ctx.compiler.autolimits)?.then_some(force);
     if forcerange.is_some_and(|r| !(r[0] < r[1])) {
-        return Err(a.invalid_named("forcerange", "the lower limit must be below the upper limit"));
+        return Err(a.invalid_named("forcerange", "the lower limit must be below the upper limit").into());
     }
     Ok(ActuatorSpec {
         name: a.str("name").unwrap_or_default().to_string(),

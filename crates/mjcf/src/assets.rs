@@ -8,13 +8,13 @@ use std::sync::Arc;
 use glam::DVec3;
 use signorini_geometry::{ConvexMesh, MassProperties, Shape, TriangleMesh};
 
-use crate::attrs::Attrs;
 use crate::compiler::Compiler;
 use crate::defaults::Defaults;
-use crate::error::{MjcfError, Result};
-use crate::mesh_io::{self, MeshData, MeshReadError};
+use crate::error::{MjcfError, Result, XmlError};
 use crate::schema;
-use crate::xml::Element;
+use signorini_mesh_io::{self as mesh_io, MeshData, MeshReadError};
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// A compiled mesh asset.
 #[derive(Debug, Clone)]
@@ -63,15 +63,10 @@ impl Assets {
                     self.meshes.push(mesh);
                 }
                 "hfield" | "model" => {
-                    return Err(MjcfError::NotSupported {
-                        at: child.at.clone(),
-                        element: child.name.clone(),
-                        attribute: None,
-                        what: "height fields and model assets (not yet)".into(),
-                    });
+                    return Err(child.not_supported("height fields and model assets (not yet)").into());
                 }
                 n if VISUAL.contains(&n) => {}
-                _ => return Err(e.unknown_child(child)),
+                _ => return Err(e.unknown_child(child).into()),
             }
         }
         Ok(())
@@ -86,7 +81,7 @@ impl Assets {
 fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &Path) -> Result<MeshAsset> {
     e.check_attributes(schema::MESH)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let class = defaults.resolve(e, 0)?;
     let a = Attrs::new(e, defaults.layers(class, "mesh"));
@@ -94,20 +89,20 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     if a.array_or::<3>("refpos", [0.0; 3])? != [0.0; 3]
         || a.array_or::<4>("refquat", [1.0, 0.0, 0.0, 0.0])? != [1.0, 0.0, 0.0, 0.0]
     {
-        return Err(
-            a.unsupported(Some("refpos"), "refpos/refquat (removed from MuJoCo); move the geom instead")
-        );
+        return Err(a
+            .unsupported(Some("refpos"), "refpos/refquat (removed from MuJoCo); move the geom instead")
+            .into());
     }
     if let Some(m) = a.int("maxhullvert")?
         && m != -1
     {
-        return Err(a.unsupported(Some("maxhullvert"), "limiting the number of hull vertices"));
+        return Err(a.unsupported(Some("maxhullvert"), "limiting the number of hull vertices").into());
     }
     let exact = match a
         .keyword("inertia", &[("convex", false), ("legacy", false), ("exact", true), ("shell", true)])?
     {
         Some(true) if a.str("inertia") == Some("shell") => {
-            return Err(a.unsupported(Some("inertia"), "shell inertia of meshes"));
+            return Err(a.unsupported(Some("inertia"), "shell inertia of meshes").into());
         }
         v => v.unwrap_or(false),
     };
@@ -115,12 +110,14 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     let (name, data) = match (a.get("file"), a.get("vertex")) {
         (Some(f), None) => {
             if a.has("face") {
-                return Err(a.invalid_named("face", "`face` goes with inline `vertex`, not with `file`"));
+                return Err(a
+                    .invalid_named("face", "`face` goes with inline `vertex`, not with `file`")
+                    .into());
             }
             let path = compiler.asset_path(model_dir, &f.value);
             let data = mesh_io::read_mesh(&path).map_err(|err| match err {
                 MeshReadError::Io(source) => {
-                    MjcfError::Io { file: path.clone(), at: Some(f.at.clone()), source }
+                    XmlError::Io { file: path.clone(), at: Some(f.at.clone()), source }.into()
                 }
                 MeshReadError::Format(reason) => MjcfError::MeshFile {
                     at: f.at.clone(),
@@ -141,9 +138,9 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
             (name, inline_mesh(&a)?)
         }
         (Some(_), Some(_)) => {
-            return Err(a.invalid_named("vertex", "give either `file` or `vertex`, not both"));
+            return Err(a.invalid_named("vertex", "give either `file` or `vertex`, not both").into());
         }
-        (None, None) => return Err(a.missing("file", "a mesh needs `file` or `vertex`")),
+        (None, None) => return Err(a.missing("file", "a mesh needs `file` or `vertex`").into()),
     };
     let vertices: Vec<DVec3> = data.vertices.iter().map(|v| *v * scale).collect();
     let geometry =
@@ -161,20 +158,20 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
 fn inline_mesh(a: &Attrs<'_>) -> Result<MeshData> {
     let v = a.numbers("vertex")?.unwrap_or_default();
     if v.len() % 3 != 0 {
-        return Err(a.invalid_named("vertex", "the number of coordinates is not a multiple of 3"));
+        return Err(a.invalid_named("vertex", "the number of coordinates is not a multiple of 3").into());
     }
     let vertices: Vec<DVec3> = v.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect();
     let mut triangles = Vec::new();
     if let Some(f) = a.get("face") {
         let idx = a.numbers("face")?.unwrap_or_default();
         if idx.len() % 3 != 0 {
-            return Err(a.invalid(f, "the number of indices is not a multiple of 3"));
+            return Err(a.invalid(f, "the number of indices is not a multiple of 3").into());
         }
         for c in idx.chunks_exact(3) {
             let mut t = [0u32; 3];
             for (slot, &i) in t.iter_mut().zip(c) {
                 if i.fract() != 0.0 || i < 0.0 || i as usize >= vertices.len() {
-                    return Err(a.invalid(f, format!("`{i}` is not a vertex index")));
+                    return Err(a.invalid(f, format!("`{i}` is not a vertex index")).into());
                 }
                 *slot = i as u32;
             }

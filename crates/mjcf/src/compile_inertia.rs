@@ -18,12 +18,12 @@ use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::{MassProperties, Pose};
 use signorini_model::spec::InertialSpec;
 
-use crate::attrs::Attrs;
 use crate::compiler::{Compiler, InertiaFromGeom};
 use crate::error::{Location, MjcfError, Result};
 use crate::orientation;
 use crate::schema;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// A body without mass.
 pub const ZERO_INERTIAL: InertialSpec =
@@ -62,42 +62,44 @@ pub struct InertiaSource {
 pub fn read_inertial(e: &Element, compiler: &Compiler) -> Result<InertialSpec> {
     e.check_attributes(schema::INERTIAL)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let a = Attrs::own(e);
     let pos = a.array::<3>("pos")?.ok_or_else(|| a.missing("pos", ""))?;
     let mass = a.f64("mass")?.ok_or_else(|| a.missing("mass", ""))?;
     if mass < 0.0 {
-        return Err(a.invalid_named("mass", "must be >= 0"));
+        return Err(a.invalid_named("mass", "must be >= 0").into());
     }
     let quat = orientation::read(&a, compiler)?;
     let (inertia, quat) = match (a.array::<3>("diaginertia")?, a.array::<6>("fullinertia")?) {
         (Some(d), None) => {
             if d.iter().any(|v| *v < 0.0) {
-                return Err(a.invalid_named("diaginertia", "moments must be >= 0"));
+                return Err(a.invalid_named("diaginertia", "moments must be >= 0").into());
             }
             (DVec3::from_array(d), quat)
         }
         (None, Some(f)) => {
             if orientation::ORIENTATION_ATTRIBUTES.iter().any(|n| a.has(n)) {
-                return Err(a.invalid_named(
-                    "fullinertia",
-                    "fullinertia sets the inertial frame; it cannot be combined with an orientation",
-                ));
+                return Err(a
+                    .invalid_named(
+                        "fullinertia",
+                        "fullinertia sets the inertial frame; it cannot be combined with an orientation",
+                    )
+                    .into());
             }
             let m = DMat3::from_cols_array(&[f[0], f[3], f[4], f[3], f[1], f[5], f[4], f[5], f[2]]);
             let p = MassProperties { mass, com: DVec3::ZERO, inertia: m }.principal();
             if p.moments.min_element() < 0.0 {
-                return Err(
-                    a.invalid_named("fullinertia", "the inertia matrix is not positive semi-definite")
-                );
+                return Err(a
+                    .invalid_named("fullinertia", "the inertia matrix is not positive semi-definite")
+                    .into());
             }
             (p.moments, p.frame)
         }
         (Some(_), Some(_)) => {
-            return Err(a.invalid_named("fullinertia", "give diaginertia or fullinertia, not both"));
+            return Err(a.invalid_named("fullinertia", "give diaginertia or fullinertia, not both").into());
         }
-        (None, None) => return Err(a.missing("diaginertia", "or fullinertia")),
+        (None, None) => return Err(a.missing("diaginertia", "or fullinertia").into()),
     };
     Ok(InertialSpec { mass, inertia, pos: DVec3::from_array(pos), quat })
 }

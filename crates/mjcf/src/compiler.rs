@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::attrs::Attrs;
 use crate::error::Result;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// When body inertia is computed from the geoms (MJCF `inertiafromgeom`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,7 +102,7 @@ impl Compiler {
         e.check_attributes(ATTRIBUTES)?;
         for child in &e.children {
             if child.name != "lengthrange" {
-                return Err(e.unknown_child(child));
+                return Err(e.unknown_child(child).into());
             }
         }
         let a = Attrs::own(e);
@@ -112,7 +112,7 @@ impl Compiler {
         if let Some(s) = a.get("eulerseq") {
             let b = s.value.as_bytes();
             if b.len() != 3 || !b.iter().all(|c| b"xyzXYZ".contains(c)) {
-                return Err(a.invalid(s, "expected three of the letters x, y, z, X, Y, Z"));
+                return Err(a.invalid(s, "expected three of the letters x, y, z, X, Y, Z").into());
             }
             self.eulerseq = [b[0], b[1], b[2]];
         }
@@ -131,7 +131,7 @@ impl Compiler {
         }
         if let Some([lo, hi]) = a.array::<2>("inertiagrouprange")? {
             if lo.fract() != 0.0 || hi.fract() != 0.0 || lo > hi {
-                return Err(a.invalid_named("inertiagrouprange", "expected two integers lo <= hi"));
+                return Err(a.invalid_named("inertiagrouprange", "expected two integers lo <= hi").into());
             }
             self.inertiagrouprange = [lo as i64, hi as i64];
         }
@@ -156,15 +156,17 @@ impl Compiler {
             self.strippath = v;
         }
         if a.keyword("coordinate", &[("local", true), ("global", false)])? == Some(false) {
-            return Err(a.unsupported(
-                Some("coordinate"),
-                "global coordinates (removed from MuJoCo in 2.3.3); use local",
-            ));
+            return Err(a
+                .unsupported(
+                    Some("coordinate"),
+                    "global coordinates (removed from MuJoCo in 2.3.3); use local",
+                )
+                .into());
         }
         if a.bool("alignfree")? == Some(true) {
-            return Err(
-                a.unsupported(Some("alignfree"), "moving free bodies' frames onto their inertial frames")
-            );
+            return Err(a
+                .unsupported(Some("alignfree"), "moving free bodies' frames onto their inertial frames")
+                .into());
         }
         for flag in [
             "discardvisual",

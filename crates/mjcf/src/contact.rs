@@ -10,11 +10,11 @@
 use signorini_model::spec::{ContactPairSpec, GeomSpec};
 
 use crate::Ctx;
-use crate::attrs::Attrs;
 use crate::error::Result;
 use crate::schema;
 use crate::tree::Tree;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// MuJoCo's `mjMINVAL`.
 const MINVAL: f64 = 1e-15;
@@ -30,7 +30,7 @@ pub fn read_section(
     e.check_attributes(&[])?;
     for child in &e.children {
         if let Some(c) = child.children.first() {
-            return Err(child.unknown_child(c));
+            return Err(child.unknown_child(c).into());
         }
         match child.name.as_str() {
             "exclude" => {
@@ -46,7 +46,7 @@ pub fn read_section(
                 let a = Attrs::new(child, ctx.defaults.layers(class, "pair"));
                 pairs.push(read_pair(&a, tree)?);
             }
-            _ => return Err(e.unknown_child(child)),
+            _ => return Err(e.unknown_child(child).into()),
         }
     }
     Ok(())
@@ -61,12 +61,14 @@ fn read_pair(a: &Attrs<'_>, tree: &Tree) -> Result<ContactPairSpec> {
     let s1 = &tree.bodies[g1.0].geoms[g1.1];
     let s2 = &tree.bodies[g2.0].geoms[g2.1];
     if a.array_or::<2>("solreffriction", [0.0; 2])? != [0.0; 2] {
-        return Err(a.unsupported(Some("solreffriction"), "a separate solref for friction directions"));
+        return Err(a
+            .unsupported(Some("solreffriction"), "a separate solref for friction directions")
+            .into());
     }
     let mixed = Mixed::new(s1, s2);
     let condim = match a.int("condim")? {
         Some(c) if [1, 3, 4, 6].contains(&c) => c as u8,
-        Some(_) => return Err(a.invalid_named("condim", "must be 1, 3, 4 or 6")),
+        Some(_) => return Err(a.invalid_named("condim", "must be 1, 3, 4 or 6").into()),
         None => mixed.condim,
     };
     let friction = if a.has("friction") {
@@ -75,7 +77,7 @@ fn read_pair(a: &Attrs<'_>, tree: &Tree) -> Result<ContactPairSpec> {
         mixed.friction
     };
     if friction.iter().any(|f| *f < 0.0) {
-        return Err(a.invalid_named("friction", "friction coefficients must be >= 0"));
+        return Err(a.invalid_named("friction", "friction coefficients must be >= 0").into());
     }
     Ok(ContactPairSpec {
         name: a.str("name").unwrap_or_default().to_string(),

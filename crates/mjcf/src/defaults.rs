@@ -2,15 +2,15 @@
 //!
 //! The top-level `<default>` is the class `main`; a nested `<default class="name">` inherits everything from its
 //! enclosing class. A class stores only the attributes written in it; an element sees the chain of classes from
-//! `main` down to its own class as layers under its own attributes (see [`crate::attrs`]), which is MuJoCo's
+//! `main` down to its own class as layers under its own attributes (see [`signorini_xml::attrs`]), which is MuJoCo's
 //! copy-then-overwrite inheritance. Actuator defaults (`motor`, `position`, `velocity`, `general`) share one slot per
 //! class, as in MuJoCo, so they are kept as the ordered list of elements that write to it.
 
 use std::collections::HashMap;
 
-use crate::error::{MjcfError, Result};
+use crate::error::{MjcfError, Result, XmlError};
 use crate::schema;
-use crate::xml::{Attribute, Element};
+use signorini_xml::{Attribute, Element};
 
 /// Element kinds a default class holds attributes for (other than actuators).
 const KINDS: &[&str] = &["geom", "joint", "site", "mesh", "pair", "equality"];
@@ -51,13 +51,14 @@ impl Defaults {
         if let Some(c) = e.attribute("class")
             && c.value != "main"
         {
-            return Err(MjcfError::InvalidValue {
+            return Err(XmlError::InvalidValue {
                 at: c.at.clone(),
                 element: "default".into(),
                 attribute: "class".into(),
                 value: c.value.clone(),
                 reason: "the top-level default class is `main`".into(),
-            });
+            }
+            .into());
         }
         self.fill(0, e)
     }
@@ -82,7 +83,7 @@ impl Defaults {
             } else if name == "tendon" {
                 return Err(not_supported(child, "tendons (not yet)"));
             } else if !NOT_SIMULATED.contains(&name) {
-                return Err(e.unknown_child(child));
+                return Err(e.unknown_child(child).into());
             }
         }
         Ok(())
@@ -160,14 +161,14 @@ impl Defaults {
 }
 
 fn not_supported(e: &Element, what: &str) -> MjcfError {
-    MjcfError::NotSupported { at: e.at.clone(), element: e.name.clone(), attribute: None, what: what.into() }
+    e.not_supported(what).into()
 }
 
 /// Checks the attributes of a default-class element: those of the element itself, without `name`, `class` or an
 /// actuator's target.
 fn check_default_attributes(e: &Element, kind: &str) -> Result<()> {
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let mut allowed: Vec<&str> = match kind {
         "geom" => schema::GEOM.to_vec(),
@@ -184,5 +185,5 @@ fn check_default_attributes(e: &Element, kind: &str) -> Result<()> {
         }
     };
     allowed.retain(|a| !matches!(*a, "name" | "class" | "file" | "vertex" | "face" | "normal" | "texcoord"));
-    e.check_attributes(&allowed)
+    Ok(e.check_attributes(&allowed)?)
 }

@@ -4,12 +4,12 @@ use glam::DVec3;
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, EqualitySpec, JointKind};
 
 use crate::Ctx;
-use crate::attrs::Attrs;
-use crate::error::{MjcfError, Result};
-use crate::orientation;
+use crate::error::Result;
 use crate::schema;
 use crate::tree::Tree;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
+use signorini_xml::orientation::quat_wxyz;
 
 /// Reads one `<equality>` section, appending the constraints to `out` and their `active` flags to `active`.
 pub fn read_section(
@@ -26,30 +26,30 @@ pub fn read_section(
             "weld" => &["body1", "body2", "relpose", "anchor", "torquescale", "site1", "site2"],
             "joint" => &["joint1", "joint2", "polycoef"],
             "tendon" | "flex" | "distance" => {
-                return Err(MjcfError::NotSupported {
-                    at: child.at.clone(),
-                    element: child.name.clone(),
-                    attribute: None,
-                    what: "tendon, flex and distance equality constraints (not yet)".into(),
-                });
+                return Err(child
+                    .not_supported("tendon, flex and distance equality constraints (not yet)")
+                    .into());
             }
-            _ => return Err(e.unknown_child(child)),
+            _ => return Err(e.unknown_child(child).into()),
         };
         let mut allowed = schema::EQUALITY_COMMON.to_vec();
         allowed.extend_from_slice(specific);
         child.check_attributes(&allowed)?;
         if let Some(c) = child.children.first() {
-            return Err(child.unknown_child(c));
+            return Err(child.unknown_child(c).into());
         }
         let class = ctx.defaults.resolve(child, 0)?;
         let a = Attrs::new(child, ctx.defaults.layers(class, "equality"));
         if a.has("site1") || a.has("site2") {
-            return Err(a.unsupported(Some("site1"), "site-based connect and weld; name body1 (and body2)"));
+            return Err(a
+                .unsupported(Some("site1"), "site-based connect and weld; name body1 (and body2)")
+                .into());
         }
         let name = a.str("name").unwrap_or_default().to_string();
         let solref = a.partial::<2>("solref", DEFAULT_SOLREF)?;
         let solimp = a.partial::<5>("solimp", DEFAULT_SOLIMP)?;
-        let body1 = || -> Result<usize> { tree.body(&a, "body1")?.ok_or_else(|| a.missing("body1", "")) };
+        let body1 =
+            || -> Result<usize> { Ok(tree.body(&a, "body1")?.ok_or_else(|| a.missing("body1", ""))?) };
         let spec = match child.name.as_str() {
             "connect" => EqualitySpec::Connect {
                 name,
@@ -64,7 +64,7 @@ pub fn read_section(
                 let relpose = if r[3..] == [0.0; 4] {
                     None
                 } else {
-                    let q = orientation::quat_wxyz([r[3], r[4], r[5], r[6]])
+                    let q = quat_wxyz([r[3], r[4], r[5], r[6]])
                         .ok_or_else(|| a.invalid_named("relpose", "quaternion has zero norm"))?;
                     Some((DVec3::new(r[0], r[1], r[2]), q))
                 };
@@ -86,7 +86,9 @@ pub fn read_section(
                     if let Some(j) = j
                         && !matches!(tree.joints[j].kind, JointKind::Hinge | JointKind::Slide)
                     {
-                        return Err(a.invalid_named(attr, "joint equality needs hinge or slide joints"));
+                        return Err(a
+                            .invalid_named(attr, "joint equality needs hinge or slide joints")
+                            .into());
                     }
                 }
                 EqualitySpec::Joint {

@@ -1,113 +1,22 @@
-//! The typed error of the loaders: every variant names the file and line, and, where one is at fault, the element
+//! The typed error of the MJCF loader: reading faults of the XML ([`XmlError`]: file, syntax, unknown elements and
+//! attributes, bad values) and faults of the model it describes (undefined or duplicate names, cyclic default classes
+//! or includes, mesh files, shapes). Every variant names the file and line, and, where one is at fault, the element
 //! and the attribute.
 
-use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use signorini_geometry::GeometryError;
+pub use signorini_xml::{Location, XmlError};
 use thiserror::Error;
 
-/// A place in an XML file: the file and the 1-based line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Location {
-    /// The file (for a string input, the `base_dir` joined with `<string>`); shared by all locations in it.
-    pub file: Arc<PathBuf>,
-    /// 1-based line.
-    pub line: u32,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file.display(), self.line)
-    }
-}
-
-/// What went wrong while loading an MJCF (or URDF/SRDF) file.
+/// What went wrong while loading an MJCF file.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum MjcfError {
-    /// A file could not be read.
-    #[error("{}cannot read `{}`: {source}", referenced_from(.at), .file.display())]
-    Io {
-        /// The file that could not be read.
-        file: PathBuf,
-        /// Where it was referenced from (`None` for the top-level file).
-        at: Option<Location>,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The text is not well-formed XML.
-    #[error("{}:{line}:{column}: XML syntax error: {message}", .file.display())]
-    Xml {
-        /// The file.
-        file: PathBuf,
-        /// 1-based line.
-        line: u32,
-        /// 1-based column.
-        column: u32,
-        /// The parser's message.
-        message: String,
-    },
-    /// An element that is not part of the format (or not allowed where it is).
-    #[error("{at}: unknown element <{element}> inside <{parent}>")]
-    UnknownElement {
-        /// Where.
-        at: Location,
-        /// The element.
-        element: String,
-        /// Its parent element.
-        parent: String,
-    },
-    /// An attribute that the element does not have.
-    #[error("{at}: unknown attribute `{attribute}` on <{element}>")]
-    UnknownAttribute {
-        /// Where.
-        at: Location,
-        /// The element.
-        element: String,
-        /// The attribute.
-        attribute: String,
-    },
-    /// A valid feature of the format that signorini does not support (yet).
-    #[error("{at}: <{element}>{}: not supported: {what}", attr_suffix(.attribute))]
-    NotSupported {
-        /// Where.
-        at: Location,
-        /// The element.
-        element: String,
-        /// The attribute, when one is at fault.
-        attribute: Option<String>,
-        /// What is not supported, and why.
-        what: String,
-    },
-    /// A required attribute is missing.
-    #[error("{at}: <{element}> needs attribute `{attribute}`{}", reason_suffix(.reason))]
-    MissingAttribute {
-        /// Where.
-        at: Location,
-        /// The element.
-        element: String,
-        /// The missing attribute.
-        attribute: String,
-        /// Why it is needed (may be empty).
-        reason: String,
-    },
-    /// An attribute value that cannot be parsed or is out of range.
-    #[error("{at}: <{element} {attribute}=\"{value}\">: {reason}")]
-    InvalidValue {
-        /// Where (the line of the attribute, which may be in a default class).
-        at: Location,
-        /// The element.
-        element: String,
-        /// The attribute.
-        attribute: String,
-        /// The value as written.
-        value: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// The XML could not be read: I/O, syntax, an unknown element or attribute, a missing or invalid attribute, an
+    /// unsupported feature. Its message is the reading error's own.
+    #[error(transparent)]
+    Xml(#[from] XmlError),
     /// A name that refers to nothing (class, body, joint, geom, mesh...).
     #[error("{at}: <{element} {attribute}=\"{name}\">: no {kind} named `{name}`")]
     UndefinedName {
@@ -189,30 +98,16 @@ pub enum MjcfError {
     },
 }
 
-fn referenced_from(at: &Option<Location>) -> String {
-    at.as_ref().map(|l| format!("{l}: ")).unwrap_or_default()
-}
-
 fn attr_suffix(attribute: &Option<String>) -> String {
     attribute.as_ref().map(|a| format!(" attribute `{a}`")).unwrap_or_default()
-}
-
-fn reason_suffix(reason: &str) -> String {
-    if reason.is_empty() { String::new() } else { format!(" ({reason})") }
 }
 
 impl MjcfError {
     /// The location the error points at, if any.
     pub fn location(&self) -> Option<&Location> {
         match self {
-            MjcfError::Io { at, .. } => at.as_ref(),
-            MjcfError::Xml { .. } => None,
-            MjcfError::UnknownElement { at, .. }
-            | MjcfError::UnknownAttribute { at, .. }
-            | MjcfError::NotSupported { at, .. }
-            | MjcfError::MissingAttribute { at, .. }
-            | MjcfError::InvalidValue { at, .. }
-            | MjcfError::UndefinedName { at, .. }
+            MjcfError::Xml(e) => e.location(),
+            MjcfError::UndefinedName { at, .. }
             | MjcfError::DuplicateName { at, .. }
             | MjcfError::CyclicDefaultClass { at, .. }
             | MjcfError::CyclicInclude { at, .. }
@@ -225,7 +120,7 @@ impl MjcfError {
     /// The 1-based line the error points at, if any.
     pub fn line(&self) -> Option<u32> {
         match self {
-            MjcfError::Xml { line, .. } => Some(*line),
+            MjcfError::Xml(e) => e.line(),
             _ => self.location().map(|l| l.line),
         }
     }
@@ -233,15 +128,10 @@ impl MjcfError {
     /// The element at fault, if any.
     pub fn element(&self) -> Option<&str> {
         match self {
-            MjcfError::Io { .. } | MjcfError::Xml { .. } => None,
+            MjcfError::Xml(e) => e.element(),
             MjcfError::CyclicDefaultClass { .. } => Some("default"),
             MjcfError::CyclicInclude { .. } => Some("include"),
-            MjcfError::UnknownElement { element, .. }
-            | MjcfError::UnknownAttribute { element, .. }
-            | MjcfError::NotSupported { element, .. }
-            | MjcfError::MissingAttribute { element, .. }
-            | MjcfError::InvalidValue { element, .. }
-            | MjcfError::UndefinedName { element, .. }
+            MjcfError::UndefinedName { element, .. }
             | MjcfError::DuplicateName { element, .. }
             | MjcfError::MeshFile { element, .. }
             | MjcfError::Geometry { element, .. }
@@ -252,13 +142,9 @@ impl MjcfError {
     /// The attribute at fault, if any.
     pub fn attribute(&self) -> Option<&str> {
         match self {
-            MjcfError::UnknownAttribute { attribute, .. }
-            | MjcfError::MissingAttribute { attribute, .. }
-            | MjcfError::InvalidValue { attribute, .. }
-            | MjcfError::UndefinedName { attribute, .. } => Some(attribute),
-            MjcfError::NotSupported { attribute, .. } | MjcfError::Geometry { attribute, .. } => {
-                attribute.as_deref()
-            }
+            MjcfError::Xml(e) => e.attribute(),
+            MjcfError::UndefinedName { attribute, .. } => Some(attribute),
+            MjcfError::Geometry { attribute, .. } => attribute.as_deref(),
             MjcfError::CyclicDefaultClass { .. } => Some("class"),
             MjcfError::CyclicInclude { .. } => Some("file"),
             _ => None,
@@ -266,5 +152,5 @@ impl MjcfError {
     }
 }
 
-/// Result alias of the loaders.
+/// Result alias of the MJCF loader.
 pub type Result<T, E = MjcfError> = std::result::Result<T, E>;

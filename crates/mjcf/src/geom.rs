@@ -13,11 +13,12 @@ use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, MassProperties, P
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, GeomSpec};
 
 use crate::Ctx;
-use crate::attrs::Attrs;
 use crate::error::{MjcfError, Result};
 use crate::orientation;
 use crate::schema;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
+use signorini_xml::orientation::z2quat;
 
 /// MuJoCo's default geom density (kg/m³).
 pub const DEFAULT_DENSITY: f64 = 1000.0;
@@ -55,14 +56,14 @@ pub fn fromto_frame(v: [f64; 6]) -> (DVec3, DQuat, f64) {
     let from = DVec3::new(v[0], v[1], v[2]);
     let to = DVec3::new(v[3], v[4], v[5]);
     let vec = from - to;
-    ((from + to) * 0.5, orientation::z2quat(vec), vec.length() * 0.5)
+    ((from + to) * 0.5, z2quat(vec), vec.length() * 0.5)
 }
 
 /// Reads a `<geom>` of default class `class`.
 pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom> {
     e.check_attributes(schema::GEOM)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let a = Attrs::new(e, ctx.defaults.layers(class, "geom"));
     let types = [
@@ -83,22 +84,24 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
     };
     match ty {
         GeomType::HeightField | GeomType::Sdf => {
-            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)"));
+            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)").into());
         }
         GeomType::Mesh => {}
         _ if a.has("mesh") => {
-            return Err(a.unsupported(Some("mesh"), "fitting a primitive geom to a mesh; use type=\"mesh\""));
+            return Err(a
+                .unsupported(Some("mesh"), "fitting a primitive geom to a mesh; use type=\"mesh\"")
+                .into());
         }
         _ => {}
     }
     if a.bool("shellinertia")? == Some(true) {
-        return Err(a.unsupported(Some("shellinertia"), "shell inertia"));
+        return Err(a.unsupported(Some("shellinertia"), "shell inertia").into());
     }
     if a.keyword("fluidshape", &[("none", false), ("ellipsoid", true)])? == Some(true) {
-        return Err(a.unsupported(Some("fluidshape"), "fluid forces"));
+        return Err(a.unsupported(Some("fluidshape"), "fluid forces").into());
     }
     if a.has("hfield") {
-        return Err(a.unsupported(Some("hfield"), "height fields (not yet)"));
+        return Err(a.unsupported(Some("hfield"), "height fields (not yet)").into());
     }
 
     let mut size = a.partial::<3>("size", [0.0; 3])?;
@@ -108,18 +111,20 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
                 GeomType::Capsule | GeomType::Cylinder => 1,
                 GeomType::Box | GeomType::Ellipsoid => 2,
                 _ => {
-                    return Err(a.invalid_named(
-                        "fromto",
-                        "fromto is only defined for capsule, cylinder, box and ellipsoid geoms",
-                    ));
+                    return Err(a
+                        .invalid_named(
+                            "fromto",
+                            "fromto is only defined for capsule, cylinder, box and ellipsoid geoms",
+                        )
+                        .into());
                 }
             };
             let (p, q, half) = fromto_frame(v);
             if !(half >= 1e-14) {
-                return Err(a.invalid_named("fromto", "the two points coincide"));
+                return Err(a.invalid_named("fromto", "the two points coincide").into());
             }
             if a.array_or::<3>("pos", [0.0; 3])? != [0.0; 3] {
-                return Err(a.invalid_named("pos", "pos and fromto cannot both be given"));
+                return Err(a.invalid_named("pos", "pos and fromto cannot both be given").into());
             }
             if slot == 2 {
                 size[1] = size[0];
@@ -133,12 +138,12 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
 
     let condim = a.int_in("condim", 3, 1, 6)?;
     if ![1, 3, 4, 6].contains(&condim) {
-        return Err(a.invalid_named("condim", "must be 1, 3, 4 or 6"));
+        return Err(a.invalid_named("condim", "must be 1, 3, 4 or 6").into());
     }
     let bitmask = |name: &str| -> Result<u32> { Ok(a.int_in(name, 1, 0, u32::MAX as i64)? as u32) };
     let friction = a.partial::<3>("friction", DEFAULT_FRICTION)?;
     if friction.iter().any(|f| *f < 0.0) {
-        return Err(a.invalid_named("friction", "friction coefficients must be >= 0"));
+        return Err(a.invalid_named("friction", "friction coefficients must be >= 0").into());
     }
     let spec = GeomSpec {
         name: a.str("name").unwrap_or_default().to_string(),
@@ -167,9 +172,9 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
         if size[k] > 0.0 {
             Ok(size[k])
         } else if !a.has("size") {
-            Err(a.missing("size", format!("a {kind} geom needs {what}")))
+            Err(a.missing("size", format!("a {kind} geom needs {what}")).into())
         } else {
-            Err(a.invalid_named("size", format!("{what} (size[{k}]) must be > 0")))
+            Err(a.invalid_named("size", format!("{what} (size[{k}]) must be > 0")).into())
         }
     };
     let geometry = |source| MjcfError::Geometry {
@@ -213,7 +218,7 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
             Shape::ConvexMesh(asset.hull.clone())
         }
         GeomType::HeightField | GeomType::Sdf => {
-            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)"));
+            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)").into());
         }
     })
 }
@@ -238,7 +243,7 @@ fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties
     };
     if let Some(m) = a.f64("mass")? {
         if m < 0.0 {
-            return Err(a.invalid_named("mass", "must be >= 0"));
+            return Err(a.invalid_named("mass", "must be >= 0").into());
         }
         return Ok(if m > 0.0 { unit.scaled(m / unit.mass) } else { MassProperties::ZERO });
     }
@@ -250,7 +255,7 @@ fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties
 pub fn read_site(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<(String, DVec3, DQuat)> {
     e.check_attributes(schema::SITE)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let a = Attrs::new(e, ctx.defaults.layers(class, "site"));
     a.keyword("type", &[("sphere", ()), ("capsule", ()), ("ellipsoid", ()), ("cylinder", ()), ("box", ())])?;
@@ -259,10 +264,10 @@ pub fn read_site(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<(String, DV
         Some(v) => {
             let (p, q, half) = fromto_frame(v);
             if !(half >= 1e-14) {
-                return Err(a.invalid_named("fromto", "the two points coincide"));
+                return Err(a.invalid_named("fromto", "the two points coincide").into());
             }
             if a.array_or::<3>("pos", [0.0; 3])? != [0.0; 3] {
-                return Err(a.invalid_named("pos", "pos and fromto cannot both be given"));
+                return Err(a.invalid_named("pos", "pos and fromto cannot both be given").into());
             }
             (p, q)
         }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{MjcfError, Result};
-use crate::xml::{self, Element};
+use signorini_xml::{Element, element as xml};
 
 /// Replaces every `<include>` below `root` by the included elements.
 pub fn expand(root: &mut Element, main_dir: &Path, stack: &mut Vec<PathBuf>) -> Result<()> {
@@ -19,7 +19,7 @@ pub fn expand(root: &mut Element, main_dir: &Path, stack: &mut Vec<PathBuf>) -> 
         }
         child.check_attributes(&["file"])?;
         if let Some(c) = child.children.first() {
-            return Err(child.unknown_child(c));
+            return Err(child.unknown_child(c).into());
         }
         let file = child.required("file")?.value.clone();
         let path = main_dir.join(&file);

@@ -8,10 +8,10 @@ use glam::DVec3;
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, JointKind, JointSpec};
 
 use crate::Ctx;
-use crate::attrs::Attrs;
 use crate::error::Result;
 use crate::schema;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// Resolves MJCF `limited`/`ctrllimited`/`forcelimited` (`None` = auto) against a range: whether the range applies.
 pub fn resolve_limited(
@@ -27,10 +27,12 @@ pub fn resolve_limited(
         Some(l) => Ok(l),
         None if !has_range => Ok(false),
         None if autolimits => Ok(true),
-        None => Err(a.invalid_named(
-            range_attribute,
-            format!("a range is given but `{attribute}` is not, and autolimits is disabled"),
-        )),
+        None => Err(a
+            .invalid_named(
+                range_attribute,
+                format!("a range is given but `{attribute}` is not, and autolimits is disabled"),
+            )
+            .into()),
     }
 }
 
@@ -38,7 +40,7 @@ pub fn resolve_limited(
 pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec> {
     e.check_attributes(schema::JOINT)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let a = Attrs::new(e, ctx.defaults.layers(class, "joint"));
     let kind = a
@@ -67,12 +69,14 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
     let range = if limited {
         let r = raw.map(angle);
         match kind {
-            JointKind::Free => return Err(a.invalid_named("limited", "a free joint cannot be limited")),
+            JointKind::Free => {
+                return Err(a.invalid_named("limited", "a free joint cannot be limited").into());
+            }
             JointKind::Ball if r[0] != 0.0 || !(r[1] > 0.0) => {
-                return Err(a.invalid_named("range", "a ball joint range is `0 max` with max > 0"));
+                return Err(a.invalid_named("range", "a ball joint range is `0 max` with max > 0").into());
             }
             JointKind::Hinge | JointKind::Slide if !(r[0] < r[1]) => {
-                return Err(a.invalid_named("range", "the lower limit must be below the upper limit"));
+                return Err(a.invalid_named("range", "the lower limit must be below the upper limit").into());
             }
             _ => Some(r),
         }
@@ -81,17 +85,17 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
     };
 
     if a.f64_or("margin", 0.0)? != 0.0 {
-        return Err(a.unsupported(Some("margin"), "joint-limit margins"));
+        return Err(a.unsupported(Some("margin"), "joint-limit margins").into());
     }
     if a.array_or::<2>("springdamper", [0.0; 2])? != [0.0; 2] {
-        return Err(a.unsupported(Some("springdamper"), "springdamper; give stiffness and damping"));
+        return Err(a.unsupported(Some("springdamper"), "springdamper; give stiffness and damping").into());
     }
     let frc = a.array_or::<2>("actuatorfrcrange", [0.0; 2])?;
     if resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)? {
-        return Err(a.unsupported(Some("actuatorfrcrange"), "per-joint actuator force limits"));
+        return Err(a.unsupported(Some("actuatorfrcrange"), "per-joint actuator force limits").into());
     }
     if a.bool("actuatorgravcomp")? == Some(true) {
-        return Err(a.unsupported(Some("actuatorgravcomp"), "gravity compensation"));
+        return Err(a.unsupported(Some("actuatorgravcomp"), "gravity compensation").into());
     }
     a.int("group")?;
 
@@ -118,12 +122,12 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
 pub fn read_freejoint(e: &Element) -> Result<JointSpec> {
     e.check_attributes(schema::FREEJOINT)?;
     if let Some(c) = e.children.first() {
-        return Err(e.unknown_child(c));
+        return Err(e.unknown_child(c).into());
     }
     let a = Attrs::own(e);
     a.int("group")?;
     if a.keyword("align", &[("false", false), ("true", true), ("auto", false)])? == Some(true) {
-        return Err(a.unsupported(Some("align"), "moving the body frame onto its inertial frame"));
+        return Err(a.unsupported(Some("align"), "moving the body frame onto its inertial frame").into());
     }
     Ok(JointSpec::new(a.str("name").unwrap_or_default(), JointKind::Free))
 }

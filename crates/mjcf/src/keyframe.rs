@@ -4,26 +4,26 @@
 
 use signorini_model::spec::KeyframeSpec;
 
-use crate::attrs::Attrs;
 use crate::error::{MjcfError, Result};
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// Reads one `<keyframe>` section for a model of sizes `nq`, `nv`, `nu`.
 pub fn read_section(e: &Element, nq: usize, nv: usize, nu: usize, out: &mut Vec<KeyframeSpec>) -> Result<()> {
     e.check_attributes(&[])?;
     for child in &e.children {
         if child.name != "key" {
-            return Err(e.unknown_child(child));
+            return Err(e.unknown_child(child).into());
         }
         if let Some(c) = child.children.first() {
-            return Err(child.unknown_child(c));
+            return Err(child.unknown_child(c).into());
         }
         child.check_attributes(&["name", "time", "qpos", "qvel", "act", "ctrl", "mpos", "mquat"])?;
         let a = Attrs::own(child);
         let vector = |name: &str, n: usize| -> Result<Vec<f64>> {
             let v = a.numbers(name)?.unwrap_or_default();
             if !v.is_empty() && v.len() != n {
-                return Err(a.invalid_named(name, format!("expected {n} numbers, got {}", v.len())));
+                return Err(a.invalid_named(name, format!("expected {n} numbers, got {}", v.len())).into());
             }
             Ok(v)
         };

@@ -11,27 +11,26 @@
 //! # Ok::<(), signorini_mjcf::MjcfError>(())
 //! ```
 //!
+//! The XML tree with locations, typed attribute reading and the orientation conversions are `signorini-xml`'s; mesh
+//! files are read by `signorini-mesh-io`.
+//!
 //! | module | concept |
 //! |---|---|
-//! | [`xml`] | owned XML tree with a file and line on every element and attribute |
+//! | [`error`] | [`MjcfError`]: the reading faults of [`XmlError`] and the model faults of MJCF |
 //! | `include` | `<include>` splicing |
-//! | [`attrs`] | typed attribute reading over default-class layers |
-//! | `defaults` | default classes, inheritance, `childclass` |
+//! | `defaults` | default classes, inheritance, `childclass` (the layers of `signorini_xml::attrs::Attrs`) |
 //! | [`compiler`] | `<compiler>` settings |
 //! | [`options`] | `<option>`/`<flag>` as given ([`MjcfOptions`]) |
-//! | [`orientation`] | `quat`, `axisangle`, `euler`, `xyaxes`, `zaxis`, `fromto` frames |
-//! | `assets`, [`mesh_io`] | mesh assets; STL and OBJ readers |
+//! | [`orientation`] | `quat`, `axisangle`, `euler`, `xyaxes`, `zaxis` in the compiler's angle unit |
+//! | `assets` | mesh assets |
 //! | `tree`, `joint`, `geom` | bodies, joints, geoms, sites |
 //! | `compile_inertia` | body inertia from `<inertial>` or from geoms, as MuJoCo compiles it |
 //! | `actuator`, `equality`, `contact`, `keyframe` | the remaining sections |
 
-pub mod attrs;
 pub mod compiler;
 pub mod error;
-pub mod mesh_io;
 pub mod options;
 pub mod orientation;
-pub mod xml;
 
 mod actuator;
 mod assets;
@@ -50,11 +49,13 @@ mod tree;
 use std::path::Path;
 
 pub use compiler::{Compiler, InertiaFromGeom};
-pub use error::{Location, MjcfError, Result};
+pub use error::{Location, MjcfError, Result, XmlError};
 pub use geom::{DEFAULT_DENSITY, DEFAULT_FRICTION};
 pub use options::{Cone, Integrator, Jacobian, MjcfOptions, Solver};
 pub use parse::DEFAULT_GRAVITY;
 pub use signorini_model::spec::ModelSpec;
+pub use signorini_xml::NotSimulated;
+use signorini_xml::element as xml;
 
 /// What loading an MJCF file produces.
 #[derive(Debug, Clone)]
@@ -100,15 +101,6 @@ impl RawElement {
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attributes.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
-}
-
-/// An element that was accepted but does not change the dynamics.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NotSimulated {
-    /// Tag name.
-    pub element: String,
-    /// Where it is written.
-    pub at: Location,
 }
 
 /// What every element reader needs.

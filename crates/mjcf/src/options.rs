@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attrs::Attrs;
 use crate::error::Result;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// MJCF `integrator`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -164,15 +164,15 @@ const ATTRIBUTES: &[&str] = &[
 fn count(a: &Attrs<'_>, name: &str) -> Result<Option<u32>> {
     match a.int(name)? {
         None => Ok(None),
-        Some(v) => {
-            u32::try_from(v).map(Some).map_err(|_| a.invalid_named(name, "must be a non-negative integer"))
-        }
+        Some(v) => Ok(u32::try_from(v)
+            .map(Some)
+            .map_err(|_| a.invalid_named(name, "must be a non-negative integer"))?),
     }
 }
 
 fn nonneg(a: &Attrs<'_>, name: &str) -> Result<Option<f64>> {
     match a.f64(name)? {
-        Some(v) if v < 0.0 => Err(a.invalid_named(name, "must be >= 0")),
+        Some(v) if v < 0.0 => Err(a.invalid_named(name, "must be >= 0").into()),
         v => Ok(v),
     }
 }
@@ -184,7 +184,7 @@ impl MjcfOptions {
         let a = Attrs::own(e);
         if let Some(t) = a.f64("timestep")? {
             if !(t > 0.0) {
-                return Err(a.invalid_named("timestep", "must be > 0"));
+                return Err(a.invalid_named("timestep", "must be > 0").into());
             }
             self.timestep = Some(t);
         }
@@ -192,11 +192,11 @@ impl MjcfOptions {
         set(&mut self.magnetic, a.array::<3>("magnetic")?);
         for name in ["wind", "density", "viscosity"] {
             if a.numbers(name)?.is_some_and(|v| v.iter().any(|x| *x != 0.0)) {
-                return Err(a.unsupported(Some(name), "fluid forces (wind, density, viscosity)"));
+                return Err(a.unsupported(Some(name), "fluid forces (wind, density, viscosity)").into());
             }
         }
         if a.get("actuatorgroupdisable").is_some_and(|g| !g.value.trim().is_empty()) {
-            return Err(a.unsupported(Some("actuatorgroupdisable"), "disabling actuator groups"));
+            return Err(a.unsupported(Some("actuatorgroupdisable"), "disabling actuator groups").into());
         }
         set(
             &mut self.integrator,
@@ -241,7 +241,7 @@ impl MjcfOptions {
         set(&mut self.apirate, nonneg(&a, "apirate")?);
         if let Some(r) = a.f64("impratio")? {
             if !(r > 0.0) {
-                return Err(a.invalid_named("impratio", "must be > 0"));
+                return Err(a.invalid_named("impratio", "must be > 0").into());
             }
             self.impratio = Some(r);
         }
@@ -251,7 +251,7 @@ impl MjcfOptions {
         a.array::<5>("o_friction")?;
         for child in &e.children {
             if child.name != "flag" {
-                return Err(e.unknown_child(child));
+                return Err(e.unknown_child(child).into());
             }
             self.apply_flags(child)?;
         }
@@ -266,9 +266,9 @@ impl MjcfOptions {
         for attr in &e.attributes {
             let on = a.keyword(&attr.name, &[("enable", true), ("disable", false)])?.unwrap_or(true);
             if attr.name == "override" && on {
-                return Err(
-                    a.unsupported(Some("override"), "contact parameter override (o_margin, o_solref, ...)")
-                );
+                return Err(a
+                    .unsupported(Some("override"), "contact parameter override (o_margin, o_solref, ...)")
+                    .into());
             }
             self.flags.insert(attr.name.clone(), on);
         }

@@ -12,8 +12,8 @@ use crate::defaults::Defaults;
 use crate::error::{MjcfError, Result};
 use crate::options::MjcfOptions;
 use crate::tree::Tree;
-use crate::xml::Element;
 use crate::{Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe};
+use signorini_xml::Element;
 
 /// Top-level sections that signorini reads.
 const SECTIONS: &[&str] = &[
@@ -60,7 +60,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         if NOT_SIMULATED_SECTIONS.contains(&name) {
             not_simulated.push(NotSimulated { element: s.name.clone(), at: s.at.clone() });
         } else if !SECTIONS.contains(&name) {
-            return Err(root.unknown_child(s));
+            return Err(root.unknown_child(s).into());
         }
     }
     let sections = |name: &'static str| root.children.iter().filter(move |s| s.name == name);
@@ -123,7 +123,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
 }
 
 fn not_supported(e: &Element, what: &str) -> MjcfError {
-    MjcfError::NotSupported { at: e.at.clone(), element: e.name.clone(), attribute: None, what: what.into() }
+    e.not_supported(what).into()
 }
 
 fn collect_not_simulated(e: &Element, out: &mut Vec<NotSimulated>) {

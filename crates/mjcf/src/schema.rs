@@ -1,5 +1,5 @@
 //! The attributes each supported element accepts. An attribute outside these lists is an
-//! [`MjcfError::UnknownAttribute`](crate::MjcfError::UnknownAttribute); an accepted one that signorini does not
+//! [`XmlError::UnknownAttribute`](crate::XmlError::UnknownAttribute); an accepted one that signorini does not
 //! support with the given value is reported by the element's reader.
 
 /// `<geom>`.

@@ -7,14 +7,14 @@ use glam::{DQuat, DVec3};
 use signorini_model::spec::{BodySpec, JointKind, JointSpec};
 
 use crate::Ctx;
-use crate::attrs::Attrs;
 use crate::compile_inertia::{self, GeomMass, InertiaSource, ZERO_INERTIAL};
 use crate::error::{Location, MjcfError, Result};
 use crate::geom;
 use crate::joint;
 use crate::orientation;
 use crate::schema;
-use crate::xml::Element;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
 
 /// A joint in model order.
 #[derive(Debug, Clone)]
@@ -154,14 +154,9 @@ impl Tree {
                 }
                 n if NOT_SIMULATED.contains(&n) => {}
                 n if UNSUPPORTED.contains(&n) => {
-                    return Err(MjcfError::NotSupported {
-                        at: child.at.clone(),
-                        element: child.name.clone(),
-                        attribute: None,
-                        what: format!("<{n}> in a body"),
-                    });
+                    return Err(child.not_supported(format!("<{n}> in a body")).into());
                 }
-                _ => return Err(e.unknown_child(child)),
+                _ => return Err(e.unknown_child(child).into()),
             }
         }
         if body != 0 {
@@ -196,10 +191,10 @@ impl Tree {
         e.check_attributes(schema::BODY)?;
         let a = Attrs::own(e);
         if a.bool("mocap")? == Some(true) {
-            return Err(a.unsupported(Some("mocap"), "mocap bodies"));
+            return Err(a.unsupported(Some("mocap"), "mocap bodies").into());
         }
         if a.f64_or("gravcomp", 0.0)? != 0.0 {
-            return Err(a.unsupported(Some("gravcomp"), "gravity compensation"));
+            return Err(a.unsupported(Some("gravcomp"), "gravity compensation").into());
         }
         let name = a.str("name").unwrap_or_default().to_string();
         check_unique(&self.body_names, &name, e, "body")?;

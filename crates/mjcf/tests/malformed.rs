@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use signorini_mjcf::{MjcfError, load_mjcf, load_mjcf_str};
+use signorini_mjcf::{MjcfError, XmlError, load_mjcf, load_mjcf_str};
 
 fn err(xml: &str) -> MjcfError {
     match load_mjcf_str(xml, Path::new("/nonexistent")) {
@@ -28,10 +28,10 @@ fn expect(e: &MjcfError, line: u32, element: &str, attribute: Option<&str>) {
 #[test]
 fn unknown_element() {
     let e = err("<mujoco>\n<worldbody>\n<body>\n<gem type=\"sphere\"/>\n</body>\n</worldbody>\n</mujoco>");
-    assert!(matches!(e, MjcfError::UnknownElement { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::UnknownElement { .. })), "{e}");
     expect(&e, 4, "gem", None);
     let e = err("<mujoco>\n<worldbody/>\n<sensors/>\n</mujoco>");
-    assert!(matches!(e, MjcfError::UnknownElement { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::UnknownElement { .. })), "{e}");
     expect(&e, 3, "sensors", None);
     let e = err("<mujoco><worldbody>\n<joint/>\n</worldbody></mujoco>");
     expect(&e, 2, "joint", None);
@@ -42,7 +42,7 @@ fn unknown_attribute() {
     let e = err(
         "<mujoco>\n<worldbody>\n<geom type=\"sphere\" size=\"1\"\n   colour=\"red\"/>\n</worldbody>\n</mujoco>",
     );
-    assert!(matches!(e, MjcfError::UnknownAttribute { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::UnknownAttribute { .. })), "{e}");
     expect(&e, 4, "geom", Some("colour"));
 }
 
@@ -51,18 +51,18 @@ fn missing_size() {
     let e = err(
         "<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom type=\"box\"/>\n</body>\n</worldbody>\n</mujoco>",
     );
-    assert!(matches!(e, MjcfError::MissingAttribute { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::MissingAttribute { .. })), "{e}");
     expect(&e, 5, "geom", Some("size"));
     // A capsule needs its half-length unless fromto gives it.
     let e = err("<mujoco>\n<worldbody>\n<geom type=\"capsule\" size=\"0.1\"/>\n</worldbody>\n</mujoco>");
-    assert!(matches!(e, MjcfError::InvalidValue { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::InvalidValue { .. })), "{e}");
     expect(&e, 3, "geom", Some("size"));
 }
 
 #[test]
 fn bad_number() {
     let e = err("<mujoco>\n<worldbody>\n<body pos=\"0 0 1x\">\n</body>\n</worldbody>\n</mujoco>");
-    assert!(matches!(e, MjcfError::InvalidValue { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::InvalidValue { .. })), "{e}");
     expect(&e, 3, "body", Some("pos"));
     assert!(e.to_string().contains("`1x` is not a number"), "{e}");
     let e = err("<mujoco>\n<worldbody>\n<body pos=\"0 0\"/>\n</worldbody>\n</mujoco>");
@@ -102,7 +102,7 @@ fn undefined_class_and_names() {
 #[test]
 fn tendons_are_not_supported_yet() {
     let e = err("<mujoco>\n<worldbody/>\n<tendon>\n<fixed/>\n</tendon>\n</mujoco>");
-    assert!(matches!(e, MjcfError::NotSupported { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
     expect(&e, 3, "tendon", None);
     assert!(e.to_string().contains("not supported: tendons (not yet)"), "{e}");
 }
@@ -110,7 +110,7 @@ fn tendons_are_not_supported_yet() {
 #[test]
 fn unsupported_features_name_the_attribute() {
     let e = err("<mujoco>\n<worldbody>\n<body mocap=\"true\"/>\n</worldbody>\n</mujoco>");
-    assert!(matches!(e, MjcfError::NotSupported { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
     expect(&e, 3, "body", Some("mocap"));
     let e = err("<mujoco>\n<option density=\"1.2\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("density"));
@@ -141,7 +141,7 @@ fn semantic_errors() {
     expect(&e, 5, "joint", Some("range"));
     // Two orientations.
     let e = err("<mujoco>\n<worldbody><body\n euler=\"0 0 1\" quat=\"1 0 0 0\"/></worldbody>\n</mujoco>");
-    assert!(matches!(e, MjcfError::InvalidValue { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::InvalidValue { .. })), "{e}");
     assert_eq!(e.line(), Some(3));
     // Bad keyword.
     let e = err("<mujoco>\n<option\n integrator=\"verlet\"/>\n</mujoco>");
@@ -160,7 +160,7 @@ fn errors_in_default_values_point_at_the_default() {
 #[test]
 fn xml_syntax_and_root() {
     let e = err("<mujoco>\n<worldbody>\n</mujoco>");
-    assert!(matches!(e, MjcfError::Xml { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::Syntax { .. })), "{e}");
     assert_eq!(e.line(), Some(3));
     let e = err("<robot/>");
     assert!(matches!(e, MjcfError::Invalid { .. }), "{e}");
@@ -169,7 +169,7 @@ fn xml_syntax_and_root() {
 #[test]
 fn missing_files_and_include_cycles() {
     let e = load_mjcf(Path::new("/nonexistent/scene.xml")).unwrap_err();
-    assert!(matches!(e, MjcfError::Io { .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::Io { .. })), "{e}");
     let dir = std::env::temp_dir().join(format!("signorini-mjcf-cycle-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("a.xml"), "<mujoco>\n<include file=\"b.xml\"/>\n</mujoco>").unwrap();
@@ -179,7 +179,7 @@ fn missing_files_and_include_cycles() {
     expect(&e, 3, "include", Some("file"));
     assert!(e.location().unwrap().file.ends_with("b.xml"));
     let e = err("<mujoco>\n<asset>\n<mesh file=\"missing.stl\"/>\n</asset>\n</mujoco>");
-    assert!(matches!(e, MjcfError::Io { at: Some(_), .. }), "{e}");
+    assert!(matches!(e, MjcfError::Xml(XmlError::Io { at: Some(_), .. })), "{e}");
     assert_eq!(e.line(), Some(3));
     std::fs::remove_dir_all(&dir).ok();
 }

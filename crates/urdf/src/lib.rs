@@ -1,8 +1,10 @@
 //! # signorini-urdf
 //!
 //! Loads URDF robots into the plain-data [`ModelSpec`] of `signorini-model`, and SRDF `disable_collisions` into
-//! `(link, link, reason)` pairs for the allowed-collision matrix. Errors are the loaders' typed
-//! [`MjcfError`](signorini_mjcf::MjcfError) (file, line, element, attribute), re-exported as [`UrdfError`].
+//! [`Srdf`], whose [`Srdf::acm`] is the collision layer's allowed-collision matrix ([`write_srdf`] writes one back);
+//! this is signorini's only SRDF reader. Errors are the typed [`UrdfError`] (file, line,
+//! element, attribute); the XML tree, attribute parsing and orientations are `signorini-xml`'s, mesh files are read by
+//! `signorini-mesh-io`.
 //!
 //! Supported URDF: links with `<inertial>` (origin, mass, full inertia) and `<collision>` geometry (box, cylinder,
 //! sphere, capsule, mesh as STL/OBJ convex hull, with `scale`); joints `revolute`, `continuous`, `prismatic`,
@@ -12,18 +14,17 @@
 //! `safety_controller`. `planar` joints and anything unknown are errors. A link without `<inertial>` is massless
 //! (URDF semantics; inertia is not inferred from collision geometry).
 
+pub mod error;
 mod robot;
 mod srdf;
 
 use std::path::{Path, PathBuf};
 
-pub use signorini_mjcf::MjcfError as UrdfError;
-use signorini_mjcf::{NotSimulated, xml};
+pub use error::{Location, Result, UrdfError, XmlError};
 pub use signorini_model::spec::ModelSpec;
-pub use srdf::Srdf;
-
-/// Result alias of the URDF/SRDF loaders.
-pub type Result<T, E = UrdfError> = std::result::Result<T, E>;
+pub use signorini_xml::NotSimulated;
+use signorini_xml::element as xml;
+pub use srdf::{DisabledPair, Srdf, write_srdf};
 
 /// How to load a URDF.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,12 +56,23 @@ pub fn load_urdf_str(text: &str, base_dir: &Path, options: &UrdfOptions) -> Resu
     robot::load(&root, base_dir, options)
 }
 
+impl LoadedUrdf {
+    /// The body index of the link `name` (links are bodies `1..`; the world, body 0, is no link).
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.spec.bodies.iter().skip(1).position(|b| b.name == name).map(|i| i + 1)
+    }
+}
+
 /// Loads the SRDF file `path` for the robot `urdf` (every link it names must exist there).
 pub fn load_srdf(path: &Path, urdf: &LoadedUrdf) -> Result<Srdf> {
-    srdf::load(&xml::read_file(path, None)?, urdf)
+    let srdf = Srdf::read(path)?;
+    srdf.check_links(urdf)?;
+    Ok(srdf)
 }
 
 /// Loads SRDF text for the robot `urdf`; locations name the file `base_dir/<string>`.
 pub fn load_srdf_str(text: &str, base_dir: &Path, urdf: &LoadedUrdf) -> Result<Srdf> {
-    srdf::load(&xml::parse(text, &base_dir.join("<string>"))?, urdf)
+    let srdf = Srdf::parse(text, base_dir)?;
+    srdf.check_links(urdf)?;
+    Ok(srdf)
 }

@@ -13,16 +13,17 @@ use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::{
     Capsule, ConvexMesh, Cuboid, Cylinder, GeometryError, MassProperties, Shape, Sphere,
 };
-use signorini_mjcf::attrs::Attrs;
-use signorini_mjcf::orientation::euler_to_quat;
-use signorini_mjcf::xml::Element;
-use signorini_mjcf::{DEFAULT_FRICTION, DEFAULT_GRAVITY, MjcfError, NotSimulated, mesh_io};
+use signorini_mesh_io::{MeshReadError, read_mesh};
 use signorini_model::spec::{
     BodySpec, DEFAULT_SOLIMP, DEFAULT_SOLREF, EqualitySpec, GeomSpec, InertialSpec, JointKind, JointSpec,
     ModelSpec,
 };
+use signorini_xml::attrs::Attrs;
+use signorini_xml::orientation::euler_to_quat;
+use signorini_xml::{Attribute, Element, NotSimulated, XmlError};
 
-use crate::{LoadedUrdf, Result, UrdfOptions};
+use crate::error::{Result, UrdfError};
+use crate::{LoadedUrdf, UrdfOptions};
 
 /// Top-level elements accepted and not simulated.
 const NOT_SIMULATED: &[&str] = &["material", "transmission", "gazebo", "ros2_control"];
@@ -39,15 +40,8 @@ struct Joint<'a> {
     child: usize,
 }
 
-fn invalid(e: &Element, reason: impl Into<String>) -> MjcfError {
-    MjcfError::Invalid { at: e.at.clone(), element: e.name.clone(), reason: reason.into() }
-}
-
-fn no_children(e: &Element) -> Result<()> {
-    match e.children.first() {
-        Some(c) => Err(e.unknown_child(c)),
-        None => Ok(()),
-    }
+fn invalid(e: &Element, reason: impl Into<String>) -> UrdfError {
+    UrdfError::Invalid { at: e.at.clone(), element: e.name.clone(), reason: reason.into() }
 }
 
 /// The single child element `name` of `e`, if any (two are an error).
@@ -66,7 +60,7 @@ fn origin(e: &Element) -> Result<(DVec3, DQuat)> {
         return Ok((DVec3::ZERO, DQuat::IDENTITY));
     };
     o.check_attributes(&["xyz", "rpy"])?;
-    no_children(o)?;
+    o.check_no_children()?;
     let a = Attrs::own(o);
     let xyz = a.array_or::<3>("xyz", [0.0; 3])?;
     let rpy = a.array_or::<3>("rpy", [0.0; 3])?;
@@ -96,7 +90,7 @@ pub fn load(root: &Element, base_dir: &Path, options: &UrdfOptions) -> Result<Lo
             n if NOT_SIMULATED.contains(&n) => {
                 not_simulated.push(NotSimulated { element: c.name.clone(), at: c.at.clone() })
             }
-            _ => return Err(root.unknown_child(c)),
+            _ => return Err(root.unknown_child(c).into()),
         }
     }
     let mut joints: Vec<Joint<'_>> = Vec::new();
@@ -112,7 +106,7 @@ pub fn load(root: &Element, base_dir: &Path, options: &UrdfOptions) -> Result<Lo
                 single(e, tag)?.ok_or_else(|| invalid(e, format!("a joint needs <{tag} link=\"...\"/>")))?;
             el.check_attributes(&["link"])?;
             let l = el.required("link")?;
-            link_index.get(l.value.as_str()).copied().ok_or_else(|| MjcfError::UndefinedName {
+            link_index.get(l.value.as_str()).copied().ok_or_else(|| UrdfError::UndefinedName {
                 at: l.at.clone(),
                 element: tag.to_string(),
                 attribute: "link".into(),
@@ -146,16 +140,7 @@ pub fn load(root: &Element, base_dir: &Path, options: &UrdfOptions) -> Result<Lo
         joint_index: HashMap::new(),
         mimics: Vec::new(),
     };
-    builder.bodies.push(BodySpec {
-        name: "world".into(),
-        parent: 0,
-        pos: DVec3::ZERO,
-        quat: DQuat::IDENTITY,
-        inertial: zero_inertial(),
-        joints: Vec::new(),
-        geoms: Vec::new(),
-        sites: Vec::new(),
-    });
+    builder.bodies.push(BodySpec::world());
     // Depth-first, children in joint order (an explicit stack keeps deep chains off the call stack).
     let mut stack = vec![(root_link, None::<usize>)];
     while let Some((link, via)) = stack.pop() {
@@ -175,23 +160,15 @@ pub fn load(root: &Element, base_dir: &Path, options: &UrdfOptions) -> Result<Lo
         spec: ModelSpec {
             name: root.attr("name").unwrap_or_default().to_string(),
             bodies: builder.bodies,
-            actuators: Vec::new(),
             equalities,
-            keyframes: Vec::new(),
-            gravity: DEFAULT_GRAVITY,
-            contact_excludes: Vec::new(),
-            contact_pairs: Vec::new(),
+            ..ModelSpec::default()
         },
         not_simulated,
     })
 }
 
-fn duplicate(e: &Element, kind: &'static str, name: &str) -> MjcfError {
-    MjcfError::DuplicateName { at: e.at.clone(), element: e.name.clone(), kind, name: name.to_string() }
-}
-
-fn zero_inertial() -> InertialSpec {
-    InertialSpec { mass: 0.0, inertia: DVec3::ZERO, pos: DVec3::ZERO, quat: DQuat::IDENTITY }
+fn duplicate(e: &Element, kind: &'static str, name: &str) -> UrdfError {
+    UrdfError::DuplicateName { at: e.at.clone(), element: e.name.clone(), kind, name: name.to_string() }
 }
 
 struct Builder<'a> {
@@ -222,7 +199,7 @@ impl<'a> Builder<'a> {
             }
         };
         self.body_of_link[li] = index;
-        let mut inertial = zero_inertial();
+        let mut inertial = InertialSpec::default();
         let mut geoms = Vec::new();
         let mut seen_inertial = false;
         for c in &e.children {
@@ -236,7 +213,7 @@ impl<'a> Builder<'a> {
                 }
                 "collision" => geoms.push(self.read_collision(c)?),
                 "visual" | "self_collision_checking" => {}
-                _ => return Err(e.unknown_child(c)),
+                _ => return Err(e.unknown_child(c).into()),
             }
         }
         for j in &joints {
@@ -280,14 +257,14 @@ impl<'a> Builder<'a> {
             .ok_or_else(|| a.missing("type", ""))?;
         let ty = a.str("type").unwrap_or_default();
         if ty == "planar" {
-            return Err(a.unsupported(Some("type"), "planar joints"));
+            return Err(a.unsupported(Some("type"), "planar joints").into());
         }
         for c in &e.children {
             match c.name.as_str() {
                 "origin" | "parent" | "child" => {}
                 "axis" | "limit" | "dynamics" | "mimic" => {}
                 "calibration" | "safety_controller" => {}
-                _ => return Err(e.unknown_child(c)),
+                _ => return Err(e.unknown_child(c).into()),
             }
         }
         let Some(kind) = kind else {
@@ -301,7 +278,7 @@ impl<'a> Builder<'a> {
         let axis = match single(e, "axis")? {
             Some(x) => {
                 x.check_attributes(&["xyz"])?;
-                no_children(x)?;
+                x.check_no_children()?;
                 let ax = Attrs::own(x);
                 DVec3::from_array(ax.array_or::<3>("xyz", [1.0, 0.0, 0.0])?)
                     .try_normalize()
@@ -312,7 +289,7 @@ impl<'a> Builder<'a> {
         let range = match single(e, "limit")? {
             Some(l) if ty != "floating" => {
                 l.check_attributes(&["lower", "upper", "effort", "velocity"])?;
-                no_children(l)?;
+                l.check_no_children()?;
                 let la = Attrs::own(l);
                 la.f64("effort")?;
                 la.f64("velocity")?;
@@ -321,9 +298,9 @@ impl<'a> Builder<'a> {
                     None
                 } else {
                     if !(r[0] < r[1]) {
-                        return Err(
-                            la.invalid_named("upper", "the upper limit must be above the lower limit")
-                        );
+                        return Err(la
+                            .invalid_named("upper", "the upper limit must be above the lower limit")
+                            .into());
                     }
                     Some(r)
                 }
@@ -337,7 +314,7 @@ impl<'a> Builder<'a> {
         let (damping, frictionloss) = match single(e, "dynamics")? {
             Some(d) => {
                 d.check_attributes(&["damping", "friction"])?;
-                no_children(d)?;
+                d.check_no_children()?;
                 let da = Attrs::own(d);
                 (da.nonneg_or("damping", 0.0)?, da.nonneg_or("friction", 0.0)?)
             }
@@ -345,7 +322,7 @@ impl<'a> Builder<'a> {
         };
         if let Some(m) = single(e, "mimic")? {
             m.check_attributes(&["joint", "multiplier", "offset"])?;
-            no_children(m)?;
+            m.check_no_children()?;
             self.mimics.push((m, self.joint_count()));
         }
         Ok(Some(JointSpec {
@@ -373,7 +350,7 @@ impl<'a> Builder<'a> {
         for (m, joint1) in &self.mimics {
             let a = Attrs::own(m);
             let target = m.required("joint")?;
-            let joint2 = *self.joint_index.get(&target.value).ok_or_else(|| MjcfError::UndefinedName {
+            let joint2 = *self.joint_index.get(&target.value).ok_or_else(|| UrdfError::UndefinedName {
                 at: target.at.clone(),
                 element: "mimic".into(),
                 attribute: "joint".into(),
@@ -396,7 +373,7 @@ impl<'a> Builder<'a> {
         e.check_attributes(&["name"])?;
         for c in &e.children {
             if !matches!(c.name.as_str(), "origin" | "geometry") {
-                return Err(e.unknown_child(c));
+                return Err(e.unknown_child(c).into());
             }
         }
         let (pos, quat) = origin(e)?;
@@ -407,35 +384,16 @@ impl<'a> Builder<'a> {
             [] => return Err(invalid(g, "<geometry> needs one of box, cylinder, sphere, capsule, mesh")),
             [_, second, ..] => return Err(invalid(second, "<geometry> holds exactly one shape")),
         };
-        Ok(GeomSpec {
-            name: e.attr("name").unwrap_or_default().to_string(),
-            shape,
-            pos,
-            quat,
-            contype: 1,
-            conaffinity: 1,
-            condim: 3,
-            friction: DEFAULT_FRICTION,
-            solref: DEFAULT_SOLREF,
-            solimp: DEFAULT_SOLIMP,
-            solmix: 1.0,
-            priority: 0,
-            margin: 0.0,
-            gap: 0.0,
-            mass: 0.0,
-        })
+        Ok(GeomSpec { pos, quat, ..GeomSpec::new(e.attr("name").unwrap_or_default(), shape) })
     }
 
     fn shape(&self, s: &Element) -> Result<Shape> {
-        no_children(s)?;
+        s.check_no_children()?;
         let a = Attrs::own(s);
-        let geometry = |source: GeometryError| MjcfError::Geometry {
-            at: s.at.clone(),
-            element: s.name.clone(),
-            attribute: None,
-            source,
-        };
-        let req = |name: &str| -> Result<f64> { a.f64(name)?.ok_or_else(|| a.missing(name, "")) };
+        let geometry =
+            |source: GeometryError| UrdfError::Geometry { at: s.at.clone(), element: s.name.clone(), source };
+        let req =
+            |name: &str| -> signorini_xml::Result<f64> { a.f64(name)?.ok_or_else(|| a.missing(name, "")) };
         Ok(match s.name.as_str() {
             "box" => {
                 s.check_attributes(&["size"])?;
@@ -459,11 +417,11 @@ impl<'a> Builder<'a> {
                 let f = s.required("filename")?;
                 let scale = DVec3::from_array(a.array_or::<3>("scale", [1.0; 3])?);
                 let path = self.resolve(f, s)?;
-                let data = mesh_io::read_mesh(&path).map_err(|err| match err {
-                    mesh_io::MeshReadError::Io(source) => {
-                        MjcfError::Io { file: path.clone(), at: Some(f.at.clone()), source }
+                let data = read_mesh(&path).map_err(|err| match err {
+                    MeshReadError::Io(source) => {
+                        XmlError::Io { file: path.clone(), at: Some(f.at.clone()), source }.into()
                     }
-                    mesh_io::MeshReadError::Format(reason) => MjcfError::MeshFile {
+                    MeshReadError::Format(reason) => UrdfError::MeshFile {
                         at: f.at.clone(),
                         element: "mesh".into(),
                         file: path.clone(),
@@ -474,18 +432,19 @@ impl<'a> Builder<'a> {
                 Shape::ConvexMesh(Arc::new(ConvexMesh::from_points(&points).map_err(geometry)?))
             }
             _ => {
-                return Err(MjcfError::UnknownElement {
+                return Err(XmlError::UnknownElement {
                     at: s.at.clone(),
                     element: s.name.clone(),
                     parent: "geometry".into(),
-                });
+                }
+                .into());
             }
         })
     }
 
     /// A mesh file name: `package://name/rest` through [`UrdfOptions::package_dirs`], `file://` stripped, relative
     /// names from the URDF's folder.
-    fn resolve(&self, f: &signorini_mjcf::xml::Attribute, s: &Element) -> Result<PathBuf> {
+    fn resolve(&self, f: &Attribute, s: &Element) -> Result<PathBuf> {
         let v = f.value.as_str();
         if let Some(rest) = v.strip_prefix("package://") {
             let (pkg, tail) = rest.split_once('/').unwrap_or((rest, ""));
@@ -495,12 +454,15 @@ impl<'a> Builder<'a> {
                 .iter()
                 .find(|(name, _)| name == pkg)
                 .map(|(_, dir)| dir.join(tail))
-                .ok_or_else(|| MjcfError::InvalidValue {
-                    at: f.at.clone(),
-                    element: s.name.clone(),
-                    attribute: "filename".into(),
-                    value: v.to_string(),
-                    reason: format!("package `{pkg}` is not in UrdfOptions::package_dirs"),
+                .ok_or_else(|| {
+                    XmlError::InvalidValue {
+                        at: f.at.clone(),
+                        element: s.name.clone(),
+                        attribute: "filename".into(),
+                        value: v.to_string(),
+                        reason: format!("package `{pkg}` is not in UrdfOptions::package_dirs"),
+                    }
+                    .into()
                 });
         }
         let p = Path::new(v.strip_prefix("file://").unwrap_or(v));
@@ -518,22 +480,22 @@ fn read_inertial(e: &Element) -> Result<InertialSpec> {
     e.check_attributes(&[])?;
     for c in &e.children {
         if !matches!(c.name.as_str(), "origin" | "mass" | "inertia") {
-            return Err(e.unknown_child(c));
+            return Err(e.unknown_child(c).into());
         }
     }
     let (pos, quat) = origin(e)?;
     let m = single(e, "mass")?.ok_or_else(|| invalid(e, "an inertial needs <mass value>"))?;
     m.check_attributes(&["value"])?;
-    no_children(m)?;
+    m.check_no_children()?;
     let ma = Attrs::own(m);
     let mass = ma.f64("value")?.ok_or_else(|| ma.missing("value", ""))?;
     if mass < 0.0 {
-        return Err(ma.invalid_named("value", "must be >= 0"));
+        return Err(ma.invalid_named("value", "must be >= 0").into());
     }
     let i = single(e, "inertia")?.ok_or_else(|| invalid(e, "an inertial needs <inertia>"))?;
     let names = ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"];
     i.check_attributes(&names)?;
-    no_children(i)?;
+    i.check_no_children()?;
     let ia = Attrs::own(i);
     let mut v = [0.0; 6];
     for (slot, n) in v.iter_mut().zip(names) {
@@ -542,14 +504,14 @@ fn read_inertial(e: &Element) -> Result<InertialSpec> {
     let [ixx, ixy, ixz, iyy, iyz, izz] = v;
     if ixy == 0.0 && ixz == 0.0 && iyz == 0.0 {
         if ixx < 0.0 || iyy < 0.0 || izz < 0.0 {
-            return Err(ia.invalid_named("ixx", "principal moments must be >= 0"));
+            return Err(ia.invalid_named("ixx", "principal moments must be >= 0").into());
         }
         return Ok(InertialSpec { mass, inertia: DVec3::new(ixx, iyy, izz), pos, quat });
     }
     let tensor = DMat3::from_cols_array(&[ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz]);
     let p = MassProperties { mass, com: DVec3::ZERO, inertia: tensor }.principal();
     if p.moments.min_element() < 0.0 {
-        return Err(ia.invalid_named("ixx", "the inertia tensor is not positive semi-definite"));
+        return Err(ia.invalid_named("ixx", "the inertia tensor is not positive semi-definite").into());
     }
     Ok(InertialSpec { mass, inertia: p.moments, pos, quat: (quat * p.frame).normalize() })
 }

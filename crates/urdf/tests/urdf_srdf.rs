@@ -4,9 +4,10 @@ use std::f64::consts::FRAC_PI_2;
 use std::path::{Path, PathBuf};
 
 use glam::{DMat3, DQuat, DVec3};
+use signorini_collision::filter::DisableReason;
 use signorini_geometry::Shape;
 use signorini_model::spec::{EqualitySpec, JointKind};
-use signorini_urdf::{UrdfError, UrdfOptions, load_srdf_str, load_urdf, load_urdf_str};
+use signorini_urdf::{UrdfError, UrdfOptions, XmlError, load_srdf_str, load_urdf, load_urdf_str};
 
 const ARM: &str = r#"<?xml version="1.0"?>
 <robot name="arm">
@@ -135,7 +136,7 @@ fn mesh_files_and_packages() {
     let Shape::ConvexMesh(h) = &m.spec.bodies[1].geoms[0].shape else { panic!() };
     assert!(h.vertices().iter().any(|v| *v == DVec3::new(2.0, 0.0, 0.0)));
     let e = load_urdf(&dir.join("robot.urdf"), &UrdfOptions::default()).unwrap_err();
-    assert!(matches!(e, UrdfError::InvalidValue { .. }), "{e}");
+    assert!(matches!(e, UrdfError::Xml(XmlError::InvalidValue { .. })), "{e}");
     assert_eq!(e.attribute(), Some("filename"));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -149,21 +150,22 @@ fn srdf_disabled_pairs() {
   <disable_collisions link1="upper" link2="finger" reason="Never"/>
 </robot>"#;
     let s = load_srdf_str(srdf, Path::new("."), &m).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        s.disable_collisions,
-        vec![
-            ("base".to_string(), "upper".to_string(), "Adjacent".to_string()),
-            ("upper".to_string(), "finger".to_string(), "Never".to_string()),
-        ]
-    );
-    assert_eq!(s.body_pairs(&m), Some(vec![(1, 2), (2, 6)]));
-    assert_eq!(s.locations[1].line, 4);
+    let pairs: Vec<(&str, &str, Option<&str>)> = s
+        .disable_collisions
+        .iter()
+        .map(|p| (p.links[0].as_str(), p.links[1].as_str(), p.reason.as_deref()))
+        .collect();
+    assert_eq!(pairs, [("base", "upper", Some("Adjacent")), ("upper", "finger", Some("Never"))]);
+    let acm = s.acm(|n| m.body_index(n)).unwrap();
+    let pairs: Vec<(usize, usize, &DisableReason)> = acm.iter().collect();
+    assert_eq!(pairs, [(1, 2, &DisableReason::Adjacent), (2, 6, &DisableReason::Never)]);
+    assert_eq!(s.disable_collisions[1].at.line, 4);
     let bad = "<robot name=\"arm\">\n<disable_collisions link1=\"base\"\n link2=\"elbow\"/>\n</robot>";
     let e = load_srdf_str(bad, Path::new("."), &m).unwrap_err();
     assert!(matches!(e, UrdfError::UndefinedName { kind: "link", .. }), "{e}");
     assert_eq!((e.line(), e.attribute()), (Some(3), Some("link2")));
     let e = load_srdf_str("<robot>\n<disable_colisions/>\n</robot>", Path::new("."), &m).unwrap_err();
-    assert!(matches!(e, UrdfError::UnknownElement { .. }), "{e}");
+    assert!(matches!(e, UrdfError::Xml(XmlError::UnknownElement { .. })), "{e}");
     assert_eq!(e.line(), Some(2));
 }
 
@@ -177,12 +179,12 @@ fn urdf_err(text: &str) -> UrdfError {
 #[test]
 fn malformed_urdf() {
     let e = urdf_err("<robot name=\"r\">\n<link name=\"a\">\n<colision/>\n</link>\n</robot>");
-    assert!(matches!(e, UrdfError::UnknownElement { .. }), "{e}");
+    assert!(matches!(e, UrdfError::Xml(XmlError::UnknownElement { .. })), "{e}");
     assert_eq!((e.line(), e.element()), (Some(3), Some("colision")));
     let e = urdf_err(
         "<robot name=\"r\">\n<link name=\"a\">\n<inertial><mass value=\"1kg\"/>\n</inertial></link>\n</robot>",
     );
-    assert!(matches!(e, UrdfError::InvalidValue { .. }), "{e}");
+    assert!(matches!(e, UrdfError::Xml(XmlError::InvalidValue { .. })), "{e}");
     assert_eq!((e.line(), e.attribute()), (Some(3), Some("value")));
     let e = urdf_err(
         "<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\">\
@@ -202,11 +204,11 @@ fn malformed_urdf() {
         "<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"planar\">\
          <parent link=\"a\"/><child link=\"b\"/></joint></robot>",
     );
-    assert!(matches!(e, UrdfError::NotSupported { .. }), "{e}");
+    assert!(matches!(e, UrdfError::Xml(XmlError::NotSupported { .. })), "{e}");
     assert_eq!((e.line(), e.attribute()), (Some(2), Some("type")));
     let e = urdf_err(
         "<robot name=\"r\"><link name=\"a\"><collision><geometry>\n<box/></geometry></collision></link></robot>",
     );
-    assert!(matches!(e, UrdfError::MissingAttribute { .. }), "{e}");
+    assert!(matches!(e, UrdfError::Xml(XmlError::MissingAttribute { .. })), "{e}");
     assert_eq!((e.line(), e.attribute()), (Some(2), Some("size")));
 }

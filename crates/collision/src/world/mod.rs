@@ -251,11 +251,6 @@ impl CollisionWorld {
         self.model.set_acm(acm)
     }
 
-    /// See [`CollisionModel::load_srdf`].
-    pub fn load_srdf(&mut self, xml: &str) -> Result<usize> {
-        self.model.load_srdf(xml)
-    }
-
     /// See [`CollisionModel::apply_neutral_filter`]; the world stays posed at the neutral configuration.
     pub fn apply_neutral_filter(&mut self, neutral_body_poses: &[Pose]) -> Result<Vec<[usize; 2]>> {
         self.model.apply_neutral_filter(&mut self.data, neutral_body_poses)

@@ -276,14 +276,6 @@ impl CollisionModel {
         self.filter.acm = acm;
         Ok(())
     }
-
-    /// Reads the `<disable_collisions>` entries of an SRDF document (link names = body names) and adds them to the
-    /// allowed-collision matrix; returns how many entries it read.
-    pub fn load_srdf(&mut self, xml: &str) -> Result<usize> {
-        let acm = AllowedCollisionMatrix::from_srdf(xml, |name| self.body_index(name))?;
-        self.filter.acm.merge(&acm);
-        Ok(acm.len())
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Query datasets in the layout of `shared/testdata/coal/*.json` (spec §6, `signorini query`).
+//! Coal query datasets in the layout of `shared/testdata/coal/*.json` (spec §6, `signorini query`).
 //!
 //! Shapes are centred at their local origin; a transform `{t, q_wxyz}` maps local to world. Coal's `halfspace`
 //! `{x : n·x ≤ d}` becomes our half-space [`Plane`] placed with its `+z` along `n` at `d n`; Coal's two-sided `plane`
@@ -14,7 +14,7 @@ use signorini_geometry::{
     Capsule, ConvexMesh, Cuboid, Cylinder, Ellipsoid, Plane, Pose, Shape, Sphere, TriangleMesh,
 };
 
-use crate::error::{CollisionError, Result};
+use crate::error::{Result, TestDataError};
 
 /// A local-to-world transform: `p_world = R(q) p_local + t`, quaternion `(w, x, y, z)`.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -224,21 +224,66 @@ impl QueryDataset {
     }
 }
 
-fn table_entry<'a>(table: &'a HashMap<String, MeshData>, name: &str, id: u64) -> Result<&'a MeshData> {
-    table.get(&id.to_string()).ok_or_else(|| CollisionError::InvalidRequest {
-        what: format!("the dataset's `{name}` table has no entry {id}"),
-    })
+fn table_entry<'a>(
+    table: &'a HashMap<String, MeshData>,
+    name: &'static str,
+    id: u64,
+) -> Result<&'a MeshData> {
+    table.get(&id.to_string()).ok_or(TestDataError::MissingEntry { table: name, id })
 }
 
 /// The pose of our plane (local `+z` normal through the origin) for `{x : n·x = d}` in the frame of `frame`.
 fn plane_pose(frame: &Pose, normal: [f64; 3], offset: f64) -> Result<Pose> {
     let n = DVec3::from_array(normal);
     let Some(unit) = n.try_normalize() else {
-        return Err(CollisionError::InvalidRequest { what: format!("plane normal {n} has no direction") });
+        return Err(TestDataError::InvalidPlane { what: format!("plane normal {n} has no direction") });
     };
     if !offset.is_finite() {
-        return Err(CollisionError::InvalidRequest { what: format!("plane offset {offset} is not finite") });
+        return Err(TestDataError::InvalidPlane { what: format!("plane offset {offset} is not finite") });
     }
     let local = Pose { translation: unit * offset, rotation: DQuat::from_rotation_arc(DVec3::Z, unit) };
     Ok(frame.compose(&local))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dataset(json: &str) -> QueryDataset {
+        serde_json::from_str(json).unwrap()
+    }
+
+    const IDENTITY: &str = r#"{"t": [0, 0, 0], "q_wxyz": [1, 0, 0, 0]}"#;
+
+    #[test]
+    fn a_half_space_is_placed_along_its_normal() {
+        let json = format!(
+            r#"{{"kind": "halfspace_sphere", "records": [{{"id": 7,
+                "shape1": {{"type": "halfspace", "normal": [0, 0, 2], "offset": 0.5}},
+                "shape2": {{"type": "sphere", "radius": 1}}, "tf1": {IDENTITY}, "tf2": {IDENTITY},
+                "distance": -1.5}}]}}"#
+        );
+        let data = dataset(&json);
+        let r = &data.prepare().unwrap()[0];
+        assert_eq!((r.id, data.records[0].distance), (7, Some(-1.5)));
+        assert!(matches!(r.a.0, Shape::Plane(_)) && matches!(r.b.0, Shape::Sphere(_)));
+        assert_eq!(r.a.1.translation, DVec3::new(0.0, 0.0, 0.5));
+    }
+
+    #[test]
+    fn missing_tables_and_degenerate_planes_are_errors() {
+        let record = |shape1: &str| {
+            format!(
+                r#"{{"kind": "k", "records": [{{"id": 1, "shape1": {shape1},
+                    "shape2": {{"type": "sphere", "radius": 1}}, "tf1": {IDENTITY}, "tf2": {IDENTITY}}}]}}"#
+            )
+        };
+        let e = dataset(&record(r#"{"type": "convex", "hull_id": 3}"#)).prepare().unwrap_err();
+        assert_eq!(e, TestDataError::MissingEntry { table: "hulls", id: 3 });
+        let e =
+            dataset(&record(r#"{"type": "plane", "normal": [0, 0, 0], "offset": 0}"#)).prepare().unwrap_err();
+        assert!(matches!(e, TestDataError::InvalidPlane { .. }), "{e}");
+        let e = dataset(&record(r#"{"type": "sphere", "radius": -1}"#)).prepare().unwrap_err();
+        assert!(matches!(e, TestDataError::Geometry(_)), "{e}");
+    }
 }

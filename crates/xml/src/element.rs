@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::{Location, MjcfError, Result};
+use crate::error::{Result, XmlError};
+use crate::location::Location;
 
 /// One attribute with the line it is written on.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,10 +45,10 @@ impl Element {
         self.attributes.iter().find(|a| a.name == name)
     }
 
-    /// Errors with [`MjcfError::UnknownAttribute`] for the first attribute not in `allowed`.
+    /// Errors with [`XmlError::UnknownAttribute`] for the first attribute not in `allowed`.
     pub fn check_attributes(&self, allowed: &[&str]) -> Result<()> {
         match self.attributes.iter().find(|a| !allowed.contains(&a.name.as_str())) {
-            Some(a) => Err(MjcfError::UnknownAttribute {
+            Some(a) => Err(XmlError::UnknownAttribute {
                 at: a.at.clone(),
                 element: self.name.clone(),
                 attribute: a.name.clone(),
@@ -57,17 +58,35 @@ impl Element {
     }
 
     /// The error for an unexpected child `child` of this element.
-    pub fn unknown_child(&self, child: &Element) -> MjcfError {
-        MjcfError::UnknownElement {
+    pub fn unknown_child(&self, child: &Element) -> XmlError {
+        XmlError::UnknownElement {
             at: child.at.clone(),
             element: child.name.clone(),
             parent: self.name.clone(),
         }
     }
 
-    /// The value of a required attribute, or [`MjcfError::MissingAttribute`].
+    /// The error for a valid feature of the format that signorini does not support: the element as a whole.
+    pub fn not_supported(&self, what: impl Into<String>) -> XmlError {
+        XmlError::NotSupported {
+            at: self.at.clone(),
+            element: self.name.clone(),
+            attribute: None,
+            what: what.into(),
+        }
+    }
+
+    /// Errors with [`XmlError::UnknownElement`] for the first child, if any (for elements that have none).
+    pub fn check_no_children(&self) -> Result<()> {
+        match self.children.first() {
+            Some(c) => Err(self.unknown_child(c)),
+            None => Ok(()),
+        }
+    }
+
+    /// The value of a required attribute, or [`XmlError::MissingAttribute`].
     pub fn required(&self, name: &str) -> Result<&Attribute> {
-        self.attribute(name).ok_or_else(|| MjcfError::MissingAttribute {
+        self.attribute(name).ok_or_else(|| XmlError::MissingAttribute {
             at: self.at.clone(),
             element: self.name.clone(),
             attribute: name.to_string(),
@@ -76,9 +95,18 @@ impl Element {
     }
 }
 
+/// An element that was accepted but does not change the dynamics (MJCF's `<visual>`, URDF's `<material>`, ...).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotSimulated {
+    /// Tag name.
+    pub element: String,
+    /// Where it is written.
+    pub at: Location,
+}
+
 /// Reads and parses the XML file `path`; `referenced_from` is where it was named (for the error).
 pub fn read_file(path: &Path, referenced_from: Option<&Location>) -> Result<Element> {
-    let text = std::fs::read_to_string(path).map_err(|source| MjcfError::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| XmlError::Io {
         file: path.to_path_buf(),
         at: referenced_from.cloned(),
         source,
@@ -91,7 +119,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Element> {
     let options = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
         let pos = e.pos();
-        MjcfError::Xml { file: PathBuf::from(file), line: pos.row, column: pos.col, message: e.to_string() }
+        XmlError::Syntax { file: PathBuf::from(file), line: pos.row, column: pos.col, message: e.to_string() }
     })?;
     let file = Arc::new(file.to_path_buf());
     Ok(convert(&doc, doc.root_element(), &file))
@@ -111,5 +139,36 @@ fn convert(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>, file: &
             .collect(),
         children: node.children().filter(|c| c.is_element()).map(|c| convert(doc, c, file)).collect(),
         at: at(node.range().start),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elements_and_attributes_keep_their_lines() {
+        let root = parse(
+            "<robot name=\"r\">\n  <!-- c -->\n  <link\n    name=\"a\"/>\n</robot>",
+            Path::new("f.xml"),
+        )
+        .unwrap();
+        let link = &root.children[0];
+        assert_eq!((root.at.line, link.at.line, link.attribute("name").unwrap().at.line), (1, 3, 4));
+        assert_eq!(link.attr("name"), Some("a"));
+        assert_eq!(*link.at.file, PathBuf::from("f.xml"));
+    }
+
+    #[test]
+    fn syntax_and_structure_errors_name_the_line() {
+        let e = parse("<robot>\n<link>\n</robot>", Path::new("f.xml")).unwrap_err();
+        assert!(matches!(e, XmlError::Syntax { line: 3, .. }), "{e}");
+        let root = parse("<robot>\n<link/>\n</robot>", Path::new("f.xml")).unwrap();
+        let e = root.check_no_children().unwrap_err();
+        assert_eq!((e.line(), e.element()), (Some(2), Some("link")));
+        let e = root.children[0].required("name").unwrap_err();
+        assert_eq!(e.to_string(), "f.xml:2: <link> needs attribute `name`");
+        let e = read_file(Path::new("/nonexistent/f.xml"), None).unwrap_err();
+        assert!(matches!(e, XmlError::Io { at: None, .. }), "{e}");
     }
 }

@@ -1,12 +1,13 @@
-//! Typed attribute reading over layers of attributes: the default classes from the outermost to the innermost, then
-//! the element itself.
+//! Typed attribute reading over layers of attributes: default layers from the outermost to the innermost (MJCF's
+//! default classes; none for URDF and SRDF), then the element itself.
 //!
 //! A plain attribute takes its value from the last layer that has it. A *partial* attribute (MuJoCo's `size`,
 //! `friction`, `gainprm`, ...) may list fewer numbers than it has; each layer then overwrites only the leading ones,
 //! exactly as MuJoCo copies a default class and reads the element's attributes over it.
 
-use crate::error::{Location, MjcfError, Result};
-use crate::xml::{Attribute, Element};
+use crate::element::{Attribute, Element};
+use crate::error::{Result, XmlError};
+use crate::location::Location;
 
 /// The attributes an element sees: its default-class layers, then its own.
 #[derive(Debug, Clone)]
@@ -69,9 +70,9 @@ impl<'a> Attrs<'a> {
         self.get(name).map(|a| a.value.as_str())
     }
 
-    /// An [`MjcfError::InvalidValue`] for attribute `a`.
-    pub fn invalid(&self, a: &Attribute, reason: impl Into<String>) -> MjcfError {
-        MjcfError::InvalidValue {
+    /// An [`XmlError::InvalidValue`] for attribute `a`.
+    pub fn invalid(&self, a: &Attribute, reason: impl Into<String>) -> XmlError {
+        XmlError::InvalidValue {
             at: a.at.clone(),
             element: self.element.to_string(),
             attribute: a.name.clone(),
@@ -80,12 +81,12 @@ impl<'a> Attrs<'a> {
         }
     }
 
-    /// An [`MjcfError::InvalidValue`] for the effective attribute `name` (or an [`MjcfError::Invalid`] on the
+    /// An [`XmlError::InvalidValue`] for the effective attribute `name` (or an [`XmlError::Invalid`] on the
     /// element when it is not given).
-    pub fn invalid_named(&self, name: &str, reason: impl Into<String>) -> MjcfError {
+    pub fn invalid_named(&self, name: &str, reason: impl Into<String>) -> XmlError {
         match self.get(name) {
             Some(a) => self.invalid(a, reason),
-            None => MjcfError::Invalid {
+            None => XmlError::Invalid {
                 at: self.at.clone(),
                 element: self.element.to_string(),
                 reason: format!("`{name}`: {}", reason.into()),
@@ -93,9 +94,9 @@ impl<'a> Attrs<'a> {
         }
     }
 
-    /// A [`MjcfError::MissingAttribute`] for `name`.
-    pub fn missing(&self, name: &str, reason: impl Into<String>) -> MjcfError {
-        MjcfError::MissingAttribute {
+    /// A [`XmlError::MissingAttribute`] for `name`.
+    pub fn missing(&self, name: &str, reason: impl Into<String>) -> XmlError {
+        XmlError::MissingAttribute {
             at: self.at.clone(),
             element: self.element.to_string(),
             attribute: name.to_string(),
@@ -103,10 +104,10 @@ impl<'a> Attrs<'a> {
         }
     }
 
-    /// A [`MjcfError::NotSupported`] for attribute `name` (or the element when `name` is `None`).
-    pub fn unsupported(&self, name: Option<&str>, what: impl Into<String>) -> MjcfError {
+    /// A [`XmlError::NotSupported`] for attribute `name` (or the element when `name` is `None`).
+    pub fn unsupported(&self, name: Option<&str>, what: impl Into<String>) -> XmlError {
         let at = name.and_then(|n| self.get(n)).map_or(self.at, |a| &a.at);
-        MjcfError::NotSupported {
+        XmlError::NotSupported {
             at: at.clone(),
             element: self.element.to_string(),
             attribute: name.map(str::to_string),
@@ -214,5 +215,34 @@ impl<'a> Attrs<'a> {
             return Err(self.invalid_named(name, "must be >= 0"));
         }
         Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::element::parse;
+
+    #[test]
+    fn partial_attributes_overwrite_leading_numbers_layer_by_layer() {
+        let root = parse("<d>\n<geom friction=\"0.5 0.1\"/>\n<geom friction=\"0.7\"/>\n</d>", Path::new("f"))
+            .unwrap();
+        let (default, own) = (&root.children[0], &root.children[1]);
+        let a = Attrs::new(own, vec![&default.attributes]);
+        assert_eq!(a.partial::<3>("friction", [1.0, 0.005, 0.0001]).unwrap(), [0.7, 0.1, 0.0001]);
+        assert_eq!(a.f64("friction").unwrap(), Some(0.7));
+    }
+
+    #[test]
+    fn bad_values_name_the_attribute_and_its_line() {
+        let root = parse("<d>\n<g size=\"1 x\"\n  type=\"cube\"/>\n</d>", Path::new("f")).unwrap();
+        let a = Attrs::own(&root.children[0]);
+        let e = a.array::<2>("size").unwrap_err();
+        assert_eq!((e.line(), e.attribute()), (Some(2), Some("size")));
+        let e = a.keyword("type", &[("box", 0), ("sphere", 1)]).unwrap_err();
+        assert_eq!(e.to_string(), "f:3: <g type=\"cube\">: expected one of: box, sphere");
+        assert!(matches!(a.invalid_named("pos", "must be finite"), XmlError::Invalid { .. }));
     }
 }

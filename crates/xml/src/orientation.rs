@@ -1,0 +1,70 @@
+//! Orientation conversions shared by the loaders: Euler sequences (MJCF `euler`, URDF `rpy`), `(w, x, y, z)`
+//! quaternions, and the minimal rotation onto a direction (MJCF `zaxis` and `fromto` frames).
+//!
+//! Angles are in radians. In an Euler sequence a lowercase letter rotates about the axis of the frame as rotated so
+//! far (intrinsic, post-multiplied), an uppercase letter about the fixed parent axis (extrinsic, pre-multiplied), as
+//! in MuJoCo; URDF's `rpy` is the sequence `XYZ`: `R = Rz(y) Ry(p) Rx(r)`.
+
+use glam::{DQuat, DVec3};
+
+/// The minimal rotation taking `+z` onto `vec` (MuJoCo's `mjuu_z2quat`; `vec` need not be unit). For `vec` along
+/// `−z` it is the half-turn about `x`.
+pub fn z2quat(vec: DVec3) -> DQuat {
+    let cross = DVec3::Z.cross(vec);
+    let s = cross.length();
+    let axis = if s < 1e-10 { DVec3::X } else { cross / s };
+    let angle = s.atan2(vec.z);
+    let (sin, cos) = (angle / 2.0).sin_cos();
+    DQuat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
+}
+
+/// Euler angles (radians) composed in the sequence `seq` (three of `xyzXYZ`).
+pub fn euler_to_quat(angles: [f64; 3], seq: [u8; 3]) -> DQuat {
+    let mut q = DQuat::IDENTITY;
+    for (angle, axis) in angles.into_iter().zip(seq) {
+        let (sin, cos) = (angle / 2.0).sin_cos();
+        let r = match axis.to_ascii_lowercase() {
+            b'x' => DQuat::from_xyzw(sin, 0.0, 0.0, cos),
+            b'y' => DQuat::from_xyzw(0.0, sin, 0.0, cos),
+            _ => DQuat::from_xyzw(0.0, 0.0, sin, cos),
+        };
+        q = if axis.is_ascii_lowercase() { q * r } else { r * q };
+    }
+    q
+}
+
+/// A `(w, x, y, z)` quaternion as glam's, normalised; `None` for a zero quaternion.
+pub fn quat_wxyz(q: [f64; 4]) -> Option<DQuat> {
+    let v = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
+    let n = v.length();
+    (n > 0.0 && n.is_finite()).then(|| v / n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z2quat_matches_mujoco_fromto_frames() {
+        // fromto 0 0 0 → 0.3 0 0: MuJoCo's z axis points from `to` towards `from`, i.e. vec = from − to.
+        let q = z2quat(DVec3::new(-0.3, 0.0, 0.0));
+        assert!((q.w - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-15);
+        assert!((q.y + std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-15);
+        assert!((q * DVec3::Z - DVec3::NEG_X).length() < 1e-15);
+        assert_eq!(z2quat(DVec3::Z), DQuat::IDENTITY);
+        assert!((z2quat(DVec3::NEG_Z) * DVec3::Z - DVec3::NEG_Z).length() < 1e-15);
+    }
+
+    #[test]
+    fn intrinsic_and_extrinsic_euler() {
+        let a = [0.3, -0.2, 0.5];
+        let intrinsic = euler_to_quat(a, *b"xyz");
+        let expected =
+            DQuat::from_rotation_x(0.3) * DQuat::from_rotation_y(-0.2) * DQuat::from_rotation_z(0.5);
+        assert!(intrinsic.abs_diff_eq(expected, 1e-15));
+        let extrinsic = euler_to_quat(a, *b"XYZ");
+        let expected =
+            DQuat::from_rotation_z(0.5) * DQuat::from_rotation_y(-0.2) * DQuat::from_rotation_x(0.3);
+        assert!(extrinsic.abs_diff_eq(expected, 1e-15));
+    }
+}
