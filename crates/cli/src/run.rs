@@ -7,6 +7,8 @@
 //! `time, ncon, qpos_free, qvel_free` (and `qpos` for scenes with other joints), `settled` and `perf`, in the layout of
 //! `shared/testdata/mujoco/*.json`. Without a scene, the dump goes to `signorini-run.json` unless `--dump` says where.
 
+use signorini_mjcf::{load_scene, load_scene_str};
+use signorini_sim::Dialect;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -130,14 +132,12 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         overrides.push((name.trim().to_string(), value.trim().to_string()));
     }
     overrides.push(("threads".into(), args.threads.to_string()));
-    let sim = |e: signorini_sim::SimError| CliError::Scene(e.to_string());
+    let load = |e: signorini_mjcf::MjcfError| CliError::Scene(e.to_string());
+    let dialect = if args.mujoco_compat { Dialect::Mujoco } else { Dialect::Native };
     let (mut scene, label) = match &args.scene {
-        Some(path) => {
-            (Scene::from_mjcf(path, args.mujoco_compat, &overrides).map_err(sim)?, path.display().to_string())
-        }
+        Some(path) => (load_scene(path, dialect, &overrides).map_err(load)?, path.display().to_string()),
         None => (
-            Scene::from_mjcf_str(DEFAULT_SCENE, Path::new("."), args.mujoco_compat, &overrides)
-                .map_err(sim)?,
+            load_scene_str(DEFAULT_SCENE, Path::new("."), dialect, &overrides).map_err(load)?,
             "built-in default pile".to_string(),
         ),
     };

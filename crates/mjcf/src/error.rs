@@ -17,6 +17,10 @@ pub enum MjcfError {
     /// unsupported feature. Its message is the reading error's own.
     #[error(transparent)]
     Xml(#[from] XmlError),
+    /// The loaded scene could not be built: invalid options (including an override), a model the compiler or a
+    /// stage rejects. Its message is the simulator's own.
+    #[error(transparent)]
+    Scene(#[from] signorini_sim::SimError),
     /// A name that refers to nothing (class, body, joint, geom, mesh...).
     #[error("{at}: <{element} {attribute}=\"{name}\">: no {kind} named `{name}`")]
     UndefinedName {
@@ -114,6 +118,7 @@ impl MjcfError {
             | MjcfError::MeshFile { at, .. }
             | MjcfError::Geometry { at, .. }
             | MjcfError::Invalid { at, .. } => Some(at),
+            MjcfError::Scene(_) => None,
         }
     }
 
@@ -136,6 +141,7 @@ impl MjcfError {
             | MjcfError::MeshFile { element, .. }
             | MjcfError::Geometry { element, .. }
             | MjcfError::Invalid { element, .. } => Some(element),
+            MjcfError::Scene(_) => None,
         }
     }
 

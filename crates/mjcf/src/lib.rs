@@ -43,6 +43,7 @@ mod include;
 mod joint;
 mod keyframe;
 mod parse;
+pub mod scene;
 mod schema;
 mod tree;
 
@@ -51,8 +52,9 @@ use std::path::Path;
 pub use compiler::{Compiler, InertiaFromGeom};
 pub use error::{Location, MjcfError, Result, XmlError};
 pub use geom::{DEFAULT_DENSITY, DEFAULT_FRICTION};
-pub use options::{Cone, Integrator, Jacobian, MjcfOptions, Solver};
+pub use options::{Jacobian, MjcfOptions};
 pub use parse::DEFAULT_GRAVITY;
+pub use scene::{load_scene, load_scene_str, scene_options};
 pub use signorini_model::spec::ModelSpec;
 pub use signorini_xml::NotSimulated;
 use signorini_xml::element as xml;

@@ -5,45 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use signorini_sim::{FrictionCone, IntegratorKind, SolverKind};
+
 use crate::error::Result;
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
-
-/// MJCF `integrator`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Integrator {
-    /// `Euler` (semi-implicit Euler).
-    Euler,
-    /// `RK4`.
-    Rk4,
-    /// `implicit`.
-    Implicit,
-    /// `implicitfast`.
-    ImplicitFast,
-}
-
-/// MJCF `cone`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Cone {
-    /// `pyramidal`.
-    Pyramidal,
-    /// `elliptic`.
-    Elliptic,
-}
-
-/// MJCF `solver`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Solver {
-    /// `PGS`.
-    Pgs,
-    /// `CG`.
-    Cg,
-    /// `Newton`.
-    Newton,
-}
 
 /// MJCF `jacobian` (a computation choice; it does not change the dynamics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,12 +32,12 @@ pub struct MjcfOptions {
     pub gravity: Option<[f64; 3]>,
     /// `magnetic` (T; only read by magnetometer sensors).
     pub magnetic: Option<[f64; 3]>,
-    /// `integrator`.
-    pub integrator: Option<Integrator>,
+    /// `integrator` (`Euler`, `implicitfast`; MuJoCo's `RK4` and `implicit` are load errors: not built).
+    pub integrator: Option<IntegratorKind>,
     /// `cone`.
-    pub cone: Option<Cone>,
-    /// `solver`.
-    pub solver: Option<Solver>,
+    pub cone: Option<FrictionCone>,
+    /// `solver` (`Newton`, `CG`; MuJoCo's `PGS` is a load error: not built).
+    pub solver: Option<SolverKind>,
     /// `jacobian`.
     pub jacobian: Option<Jacobian>,
     /// `iterations`.
@@ -198,26 +164,34 @@ impl MjcfOptions {
         if a.get("actuatorgroupdisable").is_some_and(|g| !g.value.trim().is_empty()) {
             return Err(a.unsupported(Some("actuatorgroupdisable"), "disabling actuator groups").into());
         }
-        set(
-            &mut self.integrator,
-            a.keyword(
-                "integrator",
-                &[
-                    ("Euler", Integrator::Euler),
-                    ("RK4", Integrator::Rk4),
-                    ("implicit", Integrator::Implicit),
-                    ("implicitfast", Integrator::ImplicitFast),
-                ],
-            )?,
-        );
+        let integrator = a.keyword(
+            "integrator",
+            &[
+                ("Euler", Some(IntegratorKind::Euler)),
+                ("RK4", None),
+                ("implicit", None),
+                ("implicitfast", Some(IntegratorKind::ImplicitFast)),
+            ],
+        )?;
+        if integrator == Some(None) {
+            return Err(a.unsupported(Some("integrator"), "the RK4 and implicit integrators").into());
+        }
+        set(&mut self.integrator, integrator.flatten());
         set(
             &mut self.cone,
-            a.keyword("cone", &[("pyramidal", Cone::Pyramidal), ("elliptic", Cone::Elliptic)])?,
+            a.keyword(
+                "cone",
+                &[("pyramidal", FrictionCone::Pyramidal), ("elliptic", FrictionCone::Elliptic)],
+            )?,
         );
-        set(
-            &mut self.solver,
-            a.keyword("solver", &[("PGS", Solver::Pgs), ("CG", Solver::Cg), ("Newton", Solver::Newton)])?,
-        );
+        let solver = a.keyword(
+            "solver",
+            &[("PGS", None), ("CG", Some(SolverKind::Cg)), ("Newton", Some(SolverKind::Newton))],
+        )?;
+        if solver == Some(None) {
+            return Err(a.unsupported(Some("solver"), "the PGS solver").into());
+        }
+        set(&mut self.solver, solver.flatten());
         set(
             &mut self.jacobian,
             a.keyword(

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::Shape;
-use signorini_mjcf::{Integrator, LoadedMjcf, Solver, load_mjcf, load_mjcf_str};
+use signorini_mjcf::{LoadedMjcf, load_mjcf, load_mjcf_str};
 use signorini_model::spec::{EqualitySpec, JointKind};
+use signorini_sim::{IntegratorKind, SolverKind};
 
 fn load(xml: &str) -> LoadedMjcf {
     load_mjcf_str(xml, Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
@@ -355,7 +356,7 @@ fn equalities_contacts_keyframes() {
 fn options_flags_and_not_simulated_elements() {
     let m = load(
         r#"<mujoco model="opts">
-  <option timestep="0.005" gravity="0 0 -1" integrator="implicitfast" solver="PGS" iterations="7"
+  <option timestep="0.005" gravity="0 0 -1" integrator="implicitfast" solver="CG" iterations="7"
           tolerance="1e-6" ls_iterations="3" ls_tolerance="0.1" impratio="10" noslip_iterations="2"
           noslip_tolerance="1e-5" cone="pyramidal" jacobian="sparse">
     <flag contact="disable" energy="enable"/>
@@ -375,8 +376,8 @@ fn options_flags_and_not_simulated_elements() {
     let o = &m.options;
     assert_eq!(o.timestep, Some(0.005));
     assert_eq!(m.spec.gravity, DVec3::new(0.0, 0.0, -1.0));
-    assert_eq!(o.integrator, Some(Integrator::ImplicitFast));
-    assert_eq!(o.solver, Some(Solver::Pgs));
+    assert_eq!(o.integrator, Some(IntegratorKind::ImplicitFast));
+    assert_eq!(o.solver, Some(SolverKind::Cg));
     assert_eq!((o.iterations, o.ls_iterations, o.noslip_iterations), (Some(7), Some(3), Some(2)));
     assert_eq!((o.tolerance, o.ls_tolerance, o.impratio), (Some(1e-6), Some(0.1), Some(10.0)));
     assert!(!o.flag("contact") && o.flag("energy") && o.flag("gravity") && o.flag("multiccd"));
@@ -426,4 +427,18 @@ fn includes_are_spliced_with_their_own_locations() {
     assert_eq!(e.line(), Some(3));
     assert!(e.location().unwrap().file.ends_with("parts/bad.xml"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn solvers_and_integrators_we_do_not_build_are_load_errors_naming_the_attribute() {
+    for (option, attribute) in [
+        (r#"solver="PGS""#, "solver"),
+        (r#"integrator="RK4""#, "integrator"),
+        (r#"integrator="implicit""#, "integrator"),
+    ] {
+        let xml = format!(r#"<mujoco><option {option}/><worldbody/></mujoco>"#);
+        let err = load_mjcf_str(&xml, std::path::Path::new(".")).unwrap_err();
+        assert_eq!(err.attribute(), Some(attribute), "{option}: {err}");
+        assert!(err.to_string().contains("not supported") || err.to_string().contains("not built"), "{err}");
+    }
 }

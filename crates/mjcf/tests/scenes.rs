@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 
 use signorini_geometry::Shape;
-use signorini_mjcf::{Cone, Solver, load_mjcf};
+use signorini_mjcf::load_mjcf;
 use signorini_model::spec::JointKind;
+use signorini_sim::{FrictionCone, SolverKind};
 
 fn scenes() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes")
@@ -40,10 +41,10 @@ fn every_scene_loads() {
         }
         let name = path.file_stem().unwrap().to_str().unwrap();
         if name.ends_with("__cg") {
-            assert_eq!(m.options.solver, Some(Solver::Cg));
+            assert_eq!(m.options.solver, Some(SolverKind::Cg));
         }
         if name.ends_with("__elliptic") {
-            assert_eq!(m.options.cone, Some(Cone::Elliptic));
+            assert_eq!(m.options.cone, Some(FrictionCone::Elliptic));
         }
         if name.ends_with("__noisland") {
             assert_eq!(m.options.flags.get("island"), Some(&false));

@@ -8,14 +8,13 @@ use glam::DVec3;
 use signorini_collision::world::CollisionData;
 use signorini_constraints::{AssemblyScratch, ConstraintRows};
 use signorini_geometry::Pose;
-use signorini_integrators::{IntegratorKind, IntegratorScratch};
+use signorini_integrators::IntegratorScratch;
 use signorini_solver::SolverData;
 use signorini_solver::noslip::NoSlip;
 
 use crate::error::{Result, SimError};
 use crate::hibernation::Hibernation;
 use crate::model::Model;
-use crate::options::IntegratorChoice;
 use crate::readback::{Contacts, StepStatistics};
 
 /// The per-step state of a [`Model`] (see the module docs).
@@ -39,14 +38,6 @@ pub struct Data {
     pub(crate) body_poses: Vec<Pose>,
     pub(crate) stats: StepStatistics,
     pub(crate) steps: u64,
-}
-
-pub(crate) fn integrator_kind(choice: IntegratorChoice) -> IntegratorKind {
-    match choice {
-        IntegratorChoice::Euler => IntegratorKind::Euler,
-        IntegratorChoice::Implicitfast => IntegratorKind::ImplicitFast,
-        IntegratorChoice::ApproximateImplicitfast => IntegratorKind::ApproximateImplicitFast,
-    }
 }
 
 impl Data {

@@ -8,7 +8,9 @@ use signorini_collision::world::CollisionOptions;
 use signorini_constraints::{ConstraintOptions, FrictionCone};
 use signorini_solver::{CgUpdate, SolverKind, SolverOptions, WarmStart};
 
-use crate::options::{ConeChoice, ContactResolution, IntegratorChoice, Options, SolverChoice};
+use signorini_integrators::IntegratorKind;
+
+use crate::options::{ContactResolution, Options};
 
 pub use signorini_collision::Dialect;
 
@@ -51,7 +53,7 @@ impl DialectStages for Dialect {
             Dialect::Native => Options::default(),
             Dialect::Mujoco => Options {
                 mujoco_compatibility: true,
-                integrator: IntegratorChoice::Euler,
+                integrator: IntegratorKind::Euler,
                 enable_multi_contact: multiccd,
                 ..Options::default()
             },
@@ -85,8 +87,8 @@ impl DialectStages for Dialect {
     /// Whether the Signorini resolution may run: elliptic cone, Newton, native dialect.
     fn signorini_eligible(self, options: &Options) -> bool {
         self == Dialect::Native
-            && options.friction_cone == ConeChoice::Elliptic
-            && options.constraint_solver == SolverChoice::Newton
+            && options.friction_cone == FrictionCone::Elliptic
+            && options.constraint_solver == SolverKind::Newton
     }
 
     /// Whether the auto rule (or an explicit choice) selects the Signorini resolution.
@@ -122,10 +124,7 @@ impl DialectStages for Dialect {
         };
         ConstraintOptions {
             timestep: options.h(),
-            friction_cone: match options.friction_cone {
-                ConeChoice::Pyramidal => FrictionCone::Pyramidal,
-                ConeChoice::Elliptic => FrictionCone::Elliptic,
-            },
+            friction_cone: options.friction_cone,
             impratio: options.impratio,
             constraint_timeconst: options.constraint_timeconst,
             enable_torsional_friction: options.enable_torsional_friction,
@@ -137,10 +136,7 @@ impl DialectStages for Dialect {
 
     /// The solver's method.
     fn solver_kind(self, options: &Options) -> SolverKind {
-        match options.constraint_solver {
-            SolverChoice::Newton => SolverKind::Newton,
-            SolverChoice::Cg => SolverKind::Cg,
-        }
+        options.constraint_solver
     }
 
     /// The solver stage's options.
@@ -152,7 +148,7 @@ impl DialectStages for Dialect {
             ls_tolerance: options.ls_tolerance,
             kind: self.solver_kind(options),
             cg_update: CgUpdate::HagerZhang,
-            elliptic: options.friction_cone == ConeChoice::Elliptic,
+            elliptic: options.friction_cone == FrictionCone::Elliptic,
             signorini: self.uses_signorini(options),
             warm_start: match self {
                 Dialect::Native => WarmStart::Incoming,

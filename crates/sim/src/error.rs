@@ -14,9 +14,6 @@ pub enum SimError {
         /// What is wrong and what is valid.
         what: String,
     },
-    /// The scene file could not be loaded.
-    #[error(transparent)]
-    Load(#[from] signorini_mjcf::MjcfError),
     /// The model could not be compiled.
     #[error(transparent)]
     Model(#[from] signorini_model::ModelError),
@@ -49,12 +46,6 @@ pub enum SimError {
     #[error("{what}")]
     InvalidState {
         /// What is wrong.
-        what: String,
-    },
-    /// A feature the options ask for is not built yet.
-    #[error("not implemented yet: {what}")]
-    NotImplemented {
-        /// What.
         what: String,
     },
 }

@@ -68,7 +68,7 @@ impl Model {
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            integrator: crate::data::integrator_kind(options.integrator).build(),
+            integrator: options.integrator.build(),
             hibernation_thresh_vel,
             dialect,
             options,

@@ -4,29 +4,12 @@
 //! `--set NAME=VALUE` of `signorini run`); an unknown name or a bad value is an error that lists the valid ones.
 
 use serde::{Deserialize, Serialize};
+use signorini_constraints::FrictionCone;
+use signorini_integrators::IntegratorKind;
+use signorini_solver::SolverKind;
 
 use crate::dialect::{Dialect, DialectStages};
 use crate::error::{Result, SimError};
-
-/// Constraint solver (spec §C).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SolverChoice {
-    /// Newton with Cholesky and exact line search (default).
-    Newton,
-    /// Conjugate gradient preconditioned by `M⁻¹`.
-    Cg,
-}
-
-/// Friction cone (spec §B.8/§B.9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConeChoice {
-    /// `2(condim − 1)` pyramid edges (default).
-    Pyramidal,
-    /// Euclidean cone.
-    Elliptic,
-}
 
 /// Contact resolution of the elliptic cone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,18 +23,6 @@ pub enum ContactResolution {
     Signorini,
 }
 
-/// Time integrator (spec §D).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IntegratorChoice {
-    /// Semi-implicit Euler with implicit joint damping.
-    Euler,
-    /// MuJoCo's implicitfast.
-    Implicitfast,
-    /// Genesis's default: `M + h·diag(damping + kv)` throughout.
-    ApproximateImplicitfast,
-}
-
 /// All options of a scene, with spec §4's native defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Options {
@@ -60,7 +31,7 @@ pub struct Options {
     /// Substeps per step, ≥ 1; the physics step is `h = dt/substeps`. Default 1.
     pub substeps: usize,
     /// Constraint solver. Default Newton.
-    pub constraint_solver: SolverChoice,
+    pub constraint_solver: SolverKind,
     /// Solver iteration cap (an upper bound, not a guarantee), ≥ 1. Default 25 native, 100 MuJoCo-compatible (MuJoCo's
     /// default; `None`: the mode's).
     pub iterations: Option<usize>,
@@ -71,13 +42,13 @@ pub struct Options {
     /// Line-search tolerance, > 0. Default 1e-2.
     pub ls_tolerance: f64,
     /// Friction cone. Default pyramidal.
-    pub friction_cone: ConeChoice,
+    pub friction_cone: FrictionCone,
     /// Contact resolution. Default auto; explicit signorini outside elliptic + Newton + native is an error.
     pub contact_resolution: ContactResolution,
     /// Elliptic-cone friction-to-normal impedance ratio, > 0. Default auto: 100 for elliptic in native mode, else 1.
     pub impratio: Option<f64>,
     /// Integrator. Default approximate_implicitfast.
-    pub integrator: IntegratorChoice,
+    pub integrator: IntegratorKind,
     /// No-slip post-process sweeps (spec §C.8, [`signorini_solver::noslip`]): after the solve, Gauss–Seidel on
     /// the pyramidal friction edges and DOF friction loss against `J M⁻¹ Jᵀ`, which removes the soft constraints'
     /// creep. Per island when islands are on. Not available with the elliptic cone. Default 0 (off).
@@ -123,15 +94,15 @@ impl Default for Options {
         Self {
             dt: 0.01,
             substeps: 1,
-            constraint_solver: SolverChoice::Newton,
+            constraint_solver: SolverKind::Newton,
             iterations: None,
             tolerance: None,
             ls_iterations: 50,
             ls_tolerance: 1e-2,
-            friction_cone: ConeChoice::Pyramidal,
+            friction_cone: FrictionCone::Pyramidal,
             contact_resolution: ContactResolution::Auto,
             impratio: None,
-            integrator: IntegratorChoice::ApproximateImplicitfast,
+            integrator: IntegratorKind::ApproximateImplicitFast,
             noslip_iterations: 0,
             noslip_tolerance: 1e-6,
             constraint_timeconst: 0.01,
@@ -219,7 +190,7 @@ impl Options {
             "substeps" => self.substeps = parse_usize(name, value)?,
             "constraint_solver" | "solver" => {
                 self.constraint_solver =
-                    parse_choice(name, value, &[("newton", SolverChoice::Newton), ("cg", SolverChoice::Cg)])?
+                    parse_choice(name, value, &[("newton", SolverKind::Newton), ("cg", SolverKind::Cg)])?
             }
             "iterations" => self.iterations = Some(parse_usize(name, value)?),
             "tolerance" => self.tolerance = Some(parse_f64(name, value)?),
@@ -229,7 +200,7 @@ impl Options {
                 self.friction_cone = parse_choice(
                     name,
                     value,
-                    &[("pyramidal", ConeChoice::Pyramidal), ("elliptic", ConeChoice::Elliptic)],
+                    &[("pyramidal", FrictionCone::Pyramidal), ("elliptic", FrictionCone::Elliptic)],
                 )?
             }
             "contact_resolution" => {
@@ -249,9 +220,9 @@ impl Options {
                     name,
                     value,
                     &[
-                        ("euler", IntegratorChoice::Euler),
-                        ("implicitfast", IntegratorChoice::Implicitfast),
-                        ("approximate_implicitfast", IntegratorChoice::ApproximateImplicitfast),
+                        ("euler", IntegratorKind::Euler),
+                        ("implicitfast", IntegratorKind::ImplicitFast),
+                        ("approximate_implicitfast", IntegratorKind::ApproximateImplicitFast),
                     ],
                 )?
             }
@@ -344,7 +315,7 @@ impl Options {
                 "signorini requires friction_cone=elliptic, constraint_solver=newton and native mode".into(),
             );
         }
-        if self.friction_cone == ConeChoice::Elliptic && self.noslip_iterations > 0 {
+        if self.friction_cone == FrictionCone::Elliptic && self.noslip_iterations > 0 {
             return invalid("noslip_iterations", "no-slip is not available with the elliptic cone".into());
         }
         if self.enable_rolling_friction && !self.enable_torsional_friction {

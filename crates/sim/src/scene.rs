@@ -2,17 +2,15 @@
 //! forwards to the `(&Model, &mut Data)` functions ([`crate::step`], [`Data`]'s setters and read-back); a batch of
 //! environments shares the `Arc<Model>` of a scene ([`Scene::model`]) and keeps its own `Data`s.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use glam::DVec3;
 use signorini_model::spec::ModelSpec;
 
 use crate::data::Data;
-use crate::dialect::{Dialect, DialectStages};
 use crate::error::{Result, SimError};
 use crate::model::Model;
-use crate::options::{ConeChoice, IntegratorChoice, Options, SolverChoice};
+use crate::options::Options;
 use crate::readback::{Contacts, StepStatistics};
 
 /// A scene being simulated: a shared [`Model`] and its [`Data`].
@@ -23,41 +21,6 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Loads an MJCF file, takes its `<option>` values (timestep, cone, solver, iterations, tolerances, impratio,
-    /// integrator) over the defaults of `options`' mode, then applies `overrides` (`NAME=VALUE` pairs) and validates.
-    pub fn from_mjcf(
-        path: &Path,
-        mujoco_compatibility: bool,
-        overrides: &[(String, String)],
-    ) -> Result<Scene> {
-        Scene::from_loaded(signorini_mjcf::load_mjcf(path)?, mujoco_compatibility, overrides)
-    }
-
-    /// [`Scene::from_mjcf`] for MJCF text (relative `include`s and mesh files resolve against `base_dir`).
-    pub fn from_mjcf_str(
-        xml: &str,
-        base_dir: &Path,
-        mujoco_compatibility: bool,
-        overrides: &[(String, String)],
-    ) -> Result<Scene> {
-        Scene::from_loaded(signorini_mjcf::load_mjcf_str(xml, base_dir)?, mujoco_compatibility, overrides)
-    }
-
-    fn from_loaded(
-        loaded: signorini_mjcf::LoadedMjcf,
-        mujoco_compatibility: bool,
-        overrides: &[(String, String)],
-    ) -> Result<Scene> {
-        let dialect = if mujoco_compatibility { Dialect::Mujoco } else { Dialect::Native };
-        // Box and mesh pairs get MuJoCo 4.0's multi-contact unless `<flag multiccd="disable"/>`.
-        let mut options = dialect.default_options(loaded.options.flag("multiccd"));
-        apply_mjcf_options(&mut options, &loaded.options)?;
-        for (name, value) in overrides {
-            options.set(name, value)?;
-        }
-        Scene::new(loaded.spec, options)
-    }
-
     /// Compiles `spec` and builds every stage for `options` (validated first).
     pub fn new(spec: ModelSpec, options: Options) -> Result<Scene> {
         Scene::from_model(Arc::new(Model::new(spec, options)?))
@@ -162,70 +125,4 @@ impl Scene {
     pub fn free_joints(&self) -> Vec<usize> {
         self.model.free_joints()
     }
-}
-
-/// Takes the `<option>` values an MJCF file gives.
-fn apply_mjcf_options(options: &mut Options, m: &signorini_mjcf::MjcfOptions) -> Result<()> {
-    use signorini_mjcf::{Cone, Integrator as MjIntegrator, Solver};
-    if let Some(t) = m.timestep {
-        options.dt = t;
-    }
-    if let Some(c) = m.cone {
-        options.friction_cone = match c {
-            Cone::Pyramidal => ConeChoice::Pyramidal,
-            Cone::Elliptic => ConeChoice::Elliptic,
-        };
-    }
-    if let Some(s) = m.solver {
-        options.constraint_solver = match s {
-            Solver::Newton => SolverChoice::Newton,
-            Solver::Cg => SolverChoice::Cg,
-            Solver::Pgs => {
-                return Err(SimError::NotImplemented {
-                    what: "the PGS solver (MJCF option solver=\"PGS\")".into(),
-                });
-            }
-        };
-    }
-    if let Some(i) = m.integrator {
-        options.integrator = match i {
-            MjIntegrator::Euler => IntegratorChoice::Euler,
-            MjIntegrator::ImplicitFast => IntegratorChoice::Implicitfast,
-            other => {
-                return Err(SimError::NotImplemented { what: format!("the MJCF integrator {other:?}") });
-            }
-        };
-    }
-    if let Some(i) = m.iterations {
-        options.iterations = Some(i as usize);
-    }
-    if let Some(t) = m.tolerance {
-        options.tolerance = Some(t);
-    }
-    if let Some(i) = m.ls_iterations {
-        options.ls_iterations = i as usize;
-    }
-    if let Some(t) = m.ls_tolerance {
-        options.ls_tolerance = t;
-    }
-    if let Some(r) = m.impratio {
-        options.impratio = Some(r);
-    }
-    if let Some(i) = m.noslip_iterations {
-        options.noslip_iterations = i as usize;
-    }
-    if let Some(t) = m.noslip_tolerance {
-        options.noslip_tolerance = t;
-    }
-    if let Some(&enabled) = m.flags.get("island") {
-        options.enable_islands = enabled;
-    }
-    if let Some(&enabled) = m.flags.get("sleep") {
-        // MuJoCo's sleeping: its rest threshold is `sleep_tolerance`, 1e-3 m/s unless the file sets it.
-        options.use_hibernation = enabled;
-        options.hibernation_thresh_vel = Some(m.sleep_tolerance.unwrap_or(1e-3));
-    } else if let Some(t) = m.sleep_tolerance {
-        options.hibernation_thresh_vel = Some(t);
-    }
-    Ok(())
 }

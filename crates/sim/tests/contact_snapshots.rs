@@ -3,17 +3,17 @@
 //! position, normal (B → A), penetration and the force on B. Values are rounded to 1e-6 (positions, normals) and
 //! 1e-4 N (forces); any change of the contact set or of the solved forces beyond that shows up as a diff.
 
+use signorini_mjcf::load_scene_str;
+use signorini_sim::Dialect;
 use std::fmt::Write;
 use std::path::Path;
-
-use signorini_sim::Scene;
 
 fn resting(body: &str) -> String {
     let xml = format!(
         r#"<mujoco><option timestep="0.002"/><worldbody>
         <geom name="floor" type="plane" size="2 2 0.1"/>{body}</worldbody></mujoco>"#
     );
-    let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &[]).unwrap();
+    let mut scene = load_scene_str(&xml, Path::new("."), Dialect::Native, &[]).unwrap();
     for _ in 0..1000 {
         scene.step().unwrap();
     }

@@ -1,6 +1,8 @@
 //! `Data` is the whole per-step state: a snapshot taken with `clone` and restored later continues bit for bit, and
 //! one shared `Model` drives several `Data` independently.
 
+use signorini_mjcf::load_scene;
+use signorini_sim::Dialect;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -39,7 +41,8 @@ fn steps(scene: &mut Scene, n: usize) -> Vec<Vec<u64>> {
 fn check_restore(file: &str, mujoco: bool, overrides: &[(&str, &str)]) {
     let overrides: Vec<(String, String)> =
         overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let mut scene = Scene::from_mjcf(&shared(file), mujoco, &overrides).unwrap();
+    let dialect = if mujoco { Dialect::Mujoco } else { Dialect::Native };
+    let mut scene = load_scene(&shared(file), dialect, &overrides).unwrap();
     steps(&mut scene, 500);
     let snapshot = scene.data().clone();
     let first = steps(&mut scene, 500);
@@ -66,7 +69,7 @@ fn a_restored_snapshot_replays_bit_for_bit_mujoco() {
 
 #[test]
 fn one_model_drives_independent_data() {
-    let mut scene = Scene::from_mjcf(&shared("scenes/box_stack.xml"), false, &[]).unwrap();
+    let mut scene = load_scene(&shared("scenes/box_stack.xml"), Dialect::Native, &[]).unwrap();
     let model = Arc::clone(scene.model());
     let mut other = Data::new(&model).unwrap();
     for _ in 0..200 {

@@ -2,6 +2,8 @@
 //! sleeper wakes its island (which then holds on the floor again), setting the state wakes everything, and driven
 //! trees stay awake.
 
+use signorini_mjcf::{load_scene, load_scene_str};
+use signorini_sim::Dialect;
 use std::path::{Path, PathBuf};
 
 use signorini_sim::Scene;
@@ -29,16 +31,16 @@ fn positions(scene: &Scene) -> Vec<[f64; 3]> {
 
 #[test]
 fn a_resting_stack_sleeps_in_place() {
-    for mujoco in [false, true] {
+    for dialect in [Dialect::Native, Dialect::Mujoco] {
         let path = shared("scenes/box_stack.xml");
-        let mut asleep = Scene::from_mjcf(&path, mujoco, &set(&[("use_hibernation", "true")])).unwrap();
-        let mut awake = Scene::from_mjcf(&path, mujoco, &[]).unwrap();
+        let mut asleep = load_scene(&path, dialect, &set(&[("use_hibernation", "true")])).unwrap();
+        let mut awake = load_scene(&path, dialect, &[]).unwrap();
         let mut frozen = Vec::new();
         for k in 1..=600 {
             asleep.step().unwrap();
             awake.step().unwrap();
             if k == 400 {
-                assert_eq!(asleep.stats().sleeping_trees, 10, "mujoco {mujoco}: the whole stack sleeps");
+                assert_eq!(asleep.stats().sleeping_trees, 10, "{dialect:?}: the whole stack sleeps");
                 assert_eq!(asleep.stats().contacts, 0, "no contact with the floor or between sleepers");
                 frozen = asleep.data().multibody.qpos.clone();
             }
@@ -47,7 +49,7 @@ fn a_resting_stack_sleeps_in_place() {
         assert!(asleep.data().multibody.qvel.iter().all(|&v| v == 0.0));
         for (a, b) in positions(&asleep).iter().zip(positions(&awake)) {
             for k in 0..3 {
-                assert!((a[k] - b[k]).abs() < 1e-3, "mujoco {mujoco}: asleep {a:?} vs awake {b:?}");
+                assert!((a[k] - b[k]).abs() < 1e-3, "{dialect:?}: asleep {a:?} vs awake {b:?}");
             }
         }
     }
@@ -62,8 +64,8 @@ const DROP: &str = r#"<mujoco><option timestep="0.002"/>
 #[test]
 fn a_falling_ball_wakes_the_sleeping_box() {
     let mut scene =
-        Scene::from_mjcf_str(DROP, Path::new("."), false, &set(&[("use_hibernation", "true")])).unwrap();
-    let mut reference = Scene::from_mjcf_str(DROP, Path::new("."), false, &[]).unwrap();
+        load_scene_str(DROP, Path::new("."), Dialect::Native, &set(&[("use_hibernation", "true")])).unwrap();
+    let mut reference = load_scene_str(DROP, Path::new("."), Dialect::Native, &[]).unwrap();
     let (mut slept, mut woke) = (false, false);
     let (mut lowest_box, mut lowest_reference): (f64, f64) = (1.0, 1.0);
     for _ in 0..1500 {
@@ -90,7 +92,7 @@ fn a_falling_ball_wakes_the_sleeping_box() {
 #[test]
 fn setting_the_state_wakes_everything_and_driven_trees_stay_awake() {
     let hib = set(&[("use_hibernation", "true")]);
-    let mut scene = Scene::from_mjcf_str(DROP, Path::new("."), false, &hib).unwrap();
+    let mut scene = load_scene_str(DROP, Path::new("."), Dialect::Native, &hib).unwrap();
     for _ in 0..1500 {
         scene.step().unwrap();
     }
@@ -101,7 +103,7 @@ fn setting_the_state_wakes_everything_and_driven_trees_stay_awake() {
     assert_eq!(scene.stats().sleeping_trees, 0, "set_qvel wakes every tree");
 
     // The arm's actuators hold a nonzero ctrl (keyframe 0): its tree never sleeps; the free box beside it does.
-    let mut arm = Scene::from_mjcf(&shared("scenes/arm.xml"), false, &hib).unwrap();
+    let mut arm = load_scene(&shared("scenes/arm.xml"), Dialect::Native, &hib).unwrap();
     assert!(arm.data().multibody.ctrl.iter().any(|&c| c != 0.0));
     for _ in 0..2000 {
         arm.step().unwrap();
@@ -115,7 +117,7 @@ fn setting_the_state_wakes_everything_and_driven_trees_stay_awake() {
 #[test]
 fn forward_passes_that_skip_sleepers_match_full_ones() {
     let mut scene =
-        Scene::from_mjcf_str(DROP, Path::new("."), false, &set(&[("use_hibernation", "true")])).unwrap();
+        load_scene_str(DROP, Path::new("."), Dialect::Native, &set(&[("use_hibernation", "true")])).unwrap();
     for _ in 0..100 {
         scene.step().unwrap();
     }
@@ -151,7 +153,7 @@ fn mjcf_sleep_flag_and_tolerance() {
         )
     };
     for (option, threshold) in [("", 1e-3), (r#"sleep_tolerance="2e-3""#, 2e-3)] {
-        let mut scene = Scene::from_mjcf_str(&xml(option), Path::new("."), true, &[]).unwrap();
+        let mut scene = load_scene_str(&xml(option), Path::new("."), Dialect::Mujoco, &[]).unwrap();
         assert!(scene.options().use_hibernation);
         assert_eq!(scene.options().hibernation_thresh_vel, Some(threshold));
         for _ in 0..200 {

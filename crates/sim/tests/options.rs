@@ -1,6 +1,6 @@
 //! Spec §4's build-time validation: every rejected option combination is a typed error (one test each).
 
-use signorini_sim::{ConeChoice, ContactResolution, Options, SimError, SolverChoice};
+use signorini_sim::{ContactResolution, FrictionCone, Options, SimError, SolverKind};
 
 fn rejected(o: &Options, name: &str) {
     match o.validate() {
@@ -21,8 +21,8 @@ fn signorini_needs_elliptic_newton_native() {
     rejected(&o, "contact_resolution");
     let o = Options {
         contact_resolution: ContactResolution::Signorini,
-        friction_cone: ConeChoice::Elliptic,
-        constraint_solver: SolverChoice::Cg,
+        friction_cone: FrictionCone::Elliptic,
+        constraint_solver: SolverKind::Cg,
         ..Options::default()
     };
     rejected(&o, "contact_resolution");
@@ -30,7 +30,7 @@ fn signorini_needs_elliptic_newton_native() {
 
 #[test]
 fn elliptic_with_noslip_is_rejected() {
-    let o = Options { friction_cone: ConeChoice::Elliptic, noslip_iterations: 10, ..Options::default() };
+    let o = Options { friction_cone: FrictionCone::Elliptic, noslip_iterations: 10, ..Options::default() };
     rejected(&o, "noslip_iterations");
 }
 
@@ -55,7 +55,7 @@ fn non_positive_or_non_finite_values_are_rejected() {
 fn set_by_name_lists_valid_names_and_values() {
     let mut o = Options::default();
     o.set("friction_cone", "elliptic").unwrap();
-    assert_eq!(o.friction_cone, ConeChoice::Elliptic);
+    assert_eq!(o.friction_cone, FrictionCone::Elliptic);
     o.set("max_collision_pairs", "10").unwrap();
     assert_eq!(o.max_collision_pairs, 10);
     let err = o.set("no_such_option", "1").unwrap_err().to_string();
@@ -67,7 +67,7 @@ fn set_by_name_lists_valid_names_and_values() {
 
 #[test]
 fn signorini_noslip_and_hibernation_are_built() {
-    let o = Options { friction_cone: ConeChoice::Elliptic, ..Options::default() };
+    let o = Options { friction_cone: FrictionCone::Elliptic, ..Options::default() };
     assert!(o.uses_signorini() && o.validate().is_ok(), "auto selects signorini here, and it is built");
     let o = Options { use_hibernation: true, hibernation_thresh_vel: Some(1e-3), ..Options::default() };
     assert!(o.validate().is_ok());

@@ -1,5 +1,7 @@
 //! Native-mode physics checks of issue 6's acceptance list.
 
+use signorini_mjcf::{load_scene, load_scene_str};
+use signorini_sim::Dialect;
 use std::path::Path;
 
 use signorini_sim::Scene;
@@ -26,7 +28,7 @@ fn box_on_an_incline_sticks_or_slides_with_coulomb_acceleration() {
             </worldbody></mujoco>"#
         );
         let overrides = [("contact_resolution".to_string(), resolution.to_string())];
-        let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &overrides).unwrap();
+        let mut scene = load_scene_str(&xml, Path::new("."), Dialect::Native, &overrides).unwrap();
         // Let the contact settle, then measure the velocity gained along the slope over one second.
         for _ in 0..200 {
             scene.step().unwrap();
@@ -64,7 +66,7 @@ fn joint_limit_holds() {
         <body pos="0 0 1"><joint type="hinge" axis="0 1 0" range="-0.5 0.5" limited="true"/>
           <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05"/></body>
         </worldbody></mujoco>"#;
-    let mut scene = Scene::from_mjcf_str(xml, Path::new("."), false, &[]).unwrap();
+    let mut scene = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap();
     let mut max_q: f64 = 0.0;
     for _ in 0..2000 {
         scene.step().unwrap();
@@ -90,7 +92,7 @@ fn pendulum_energy_drift_is_first_order() {
               <geom type="sphere" pos="0.5 0 0" size="0.05"/></body>
             </worldbody></mujoco>"#
         );
-        let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &[]).unwrap();
+        let mut scene = load_scene_str(&xml, Path::new("."), Dialect::Native, &[]).unwrap();
         let energy = |s: &Scene| {
             let m = s.model().multibody.body_mass[1];
             let z = s.data().multibody.xipos[1].z;
@@ -117,7 +119,7 @@ fn pendulum_energy_drift_is_first_order() {
 fn max_speed_after_2000_steps(scene_file: &str) -> f64 {
     let path =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes").join(scene_file);
-    let mut scene = Scene::from_mjcf(&path, false, &[]).unwrap();
+    let mut scene = load_scene(&path, Dialect::Native, &[]).unwrap();
     for _ in 0..2000 {
         scene.step().unwrap();
     }
@@ -136,7 +138,7 @@ fn weld_constraint_holds_pose() {
         <body name="b" pos="1.3 0 2" euler="0 0.2 0"><freejoint/><geom type="sphere" size="0.05" mass="0.5"/></body>
         </worldbody>
         <equality><weld body1="held" body2="world" anchor="0 0 1"/><weld body1="b" body2="a"/></equality></mujoco>"#;
-    let mut scene = Scene::from_mjcf_str(xml, Path::new("."), false, &[]).unwrap();
+    let mut scene = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap();
     let mut d0 = scene.data().multibody.clone();
     scene.model().multibody.forward(&mut d0).unwrap();
     let mut qvel = d0.qvel.clone();
@@ -188,7 +190,7 @@ fn connect_constraint_holds_its_anchor() {
         <body name="bob" pos="0.3 0 1"><freejoint/><geom type="sphere" size="0.05"/></body>
         </worldbody>
         <equality><connect body1="bob" body2="world" anchor="-0.3 0 0"/></equality></mujoco>"#;
-    let mut scene = Scene::from_mjcf_str(xml, Path::new("."), false, &[]).unwrap();
+    let mut scene = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap();
     let mut worst: f64 = 0.0;
     for _ in 0..1500 {
         scene.step().unwrap();
@@ -230,7 +232,7 @@ fn elliptic_friction_is_isotropic() {
             </worldbody></mujoco>"#
         );
         let overrides = [("contact_resolution".to_string(), resolution.to_string())];
-        let mut scene = Scene::from_mjcf_str(&xml, Path::new("."), false, &overrides).unwrap();
+        let mut scene = load_scene_str(&xml, Path::new("."), Dialect::Native, &overrides).unwrap();
         for _ in 0..800 {
             scene.step().unwrap();
         }

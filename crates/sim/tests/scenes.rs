@@ -1,9 +1,10 @@
 //! Whole scenes against MuJoCo 4.0's reference runs (`../shared/testdata/mujoco/*.json`) and physical read-back.
 
+use signorini_mjcf::{load_scene, load_scene_str};
+use signorini_sim::Dialect;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use signorini_sim::Scene;
 
 fn shared(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel)
@@ -16,7 +17,7 @@ fn parity(variant: &str) {
         &std::fs::read_to_string(shared(&format!("testdata/mujoco/{variant}.json"))).unwrap(),
     )
     .unwrap();
-    let mut scene = Scene::from_mjcf(&shared(&format!("scenes/{variant}.xml")), true, &[]).unwrap();
+    let mut scene = load_scene(&shared(&format!("scenes/{variant}.xml")), Dialect::Mujoco, &[]).unwrap();
     let mut max_pen: f64 = 0.0;
     for k in 1..=2000u64 {
         scene.step().unwrap();
@@ -67,7 +68,7 @@ fn resting_box_forces_balance_its_weight() {
         <geom type="plane" size="1 1 0.1"/>
         <body name="box" pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>
         </worldbody></mujoco>"#;
-    let mut scene = Scene::from_mjcf_str(xml, std::path::Path::new("."), false, &[]).unwrap();
+    let mut scene = load_scene_str(xml, std::path::Path::new("."), Dialect::Native, &[]).unwrap();
     for _ in 0..1000 {
         scene.step().unwrap();
     }
@@ -114,7 +115,7 @@ fn mujoco_statistics_box_stack_cg() {
     let settled = &reference["settled"];
     assert!((unperturbed - settled["ncon_mean_steps_1_2000"].as_f64().unwrap()).abs() < 1e-9);
 
-    let mut scene = Scene::from_mjcf(&shared(&format!("scenes/{variant}.xml")), true, &[]).unwrap();
+    let mut scene = load_scene(&shared(&format!("scenes/{variant}.xml")), Dialect::Mujoco, &[]).unwrap();
     let (mut max_pen, mut ncon, mut niter): (f64, f64, f64) = (0.0, 0.0, 0.0);
     for _ in 0..2000 {
         scene.step().unwrap();
@@ -147,7 +148,7 @@ fn mujoco_statistics_box_stack_cg() {
 fn mujoco_parity_convex_noisland() {
     let reference: Value =
         serde_json::from_str(include_str!("data/convex__noisland_reference.json")).unwrap();
-    let mut scene = Scene::from_mjcf(&shared("scenes/convex__noisland.xml"), true, &[]).unwrap();
+    let mut scene = load_scene(&shared("scenes/convex__noisland.xml"), Dialect::Mujoco, &[]).unwrap();
     let steps = reference["steps"].as_u64().unwrap();
     let (mut ncon, mut niter) = (0.0, 0.0);
     for k in 1..=steps {
@@ -185,7 +186,7 @@ fn mjcf_multiccd_flag_controls_mesh_contacts() {
         )
     };
     let contacts = |flag: &str| {
-        let mut scene = Scene::from_mjcf_str(&xml(flag), std::path::Path::new("."), true, &[]).unwrap();
+        let mut scene = load_scene_str(&xml(flag), std::path::Path::new("."), Dialect::Mujoco, &[]).unwrap();
         scene.step().unwrap();
         scene.stats().contacts
     };
@@ -203,7 +204,7 @@ fn noslip_matches_mujoco() {
     let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/noslip.xml");
     let steps = reference["steps"].as_u64().unwrap();
     for (case, overrides) in [("noslip", vec![]), ("plain", vec![("noslip_iterations".into(), "0".into())])] {
-        let mut scene = Scene::from_mjcf(&path, true, &overrides).unwrap();
+        let mut scene = load_scene(&path, Dialect::Mujoco, &overrides).unwrap();
         let mut sweeps = 0;
         for k in 1..=steps {
             scene.step().unwrap();
@@ -254,7 +255,7 @@ fn statistics(scene: &str, expect: Expect) {
     let all: Value = serde_json::from_str(include_str!("data/scene_statistics.json")).unwrap();
     let theirs = &all["scenes"][scene];
     let steps = theirs["steps"].as_u64().unwrap();
-    let mut scene_run = Scene::from_mjcf(&shared(&format!("scenes/{scene}.xml")), true, &[]).unwrap();
+    let mut scene_run = load_scene(&shared(&format!("scenes/{scene}.xml")), Dialect::Mujoco, &[]).unwrap();
     let (mut ncon, mut iterations, mut max_pen) = (0.0, 0.0, 0.0f64);
     for _ in 0..steps {
         scene_run.step().unwrap();

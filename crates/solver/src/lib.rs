@@ -65,8 +65,9 @@ pub use cost::total_cost;
 pub use primal::PrimalSolver;
 pub use solver_data::SolverData;
 
-/// Which primal method runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// Which primal method runs (serde and option names: `newton`, `cg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SolverKind {
     /// Newton's method with the Hessian `M + Jᵀ D_active J` (§C.2).
     #[default]
