@@ -1,5 +1,5 @@
 //! [`Scene`]: one shared [`Model`] and its [`Data`], for the common case of simulating one environment. Every method
-//! forwards to the `(&Model, &mut Data)` functions ([`crate::step`], [`Data`]'s setters and read-back); a batch of
+//! forwards to the `(&Model, &mut Data)` functions ([`step`](crate::step::step), [`Data`]'s setters and read-back); a batch of
 //! environments shares the `Arc<Model>` of a scene ([`Scene::model`]) and keeps its own `Data`s.
 
 use std::sync::Arc;

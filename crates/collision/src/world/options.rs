@@ -7,7 +7,7 @@ use crate::dialect::Dialect;
 use crate::error::{CollisionError, Result};
 use crate::query::{ContactRequest, ConvexAlgorithm};
 
-/// Options of a [`CollisionWorld`], with the defaults of spec §4 (native mode).
+/// Options of a [`CollisionModel`](super::CollisionModel), with the defaults of spec §4 (native mode).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CollisionOptions {
     /// Native (Genesis) or MuJoCo-compatible contact semantics, parameter mixing and geom boxes: the model's
@@ -34,7 +34,7 @@ pub struct CollisionOptions {
     pub enable_self_collision: bool,
     /// Check adjacent bodies (see [`crate::filter::is_adjacent`]). Default false.
     pub enable_adjacent_collision: bool,
-    /// Check geom pairs that penetrate at the neutral pose (see [`CollisionWorld::apply_neutral_filter`]). Default
+    /// Check geom pairs that penetrate at the neutral pose (see [`CollisionModel::apply_neutral_filter`](super::CollisionModel::apply_neutral_filter)). Default
     /// false.
     pub enable_neutral_collision: bool,
     /// Add perturbation contacts for convex pairs (spec §A.9). Default true.
