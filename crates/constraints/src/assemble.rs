@@ -197,9 +197,10 @@ impl ConstraintAssembler {
                 ResolvedSol::resolve(&options, &|| jnt_name(j), model.jnt_solref[j], model.jnt_solimp[j])
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let geoms = model.collision.geoms();
         for g in 0..model.ngeom {
-            let object = || object_name("geom", &model.geom_name[g], g);
-            ResolvedSol::resolve(&options, &object, model.geom_solref[g], model.geom_solimp[g])?;
+            let object = || object_name("geom", &geoms.name[g], g);
+            ResolvedSol::resolve(&options, &object, geoms.solref[g], geoms.solimp[g])?;
         }
 
         Ok(Self { options, impratio: options.impratio(), equalities, dof_sol, jnt_sol })

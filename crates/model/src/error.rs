@@ -9,6 +9,9 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ModelError {
+    /// The geoms' collision table rejected a body, geom or exclude (the message names it).
+    #[error(transparent)]
+    Collision(#[from] signorini_collision::CollisionError),
     /// `bodies` is empty, or `bodies[0]` is not a world body (its own parent, no joints, no mass).
     #[error("body #0 must be the world: {what}")]
     InvalidWorld {

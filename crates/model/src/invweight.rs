@@ -95,7 +95,7 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
         size[p] = size[p].max(d.xipos[p].distance(d.xanchor[j]));
     }
     for g in 0..m.ngeom {
-        let b = m.geom_bodyid[g];
+        let b = m.collision.geoms().body[g];
         if b > 0 && m.geom_rbound[g] > 0.0 {
             size[b] = size[b].max(m.geom_rbound[g] + d.xipos[b].distance(d.geom_xpos[g]));
         }

@@ -127,13 +127,15 @@ impl Model {
             d.xipos[b] = pos + mat * self.body_ipos[b];
             d.ximat[b] = rotated(mat, self.body_iquat[b]);
         }
+        let geoms = self.collision.geoms();
         for g in 0..self.ngeom {
-            let b = self.geom_bodyid[g];
+            let b = geoms.body[g];
             if !d.body_awake[b] {
                 continue;
             }
-            d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * self.geom_pos[g];
-            d.geom_xmat[g] = rotated(d.xmat[b], self.geom_quat[g]);
+            let local = &geoms.local_pose[g];
+            d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * local.translation;
+            d.geom_xmat[g] = rotated(d.xmat[b], local.rotation);
         }
         for s in 0..self.nsite {
             let b = self.site_bodyid[s];

@@ -6,8 +6,9 @@
 //! A body without joints is welded to its parent.
 
 use glam::{DQuat, DVec3};
-use signorini_geometry::Shape;
+use signorini_collision::world::{BodyDesc, CollisionModel, CollisionOptions, GeomDesc};
 use signorini_geometry::pose::QUAT_NORM_TOLERANCE;
+use signorini_geometry::{Pose, Shape};
 
 use crate::error::{ModelError, object_name};
 use crate::spec::{
@@ -180,36 +181,11 @@ pub struct Model {
     /// Spring rest configuration: as `qpos0` but hinge/slide take `springref`.
     pub qpos_spring: Vec<f64>,
 
-    /// Geom names.
-    pub geom_name: Vec<String>,
-    /// Body of each geom.
-    pub geom_bodyid: Vec<usize>,
-    /// Shape, in the geom frame.
-    pub geom_shape: Vec<Shape>,
-    /// Geom position in the body frame.
-    pub geom_pos: Vec<DVec3>,
-    /// Geom orientation in the body frame (unit).
-    pub geom_quat: Vec<DQuat>,
-    /// `contype` bitmask.
-    pub geom_contype: Vec<u32>,
-    /// `conaffinity` bitmask.
-    pub geom_conaffinity: Vec<u32>,
-    /// `condim`.
-    pub geom_condim: Vec<u8>,
-    /// `(sliding, torsional, rolling)` friction.
-    pub geom_friction: Vec<[f64; 3]>,
-    /// Contact `solref`.
-    pub geom_solref: Vec<SolRef>,
-    /// Contact `solimp`.
-    pub geom_solimp: Vec<SolImp>,
-    /// `solmix`.
-    pub geom_solmix: Vec<f64>,
-    /// `priority`.
-    pub geom_priority: Vec<i32>,
-    /// Margin (m).
-    pub geom_margin: Vec<f64>,
-    /// Gap (m).
-    pub geom_gap: Vec<f64>,
+    /// The geoms as collision sees them, one collision body per model body (same indices): name, shape, body, frame
+    /// in the body frame (`local_pose`), contact parameters (`contype`, `conaffinity`, `condim`, friction, `solref`,
+    /// `solimp`, `solmix`, `priority`, margin, gap), and the contact excludes. Defined once: the dynamics read the
+    /// geom frames from here, the simulator collides with it (after setting its options).
+    pub collision: CollisionModel,
     /// Compiled mass (kg), informative.
     pub geom_mass: Vec<f64>,
     /// Radius of a sphere about the geom origin that bounds the shape (0 for planes): sphere `r`, capsule `r + h`,
@@ -245,8 +221,6 @@ pub struct Model {
     pub equalities: Vec<EqualitySpec>,
     /// Keyframes (sizes validated).
     pub keyframes: Vec<KeyframeSpec>,
-    /// Body pairs excluded from contact (indices validated).
-    pub contact_excludes: Vec<(usize, usize)>,
     /// Explicit contact pairs (indices validated; see [`Model::geom_index`]).
     pub contact_pairs: Vec<ContactPairSpec>,
 
@@ -315,7 +289,7 @@ impl Model {
     /// `qpos0` (`body_invweight0`, `dof_invweight0`, `dof_length`, `meaninertia`).
     pub fn compile(spec: ModelSpec) -> Result<Model, ModelError> {
         validate(&spec)?;
-        let mut model = build(spec);
+        let mut model = build(spec)?;
         check_masses(&model)?;
         crate::invweight::set_constants(&mut model)?;
         Ok(model)
@@ -611,7 +585,7 @@ pub fn shape_rbound(shape: &Shape) -> f64 {
     }
 }
 
-fn build(spec: ModelSpec) -> Model {
+fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     let nbody = spec.bodies.len();
     let mut m = Model {
         name: spec.name,
@@ -673,21 +647,7 @@ fn build(spec: ModelSpec) -> Model {
         dof_length: Vec::new(),
         qpos0: Vec::new(),
         qpos_spring: Vec::new(),
-        geom_name: Vec::new(),
-        geom_bodyid: Vec::new(),
-        geom_shape: Vec::new(),
-        geom_pos: Vec::new(),
-        geom_quat: Vec::new(),
-        geom_contype: Vec::new(),
-        geom_conaffinity: Vec::new(),
-        geom_condim: Vec::new(),
-        geom_friction: Vec::new(),
-        geom_solref: Vec::new(),
-        geom_solimp: Vec::new(),
-        geom_solmix: Vec::new(),
-        geom_priority: Vec::new(),
-        geom_margin: Vec::new(),
-        geom_gap: Vec::new(),
+        collision: CollisionModel::new(CollisionOptions::default())?,
         geom_mass: Vec::new(),
         geom_rbound: Vec::new(),
         site_name: Vec::new(),
@@ -703,11 +663,12 @@ fn build(spec: ModelSpec) -> Model {
         actuator_forcerange: Vec::new(),
         equalities: spec.equalities,
         keyframes: spec.keyframes,
-        contact_excludes: spec.contact_excludes,
         contact_pairs: spec.contact_pairs,
         meaninertia: 1.0,
     };
 
+    let contact_excludes = spec.contact_excludes;
+    let mut geoms = Vec::new();
     for (b, body) in spec.bodies.into_iter().enumerate() {
         let parent = if b == 0 { 0 } else { body.parent };
         m.body_name.push(body.name);
@@ -791,22 +752,21 @@ fn build(spec: ModelSpec) -> Model {
         for geom in body.geoms {
             m.ngeom += 1;
             m.geom_rbound.push(shape_rbound(&geom.shape));
-            m.geom_name.push(geom.name);
-            m.geom_bodyid.push(b);
-            m.geom_shape.push(geom.shape);
-            m.geom_pos.push(geom.pos);
-            m.geom_quat.push(geom.quat.normalize());
-            m.geom_contype.push(geom.contype);
-            m.geom_conaffinity.push(geom.conaffinity);
-            m.geom_condim.push(geom.condim);
-            m.geom_friction.push(geom.friction);
-            m.geom_solref.push(geom.solref);
-            m.geom_solimp.push(geom.solimp);
-            m.geom_solmix.push(geom.solmix);
-            m.geom_priority.push(geom.priority);
-            m.geom_margin.push(geom.margin);
-            m.geom_gap.push(geom.gap);
             m.geom_mass.push(geom.mass);
+            let mut desc = GeomDesc::new(geom.shape, b)
+                .at(Pose { translation: geom.pos, rotation: geom.quat.normalize() })
+                .named(geom.name);
+            desc.contype = geom.contype;
+            desc.conaffinity = geom.conaffinity;
+            desc.condim = geom.condim;
+            desc.friction = geom.friction;
+            desc.solref = geom.solref;
+            desc.solimp = geom.solimp;
+            desc.solmix = geom.solmix;
+            desc.priority = geom.priority;
+            desc.margin = geom.margin;
+            desc.gap = geom.gap;
+            geoms.push(desc);
         }
         for (name, pos, quat) in body.sites {
             m.nsite += 1;
@@ -815,6 +775,17 @@ fn build(spec: ModelSpec) -> Model {
             m.site_pos.push(pos);
             m.site_quat.push(quat.normalize());
         }
+    }
+
+    for b in 1..nbody {
+        let desc = BodyDesc::new(m.body_name[b].clone(), m.body_parent[b], m.body_jntnum[b] > 0);
+        m.collision.add_body(desc)?;
+    }
+    for desc in geoms {
+        m.collision.add_geom(desc)?;
+    }
+    for (a, b) in contact_excludes {
+        m.collision.exclude_bodies(a, b)?;
     }
 
     m.body_subtreemass = m.body_mass.clone();
@@ -853,7 +824,7 @@ fn build(spec: ModelSpec) -> Model {
     }
     m.dof_invweight0 = vec![0.0; m.nv];
     m.dof_length = vec![1.0; m.nv];
-    m
+    Ok(m)
 }
 
 /// MuJoCo's `body_simple` rule (see [`Model::dof_simple`]), with one more condition: no two slides along the same

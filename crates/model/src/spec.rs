@@ -9,15 +9,8 @@ use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
 use signorini_geometry::Shape;
 
-/// MuJoCo's `solref`: `(timeconst, dampratio)` when positive (or `(−stiffness, −damping)` when negative).
-pub type SolRef = [f64; 2];
-/// MuJoCo's `solimp`: `(dmin, dmax, width, midpoint, power)`.
-pub type SolImp = [f64; 5];
-
-/// MuJoCo's default `solref`.
-pub const DEFAULT_SOLREF: SolRef = [0.02, 1.0];
-/// MuJoCo's default `solimp`.
-pub const DEFAULT_SOLIMP: SolImp = [0.9, 0.95, 0.001, 0.5, 2.0];
+pub use signorini_collision::contact_set::{SolImp, SolRef};
+pub use signorini_collision::world::{DEFAULT_SOLIMP, DEFAULT_SOLREF};
 
 /// Joint type, in MuJoCo's qpos/qvel layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

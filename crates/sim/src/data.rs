@@ -50,7 +50,7 @@ impl Data {
         }
         Ok(Data {
             multibody,
-            collision: CollisionData::new(&model.collision),
+            collision: CollisionData::new(model.collision()),
             rows: ConstraintRows::new(),
             efc_force: Vec::new(),
             qacc_warmstart: vec![0.0; m.nv],

@@ -26,7 +26,7 @@ pub fn step(model: &Model, data: &mut Data) -> Result<()> {
 
 fn substep(model: &Model, d: &mut Data) -> Result<()> {
     let m = &model.multibody;
-    let cm = &model.collision;
+    let cm = model.collision();
     let h = model.options.h();
     let t0 = Instant::now();
     m.forward(&mut d.multibody)?;
