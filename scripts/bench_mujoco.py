@@ -14,11 +14,15 @@ The R repeats run in interleaved rounds (MuJoCo, ours compat, ours native), so t
 machine slows all three rather than one; besides the ratio of the bests, the table gives the median over the rounds
 of each round's ratio.
 
+With `--baseline PATH` (another build of the CLI, e.g. the one before a change) that binary runs in the same rounds,
+in both modes, and a second table gives after/before: the median over the rounds of (this binary's steps/s) /
+(the baseline's) per scene and mode (> 1: this binary faster).
+
 ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A failed run of ours is reported by the first line
 of its error output instead of a number; the script carries on.
 
 Usage: python3 scripts/bench_mujoco.py [--scenes DIR] [--steps N] [--repeat R] [--only NAME...]
-                                       [--binary PATH] [--json OUT]
+                                       [--binary PATH] [--baseline PATH] [--json OUT]
 """
 
 from __future__ import annotations
@@ -126,8 +130,8 @@ class OursRun:
     """One scene in our CLI (MuJoCo-compatible or native): timed runs, each a fresh process."""
 
     def __init__(self, binary: Path, path: Path, steps: int, compat: bool, timeout: float, tmp: Path,
-                 extra: list[str]):
-        self.dump = tmp / ("compat.json" if compat else "native.json")
+                 extra: list[str], tag: str = ""):
+        self.dump = tmp / (tag + ("compat.json" if compat else "native.json"))
         self.cmd = [str(binary), "run", str(path), "--steps", str(steps), "--dump", str(self.dump)]
         if compat:
             self.cmd.append("--mujoco-compat")
@@ -210,6 +214,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="repeats; the best steps/s is kept [3]")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="scenes to run: a base name (with its variants) or a stem")
     ap.add_argument("--binary", type=Path, default=DEFAULT_BINARY, help=f"the signorini CLI [{DEFAULT_BINARY}]")
+    ap.add_argument("--baseline", type=Path, metavar="PATH",
+                    help="another build of the CLI timed in the same rounds; adds an after/before table")
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write every figure as JSON to OUT")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per run of ours [600]")
     ap.add_argument("--sleep", action="store_true",
@@ -222,6 +228,9 @@ def main() -> int:
         import mujoco
     except ImportError:
         print("bench_mujoco: the `mujoco` Python package is not importable; `pip install mujoco`", file=sys.stderr)
+        return 2
+    if args.baseline is not None and not args.baseline.is_file():
+        print(f"bench_mujoco: the baseline {args.baseline} does not exist", file=sys.stderr)
         return 2
     if not args.binary.is_file():
         print(
@@ -246,10 +255,15 @@ def main() -> int:
             runs = [
                 OursRun(args.binary, path, n, compat, args.timeout, Path(tmp), extra) for compat in (True, False)
             ]
-            # Interleaved rounds (MuJoCo, compat, native): a slow phase of the machine hits all three alike.
+            before = [
+                OursRun(args.baseline, path, n, compat, args.timeout, Path(tmp), extra, "baseline_")
+                for compat in (True, False)
+            ] if args.baseline else []
+            # Interleaved rounds (MuJoCo, compat, native[, baseline compat, baseline native]): a slow phase of the
+            # machine hits them alike.
             for _ in range(args.repeat):
                 mj_run.time_once()
-                for run in runs:
+                for run in runs + before:
                     run.time_once()
             mj, compat, native = mj_run.result(), runs[0].result(), runs[1].result()
         rows.append(
@@ -265,6 +279,15 @@ def main() -> int:
                 "median_ratio_native": paired_median(runs[1], mj_run),
             }
         )
+        if before:
+            rows[-1].update(
+                {
+                    "baseline_compat": before[0].result(),
+                    "baseline_native": before[1].result(),
+                    "after_over_before_compat": paired_median(runs[0], before[0]),
+                    "after_over_before_native": paired_median(runs[1], before[1]),
+                }
+            )
 
     header = [
         "scene",
@@ -305,6 +328,25 @@ def main() -> int:
         ]
         print("| " + " | ".join(cells) + " |")
 
+    if args.baseline:
+        print(
+            f"\n{args.binary} (after) vs {args.baseline} (before), same rounds: after/before = median over the rounds "
+            f"of each round's steps/s ratio (> 1: after faster)\n"
+        )
+        print("| scene | before compat | after compat | after/before | before native | after native | after/before |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            cells = [
+                r["scene"],
+                fmt_rate(r["baseline_compat"]),
+                fmt_rate(r["ours_compat"]),
+                fmt_ratio(r["after_over_before_compat"]),
+                fmt_rate(r["baseline_native"]),
+                fmt_rate(r["ours_native"]),
+                fmt_ratio(r["after_over_before_native"]),
+            ]
+            print("| " + " | ".join(cells) + " |")
+
     if args.json:
         try:
             commit = subprocess.run(
@@ -315,6 +357,7 @@ def main() -> int:
         report = {
             "mujoco_version": mujoco.__version__,
             "binary": str(args.binary),
+            "baseline": str(args.baseline) if args.baseline else None,
             "commit": commit,
             "steps": args.steps,
             "repeat": args.repeat,

@@ -1,4 +1,4 @@
-//! [`Data`]: what a simulated scene is *doing* — the state (`qpos`, `qvel`, `act`, `ctrl`, `time`), everything a
+//! [`Data`]: what a simulated scene is *doing* — the state (`qpos`, `qvel`, `ctrl`, `time`), everything a
 //! step derives from it (kinematics, mass matrix, contacts, constraint rows and forces), what carries from one step
 //! to the next (the solver's warm start and kept analysis, the collision normal cache and broad-phase state, the
 //! sleep state) and all scratch. It is made for one [`Model`], allocated once and reused by every step; cloning it
@@ -20,7 +20,7 @@ use crate::readback::{Contacts, StepStatistics};
 /// The per-step state of a [`Model`] (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Data {
-    /// State and smooth dynamics: `qpos`, `qvel`, `act`, `ctrl`, `time`, kinematics, `M` and its factor, forces.
+    /// State and smooth dynamics: `qpos`, `qvel`, `ctrl`, `time`, kinematics, `M` and its factor, forces.
     pub multibody: signorini_model::Data,
     /// Poses, boxes, broad-phase state, warm-start normals and the last contact set.
     pub collision: CollisionData,

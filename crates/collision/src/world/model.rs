@@ -1,7 +1,9 @@
 //! [`CollisionModel`]: what a collision scene *is* — options, bodies, geoms with their contact parameters, the pair
 //! filters (welds, excludes, allowed-collision matrix, neutral-pose exclusions) and the narrow phase's thread pool.
-//! It is built once (the `add_*` methods) and then only read: the per-step state lives in
-//! [`CollisionData`](super::CollisionData), so one model serves many data (a batch of environments).
+//! It is built with the `&mut self` methods (bodies, geoms, welds, excludes, allowed-collision matrix, the
+//! neutral-pose filter) and then only read: the per-step state lives in [`CollisionData`](super::CollisionData), so
+//! one model serves many data (a batch of environments). A model shared by `Arc` is fixed; changing its filters
+//! means building a new one (or using [`CollisionWorld`](super::CollisionWorld), which owns its model).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
