@@ -35,6 +35,7 @@ use signorini_collision::contact_set::ContactSet;
 use signorini_model::error::object_name;
 use signorini_model::model::MINVAL;
 use signorini_model::{Data, EqualitySpec, JointKind, Model};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::ConstraintError;
 use crate::impedance::{ResolvedSol, regularizer};
@@ -87,6 +88,8 @@ enum Equality {
 /// [`AssemblyScratch`] and [`ConstraintRows`].
 #[derive(Debug, Clone)]
 pub struct ConstraintAssembler {
+    /// Unique among the assemblers of this process (clones share it: same options): the key of the scratch's cache.
+    id: u64,
     options: ConstraintOptions,
     impratio: f64,
     equalities: Vec<Equality>,
@@ -95,9 +98,10 @@ pub struct ConstraintAssembler {
 }
 
 /// The working buffers of [`ConstraintAssembler::assemble`]: the step's per-dof Jacobian columns, the columns and
-/// direction rows of one constraint, and the resolution of the last contact's `sol_params`. Nothing in it carries
-/// from one call to the next (every call overwrites what it reads); it exists so that the buffers are allocated on
-/// the first call and reused. One scratch per thread; any assembler may use any scratch.
+/// direction rows of one constraint, and the resolution of the last contact's `sol_params`. Only that resolution
+/// carries from one call to the next, as a pure cache (kept while the assembler's options are the same, so results do
+/// not depend on it); everything else is overwritten before it is read. The buffers are allocated on the first call
+/// and reused. One scratch per thread; any assembler may use any scratch.
 #[derive(Debug, Clone, Default)]
 pub struct AssemblyScratch {
     /// The columns of the constraint being built.
@@ -106,8 +110,11 @@ pub struct AssemblyScratch {
     dofs: DofColumns,
     /// Scratch of one contact: the Jacobian row of each direction over `cols`.
     basis: Vec<f64>,
-    /// The last contact's `(solref, solimp)` and their resolution in this call (contacts mostly share them).
+    /// The last contact's `(solref, solimp)` and their resolution (contacts mostly share them, step after step).
+    /// A pure cache: kept between calls while the options it was resolved with (`sol_options`) are the same.
     last_sol: Option<([f64; 2], [f64; 5], ResolvedSol)>,
+    /// The [`ConstraintAssembler::id`] `last_sol` was resolved by (0: none).
+    sol_for: u64,
 }
 
 impl AssemblyScratch {
@@ -203,7 +210,9 @@ impl ConstraintAssembler {
             ResolvedSol::resolve(&options, &object, geoms.solref[g], geoms.solimp[g])?;
         }
 
-        Ok(Self { options, impratio: options.impratio(), equalities, dof_sol, jnt_sol })
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Self { id, options, impratio: options.impratio(), equalities, dof_sol, jnt_sol })
     }
 
     /// The options in force.
@@ -229,7 +238,10 @@ impl ConstraintAssembler {
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
         rows.clear();
-        scratch.last_sol = None;
+        if scratch.sol_for != self.id {
+            scratch.last_sol = None;
+            scratch.sol_for = self.id;
+        }
         // The Jacobian columns serve equality and contact rows only.
         if !self.equalities.is_empty() || !contacts.is_empty() {
             scratch.dofs.update(model, data);

@@ -148,6 +148,7 @@ pub trait PairDispatcher: Debug + Send + Sync {
     /// [`CollisionError::InvalidRequest`] for a negative or non-finite perturbation or tolerance;
     /// [`CollisionError::Unsupported`].
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn contacts_into(
         &self,
         ws: &mut QueryWorkspace,

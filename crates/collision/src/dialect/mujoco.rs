@@ -52,6 +52,7 @@ fn rbound(s: &Shape) -> f64 {
 }
 
 impl PairDispatcher for MujocoDispatcher {
+    #[inline]
     fn append_contacts(
         &self,
         ws: &mut QueryWorkspace,

@@ -44,6 +44,7 @@ fn half_diagonal(s: &Shape) -> f64 {
 }
 
 impl PairDispatcher for NativeDispatcher {
+    #[inline]
     fn append_contacts(
         &self,
         ws: &mut QueryWorkspace,

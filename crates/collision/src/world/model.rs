@@ -12,9 +12,10 @@ use signorini_geometry::{ConvexMesh, Pose, Shape};
 
 use super::options::CollisionOptions;
 use super::tables::{BodyDesc, BodyTable, GeomDesc, GeomTable};
-use crate::dialect::PairDispatcher;
+use crate::dialect::{PairDispatcher, ParamMixing};
 use crate::error::{CollisionError, Result};
 use crate::filter::{AllowedCollisionMatrix, FilterReason, PairFilter, PairRules};
+use crate::query::ContactRequest;
 
 /// A collision model (see the module docs). `Send + Sync`; cloning it shares the thread pool.
 #[derive(Debug, Clone)]
@@ -33,8 +34,13 @@ pub struct CollisionModel {
     pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
     /// The dialect's pair dispatch, from `options.dialect`.
     pub(crate) dispatcher: Arc<dyn PairDispatcher>,
+    /// The narrow-phase request every pair starts from (the dispatcher's defaults under the options), and the
+    /// dispatcher's mixing rule: both fixed with the options, so a step asks the dispatcher for neither.
+    pub(crate) request: ContactRequest,
+    pub(crate) mixing: ParamMixing,
 }
 
+#[inline]
 pub(crate) fn check_pose(p: &Pose) -> std::result::Result<(), String> {
     let n2 = p.rotation.length_squared();
     if !p.translation.is_finite() {
@@ -70,7 +76,7 @@ impl CollisionModel {
         bodies.fixed.push(true);
         bodies.root.push(0);
         bodies.weld_root.push(0);
-        Ok(Self {
+        let mut model = Self {
             options,
             bodies,
             body_names: BTreeMap::from([("world".to_string(), 0)]),
@@ -81,7 +87,11 @@ impl CollisionModel {
             filter: PairFilter::default(),
             pool: build_pool(options.threads)?,
             dispatcher: options.dialect.dispatcher(),
-        })
+            request: ContactRequest::default(),
+            mixing: ParamMixing::Genesis,
+        };
+        model.refresh_dispatch_settings();
+        Ok(model)
     }
 
     /// The options in force.
@@ -102,7 +112,14 @@ impl CollisionModel {
             self.dispatcher = options.dialect.dispatcher();
         }
         self.options = options;
+        self.refresh_dispatch_settings();
         Ok(())
+    }
+
+    /// Sets the request and mixing rule of the current options and dispatcher.
+    fn refresh_dispatch_settings(&mut self) {
+        self.request = self.options.contact_request(self.dispatcher.default_request());
+        self.mixing = self.dispatcher.param_mixing();
     }
 
     /// The bodies.

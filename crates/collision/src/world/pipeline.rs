@@ -179,7 +179,7 @@ impl CollisionModel {
                 poses: &data.geom_pose,
                 hulls: (!self.options.box_box_detection).then_some(&self.hulls[..]),
             },
-            request: self.options.contact_request(self.dispatcher.default_request()),
+            request: self.request,
         };
         let (pairs, slots, workspaces) = (&data.pairs[..], &mut data.slots[..n], &data.workspaces[..]);
         match &self.pool {
@@ -195,7 +195,7 @@ impl CollisionModel {
 
     fn merge(&self, data: &mut CollisionData) -> Result<()> {
         data.staging.clear();
-        let mixing = self.dispatcher.param_mixing();
+        let mixing = self.mixing;
         let mut colliding = 0;
         for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs) {
             let (a, b) = (a as usize, b as usize);

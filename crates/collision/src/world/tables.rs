@@ -181,6 +181,7 @@ impl GeomTable {
     }
 
     /// The contact parameters of geom `g`.
+    #[inline]
     pub fn params(&self, g: usize) -> GeomContactParams {
         GeomContactParams {
             friction: self.friction[g],
