@@ -7,12 +7,13 @@
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
 //! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
 //! | `bench mujoco [ARGS]` | `python3 scripts/bench_mujoco.py ARGS`: steps/s of MuJoCo and of the release CLI on the shared scenes (see `scripts/README.md`) |
+//! | `bench batch [ARGS]` | `python3 scripts/bench_batch.py ARGS`: env-steps/s of MuJoCo's `rollout` and of `signorini run --envs` |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco] [ARGS…]|snapshot|stress>";
+const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch] [ARGS…]|snapshot|stress>";
 
 /// The criterion bench files and their packages, selectable by name in `cargo xtask bench TARGET`.
 const BENCH_TARGETS: [(&str, &str); 4] = [
@@ -26,7 +27,10 @@ const BENCH_TARGETS: [(&str, &str); 4] = [
 /// on benchmark ids, options). `cargo xtask bench mujoco [ARGS…]` runs `scripts/bench_mujoco.py` instead.
 fn bench(rest: &[String]) -> Result<(), String> {
     if rest.first().is_some_and(|t| t == "mujoco") {
-        return bench_mujoco(&rest[1..]);
+        return python_script("scripts/bench_mujoco.py", &rest[1..]);
+    }
+    if rest.first().is_some_and(|t| t == "batch") {
+        return python_script("scripts/bench_batch.py", &rest[1..]);
     }
     let (targets, criterion): (Vec<(&str, &str)>, &[String]) =
         match rest.first().and_then(|t| BENCH_TARGETS.iter().find(|(name, _)| name == t)) {
@@ -44,17 +48,17 @@ fn bench(rest: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// `python3 scripts/bench_mujoco.py ARGS…`, run from the repository root (the parent of this crate).
-fn bench_mujoco(args: &[String]) -> Result<(), String> {
+/// `python3 SCRIPT ARGS…`, run from the repository root (the parent of this crate).
+fn python_script(script: &str, args: &[String]) -> Result<(), String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().ok_or("no repository root")?;
-    eprintln!("xtask: python3 scripts/bench_mujoco.py {}", args.join(" "));
+    eprintln!("xtask: python3 {script} {}", args.join(" "));
     let status = Command::new("python3")
-        .arg("scripts/bench_mujoco.py")
+        .arg(script)
         .args(args)
         .current_dir(root)
         .status()
         .map_err(|e| format!("could not start python3: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("`scripts/bench_mujoco.py` failed ({status})")) }
+    if status.success() { Ok(()) } else { Err(format!("`{script}` failed ({status})")) }
 }
 
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {

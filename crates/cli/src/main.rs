@@ -12,6 +12,7 @@ mod error;
 mod inspect;
 mod query;
 mod run;
+mod run_batch;
 
 use error::CliError;
 
@@ -41,9 +42,18 @@ enum Command {
         /// Use MuJoCo-compatible semantics instead of the native (Genesis) ones.
         #[arg(long)]
         mujoco_compat: bool,
-        /// Worker threads for the narrow phase (results are identical for any count).
+        /// Worker threads: of the narrow phase, or of the batch with --envs (results are identical for any count).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Step N copies of the scene as a batch over one model.
+        #[arg(long, value_name = "N")]
+        envs: Option<usize>,
+        /// With --envs: add normal noise of this standard deviation to every environment's initial qvel.
+        #[arg(long, default_value_t = 0.0, value_name = "SIGMA")]
+        perturb: f64,
+        /// With --envs: the seed of that noise.
+        #[arg(long, default_value_t = 0, value_name = "S")]
+        seed: u64,
         /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
@@ -82,9 +92,23 @@ enum Command {
 
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
-        Command::Run { scene, steps, dump, every, mujoco_compat, threads, set } => with_output(None, |w| {
-            run::run(&run::RunArgs { scene, steps, dump, every, mujoco_compat, threads, set }, w)
-        }),
+        Command::Run { scene, steps, dump, every, mujoco_compat, threads, envs, perturb, seed, set } => {
+            with_output(None, |w| {
+                let args = run::RunArgs {
+                    scene,
+                    steps,
+                    dump,
+                    every,
+                    mujoco_compat,
+                    threads,
+                    envs,
+                    perturb,
+                    seed,
+                    set,
+                };
+                run::run(&args, w)
+            })
+        }
         Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), |w| {
             if bench { query::bench(&file, repeat, w) } else { query::run(&file, w) }
         }),

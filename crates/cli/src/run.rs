@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use signorini_model::spec::JointKind;
-use signorini_sim::Scene;
+use signorini_sim::{Data, Model};
 
 use crate::error::CliError;
 
@@ -36,59 +36,65 @@ pub struct RunArgs {
     pub every: Option<u64>,
     /// MuJoCo-compatible mode.
     pub mujoco_compat: bool,
-    /// Narrow-phase threads.
+    /// Narrow-phase threads, or the batch's threads with `envs`.
     pub threads: usize,
+    /// Step this many copies of the scene as a batch.
+    pub envs: Option<usize>,
+    /// Standard deviation (m/s or rad/s) of the normal noise added to each batch environment's initial `qvel`.
+    pub perturb: f64,
+    /// Seed of that noise.
+    pub seed: u64,
     /// `NAME=VALUE` overrides.
     pub set: Vec<String>,
 }
 
 #[derive(Serialize)]
-struct Snapshot {
-    time: f64,
-    ncon: usize,
-    qpos_free: Vec<Vec<f64>>,
-    qvel_free: Vec<Vec<f64>>,
+pub(crate) struct Snapshot {
+    pub(crate) time: f64,
+    pub(crate) ncon: usize,
+    pub(crate) qpos_free: Vec<Vec<f64>>,
+    pub(crate) qvel_free: Vec<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    qpos: Option<Vec<f64>>,
+    pub(crate) qpos: Option<Vec<f64>>,
 }
 
 #[derive(Serialize)]
-struct Dump {
-    scene: String,
-    mujoco_compatibility: bool,
-    steps: u64,
-    snapshots: BTreeMap<String, Snapshot>,
-    settled: Settled,
-    perf: Perf,
+pub(crate) struct Dump {
+    pub(crate) scene: String,
+    pub(crate) mujoco_compatibility: bool,
+    pub(crate) steps: u64,
+    pub(crate) snapshots: BTreeMap<String, Snapshot>,
+    pub(crate) settled: Settled,
+    pub(crate) perf: Perf,
 }
 
 #[derive(Serialize)]
-struct Settled {
-    max_abs_qvel_at_n: f64,
-    max_penetration_over_run: f64,
-    ncon_mean: f64,
-    solver_niter_mean: f64,
-    islands_mean: f64,
-    factorizations_mean: f64,
-    rank_one_updates_mean: f64,
+pub(crate) struct Settled {
+    pub(crate) max_abs_qvel_at_n: f64,
+    pub(crate) max_penetration_over_run: f64,
+    pub(crate) ncon_mean: f64,
+    pub(crate) solver_niter_mean: f64,
+    pub(crate) islands_mean: f64,
+    pub(crate) factorizations_mean: f64,
+    pub(crate) rank_one_updates_mean: f64,
 }
 
 #[derive(Serialize)]
-struct Perf {
-    steps_per_second: f64,
-    wall_s: f64,
-    threads: usize,
+pub(crate) struct Perf {
+    pub(crate) steps_per_second: f64,
+    pub(crate) wall_s: f64,
+    pub(crate) threads: usize,
     /// Mean microseconds per step in each stage of the last substep.
-    stage_us: StageTimes,
+    pub(crate) stage_us: StageTimes,
 }
 
 #[derive(Serialize, Default)]
-struct StageTimes {
-    forward: f64,
-    collision: f64,
-    assembly: f64,
-    solve: f64,
-    integrate: f64,
+pub(crate) struct StageTimes {
+    pub(crate) forward: f64,
+    pub(crate) collision: f64,
+    pub(crate) assembly: f64,
+    pub(crate) solve: f64,
+    pub(crate) integrate: f64,
 }
 
 #[derive(Serialize)]
@@ -103,16 +109,16 @@ struct Summary<'a> {
     dump: Option<String>,
 }
 
-fn snapshot(scene: &Scene) -> Snapshot {
-    let m = &scene.model().multibody;
-    let d = &scene.data().multibody;
-    let free = scene.free_joints();
+pub(crate) fn snapshot(model: &Model, data: &Data) -> Snapshot {
+    let m = &model.multibody;
+    let d = &data.multibody;
+    let free = model.free_joints();
     let qpos_free = free.iter().map(|&j| d.qpos[m.jnt_qposadr[j]..m.jnt_qposadr[j] + 7].to_vec()).collect();
     let qvel_free = free.iter().map(|&j| d.qvel[m.jnt_dofadr[j]..m.jnt_dofadr[j] + 6].to_vec()).collect();
     let only_free = (0..m.njnt).all(|j| m.jnt_type[j] == JointKind::Free);
     Snapshot {
         time: d.time,
-        ncon: scene.stats().contacts,
+        ncon: data.stats().contacts,
         qpos_free,
         qvel_free,
         qpos: (!only_free).then(|| d.qpos.clone()),
@@ -131,7 +137,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         };
         overrides.push((name.trim().to_string(), value.trim().to_string()));
     }
-    overrides.push(("threads".into(), args.threads.to_string()));
+    if args.envs.is_none() {
+        overrides.push(("threads".into(), args.threads.to_string()));
+    }
     let load = |e: signorini_mjcf::MjcfError| CliError::Scene(e.to_string());
     let dialect = if args.mujoco_compat { Dialect::Mujoco } else { Dialect::Native };
     let (mut scene, label) = match &args.scene {
@@ -143,6 +151,16 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     };
     let dump_path =
         args.dump.clone().or_else(|| args.scene.is_none().then(|| PathBuf::from("signorini-run.json")));
+    if let Some(envs) = args.envs {
+        return crate::run_batch::run(
+            args,
+            envs,
+            std::sync::Arc::clone(scene.model()),
+            &label,
+            dump_path,
+            out,
+        );
+    }
     let mut snapshots = BTreeMap::new();
     let want = |k: u64| {
         k == 0
@@ -152,7 +170,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             || args.every.is_some_and(|e| e > 0 && k.is_multiple_of(e))
     };
     if want(0) {
-        snapshots.insert("0".to_string(), snapshot(&scene));
+        snapshots.insert("0".to_string(), snapshot(scene.model(), scene.data()));
     }
     let bar = indicatif::ProgressBar::new(args.steps);
     bar.set_style(
@@ -181,7 +199,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         stages.integrate += s.time_integrate;
         max_pen = max_pen.max(s.max_penetration);
         if want(k) {
-            snapshots.insert(k.to_string(), snapshot(&scene));
+            snapshots.insert(k.to_string(), snapshot(scene.model(), scene.data()));
         }
         if k.is_multiple_of(64) || k == args.steps {
             bar.set_position(k);

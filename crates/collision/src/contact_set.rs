@@ -178,6 +178,26 @@ impl ContactSet {
         self.geom_a.len()
     }
 
+    /// Removes every contact, keeping the memory.
+    pub fn clear(&mut self) {
+        self.geom_a.clear();
+        self.geom_b.clear();
+        self.link_a.clear();
+        self.link_b.clear();
+        self.position.clear();
+        self.normal.clear();
+        self.penetration.clear();
+        self.friction.clear();
+        self.friction_torsional.clear();
+        self.friction_rolling.clear();
+        self.solref.clear();
+        self.solimp.clear();
+        self.condim.clear();
+        self.margin.clear();
+        self.gap.clear();
+        self.n_pairs = 0;
+    }
+
     /// Whether there is no contact.
     pub fn is_empty(&self) -> bool {
         self.geom_a.is_empty()
@@ -212,25 +232,6 @@ impl ContactSet {
     /// The largest penetration, 0 when empty.
     pub fn max_penetration(&self) -> f64 {
         self.penetration.iter().copied().fold(0.0, f64::max)
-    }
-
-    fn clear(&mut self) {
-        self.geom_a.clear();
-        self.geom_b.clear();
-        self.link_a.clear();
-        self.link_b.clear();
-        self.position.clear();
-        self.normal.clear();
-        self.penetration.clear();
-        self.friction.clear();
-        self.friction_torsional.clear();
-        self.friction_rolling.clear();
-        self.solref.clear();
-        self.solimp.clear();
-        self.condim.clear();
-        self.margin.clear();
-        self.gap.clear();
-        self.n_pairs = 0;
     }
 
     fn push(&mut self, r: &ContactRecord) {

@@ -65,16 +65,39 @@ impl Data {
         })
     }
 
-    /// Back to `qpos0` (or keyframe 0 when the model has one), zero velocity, zero warm start, all awake.
+    /// Back to `qpos0` (or keyframe 0 when the model has one) without freeing memory: zero velocity and warm
+    /// start, no contact or row, the collision warm-start normals and broad-phase state forgotten, all awake. A reset
+    /// `Data` continues bit for bit as a new one ([`Data::new`]) would.
     pub fn reset(&mut self, model: &Model) -> Result<()> {
+        let keyframe = (!model.multibody.keyframes.is_empty()).then_some(0);
+        self.reset_to(model, keyframe)
+    }
+
+    /// [`Data::reset`] to keyframe `keyframe` (`None`: `qpos0`, zero velocity and control). Errors: no such keyframe.
+    pub fn reset_to(&mut self, model: &Model, keyframe: Option<usize>) -> Result<()> {
         let m = &model.multibody;
-        self.multibody.reset(m);
-        if !m.keyframes.is_empty() {
-            self.multibody.reset_to_keyframe(m, 0)?;
+        if let Some(k) = keyframe
+            && k >= m.keyframes.len()
+        {
+            return Err(SimError::InvalidState {
+                what: format!("keyframe {k} does not exist (the model has {})", m.keyframes.len()),
+            });
         }
+        self.multibody.reset(m);
+        if let Some(k) = keyframe {
+            self.multibody.reset_to_keyframe(m, k)?;
+        }
+        self.collision.reset(model.collision());
+        self.rows.clear();
+        self.efc_force.clear();
         self.qacc_warmstart.iter_mut().for_each(|x| *x = 0.0);
+        self.body_poses.fill(Pose::IDENTITY);
+        self.stats = StepStatistics::default();
         self.steps = 0;
-        self.wake_all();
+        if let Some(h) = &mut self.hibernation {
+            h.reset();
+        }
+        self.multibody.wake_all();
         Ok(())
     }
 

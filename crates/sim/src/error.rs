@@ -42,7 +42,15 @@ pub enum SimError {
         /// Which quantity.
         what: String,
     },
-    /// A state vector has the wrong length or non-finite values.
+    /// An operation on one environment of a [`Batch`](crate::Batch) failed.
+    #[error("environment {env}: {source}")]
+    Environment {
+        /// The environment's index in its batch.
+        env: usize,
+        /// What went wrong there.
+        source: Box<SimError>,
+    },
+    /// A state, selection or array is invalid: a wrong length or shape, a non-finite value, an unknown environment.
     #[error("{what}")]
     InvalidState {
         /// What is wrong.

@@ -100,6 +100,13 @@ impl Hibernation {
         self.body_awake.fill(true);
     }
 
+    /// The state of [`Hibernation::new`]: all awake, no step at rest, group numbering restarted.
+    pub(crate) fn reset(&mut self) {
+        self.wake_all();
+        self.next_group = 0;
+        self.driven.fill(false);
+    }
+
     /// Wakes the group of every sleeping tree that touches an awake tree in `contacts`; returns whether any woke.
     pub(crate) fn wake_on_contacts(&mut self, contacts: &ContactSet) -> bool {
         let mut woke = false;

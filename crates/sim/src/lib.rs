@@ -3,11 +3,12 @@
 //! The thin facade over the stages. What a scene *is* — the compiled multibody model with its geoms' collision model,
 //! the validated [`Options`] (spec §4) and every stage's configuration — is an immutable [`Model`], built from a
 //! [`ModelSpec`](signorini_model::spec::ModelSpec) and shared by `Arc`; what it is *doing* is a cloneable [`Data`]
-//! (state, contacts, rows, forces, warm start, sleep state, scratch). [`step`] advances one `Data` of a `Model`;
+//! (state, contacts, rows, forces, warm start, sleep state, scratch). [`step()`](crate::step::step) advances one `Data` of a `Model`;
 //! [`Scene`] pairs one of each with state get/set and contact and force read-back (spec §5). The [`Dialect`] (native
 //! or MuJoCo-compatible) becomes every stage's settings in [`dialect`], and nowhere else. Files are loaded above this
 //! crate (`signorini_mjcf::load_scene`).
 
+pub mod batch;
 pub mod data;
 pub mod dialect;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod readback;
 pub mod scene;
 pub mod step;
 
+pub use batch::{Batch, BatchContacts, Envs};
 pub use data::Data;
 pub use dialect::{Dialect, DialectStages};
 pub use error::{Result, SimError};

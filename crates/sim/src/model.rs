@@ -38,12 +38,17 @@ impl Model {
     /// Validates `options`, compiles `spec` and configures every stage for the options' dialect.
     pub fn new(spec: ModelSpec, options: Options) -> Result<Model> {
         options.validate()?;
-        Model::from_compiled(signorini_model::Model::compile(spec)?, options)
+        Model::configure(signorini_model::Model::compile(spec)?, options)
     }
 
     /// [`Model::new`] for an already compiled multibody model.
-    pub fn from_compiled(mut multibody: signorini_model::Model, options: Options) -> Result<Model> {
+    pub fn from_compiled(multibody: signorini_model::Model, options: Options) -> Result<Model> {
         options.validate()?;
+        Model::configure(multibody, options)
+    }
+
+    /// Configures every stage of `multibody` for validated `options`.
+    fn configure(mut multibody: signorini_model::Model, options: Options) -> Result<Model> {
         let dialect = Dialect::of(&options);
         multibody.collision.set_options(dialect.collision_options(&options))?;
         let constraint_options = dialect.constraint_options(&options);

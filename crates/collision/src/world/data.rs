@@ -177,6 +177,23 @@ impl CollisionData {
         self.updated = false;
     }
 
+    /// Back to the state of [`CollisionData::new`] without freeing memory: bodies at the identity and awake, the
+    /// broad phases and the warm-start normals forgotten, no contact, and a new [`CollisionModel::update`] required.
+    /// A reset data continues bit for bit as a new one would.
+    pub fn reset(&mut self, model: &CollisionModel) {
+        self.body_pose.fill(Pose::IDENTITY);
+        self.geom_pose.fill(Pose::IDENTITY);
+        self.geom_aabb.fill(Aabb::new(DVec3::ZERO, DVec3::ZERO));
+        self.body_asleep.fill(false);
+        self.geom_frozen.copy_from_slice(&model.geom_fixed);
+        self.broad.reset();
+        self.query_broad.reset();
+        self.cache.clear();
+        self.contacts.clear();
+        self.stats = StepStats::default();
+        self.updated = false;
+    }
+
     /// The contact set of the last successful [`CollisionModel::collide`].
     pub fn contacts(&self) -> &ContactSet {
         &self.contacts

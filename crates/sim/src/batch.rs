@@ -1,0 +1,418 @@
+//! [`Batch`]: many environments of one scene — one shared [`Model`], one [`Data`] per environment — stepped in
+//! parallel over environments with `rayon`, with batched state and read-back as `ndarray` arrays (environments
+//! first), as Genesis's `scene.build(n_envs=N)` exposes them.
+//!
+//! Every environment is stepped by the same [`step`] as a lone [`Scene`](crate::Scene): its trajectory depends
+//! neither on the thread count nor on `n_envs`, and is bit-identical to the same environment stepped alone.
+//!
+//! Selections of environments ([`Envs`]) are all of them, a list of indices or a mask. Setters take one row per
+//! selected environment, in selection order; a wrong shape, an index out of range or a non-finite value is a typed
+//! error naming the environment, and nothing is written then.
+
+use std::sync::Arc;
+
+use ndarray::{Array1, Array2, Array3, ArrayView2, Axis};
+use rayon::prelude::*;
+
+use crate::data::Data;
+use crate::error::{Result, SimError};
+use crate::model::Model;
+use crate::step::step;
+
+/// Which environments an operation applies to.
+#[derive(Debug, Clone, Copy)]
+pub enum Envs<'a> {
+    /// Every environment, in order.
+    All,
+    /// These environments, in this order (each at most once).
+    Indices(&'a [usize]),
+    /// The environments whose flag is set (`n_envs` flags), in order.
+    Mask(&'a [bool]),
+}
+
+/// The contacts of every environment, padded to the largest count in the batch (spec §5, Genesis's layout):
+/// entry `[e, k]` is contact `k` of environment `e` when `valid_mask[[e, k]]`, zeros (and geom/link −1) past it.
+/// Simulator convention: normal from B to A, `force_a = −force_b`, newtons, world frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchContacts {
+    /// Whether entry `[e, k]` is a contact (`n_envs × max`).
+    pub valid_mask: Array2<bool>,
+    /// Contacts per environment (`n_envs`).
+    pub count: Array1<usize>,
+    /// Geom A (`n_envs × max`, −1 when not valid).
+    pub geom_a: Array2<i64>,
+    /// Geom B.
+    pub geom_b: Array2<i64>,
+    /// Body (link) of geom A.
+    pub link_a: Array2<i64>,
+    /// Body of geom B.
+    pub link_b: Array2<i64>,
+    /// Midpoint between the surfaces (m, `n_envs × max × 3`).
+    pub position: Array3<f64>,
+    /// Unit normal from B to A (`n_envs × max × 3`).
+    pub normal: Array3<f64>,
+    /// Penetration depth (m, ≥ 0; `n_envs × max`).
+    pub penetration: Array2<f64>,
+    /// Force on A (N, `n_envs × max × 3`).
+    pub force_a: Array3<f64>,
+}
+
+/// Many environments of one model (see the module docs).
+#[derive(Debug)]
+pub struct Batch {
+    model: Arc<Model>,
+    envs: Vec<Data>,
+    pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Batch {
+    /// `n_envs ≥ 1` environments of `model`, each at the model's initial state, stepped on rayon's global pool.
+    pub fn new(model: Arc<Model>, n_envs: usize) -> Result<Batch> {
+        if n_envs == 0 {
+            return Err(SimError::InvalidOption { name: "n_envs".into(), what: "must be at least 1".into() });
+        }
+        let first = Data::new(&model)?;
+        let mut envs = Vec::with_capacity(n_envs);
+        envs.resize(n_envs - 1, first.clone());
+        envs.push(first);
+        Ok(Batch { model, envs, pool: None })
+    }
+
+    /// The same batch stepped on a pool of `threads ≥ 1` threads of its own (results do not depend on it).
+    pub fn with_threads(mut self, threads: usize) -> Result<Batch> {
+        if threads == 0 {
+            return Err(SimError::InvalidOption {
+                name: "threads".into(),
+                what: "must be at least 1".into(),
+            });
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("signorini-batch-{i}"))
+            .build()
+            .map_err(|e| SimError::InvalidOption {
+                name: "threads".into(),
+                what: format!("cannot start {threads} threads: {e}"),
+            })?;
+        self.pool = Some(Arc::new(pool));
+        Ok(self)
+    }
+
+    /// The shared model.
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    /// Number of environments.
+    pub fn n_envs(&self) -> usize {
+        self.envs.len()
+    }
+
+    /// Environment `env`'s data.
+    pub fn env(&self, env: usize) -> Result<&Data> {
+        self.check_env(env)?;
+        Ok(&self.envs[env])
+    }
+
+    /// Environment `env`'s data, mutably (its setters and the `(&Model, &mut Data)` functions apply).
+    pub fn env_mut(&mut self, env: usize) -> Result<&mut Data> {
+        self.check_env(env)?;
+        Ok(&mut self.envs[env])
+    }
+
+    /// Advances every environment by `dt`, in parallel (on the caller's thread when there is one environment or
+    /// one thread). Errors name the first failing environment (in index order); every other environment has still
+    /// been stepped.
+    pub fn step(&mut self) -> Result<()> {
+        self.step_n_with(1, &mut vec![(); self.envs.len()], |_, _, _| {})
+    }
+
+    /// Advances every environment by `n` steps, each environment on its own from start to end (no barrier between
+    /// steps: one hand-over to the pool per call), calling `after_step(k, data, state)` after its step `k` (1-based)
+    /// with that environment's entry of `per_env` (`n_envs` entries). Trajectories are those of `n` calls of
+    /// [`Batch::step`]. Errors: `per_env` of the wrong length; a failing environment (the first in index order),
+    /// whose later steps are skipped.
+    pub fn step_n_with<T: Send>(
+        &mut self,
+        n: usize,
+        per_env: &mut [T],
+        after_step: impl Fn(usize, &Data, &mut T) + Sync,
+    ) -> Result<()> {
+        if per_env.len() != self.envs.len() {
+            return Err(SimError::InvalidState {
+                what: format!(
+                    "{} per-environment entries for {} environments",
+                    per_env.len(),
+                    self.envs.len()
+                ),
+            });
+        }
+        let model = &*self.model;
+        let run_env = |d: &mut Data, state: &mut T| -> Result<()> {
+            for k in 1..=n {
+                step(model, d)?;
+                after_step(k, d, state);
+            }
+            Ok(())
+        };
+        let sequential =
+            self.envs.len() == 1 || self.pool.as_ref().is_some_and(|p| p.current_num_threads() == 1);
+        let envs = &mut self.envs;
+        let results: Vec<Result<()>> = match &self.pool {
+            _ if sequential => envs.iter_mut().zip(per_env.iter_mut()).map(|(d, t)| run_env(d, t)).collect(),
+            Some(pool) => pool.install(|| {
+                envs.par_iter_mut().zip(per_env.par_iter_mut()).map(|(d, t)| run_env(d, t)).collect()
+            }),
+            None => envs.par_iter_mut().zip(per_env.par_iter_mut()).map(|(d, t)| run_env(d, t)).collect(),
+        };
+        for (env, r) in results.into_iter().enumerate() {
+            if let Err(e) = r {
+                return Err(SimError::Environment { env, source: Box::new(e) });
+            }
+        }
+        Ok(())
+    }
+
+    /// `qpos` of every environment (`n_envs × nq`).
+    pub fn qpos(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nq, |d| &d.multibody.qpos)
+    }
+
+    /// `qvel` of every environment (`n_envs × nv`).
+    pub fn qvel(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nv, |d| &d.multibody.qvel)
+    }
+
+    /// `ctrl` of every environment (`n_envs × nu`).
+    pub fn ctrl(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nu, |d| &d.multibody.ctrl)
+    }
+
+    /// Simulated time of every environment (s).
+    pub fn time(&self) -> Array1<f64> {
+        self.envs.iter().map(|d| d.multibody.time).collect()
+    }
+
+    /// Body positions (world frame, m; `n_envs × nbody × 3`) after the last step's forward pass.
+    pub fn body_pos(&self) -> Array3<f64> {
+        let nbody = self.model.multibody.nbody;
+        Array3::from_shape_fn((self.n_envs(), nbody, 3), |(e, b, k)| self.envs[e].multibody.xpos[b][k])
+    }
+
+    /// Body orientations (unit quaternions `w, x, y, z`; `n_envs × nbody × 4`) after the last step's forward pass.
+    pub fn body_quat(&self) -> Array3<f64> {
+        let nbody = self.model.multibody.nbody;
+        Array3::from_shape_fn((self.n_envs(), nbody, 4), |(e, b, k)| {
+            let q = self.envs[e].multibody.xquat[b];
+            [q.w, q.x, q.y, q.z][k]
+        })
+    }
+
+    /// Net contact force on every body of every environment (N, world; `n_envs × nbody × 3`).
+    pub fn links_net_contact_force(&self) -> Array3<f64> {
+        let nbody = self.model.multibody.nbody;
+        let mut out = Array3::zeros((self.n_envs(), nbody, 3));
+        for (e, d) in self.envs.iter().enumerate() {
+            for (b, f) in d.links_net_contact_force(&self.model).iter().enumerate() {
+                for k in 0..3 {
+                    out[[e, b, k]] = f[k];
+                }
+            }
+        }
+        out
+    }
+
+    /// The last step's contacts of every environment, padded (see [`BatchContacts`]).
+    pub fn contacts(&self) -> BatchContacts {
+        let lists: Vec<_> = self.envs.iter().map(|d| d.contacts(&self.model)).collect();
+        let n = self.n_envs();
+        let max = lists.iter().map(|c| c.len()).max().unwrap_or(0);
+        let mut out = BatchContacts {
+            valid_mask: Array2::from_elem((n, max), false),
+            count: lists.iter().map(|c| c.len()).collect(),
+            geom_a: Array2::from_elem((n, max), -1),
+            geom_b: Array2::from_elem((n, max), -1),
+            link_a: Array2::from_elem((n, max), -1),
+            link_b: Array2::from_elem((n, max), -1),
+            position: Array3::zeros((n, max, 3)),
+            normal: Array3::zeros((n, max, 3)),
+            penetration: Array2::zeros((n, max)),
+            force_a: Array3::zeros((n, max, 3)),
+        };
+        for (e, c) in lists.iter().enumerate() {
+            for k in 0..c.len() {
+                out.valid_mask[[e, k]] = true;
+                out.geom_a[[e, k]] = c.geom_a[k] as i64;
+                out.geom_b[[e, k]] = c.geom_b[k] as i64;
+                out.link_a[[e, k]] = c.link_a[k] as i64;
+                out.link_b[[e, k]] = c.link_b[k] as i64;
+                out.penetration[[e, k]] = c.penetration[k];
+                for j in 0..3 {
+                    out.position[[e, k, j]] = c.position[k][j];
+                    out.normal[[e, k, j]] = c.normal[k][j];
+                    out.force_a[[e, k, j]] = c.force_a[k][j];
+                }
+            }
+        }
+        out
+    }
+
+    /// Sets `qpos` of the selected environments (one row of `nq` per selected environment) and wakes them.
+    pub fn set_qpos(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.set_rows("qpos", values, envs, |d, row| d.set_qpos(row))
+    }
+
+    /// Sets `qvel` of the selected environments (one row of `nv` per selected environment) and wakes them.
+    pub fn set_qvel(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.set_rows("qvel", values, envs, |d, row| d.set_qvel(row))
+    }
+
+    /// Sets `ctrl` of the selected environments (one row of `nu` per selected environment) and wakes them.
+    pub fn set_ctrl(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.set_rows("ctrl", values, envs, |d, row| d.set_ctrl(row))
+    }
+
+    /// Resets the selected environments to `qpos0` (or keyframe 0 when the model has one), without reallocating
+    /// ([`Data::reset`]).
+    pub fn reset(&mut self, envs: Envs<'_>) -> Result<()> {
+        let keyframe = (!self.model.multibody.keyframes.is_empty()).then_some(0);
+        self.reset_to(keyframe, envs)
+    }
+
+    /// Resets the selected environments to keyframe `keyframe` (`None`: `qpos0`), without reallocating.
+    pub fn reset_to(&mut self, keyframe: Option<usize>, envs: Envs<'_>) -> Result<()> {
+        let selected = self.select(envs)?;
+        for env in selected {
+            let model = &self.model;
+            self.envs[env]
+                .reset_to(model, keyframe)
+                .map_err(|e| SimError::Environment { env, source: Box::new(e) })?;
+        }
+        Ok(())
+    }
+
+    /// The full state of environment `env` (a clone of its [`Data`]); [`Batch::restore`] puts it back bit-exact.
+    pub fn snapshot(&self, env: usize) -> Result<Data> {
+        Ok(self.env(env)?.clone())
+    }
+
+    /// Replaces environment `env`'s state by `data` (from [`Batch::snapshot`] or a [`Data`] of this model).
+    pub fn restore(&mut self, env: usize, data: &Data) -> Result<()> {
+        self.check_env(env)?;
+        check_same_model(&self.model, data)?;
+        self.envs[env].clone_from(data);
+        Ok(())
+    }
+
+    /// Copies environment `source`'s full state into the selected environments.
+    pub fn clone_env(&mut self, source: usize, targets: Envs<'_>) -> Result<()> {
+        self.check_env(source)?;
+        for env in self.select(targets)? {
+            if env != source {
+                let (src, dst) = if source < env {
+                    let (a, b) = self.envs.split_at_mut(env);
+                    (&a[source], &mut b[0])
+                } else {
+                    let (a, b) = self.envs.split_at_mut(source);
+                    (&b[0], &mut a[env])
+                };
+                dst.clone_from(src);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_env(&self, env: usize) -> Result<()> {
+        if env < self.envs.len() {
+            Ok(())
+        } else {
+            Err(SimError::InvalidState {
+                what: format!("environment {env} does not exist (the batch has {})", self.envs.len()),
+            })
+        }
+    }
+
+    /// The selected environment indices, checked.
+    fn select(&self, envs: Envs<'_>) -> Result<Vec<usize>> {
+        let n = self.envs.len();
+        match envs {
+            Envs::All => Ok((0..n).collect()),
+            Envs::Indices(idx) => {
+                let mut seen = vec![false; n];
+                for &env in idx {
+                    self.check_env(env)?;
+                    if std::mem::replace(&mut seen[env], true) {
+                        return Err(SimError::InvalidState {
+                            what: format!("environment {env} is selected twice"),
+                        });
+                    }
+                }
+                Ok(idx.to_vec())
+            }
+            Envs::Mask(mask) => {
+                if mask.len() != n {
+                    return Err(SimError::InvalidState {
+                        what: format!(
+                            "the environment mask has {} flags, the batch has {n} environments",
+                            mask.len()
+                        ),
+                    });
+                }
+                Ok((0..n).filter(|&e| mask[e]).collect())
+            }
+        }
+    }
+
+    fn rows(&self, width: usize, field: impl Fn(&Data) -> &Vec<f64>) -> Array2<f64> {
+        Array2::from_shape_fn((self.n_envs(), width), |(e, k)| field(&self.envs[e])[k])
+    }
+
+    /// Checks every row first, then writes: a bad row leaves every environment unchanged.
+    fn set_rows(
+        &mut self,
+        what: &str,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+        set: impl Fn(&mut Data, &[f64]) -> Result<()>,
+    ) -> Result<()> {
+        let selected = self.select(envs)?;
+        let m = &self.model.multibody;
+        let width = match what {
+            "qpos" => m.nq,
+            "qvel" => m.nv,
+            _ => m.nu,
+        };
+        if values.dim() != (selected.len(), width) {
+            return Err(SimError::InvalidState {
+                what: format!(
+                    "{what} has shape {:?}, the selection needs ({}, {width})",
+                    values.dim(),
+                    selected.len()
+                ),
+            });
+        }
+        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
+            if let Some(bad) = row.iter().find(|x| !x.is_finite()) {
+                return Err(SimError::Environment {
+                    env,
+                    source: Box::new(SimError::InvalidState {
+                        what: format!("{what} contains the non-finite value {bad}"),
+                    }),
+                });
+            }
+        }
+        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
+            let row: Vec<f64> = row.iter().copied().collect();
+            set(&mut self.envs[env], &row).map_err(|e| SimError::Environment { env, source: Box::new(e) })?;
+        }
+        Ok(())
+    }
+}
+
+fn check_same_model(model: &Model, data: &Data) -> Result<()> {
+    let (m, d) = (&model.multibody, &data.multibody);
+    if d.qpos.len() != m.nq || d.qvel.len() != m.nv || d.ctrl.len() != m.nu || d.xpos.len() != m.nbody {
+        return Err(SimError::InvalidState { what: "the data was made for another model".into() });
+    }
+    Ok(())
+}

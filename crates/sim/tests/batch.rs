@@ -1,0 +1,159 @@
+//! A batch of environments over one model: each environment is the lone scene, bit for bit, for any thread count
+//! and batch size; padded contacts match the per-environment lists; setters, resets and snapshots act on exactly the
+//! selected environments; misuse is a typed error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ndarray::Array2;
+use signorini_mjcf::load_scene;
+use signorini_sim::{Batch, Data, Dialect, Envs, Model, Scene, SimError};
+
+fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel)
+}
+
+fn scene(file: &str, dialect: Dialect) -> Scene {
+    load_scene(&shared(file), dialect, &[]).unwrap()
+}
+
+/// Initial velocities of environment `e`: the model's, plus a small deterministic push on every dof.
+fn push(model: &Model, e: usize) -> Vec<f64> {
+    (0..model.multibody.nv).map(|k| 0.05 * ((e * 7 + k * 3) % 11) as f64 / 11.0 - 0.02).collect()
+}
+
+fn bits(d: &Data) -> Vec<u64> {
+    d.multibody.qpos.iter().chain(&d.multibody.qvel).map(|x| x.to_bits()).collect()
+}
+
+fn batch(model: &Arc<Model>, n: usize, threads: usize) -> Batch {
+    let mut b = Batch::new(Arc::clone(model), n).unwrap().with_threads(threads).unwrap();
+    let qvel = Array2::from_shape_fn((n, model.multibody.nv), |(e, k)| push(model, e)[k]);
+    b.set_qvel(qvel.view(), Envs::All).unwrap();
+    b
+}
+
+#[test]
+fn every_environment_is_the_lone_scene_for_any_thread_count_and_batch_size() {
+    for (file, dialect) in [("scenes/box_stack.xml", Dialect::Native), ("scenes/convex.xml", Dialect::Mujoco)]
+    {
+        let lone = scene(file, dialect);
+        let model = Arc::clone(lone.model());
+        let expected: Vec<Vec<u64>> = (0..3)
+            .map(|e| {
+                let mut s = Scene::from_model(Arc::clone(&model)).unwrap();
+                s.set_qvel(&push(&model, e)).unwrap();
+                for _ in 0..150 {
+                    s.step().unwrap();
+                }
+                bits(s.data())
+            })
+            .collect();
+        for (n, threads) in [(3, 1), (3, 2), (2, 2)] {
+            let mut b = batch(&model, n, threads);
+            for _ in 0..150 {
+                b.step().unwrap();
+            }
+            for (e, expected) in expected.iter().enumerate().take(n) {
+                assert!(bits(b.env(e).unwrap()) == *expected, "{file}: env {e} of {n} on {threads} threads");
+            }
+        }
+    }
+}
+
+#[test]
+fn padded_contacts_match_each_environment() {
+    let lone = scene("scenes/box_stack.xml", Dialect::Native);
+    let model = Arc::clone(lone.model());
+    let mut b = batch(&model, 3, 2);
+    // Environment 1 starts higher: fewer contacts at first.
+    let mut qpos = b.qpos().row(1).to_owned();
+    for k in (0..model.multibody.nq).step_by(7) {
+        qpos[k + 2] += 0.3;
+    }
+    b.set_qpos(qpos.view().insert_axis(ndarray::Axis(0)), Envs::Indices(&[1])).unwrap();
+    for _ in 0..20 {
+        b.step().unwrap();
+    }
+    let c = b.contacts();
+    let max = c.valid_mask.ncols();
+    assert!(c.count[0] != c.count[1] && max == *c.count.iter().max().unwrap());
+    for e in 0..3 {
+        let list = b.env(e).unwrap().contacts(&model);
+        assert_eq!(c.count[e], list.len());
+        for k in 0..max {
+            assert_eq!(c.valid_mask[[e, k]], k < list.len());
+            if k < list.len() {
+                assert_eq!(
+                    (c.geom_a[[e, k]], c.link_b[[e, k]]),
+                    (list.geom_a[k] as i64, list.link_b[k] as i64)
+                );
+                assert_eq!(c.penetration[[e, k]], list.penetration[k]);
+                assert_eq!(c.force_a[[e, k, 2]], list.force_a[k].z);
+            } else {
+                assert_eq!((c.geom_a[[e, k]], c.penetration[[e, k]]), (-1, 0.0));
+            }
+        }
+    }
+    let net = b.links_net_contact_force();
+    assert_eq!(net.dim(), (3, model.multibody.nbody, 3));
+    assert_eq!(b.body_pos().dim(), (3, model.multibody.nbody, 3));
+    assert_eq!(b.body_quat().dim(), (3, model.multibody.nbody, 4));
+}
+
+#[test]
+fn reset_restore_and_clone_act_on_the_selected_environments_only() {
+    let lone = scene("scenes/box_stack.xml", Dialect::Native);
+    let model = Arc::clone(lone.model());
+    let mut fresh = batch(&model, 3, 1);
+    let mut b = batch(&model, 3, 1);
+    for _ in 0..100 {
+        b.step().unwrap();
+    }
+    let snapshot = b.snapshot(2).unwrap();
+    let moved = bits(b.env(0).unwrap());
+    // A reset environment continues as a new one would, bit for bit.
+    b.reset(Envs::Mask(&[false, true, false])).unwrap();
+    let qvel = Array2::from_shape_fn((1, model.multibody.nv), |(_, k)| push(&model, 1)[k]);
+    b.set_qvel(qvel.view(), Envs::Indices(&[1])).unwrap();
+    assert_eq!(bits(b.env(0).unwrap()), moved, "env 0 untouched");
+    for _ in 0..50 {
+        b.step().unwrap();
+        fresh.step().unwrap();
+    }
+    assert!(bits(b.env(1).unwrap()) == bits(fresh.env(1).unwrap()), "reset == new");
+    // Restoring a snapshot replays bit for bit; cloning copies the whole state.
+    let later = bits(b.env(2).unwrap());
+    b.restore(2, &snapshot).unwrap();
+    for _ in 0..50 {
+        b.step().unwrap();
+    }
+    assert!(bits(b.env(2).unwrap()) == later);
+    b.clone_env(2, Envs::Indices(&[0])).unwrap();
+    assert_eq!(bits(b.env(0).unwrap()), bits(b.env(2).unwrap()));
+}
+
+#[test]
+fn misuse_is_a_typed_error_and_changes_nothing() {
+    let lone = scene("scenes/box_stack.xml", Dialect::Native);
+    let model = Arc::clone(lone.model());
+    let nq = model.multibody.nq;
+    let mut b = batch(&model, 2, 1);
+    let before = b.qpos();
+    let bad_shape = Array2::zeros((2, nq + 1));
+    assert!(matches!(b.set_qpos(bad_shape.view(), Envs::All), Err(SimError::InvalidState { .. })));
+    assert!(matches!(
+        b.set_qpos(Array2::zeros((1, nq)).view(), Envs::Indices(&[5])),
+        Err(SimError::InvalidState { .. })
+    ));
+    assert!(b.set_qpos(Array2::zeros((2, nq)).view(), Envs::Indices(&[1, 1])).is_err());
+    assert!(b.reset(Envs::Mask(&[true])).is_err());
+    let mut nan = before.clone();
+    nan[[1, 0]] = f64::NAN;
+    let err = b.set_qpos(nan.view(), Envs::All).unwrap_err();
+    assert!(matches!(err, SimError::Environment { env: 1, .. }), "{err}");
+    assert_eq!(b.qpos(), before, "nothing written");
+    assert!(Batch::new(Arc::clone(&model), 0).is_err());
+    assert!(b.env(2).is_err());
+    assert!(b.reset_to(Some(9), Envs::All).is_err());
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Batched throughput side by side: MuJoCo 4.0's multi-threaded `rollout` against `signorini run --envs N`.
+
+For each scene, each batch size N and each thread count T this measures environment-steps per second (N × steps /
+seconds of stepping) of:
+
+* MuJoCo: `mujoco.rollout.Rollout(nthread=T).rollout(model, [MjData] * T, initial_state, nstep=steps)` with every
+  environment starting from keyframe 0 (or the model's initial state), timed around the call;
+* ours: `signorini run SCENE --envs N --threads T --steps S --mujoco-compat --set max_collision_pairs=1000`,
+  `env_steps_per_second` of its summary (the binary times its own stepping loop).
+
+All environments start from the same state; best of R interleaved rounds. ratio = ours / MuJoCo (> 1: ours faster).
+
+Usage: python3 scripts/bench_batch.py [--scenes DIR] [--only NAME...] [--envs N...] [--threads T...] [--steps S]
+                                      [--repeat R] [--binary PATH] [--native] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SCENES = REPO.parent / "shared" / "scenes"
+DEFAULT_BINARY = REPO / "target" / "release" / "signorini"
+DEFAULT_ONLY = ["box_stack", "pyramid", "arm", "pile__cg"]
+
+
+def mujoco_rate(mujoco, rollout, path: Path, n: int, threads: int, steps: int, pool) -> float:
+    import numpy as np
+
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    if m.nkey > 0:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    state = np.empty(mujoco.mj_stateSize(m, spec))
+    mujoco.mj_getState(m, d, state, spec)
+    initial = np.tile(state, (n, 1))
+    datas = [mujoco.MjData(m) for _ in range(threads)]
+    out = np.empty((n, steps, state.size))
+    t0 = time.perf_counter()
+    pool.rollout(m, datas, initial, nstep=steps, state=out)
+    return n * steps / (time.perf_counter() - t0)
+
+
+def ours_rate(binary: Path, path: Path, n: int, threads: int, steps: int, native: bool) -> float:
+    cmd = [str(binary), "run", str(path), "--envs", str(n), "--threads", str(threads), "--steps", str(steps),
+           "--set", "max_collision_pairs=1000"]
+    if not native:
+        cmd.append("--mujoco-compat")
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
+    return float(json.loads(proc.stdout.strip().splitlines()[-1])["env_steps_per_second"])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenes", type=Path, default=DEFAULT_SCENES)
+    ap.add_argument("--only", nargs="+", default=DEFAULT_ONLY, metavar="NAME", help="scene stems")
+    ap.add_argument("--envs", nargs="+", type=int, default=[1, 16, 64, 256])
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--binary", type=Path, default=DEFAULT_BINARY)
+    ap.add_argument("--native", action="store_true", help="ours in native semantics instead of MuJoCo-compatible")
+    ap.add_argument("--json", type=Path, metavar="OUT")
+    args = ap.parse_args()
+    try:
+        import mujoco
+        from mujoco import rollout
+    except ImportError:
+        print("bench_batch: `pip install mujoco` first", file=sys.stderr)
+        return 2
+    if not args.binary.is_file():
+        print(f"bench_batch: {args.binary} does not exist; `cargo build --release -p signorini-cli`", file=sys.stderr)
+        return 2
+    rows = []
+    pools = {t: rollout.Rollout(nthread=t) for t in args.threads}
+    for stem in args.only:
+        path = args.scenes / f"{stem}.xml"
+        for n in args.envs:
+            for t in args.threads:
+                print(f"bench_batch: {stem} envs={n} threads={t}", file=sys.stderr, flush=True)
+                best_mj, best_ours, error = 0.0, 0.0, None
+                for _ in range(args.repeat):
+                    best_mj = max(best_mj, mujoco_rate(mujoco, rollout, path, n, t, args.steps, pools[t]))
+                    try:
+                        best_ours = max(best_ours, ours_rate(args.binary, path, n, t, args.steps, args.native))
+                    except RuntimeError as e:
+                        error = str(e)
+                        break
+                rows.append({"scene": stem, "envs": n, "threads": t, "mujoco": best_mj,
+                             "ours": None if error else best_ours, "error": error,
+                             "ratio": None if error or not best_mj else best_ours / best_mj})
+    print(f"\nMuJoCo {mujoco.__version__} rollout vs {args.binary} --envs ({'native' if args.native else 'mujoco-compat'}),"
+          f" {args.steps} steps, best of {args.repeat}; env-steps/s, ratio = ours / MuJoCo\n")
+    print("| scene | envs | threads | MuJoCo rollout | ours | ratio |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        ours = f"error: {r['error']}" if r["error"] else f"{r['ours']:,.0f}"
+        ratio = "—" if r["ratio"] is None else f"{r['ratio']:.3g}"
+        print(f"| {r['scene']} | {r['envs']} | {r['threads']} | {r['mujoco']:,.0f} | {ours} | {ratio} |")
+    if args.json:
+        args.json.write_text(json.dumps({"mujoco_version": mujoco.__version__, "steps": args.steps, "rows": rows},
+                                        indent=2) + "\n")
+    for p in pools.values():
+        p.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
