@@ -1,6 +1,35 @@
 //! From an MJCF file to a simulated [`Scene`]: the file's `<option>` and `<flag>` values become [`Options`] over the
 //! chosen dialect's defaults, then `NAME=VALUE` overrides (the names of [`Options::set`]) apply, then the model is
 //! compiled and every stage built ([`Scene::new`]).
+//!
+//! A scene is one immutable `Model`, shared by `Arc`, and a `Data` per environment (the README's simulation example,
+//! checked here):
+//!
+//! ```
+//! use std::path::Path;
+//! use std::sync::Arc;
+//! use signorini_sim::{Data, Dialect, step};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+//! let scene = signorini_mjcf::load_scene(&path, Dialect::Native, &[])?;
+//! let model = Arc::clone(scene.model()); // Arc<Model>: immutable, Send + Sync
+//! let mut envs = (0..4).map(|_| Data::new(&model)).collect::<Result<Vec<Data>, _>>()?;
+//! for data in &mut envs {
+//!     for _ in 0..50 {
+//!         step(&model, data)?; // one step of dt
+//!     }
+//! }
+//! let snapshot = envs[0].clone();
+//! step(&model, &mut envs[0])?;
+//! let after = envs[0].multibody.qpos.clone();
+//! envs[0] = snapshot;
+//! step(&model, &mut envs[0])?;
+//! assert_eq!(envs[0].multibody.qpos, after); // a restored snapshot repeats the step bit for bit
+//! assert!(!envs[0].contacts(&model).is_empty());
+//! # Ok(())
+//! # }
+//! ```
 
 use std::path::Path;
 
