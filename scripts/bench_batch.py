@@ -11,6 +11,10 @@ seconds of stepping) of:
 
 All environments start from the same state; best of R interleaved rounds. ratio = ours / MuJoCo (> 1: ours faster).
 
+A second table compares the memory of one environment after the run: MuJoCo's `mjData` buffer plus the arena it
+used (`nbuffer + maxuse_arena`; MuJoCo reserves the whole arena, `narena`, up front) against ours, `data_bytes` of
+the summary (resident-memory growth over copies of one environment's `Data`).
+
 Usage: python3 scripts/bench_batch.py [--scenes DIR] [--only NAME...] [--envs N...] [--threads T...] [--steps S]
                                       [--repeat R] [--binary PATH] [--native] [--json OUT]
 """
@@ -48,7 +52,17 @@ def mujoco_rate(mujoco, rollout, path: Path, n: int, threads: int, steps: int, p
     return n * steps / (time.perf_counter() - t0)
 
 
-def ours_rate(binary: Path, path: Path, n: int, threads: int, steps: int, native: bool) -> float:
+def mujoco_bytes(mujoco, path: Path, steps: int) -> tuple[int, int]:
+    """(nbuffer + maxuse_arena, narena) of one MjData after `steps` steps from keyframe 0."""
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    if m.nkey > 0:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    mujoco.mj_step(m, d, nstep=steps)
+    return int(d.nbuffer + d.maxuse_arena), int(d.narena)
+
+
+def ours_run(binary: Path, path: Path, n: int, threads: int, steps: int, native: bool) -> dict:
     cmd = [str(binary), "run", str(path), "--envs", str(n), "--threads", str(threads), "--steps", str(steps),
            "--set", "max_collision_pairs=1000"]
     if not native:
@@ -56,7 +70,7 @@ def ours_rate(binary: Path, path: Path, n: int, threads: int, steps: int, native
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed")
-    return float(json.loads(proc.stdout.strip().splitlines()[-1])["env_steps_per_second"])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -80,10 +94,16 @@ def main() -> int:
     if not args.binary.is_file():
         print(f"bench_batch: {args.binary} does not exist; `cargo build --release -p signorini-cli`", file=sys.stderr)
         return 2
-    rows = []
+    rows, memory = [], []
     pools = {t: rollout.Rollout(nthread=t) for t in args.threads}
     for stem in args.only:
         path = args.scenes / f"{stem}.xml"
+        used, reserved = mujoco_bytes(mujoco, path, args.steps)
+        try:
+            ours_bytes = ours_run(args.binary, path, 1, 1, args.steps, args.native).get("data_bytes")
+        except RuntimeError:
+            ours_bytes = None
+        memory.append({"scene": stem, "mujoco_used": used, "mujoco_reserved": reserved, "ours": ours_bytes})
         for n in args.envs:
             for t in args.threads:
                 print(f"bench_batch: {stem} envs={n} threads={t}", file=sys.stderr, flush=True)
@@ -91,7 +111,8 @@ def main() -> int:
                 for _ in range(args.repeat):
                     best_mj = max(best_mj, mujoco_rate(mujoco, rollout, path, n, t, args.steps, pools[t]))
                     try:
-                        best_ours = max(best_ours, ours_rate(args.binary, path, n, t, args.steps, args.native))
+                        run = ours_run(args.binary, path, n, t, args.steps, args.native)
+                        best_ours = max(best_ours, float(run["env_steps_per_second"]))
                     except RuntimeError as e:
                         error = str(e)
                         break
@@ -106,9 +127,16 @@ def main() -> int:
         ours = f"error: {r['error']}" if r["error"] else f"{r['ours']:,.0f}"
         ratio = "—" if r["ratio"] is None else f"{r['ratio']:.3g}"
         print(f"| {r['scene']} | {r['envs']} | {r['threads']} | {r['mujoco']:,.0f} | {ours} | {ratio} |")
+    print(f"\nOne environment's memory after {args.steps} steps (bytes)\n")
+    print("| scene | MuJoCo mjData (buffer + arena used) | MuJoCo arena reserved | ours Data | ours / MuJoCo used |")
+    print("|---|---|---|---|---|")
+    for r in memory:
+        ours = "—" if r["ours"] is None else f"{r['ours']:,}"
+        ratio = "—" if not r["ours"] else f"{r['ours'] / r['mujoco_used']:.3g}"
+        print(f"| {r['scene']} | {r['mujoco_used']:,} | {r['mujoco_reserved']:,} | {ours} | {ratio} |")
     if args.json:
-        args.json.write_text(json.dumps({"mujoco_version": mujoco.__version__, "steps": args.steps, "rows": rows},
-                                        indent=2) + "\n")
+        report = {"mujoco_version": mujoco.__version__, "steps": args.steps, "rows": rows, "memory": memory}
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
     for p in pools.values():
         p.close()
     return 0

@@ -1,7 +1,7 @@
 //! `signorini run SCENE.xml --envs N [--threads T] [--perturb SIGMA] [--seed S]`: N copies of the scene stepped as
 //! one [`Batch`] over the shared model on T threads. Each environment's initial `qvel` gets normal noise of standard
 //! deviation SIGMA (seeded, so a run is reproducible). Prints a one-line JSON summary
-//! `{envs, threads, steps, env_steps_per_second, mean_contacts, max_penetration}`; `--dump` writes
+//! `{envs, threads, steps, env_steps_per_second, data_bytes, mean_contacts, max_penetration}`; `--dump` writes
 //! `{"envs": [...]}`, one entry per environment in the layout of a single-scene dump.
 
 use std::collections::BTreeMap;
@@ -29,6 +29,8 @@ struct BatchSummary<'a> {
     threads: usize,
     steps: u64,
     env_steps_per_second: f64,
+    /// Bytes of one environment's `Data` (see `data_bytes`); `null` where it cannot be measured.
+    data_bytes: Option<u64>,
     mean_contacts: f64,
     max_penetration: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,6 +150,7 @@ pub fn run(
         threads: args.threads,
         steps: args.steps,
         env_steps_per_second,
+        data_bytes: data_bytes(&batch),
         mean_contacts: tallies.iter().map(|t| t.ncon).sum::<u64>() as f64 / (n * n_envs as f64),
         max_penetration: tallies.iter().map(|t| t.max_penetration).fold(0.0, f64::max),
         dump: dump_path.as_ref().map(|p| p.display().to_string()),
@@ -185,4 +188,23 @@ pub fn run(
         eprintln!("signorini: wrote {}", path.display());
     }
     crate::query::write_json(out, &summary)
+}
+
+/// The memory one environment's [`Data`](signorini_sim::Data) occupies after the run, measured rather than
+/// estimated: the growth of the process's resident memory (`VmRSS` of `/proc/self/status`, Linux) over
+/// 64 copies of environment 0, divided by their number. A copy holds every buffer at its current length
+/// (a live `Data` may have a little more capacity). `None` where `/proc` is not available.
+fn data_bytes(batch: &Batch) -> Option<u64> {
+    const PROBES: usize = 64;
+    let rss_kib = || -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let data = batch.env(0).ok()?;
+    let before = rss_kib()?;
+    let copies: Vec<_> = (0..PROBES).map(|_| data.clone()).collect();
+    let after = rss_kib()?;
+    drop(copies);
+    Some(after.saturating_sub(before) * 1024 / PROBES as u64)
 }

@@ -197,3 +197,38 @@ fn inspect_reports_bad_scenes_and_states() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nq = 15"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn run_envs_steps_a_batch_whose_environments_do_not_depend_on_the_thread_count() {
+    let dir = std::env::temp_dir().join(format!("signorini-run-envs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+    let run = |threads: &str, dump: &PathBuf| {
+        let out = bin()
+            .arg("run")
+            .arg(&scene)
+            .args(["--envs", "3", "--threads", threads, "--perturb", "0.05", "--seed", "7", "--steps", "120"])
+            .arg("--dump")
+            .arg(dump)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((summary["envs"].as_u64(), summary["steps"].as_u64()), (Some(3), Some(120)));
+        assert!(summary["env_steps_per_second"].as_f64().unwrap() > 0.0);
+        assert!(summary["data_bytes"].is_u64() || summary["data_bytes"].is_null());
+        let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dump).unwrap()).unwrap();
+        d["envs"].as_array().unwrap().iter().map(|e| e["snapshots"].clone()).collect::<Vec<_>>()
+    };
+    let one = run("1", &dir.join("one.json"));
+    let two = run("2", &dir.join("two.json"));
+    assert_eq!(one.len(), 3);
+    assert_eq!(one, two, "environments do not depend on the thread count");
+    assert_ne!(
+        one[0]["100"]["qvel_free"], one[1]["100"]["qvel_free"],
+        "the perturbation differs per environment"
+    );
+    let bad = bin().arg("run").arg(&scene).args(["--envs", "2", "--perturb=-1"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--perturb"));
+    std::fs::remove_dir_all(&dir).ok();
+}
