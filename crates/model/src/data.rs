@@ -13,6 +13,9 @@ use crate::spatial::{SpatialInertia, SpatialVec, Wrench};
 pub struct Data {
     /// Simulation time (s).
     pub time: f64,
+    /// Gravitational acceleration (m/s², world frame) this data is simulated under: the model's `gravity` unless
+    /// set per environment (domain randomisation). A reset keeps it.
+    pub gravity: DVec3,
     /// Generalized coordinates (`nq`): free `(x, y, z, qw, qx, qy, qz)`, ball `(qw, qx, qy, qz)`, hinge angle,
     /// slide displacement.
     pub qpos: Vec<f64>,
@@ -113,6 +116,7 @@ impl Data {
         let (nb, nv, nu) = (model.nbody, model.nv, model.nu);
         Self {
             time: 0.0,
+            gravity: model.gravity,
             qpos: model.qpos0.clone(),
             qvel: vec![0.0; nv],
             qacc: vec![0.0; nv],

@@ -62,7 +62,7 @@ pub struct Model {
     pub nu: usize,
     /// Number of stored entries of the sparse `qM` (see [`Model::dof_madr`]).
     pub nm: usize,
-    /// Gravity (m/s², world).
+    /// Gravity (m/s², world): each [`Data`](crate::Data)'s `gravity` starts from it.
     pub gravity: DVec3,
 
     /// Body names.

@@ -67,7 +67,7 @@ impl Model {
 
     /// Fills `cacc` and the accumulated body forces `cfrc` (subtree sums).
     fn rne_passes(&self, d: &mut Data, qacc: Option<&[f64]>) {
-        d.cacc[0] = SpatialVec::new(glam::DVec3::ZERO, -self.gravity);
+        d.cacc[0] = SpatialVec::new(glam::DVec3::ZERO, -d.gravity);
         for b in 1..self.nbody {
             if !d.body_awake[b] {
                 continue;

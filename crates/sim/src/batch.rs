@@ -272,6 +272,35 @@ impl Batch {
         self.set_rows("ctrl", values, envs, |d, row| d.set_ctrl(row))
     }
 
+    /// Gravity of every environment (m/s², world; `n_envs × 3`).
+    pub fn gravity(&self) -> Array2<f64> {
+        Array2::from_shape_fn((self.n_envs(), 3), |(e, k)| self.envs[e].multibody.gravity[k])
+    }
+
+    /// Friction ratio of every geom of every environment (`n_envs × ngeom`; see [`Data::set_friction_ratio`]).
+    pub fn friction_ratio(&self) -> Array2<f64> {
+        let ngeom = self.model.multibody.ngeom;
+        Array2::from_shape_fn((self.n_envs(), ngeom), |(e, g)| self.envs[e].collision.friction_ratio()[g])
+    }
+
+    /// Sets gravity (one row of 3 per selected environment, finite) for domain randomisation.
+    pub fn set_gravity(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.set_rows("gravity", values, envs, |d, row| {
+            d.set_gravity(glam::DVec3::new(row[0], row[1], row[2]))
+        })
+    }
+
+    /// Sets the friction ratio of every geom (one row of `ngeom` per selected environment, each in `[0.01, 5]`).
+    pub fn set_friction_ratio(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.check_rows("friction_ratio", values, envs, |row| {
+            match row.iter().enumerate().find(|(_, r)| !(0.01..=5.0).contains(*r)) {
+                Some((g, r)) => Err(format!("friction ratio of geom {g} must be in [0.01, 5], got {r}")),
+                None => Ok(()),
+            }
+        })?;
+        self.set_rows("friction_ratio", values, envs, |d, row| d.set_friction_ratio(row))
+    }
+
     /// Resets the selected environments to `qpos0` (or keyframe 0 when the model has one), without reallocating
     /// ([`Data::reset`]).
     pub fn reset(&mut self, envs: Envs<'_>) -> Result<()> {
@@ -367,6 +396,31 @@ impl Batch {
         Array2::from_shape_fn((self.n_envs(), width), |(e, k)| field(&self.envs[e])[k])
     }
 
+    /// Applies `check` to every selected row (shape checked by [`Batch::set_rows`] first); the first failure is an
+    /// error naming the environment and `what`.
+    fn check_rows(
+        &self,
+        what: &str,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+        check: impl Fn(&[f64]) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let selected = self.select(envs)?;
+        if values.nrows() != selected.len() {
+            return Ok(()); // set_rows reports the shape
+        }
+        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
+            let row: Vec<f64> = row.iter().copied().collect();
+            if let Err(reason) = check(&row) {
+                return Err(SimError::Environment {
+                    env,
+                    source: Box::new(SimError::InvalidOption { name: what.into(), what: reason }),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every row first, then writes: a bad row leaves every environment unchanged.
     fn set_rows(
         &mut self,
@@ -380,6 +434,8 @@ impl Batch {
         let width = match what {
             "qpos" => m.nq,
             "qvel" => m.nv,
+            "gravity" => 3,
+            "friction_ratio" => m.ngeom,
             _ => m.nu,
         };
         if values.dim() != (selected.len(), width) {

@@ -130,6 +130,30 @@ impl Data {
         Ok(())
     }
 
+    /// Sets the gravitational acceleration this environment is simulated under (m/s², world frame, finite); the
+    /// model's `gravity` until set. A reset keeps it.
+    pub fn set_gravity(&mut self, gravity: DVec3) -> Result<()> {
+        if !gravity.is_finite() {
+            return Err(SimError::InvalidOption {
+                name: "gravity".into(),
+                what: format!("must be finite, got {gravity}"),
+            });
+        }
+        self.multibody.gravity = gravity;
+        Ok(())
+    }
+
+    /// Sets the friction ratio of every geom (one per geom, in `[0.01, 5]`): each geom's friction coefficients are
+    /// multiplied by it before mixing (Genesis's `set_friction_ratio`). 1 until set; a reset keeps it.
+    pub fn set_friction_ratio(&mut self, ratios: &[f64]) -> Result<()> {
+        self.collision.set_friction_ratio(ratios).map_err(|e| match e {
+            signorini_collision::CollisionError::InvalidRequest { what } => {
+                SimError::InvalidOption { name: "friction_ratio".into(), what }
+            }
+            other => other.into(),
+        })
+    }
+
     /// Simulated time (s).
     pub fn time(&self) -> f64 {
         self.multibody.time

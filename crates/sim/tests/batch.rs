@@ -157,3 +157,53 @@ fn misuse_is_a_typed_error_and_changes_nothing() {
     assert!(b.env(2).is_err());
     assert!(b.reset_to(Some(9), Envs::All).is_err());
 }
+
+/// A 1 kg box resting on a floor with friction 0.5 (box and floor), under gravity tilted by `θ = atan 0.4` (the same
+/// as an incline): with a friction ratio of 1 it sticks (μ = 0.5 > tan θ); with ratios 0.5 and 0.3 (μ = 0.25, 0.15)
+/// it slides with Coulomb's `a = g (sin θ − μ cos θ)`.
+#[test]
+fn friction_ratio_and_gravity_follow_coulombs_law_per_environment() {
+    const XML: &str = r#"<mujoco><option timestep="0.002"/><worldbody>
+        <geom type="plane" size="5 5 0.1" friction="0.5"/>
+        <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1" friction="0.5"/></body>
+      </worldbody></mujoco>"#;
+    for dialect in [Dialect::Native, Dialect::Mujoco] {
+        let scene = signorini_mjcf::load_scene_str(XML, std::path::Path::new("."), dialect, &[]).unwrap();
+        let model = Arc::clone(scene.model());
+        let ngeom = model.multibody.ngeom;
+        let mut b = Batch::new(Arc::clone(&model), 4).unwrap();
+        let (g, theta) = (9.81, 0.4f64.atan());
+        let tilted = [g * theta.sin(), 0.0, -g * theta.cos()];
+        let gravity = Array2::from_shape_fn((4, 3), |(e, k)| if e == 3 { 0.0 } else { tilted[k] });
+        b.set_gravity(gravity.view(), Envs::All).unwrap();
+        let ratios = [1.0, 0.5, 0.3, 1.0];
+        let r = Array2::from_shape_fn((4, ngeom), |(e, _)| ratios[e]);
+        b.set_friction_ratio(r.view(), Envs::All).unwrap();
+        assert_eq!(b.friction_ratio(), r);
+        let steps = 500; // 1 s
+        for _ in 0..steps {
+            b.step().unwrap();
+        }
+        let x = |e: usize| b.env(e).unwrap().multibody.qpos[0];
+        let t = 1.0;
+        assert!(x(0).abs() < 5e-3, "{dialect:?}: μ = 0.5 sticks, moved {}", x(0));
+        for (e, mu) in [(1, 0.25), (2, 0.15)] {
+            let expected = 0.5 * g * (theta.sin() - mu * theta.cos()) * t * t;
+            assert!(
+                (x(e) - expected).abs() < 0.05 * expected,
+                "{dialect:?}: μ = {mu}: {} vs {expected}",
+                x(e)
+            );
+        }
+        let z0 = 0.1;
+        assert!((b.env(3).unwrap().multibody.qpos[2] - z0).abs() < 1e-3, "{dialect:?}: no gravity, no fall");
+        // Out-of-range ratios are typed errors naming the environment and the parameter; nothing is written.
+        let mut bad = r.clone();
+        bad[[2, 0]] = 6.0;
+        let err = b.set_friction_ratio(bad.view(), Envs::All).unwrap_err();
+        assert!(
+            matches!(err, SimError::Environment { env: 2, .. }) && err.to_string().contains("friction_ratio")
+        );
+        assert_eq!(b.friction_ratio(), r);
+    }
+}

@@ -74,6 +74,8 @@ pub struct CollisionData {
     pub(crate) geom_frozen: Vec<bool>,
     /// Sleeping bodies.
     pub(crate) body_asleep: Vec<bool>,
+    /// Per geom, the factor on its friction coefficients before mixing (Genesis's friction ratio; 1 by default).
+    pub(crate) geom_friction_ratio: Vec<f64>,
     pub(crate) broad: Box<dyn BroadPhase>,
     pub(crate) query_broad: Box<dyn BroadPhase>,
     /// One workspace per narrow-phase thread.
@@ -102,6 +104,7 @@ impl Clone for CollisionData {
             geom_aabb: self.geom_aabb.clone(),
             geom_frozen: self.geom_frozen.clone(),
             body_asleep: self.body_asleep.clone(),
+            geom_friction_ratio: self.geom_friction_ratio.clone(),
             broad: self.broad.clone_box(),
             query_broad: self.query_broad.clone_box(),
             workspaces: self.workspaces.iter().map(|w| Mutex::new(lock(w).clone())).collect(),
@@ -132,6 +135,7 @@ impl CollisionData {
             geom_aabb: Vec::new(),
             geom_frozen: Vec::new(),
             body_asleep: Vec::new(),
+            geom_friction_ratio: Vec::new(),
             broad: o.broad_phase.build(o.tree_fat_margin),
             query_broad: o.broad_phase.build(o.tree_fat_margin),
             workspaces: Vec::new(),
@@ -162,6 +166,7 @@ impl CollisionData {
         self.body_asleep.resize(nbody, false);
         self.geom_pose.resize(ngeom, Pose::IDENTITY);
         self.geom_aabb.resize(ngeom, Aabb::new(DVec3::ZERO, DVec3::ZERO));
+        self.geom_friction_ratio.resize(ngeom, 1.0);
         self.geom_frozen.clear();
         self.geom_frozen.extend(
             model.geom_fixed.iter().zip(&model.geoms.body).map(|(&fixed, &b)| fixed || self.body_asleep[b]),
@@ -227,6 +232,33 @@ impl CollisionData {
     /// The sleep flag of every body (hibernation).
     pub fn asleep(&self) -> &[bool] {
         &self.body_asleep
+    }
+
+    /// The factor on each geom's friction coefficients (sliding, torsional, rolling) before mixing, 1 by default
+    /// (Genesis's `set_friction_ratio`, for domain randomisation). A [`reset`](Self::reset) keeps it.
+    pub fn friction_ratio(&self) -> &[f64] {
+        &self.geom_friction_ratio
+    }
+
+    /// Sets every geom's friction ratio (one per geom, each finite and in `[0.01, 5]`, Genesis's range). Errors name
+    /// the geom and the value; nothing is written then.
+    pub fn set_friction_ratio(&mut self, ratios: &[f64]) -> crate::error::Result<()> {
+        if ratios.len() != self.geom_friction_ratio.len() {
+            return Err(crate::error::CollisionError::InvalidRequest {
+                what: format!(
+                    "{} friction ratios given for {} geoms",
+                    ratios.len(),
+                    self.geom_friction_ratio.len()
+                ),
+            });
+        }
+        if let Some((g, r)) = ratios.iter().enumerate().find(|(_, r)| !(0.01..=5.0).contains(*r)) {
+            return Err(crate::error::CollisionError::InvalidRequest {
+                what: format!("friction ratio of geom {g} must be in [0.01, 5], got {r}"),
+            });
+        }
+        self.geom_friction_ratio.copy_from_slice(ratios);
+        Ok(())
     }
 
     /// The broad phase in use (for statistics such as the tree's reinsertions).

@@ -213,7 +213,12 @@ impl CollisionModel {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let params = mixing.mix(&g.params(a), &g.params(b));
+            let (mut pa, mut pb) = (g.params(a), g.params(b));
+            for (p, ratio) in [(&mut pa, data.geom_friction_ratio[a]), (&mut pb, data.geom_friction_ratio[b])]
+            {
+                p.friction = p.friction.map(|f| f * ratio);
+            }
+            let params = mixing.mix(&pa, &pb);
             let (link_a, link_b) = (g.body[a], g.body[b]);
             let frame = data.body_pose[link_b];
             for c in &slot.manifold.contacts {
