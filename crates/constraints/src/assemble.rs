@@ -537,7 +537,7 @@ impl ConstraintAssembler {
             if !matches!(model.jnt_type[j], JointKind::Hinge | JointKind::Slide) {
                 continue;
             }
-            let Some([lo, hi]) = model.jnt_range[j] else { continue };
+            let Some([lo, hi]) = data.jnt_range[j] else { continue };
             let q = data.qpos[model.jnt_qposadr[j]];
             let (dlo, dhi) = (q - lo, hi - q);
             let mut push = |dist: f64, sign: f64| {

@@ -16,6 +16,9 @@ pub struct Data {
     /// Gravitational acceleration (m/s², world frame) this data is simulated under: the model's `gravity` unless
     /// set per environment (domain randomisation). A reset keeps it.
     pub gravity: DVec3,
+    /// Joint limits this data is simulated under (`None`: unlimited): the model's `jnt_range` unless set per
+    /// environment (domain randomisation). A reset keeps them.
+    pub jnt_range: Vec<Option<[f64; 2]>>,
     /// Generalized coordinates (`nq`): free `(x, y, z, qw, qx, qy, qz)`, ball `(qw, qx, qy, qz)`, hinge angle,
     /// slide displacement.
     pub qpos: Vec<f64>,
@@ -117,6 +120,7 @@ impl Data {
         Self {
             time: 0.0,
             gravity: model.gravity,
+            jnt_range: model.jnt_range.clone(),
             qpos: model.qpos0.clone(),
             qvel: vec![0.0; nv],
             qacc: vec![0.0; nv],

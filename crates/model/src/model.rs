@@ -119,7 +119,8 @@ pub struct Model {
     pub jnt_pos: Vec<DVec3>,
     /// Unit axis in the body frame (hinge, slide; `+z` otherwise).
     pub jnt_axis: Vec<DVec3>,
-    /// Limits, `None` when unlimited (ball: `(0, max angle)`).
+    /// Limits, `None` when unlimited (ball: `(0, max angle)`); each [`Data`](crate::Data)'s `jnt_range` starts from
+    /// them.
     pub jnt_range: Vec<Option<[f64; 2]>>,
     /// Spring stiffness about `qpos_spring`.
     pub jnt_stiffness: Vec<f64>,

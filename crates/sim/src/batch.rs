@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2, Array3, ArrayView2, Axis};
 use rayon::prelude::*;
 
-use crate::data::Data;
+use crate::data::{Data, check_joint_range};
 use crate::error::{Result, SimError};
 use crate::model::Model;
 use crate::step::step;
@@ -299,6 +299,35 @@ impl Batch {
             }
         })?;
         self.set_rows("friction_ratio", values, envs, |d, row| d.set_friction_ratio(row))
+    }
+
+    /// Sets the limits of hinge or slide joint `joint` (one row `[lower, upper]` per selected environment; see
+    /// [`Data::set_joint_range`]). Every row is checked before any is written.
+    pub fn set_joint_range(
+        &mut self,
+        joint: usize,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+    ) -> Result<()> {
+        let selected = self.select(envs)?;
+        if values.dim() != (selected.len(), 2) {
+            return Err(SimError::InvalidState {
+                what: format!(
+                    "jnt_range has shape {:?}, the selection needs ({}, 2)",
+                    values.dim(),
+                    selected.len()
+                ),
+            });
+        }
+        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
+            check_joint_range(&self.model, joint, Some([row[0], row[1]]))
+                .map_err(|e| SimError::Environment { env, source: Box::new(e) })?;
+        }
+        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
+            let model = &self.model;
+            self.envs[env].set_joint_range(model, joint, Some([row[0], row[1]]))?;
+        }
+        Ok(())
     }
 
     /// Resets the selected environments to `qpos0` (or keyframe 0 when the model has one), without reallocating

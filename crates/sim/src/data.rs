@@ -12,6 +12,8 @@ use signorini_integrators::IntegratorScratch;
 use signorini_solver::SolverData;
 use signorini_solver::noslip::NoSlip;
 
+use signorini_model::spec::JointKind;
+
 use crate::error::{Result, SimError};
 use crate::hibernation::Hibernation;
 use crate::model::Model;
@@ -154,6 +156,15 @@ impl Data {
         })
     }
 
+    /// Sets the limits of hinge or slide joint `joint` for this environment (`None`: unlimited; otherwise finite
+    /// with `lower < upper`, rad or m): Genesis's `set_dofs_limit`. The model's limits until set; a reset keeps them.
+    /// Errors name the joint and the value.
+    pub fn set_joint_range(&mut self, model: &Model, joint: usize, range: Option<[f64; 2]>) -> Result<()> {
+        check_joint_range(model, joint, range)?;
+        self.multibody.jnt_range[joint] = range;
+        Ok(())
+    }
+
     /// Simulated time (s).
     pub fn time(&self) -> f64 {
         self.multibody.time
@@ -190,6 +201,24 @@ impl Data {
         }
         net
     }
+}
+
+/// The rule of [`Data::set_joint_range`].
+pub(crate) fn check_joint_range(model: &Model, joint: usize, range: Option<[f64; 2]>) -> Result<()> {
+    let m = &model.multibody;
+    let bad = |what: String| Err(SimError::InvalidOption { name: "jnt_range".into(), what });
+    if joint >= m.njnt {
+        return bad(format!("joint {joint} does not exist (the model has {})", m.njnt));
+    }
+    if !matches!(m.jnt_type[joint], JointKind::Hinge | JointKind::Slide) {
+        return bad(format!("joint {joint} is not a hinge or slide joint"));
+    }
+    if let Some([lo, hi]) = range
+        && !(lo.is_finite() && hi.is_finite() && lo < hi)
+    {
+        return bad(format!("joint {joint}: the range must be finite with lower < upper, got [{lo}, {hi}]"));
+    }
+    Ok(())
 }
 
 fn copy_state(what: &str, src: &[f64], dst: &mut [f64]) -> Result<()> {

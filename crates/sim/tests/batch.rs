@@ -207,3 +207,38 @@ fn friction_ratio_and_gravity_follow_coulombs_law_per_environment() {
         assert_eq!(b.friction_ratio(), r);
     }
 }
+
+/// A horizontal arm on a hinge falls under gravity onto its joint limit: each environment stops at its own limit
+/// (`Batch::set_joint_range`, Genesis's `set_dofs_limit`); an empty or non-finite range is a typed error.
+#[test]
+fn joint_limits_are_set_per_environment() {
+    const XML: &str = r#"<mujoco><compiler angle="radian"/><option timestep="0.002"/><worldbody>
+        <body><joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-1 1" damping="0.5"/>
+          <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02" mass="1"/></body>
+      </worldbody></mujoco>"#;
+    let scene = signorini_mjcf::load_scene_str(XML, std::path::Path::new("."), Dialect::Native, &[]).unwrap();
+    let model = Arc::clone(scene.model());
+    let mut b = Batch::new(Arc::clone(&model), 3).unwrap();
+    let limits = ndarray::array![[-0.6, 0.6], [-0.3, 0.3]];
+    b.set_joint_range(0, limits.view(), Envs::Indices(&[1, 2])).unwrap();
+    for _ in 0..1500 {
+        b.step().unwrap();
+    }
+    for (e, limit) in [(0, 1.0), (1, 0.6), (2, 0.3)] {
+        let q = b.env(e).unwrap().multibody.qpos[0].abs();
+        assert!((q - limit).abs() < 0.03, "env {e}: rests at |q| = {q}, limit {limit}");
+    }
+    let before = b.env(1).unwrap().multibody.jnt_range.clone();
+    for bad in [ndarray::array![[0.3, -0.3]], ndarray::array![[f64::NAN, 0.3]]] {
+        let err = b.set_joint_range(0, bad.view(), Envs::Indices(&[1])).unwrap_err();
+        assert!(
+            matches!(err, SimError::Environment { env: 1, .. }) && err.to_string().contains("jnt_range"),
+            "{err}"
+        );
+    }
+    assert!(b.set_joint_range(7, limits.view(), Envs::Indices(&[1, 2])).is_err());
+    assert_eq!(b.env(1).unwrap().multibody.jnt_range, before, "nothing written");
+    // A reset keeps the environment's limits.
+    b.reset(Envs::All).unwrap();
+    assert_eq!(b.env(2).unwrap().multibody.jnt_range[0], Some([-0.3, 0.3]));
+}
