@@ -48,6 +48,18 @@ pub struct RunArgs {
     pub set: Vec<String>,
 }
 
+impl RunArgs {
+    /// Whether the dump keeps a snapshot after step `k` (0: the initial state): steps 0, 100, 500, the last, and
+    /// every `--every` steps.
+    pub(crate) fn snapshot_at(&self, k: u64) -> bool {
+        k == 0
+            || k == 100
+            || k == 500
+            || k == self.steps
+            || self.every.is_some_and(|e| e > 0 && k.is_multiple_of(e))
+    }
+}
+
 #[derive(Serialize)]
 pub(crate) struct Snapshot {
     pub(crate) time: f64,
@@ -162,13 +174,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         );
     }
     let mut snapshots = BTreeMap::new();
-    let want = |k: u64| {
-        k == 0
-            || k == 100
-            || k == 500
-            || k == args.steps
-            || args.every.is_some_and(|e| e > 0 && k.is_multiple_of(e))
-    };
+    let want = |k: u64| args.snapshot_at(k);
     if want(0) {
         snapshots.insert("0".to_string(), snapshot(scene.model(), scene.data()));
     }

@@ -89,13 +89,7 @@ pub fn run(
         qvel.iter_mut().for_each(|v| *v += args.perturb * noise.sample());
         batch.set_qvel(qvel.view(), Envs::All).map_err(sim)?;
     }
-    let want = |k: u64| {
-        k == 0
-            || k == 100
-            || k == 500
-            || k == args.steps
-            || args.every.is_some_and(|e| e > 0 && k.is_multiple_of(e))
-    };
+    let want = |k: u64| args.snapshot_at(k);
     let dumping = dump_path.is_some();
     let mut tallies: Vec<Tally> = (0..n_envs).map(|_| Tally::default()).collect();
     if dumping && want(0) {
