@@ -97,6 +97,33 @@ pub struct ConstraintAssembler {
     jnt_sol: Vec<ResolvedSol>,
 }
 
+/// Which rows an assembly keeps (per environment: a constraint type disabled, equalities switched off at run time,
+/// as Genesis's `set_constraint_solver_params`/weld switching allow). [`RowSelection::ALL`] keeps every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowSelection<'a> {
+    /// Equality rows (connect, weld, joint).
+    pub equality: bool,
+    /// DOF friction-loss rows.
+    pub friction_loss: bool,
+    /// Contact rows.
+    pub contact: bool,
+    /// Joint-limit rows (also subject to [`ConstraintOptions::enable_joint_limit`]).
+    pub limit: bool,
+    /// Per equality (model order), whether it is active; `None`: all are.
+    pub active_equalities: Option<&'a [bool]>,
+}
+
+impl RowSelection<'_> {
+    /// Every row.
+    pub const ALL: RowSelection<'static> = RowSelection {
+        equality: true,
+        friction_loss: true,
+        contact: true,
+        limit: true,
+        active_equalities: None,
+    };
+}
+
 /// The working buffers of [`ConstraintAssembler::assemble`]: the step's per-dof Jacobian columns, the columns and
 /// direction rows of one constraint, and the resolution of the last contact's `sol_params`. Only that resolution
 /// carries from one call to the next, as a pure cache (kept while the assembler's options are the same, so results do
@@ -237,23 +264,54 @@ impl ConstraintAssembler {
         scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
+        self.assemble_selected(model, data, contacts, RowSelection::ALL, scratch, rows)
+    }
+
+    /// [`assemble`](Self::assemble) with only the rows `selection` keeps (one environment's disabled constraint
+    /// types and switched-off equalities; `active_equalities` shorter than the model's equalities is an error).
+    pub fn assemble_selected(
+        &self,
+        model: &Model,
+        data: &Data,
+        contacts: &ContactSet,
+        selection: RowSelection<'_>,
+        scratch: &mut AssemblyScratch,
+        rows: &mut ConstraintRows,
+    ) -> Result<(), ConstraintError> {
         rows.clear();
+        if let Some(active) = selection.active_equalities
+            && active.len() != self.equalities.len()
+        {
+            return Err(ConstraintError::InvalidSelection {
+                what: format!("{} equality flags for {} equalities", active.len(), self.equalities.len()),
+            });
+        }
+        let contacts_on = selection.contact && !contacts.is_empty();
         if scratch.sol_for != self.id {
             scratch.last_sol = None;
             scratch.sol_for = self.id;
         }
         // The Jacobian columns serve equality and contact rows only.
-        if !self.equalities.is_empty() || !contacts.is_empty() {
+        let equalities_on = selection.equality && !self.equalities.is_empty();
+        if equalities_on || contacts_on {
             scratch.dofs.update(model, data);
         }
-        for e in 0..self.equalities.len() {
-            self.equality(model, data, e, scratch, rows);
+        if equalities_on {
+            for e in 0..self.equalities.len() {
+                if selection.active_equalities.is_none_or(|active| active[e]) {
+                    self.equality(model, data, e, scratch, rows);
+                }
+            }
         }
-        self.friction_loss(model, data, rows);
-        for c in 0..contacts.len() {
-            self.contact(model, data, contacts, c, scratch, rows)?;
+        if selection.friction_loss {
+            self.friction_loss(model, data, rows);
         }
-        if self.options.enable_joint_limit {
+        if contacts_on {
+            for c in 0..contacts.len() {
+                self.contact(model, data, contacts, c, scratch, rows)?;
+            }
+        }
+        if self.options.enable_joint_limit && selection.limit {
             self.limits(model, data, rows);
         }
         Ok(())

@@ -8,6 +8,12 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum ConstraintError {
+    /// A row selection does not match the model (e.g. the number of equality flags).
+    #[error("row selection: {what}")]
+    InvalidSelection {
+        /// What is wrong.
+        what: String,
+    },
     /// A `solref`/`solimp` entry breaks a rule of spec README §4.
     #[error("{object}: invalid {parameter} = {value}: {rule}")]
     InvalidSolParams {

@@ -29,7 +29,7 @@ pub mod impedance;
 pub mod options;
 pub mod rows;
 
-pub use assemble::{AssemblyScratch, ConstraintAssembler};
+pub use assemble::{AssemblyScratch, ConstraintAssembler, RowSelection};
 pub use error::ConstraintError;
 pub use frame::TangentFrame;
 pub use impedance::{ImpedanceCurve, ResolvedSol};

@@ -61,7 +61,9 @@ pub fn scene(loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, String)
     for (name, value) in overrides {
         options.set(name, value)?;
     }
-    Ok(Scene::new(loaded.spec, options)?)
+    let mut model = signorini_sim::Model::new(loaded.spec, options)?;
+    model.equality_active0 = loaded.equality_active;
+    Ok(Scene::from_model(std::sync::Arc::new(model))?)
 }
 
 /// The simulation options of a file's `<option>` and `<flag>` values over `dialect`'s defaults. In MuJoCo's

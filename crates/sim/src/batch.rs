@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2, Array3, ArrayView2, Axis};
 use rayon::prelude::*;
 
-use crate::data::{Data, check_joint_range};
+use crate::data::{ConstraintTypes, Data, check_joint_range};
 use crate::error::{Result, SimError};
 use crate::model::Model;
 use crate::step::step;
@@ -326,6 +326,30 @@ impl Batch {
         for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
             let model = &self.model;
             self.envs[env].set_joint_range(model, joint, Some([row[0], row[1]]))?;
+        }
+        Ok(())
+    }
+
+    /// Sets which constraint types the selected environments assemble (a type disabled per environment).
+    pub fn set_constraint_types(&mut self, types: ConstraintTypes, envs: Envs<'_>) -> Result<()> {
+        for env in self.select(envs)? {
+            self.envs[env].constraint_types = types;
+        }
+        Ok(())
+    }
+
+    /// Switches equality `equality` (model order) on or off in the selected environments, e.g. a weld released at
+    /// run time. Errors: no such equality.
+    pub fn set_equality_active(&mut self, equality: usize, active: bool, envs: Envs<'_>) -> Result<()> {
+        let n = self.model.multibody.equalities.len();
+        if equality >= n {
+            return Err(SimError::InvalidOption {
+                name: "equality".into(),
+                what: format!("equality {equality} does not exist (the model has {n})"),
+            });
+        }
+        for env in self.select(envs)? {
+            self.envs[env].equality_active[equality] = active;
         }
         Ok(())
     }

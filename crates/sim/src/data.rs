@@ -6,7 +6,7 @@
 
 use glam::DVec3;
 use signorini_collision::world::CollisionData;
-use signorini_constraints::{AssemblyScratch, ConstraintRows};
+use signorini_constraints::{AssemblyScratch, ConstraintRows, RowSelection};
 use signorini_geometry::Pose;
 use signorini_integrators::IntegratorScratch;
 use signorini_solver::SolverData;
@@ -18,6 +18,39 @@ use crate::error::{Result, SimError};
 use crate::hibernation::Hibernation;
 use crate::model::Model;
 use crate::readback::{Contacts, StepStatistics};
+
+/// The constraint types an environment assembles (see [`Data::constraint_types`]); each `true` by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConstraintTypes {
+    /// Equality rows.
+    pub equality: bool,
+    /// DOF friction-loss rows.
+    pub friction_loss: bool,
+    /// Contact rows (the contacts are still detected and read back, with zero force).
+    pub contact: bool,
+    /// Joint-limit rows.
+    pub limit: bool,
+}
+
+impl Default for ConstraintTypes {
+    fn default() -> Self {
+        Self { equality: true, friction_loss: true, contact: true, limit: true }
+    }
+}
+
+impl ConstraintTypes {
+    /// The assembler's selection for these types and `active` equalities.
+    pub(crate) fn selection<'a>(&self, active: &'a [bool]) -> RowSelection<'a> {
+        let all_active = active.iter().all(|&a| a);
+        RowSelection {
+            equality: self.equality,
+            friction_loss: self.friction_loss,
+            contact: self.contact,
+            limit: self.limit,
+            active_equalities: (!all_active).then_some(active),
+        }
+    }
+}
 
 /// The per-step state of a [`Model`] (see the module docs).
 #[derive(Debug, Clone)]
@@ -32,6 +65,11 @@ pub struct Data {
     pub efc_force: Vec<f64>,
     /// The last step's constrained acceleration: the next solve's warm start (`nv`).
     pub qacc_warmstart: Vec<f64>,
+    /// Which constraint types this environment assembles (all by default; Genesis lets a type be disabled).
+    pub constraint_types: ConstraintTypes,
+    /// Per equality (model order), whether it is active (all by default; a weld switched off at run time, as a
+    /// suction gripper releasing).
+    pub equality_active: Vec<bool>,
     pub(crate) assembly: AssemblyScratch,
     pub(crate) solver: SolverData,
     pub(crate) noslip: NoSlip,
@@ -56,6 +94,8 @@ impl Data {
             rows: ConstraintRows::new(),
             efc_force: Vec::new(),
             qacc_warmstart: vec![0.0; m.nv],
+            constraint_types: ConstraintTypes::default(),
+            equality_active: model.equality_active0.clone(),
             assembly: AssemblyScratch::default(),
             solver: SolverData::new(),
             noslip: NoSlip::default(),

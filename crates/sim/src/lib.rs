@@ -20,7 +20,7 @@ pub mod scene;
 pub mod step;
 
 pub use batch::{Batch, BatchContacts, Envs};
-pub use data::Data;
+pub use data::{ConstraintTypes, Data};
 pub use dialect::{Dialect, DialectStages};
 pub use error::{Result, SimError};
 pub use model::Model;

@@ -24,6 +24,9 @@ pub struct Model {
     pub options: Options,
     /// The dialect every stage was configured for.
     pub dialect: Dialect,
+    /// Whether each equality (model order) starts active in a new [`Data`](crate::Data) (MJCF `active`, MuJoCo's
+    /// `eq_active0`); all `true` unless set before the model is shared.
+    pub equality_active0: Vec<bool>,
     pub(crate) constraint_options: ConstraintOptions,
     pub(crate) assembler: ConstraintAssembler,
     pub(crate) solver: Box<dyn ConstraintSolver>,
@@ -73,6 +76,7 @@ impl Model {
             integrator: options.integrator.build(),
             hibernation_thresh_vel,
             dialect,
+            equality_active0: vec![true; multibody.equalities.len()],
             options,
             multibody,
         })

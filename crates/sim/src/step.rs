@@ -59,7 +59,15 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         }
     }
     let t2 = Instant::now();
-    model.assembler.assemble(m, &d.multibody, d.collision.contacts(), &mut d.assembly, &mut d.rows)?;
+    let selection = d.constraint_types.selection(&d.equality_active);
+    model.assembler.assemble_selected(
+        m,
+        &d.multibody,
+        d.collision.contacts(),
+        selection,
+        &mut d.assembly,
+        &mut d.rows,
+    )?;
     let t3 = Instant::now();
     model.integrator.prepare(m, &mut d.multibody, &mut d.integrator, h)?;
     let solve = model.solver.solve(

@@ -242,3 +242,38 @@ fn joint_limits_are_set_per_environment() {
     b.reset(Envs::All).unwrap();
     assert_eq!(b.env(2).unwrap().multibody.jnt_range[0], Some([-0.3, 0.3]));
 }
+
+/// A box welded to the world (MJCF `<weld>`) above a floor, in four environments: as loaded it hangs; with its weld
+/// switched off it falls onto the floor; with contacts disabled as well it falls through it; with the weld written
+/// `active="false"` in the file, it starts released.
+#[test]
+fn equalities_and_constraint_types_switch_per_environment() {
+    let xml = |active: &str| {
+        format!(
+            r#"<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="5 5 0.1"/>
+            <body name="box" pos="0 0 0.5"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="1"/></body>
+            </worldbody><equality><weld body1="box" active="{active}"/></equality></mujoco>"#
+        )
+    };
+    let scene = signorini_mjcf::load_scene_str(&xml("true"), std::path::Path::new("."), Dialect::Native, &[])
+        .unwrap();
+    let mut b = Batch::new(Arc::clone(scene.model()), 3).unwrap();
+    b.set_equality_active(0, false, Envs::Indices(&[1, 2])).unwrap();
+    let no_contact = signorini_sim::ConstraintTypes { contact: false, ..Default::default() };
+    b.set_constraint_types(no_contact, Envs::Indices(&[2])).unwrap();
+    for _ in 0..500 {
+        b.step().unwrap();
+    }
+    let z = |b: &Batch, e: usize| b.env(e).unwrap().multibody.qpos[2];
+    assert!((z(&b, 0) - 0.5).abs() < 0.01, "welded: hangs at {}", z(&b, 0));
+    assert!((z(&b, 1) - 0.1).abs() < 0.01, "released: rests on the floor at {}", z(&b, 1));
+    assert!(z(&b, 2) < -0.5, "released without contacts: falls through, at {}", z(&b, 2));
+    assert!(b.set_equality_active(3, true, Envs::All).is_err());
+    let inactive =
+        signorini_mjcf::load_scene_str(&xml("false"), std::path::Path::new("."), Dialect::Native, &[]);
+    let mut scene = inactive.unwrap();
+    for _ in 0..500 {
+        scene.step().unwrap();
+    }
+    assert!((scene.data().multibody.qpos[2] - 0.1).abs() < 0.01, "active=\"false\" starts released");
+}
