@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2, Array3, ArrayView2, Axis};
 use rayon::prelude::*;
 
-use crate::data::{ConstraintTypes, Data, check_joint_range};
+use crate::data::{ConstraintTypes, Data, check_friction_ratio, check_joint_range};
 use crate::error::{Result, SimError};
 use crate::model::Model;
 use crate::step::step;
@@ -259,17 +259,20 @@ impl Batch {
 
     /// Sets `qpos` of the selected environments (one row of `nq` per selected environment) and wakes them.
     pub fn set_qpos(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
-        self.set_rows("qpos", values, envs, |d, row| d.set_qpos(row))
+        let nq = self.model.multibody.nq;
+        self.set_rows("qpos", nq, values, envs, |_| Ok(()), |d, row| d.set_qpos(row))
     }
 
     /// Sets `qvel` of the selected environments (one row of `nv` per selected environment) and wakes them.
     pub fn set_qvel(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
-        self.set_rows("qvel", values, envs, |d, row| d.set_qvel(row))
+        let nv = self.model.multibody.nv;
+        self.set_rows("qvel", nv, values, envs, |_| Ok(()), |d, row| d.set_qvel(row))
     }
 
     /// Sets `ctrl` of the selected environments (one row of `nu` per selected environment) and wakes them.
     pub fn set_ctrl(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
-        self.set_rows("ctrl", values, envs, |d, row| d.set_ctrl(row))
+        let nu = self.model.multibody.nu;
+        self.set_rows("ctrl", nu, values, envs, |_| Ok(()), |d, row| d.set_ctrl(row))
     }
 
     /// Gravity of every environment (m/s², world; `n_envs × 3`).
@@ -285,49 +288,36 @@ impl Batch {
 
     /// Sets gravity (one row of 3 per selected environment, finite) for domain randomisation.
     pub fn set_gravity(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
-        self.set_rows("gravity", values, envs, |d, row| {
-            d.set_gravity(glam::DVec3::new(row[0], row[1], row[2]))
-        })
+        let gravity = |row: &[f64]| glam::DVec3::new(row[0], row[1], row[2]);
+        self.set_rows("gravity", 3, values, envs, |_| Ok(()), |d, row| d.set_gravity(gravity(row)))
     }
 
     /// Sets the friction ratio of every geom (one row of `ngeom` per selected environment, each in `[0.01, 5]`).
     pub fn set_friction_ratio(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
-        self.check_rows("friction_ratio", values, envs, |row| {
-            match row.iter().enumerate().find(|(_, r)| !(0.01..=5.0).contains(*r)) {
-                Some((g, r)) => Err(format!("friction ratio of geom {g} must be in [0.01, 5], got {r}")),
-                None => Ok(()),
-            }
-        })?;
-        self.set_rows("friction_ratio", values, envs, |d, row| d.set_friction_ratio(row))
+        let ngeom = self.model.multibody.ngeom;
+        self.set_rows("friction_ratio", ngeom, values, envs, check_friction_ratio, |d, row| {
+            d.set_friction_ratio(row)
+        })
     }
 
     /// Sets the limits of hinge or slide joint `joint` (one row `[lower, upper]` per selected environment; see
-    /// [`Data::set_joint_range`]). Every row is checked before any is written.
+    /// [`Data::set_joint_range`]).
     pub fn set_joint_range(
         &mut self,
         joint: usize,
         values: ArrayView2<'_, f64>,
         envs: Envs<'_>,
     ) -> Result<()> {
-        let selected = self.select(envs)?;
-        if values.dim() != (selected.len(), 2) {
-            return Err(SimError::InvalidState {
-                what: format!(
-                    "jnt_range has shape {:?}, the selection needs ({}, 2)",
-                    values.dim(),
-                    selected.len()
-                ),
-            });
-        }
-        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
-            check_joint_range(&self.model, joint, Some([row[0], row[1]]))
-                .map_err(|e| SimError::Environment { env, source: Box::new(e) })?;
-        }
-        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
-            let model = &self.model;
-            self.envs[env].set_joint_range(model, joint, Some([row[0], row[1]]))?;
-        }
-        Ok(())
+        let model = Arc::clone(&self.model);
+        let range = |row: &[f64]| Some([row[0], row[1]]);
+        self.set_rows(
+            "jnt_range",
+            2,
+            values,
+            envs,
+            |row| check_joint_range(&model, joint, range(row)),
+            |d, row| d.set_joint_range(&model, joint, range(row)),
+        )
     }
 
     /// Sets which constraint types the selected environments assemble (a type disabled per environment).
@@ -381,7 +371,7 @@ impl Batch {
     /// Replaces environment `env`'s state by `data` (from [`Batch::snapshot`] or a [`Data`] of this model).
     pub fn restore(&mut self, env: usize, data: &Data) -> Result<()> {
         self.check_env(env)?;
-        check_same_model(&self.model, data)?;
+        data.check_model(&self.model)?;
         self.envs[env].clone_from(data);
         Ok(())
     }
@@ -449,48 +439,19 @@ impl Batch {
         Array2::from_shape_fn((self.n_envs(), width), |(e, k)| field(&self.envs[e])[k])
     }
 
-    /// Applies `check` to every selected row (shape checked by [`Batch::set_rows`] first); the first failure is an
-    /// error naming the environment and `what`.
-    fn check_rows(
-        &self,
-        what: &str,
-        values: ArrayView2<'_, f64>,
-        envs: Envs<'_>,
-        check: impl Fn(&[f64]) -> std::result::Result<(), String>,
-    ) -> Result<()> {
-        let selected = self.select(envs)?;
-        if values.nrows() != selected.len() {
-            return Ok(()); // set_rows reports the shape
-        }
-        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
-            let row: Vec<f64> = row.iter().copied().collect();
-            if let Err(reason) = check(&row) {
-                return Err(SimError::Environment {
-                    env,
-                    source: Box::new(SimError::InvalidOption { name: what.into(), what: reason }),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Checks every row first, then writes: a bad row leaves every environment unchanged.
+    /// Writes one row per selected environment with `set`, after checking every row first (shape `(selected,
+    /// width)`, finite values, then `check`): a bad row is an error naming its environment and leaves every
+    /// environment unchanged.
     fn set_rows(
         &mut self,
         what: &str,
+        width: usize,
         values: ArrayView2<'_, f64>,
         envs: Envs<'_>,
+        check: impl Fn(&[f64]) -> Result<()>,
         set: impl Fn(&mut Data, &[f64]) -> Result<()>,
     ) -> Result<()> {
         let selected = self.select(envs)?;
-        let m = &self.model.multibody;
-        let width = match what {
-            "qpos" => m.nq,
-            "qvel" => m.nv,
-            "gravity" => 3,
-            "friction_ratio" => m.ngeom,
-            _ => m.nu,
-        };
         if values.dim() != (selected.len(), width) {
             return Err(SimError::InvalidState {
                 what: format!(
@@ -500,28 +461,19 @@ impl Batch {
                 ),
             });
         }
-        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
+        let rows: Vec<Vec<f64>> = values.axis_iter(Axis(0)).map(|row| row.to_vec()).collect();
+        let in_env = |env: usize| move |e: SimError| SimError::Environment { env, source: Box::new(e) };
+        for (row, &env) in rows.iter().zip(&selected) {
             if let Some(bad) = row.iter().find(|x| !x.is_finite()) {
-                return Err(SimError::Environment {
-                    env,
-                    source: Box::new(SimError::InvalidState {
-                        what: format!("{what} contains the non-finite value {bad}"),
-                    }),
-                });
+                let e =
+                    SimError::InvalidState { what: format!("{what} contains the non-finite value {bad}") };
+                return Err(in_env(env)(e));
             }
+            check(row).map_err(in_env(env))?;
         }
-        for (row, &env) in values.axis_iter(Axis(0)).zip(&selected) {
-            let row: Vec<f64> = row.iter().copied().collect();
-            set(&mut self.envs[env], &row).map_err(|e| SimError::Environment { env, source: Box::new(e) })?;
+        for (row, &env) in rows.iter().zip(&selected) {
+            set(&mut self.envs[env], row).map_err(in_env(env))?;
         }
         Ok(())
     }
-}
-
-fn check_same_model(model: &Model, data: &Data) -> Result<()> {
-    let (m, d) = (&model.multibody, &data.multibody);
-    if d.qpos.len() != m.nq || d.qvel.len() != m.nv || d.ctrl.len() != m.nu || d.xpos.len() != m.nbody {
-        return Err(SimError::InvalidState { what: "the data was made for another model".into() });
-    }
-    Ok(())
 }

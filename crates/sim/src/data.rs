@@ -188,12 +188,16 @@ impl Data {
     /// Sets the friction ratio of every geom (one per geom, in `[0.01, 5]`): each geom's friction coefficients are
     /// multiplied by it before mixing (Genesis's `set_friction_ratio`). 1 until set; a reset keeps it.
     pub fn set_friction_ratio(&mut self, ratios: &[f64]) -> Result<()> {
-        self.collision.set_friction_ratio(ratios).map_err(|e| match e {
-            signorini_collision::CollisionError::InvalidRequest { what } => {
-                SimError::InvalidOption { name: "friction_ratio".into(), what }
-            }
-            other => other.into(),
-        })
+        self.collision.set_friction_ratio(ratios).map_err(friction_ratio_error)
+    }
+
+    /// Errors: `self` was made for a model of other dimensions than `model`.
+    pub(crate) fn check_model(&self, model: &Model) -> Result<()> {
+        let (m, d) = (&model.multibody, &self.multibody);
+        if d.qpos.len() != m.nq || d.qvel.len() != m.nv || d.ctrl.len() != m.nu || d.xpos.len() != m.nbody {
+            return Err(SimError::InvalidState { what: "the data was made for another model".into() });
+        }
+        Ok(())
     }
 
     /// Sets the limits of hinge or slide joint `joint` for this environment (`None`: unlimited; otherwise finite
@@ -240,6 +244,20 @@ impl Data {
             net[c.link_b[k]] += c.force_b[k];
         }
         net
+    }
+}
+
+/// The value rule of [`Data::set_friction_ratio`] (collision's), as the simulator's error.
+pub(crate) fn check_friction_ratio(ratios: &[f64]) -> Result<()> {
+    signorini_collision::world::data::check_friction_ratio(ratios).map_err(friction_ratio_error)
+}
+
+fn friction_ratio_error(e: signorini_collision::CollisionError) -> SimError {
+    match e {
+        signorini_collision::CollisionError::InvalidRequest { what } => {
+            SimError::InvalidOption { name: "friction_ratio".into(), what }
+        }
+        other => other.into(),
     }
 }
 

@@ -8,7 +8,7 @@ use glam::DVec3;
 use signorini_model::spec::ModelSpec;
 
 use crate::data::Data;
-use crate::error::{Result, SimError};
+use crate::error::Result;
 use crate::model::Model;
 use crate::options::Options;
 use crate::readback::{Contacts, StepStatistics};
@@ -50,12 +50,7 @@ impl Scene {
     /// Replaces the state by `data` (a snapshot taken with `scene.data().clone()`): stepping then continues bit for
     /// bit from where the snapshot was taken. Errors: `data` was made for a model of other dimensions.
     pub fn restore(&mut self, data: Data) -> Result<()> {
-        let (m, d) = (&self.model.multibody, &data.multibody);
-        if d.qpos.len() != m.nq || d.qvel.len() != m.nv || d.ctrl.len() != m.nu || d.xpos.len() != m.nbody {
-            return Err(SimError::InvalidState {
-                what: "the restored data was made for another model".into(),
-            });
-        }
+        data.check_model(&self.model)?;
         self.data = data;
         Ok(())
     }

@@ -61,6 +61,17 @@ pub(crate) fn lock(m: &Mutex<QueryWorkspace>) -> MutexGuard<'_, QueryWorkspace> 
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The rule of [`CollisionData::set_friction_ratio`] for the values: each in `[0.01, 5]` (Genesis's range; NaN is
+/// outside it). The error names the first geom that breaks it.
+pub fn check_friction_ratio(ratios: &[f64]) -> crate::error::Result<()> {
+    match ratios.iter().enumerate().find(|(_, r)| !(0.01..=5.0).contains(*r)) {
+        Some((g, r)) => Err(crate::error::CollisionError::InvalidRequest {
+            what: format!("friction ratio of geom {g} must be in [0.01, 5], got {r}"),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The per-step state of a [`CollisionModel`] (see the module docs).
 #[derive(Debug)]
 pub struct CollisionData {
@@ -252,11 +263,7 @@ impl CollisionData {
                 ),
             });
         }
-        if let Some((g, r)) = ratios.iter().enumerate().find(|(_, r)| !(0.01..=5.0).contains(*r)) {
-            return Err(crate::error::CollisionError::InvalidRequest {
-                what: format!("friction ratio of geom {g} must be in [0.01, 5], got {r}"),
-            });
-        }
+        check_friction_ratio(ratios)?;
         self.geom_friction_ratio.copy_from_slice(ratios);
         Ok(())
     }
