@@ -13,8 +13,8 @@
 //!
 //! One step, per §D.1: [`Model::forward`] → [`Integrator::prepare`] → constraint assembly and solve (using
 //! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. [`step_unconstrained`] does it without constraints.
-//! The integrators hold no state (they are configuration, `Send + Sync`, usable as `dyn Integrator` or through
-//! [`IntegratorKind`], which implements [`Integrator`] by dispatching on itself); their buffers live in an
+//! The integrators hold no state (they are configuration, `Send + Sync`, used as `dyn Integrator`, built from an
+//! [`IntegratorKind`] by [`IntegratorKind::build`]); their buffers live in an
 //! [`IntegratorScratch`] the caller passes in (allocated on the first step of a model, reused afterwards).
 
 mod error;
@@ -137,41 +137,6 @@ impl FromStr for IntegratorKind {
 
     fn from_str(name: &str) -> Result<Self, IntegratorError> {
         Self::from_name(name)
-    }
-}
-
-impl Integrator for IntegratorKind {
-    fn kind(&self) -> IntegratorKind {
-        *self
-    }
-
-    fn prepare(
-        &self,
-        model: &Model,
-        data: &mut Data,
-        scratch: &mut IntegratorScratch,
-        h: f64,
-    ) -> Result<(), IntegratorError> {
-        match self {
-            Self::Euler => Euler.prepare(model, data, scratch, h),
-            Self::ImplicitFast => ImplicitFast.prepare(model, data, scratch, h),
-            Self::ApproximateImplicitFast => ApproximateImplicitFast.prepare(model, data, scratch, h),
-        }
-    }
-
-    fn advance(
-        &self,
-        model: &Model,
-        data: &mut Data,
-        scratch: &mut IntegratorScratch,
-        qacc: &[f64],
-        h: f64,
-    ) -> Result<(), IntegratorError> {
-        match self {
-            Self::Euler => Euler.advance(model, data, scratch, qacc, h),
-            Self::ImplicitFast => ImplicitFast.advance(model, data, scratch, qacc, h),
-            Self::ApproximateImplicitFast => ApproximateImplicitFast.advance(model, data, scratch, qacc, h),
-        }
     }
 }
 

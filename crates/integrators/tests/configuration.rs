@@ -64,8 +64,9 @@ fn run(model: &Model, integrator: &dyn Integrator, fresh_scratch: bool, n: usize
 fn the_scratch_carries_nothing_between_steps() {
     let model = damped_arm(2.0, 50.0, 4.0);
     for kind in IntegratorKind::ALL {
-        let reused = run(&model, &kind, false, 50);
-        let fresh = run(&model, &kind, true, 50);
+        let integrator = kind.build();
+        let reused = run(&model, integrator.as_ref(), false, 50);
+        let fresh = run(&model, integrator.as_ref(), true, 50);
         let boxed = run(&model, kind.build().as_ref(), false, 50);
         for other in [&fresh, &boxed] {
             assert_eq!(reused.qpos, other.qpos, "{kind}");
@@ -75,14 +76,20 @@ fn the_scratch_carries_nothing_between_steps() {
     }
     // One scratch shared by different integrators in turn.
     let mut scratch = IntegratorScratch::default();
-    let mut datas: Vec<Data> =
-        IntegratorKind::ALL.iter().map(|_| run(&model, &IntegratorKind::Euler, false, 0)).collect();
+    let mut datas: Vec<Data> = IntegratorKind::ALL
+        .iter()
+        .map(|_| run(&model, IntegratorKind::Euler.build().as_ref(), false, 0))
+        .collect();
     for _ in 0..50 {
         for (kind, data) in IntegratorKind::ALL.iter().zip(&mut datas) {
-            step_unconstrained(kind, &model, data, &mut scratch, H).expect("step");
+            step_unconstrained(kind.build().as_ref(), &model, data, &mut scratch, H).expect("step");
         }
     }
     for (kind, data) in IntegratorKind::ALL.iter().zip(&datas) {
-        assert_eq!(data.qpos, run(&model, kind, false, 50).qpos, "{kind} with a shared scratch");
+        assert_eq!(
+            data.qpos,
+            run(&model, kind.build().as_ref(), false, 50).qpos,
+            "{kind} with a shared scratch"
+        );
     }
 }

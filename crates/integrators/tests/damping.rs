@@ -166,11 +166,12 @@ fn implicit_matrices_on_a_two_link_arm_match_dense_solves() {
         data.qvel.copy_from_slice(&[1.1, -0.6]);
         data.ctrl[0] = 0.3;
     }
-    let (approx, fast) = (IntegratorKind::ApproximateImplicitFast, IntegratorKind::ImplicitFast);
+    let (approx, fast) =
+        (IntegratorKind::ApproximateImplicitFast.build(), IntegratorKind::ImplicitFast.build());
     let mut scratch = IntegratorScratch::default();
     for _ in 0..100 {
-        step_unconstrained(&approx, &model, &mut approx_data, &mut scratch, h).expect("approx");
-        step_unconstrained(&fast, &model, &mut fast_data, &mut scratch, h).expect("fast");
+        step_unconstrained(approx.as_ref(), &model, &mut approx_data, &mut scratch, h).expect("approx");
+        step_unconstrained(fast.as_ref(), &model, &mut fast_data, &mut scratch, h).expect("fast");
     }
     for (a, f) in
         approx_data.qpos.iter().chain(&approx_data.qvel).zip(fast_data.qpos.iter().chain(&fast_data.qvel))

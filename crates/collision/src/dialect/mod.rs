@@ -209,7 +209,6 @@ pub trait PairDispatcher: Debug + Send + Sync {
                 (sa, sb) = (ha, hb);
             }
             let request = ContactRequest { cached_normal: slot.cached_normal, ..*request };
-            slot.manifold.contacts.clear();
             slot.error = self
                 .contacts_into(ws, sa, &geoms.poses[a], sb, &geoms.poses[b], &request, &mut slot.manifold)
                 .err();

@@ -170,7 +170,6 @@ impl CollisionModel {
         }
         for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs) {
             slot.cached_normal = data.cache.lookup(pair);
-            slot.error = None;
         }
         let ctx = NarrowContext {
             dispatcher: &*self.dispatcher,
