@@ -34,6 +34,7 @@ use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_model::error::object_name;
 use signorini_model::model::MINVAL;
+use signorini_model::spec::{SolImp, SolRef};
 use signorini_model::{Data, EqualitySpec, JointKind, Model};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -43,6 +44,7 @@ use crate::options::{
     ConstraintOptions, FrictionCone, JointLimitSides, PyramidRegularizer, ZeroRotationalFriction,
 };
 use crate::rows::{ConstraintRows, RowData, RowKind};
+use crate::sol_overrides::{self, SolOverrides};
 
 /// One Jacobian column of the relative motion of two points: `(dof, linear, angular)`.
 #[derive(Debug, Clone, Copy)]
@@ -97,10 +99,11 @@ pub struct ConstraintAssembler {
     jnt_sol: Vec<ResolvedSol>,
 }
 
-/// Which rows an assembly keeps (per environment: a constraint type disabled, equalities switched off at run time,
-/// as Genesis's `set_constraint_solver_params`/weld switching allow). [`RowSelection::ALL`] keeps every row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RowSelection<'a> {
+/// What one environment changes about an assembly (Genesis's per-environment constraint switches and
+/// `set_sol_params`): the constraint types it keeps, the equalities switched on, and its `sol_params` replacements.
+/// [`EnvironmentOverrides::NONE`] changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EnvironmentOverrides<'a> {
     /// Equality rows (connect, weld, joint).
     pub equality: bool,
     /// DOF friction-loss rows.
@@ -111,16 +114,19 @@ pub struct RowSelection<'a> {
     pub limit: bool,
     /// Per equality (model order), whether it is active; `None`: all are.
     pub active_equalities: Option<&'a [bool]>,
+    /// Replacements of the model's equality and joint-limit `sol_params`; `None`: none.
+    pub sol: Option<&'a SolOverrides>,
 }
 
-impl RowSelection<'_> {
-    /// Every row.
-    pub const ALL: RowSelection<'static> = RowSelection {
+impl EnvironmentOverrides<'_> {
+    /// Every row, the model's `sol_params`.
+    pub const NONE: EnvironmentOverrides<'static> = EnvironmentOverrides {
         equality: true,
         friction_loss: true,
         contact: true,
         limit: true,
         active_equalities: None,
+        sol: None,
     };
 }
 
@@ -252,6 +258,58 @@ impl ConstraintAssembler {
         self.impratio
     }
 
+    /// Replaces equality `e`'s `sol_params` in `overrides` by `sol` (`None`: back to the model's), validated and
+    /// resolved as the model's are ([`ResolvedSol::resolve`]). Errors: no such equality, invalid values.
+    pub fn set_equality_sol(
+        &self,
+        model: &Model,
+        overrides: &mut SolOverrides,
+        e: usize,
+        sol: Option<(SolRef, SolImp)>,
+    ) -> Result<(), ConstraintError> {
+        let n = self.equalities.len();
+        if e >= n {
+            return Err(ConstraintError::InvalidSelection {
+                what: format!("equality {e} does not exist (the model has {n})"),
+            });
+        }
+        let object = || object_name("equality", equality_name(&model.equalities[e]), e);
+        let resolved = sol.map(|(r, i)| ResolvedSol::resolve(&self.options, &object, r, i)).transpose()?;
+        sol_overrides::replace(&mut overrides.equality, n, e, resolved);
+        Ok(())
+    }
+
+    /// Replaces the limit `sol_params` of joint `j` in `overrides` by `sol` (`None`: back to the model's),
+    /// validated and resolved as the model's are. Errors: no such joint, invalid values.
+    pub fn set_joint_limit_sol(
+        &self,
+        model: &Model,
+        overrides: &mut SolOverrides,
+        j: usize,
+        sol: Option<(SolRef, SolImp)>,
+    ) -> Result<(), ConstraintError> {
+        let n = self.jnt_sol.len();
+        if j >= n {
+            return Err(ConstraintError::InvalidSelection {
+                what: format!("joint {j} does not exist (the model has {n})"),
+            });
+        }
+        let object = || object_name("joint", &model.jnt_name[j], j);
+        let resolved = sol.map(|(r, i)| ResolvedSol::resolve(&self.options, &object, r, i)).transpose()?;
+        sol_overrides::replace(&mut overrides.joint_limit, n, j, resolved);
+        Ok(())
+    }
+
+    /// Validates contact `sol_params` for `object` under these options, as every contact's are when assembled.
+    pub fn check_sol(
+        &self,
+        object: &dyn Fn() -> String,
+        solref: SolRef,
+        solimp: SolImp,
+    ) -> Result<(), ConstraintError> {
+        ResolvedSol::resolve(&self.options, object, solref, solimp).map(|_| ())
+    }
+
     /// Replaces the contents of `rows` with the rows of the state in `data` (poses from
     /// [`Model::forward_kinematics`], velocities `qvel`) and `contacts`, using `scratch` for the working buffers.
     /// Allocates only when `rows` or `scratch` needs more capacity than any earlier call gave it. Fails only on
@@ -264,46 +322,47 @@ impl ConstraintAssembler {
         scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
-        self.assemble_selected(model, data, contacts, RowSelection::ALL, scratch, rows)
+        self.assemble_for(model, data, contacts, EnvironmentOverrides::NONE, scratch, rows)
     }
 
-    /// [`assemble`](Self::assemble) with only the rows `selection` keeps (one environment's disabled constraint
-    /// types and switched-off equalities; `active_equalities` shorter than the model's equalities is an error).
-    pub fn assemble_selected(
+    /// [`assemble`](Self::assemble) for one environment: only the rows `env` keeps (its disabled constraint types
+    /// and switched-off equalities; `active_equalities` of another length than the model's equalities is an error),
+    /// with its `sol_params` replacements.
+    pub fn assemble_for(
         &self,
         model: &Model,
         data: &Data,
         contacts: &ContactSet,
-        selection: RowSelection<'_>,
+        env: EnvironmentOverrides<'_>,
         scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) -> Result<(), ConstraintError> {
         rows.clear();
-        if let Some(active) = selection.active_equalities
+        if let Some(active) = env.active_equalities
             && active.len() != self.equalities.len()
         {
             return Err(ConstraintError::InvalidSelection {
                 what: format!("{} equality flags for {} equalities", active.len(), self.equalities.len()),
             });
         }
-        let contacts_on = selection.contact && !contacts.is_empty();
+        let contacts_on = env.contact && !contacts.is_empty();
         if scratch.sol_for != self.id {
             scratch.last_sol = None;
             scratch.sol_for = self.id;
         }
         // The Jacobian columns serve equality and contact rows only.
-        let equalities_on = selection.equality && !self.equalities.is_empty();
+        let equalities_on = env.equality && !self.equalities.is_empty();
         if equalities_on || contacts_on {
             scratch.dofs.update(model, data);
         }
         if equalities_on {
             for e in 0..self.equalities.len() {
-                if selection.active_equalities.is_none_or(|active| active[e]) {
-                    self.equality(model, data, e, scratch, rows);
+                if env.active_equalities.is_none_or(|active| active[e]) {
+                    self.equality(model, data, e, env.sol, scratch, rows);
                 }
             }
         }
-        if selection.friction_loss {
+        if env.friction_loss {
             self.friction_loss(model, data, rows);
         }
         if contacts_on {
@@ -311,8 +370,8 @@ impl ConstraintAssembler {
                 self.contact(model, data, contacts, c, scratch, rows)?;
             }
         }
-        if self.options.enable_joint_limit && selection.limit {
-            self.limits(model, data, rows);
+        if self.options.enable_joint_limit && env.limit {
+            self.limits(model, data, env.sol, rows);
         }
         Ok(())
     }
@@ -322,13 +381,16 @@ impl ConstraintAssembler {
         model: &Model,
         data: &Data,
         e: usize,
+        sols: Option<&SolOverrides>,
         scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) {
         let qvel = &data.qvel;
         let AssemblyScratch { cols, dofs, .. } = scratch;
+        let replaced = sols.and_then(|o| o.equality(e));
         match self.equalities[e] {
             Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
+                let sol = replaced.unwrap_or(&sol);
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
                 relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
@@ -349,6 +411,7 @@ impl ConstraintAssembler {
                 }
             }
             Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
+                let sol = replaced.unwrap_or(&sol);
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
                 relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
@@ -384,6 +447,7 @@ impl ConstraintAssembler {
                 }
             }
             Equality::Joint { dof1, qadr1, q01, second, poly, sol } => {
+                let sol = replaced.unwrap_or(&sol);
                 let q1 = data.qpos[qadr1] - q01;
                 let (x, iw) = match second {
                     None => {
@@ -590,7 +654,7 @@ impl ConstraintAssembler {
         Ok(())
     }
 
-    fn limits(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
+    fn limits(&self, model: &Model, data: &Data, sols: Option<&SolOverrides>, rows: &mut ConstraintRows) {
         for j in 0..model.njnt {
             if !matches!(model.jnt_type[j], JointKind::Hinge | JointKind::Slide) {
                 continue;
@@ -600,7 +664,7 @@ impl ConstraintAssembler {
             let (dlo, dhi) = (q - lo, hi - q);
             let mut push = |dist: f64, sign: f64| {
                 let dof = model.jnt_dofadr[j];
-                let sol = &self.jnt_sol[j];
+                let sol = sols.and_then(|o| o.joint_limit(j)).unwrap_or(&self.jnt_sol[j]);
                 rows.push_entry(dof, sign);
                 let vel = sign * data.qvel[dof];
                 let imp = sol.impedance(dist);
@@ -724,5 +788,14 @@ fn relative_columns(
             }
         };
         out.push(column);
+    }
+}
+
+/// An equality's name, as its spec gives it.
+fn equality_name(eq: &EqualitySpec) -> &str {
+    match eq {
+        EqualitySpec::Connect { name, .. }
+        | EqualitySpec::Weld { name, .. }
+        | EqualitySpec::Joint { name, .. } => name,
     }
 }

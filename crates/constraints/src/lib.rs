@@ -28,8 +28,9 @@ pub mod frame;
 pub mod impedance;
 pub mod options;
 pub mod rows;
+pub mod sol_overrides;
 
-pub use assemble::{AssemblyScratch, ConstraintAssembler, RowSelection};
+pub use assemble::{AssemblyScratch, ConstraintAssembler, EnvironmentOverrides};
 pub use error::ConstraintError;
 pub use frame::TangentFrame;
 pub use impedance::{ImpedanceCurve, ResolvedSol};
@@ -38,3 +39,4 @@ pub use options::{
     ZeroRotationalFriction,
 };
 pub use rows::{ConstraintRows, RowKind};
+pub use sol_overrides::SolOverrides;

@@ -235,7 +235,7 @@ impl Integrator for Euler {
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
         let s = &mut scratch.mass;
-        s.reset_to_damping(model, h);
+        s.reset_to_damping(model, &data.dof_damping, h);
         advance_shifted(s, model, data, qacc, h)
     }
 }
@@ -264,7 +264,7 @@ impl Integrator for ImplicitFast {
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
         let s = &mut scratch.mass;
-        s.reset_to_damping(model, h);
+        s.reset_to_damping(model, &data.dof_damping, h);
         add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
         advance_shifted(s, model, data, qacc, h)
     }
@@ -293,7 +293,7 @@ impl Integrator for ApproximateImplicitFast {
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_timestep(h)?;
-        let shift = scratch.mass.damping_shift(model, h);
+        let shift = scratch.mass.damping_shift(&data.dof_damping, h);
         add_actuator_velocity_gains(model, data, h, false, shift);
         if shift.iter().all(|&s| s == 0.0) {
             return Ok(());

@@ -30,18 +30,18 @@ impl ShiftedMass {
     }
 
     /// Sizes the buffers for `model` and sets the shift to the implicit damping `h·damping_d`.
-    pub(crate) fn reset_to_damping(&mut self, model: &Model, h: f64) {
+    pub(crate) fn reset_to_damping(&mut self, model: &Model, damping: &[f64], h: f64) {
         self.reset(model);
-        for (s, b) in self.shift.iter_mut().zip(&model.dof_damping) {
+        for (s, b) in self.shift.iter_mut().zip(damping) {
             *s = h * b;
         }
     }
 
     /// Sizes and returns `shift` alone, set to the implicit damping `h·damping_d` (the factor buffers are left as
     /// they are).
-    pub(crate) fn damping_shift(&mut self, model: &Model, h: f64) -> &mut Vec<f64> {
+    pub(crate) fn damping_shift(&mut self, damping: &[f64], h: f64) -> &mut Vec<f64> {
         self.shift.clear();
-        self.shift.extend(model.dof_damping.iter().map(|b| h * b));
+        self.shift.extend(damping.iter().map(|b| h * b));
         &mut self.shift
     }
 

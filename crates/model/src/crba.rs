@@ -26,12 +26,12 @@ impl Model {
             if self.dof_simple[i] {
                 let row = self.dof_madr[i]..self.dof_madr[i + 1];
                 d.qm[row.clone()].fill(0.0);
-                d.qm[row.start] = self.dof_m0[i];
+                d.qm[row.start] = d.dof_m0[i];
                 continue;
             }
             let f = d.crb[self.dof_bodyid[i]].mul_motion(d.cdof[i]);
             let mut adr = self.dof_madr[i];
-            d.qm[adr] = d.cdof[i].dot(f) + self.dof_armature[i];
+            d.qm[adr] = d.cdof[i].dot(f) + d.dof_armature[i];
             let mut j = self.dof_parentid[i];
             while let Some(jj) = j {
                 adr += 1;

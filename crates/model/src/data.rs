@@ -19,6 +19,22 @@ pub struct Data {
     /// Joint limits this data is simulated under (`None`: unlimited): the model's `jnt_range` unless set per
     /// environment (domain randomisation). A reset keeps them.
     pub jnt_range: Vec<Option<[f64; 2]>>,
+    /// Body masses (kg) this data is simulated under: the model's `body_mass` unless scaled per environment
+    /// ([`Data::scale_body_mass`]). A reset keeps them, as it keeps every per-environment parameter below.
+    pub body_mass: Vec<f64>,
+    /// Principal inertias about each body's centre of mass (kg m², inertial frame): the model's unless scaled.
+    pub body_inertia: Vec<DVec3>,
+    /// Mass of each body's subtree (kg), from `body_mass`.
+    pub body_subtreemass: Vec<f64>,
+    /// Armature per dof (kg m² or kg), added to the diagonal of `M`: the model's unless set per environment.
+    pub dof_armature: Vec<f64>,
+    /// Viscous damping per dof (N m s/rad or N s/m): the model's unless set per environment.
+    pub dof_damping: Vec<f64>,
+    /// `M[i][i]` of each simple dof, armature included ([`Model::dof_m0`] for this data's masses and armatures;
+    /// kept up to date by [`Data::scale_body_mass`] and [`Data::update_simple_diagonal`]).
+    pub dof_m0: Vec<f64>,
+    /// Spring stiffness per joint (N m/rad or N/m, towards `qpos_spring`): the model's unless set per environment.
+    pub jnt_stiffness: Vec<f64>,
     /// Generalized coordinates (`nq`): free `(x, y, z, qw, qx, qy, qz)`, ball `(qw, qx, qy, qz)`, hinge angle,
     /// slide displacement.
     pub qpos: Vec<f64>,
@@ -121,6 +137,13 @@ impl Data {
             time: 0.0,
             gravity: model.gravity,
             jnt_range: model.jnt_range.clone(),
+            body_mass: model.body_mass.clone(),
+            body_inertia: model.body_inertia.clone(),
+            body_subtreemass: model.body_subtreemass.clone(),
+            dof_armature: model.dof_armature.clone(),
+            dof_damping: model.dof_damping.clone(),
+            dof_m0: model.dof_m0.clone(),
+            jnt_stiffness: model.jnt_stiffness.clone(),
             qpos: model.qpos0.clone(),
             qvel: vec![0.0; nv],
             qacc: vec![0.0; nv],
@@ -164,6 +187,39 @@ impl Data {
             cacc: vec![SpatialVec::ZERO; nb],
             cfrc: vec![SpatialVec::ZERO; nb],
             scratch: vec![0.0; nv],
+        }
+    }
+
+    /// Scales body `body`'s mass and inertia by `scale` (from the model's: uniform density, same centre of mass and
+    /// principal axes) and updates the subtree masses; the mass matrix, bias forces and energies follow at the next
+    /// forward pass. The model's `body_invweight0` (constraint scaling) is kept, as MuJoCo keeps it until
+    /// `mj_setConst`. The caller checks `body < nbody` and that `scale` is finite and positive.
+    pub fn scale_body_mass(&mut self, model: &Model, body: usize, scale: f64) {
+        self.body_mass[body] = model.body_mass[body] * scale;
+        self.body_inertia[body] = model.body_inertia[body] * scale;
+        self.body_subtreemass.copy_from_slice(&self.body_mass);
+        for b in (1..model.nbody).rev() {
+            let p = model.body_parent[b];
+            self.body_subtreemass[p] += self.body_subtreemass[b];
+        }
+        self.update_simple_diagonal(model);
+    }
+
+    /// Recomputes `dof_m0` after a change of `body_mass` or `dof_armature`: a simple dof's diagonal is its body's
+    /// mass or inertia term, which scales with the body's mass, plus the armature. Dofs whose body mass and armature
+    /// are the model's keep the model's value exactly.
+    pub fn update_simple_diagonal(&mut self, model: &Model) {
+        for i in 0..model.nv {
+            if !model.dof_simple[i] {
+                continue;
+            }
+            let b = model.dof_bodyid[i];
+            let (mass, armature) = (self.body_mass[b], self.dof_armature[i]);
+            self.dof_m0[i] = if mass == model.body_mass[b] && armature == model.dof_armature[i] {
+                model.dof_m0[i]
+            } else {
+                (model.dof_m0[i] - model.dof_armature[i]) * (mass / model.body_mass[b]) + armature
+            };
         }
     }
 

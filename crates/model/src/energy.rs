@@ -12,10 +12,10 @@ impl Model {
     pub fn energy(&self, d: &mut Data) {
         let mut potential = 0.0;
         for b in 1..self.nbody {
-            potential -= self.body_mass[b] * d.gravity.dot(d.xipos[b]);
+            potential -= d.body_mass[b] * d.gravity.dot(d.xipos[b]);
         }
         for j in 0..self.njnt {
-            let k = self.jnt_stiffness[j];
+            let k = d.jnt_stiffness[j];
             if k == 0.0 {
                 continue;
             }

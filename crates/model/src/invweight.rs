@@ -25,6 +25,7 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     let simple = std::mem::replace(&mut m.dof_simple, vec![false; m.nv]);
     m.mass_matrix(&mut d);
     m.dof_m0 = (0..m.nv).map(|i| d.qm[m.dof_madr[i]]).collect();
+    d.dof_m0.clone_from(&m.dof_m0);
     m.dof_simple = simple;
     m.mass_matrix(&mut d);
     if let Err(crate::error::DynamicsError::NotPositiveDefinite { dof, pivot }) = m.factor_m(&mut d) {

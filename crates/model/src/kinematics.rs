@@ -151,14 +151,14 @@ impl Model {
     /// `subtree_com`, the rotational `cdof` linear parts about the tree reference point, and `cinert`.
     fn com_positions(&self, d: &mut Data) {
         for b in 0..self.nbody {
-            d.subtree_com[b] = d.xipos[b] * self.body_mass[b];
+            d.subtree_com[b] = d.xipos[b] * d.body_mass[b];
         }
         for b in (1..self.nbody).rev() {
             let moment = d.subtree_com[b];
             d.subtree_com[self.body_parent[b]] += moment;
         }
         for b in 0..self.nbody {
-            let mass = self.body_subtreemass[b];
+            let mass = d.body_subtreemass[b];
             d.subtree_com[b] = if mass > MINVAL { d.subtree_com[b] / mass } else { d.xipos[b] };
         }
         for dof in 0..self.nv {
@@ -183,12 +183,12 @@ impl Model {
                 continue;
             }
             let r = d.ximat[b];
-            let i = self.body_inertia[b];
+            let i = d.body_inertia[b];
             let inertia = outer(r.x_axis * i.x, r.x_axis)
                 + outer(r.y_axis * i.y, r.y_axis)
                 + outer(r.z_axis * i.z, r.z_axis);
             let c = d.subtree_com[self.body_rootid[b]];
-            d.cinert[b] = SpatialInertia::from_com(self.body_mass[b], inertia, d.xipos[b] - c);
+            d.cinert[b] = SpatialInertia::from_com(d.body_mass[b], inertia, d.xipos[b] - c);
         }
     }
 }

@@ -54,10 +54,10 @@ impl Model {
     /// Computes `qfrc_passive` from `qpos` and `qvel`.
     pub fn passive(&self, d: &mut Data) {
         for dof in 0..self.nv {
-            d.qfrc_passive[dof] = -self.dof_damping[dof] * d.qvel[dof];
+            d.qfrc_passive[dof] = -d.dof_damping[dof] * d.qvel[dof];
         }
         for j in 0..self.njnt {
-            let k = self.jnt_stiffness[j];
+            let k = d.jnt_stiffness[j];
             if k == 0.0 {
                 continue;
             }

@@ -61,7 +61,7 @@ impl Model {
         self.com_velocity(d);
         self.rne_passes(d, Some(qacc));
         for dof in 0..self.nv {
-            out[dof] = d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]) + self.dof_armature[dof] * qacc[dof];
+            out[dof] = d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]) + d.dof_armature[dof] * qacc[dof];
         }
     }
 

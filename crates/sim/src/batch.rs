@@ -14,9 +14,13 @@ use std::sync::Arc;
 use ndarray::{Array1, Array2, Array3, ArrayView2, Axis};
 use rayon::prelude::*;
 
-use crate::data::{ConstraintTypes, Data, check_friction_ratio, check_joint_range};
+use crate::data::{ConstraintTypes, Data};
 use crate::error::{Result, SimError};
 use crate::model::Model;
+use crate::parameters::{
+    SolParams, check_body_mass_scale, check_equality_sol_params, check_friction_ratio, check_geom_friction,
+    check_geom_sol_params, check_joint_range, check_joint_sol_params, check_nonnegative,
+};
 use crate::step::step;
 
 /// Which environments an operation applies to.
@@ -188,6 +192,13 @@ impl Batch {
         self.rows(self.model.multibody.nu, |d| &d.multibody.ctrl)
     }
 
+    /// Actuator activations of every environment (`n_envs × na`). `na` is 0: activation dynamics (`dyntype`) are not
+    /// supported (loading them is an error), so every actuator is stateless and this array has no columns, as
+    /// MuJoCo's `act` for such a model.
+    pub fn act(&self) -> Array2<f64> {
+        Array2::zeros((self.n_envs(), 0))
+    }
+
     /// Simulated time of every environment (s).
     pub fn time(&self) -> Array1<f64> {
         self.envs.iter().map(|d| d.multibody.time).collect()
@@ -318,6 +329,149 @@ impl Batch {
             |row| check_joint_range(&model, joint, range(row)),
             |d, row| d.set_joint_range(&model, joint, range(row)),
         )
+    }
+
+    /// Sets geom `geom`'s `(sliding, torsional, rolling)` friction (one row of 3 per selected environment, each
+    /// ≥ 0; see [`Data::set_geom_friction`]).
+    pub fn set_geom_friction(
+        &mut self,
+        geom: usize,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+    ) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        let friction = |row: &[f64]| [row[0], row[1], row[2]];
+        self.set_rows(
+            "geom_friction",
+            3,
+            values,
+            envs,
+            |row| check_geom_friction(&model, geom, friction(row)),
+            |d, row| d.set_geom_friction(&model, geom, friction(row)),
+        )
+    }
+
+    /// Sets geom `geom`'s contact `sol_params` (one row of 7 per selected environment; see [`SolParams`]).
+    pub fn set_geom_sol_params(
+        &mut self,
+        geom: usize,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+    ) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        self.set_rows(
+            "geom_sol_params",
+            7,
+            values,
+            envs,
+            |row| check_geom_sol_params(&model, geom, &sol_params(row)),
+            |d, row| d.set_geom_sol_params(&model, geom, &sol_params(row)),
+        )
+    }
+
+    /// Sets the `sol_params` of joint `joint`'s limits (one row of 7 per selected environment).
+    pub fn set_joint_sol_params(
+        &mut self,
+        joint: usize,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+    ) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        self.set_rows(
+            "joint_sol_params",
+            7,
+            values,
+            envs,
+            |row| check_joint_sol_params(&model, joint, &sol_params(row)),
+            |d, row| d.set_joint_sol_params(&model, joint, Some(&sol_params(row))),
+        )
+    }
+
+    /// Sets the `sol_params` of equality `equality` (one row of 7 per selected environment).
+    pub fn set_equality_sol_params(
+        &mut self,
+        equality: usize,
+        values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
+    ) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        self.set_rows(
+            "equality_sol_params",
+            7,
+            values,
+            envs,
+            |row| check_equality_sol_params(&model, equality, &sol_params(row)),
+            |d, row| d.set_equality_sol_params(&model, equality, Some(&sol_params(row))),
+        )
+    }
+
+    /// Armature of every dof of every environment (`n_envs × nv`).
+    pub fn dof_armature(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nv, |d| &d.multibody.dof_armature)
+    }
+
+    /// Sets every dof's armature (one row of `nv` per selected environment, each ≥ 0).
+    pub fn set_dof_armature(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        let nv = model.multibody.nv;
+        let check = |row: &[f64]| check_nonnegative("dof_armature", "dof", row, nv);
+        self.set_rows("dof_armature", nv, values, envs, check, |d, row| d.set_dof_armature(&model, row))
+    }
+
+    /// Damping of every dof of every environment (`n_envs × nv`).
+    pub fn dof_damping(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nv, |d| &d.multibody.dof_damping)
+    }
+
+    /// Sets every dof's damping (one row of `nv` per selected environment, each ≥ 0).
+    pub fn set_dof_damping(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        let nv = self.model.multibody.nv;
+        let check = |row: &[f64]| check_nonnegative("dof_damping", "dof", row, nv);
+        self.set_rows("dof_damping", nv, values, envs, check, |d, row| d.set_dof_damping(row))
+    }
+
+    /// Stiffness of every joint of every environment (`n_envs × njnt`).
+    pub fn joint_stiffness(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.njnt, |d| &d.multibody.jnt_stiffness)
+    }
+
+    /// Sets every joint's stiffness (one row of `njnt` per selected environment, each ≥ 0).
+    pub fn set_joint_stiffness(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        let njnt = self.model.multibody.njnt;
+        let check = |row: &[f64]| check_nonnegative("jnt_stiffness", "joint", row, njnt);
+        self.set_rows("jnt_stiffness", njnt, values, envs, check, |d, row| d.set_joint_stiffness(row))
+    }
+
+    /// Mass of every body of every environment (kg, `n_envs × nbody`).
+    pub fn body_mass(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nbody, |d| &d.multibody.body_mass)
+    }
+
+    /// Scales every body's mass and inertia from the model's (one row of `nbody` factors per selected environment,
+    /// each > 0; see [`Data::set_body_mass_scale`]).
+    pub fn set_body_mass_scale(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        let nbody = model.multibody.nbody;
+        self.set_rows(
+            "body_mass_scale",
+            nbody,
+            values,
+            envs,
+            |row| check_body_mass_scale(&model, row),
+            |d, row| d.set_body_mass_scale(&model, row),
+        )
+    }
+
+    /// Puts every per-environment parameter of the selected environments back to the model's
+    /// ([`Data::reset_parameters`]).
+    pub fn reset_parameters(&mut self, envs: Envs<'_>) -> Result<()> {
+        let model = Arc::clone(&self.model);
+        for env in self.select(envs)? {
+            self.envs[env]
+                .reset_parameters(&model)
+                .map_err(|e| SimError::Environment { env, source: Box::new(e) })?;
+        }
+        Ok(())
     }
 
     /// Sets which constraint types the selected environments assemble (a type disabled per environment).
@@ -476,4 +630,8 @@ impl Batch {
         }
         Ok(())
     }
+}
+
+fn sol_params(row: &[f64]) -> SolParams {
+    std::array::from_fn(|k| row[k])
 }

@@ -6,13 +6,11 @@
 
 use glam::DVec3;
 use signorini_collision::world::CollisionData;
-use signorini_constraints::{AssemblyScratch, ConstraintRows, RowSelection};
+use signorini_constraints::{AssemblyScratch, ConstraintRows, EnvironmentOverrides, SolOverrides};
 use signorini_geometry::Pose;
 use signorini_integrators::IntegratorScratch;
 use signorini_solver::SolverData;
 use signorini_solver::noslip::NoSlip;
-
-use signorini_model::spec::JointKind;
 
 use crate::error::{Result, SimError};
 use crate::hibernation::Hibernation;
@@ -39,15 +37,20 @@ impl Default for ConstraintTypes {
 }
 
 impl ConstraintTypes {
-    /// The assembler's selection for these types and `active` equalities.
-    pub(crate) fn selection<'a>(&self, active: &'a [bool]) -> RowSelection<'a> {
+    /// What the assembler changes for an environment with these types, `active` equalities and `sol` replacements.
+    pub(crate) fn overrides<'a>(
+        &self,
+        active: &'a [bool],
+        sol: &'a SolOverrides,
+    ) -> EnvironmentOverrides<'a> {
         let all_active = active.iter().all(|&a| a);
-        RowSelection {
+        EnvironmentOverrides {
             equality: self.equality,
             friction_loss: self.friction_loss,
             contact: self.contact,
             limit: self.limit,
             active_equalities: (!all_active).then_some(active),
+            sol: (!sol.is_empty()).then_some(sol),
         }
     }
 }
@@ -70,6 +73,9 @@ pub struct Data {
     /// Per equality (model order), whether it is active (all by default; a weld switched off at run time, as a
     /// suction gripper releasing).
     pub equality_active: Vec<bool>,
+    /// This environment's replacements of equality and joint-limit `sol_params` (none by default; see
+    /// [`Data::set_equality_sol_params`], [`Data::set_joint_sol_params`]).
+    pub(crate) sol: SolOverrides,
     pub(crate) assembly: AssemblyScratch,
     pub(crate) solver: SolverData,
     pub(crate) noslip: NoSlip,
@@ -96,6 +102,7 @@ impl Data {
             qacc_warmstart: vec![0.0; m.nv],
             constraint_types: ConstraintTypes::default(),
             equality_active: model.equality_active0.clone(),
+            sol: SolOverrides::new(),
             assembly: AssemblyScratch::default(),
             solver: SolverData::new(),
             noslip: NoSlip::default(),
@@ -172,40 +179,12 @@ impl Data {
         Ok(())
     }
 
-    /// Sets the gravitational acceleration this environment is simulated under (m/s², world frame, finite); the
-    /// model's `gravity` until set. A reset keeps it.
-    pub fn set_gravity(&mut self, gravity: DVec3) -> Result<()> {
-        if !gravity.is_finite() {
-            return Err(SimError::InvalidOption {
-                name: "gravity".into(),
-                what: format!("must be finite, got {gravity}"),
-            });
-        }
-        self.multibody.gravity = gravity;
-        Ok(())
-    }
-
-    /// Sets the friction ratio of every geom (one per geom, in `[0.01, 5]`): each geom's friction coefficients are
-    /// multiplied by it before mixing (Genesis's `set_friction_ratio`). 1 until set; a reset keeps it.
-    pub fn set_friction_ratio(&mut self, ratios: &[f64]) -> Result<()> {
-        self.collision.set_friction_ratio(ratios).map_err(friction_ratio_error)
-    }
-
     /// Errors: `self` was made for a model of other dimensions than `model`.
     pub(crate) fn check_model(&self, model: &Model) -> Result<()> {
         let (m, d) = (&model.multibody, &self.multibody);
         if d.qpos.len() != m.nq || d.qvel.len() != m.nv || d.ctrl.len() != m.nu || d.xpos.len() != m.nbody {
             return Err(SimError::InvalidState { what: "the data was made for another model".into() });
         }
-        Ok(())
-    }
-
-    /// Sets the limits of hinge or slide joint `joint` for this environment (`None`: unlimited; otherwise finite
-    /// with `lower < upper`, rad or m): Genesis's `set_dofs_limit`. The model's limits until set; a reset keeps them.
-    /// Errors name the joint and the value.
-    pub fn set_joint_range(&mut self, model: &Model, joint: usize, range: Option<[f64; 2]>) -> Result<()> {
-        check_joint_range(model, joint, range)?;
-        self.multibody.jnt_range[joint] = range;
         Ok(())
     }
 
@@ -245,38 +224,6 @@ impl Data {
         }
         net
     }
-}
-
-/// The value rule of [`Data::set_friction_ratio`] (collision's), as the simulator's error.
-pub(crate) fn check_friction_ratio(ratios: &[f64]) -> Result<()> {
-    signorini_collision::world::data::check_friction_ratio(ratios).map_err(friction_ratio_error)
-}
-
-fn friction_ratio_error(e: signorini_collision::CollisionError) -> SimError {
-    match e {
-        signorini_collision::CollisionError::InvalidRequest { what } => {
-            SimError::InvalidOption { name: "friction_ratio".into(), what }
-        }
-        other => other.into(),
-    }
-}
-
-/// The rule of [`Data::set_joint_range`].
-pub(crate) fn check_joint_range(model: &Model, joint: usize, range: Option<[f64; 2]>) -> Result<()> {
-    let m = &model.multibody;
-    let bad = |what: String| Err(SimError::InvalidOption { name: "jnt_range".into(), what });
-    if joint >= m.njnt {
-        return bad(format!("joint {joint} does not exist (the model has {})", m.njnt));
-    }
-    if !matches!(m.jnt_type[joint], JointKind::Hinge | JointKind::Slide) {
-        return bad(format!("joint {joint} is not a hinge or slide joint"));
-    }
-    if let Some([lo, hi]) = range
-        && !(lo.is_finite() && hi.is_finite() && lo < hi)
-    {
-        return bad(format!("joint {joint}: the range must be finite with lower < upper, got [{lo}, {hi}]"));
-    }
-    Ok(())
 }
 
 fn copy_state(what: &str, src: &[f64], dst: &mut [f64]) -> Result<()> {

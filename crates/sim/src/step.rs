@@ -59,12 +59,12 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         }
     }
     let t2 = Instant::now();
-    let selection = d.constraint_types.selection(&d.equality_active);
-    model.assembler.assemble_selected(
+    let overrides = d.constraint_types.overrides(&d.equality_active, &d.sol);
+    model.assembler.assemble_for(
         m,
         &d.multibody,
         d.collision.contacts(),
-        selection,
+        overrides,
         &mut d.assembly,
         &mut d.rows,
     )?;

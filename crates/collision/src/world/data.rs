@@ -11,7 +11,7 @@ use signorini_geometry::{Aabb, Pose};
 
 use super::model::CollisionModel;
 use crate::broad::{BroadPhase, GeomPair};
-use crate::contact_set::{ContactSet, StagedContact};
+use crate::contact_set::{ContactSet, GeomContactParams, SolImp, SolRef, StagedContact};
 use crate::dialect::PairSlot;
 use crate::query::QueryWorkspace;
 
@@ -87,6 +87,9 @@ pub struct CollisionData {
     pub(crate) body_asleep: Vec<bool>,
     /// Per geom, the factor on its friction coefficients before mixing (Genesis's friction ratio; 1 by default).
     pub(crate) geom_friction_ratio: Vec<f64>,
+    /// Per geom, this environment's contact parameters once any was set (friction, `solref`, `solimp`; domain
+    /// randomisation); `None` until then: the model's.
+    pub(crate) geom_params: Option<Vec<GeomContactParams>>,
     pub(crate) broad: Box<dyn BroadPhase>,
     pub(crate) query_broad: Box<dyn BroadPhase>,
     /// One workspace per narrow-phase thread.
@@ -116,6 +119,7 @@ impl Clone for CollisionData {
             geom_frozen: self.geom_frozen.clone(),
             body_asleep: self.body_asleep.clone(),
             geom_friction_ratio: self.geom_friction_ratio.clone(),
+            geom_params: self.geom_params.clone(),
             broad: self.broad.clone_box(),
             query_broad: self.query_broad.clone_box(),
             workspaces: self.workspaces.iter().map(|w| Mutex::new(lock(w).clone())).collect(),
@@ -147,6 +151,7 @@ impl CollisionData {
             geom_frozen: Vec::new(),
             body_asleep: Vec::new(),
             geom_friction_ratio: Vec::new(),
+            geom_params: None,
             broad: o.broad_phase.build(o.tree_fat_margin),
             query_broad: o.broad_phase.build(o.tree_fat_margin),
             workspaces: Vec::new(),
@@ -178,6 +183,10 @@ impl CollisionData {
         self.geom_pose.resize(ngeom, Pose::IDENTITY);
         self.geom_aabb.resize(ngeom, Aabb::new(DVec3::ZERO, DVec3::ZERO));
         self.geom_friction_ratio.resize(ngeom, 1.0);
+        if let Some(params) = &mut self.geom_params {
+            params.truncate(ngeom);
+            params.extend((params.len()..ngeom).map(|g| model.geoms.params(g)));
+        }
         self.geom_frozen.clear();
         self.geom_frozen.extend(
             model.geom_fixed.iter().zip(&model.geoms.body).map(|(&fixed, &b)| fixed || self.body_asleep[b]),
@@ -268,8 +277,82 @@ impl CollisionData {
         Ok(())
     }
 
+    /// Geom `g`'s contact parameters in this environment (the model's unless set here). Errors: no such geom.
+    pub fn geom_params(&self, model: &CollisionModel, g: usize) -> crate::error::Result<GeomContactParams> {
+        check_geom(model, g)?;
+        Ok(self.geom_params.as_ref().map_or_else(|| model.geoms.params(g), |p| p[g]))
+    }
+
+    /// Sets geom `g`'s `(sliding, torsional, rolling)` friction coefficients in this environment (each finite and
+    /// ≥ 0; mixed with the other geom's as the dialect mixes the model's, after the friction ratio). A reset keeps
+    /// them. Errors name the geom and the value; nothing is written then.
+    pub fn set_geom_friction(
+        &mut self,
+        model: &CollisionModel,
+        g: usize,
+        friction: [f64; 3],
+    ) -> crate::error::Result<()> {
+        check_geom_friction(model, g, friction)?;
+        self.params_mut(model)[g].friction = friction;
+        Ok(())
+    }
+
+    /// Sets geom `g`'s contact `solref` and `solimp` in this environment (mixed as the model's are). Only the
+    /// finiteness is checked here: the rules of `sol_params` depend on the constraint options, and the simulator
+    /// checks them before calling this. A reset keeps them. Errors: no such geom, a non-finite value.
+    pub fn set_geom_sol(
+        &mut self,
+        model: &CollisionModel,
+        g: usize,
+        solref: SolRef,
+        solimp: SolImp,
+    ) -> crate::error::Result<()> {
+        check_geom(model, g)?;
+        if let Some(bad) = solref.iter().chain(&solimp).find(|x| !x.is_finite()) {
+            return Err(crate::error::CollisionError::InvalidRequest {
+                what: format!("geom {g}: sol_params must be finite, got {bad}"),
+            });
+        }
+        let p = &mut self.params_mut(model)[g];
+        p.solref = solref;
+        p.solimp = solimp;
+        Ok(())
+    }
+
+    /// Every geom's contact parameters back to the model's.
+    pub fn clear_geom_params(&mut self) {
+        self.geom_params = None;
+    }
+
+    fn params_mut(&mut self, model: &CollisionModel) -> &mut Vec<GeomContactParams> {
+        self.geom_params
+            .get_or_insert_with(|| (0..model.geoms.len()).map(|g| model.geoms.params(g)).collect())
+    }
+
     /// The broad phase in use (for statistics such as the tree's reinsertions).
     pub fn broad_phase(&self) -> &dyn BroadPhase {
         self.broad.as_ref()
+    }
+}
+
+/// The rule of [`CollisionData::set_geom_friction`]: an existing geom, coefficients finite and ≥ 0.
+pub fn check_geom_friction(model: &CollisionModel, g: usize, friction: [f64; 3]) -> crate::error::Result<()> {
+    check_geom(model, g)?;
+    match friction.iter().find(|f| !(f.is_finite() && **f >= 0.0)) {
+        Some(bad) => Err(crate::error::CollisionError::InvalidRequest {
+            what: format!("geom {g}: friction must be finite and ≥ 0, got {bad}"),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_geom(model: &CollisionModel, g: usize) -> crate::error::Result<()> {
+    let n = model.geoms.len();
+    if g < n {
+        Ok(())
+    } else {
+        Err(crate::error::CollisionError::InvalidRequest {
+            what: format!("geom {g} does not exist (the model has {n})"),
+        })
     }
 }

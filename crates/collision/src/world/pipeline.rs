@@ -212,7 +212,10 @@ impl CollisionModel {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let (mut pa, mut pb) = (g.params(a), g.params(b));
+            let (mut pa, mut pb) = match &data.geom_params {
+                Some(p) => (p[a], p[b]),
+                None => (g.params(a), g.params(b)),
+            };
             for (p, ratio) in [(&mut pa, data.geom_friction_ratio[a]), (&mut pb, data.geom_friction_ratio[b])]
             {
                 p.friction = p.friction.map(|f| f * ratio);
