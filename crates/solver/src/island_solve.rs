@@ -50,16 +50,30 @@ pub(crate) fn solve_islands(
     let SolverData { primal, mass, islands: sc } = work;
     rows.dof_groups(&mut sc.groups);
     sc.islands.build_with_groups(model, rows, &sc.groups);
-    // One island over every dof and row: solve in place, without gathering copies.
-    if sc.islands.count() == 1 && sc.islands.dofs(0).len() == model.nv && sc.islands.free_rows.is_empty() {
+    // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed
+    // first): its local numbering is the global one, so it is solved in place, without gathering copies. The dofs
+    // after it are unconstrained.
+    let k = sc.islands.dofs(0).len();
+    if sc.islands.count() == 1
+        && sc.islands.free_rows.is_empty()
+        && sc.islands.rows(0).len() == rows.len()
+        && sc.islands.dofs(0).last() == Some(&(k - 1))
+    {
         primal.groups.clone_from(&sc.groups);
-        mass.assign_all(model, data);
-        let p = Problem { mass: &*mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
+        if k == model.nv {
+            mass.assign_all(model, data);
+        } else {
+            sc.local.clear();
+            sc.local.extend(0..model.nv);
+            mass.assign(model, data, sc.islands.dofs(0), &sc.local);
+        }
+        let p = Problem { mass: &*mass, fs: &data.qfrc_smooth[..k], a_s: &data.qacc_smooth[..k], rows };
         let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
-        let stats = primal.run(method, &p, options, scale, Some(&*qacc))?;
-        qacc.copy_from_slice(&primal.a);
+        let stats = primal.run(method, &p, options, scale, Some(&qacc[..k]))?;
+        qacc[..k].copy_from_slice(&primal.a);
+        qacc[k..].copy_from_slice(&data.qacc_smooth[k..]);
         efc_force.copy_from_slice(&primal.force);
-        return Ok(stats);
+        return Ok(SolveStats { islands: 1, ..stats });
     }
     sc.local.clear();
     sc.local.resize(model.nv, usize::MAX);
