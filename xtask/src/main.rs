@@ -2,7 +2,7 @@
 //!
 //! | task | what it runs |
 //! |---|---|
-//! | `test` | the default test suite: every crate's unit, integration and property tests |
+//! | `test` | the default test suite: every crate's unit, integration and property tests, then the Python bindings' `pytest` suite (`crates/py/tests`; the module is built with maturin into `target/py-site`, the user's Python environment is not touched; needs `pip install maturin pytest numpy matplotlib`, or `SIGNORINI_SKIP_PYTHON=1` to skip it with a notice) |
 //! | `lint` | `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings` and `cargo doc --no-deps` with warnings as errors |
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
 //! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
@@ -73,7 +73,57 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
 }
 
 fn test() -> Result<(), String> {
-    cargo(&["test", "--workspace", "--exclude", "signorini-benches", "--exclude", "xtask"], &[])
+    cargo(&["test", "--workspace", "--exclude", "signorini-benches", "--exclude", "xtask"], &[])?;
+    python_tests()
+}
+
+/// Builds the `signorini` Python module (maturin, dev profile: it shares the test build's artifacts), unpacks it into
+/// `target/py-site` and runs `pytest crates/py/tests` with that folder first on `PYTHONPATH`.
+fn python_tests() -> Result<(), String> {
+    if std::env::var_os("SIGNORINI_SKIP_PYTHON").is_some_and(|v| v == "1") {
+        eprintln!("xtask: SIGNORINI_SKIP_PYTHON=1: the Python binding tests are NOT run");
+        return Ok(());
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().ok_or("no repository root")?;
+    let wheels = root.join("target/wheels");
+    let site = root.join("target/py-site");
+    let missing = "the Python binding tests need maturin, pytest, numpy and matplotlib \
+                   (`python3 -m pip install maturin pytest numpy matplotlib`; SIGNORINI_SKIP_PYTHON=1 skips them)";
+    let run = |program: &str, args: &[&str], env: &[(&str, &std::ffi::OsStr)]| -> Result<(), String> {
+        eprintln!("xtask: {program} {}", args.join(" "));
+        let status = Command::new(program)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
+            .current_dir(root)
+            .status()
+            .map_err(|e| format!("could not start {program}: {e}; {missing}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+        }
+    };
+    let _ = std::fs::remove_dir_all(&wheels);
+    let wheel_dir = wheels.to_str().ok_or("non-UTF-8 path")?;
+    run(
+        "python3",
+        &["-m", "maturin", "build", "--profile", "dev", "-m", "crates/py/Cargo.toml", "-o", wheel_dir],
+        &[],
+    )?;
+    let wheel = std::fs::read_dir(&wheels)
+        .map_err(|e| format!("{}: {e}", wheels.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or("maturin wrote no wheel")?;
+    let _ = std::fs::remove_dir_all(&site);
+    let (wheel, site_dir) = (wheel.to_str().ok_or("non-UTF-8 path")?, site.to_str().ok_or("non-UTF-8 path")?);
+    run("python3", &["-m", "pip", "install", "--quiet", "--no-deps", "--target", site_dir, wheel], &[])?;
+    let mut path = std::ffi::OsString::from(&site);
+    if let Some(old) = std::env::var_os("PYTHONPATH") {
+        path.push(":");
+        path.push(old);
+    }
+    run("python3", &["-m", "pytest", "-q", "crates/py/tests"], &[("PYTHONPATH", &path)])
 }
 
 fn lint() -> Result<(), String> {
