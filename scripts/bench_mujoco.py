@@ -22,7 +22,7 @@ ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A failed run of o
 of its error output instead of a number; the script carries on.
 
 Usage: python3 scripts/bench_mujoco.py [--scenes DIR] [--steps N] [--repeat R] [--only NAME...]
-                                       [--binary PATH] [--baseline PATH] [--json OUT]
+                                       [--binary PATH] [--baseline PATH] [--json OUT] [--plot PNG]
 """
 
 from __future__ import annotations
@@ -217,6 +217,8 @@ def main() -> int:
     ap.add_argument("--baseline", type=Path, metavar="PATH",
                     help="another build of the CLI timed in the same rounds; adds an after/before table")
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write every figure as JSON to OUT")
+    ap.add_argument("--plot", type=Path, metavar="PNG",
+                    help="also draw the steps/s of each scene as a bar chart (`signorini plot` of the JSON report)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per run of ours [600]")
     ap.add_argument("--sleep", action="store_true",
                     help="MuJoCo with sleeping enabled, ours with hibernation at MuJoCo's sleep_tolerance")
@@ -347,7 +349,7 @@ def main() -> int:
             ]
             print("| " + " | ".join(cells) + " |")
 
-    if args.json:
+    if args.json or args.plot:
         try:
             commit = subprocess.run(
                 ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True
@@ -367,8 +369,17 @@ def main() -> int:
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "rows": rows,
         }
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"\nbench_mujoco: wrote {args.json}", file=sys.stderr)
+        text = json.dumps(report, indent=2) + "\n"
+        if args.json:
+            args.json.write_text(text)
+            print(f"\nbench_mujoco: wrote {args.json}", file=sys.stderr)
+        if args.plot:
+            with tempfile.TemporaryDirectory() as tmp:
+                report_path = args.json or Path(tmp) / "report.json"
+                if not args.json:
+                    report_path.write_text(text)
+                subprocess.run([str(args.binary), "plot", str(report_path), "--out", str(args.plot)], check=True)
+            print(f"bench_mujoco: drew {args.plot}", file=sys.stderr)
     return 0
 
 

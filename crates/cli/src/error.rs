@@ -53,6 +53,14 @@ pub enum CliError {
     /// An argument is out of range.
     #[error("{0}")]
     Usage(String),
+    /// A plot could not be drawn or written.
+    #[error("{}: {what}", path.display())]
+    Plot {
+        /// The output file.
+        path: PathBuf,
+        /// What failed.
+        what: String,
+    },
 }
 
 impl CliError {

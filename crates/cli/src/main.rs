@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod error;
 mod inspect;
+mod plot;
 mod query;
 mod run;
 mod run_batch;
@@ -80,6 +81,14 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Draw a run dump (`run --dump`, batch dumps too) or a benchmark report (`scripts/bench_mujoco.py --json`) as PNG.
+    Plot {
+        /// The JSON file.
+        file: PathBuf,
+        /// The PNG to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Compile an MJCF scene and print its inertias, then kinematics and dynamics for each state in FILE.
     Inspect {
         /// MJCF scene file.
@@ -115,6 +124,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Ccd { .. } => Err(CliError::NotImplemented {
             what: "`signorini ccd`: continuous collision (conservative advancement) is not built yet",
         }),
+        Command::Plot { file, out } => plot::run(&file, &out),
         Command::Inspect { scene, states } => with_output(None, |w| inspect::run(&scene, &states, w)),
     }
 }

@@ -68,6 +68,16 @@ pub(crate) struct Snapshot {
     pub(crate) qvel_free: Vec<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) qpos: Option<Vec<f64>>,
+    /// The deepest penetration among this step's contacts (m; 0 without contact).
+    pub(crate) max_penetration: f64,
+    /// Constraint-solver iterations of this step.
+    pub(crate) solver_niter: usize,
+    /// Kinetic energy `½ q̇ᵀ M q̇` at this state (J).
+    pub(crate) energy_kinetic: f64,
+    /// Potential energy (gravity and joint springs) at this state (J).
+    pub(crate) energy_potential: f64,
+    /// `max |qvel|` over the dofs.
+    pub(crate) max_abs_qvel: f64,
 }
 
 #[derive(Serialize)]
@@ -128,12 +138,27 @@ pub(crate) fn snapshot(model: &Model, data: &Data) -> Snapshot {
     let qpos_free = free.iter().map(|&j| d.qpos[m.jnt_qposadr[j]..m.jnt_qposadr[j] + 7].to_vec()).collect();
     let qvel_free = free.iter().map(|&j| d.qvel[m.jnt_dofadr[j]..m.jnt_dofadr[j] + 6].to_vec()).collect();
     let only_free = (0..m.njnt).all(|j| m.jnt_type[j] == JointKind::Free);
+    // Energies of the state as it is now (the step's own forward pass saw the state before integration).
+    let mut at = d.clone();
+    let (energy_kinetic, energy_potential) = match m.forward(&mut at) {
+        Ok(()) => {
+            m.energy(&mut at);
+            (at.energy_kinetic, at.energy_potential)
+        }
+        Err(_) => (f64::NAN, f64::NAN),
+    };
+    let contacts = data.collision.contacts();
     Snapshot {
         time: d.time,
         ncon: data.stats().contacts,
         qpos_free,
         qvel_free,
         qpos: (!only_free).then(|| d.qpos.clone()),
+        max_penetration: contacts.penetration.iter().copied().fold(0.0, f64::max),
+        solver_niter: data.stats().iterations,
+        energy_kinetic,
+        energy_potential,
+        max_abs_qvel: d.qvel.iter().fold(0.0, |a: f64, v| a.max(v.abs())),
     }
 }
 
