@@ -8,12 +8,19 @@
 //! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
 //! | `bench mujoco [ARGS]` | `python3 scripts/bench_mujoco.py ARGS`: steps/s of MuJoCo and of the release CLI on the shared scenes (see `scripts/README.md`) |
 //! | `bench batch [ARGS]` | `python3 scripts/bench_batch.py ARGS`: env-steps/s of MuJoCo's `rollout` and of `signorini run --envs` |
+//! | `vendor` | fetches the replay viewer's pinned three.js (npm registry tarball, SHA-512 checked) into `target/vendor/` (not committed; `test` runs it first) |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch] [ARGS…]|snapshot|stress>";
+const USAGE: &str =
+    "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch] [ARGS…]|vendor|snapshot|stress>";
+
+/// The three.js release the replay viewer inlines (`signorini view`), from the npm registry, and the SHA-512 of its
+/// tarball (the registry's `dist.integrity`, in hex).
+const THREE_VERSION: &str = "0.159.0";
+const THREE_SHA512: &str = "7829a194b19b060b9cba8e15100f483b742973b761f0177854acebed67d6e3ef2131c21fa00562d5ebf4a4960df4f4d3b02b256dc2a0070af6c0d67512f2c89c";
 
 /// The criterion bench files and their packages, selectable by name in `cargo xtask bench TARGET`.
 const BENCH_TARGETS: [(&str, &str); 4] = [
@@ -72,7 +79,48 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
     if status.success() { Ok(()) } else { Err(format!("`cargo {}` failed ({status})", args.join(" "))) }
 }
 
+/// `target/vendor/three-VERSION/{three.min.js, LICENSE}` from the npm registry's tarball, checked against
+/// [`THREE_SHA512`]; nothing is done when the files are there.
+fn vendor() -> Result<(), String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().ok_or("no repository root")?;
+    let dir = root.join(format!("target/vendor/three-{THREE_VERSION}"));
+    if dir.join("three.min.js").is_file() && dir.join("LICENSE").is_file() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tarball = dir.join("three.tgz");
+    let url = format!("https://registry.npmjs.org/three/-/three-{THREE_VERSION}.tgz");
+    let tar = tarball.to_str().ok_or("non-UTF-8 path")?;
+    let sh = |program: &str, args: &[&str]| -> Result<std::process::Output, String> {
+        eprintln!("xtask: {program} {}", args.join(" "));
+        let out = Command::new(program)
+            .args(args)
+            .output()
+            .map_err(|e| format!("could not start {program}: {e}"))?;
+        if out.status.success() {
+            Ok(out)
+        } else {
+            Err(format!("`{program} {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr)))
+        }
+    };
+    sh("curl", &["--fail", "--silent", "--show-error", "--location", "--output", tar, &url])?;
+    let sum = sh("sha512sum", &[tar])?;
+    let sum = String::from_utf8_lossy(&sum.stdout);
+    if sum.split_whitespace().next() != Some(THREE_SHA512) {
+        let _ = std::fs::remove_file(&tarball);
+        return Err(format!("{url}: SHA-512 mismatch (got {sum}); refusing to use it"));
+    }
+    let into = dir.to_str().ok_or("non-UTF-8 path")?;
+    let members = ["package/build/three.min.js", "package/LICENSE"];
+    sh("tar", &["-xzf", tar, "-C", into, "--strip-components", "2", members[0]])?;
+    sh("tar", &["-xzf", tar, "-C", into, "--strip-components", "1", members[1]])?;
+    std::fs::remove_file(&tarball).map_err(|e| format!("{}: {e}", tarball.display()))?;
+    eprintln!("xtask: three.js {THREE_VERSION} is in {}", dir.display());
+    Ok(())
+}
+
 fn test() -> Result<(), String> {
+    vendor()?;
     cargo(&["test", "--workspace", "--exclude", "signorini-benches", "--exclude", "xtask"], &[])?;
     python_tests()
 }
@@ -137,6 +185,7 @@ fn run(task: &str, rest: &[String]) -> Result<(), String> {
     match task {
         "test" => test(),
         "lint" => lint(),
+        "vendor" => vendor(),
         "ci" => lint().and_then(|()| test()),
         "bench" => bench(rest),
         "snapshot" => cargo(

@@ -12,6 +12,7 @@ mod error;
 mod inspect;
 mod plot;
 mod query;
+mod replay;
 mod run;
 mod run_batch;
 
@@ -58,6 +59,17 @@ enum Command {
         /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
+        /// Write a self-contained HTML replay of the run (body poses and contacts every --every steps, 10 by default).
+        #[arg(long, value_name = "OUT.html")]
+        record: Option<PathBuf>,
+    },
+    /// Write the self-contained HTML replay of a dump made with `run --record OUT.html --dump DUMP.json`.
+    View {
+        /// The dump (JSON).
+        dump: PathBuf,
+        /// The page to write.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Distance and collision queries over a dataset in the layout of `shared/testdata/coal/*.json`.
     Query {
@@ -101,23 +113,34 @@ enum Command {
 
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
-        Command::Run { scene, steps, dump, every, mujoco_compat, threads, envs, perturb, seed, set } => {
-            with_output(None, |w| {
-                let args = run::RunArgs {
-                    scene,
-                    steps,
-                    dump,
-                    every,
-                    mujoco_compat,
-                    threads,
-                    envs,
-                    perturb,
-                    seed,
-                    set,
-                };
-                run::run(&args, w)
-            })
-        }
+        Command::Run {
+            scene,
+            steps,
+            dump,
+            every,
+            mujoco_compat,
+            threads,
+            envs,
+            perturb,
+            seed,
+            set,
+            record,
+        } => with_output(None, |w| {
+            let args = run::RunArgs {
+                scene,
+                steps,
+                dump,
+                every,
+                mujoco_compat,
+                threads,
+                envs,
+                perturb,
+                seed,
+                set,
+                record,
+            };
+            run::run(&args, w)
+        }),
         Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), |w| {
             if bench { query::bench(&file, repeat, w) } else { query::run(&file, w) }
         }),
@@ -125,6 +148,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             what: "`signorini ccd`: continuous collision (conservative advancement) is not built yet",
         }),
         Command::Plot { file, out } => plot::run(&file, &out),
+        Command::View { dump, out } => replay::view(&dump, &out),
         Command::Inspect { scene, states } => with_output(None, |w| inspect::run(&scene, &states, w)),
     }
 }

@@ -46,6 +46,8 @@ pub struct RunArgs {
     pub seed: u64,
     /// `NAME=VALUE` overrides.
     pub set: Vec<String>,
+    /// Write a replay page here (body poses and contacts every `every` steps, 10 by default).
+    pub record: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -88,6 +90,9 @@ pub(crate) struct Dump {
     pub(crate) snapshots: BTreeMap<String, Snapshot>,
     pub(crate) settled: Settled,
     pub(crate) perf: Perf,
+    /// The recorded replay (`--record`), from which `signorini view` rebuilds the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) replay: Option<crate::replay::Replay>,
 }
 
 #[derive(Serialize)]
@@ -188,6 +193,23 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     };
     let dump_path =
         args.dump.clone().or_else(|| args.scene.is_none().then(|| PathBuf::from("signorini-run.json")));
+    if let Some(path) = &args.record {
+        if args.envs.is_some() {
+            return Err(CliError::Usage(
+                "--record replays a single scene; it does not combine with --envs".into(),
+            ));
+        }
+        check_output_dir(path)?;
+        crate::replay::three_js_path().metadata().map_err(|e| {
+            CliError::Usage(format!(
+                "--record: the replay page needs three.js at {} ({e}); run `cargo xtask vendor` first",
+                crate::replay::three_js_path().display()
+            ))
+        })?;
+    }
+    if let Some(path) = &dump_path {
+        check_output_dir(path)?;
+    }
     if let Some(envs) = args.envs {
         return crate::run_batch::run(
             args,
@@ -202,6 +224,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let want = |k: u64| args.snapshot_at(k);
     if want(0) {
         snapshots.insert("0".to_string(), snapshot(scene.model(), scene.data()));
+    }
+    let record_every = args.every.filter(|&e| e > 0).unwrap_or(10);
+    let mut replay = args.record.as_ref().map(|_| crate::replay::Replay::new(scene.model(), &label));
+    if let Some(r) = &mut replay {
+        r.record(scene.data(), 0);
     }
     let bar = indicatif::ProgressBar::new(args.steps);
     bar.set_style(
@@ -232,6 +259,11 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         if want(k) {
             snapshots.insert(k.to_string(), snapshot(scene.model(), scene.data()));
         }
+        if let Some(r) = &mut replay
+            && (k.is_multiple_of(record_every) || k == args.steps)
+        {
+            r.record(scene.data(), k);
+        }
         if k.is_multiple_of(64) || k == args.steps {
             bar.set_position(k);
         }
@@ -240,6 +272,9 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let wall = start.elapsed().as_secs_f64();
     let n = args.steps.max(1) as f64;
     let steps_per_second = if stepping > 0.0 { args.steps as f64 / stepping } else { 0.0 };
+    if let (Some(path), Some(r)) = (&args.record, &replay) {
+        crate::replay::write_page(r, path)?;
+    }
     if let Some(path) = &dump_path {
         let dump = Dump {
             scene: label.clone(),
@@ -267,6 +302,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
                     integrate: 1e6 * stages.integrate / n,
                 },
             },
+            replay,
         };
         let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::Usage(e.to_string()))?;
         std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
@@ -284,4 +320,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             dump: dump_path.map(|p| p.display().to_string()),
         },
     )
+}
+
+/// Errors: the folder `path` would be written in does not exist (checked before a run, not after it).
+pub(crate) fn check_output_dir(path: &Path) -> Result<(), CliError> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(CliError::Usage(format!("{}: the folder {} does not exist", path.display(), dir.display())))
+    }
 }

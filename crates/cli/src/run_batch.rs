@@ -174,6 +174,7 @@ pub fn run(
                     threads: args.threads,
                     stage_us: StageTimes::default(),
                 },
+                replay: None,
             })
             .collect();
         let text =
