@@ -46,10 +46,15 @@ fn wxyz(q: signorini_geometry::DQuat) -> [f64; 4] {
     [q.w, q.x, q.y, q.z]
 }
 
-/// Loads and compiles an MJCF scene.
+/// Loads and compiles an MJCF scene, or a URDF robot (`.urdf`, root welded to the world).
 pub fn compile(scene: &Path) -> Result<Model, CliError> {
-    let loaded = signorini_mjcf::load_mjcf(scene).map_err(|e| CliError::Scene(e.to_string()))?;
-    Model::compile(loaded.spec).map_err(|e| CliError::Scene(format!("{}: {e}", scene.display())))
+    let spec = if crate::run::is_urdf(scene) {
+        let options = signorini_urdf::UrdfOptions::default();
+        signorini_urdf::load_urdf(scene, &options).map_err(|e| CliError::Scene(e.to_string()))?.spec
+    } else {
+        signorini_mjcf::load_mjcf(scene).map_err(|e| CliError::Scene(e.to_string()))?.spec
+    };
+    Model::compile(spec).map_err(|e| CliError::Scene(format!("{}: {e}", scene.display())))
 }
 
 /// Runs the subcommand.

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod error;
 mod inspect;
+mod output;
 mod plot;
 mod query;
 mod replay;
@@ -28,9 +29,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Simulate an MJCF scene (or the built-in contact-rich scene when SCENE is omitted).
+    /// Simulate an MJCF scene or a URDF robot (or the built-in contact-rich scene when SCENE is omitted).
     Run {
-        /// MJCF scene file; omit it to run the built-in default scene.
+        /// MJCF scene file or URDF robot (`.urdf`, its root welded to the world); omit it for the built-in scene.
         scene: Option<PathBuf>,
         /// Number of steps.
         #[arg(long, default_value_t = 1000)]
@@ -44,9 +45,10 @@ enum Command {
         /// Use MuJoCo-compatible semantics instead of the native (Genesis) ones.
         #[arg(long)]
         mujoco_compat: bool,
-        /// Worker threads: of the narrow phase, or of the batch with --envs (results are identical for any count).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        /// Worker threads: of the narrow phase, or of the batch with --envs (results are identical for any count;
+        /// at most 4 per core). Default 1.
+        #[arg(long)]
+        threads: Option<usize>,
         /// Step N copies of the scene as a batch over one model.
         #[arg(long, value_name = "N")]
         envs: Option<usize>,
@@ -125,7 +127,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             seed,
             set,
             record,
-        } => with_output(None, |w| {
+        } => with_output(None, &[], |w| {
             let args = run::RunArgs {
                 scene,
                 steps,
@@ -141,7 +143,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             };
             run::run(&args, w)
         }),
-        Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), |w| {
+        Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), &[&file], |w| {
             if bench { query::bench(&file, repeat, w) } else { query::run(&file, w) }
         }),
         Command::Ccd { .. } => Err(CliError::NotImplemented {
@@ -149,23 +151,25 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         }),
         Command::Plot { file, out } => plot::run(&file, &out),
         Command::View { dump, out } => replay::view(&dump, &out),
-        Command::Inspect { scene, states } => with_output(None, |w| inspect::run(&scene, &states, w)),
+        Command::Inspect { scene, states } => with_output(None, &[], |w| inspect::run(&scene, &states, w)),
     }
 }
 
-/// Runs `f` with stdout or the `--out` file as the JSON sink.
+/// Runs `f` with stdout or the `--out` file as the JSON sink. The file is checked writable (and not one of
+/// `inputs`) before `f` runs, and written in one piece after it succeeds.
 fn with_output(
     out: Option<&std::path::Path>,
+    inputs: &[&std::path::Path],
     f: impl FnOnce(&mut dyn std::io::Write) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     use std::io::Write;
     match out {
         Some(path) => {
-            let file =
-                std::fs::File::create(path).map_err(|source| CliError::Io { path: path.into(), source })?;
-            let mut w = std::io::BufWriter::new(file);
-            f(&mut w)?;
-            w.flush().map_err(|source| CliError::Io { path: path.into(), source })
+            output::refuse_inputs(path, inputs)?;
+            output::check_writable(path)?;
+            let mut buffer = Vec::new();
+            f(&mut buffer)?;
+            output::write_atomically(path, &buffer)
         }
         None => {
             let stdout = std::io::stdout();

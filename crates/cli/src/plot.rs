@@ -33,19 +33,25 @@ struct Series {
 
 /// Draws `input` into the PNG `out` (see the module docs).
 pub fn run(input: &Path, out: &Path) -> Result<(), CliError> {
-    if same_file(input, out) {
-        return Err(CliError::Usage(format!(
-            "--out {} is the input file; choose another path",
-            out.display()
-        )));
-    }
+    crate::output::refuse_inputs(out, &[input])?;
+    crate::output::check_writable(out)?;
     let text =
         std::fs::read_to_string(input).map_err(|source| CliError::Io { path: input.into(), source })?;
     let json: Value =
         serde_json::from_str(&text).map_err(|source| CliError::Json { path: input.into(), source })?;
     let fail = |what: String| CliError::Plot { path: out.into(), what };
+    // Drawn beside `out` and renamed into place once complete.
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = out.with_file_name(format!(".{name}.{}.tmp.png", std::process::id()));
+    let finish = |drawn: Draw<()>| -> Result<(), CliError> {
+        let renamed = drawn.and_then(|()| std::fs::rename(&tmp, out).map_err(err));
+        if renamed.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        renamed.map_err(fail)
+    };
     if let Some(rows) = json.get("rows").and_then(Value::as_array) {
-        return bench_chart(rows, out).map_err(fail);
+        return finish(bench_chart(rows, &tmp));
     }
     let dumps: Vec<&Value> = match json.get("envs").and_then(Value::as_array) {
         Some(envs) => envs.iter().collect(),
@@ -62,14 +68,7 @@ pub fn run(input: &Path, out: &Path) -> Result<(), CliError> {
         .or_else(|| dumps.first().and_then(|d| d.get("scene")))
         .and_then(Value::as_str)
         .unwrap_or("run");
-    run_chart(title, &series, out).map_err(fail)
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+    finish(run_chart(title, &series, &tmp))
 }
 
 /// The snapshots of one dump in step order.

@@ -202,7 +202,7 @@ pub fn view(dump: &Path, out: &Path) -> Result<(), CliError> {
 /// Writes the page of `replay` to `out`.
 pub fn write_page(replay: &Replay, out: &Path) -> Result<(), CliError> {
     let html = replay.html()?;
-    std::fs::write(out, html).map_err(|source| CliError::Io { path: out.into(), source })?;
+    crate::output::write_atomically(out, html.as_bytes())?;
     eprintln!("signorini: wrote {} ({} frames)", out.display(), replay.frames.len());
     Ok(())
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use signorini_model::spec::JointKind;
-use signorini_sim::{Data, Model};
+use signorini_sim::{Data, DialectStages, Model, Scene};
 
 use crate::error::CliError;
 
@@ -36,8 +36,8 @@ pub struct RunArgs {
     pub every: Option<u64>,
     /// MuJoCo-compatible mode.
     pub mujoco_compat: bool,
-    /// Narrow-phase threads, or the batch's threads with `envs`.
-    pub threads: usize,
+    /// Narrow-phase threads, or the batch's threads with `envs` (`--threads`; `None`: `--set threads` or 1).
+    pub threads: Option<usize>,
     /// Step this many copies of the scene as a batch.
     pub envs: Option<usize>,
     /// Standard deviation (m/s or rad/s) of the normal noise added to each batch environment's initial `qvel`.
@@ -167,9 +167,36 @@ pub(crate) fn snapshot(model: &Model, data: &Data) -> Snapshot {
     }
 }
 
-/// Runs the subcommand.
-pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
+/// Whether `path` names a URDF file (by its extension).
+pub(crate) fn is_urdf(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("urdf"))
+}
+
+/// A `--set` boolean: `true`/`false`/`1`/`0`.
+fn parse_flag(name: &str, value: &str) -> Result<bool, CliError> {
+    match value {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(CliError::Usage(format!("--set {name}={value}: expected true or false"))),
+    }
+}
+
+/// What `run`'s arguments ask for once made consistent (see [`resolve`]).
+struct Resolved {
+    /// The `--set` overrides left for the options.
+    overrides: Vec<(String, String)>,
+    dialect: Dialect,
+    threads: usize,
+}
+
+/// The arguments made consistent: `--set` and the flags that say the same thing (`mujoco_compatibility` and
+/// `--mujoco-compat`, `threads` and `--threads`) must agree; the flag wins where only it is given.
+fn resolve(args: &RunArgs) -> Result<Resolved, CliError> {
+    if args.every == Some(0) {
+        return Err(CliError::Usage("--every must be at least 1".into()));
+    }
     let mut overrides = Vec::new();
+    let (mut mujoco, mut threads) = (args.mujoco_compat, args.threads);
     for s in &args.set {
         let Some((name, value)) = s.split_once('=') else {
             return Err(CliError::Usage(format!(
@@ -177,20 +204,70 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 signorini_sim::OPTION_NAMES.join(", ")
             )));
         };
-        overrides.push((name.trim().to_string(), value.trim().to_string()));
+        let (name, value) = (name.trim(), value.trim());
+        match name {
+            "mujoco_compatibility" => {
+                let on = parse_flag(name, value)?;
+                if args.mujoco_compat && !on {
+                    return Err(CliError::Usage(
+                        "--mujoco-compat and --set mujoco_compatibility=false disagree; give one".into(),
+                    ));
+                }
+                mujoco = on;
+            }
+            "threads" => {
+                let t: usize = value.parse().map_err(|_| {
+                    CliError::Usage(format!("--set threads={value}: expected a whole number"))
+                })?;
+                if args.threads.is_some_and(|a| a != t) {
+                    return Err(CliError::Usage(format!(
+                        "--threads {} and --set threads={t} disagree; give one",
+                        args.threads.unwrap_or(t)
+                    )));
+                }
+                threads = Some(t);
+            }
+            _ => overrides.push((name.to_string(), value.to_string())),
+        }
     }
+    let threads = threads.unwrap_or(1);
+    signorini_sim::options::check_threads("threads", threads).map_err(|e| CliError::Usage(e.to_string()))?;
+    let dialect = if mujoco { Dialect::Mujoco } else { Dialect::Native };
+    Ok(Resolved { overrides, dialect, threads })
+}
+
+/// The scene of `path`: MJCF, or a URDF robot with its root welded to the world, under `dialect`'s defaults and
+/// `overrides`.
+fn load(path: &Path, dialect: Dialect, overrides: &[(String, String)]) -> Result<Scene, CliError> {
+    if !is_urdf(path) {
+        return load_scene(path, dialect, overrides).map_err(|e| CliError::Scene(e.to_string()));
+    }
+    let loaded = signorini_urdf::load_urdf(path, &signorini_urdf::UrdfOptions::default())
+        .map_err(|e| CliError::Scene(e.to_string()))?;
+    let mut options = dialect.default_options(false);
+    for (name, value) in overrides {
+        options.set(name, value).map_err(|e| CliError::Scene(e.to_string()))?;
+    }
+    let scene = |e: signorini_sim::SimError| CliError::Scene(format!("{}: {e}", path.display()));
+    let model = Model::new(loaded.spec, options).map_err(scene)?;
+    Scene::from_model(std::sync::Arc::new(model)).map_err(scene)
+}
+
+/// Runs the subcommand.
+pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let Resolved { mut overrides, dialect, threads } = resolve(args)?;
     if args.envs.is_none() {
-        overrides.push(("threads".into(), args.threads.to_string()));
+        overrides.push(("threads".into(), threads.to_string()));
     }
-    let load = |e: signorini_mjcf::MjcfError| CliError::Scene(e.to_string());
-    let dialect = if args.mujoco_compat { Dialect::Mujoco } else { Dialect::Native };
     let (mut scene, label) = match &args.scene {
-        Some(path) => (load_scene(path, dialect, &overrides).map_err(load)?, path.display().to_string()),
+        Some(path) => (load(path, dialect, &overrides)?, path.display().to_string()),
         None => (
-            load_scene_str(DEFAULT_SCENE, Path::new("."), dialect, &overrides).map_err(load)?,
+            load_scene_str(DEFAULT_SCENE, Path::new("."), dialect, &overrides)
+                .map_err(|e| CliError::Scene(e.to_string()))?,
             "built-in default pile".to_string(),
         ),
     };
+    let mujoco_compatibility = scene.model().dialect == Dialect::Mujoco;
     let dump_path =
         args.dump.clone().or_else(|| args.scene.is_none().then(|| PathBuf::from("signorini-run.json")));
     if let Some(path) = &args.record {
@@ -199,7 +276,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 "--record replays a single scene; it does not combine with --envs".into(),
             ));
         }
-        check_output_dir(path)?;
+        crate::output::check_writable(path)?;
         crate::replay::three_js_path().metadata().map_err(|e| {
             CliError::Usage(format!(
                 "--record: the replay page needs three.js at {} ({e}); run `cargo xtask vendor` first",
@@ -207,13 +284,14 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             ))
         })?;
     }
-    if let Some(path) = &dump_path {
-        check_output_dir(path)?;
+    for path in dump_path.iter().chain(&args.record) {
+        crate::output::refuse_inputs(path, &args.scene.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+        crate::output::check_writable(path)?;
     }
     if let Some(envs) = args.envs {
         return crate::run_batch::run(
             args,
-            envs,
+            crate::run_batch::Batching { envs, threads },
             std::sync::Arc::clone(scene.model()),
             &label,
             dump_path,
@@ -278,7 +356,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if let Some(path) = &dump_path {
         let dump = Dump {
             scene: label.clone(),
-            mujoco_compatibility: args.mujoco_compat,
+            mujoco_compatibility,
             steps: args.steps,
             snapshots,
             settled: Settled {
@@ -293,7 +371,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             perf: Perf {
                 steps_per_second,
                 wall_s: wall,
-                threads: args.threads,
+                threads,
                 stage_us: StageTimes {
                     forward: 1e6 * stages.forward / n,
                     collision: 1e6 * stages.collision / n,
@@ -305,7 +383,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             replay,
         };
         let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::Usage(e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
+        crate::output::write_atomically(path, text.as_bytes())?;
         eprintln!("signorini: wrote {}", path.display());
     }
     crate::query::write_json(
@@ -320,14 +398,4 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             dump: dump_path.map(|p| p.display().to_string()),
         },
     )
-}
-
-/// Errors: the folder `path` would be written in does not exist (checked before a run, not after it).
-pub(crate) fn check_output_dir(path: &Path) -> Result<(), CliError> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(CliError::Usage(format!("{}: the folder {} does not exist", path.display(), dir.display())))
-    }
 }

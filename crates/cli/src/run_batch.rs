@@ -68,10 +68,19 @@ struct Tally {
     snapshots: BTreeMap<String, Snapshot>,
 }
 
+/// How many environments, on how many threads.
+#[derive(Debug, Clone, Copy)]
+pub struct Batching {
+    /// Environments.
+    pub envs: usize,
+    /// Threads of the batch's pool.
+    pub threads: usize,
+}
+
 /// Runs the batch (see the module docs).
 pub fn run(
     args: &RunArgs,
-    n_envs: usize,
+    Batching { envs: n_envs, threads }: Batching,
     model: Arc<Model>,
     label: &str,
     dump_path: Option<PathBuf>,
@@ -82,7 +91,7 @@ pub fn run(
     }
     let sim = |e: signorini_sim::SimError| CliError::Scene(e.to_string());
     let mut batch =
-        Batch::new(Arc::clone(&model), n_envs).map_err(sim)?.with_threads(args.threads).map_err(sim)?;
+        Batch::new(Arc::clone(&model), n_envs).map_err(sim)?.with_threads(threads).map_err(sim)?;
     if args.perturb > 0.0 {
         let mut noise = Normal(args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let mut qvel = batch.qvel();
@@ -141,7 +150,7 @@ pub fn run(
     let summary = BatchSummary {
         scene: label,
         envs: n_envs,
-        threads: args.threads,
+        threads,
         steps: args.steps,
         env_steps_per_second,
         data_bytes: data_bytes(&batch),
@@ -156,7 +165,7 @@ pub fn run(
             .enumerate()
             .map(|(e, t)| Dump {
                 scene: label.to_string(),
-                mujoco_compatibility: args.mujoco_compat,
+                mujoco_compatibility: model.dialect == signorini_sim::Dialect::Mujoco,
                 steps: args.steps,
                 snapshots: t.snapshots,
                 settled: Settled {
@@ -171,7 +180,7 @@ pub fn run(
                 perf: Perf {
                     steps_per_second: env_steps_per_second / n_envs as f64,
                     wall_s: wall,
-                    threads: args.threads,
+                    threads,
                     stage_us: StageTimes::default(),
                 },
                 replay: None,
@@ -179,7 +188,7 @@ pub fn run(
             .collect();
         let text =
             serde_json::to_string_pretty(&BatchDump { envs }).map_err(|e| CliError::Usage(e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
+        crate::output::write_atomically(path, text.as_bytes())?;
         eprintln!("signorini: wrote {}", path.display());
     }
     crate::query::write_json(out, &summary)

@@ -98,7 +98,7 @@ fn plot_refuses_bad_inputs_with_a_message() {
     let other = dir.join("other.json");
     std::fs::write(&other, r#"{"hello": 1}"#).unwrap();
     let cases: [(&Path, &Path, &str); 3] = [
-        (&other, &other, "is the input file"),
+        (&other, &other, "also an input"),
         (&other, &dir.join("x.png"), "expected a `signorini run --dump` file"),
         (&dir.join("missing.json"), &dir.join("x.png"), "missing.json"),
     ];

@@ -82,14 +82,10 @@ impl Batch {
         Ok(Batch { model, envs, pool: None })
     }
 
-    /// The same batch stepped on a pool of `threads ≥ 1` threads of its own (results do not depend on it).
+    /// The same batch stepped on a pool of `threads` threads of its own (results do not depend on it). Errors:
+    /// `threads` is 0 or above [`max_threads`](crate::options::max_threads).
     pub fn with_threads(mut self, threads: usize) -> Result<Batch> {
-        if threads == 0 {
-            return Err(SimError::InvalidOption {
-                name: "threads".into(),
-                what: "must be at least 1".into(),
-            });
-        }
+        crate::options::check_threads("threads", threads)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("signorini-batch-{i}"))

@@ -307,6 +307,7 @@ impl Options {
                 return invalid(name, "must be at least 1".into());
             }
         }
+        check_threads("threads", self.threads)?;
         if self.contact_resolution == ContactResolution::Signorini
             && !Dialect::of(self).signorini_eligible(self)
         {
@@ -326,4 +327,27 @@ impl Options {
         }
         Ok(())
     }
+}
+
+/// The most worker threads a pool may have: [`THREADS_PER_CORE`] per core of this machine. More only adds
+/// scheduling overhead (results never depend on the count), and tens of thousands exhaust the machine.
+pub fn max_threads() -> usize {
+    THREADS_PER_CORE * std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// See [`max_threads`].
+pub const THREADS_PER_CORE: usize = 4;
+
+/// Errors: `threads` is 0 or above [`max_threads`] (`name` is the option or argument).
+pub fn check_threads(name: &str, threads: usize) -> Result<()> {
+    let max = max_threads();
+    if threads == 0 || threads > max {
+        return Err(SimError::InvalidOption {
+            name: name.into(),
+            what: format!(
+                "must be between 1 and {max} ({THREADS_PER_CORE} per core of this machine), got {threads}"
+            ),
+        });
+    }
+    Ok(())
 }

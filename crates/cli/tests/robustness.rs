@@ -1,0 +1,138 @@
+//! Hostile and careless use of the CLI (issue 15): outputs never clobber inputs and are checked before a run, flags
+//! and `--set` agree or are refused, thread counts are bounded, and URDF robots are accepted where scenes are.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_signorini"))
+}
+
+fn shared(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel)
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("signorini-robust-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn fails_with(cmd: &mut Command, message: &str) {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(message), "expected `{message}` in: {err}");
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = tempdir("same");
+    let records = dir.join("records.json");
+    std::fs::copy(shared("testdata/coal/sphere_box.json"), &records).unwrap();
+    let before = std::fs::read(&records).unwrap();
+    fails_with(bin().arg("query").arg(&records).arg("--out").arg(&records), "also an input");
+    assert_eq!(std::fs::read(&records).unwrap(), before, "the input is intact");
+    let scene = dir.join("scene.xml");
+    std::fs::copy(shared("scenes/sphere_drop.xml"), &scene).unwrap();
+    fails_with(bin().arg("run").arg(&scene).arg("--dump").arg(&scene), "also an input");
+    assert!(std::fs::read_to_string(&scene).unwrap().contains("<mujoco"));
+}
+
+#[test]
+fn unwritable_outputs_fail_before_the_run() {
+    let scene = shared("scenes/pile.xml");
+    for dump in ["/proc/signorini.json", "/no/such/folder/x.json"] {
+        let start = Instant::now();
+        fails_with(bin().arg("run").arg(&scene).args(["--steps", "1000000", "--dump", dump]), dump);
+        assert!(start.elapsed().as_secs_f64() < 10.0, "{dump}: the error came after running");
+    }
+}
+
+#[test]
+fn query_output_is_written_whole() {
+    let dir = tempdir("query");
+    let out = dir.join("out.jsonl");
+    let o = bin()
+        .arg("query")
+        .arg(shared("testdata/coal/sphere_box.json"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.lines().count() > 10
+            && text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+}
+
+fn run_dump(args: &[&str], dump: &Path) -> serde_json::Value {
+    let o = bin()
+        .arg("run")
+        .arg(shared("scenes/box_stack.xml"))
+        .args(args)
+        .arg("--dump")
+        .arg(dump)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(dump).unwrap()).unwrap()
+}
+
+#[test]
+fn flags_and_set_agree_or_are_refused() {
+    let dir = tempdir("flags");
+    let by_set = run_dump(&["--steps", "60", "--set", "mujoco_compatibility=true"], &dir.join("set.json"));
+    let by_flag = run_dump(&["--steps", "60", "--mujoco-compat"], &dir.join("flag.json"));
+    assert_eq!(by_set["mujoco_compatibility"], true, "the dump says what was simulated");
+    assert_eq!(
+        by_set["snapshots"], by_flag["snapshots"],
+        "--set mujoco_compatibility=true is --mujoco-compat"
+    );
+    let threads = run_dump(&["--steps", "5", "--set", "threads=2"], &dir.join("threads.json"));
+    assert_eq!(threads["perf"]["threads"], 2, "--set threads is honoured");
+    let scene = shared("scenes/box_stack.xml");
+    fails_with(bin().arg("run").arg(&scene).args(["--threads", "1", "--set", "threads=2"]), "disagree");
+    fails_with(
+        bin().arg("run").arg(&scene).args(["--mujoco-compat", "--set", "mujoco_compatibility=false"]),
+        "disagree",
+    );
+    fails_with(bin().arg("run").arg(&scene).args(["--every", "0"]), "--every");
+}
+
+#[test]
+fn thread_counts_are_bounded() {
+    let scene = shared("scenes/box_stack.xml");
+    for args in [&["--threads", "10000"][..], &["--threads", "10000", "--envs", "2"], &["--threads", "0"]] {
+        let start = Instant::now();
+        fails_with(bin().arg("run").arg(&scene).args(args), "threads");
+        assert!(start.elapsed().as_secs_f64() < 10.0, "{args:?} answered at once");
+    }
+}
+
+#[test]
+fn urdf_robots_run_and_inspect() {
+    let urdf = shared("robots/kuka_iiwa/model.urdf");
+    let o = bin().arg("run").arg(&urdf).args(["--steps", "50"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["steps"], 50);
+    let dir = tempdir("urdf");
+    let states = dir.join("states.json");
+    std::fs::write(
+        &states,
+        r#"{"records": [{"qpos": [0, 0.5, 0, -1, 0, 0.3, 0], "qvel": [0, 0, 0, 0, 0, 0, 0]}]}"#,
+    )
+    .unwrap();
+    let o = bin().arg("inspect").arg(&urdf).arg("--states").arg(&states).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["body_mass"].as_array().unwrap().len(), 9, "world + 8 links");
+}
