@@ -61,6 +61,10 @@ enum Command {
         /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
+        /// On a capacity error (e.g. max_collision_pairs), raise that budget to 1.25 × what the step needed and redo
+        /// the step, as often as needed; the summary lists the raised budgets under "grown".
+        #[arg(long)]
+        grow_capacity: bool,
         /// Write a self-contained HTML replay of the run (body poses and contacts every --every steps, 10 by default).
         #[arg(long, value_name = "OUT.html")]
         record: Option<PathBuf>,
@@ -127,6 +131,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             seed,
             set,
             record,
+            grow_capacity,
         } => with_output(None, &[], |w| {
             let args = run::RunArgs {
                 scene,
@@ -140,6 +145,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 seed,
                 set,
                 record,
+                grow_capacity,
             };
             run::run(&args, w)
         }),

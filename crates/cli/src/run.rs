@@ -48,6 +48,8 @@ pub struct RunArgs {
     pub set: Vec<String>,
     /// Write a replay page here (body poses and contacts every `every` steps, 10 by default).
     pub record: Option<PathBuf>,
+    /// On a capacity error, raise the budget it names (to 1.25 × what the step needed) and redo the step.
+    pub grow_capacity: bool,
 }
 
 impl RunArgs {
@@ -134,6 +136,21 @@ struct Summary<'a> {
     max_penetration: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     dump: Option<String>,
+    /// Budgets raised by `--grow-capacity`: option → final value.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    grown: BTreeMap<String, usize>,
+}
+
+/// The option a capacity error names and the value that would have fitted.
+fn capacity_need(e: &signorini_sim::SimError) -> Option<(&'static str, usize)> {
+    match e {
+        signorini_sim::SimError::Collision(signorini_collision::CollisionError::CapacityExceeded {
+            option,
+            required,
+            ..
+        }) => Some((option, *required)),
+        _ => None,
+    }
 }
 
 pub(crate) fn snapshot(model: &Model, data: &Data) -> Snapshot {
@@ -259,14 +276,16 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     if args.envs.is_none() {
         overrides.push(("threads".into(), threads.to_string()));
     }
-    let (mut scene, label) = match &args.scene {
-        Some(path) => (load(path, dialect, &overrides)?, path.display().to_string()),
-        None => (
-            load_scene_str(DEFAULT_SCENE, Path::new("."), dialect, &overrides)
-                .map_err(|e| CliError::Scene(e.to_string()))?,
-            "built-in default pile".to_string(),
-        ),
+    let build = |overrides: &[(String, String)]| match &args.scene {
+        Some(path) => load(path, dialect, overrides),
+        None => load_scene_str(DEFAULT_SCENE, Path::new("."), dialect, overrides)
+            .map_err(|e| CliError::Scene(e.to_string())),
     };
+    let mut scene = build(&overrides)?;
+    let label = args.scene.as_ref().map_or("built-in default pile".to_string(), |p| p.display().to_string());
+    if args.grow_capacity && args.envs.is_some() {
+        return Err(CliError::Usage("--grow-capacity applies to a single scene, not with --envs".into()));
+    }
     let mujoco_compatibility = scene.model().dialect == Dialect::Mujoco;
     let dump_path =
         args.dump.clone().or_else(|| args.scene.is_none().then(|| PathBuf::from("signorini-run.json")));
@@ -318,9 +337,23 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let mut stages = StageTimes::default();
     let start = Instant::now();
     let mut stepping = 0.0;
+    let mut grown = BTreeMap::new();
     for k in 1..=args.steps {
+        let before = args.grow_capacity.then(|| scene.data().clone());
         let t = Instant::now();
-        scene.step().map_err(|e| CliError::Scene(format!("step {k}: {e}")))?;
+        let mut result = scene.step();
+        while let (Err(e), Some(state)) = (&result, &before) {
+            let Some((option, required)) = capacity_need(e) else { break };
+            let value = required + required / 4 + 1;
+            eprintln!("signorini: step {k}: {option} raised to {value} ({e})");
+            overrides.retain(|(name, _)| name != option);
+            overrides.push((option.to_string(), value.to_string()));
+            grown.insert(option.to_string(), value);
+            scene = build(&overrides)?;
+            scene.restore(state.clone()).map_err(|e| CliError::Scene(e.to_string()))?;
+            result = scene.step();
+        }
+        result.map_err(|e| CliError::Scene(format!("step {k}: {e}")))?;
         stepping += t.elapsed().as_secs_f64();
         let s = scene.stats();
         ncon_sum += s.contacts as u64;
@@ -396,6 +429,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             mean_solver_iterations: iter_sum as f64 / n,
             max_penetration: max_pen,
             dump: dump_path.map(|p| p.display().to_string()),
+            grown,
         },
     )
 }

@@ -136,3 +136,38 @@ fn urdf_robots_run_and_inspect() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["body_mass"].as_array().unwrap().len(), 9, "world + 8 links");
 }
+
+#[test]
+fn grow_capacity_raises_the_budget_and_the_run_is_the_one_with_that_budget() {
+    let dir = tempdir("grow");
+    let scene = shared("scenes/pile.xml");
+    let run = |args: &[&str], dump: &Path| {
+        let o =
+            bin().arg("run").arg(&scene).args(["--steps", "220"]).args(args).arg("--dump").arg(dump).output();
+        let o = o.unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let dump: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dump).unwrap()).unwrap();
+        (summary, dump)
+    };
+    fails_with(
+        bin().arg("run").arg(&scene).args(["--steps", "220", "--set", "max_collision_pairs=20"]),
+        "raise `max_collision_pairs` to at least",
+    );
+    let (summary, grown) =
+        run(&["--set", "max_collision_pairs=20", "--grow-capacity"], &dir.join("grown.json"));
+    let raised =
+        summary["grown"]["max_collision_pairs"].as_u64().expect("the summary lists the raised budget");
+    assert!(raised > 20);
+    let (_, ample) = run(&["--set", "max_collision_pairs=1000"], &dir.join("ample.json"));
+    assert_eq!(grown["snapshots"], ample["snapshots"], "budgets do not change the physics");
+}
+
+#[test]
+fn huge_option_values_are_refused_with_short_numbers() {
+    let scene = shared("scenes/box_stack.xml");
+    let out = bin().arg("run").arg(&scene).args(["--set", "dt=1e300"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dt") && err.contains("1e300") && err.len() < 200, "{err}");
+}

@@ -61,6 +61,18 @@ pub(crate) fn check_contacts(options: &CollisionOptions, n_boxes: usize, needed:
     })
 }
 
+/// Of two failures of one step, the one to report: the larger requirement when both are budgets of the same option,
+/// else the first.
+pub(crate) fn larger_need(first: CollisionError, second: CollisionError) -> CollisionError {
+    match (&first, &second) {
+        (
+            CollisionError::CapacityExceeded { option: a, required: ra, .. },
+            CollisionError::CapacityExceeded { option: b, required: rb, .. },
+        ) if a == b && rb > ra => second,
+        _ => first,
+    }
+}
+
 /// The contact cap of a pair of shape kinds and the option that sets it.
 pub(crate) fn pair_contact_cap(
     options: &CollisionOptions,

@@ -199,16 +199,17 @@ fn pair_budgets_are_typed_errors_with_the_needed_count() {
     }
     let msg = w.step(&poses).unwrap_err().to_string();
     assert!(msg.contains("raise `max_collision_pairs` to at least 30"), "{msg}");
-    // 200 spheres: 200 candidates exceed 20 × 8 first.
+    // 200 spheres: 200 candidates exceed 20 × 8, and the contacts (200 > 20 × 5) need more still: the step runs to
+    // the end and reports what it needs as a whole (40), not the candidates' 25, which would fail again.
     let (mut w, poses) = resting(200, false, 20);
     match w.step(&poses) {
         Err(CollisionError::CapacityExceeded { option, what, limit, needed, required }) => {
-            assert_eq!((option, what), ("max_collision_pairs", "broad-phase candidate pairs"));
-            assert_eq!((limit, needed, required), (160, 200, 25));
+            assert_eq!((option, what), ("max_collision_pairs", "contacts"));
+            assert_eq!((limit, needed, required), (100, 200, 40));
         }
         other => panic!("expected a capacity error, got {other:?}"),
     }
-    // At 25 the candidates fit, and the contacts (200 > 25 × 5) ask for 40; at 40 everything fits, nothing dropped.
+    // At 25 the candidates fit, and the contacts still ask for 40; at 40 everything fits, nothing dropped.
     let (mut w, poses) = resting(200, false, 25);
     match w.step(&poses) {
         Err(CollisionError::CapacityExceeded { what: "contacts", needed: 200, required: 40, .. }) => {}

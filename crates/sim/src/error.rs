@@ -33,9 +33,9 @@ pub enum SimError {
     #[error(transparent)]
     Integrator(#[from] signorini_integrators::IntegratorError),
     /// The state became non-finite.
-    #[error("the state became non-finite at step {step} (time {time} s): {what}")]
+    #[error("the state became non-finite in step {step} (time {} s): {what}", short(*time))]
     NonFinite {
-        /// Step index.
+        /// The step being taken (1 for the first step after construction or a reset).
         step: u64,
         /// Simulated time.
         time: f64,
@@ -60,3 +60,10 @@ pub enum SimError {
 
 /// Result alias of the simulator facade.
 pub type Result<T, E = SimError> = std::result::Result<T, E>;
+
+/// `x` for a message: plain decimals for ordinary magnitudes, scientific notation otherwise (Rust's `{}` writes 1e300
+/// with 300 digits).
+pub fn short(x: f64) -> String {
+    let a = x.abs();
+    if x == 0.0 || !x.is_finite() || (1e-4..1e9).contains(&a) { format!("{x}") } else { format!("{x:e}") }
+}

@@ -281,11 +281,17 @@ impl Options {
             } else {
                 Err(SimError::InvalidOption {
                     name: name.into(),
-                    what: format!("must be finite and > 0, got {v}"),
+                    what: format!("must be finite and > 0, got {}", crate::error::short(v)),
                 })
             }
         };
         positive("dt", self.dt)?;
+        if self.dt > MAX_DT {
+            return invalid(
+                "dt",
+                format!("must be at most {MAX_DT} s, got {}", crate::error::short(self.dt)),
+            );
+        }
         positive("ls_tolerance", self.ls_tolerance)?;
         positive("noslip_tolerance", self.noslip_tolerance)?;
         positive("constraint_timeconst", self.constraint_timeconst)?;
@@ -337,6 +343,9 @@ pub fn max_threads() -> usize {
 
 /// See [`max_threads`].
 pub const THREADS_PER_CORE: usize = 4;
+
+/// The largest time step accepted (s): far above any stable rigid-body step, and far below what overflows `time`.
+pub const MAX_DT: f64 = 10.0;
 
 /// Errors: `threads` is 0 or above [`max_threads`] (`name` is the option or argument).
 pub fn check_threads(name: &str, threads: usize) -> Result<()> {

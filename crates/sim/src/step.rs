@@ -97,7 +97,7 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     }
     let t5 = Instant::now();
     if let Some(what) = non_finite(&d.multibody) {
-        return Err(SimError::NonFinite { step: d.steps, time: d.multibody.time, what });
+        return Err(SimError::NonFinite { step: d.steps + 1, time: d.multibody.time, what });
     }
     let world = d.collision.stats();
     let s = &mut d.stats;

@@ -277,3 +277,15 @@ fn equalities_and_constraint_types_switch_per_environment() {
     }
     assert!((scene.data().multibody.qpos[2] - 0.1).abs() < 0.01, "active=\"false\" starts released");
 }
+
+/// A state that overflows is reported in the step that produced it (1-based), with a short time.
+#[test]
+fn a_non_finite_state_names_the_step_that_produced_it() {
+    let mut lone = scene("scenes/box_stack.xml", Dialect::Native);
+    let nv = lone.model().multibody.nv;
+    lone.set_qvel(&vec![1e308; nv]).unwrap();
+    let err = lone.step().unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, SimError::NonFinite { step: 1, .. }), "{text}");
+    assert!(text.contains("in step 1") && text.len() < 300, "{text}");
+}

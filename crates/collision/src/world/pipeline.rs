@@ -157,9 +157,16 @@ impl CollisionModel {
             candidate_pairs: data.pairs.len(),
             ..super::StepStats::default()
         };
-        capacity::check_candidates(&self.options, data.pairs.len())?;
+        // Over the candidate budget, the step still runs to the end so that the error reports what the whole step
+        // needs (the candidates and the contacts), not a value that fails again at the next check.
+        let candidates = capacity::check_candidates(&self.options, data.pairs.len());
         self.narrow_phase(data);
-        self.merge(data)?;
+        let merged = self.merge(data);
+        match (candidates, merged) {
+            (Ok(()), merged) => merged?,
+            (Err(e), Ok(())) => return Err(e),
+            (Err(a), Err(b)) => return Err(capacity::larger_need(a, b)),
+        }
         Ok(&data.contacts)
     }
 
