@@ -9,13 +9,14 @@
 //! | `bench mujoco [ARGS]` | `python3 scripts/bench_mujoco.py ARGS`: steps/s of MuJoCo and of the release CLI on the shared scenes (see `scripts/README.md`) |
 //! | `bench batch [ARGS]` | `python3 scripts/bench_batch.py ARGS`: env-steps/s of MuJoCo's `rollout` and of `signorini run --envs` |
 //! | `vendor` | fetches the replay viewer's pinned three.js (npm registry tarball, SHA-512 checked) into `target/vendor/` (not committed; `test` runs it first) |
+//! | `bench load [ARGS]` | `python3 scripts/bench_load.py ARGS`: MJCF load time against the body count (1 000–20 000 free bodies) |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
 use std::process::{Command, ExitCode};
 
 const USAGE: &str =
-    "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch] [ARGS…]|vendor|snapshot|stress>";
+    "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch|load] [ARGS…]|vendor|snapshot|stress>";
 
 /// The three.js release the replay viewer inlines (`signorini view`), from the npm registry, and the SHA-512 of its
 /// tarball (the registry's `dist.integrity`, in hex).
@@ -38,6 +39,9 @@ fn bench(rest: &[String]) -> Result<(), String> {
     }
     if rest.first().is_some_and(|t| t == "batch") {
         return python_script("scripts/bench_batch.py", &rest[1..]);
+    }
+    if rest.first().is_some_and(|t| t == "load") {
+        return python_script("scripts/bench_load.py", &rest[1..]);
     }
     let (targets, criterion): (Vec<(&str, &str)>, &[String]) =
         match rest.first().and_then(|t| BENCH_TARGETS.iter().find(|(name, _)| name == t)) {

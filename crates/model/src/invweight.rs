@@ -39,6 +39,12 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     let nv = m.nv;
     m.meaninertia = if nv == 0 { 1.0 } else { (0..nv).map(|i| d.qm[m.dof_madr[i]]).sum::<f64>() / nv as f64 };
 
+    // Each solve is restricted to the kinematic tree of its right-hand side (the rest of `M` is block-diagonal
+    // apart): the cost is linear in the number of trees, not quadratic.
+    let mut tree_dofs = vec![Vec::new(); m.ntree];
+    for dof in 0..nv {
+        tree_dofs[m.dof_treeid[dof]].push(dof);
+    }
     let mut x = vec![0.0; nv];
     let mut row = vec![0.0; nv];
     let mut invweight = vec![[0.0; 2]; m.nbody];
@@ -46,16 +52,23 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
         if m.body_weldid[b] == 0 {
             continue;
         }
+        let chain: Vec<usize> = m.dof_chain(b).collect();
+        let Some(&first) = chain.first() else { continue };
+        let tree = &tree_dofs[m.dof_treeid[first]];
         let mut diag = [0.0; 6];
         for (r, a) in diag.iter_mut().enumerate() {
-            row.fill(0.0);
-            for dof in m.dof_chain(b) {
+            for &dof in &chain {
                 let (lin, ang) = m.jacobian_column(&d, dof, d.xipos[b]);
                 row[dof] = if r < 3 { lin[r] } else { ang[r - 3] };
             }
-            x.copy_from_slice(&row);
-            m.solve_m(&d, &mut x);
-            *a = row.iter().zip(&x).map(|(p, q)| p * q).sum();
+            for &t in tree {
+                x[t] = row[t];
+            }
+            m.tree_layout().solve_on(&d.qld, &d.qld_diag_inv, &mut x, tree);
+            *a = tree.iter().map(|&t| row[t] * x[t]).sum();
+            for &t in tree {
+                (x[t], row[t]) = (0.0, 0.0);
+            }
         }
         let mut w = [(diag[0] + diag[1] + diag[2]) / 3.0, (diag[3] + diag[4] + diag[5]) / 3.0];
         if w[0] < MINVAL && w[1] > MINVAL {
@@ -69,10 +82,13 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
 
     let mut minv_diag = vec![0.0; nv];
     for (i, out) in minv_diag.iter_mut().enumerate() {
-        x.fill(0.0);
+        let tree = &tree_dofs[m.dof_treeid[i]];
         x[i] = 1.0;
-        m.solve_m(&d, &mut x);
+        m.tree_layout().solve_on(&d.qld, &d.qld_diag_inv, &mut x, tree);
         *out = x[i];
+        for &t in tree {
+            x[t] = 0.0;
+        }
     }
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];

@@ -809,7 +809,11 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     }
     m.dof_madr.push(adr);
     m.nm = adr;
-    m.dof_simple = (0..m.nv).map(|d| body_is_simple(&m, m.dof_bodyid[d])).collect();
+    let mut has_child = vec![false; nbody];
+    for b in 1..nbody {
+        has_child[m.body_parent[b]] = true;
+    }
+    m.dof_simple = (0..m.nv).map(|d| body_is_simple(&m, m.dof_bodyid[d], &has_child)).collect();
     m.dof_m0 = vec![0.0; m.nv];
     m.dof_rownnz =
         (0..m.nv).map(|d| if m.dof_simple[d] { 1 } else { m.dof_madr[d + 1] - m.dof_madr[d] }).collect();
@@ -830,11 +834,11 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
 
 /// MuJoCo's `body_simple` rule (see [`Model::dof_simple`]), with one more condition: no two slides along the same
 /// axis (their rows of `M` would couple).
-fn body_is_simple(m: &Model, b: usize) -> bool {
+fn body_is_simple(m: &Model, b: usize, has_child: &[bool]) -> bool {
     let parent = m.body_parent[b];
     let fixed_base = parent == 0 || (m.body_parent[parent] == 0 && m.body_dofnum[parent] == 0);
     let same_frame = m.body_ipos[b] == DVec3::ZERO && m.body_iquat[b] == DQuat::IDENTITY;
-    let leaf = !(b + 1..m.nbody).any(|c| m.body_parent[c] == b);
+    let leaf = !has_child[b];
     if b == 0 || !fixed_base || !same_frame || !leaf {
         return false;
     }

@@ -122,24 +122,74 @@ pub fn parse(text: &str, file: &Path) -> Result<Element> {
         XmlError::Syntax { file: PathBuf::from(file), line: pos.row, column: pos.col, message: e.to_string() }
     })?;
     let file = Arc::new(file.to_path_buf());
-    Ok(convert(&doc, doc.root_element(), &file))
+    convert(&doc, &LineStarts::new(text), &file)
 }
 
-fn convert(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>, file: &Arc<PathBuf>) -> Element {
-    let at = |pos: usize| Location { file: file.clone(), line: doc.text_pos_at(pos).row };
-    Element {
-        name: node.tag_name().name().to_string(),
-        attributes: node
-            .attributes()
-            .map(|a| Attribute {
-                name: a.name().to_string(),
-                value: a.value().to_string(),
-                at: at(a.range().start),
-            })
-            .collect(),
-        children: node.children().filter(|c| c.is_element()).map(|c| convert(doc, c, file)).collect(),
-        at: at(node.range().start),
+/// The deepest element nesting accepted (the root is depth 1): real robots and scenes nest a few dozen deep, and the
+/// loaders and the compiler walk the tree recursively, so deeper files are refused with a typed error rather than
+/// risking the stack.
+pub const MAX_DEPTH: usize = 1000;
+
+/// The byte offsets where lines start, for line numbers by binary search (roxmltree's `text_pos_at` rescans the
+/// text from its start at every call, which made loading quadratic in the file size).
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn new(text: &str) -> Self {
+        LineStarts(std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect())
     }
+
+    /// The 1-based line of byte `pos`.
+    fn line(&self, pos: usize) -> u32 {
+        self.0.partition_point(|&start| start <= pos) as u32
+    }
+}
+
+/// The element tree of `doc`, built without recursion: the elements in breadth-first order (each after its parent,
+/// siblings in document order), then each moved into its parent from the last to the first.
+fn convert(doc: &roxmltree::Document<'_>, lines: &LineStarts, file: &Arc<PathBuf>) -> Result<Element> {
+    let at = |pos: usize| Location { file: file.clone(), line: lines.line(pos) };
+    let mut order = vec![(doc.root_element(), usize::MAX, 1usize)];
+    let mut next = 0;
+    while next < order.len() {
+        let (node, _, depth) = order[next];
+        if depth > MAX_DEPTH {
+            return Err(XmlError::TooDeep { at: at(node.range().start), depth: MAX_DEPTH });
+        }
+        order.extend(node.children().filter(|c| c.is_element()).map(|c| (c, next, depth + 1)));
+        next += 1;
+    }
+    let mut elements: Vec<Option<Element>> = order
+        .iter()
+        .map(|(node, _, _)| {
+            Some(Element {
+                name: node.tag_name().name().to_string(),
+                attributes: node
+                    .attributes()
+                    .map(|a| Attribute {
+                        name: a.name().to_string(),
+                        value: a.value().to_string(),
+                        at: at(a.range().start),
+                    })
+                    .collect(),
+                children: Vec::new(),
+                at: at(node.range().start),
+            })
+        })
+        .collect();
+    for k in (1..order.len()).rev() {
+        let child = elements[k].take().expect("each element is moved once");
+        let parent = elements[order[k].1].as_mut().expect("a parent comes before its children");
+        parent.children.push(child);
+    }
+    let mut root = elements[0].take().expect("the root element");
+    // Children were appended last first.
+    let mut stack = vec![&mut root];
+    while let Some(e) = stack.pop() {
+        e.children.reverse();
+        stack.extend(e.children.iter_mut());
+    }
+    Ok(root)
 }
 
 #[cfg(test)]

@@ -38,6 +38,14 @@ pub enum XmlError {
         message: String,
     },
     /// An element that is not part of the format (or not allowed where it is).
+    /// Elements nest deeper than [`crate::element::MAX_DEPTH`].
+    #[error("{at}: elements nest deeper than {depth} levels (the deepest nesting accepted)")]
+    TooDeep {
+        /// The first element past the limit.
+        at: Location,
+        /// The limit.
+        depth: usize,
+    },
     #[error("{at}: unknown element <{element}> inside <{parent}>")]
     UnknownElement {
         /// Where.
@@ -131,7 +139,8 @@ impl XmlError {
             | XmlError::NotSupported { at, .. }
             | XmlError::MissingAttribute { at, .. }
             | XmlError::InvalidValue { at, .. }
-            | XmlError::Invalid { at, .. } => Some(at),
+            | XmlError::Invalid { at, .. }
+            | XmlError::TooDeep { at, .. } => Some(at),
         }
     }
 
@@ -146,7 +155,7 @@ impl XmlError {
     /// The element at fault, if any.
     pub fn element(&self) -> Option<&str> {
         match self {
-            XmlError::Io { .. } | XmlError::Syntax { .. } => None,
+            XmlError::Io { .. } | XmlError::Syntax { .. } | XmlError::TooDeep { .. } => None,
             XmlError::UnknownElement { element, .. }
             | XmlError::UnknownAttribute { element, .. }
             | XmlError::NotSupported { element, .. }
