@@ -53,6 +53,12 @@ pub enum CliError {
     /// An argument is out of range.
     #[error("{0}")]
     Usage(String),
+    /// The run was interrupted (Ctrl-C or SIGTERM) after writing its summary and the snapshots so far (exit 130).
+    #[error("interrupted after step {step}: the summary and the snapshots so far were written")]
+    Interrupted {
+        /// The last step completed.
+        step: u64,
+    },
     /// A plot could not be drawn or written.
     #[error("{}: {what}", path.display())]
     Plot {
@@ -68,6 +74,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::NotImplemented { .. } => 2,
+            CliError::Interrupted { .. } => 130,
             _ => 1,
         }
     }

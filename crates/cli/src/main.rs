@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod error;
 mod inspect;
+mod interrupt;
 mod output;
 mod plot;
 mod query;
@@ -188,6 +189,7 @@ fn with_output(
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

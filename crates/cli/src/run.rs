@@ -136,6 +136,9 @@ struct Summary<'a> {
     max_penetration: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     dump: Option<String>,
+    /// Whether Ctrl-C or SIGTERM stopped the run early (`steps` then counts the steps done).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
     /// Budgets raised by `--grow-capacity`: option → final value.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     grown: BTreeMap<String, usize>,
@@ -338,7 +341,18 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let start = Instant::now();
     let mut stepping = 0.0;
     let mut grown = BTreeMap::new();
+    let mut steps = args.steps;
     for k in 1..=args.steps {
+        if crate::interrupt::requested() {
+            steps = k - 1;
+            snapshots.entry(steps.to_string()).or_insert_with(|| snapshot(scene.model(), scene.data()));
+            if let Some(r) = &mut replay
+                && r.frames.last().is_none_or(|f| f.step != steps)
+            {
+                r.record(scene.data(), steps);
+            }
+            break;
+        }
         let before = args.grow_capacity.then(|| scene.data().clone());
         let t = Instant::now();
         let mut result = scene.step();
@@ -380,9 +394,10 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
     }
     bar.finish_and_clear();
+    let interrupted = steps < args.steps;
     let wall = start.elapsed().as_secs_f64();
-    let n = args.steps.max(1) as f64;
-    let steps_per_second = if stepping > 0.0 { args.steps as f64 / stepping } else { 0.0 };
+    let n = steps.max(1) as f64;
+    let steps_per_second = if stepping > 0.0 { steps as f64 / stepping } else { 0.0 };
     if let (Some(path), Some(r)) = (&args.record, &replay) {
         crate::replay::write_page(r, path)?;
     }
@@ -390,7 +405,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let dump = Dump {
             scene: label.clone(),
             mujoco_compatibility,
-            steps: args.steps,
+            steps,
             snapshots,
             settled: Settled {
                 max_abs_qvel_at_n: scene.data().multibody.qvel.iter().fold(0.0, |m, v| m.max(v.abs())),
@@ -423,13 +438,15 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
         out,
         &Summary {
             scene: &label,
-            steps: args.steps,
+            steps,
             steps_per_second,
             mean_contacts: ncon_sum as f64 / n,
             mean_solver_iterations: iter_sum as f64 / n,
             max_penetration: max_pen,
             dump: dump_path.map(|p| p.display().to_string()),
+            interrupted,
             grown,
         },
-    )
+    )?;
+    if interrupted { Err(CliError::Interrupted { step: steps }) } else { Ok(()) }
 }

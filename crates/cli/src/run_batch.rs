@@ -35,6 +35,9 @@ struct BatchSummary<'a> {
     max_penetration: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     dump: Option<String>,
+    /// Whether Ctrl-C or SIGTERM stopped the run early (`steps` then counts the steps done).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
 }
 
 /// A seeded standard normal sequence (xorshift64* and Box–Muller), so a perturbed run is reproducible without a
@@ -119,7 +122,7 @@ pub fn run(
     // Chunks of steps, each one hand-over to the pool; the tallies are updated by the environments' own threads.
     const CHUNK: u64 = 64;
     let mut done = 0;
-    while done < args.steps {
+    while done < args.steps && !crate::interrupt::requested() {
         let n = CHUNK.min(args.steps - done);
         let base = done;
         let t = Instant::now();
@@ -143,20 +146,29 @@ pub fn run(
         bar.set_position(done);
     }
     bar.finish_and_clear();
+    let interrupted = done < args.steps;
+    if interrupted && dumping {
+        for (e, t) in tallies.iter_mut().enumerate() {
+            if let Ok(d) = batch.env(e) {
+                t.snapshots.entry(done.to_string()).or_insert_with(|| snapshot(&model, d));
+            }
+        }
+    }
+    let steps = done;
     let wall = start.elapsed().as_secs_f64();
-    let n = args.steps.max(1) as f64;
-    let env_steps_per_second =
-        if stepping > 0.0 { (args.steps as f64 * n_envs as f64) / stepping } else { 0.0 };
+    let n = steps.max(1) as f64;
+    let env_steps_per_second = if stepping > 0.0 { (steps as f64 * n_envs as f64) / stepping } else { 0.0 };
     let summary = BatchSummary {
         scene: label,
         envs: n_envs,
         threads,
-        steps: args.steps,
+        steps,
         env_steps_per_second,
         data_bytes: data_bytes(&batch),
         mean_contacts: tallies.iter().map(|t| t.ncon).sum::<u64>() as f64 / (n * n_envs as f64),
         max_penetration: tallies.iter().map(|t| t.max_penetration).fold(0.0, f64::max),
         dump: dump_path.as_ref().map(|p| p.display().to_string()),
+        interrupted,
     };
     if let Some(path) = &dump_path {
         let qvel: Array2<f64> = batch.qvel();
@@ -166,7 +178,7 @@ pub fn run(
             .map(|(e, t)| Dump {
                 scene: label.to_string(),
                 mujoco_compatibility: model.dialect == signorini_sim::Dialect::Mujoco,
-                steps: args.steps,
+                steps,
                 snapshots: t.snapshots,
                 settled: Settled {
                     max_abs_qvel_at_n: qvel.row(e).iter().fold(0.0, |m, v| m.max(v.abs())),
@@ -191,7 +203,8 @@ pub fn run(
         crate::output::write_atomically(path, text.as_bytes())?;
         eprintln!("signorini: wrote {}", path.display());
     }
-    crate::query::write_json(out, &summary)
+    crate::query::write_json(out, &summary)?;
+    if interrupted { Err(CliError::Interrupted { step: steps }) } else { Ok(()) }
 }
 
 /// The memory one environment's [`Data`](signorini_sim::Data) occupies after the run, measured rather than

@@ -171,3 +171,42 @@ fn huge_option_values_are_refused_with_short_numbers() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("dt") && err.contains("1e300") && err.len() < 200, "{err}");
 }
+
+#[test]
+fn an_interrupted_run_writes_its_summary_and_snapshots_so_far() {
+    let dir = tempdir("interrupt");
+    for (signal, envs) in [("-INT", None), ("-TERM", Some("2"))] {
+        let dump = dir.join(format!("run{signal}.json"));
+        let mut cmd = bin();
+        cmd.arg("run").arg(shared("scenes/pile.xml")).args([
+            "--steps",
+            "100000000",
+            "--every",
+            "50",
+            "--dump",
+        ]);
+        cmd.arg(&dump);
+        if let Some(n) = envs {
+            cmd.args(["--envs", n]);
+        }
+        let child =
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let killed = Command::new("kill").arg(signal).arg(child.id().to_string()).status().unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted after step"));
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["interrupted"], true);
+        let steps = summary["steps"].as_u64().unwrap();
+        assert!(steps > 0 && steps < 100_000_000);
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+        let first = match envs {
+            Some(_) => json["envs"][0].clone(),
+            None => json,
+        };
+        assert_eq!(first["steps"].as_u64(), Some(steps));
+        assert!(first["snapshots"].get(steps.to_string()).is_some(), "the last state is kept");
+    }
+}
