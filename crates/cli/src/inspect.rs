@@ -87,6 +87,12 @@ pub fn run(scene: &Path, states: &Path, out: &mut dyn Write) -> Result<(), CliEr
         if let Some(bad) = s.qpos.iter().chain(&s.qvel).find(|x| !x.is_finite()) {
             return Err(CliError::Usage(format!("record {k}: state value {bad} is not finite")));
         }
+        let max = signorini_geometry::MAX_COORDINATE;
+        if let Some(bad) = s.qpos.iter().chain(&s.qvel).find(|x| x.abs() > max) {
+            return Err(CliError::Usage(format!(
+                "record {k}: state value {bad:e} is beyond ±{max:e} (the largest magnitude accepted)"
+            )));
+        }
         data.qpos.copy_from_slice(&s.qpos);
         data.qvel.copy_from_slice(&s.qvel);
         model.forward_kinematics(&mut data);

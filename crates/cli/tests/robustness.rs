@@ -210,3 +210,48 @@ fn an_interrupted_run_writes_its_summary_and_snapshots_so_far() {
         assert!(first["snapshots"].get(steps.to_string()).is_some(), "the last state is kept");
     }
 }
+
+#[test]
+fn magnitudes_beyond_the_bound_are_typed_errors_and_huge_directions_are_directions() {
+    let dir = tempdir("magnitude");
+    // A query with a shape 2e200 m away: refused, naming the value (it printed `"distance": null`).
+    let reference: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shared("testdata/coal/sphere_box.json")).unwrap())
+            .unwrap();
+    let mut huge = reference.clone();
+    huge["records"] = serde_json::json!([reference["records"][0].clone()]);
+    huge["records"][0]["tf2"]["t"] = serde_json::json!([2e200, 0.0, 0.0]);
+    let records = dir.join("huge.json");
+    std::fs::write(&records, huge.to_string()).unwrap();
+    fails_with(bin().arg("query").arg(&records), "2e200");
+    // A body at 1e308 m: refused, naming the file, the body and the value.
+    let far = dir.join("far.xml");
+    std::fs::write(
+        &far,
+        r#"<mujoco><worldbody><body name="far" pos="0 0 1e308"><freejoint/><geom type="sphere" size="0.1"/></body>
+        </worldbody></mujoco>"#,
+    )
+    .unwrap();
+    fails_with(bin().arg("run").arg(&far), "far.xml: body 'far'");
+    // Orientations and axes of huge (or tiny) but finite components are directions, not "zero norm".
+    let turned = dir.join("turned.xml");
+    std::fs::write(
+        &turned,
+        r#"<mujoco><worldbody><body quat="1e200 1e200 0 0"><joint type="hinge" axis="1e-200 1e-200 0"/>
+        <geom type="sphere" size="0.1"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let o = bin().arg("run").arg(&turned).args(["--steps", "3"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A huge state in inspect: refused (it printed JSON full of null).
+    let states = dir.join("states.json");
+    std::fs::write(
+        &states,
+        r#"{"records": [{"qpos": [1e200, 0, 0, 1, 0, 0, 0], "qvel": [0, 0, 0, 0, 0, 0]}]}"#,
+    )
+    .unwrap();
+    let ball = dir.join("ball.xml");
+    std::fs::write(&ball, r#"<mujoco><worldbody><body><freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>"#)
+        .unwrap();
+    fails_with(bin().arg("inspect").arg(&ball).arg("--states").arg(&states), "1e200");
+}

@@ -29,6 +29,16 @@ pub enum GeometryError {
         /// The offending value.
         value: f64,
     },
+    /// A size or coordinate exceeds [`MAX_COORDINATE`] in magnitude.
+    #[error("{shape}: parameter `{parameter}` = {value:e} exceeds {max:e} in magnitude (the largest size or coordinate accepted, m)", max = MAX_COORDINATE)]
+    TooLarge {
+        /// The shape or object being built.
+        shape: &'static str,
+        /// The parameter at fault.
+        parameter: &'static str,
+        /// The offending value.
+        value: f64,
+    },
     /// A pose has a non-finite translation or rotation, or a rotation quaternion too far from unit length.
     #[error("pose: {what}")]
     InvalidPose {
@@ -70,8 +80,23 @@ pub type Result<T, E = GeometryError> = std::result::Result<T, E>;
 
 /// `Ok(value)` if `value` is finite and `> 0`, otherwise the matching typed error.
 pub(crate) fn positive(shape: &'static str, parameter: &'static str, value: f64) -> Result<f64> {
-    finite(shape, parameter, value)?;
+    bounded(shape, parameter, value)?;
     if value > 0.0 { Ok(value) } else { Err(GeometryError::NonPositive { shape, parameter, value }) }
+}
+
+/// The largest size or coordinate accepted (m): far beyond any simulated or queried scene, and small enough that
+/// products and squares of such values (1e18) keep the precision distances need. Larger inputs are
+/// [`GeometryError::TooLarge`], not a silent overflow to infinity or NaN.
+pub const MAX_COORDINATE: f64 = 1e9;
+
+/// `Ok(value)` if `value` is finite and at most [`MAX_COORDINATE`] in magnitude.
+pub(crate) fn bounded(shape: &'static str, parameter: &'static str, value: f64) -> Result<f64> {
+    finite(shape, parameter, value)?;
+    if value.abs() <= MAX_COORDINATE {
+        Ok(value)
+    } else {
+        Err(GeometryError::TooLarge { shape, parameter, value })
+    }
 }
 
 /// `Ok(value)` if `value` is finite, otherwise [`GeometryError::NonFinite`].

@@ -27,7 +27,7 @@ pub mod support;
 pub mod support_field;
 
 pub use aabb::Aabb;
-pub use error::{GeometryError, Result};
+pub use error::{GeometryError, MAX_COORDINATE, Result};
 pub use mass::MassProperties;
 pub use pose::Pose;
 pub use shape::{

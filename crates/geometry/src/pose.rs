@@ -40,6 +40,17 @@ impl Pose {
                 what: format!("translation {translation} is not finite"),
             });
         }
+        if translation.abs().max_element() > crate::MAX_COORDINATE {
+            return Err(GeometryError::InvalidPose {
+                what: format!(
+                    "translation [{:e}, {:e}, {:e}] exceeds {:e} m in magnitude (the largest coordinate accepted)",
+                    translation.x,
+                    translation.y,
+                    translation.z,
+                    crate::MAX_COORDINATE
+                ),
+            });
+        }
         if !rotation.is_finite() {
             return Err(GeometryError::InvalidPose { what: format!("rotation {rotation} is not finite") });
         }

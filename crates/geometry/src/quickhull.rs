@@ -91,9 +91,7 @@ pub fn hull_tolerance(points: &[DVec3]) -> f64 {
 pub fn convex_hull(points: &[DVec3]) -> Result<Hull> {
     for p in points {
         for c in p.to_array() {
-            if !c.is_finite() {
-                return Err(GeometryError::NonFinite { shape: "convex mesh", parameter: "points", value: c });
-            }
+            crate::error::bounded("convex mesh", "points", c)?;
         }
     }
     if points.len() < 4 {

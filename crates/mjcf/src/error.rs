@@ -21,6 +21,14 @@ pub enum MjcfError {
     /// stage rejects. Its message is the simulator's own.
     #[error(transparent)]
     Scene(#[from] signorini_sim::SimError),
+    /// The scene of a file could not be built (as [`MjcfError::Scene`], with the file named).
+    #[error("{}: {source}", file.display())]
+    Compile {
+        /// The MJCF file.
+        file: std::path::PathBuf,
+        /// The simulator's error.
+        source: signorini_sim::SimError,
+    },
     /// A name that refers to nothing (class, body, joint, geom, mesh...).
     #[error("{at}: <{element} {attribute}=\"{name}\">: no {kind} named `{name}`")]
     UndefinedName {
@@ -118,7 +126,7 @@ impl MjcfError {
             | MjcfError::MeshFile { at, .. }
             | MjcfError::Geometry { at, .. }
             | MjcfError::Invalid { at, .. } => Some(at),
-            MjcfError::Scene(_) => None,
+            MjcfError::Scene(_) | MjcfError::Compile { .. } => None,
         }
     }
 
@@ -141,7 +149,7 @@ impl MjcfError {
             | MjcfError::MeshFile { element, .. }
             | MjcfError::Geometry { element, .. }
             | MjcfError::Invalid { element, .. } => Some(element),
-            MjcfError::Scene(_) => None,
+            MjcfError::Scene(_) | MjcfError::Compile { .. } => None,
         }
     }
 

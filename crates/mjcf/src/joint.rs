@@ -59,7 +59,8 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
 
     let mut axis = DVec3::from_array(a.array_or::<3>("axis", [0.0, 0.0, 1.0])?);
     if matches!(kind, JointKind::Hinge | JointKind::Slide) {
-        axis = axis.try_normalize().ok_or_else(|| a.invalid_named("axis", "the axis has zero length"))?;
+        axis = signorini_geometry::support::normalize_robust(axis)
+            .ok_or_else(|| a.invalid_named("axis", "the axis has zero length"))?;
     } else {
         axis = DVec3::Z;
     }

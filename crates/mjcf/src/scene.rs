@@ -42,7 +42,12 @@ use crate::{LoadedMjcf, load_mjcf, load_mjcf_str};
 /// Loads an MJCF file and builds its scene: the file's `<option>` values (timestep, cone, solver, iterations,
 /// tolerances, impratio, integrator, no-slip, islands, sleep) over `dialect`'s defaults, then `overrides`.
 pub fn load_scene(path: &Path, dialect: Dialect, overrides: &[(String, String)]) -> Result<Scene> {
-    scene(load_mjcf(path)?, dialect, overrides)
+    scene(load_mjcf(path)?, dialect, overrides).map_err(|e| match e {
+        crate::error::MjcfError::Scene(source) => {
+            crate::error::MjcfError::Compile { file: path.to_path_buf(), source }
+        }
+        other => other,
+    })
 }
 
 /// [`load_scene`] for MJCF text (relative `include`s and mesh files resolve against `base_dir`).

@@ -34,6 +34,18 @@ pub enum ModelError {
         /// The parameter.
         parameter: &'static str,
     },
+    /// A position exceeds `signorini_geometry::MAX_COORDINATE` (1e9 m) in magnitude.
+    #[error(
+        "{object}: `{parameter}` has a coordinate {value:e} m beyond ±1e9 m (the largest coordinate accepted)"
+    )]
+    TooLarge {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+        /// The offending coordinate.
+        value: f64,
+    },
     /// A parameter that must be `≥ 0` is negative.
     #[error("{object}: `{parameter}` must be >= 0, got {value}")]
     Negative {

@@ -317,6 +317,15 @@ fn vec3(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelErro
     finite(object, parameter, &v.to_array())
 }
 
+/// A position (m): finite and within [`signorini_geometry::MAX_COORDINATE`] of the origin on every axis.
+fn position(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelError> {
+    vec3(object, parameter, v)?;
+    match v.to_array().into_iter().find(|c| c.abs() > signorini_geometry::MAX_COORDINATE) {
+        Some(value) => Err(ModelError::TooLarge { object: object.to_owned(), parameter, value }),
+        None => Ok(()),
+    }
+}
+
 fn unit_quat(object: &str, parameter: &'static str, q: DQuat) -> Result<(), ModelError> {
     finite(object, parameter, &q.to_array())?;
     let norm = q.length();
@@ -388,7 +397,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         if b > 0 && body.parent >= b {
             return Err(ModelError::BadParent { body: name, parent: body.parent });
         }
-        vec3(&name, "pos", body.pos)?;
+        position(&name, "pos", body.pos)?;
         unit_quat(&name, "quat", body.quat)?;
         let inertial = &body.inertial;
         non_negative(&name, "mass", inertial.mass)?;
@@ -400,13 +409,13 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         if a + bb + slack < c || bb + c + slack < a || c + a + slack < bb {
             return Err(ModelError::InertiaTriangle { body: name, inertia: [a, bb, c] });
         }
-        vec3(&name, "inertial pos", inertial.pos)?;
+        position(&name, "inertial pos", inertial.pos)?;
         unit_quat(&name, "inertial quat", inertial.quat)?;
 
         for joint in &body.joints {
             let jname = object_name("joint", &joint.name, njnt);
             njnt += 1;
-            vec3(&jname, "pos", joint.pos)?;
+            position(&jname, "pos", joint.pos)?;
             for (parameter, value) in [
                 ("armature", joint.armature),
                 ("damping", joint.damping),
@@ -446,7 +455,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         for geom in &body.geoms {
             let gname = object_name("geom", &geom.name, ngeom);
             ngeom += 1;
-            vec3(&gname, "pos", geom.pos)?;
+            position(&gname, "pos", geom.pos)?;
             unit_quat(&gname, "quat", geom.quat)?;
             condim(&gname, geom.condim)?;
             for &f in &geom.friction {
@@ -462,7 +471,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         for (site, pos, quat) in &body.sites {
             let sname = object_name("site", site, nsite);
             nsite += 1;
-            vec3(&sname, "pos", *pos)?;
+            position(&sname, "pos", *pos)?;
             unit_quat(&sname, "quat", *quat)?;
         }
     }
@@ -488,16 +497,16 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
                 let ename = object_name("equality", name, e);
                 index(&ename, "body1", *body1, nbody)?;
                 index(&ename, "body2", *body2, nbody)?;
-                vec3(&ename, "anchor", *anchor)?;
+                position(&ename, "anchor", *anchor)?;
                 sol(&ename, solref, solimp)?;
             }
             EqualitySpec::Weld { name, body1, body2, anchor, relpose, torquescale, solref, solimp } => {
                 let ename = object_name("equality", name, e);
                 index(&ename, "body1", *body1, nbody)?;
                 index(&ename, "body2", *body2, nbody)?;
-                vec3(&ename, "anchor", *anchor)?;
+                position(&ename, "anchor", *anchor)?;
                 if let Some((pos, quat)) = relpose {
-                    vec3(&ename, "relpose pos", *pos)?;
+                    position(&ename, "relpose pos", *pos)?;
                     unit_quat(&ename, "relpose quat", *quat)?;
                 }
                 non_negative(&ename, "torquescale", *torquescale)?;

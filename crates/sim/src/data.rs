@@ -235,6 +235,12 @@ fn copy_state(what: &str, src: &[f64], dst: &mut [f64]) -> Result<()> {
     if let Some(bad) = src.iter().find(|x| !x.is_finite()) {
         return Err(SimError::InvalidState { what: format!("{what} contains the non-finite value {bad}") });
     }
+    let max = signorini_geometry::MAX_COORDINATE;
+    if let Some(bad) = src.iter().find(|x| x.abs() > max) {
+        return Err(SimError::InvalidState {
+            what: format!("{what} contains {bad:e}, beyond ±{max:e} (the largest magnitude accepted)"),
+        });
+    }
     dst.copy_from_slice(src);
     Ok(())
 }

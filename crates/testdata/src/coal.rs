@@ -235,7 +235,7 @@ fn table_entry<'a>(
 /// The pose of our plane (local `+z` normal through the origin) for `{x : n·x = d}` in the frame of `frame`.
 fn plane_pose(frame: &Pose, normal: [f64; 3], offset: f64) -> Result<Pose> {
     let n = DVec3::from_array(normal);
-    let Some(unit) = n.try_normalize() else {
+    let Some(unit) = signorini_geometry::support::normalize_robust(n) else {
         return Err(TestDataError::InvalidPlane { what: format!("plane normal {n} has no direction") });
     };
     if !offset.is_finite() {

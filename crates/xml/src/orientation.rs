@@ -37,7 +37,16 @@ pub fn euler_to_quat(angles: [f64; 3], seq: [u8; 3]) -> DQuat {
 pub fn quat_wxyz(q: [f64; 4]) -> Option<DQuat> {
     let v = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
     let n = v.length();
-    (n > 0.0 && n.is_finite()).then(|| v / n)
+    if n > 1e-140 && n < 1e140 {
+        return Some(v / n);
+    }
+    // Components so large or small that the norm overflows or underflows: scale by the largest first.
+    let m = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    if !(m > 0.0 && m.is_finite()) {
+        return None;
+    }
+    let s = v / m;
+    Some(s / s.length())
 }
 
 #[cfg(test)]
