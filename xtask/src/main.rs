@@ -10,13 +10,13 @@
 //! | `bench batch [ARGS]` | `python3 scripts/bench_batch.py ARGS`: env-steps/s of MuJoCo's `rollout` and of `signorini run --envs` |
 //! | `vendor` | fetches the replay viewer's pinned three.js (npm registry tarball, SHA-512 checked) into `target/vendor/` (not committed; `test` runs it first) |
 //! | `bench load [ARGS]` | `python3 scripts/bench_load.py ARGS`: MJCF load time against the body count (1 000–20 000 free bodies) |
+//! | `fuzz [--minutes N]` | the fuzzing harness (`crates/fuzz`) for N minutes (default 10) in release, split over its three generators (MJCF scenes, URDF robots, queries); prints how many inputs survived |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
 //! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str =
-    "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch|load] [ARGS…]|vendor|snapshot|stress>";
+const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch|load] [ARGS…]|vendor|fuzz [--minutes N]|snapshot|stress>";
 
 /// The three.js release the replay viewer inlines (`signorini view`), from the npm registry, and the SHA-512 of its
 /// tarball (the registry's `dist.integrity`, in hex).
@@ -123,6 +123,27 @@ fn vendor() -> Result<(), String> {
     Ok(())
 }
 
+/// `cargo xtask fuzz [--minutes N]`: the harness's three tests in release, each for a third of N minutes.
+fn fuzz(rest: &[String]) -> Result<(), String> {
+    let minutes: f64 = match rest {
+        [] => 10.0,
+        [flag, n] if flag == "--minutes" => {
+            n.parse().map_err(|_| format!("--minutes expects a number, got {n}"))?
+        }
+        _ => return Err(format!("usage: cargo xtask fuzz [--minutes N]\n{USAGE}")),
+    };
+    let seconds = format!("{}", (minutes * 60.0 / 3.0).max(1.0));
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_secs())
+        .to_string();
+    eprintln!("xtask: fuzzing for {minutes} minutes (seed {seed}; SIGNORINI_FUZZ_SEED={seed} repeats it)");
+    cargo(
+        &["test", "--release", "-p", "signorini-fuzz", "--", "--nocapture", "--test-threads", "1"],
+        &[("SIGNORINI_FUZZ_SECONDS", seconds.as_str()), ("SIGNORINI_FUZZ_SEED", seed.as_str())],
+    )
+}
+
 fn test() -> Result<(), String> {
     vendor()?;
     cargo(&["test", "--workspace", "--exclude", "signorini-benches", "--exclude", "xtask"], &[])?;
@@ -190,6 +211,7 @@ fn run(task: &str, rest: &[String]) -> Result<(), String> {
         "test" => test(),
         "lint" => lint(),
         "vendor" => vendor(),
+        "fuzz" => fuzz(rest),
         "ci" => lint().and_then(|()| test()),
         "bench" => bench(rest),
         "snapshot" => cargo(

@@ -64,3 +64,27 @@ fn deep_nesting_loads_up_to_the_limit_and_is_refused_past_it() {
         .unwrap();
     handle.join().expect("no stack overflow on a 2 MiB stack");
 }
+
+/// Found by the fuzzing harness: a weld of a body to itself made the island solver index past its rows.
+#[test]
+fn an_equality_of_a_body_with_itself_is_refused() {
+    let xml = r#"<mujoco><worldbody><body name="b"><freejoint/><geom type="sphere" size="0.1"/></body></worldbody>
+        <equality><weld body1="b" body2="b"/></equality></mujoco>"#;
+    let err = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap_err();
+    assert!(err.to_string().contains("same body"), "{err}");
+}
+
+/// Found by the fuzzing harness: a weld between two bodies without dofs gives rows without Jacobian entries and no
+/// island, which the island solver indexed as if there were one.
+#[test]
+fn a_weld_between_two_fixed_bodies_steps() {
+    let xml = r#"<mujoco><worldbody><body name="a" pos="0 0 1"><geom type="box" size="0.1 0.1 0.1"/>
+        <body name="b" pos="0.5 0 0"><geom type="sphere" size="0.1"/></body></body></worldbody>
+        <equality><weld body1="b" body2="a"/></equality></mujoco>"#;
+    for dialect in [Dialect::Native, Dialect::Mujoco] {
+        let mut scene = load_scene_str(xml, Path::new("."), dialect, &[]).unwrap();
+        for _ in 0..3 {
+            scene.step().unwrap();
+        }
+    }
+}

@@ -115,6 +115,14 @@ pub enum ModelError {
         /// The rule it breaks.
         rule: &'static str,
     },
+    /// An equality joins a body to itself.
+    #[error("{object}: body1 and body2 are the same body (#{body}); an equality joins two bodies")]
+    SameBody {
+        /// The equality.
+        object: String,
+        /// The body.
+        body: usize,
+    },
     /// An index that refers to nothing.
     #[error("{object}: `{parameter}` = {index} is out of range (< {len})")]
     IndexOutOfRange {

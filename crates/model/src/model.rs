@@ -317,6 +317,14 @@ fn vec3(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelErro
     finite(object, parameter, &v.to_array())
 }
 
+/// An equality between a body and itself constrains nothing (and has no rows to solve): refused.
+fn distinct_bodies(object: &str, body1: usize, body2: usize) -> Result<(), ModelError> {
+    if body1 == body2 {
+        return Err(ModelError::SameBody { object: object.to_owned(), body: body1 });
+    }
+    Ok(())
+}
+
 /// A position (m): finite and within [`signorini_geometry::MAX_COORDINATE`] of the origin on every axis.
 fn position(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelError> {
     vec3(object, parameter, v)?;
@@ -497,6 +505,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
                 let ename = object_name("equality", name, e);
                 index(&ename, "body1", *body1, nbody)?;
                 index(&ename, "body2", *body2, nbody)?;
+                distinct_bodies(&ename, *body1, *body2)?;
                 position(&ename, "anchor", *anchor)?;
                 sol(&ename, solref, solimp)?;
             }
@@ -504,6 +513,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
                 let ename = object_name("equality", name, e);
                 index(&ename, "body1", *body1, nbody)?;
                 index(&ename, "body2", *body2, nbody)?;
+                distinct_bodies(&ename, *body1, *body2)?;
                 position(&ename, "anchor", *anchor)?;
                 if let Some((pos, quat)) = relpose {
                     position(&ename, "relpose pos", *pos)?;

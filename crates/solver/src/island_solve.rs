@@ -53,8 +53,8 @@ pub(crate) fn solve_islands(
     // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed
     // first): its local numbering is the global one, so it is solved in place, without gathering copies. The dofs
     // after it are unconstrained.
-    let k = sc.islands.dofs(0).len();
-    if sc.islands.count() == 1
+    let k = if sc.islands.count() == 1 { sc.islands.dofs(0).len() } else { 0 };
+    if k > 0
         && sc.islands.free_rows.is_empty()
         && sc.islands.rows(0).len() == rows.len()
         && sc.islands.dofs(0).last() == Some(&(k - 1))
