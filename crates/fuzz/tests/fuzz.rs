@@ -185,3 +185,35 @@ fn generated_queries_answer_finite_and_consistent_or_are_refused() {
         }
     });
 }
+
+/// Found by this harness (`cargo xtask fuzz`, seed 1796148963, case 1 691 461): a thin cylinder 24 m from a wide,
+/// flat one. GJK stopped on a step that made no progress and returned the witnesses of the rejected simplex with the
+/// distance of the kept one: 10.7 m apart from `point_a + distance · normal`.
+#[test]
+fn gjk_witnesses_match_the_distance_when_it_stops_without_progress() {
+    let a: Shape = Cylinder::new(0.013_136_957_561_024_683, 0.076_427_561_286_151_08).unwrap().into();
+    let b: Shape = Cylinder::new(31.462_277_808_765_055, 1.711_290_873_222_050_4).unwrap().into();
+    let pa = Pose::new(
+        DVec3::new(-3.035_993_678_592_493_7, -8.895_826_545_218_696, 22.827_806_332_128_194),
+        DQuat::from_xyzw(
+            -0.687_522_504_599_317_4,
+            -0.657_844_068_763_305_1,
+            0.168_369_240_408_311_3,
+            0.257_304_849_831_381_85,
+        ),
+    )
+    .unwrap();
+    let pb = Pose::new(
+        DVec3::new(-0.003_979_418_942_608_342, 0.004_596_052_904_879_865, -0.000_319_890_780_508_091_94),
+        DQuat::from_xyzw(
+            0.403_805_321_458_673_26,
+            0.721_747_393_880_548_3,
+            -0.484_732_565_472_939_8,
+            -0.284_703_884_340_056_7,
+        ),
+    )
+    .unwrap();
+    let r = distance(&a, &pa, &b, &pb, &DistanceRequest::default()).unwrap();
+    let gap = (r.point_b - r.point_a - r.distance * r.normal).length();
+    assert!(gap < 1e-6 * 60.0, "distance {} ({:?}), witness gap {gap} m", r.distance, r.algorithm);
+}

@@ -143,6 +143,7 @@ pub fn gjk<A: CoreShape, B: CoreShape>(
             break;
         }
         let previous = nesterov.then_some(simplex);
+        let before = simplex;
         simplex.push(s);
         last_w = s.w;
         let v_new = simplex.reduce_newest_last();
@@ -159,8 +160,9 @@ pub fn gjk<A: CoreShape, B: CoreShape>(
                 nesterov = false;
                 continue;
             }
-            // No progress: the rounding floor is reached (the new simplex is as good to the last bit).
-            v = v_new;
+            // No progress: the rounding floor is reached. Keep the simplex `v` came from, so that the witnesses,
+            // the distance and the direction describe the same closest points.
+            simplex = before;
             status = GjkStatus::Separated;
             break;
         }
