@@ -31,45 +31,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Simulate an MJCF scene or a URDF robot (or the built-in contact-rich scene when SCENE is omitted).
-    Run {
-        /// MJCF scene file or URDF robot (`.urdf`, its root welded to the world); omit it for the built-in scene.
-        scene: Option<PathBuf>,
-        /// Number of steps.
-        #[arg(long, default_value_t = 1000)]
-        steps: u64,
-        /// Write snapshots, settling statistics and performance as JSON to this file.
-        #[arg(long)]
-        dump: Option<PathBuf>,
-        /// Snapshot every K steps in the dump (in addition to steps 0, 100, 500 and N).
-        #[arg(long)]
-        every: Option<u64>,
-        /// Use MuJoCo-compatible semantics instead of the native (Genesis) ones.
-        #[arg(long)]
-        mujoco_compat: bool,
-        /// Worker threads: of the narrow phase, or of the batch with --envs (results are identical for any count;
-        /// at most 4 per core). Default 1.
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Step N copies of the scene as a batch over one model.
-        #[arg(long, value_name = "N")]
-        envs: Option<usize>,
-        /// With --envs: add normal noise of this standard deviation to every environment's initial qvel.
-        #[arg(long, default_value_t = 0.0, value_name = "SIGMA")]
-        perturb: f64,
-        /// With --envs: the seed of that noise.
-        #[arg(long, default_value_t = 0, value_name = "S")]
-        seed: u64,
-        /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<String>,
-        /// On a capacity error (e.g. max_collision_pairs), raise that budget to 1.25 × what the step needed and redo
-        /// the step, as often as needed; the summary lists the raised budgets under "grown".
-        #[arg(long)]
-        grow_capacity: bool,
-        /// Write a self-contained HTML replay of the run (body poses and contacts every --every steps, 10 by default).
-        #[arg(long, value_name = "OUT.html")]
-        record: Option<PathBuf>,
-    },
+    Run(run::RunArgs),
     /// Write the self-contained HTML replay of a dump made with `run --record OUT.html --dump DUMP.json`.
     View {
         /// The dump (JSON).
@@ -120,36 +82,7 @@ enum Command {
 
 fn dispatch(command: Command) -> Result<(), CliError> {
     match command {
-        Command::Run {
-            scene,
-            steps,
-            dump,
-            every,
-            mujoco_compat,
-            threads,
-            envs,
-            perturb,
-            seed,
-            set,
-            record,
-            grow_capacity,
-        } => with_output(None, &[], |w| {
-            let args = run::RunArgs {
-                scene,
-                steps,
-                dump,
-                every,
-                mujoco_compat,
-                threads,
-                envs,
-                perturb,
-                seed,
-                set,
-                record,
-                grow_capacity,
-            };
-            run::run(&args, w)
-        }),
+        Command::Run(args) => with_output(None, &[], |w| run::run(&args, w)),
         Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), &[&file], |w| {
             if bench { query::bench(&file, repeat, w) } else { query::run(&file, w) }
         }),

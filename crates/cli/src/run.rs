@@ -23,33 +23,46 @@ use crate::error::CliError;
 /// The built-in scene: 36 mixed primitives dropped into a bin.
 pub const DEFAULT_SCENE: &str = include_str!("../scenes/default_pile.xml");
 
-/// Arguments of `signorini run`.
-#[derive(Debug)]
+/// Arguments of `signorini run` (parsed by clap; their docs are the `--help` text).
+#[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Scene file, or `None` for the built-in scene.
+    /// MJCF scene file or URDF robot (`.urdf`, its root welded to the world); omit it for the built-in scene.
     pub scene: Option<PathBuf>,
-    /// Steps.
+    /// Number of steps.
+    #[arg(long, default_value_t = 1000)]
     pub steps: u64,
-    /// Dump file.
+    /// Write snapshots, settling statistics and performance as JSON to this file.
+    #[arg(long)]
     pub dump: Option<PathBuf>,
-    /// Extra snapshot period.
+    /// Snapshot every K steps in the dump (in addition to steps 0, 100, 500 and N).
+    #[arg(long)]
     pub every: Option<u64>,
-    /// MuJoCo-compatible mode.
+    /// Use MuJoCo-compatible semantics instead of the native (Genesis) ones.
+    #[arg(long)]
     pub mujoco_compat: bool,
-    /// Narrow-phase threads, or the batch's threads with `envs` (`--threads`; `None`: `--set threads` or 1).
+    /// Worker threads: of the narrow phase, or of the batch with --envs (results are identical for any count;
+    /// at most 4 per core). Default 1.
+    #[arg(long)]
     pub threads: Option<usize>,
-    /// Step this many copies of the scene as a batch.
+    /// Step N copies of the scene as a batch over one model.
+    #[arg(long, value_name = "N")]
     pub envs: Option<usize>,
-    /// Standard deviation (m/s or rad/s) of the normal noise added to each batch environment's initial `qvel`.
+    /// With --envs: add normal noise of this standard deviation to every environment's initial qvel.
+    #[arg(long, default_value_t = 0.0, value_name = "SIGMA")]
     pub perturb: f64,
-    /// Seed of that noise.
+    /// With --envs: the seed of that noise.
+    #[arg(long, default_value_t = 0, value_name = "S")]
     pub seed: u64,
-    /// `NAME=VALUE` overrides.
+    /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Write a replay page here (body poses and contacts every `every` steps, 10 by default).
-    pub record: Option<PathBuf>,
-    /// On a capacity error, raise the budget it names (to 1.25 × what the step needed) and redo the step.
+    /// On a capacity error (e.g. max_collision_pairs), raise that budget to 1.25 × what the step needed and redo
+    /// the step, as often as needed; the summary lists the raised budgets under "grown".
+    #[arg(long)]
     pub grow_capacity: bool,
+    /// Write a self-contained HTML replay of the run (body poses and contacts every --every steps, 10 by default).
+    #[arg(long, value_name = "OUT.html")]
+    pub record: Option<PathBuf>,
 }
 
 impl RunArgs {
