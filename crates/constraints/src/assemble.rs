@@ -267,16 +267,8 @@ impl ConstraintAssembler {
         e: usize,
         sol: Option<(SolRef, SolImp)>,
     ) -> Result<(), ConstraintError> {
-        let n = self.equalities.len();
-        if e >= n {
-            return Err(ConstraintError::InvalidSelection {
-                what: format!("equality {e} does not exist (the model has {n})"),
-            });
-        }
-        let object = || object_name("equality", equality_name(&model.equalities[e]), e);
-        let resolved = sol.map(|(r, i)| ResolvedSol::resolve(&self.options, &object, r, i)).transpose()?;
-        sol_overrides::replace(&mut overrides.equality, n, e, resolved);
-        Ok(())
+        let name = |e: usize| equality_name(&model.equalities[e]).to_owned();
+        self.replace_sol(("equality", &name), &mut overrides.equality, self.equalities.len(), e, sol)
     }
 
     /// Replaces the limit `sol_params` of joint `j` in `overrides` by `sol` (`None`: back to the model's),
@@ -288,15 +280,27 @@ impl ConstraintAssembler {
         j: usize,
         sol: Option<(SolRef, SolImp)>,
     ) -> Result<(), ConstraintError> {
-        let n = self.jnt_sol.len();
-        if j >= n {
+        let name = |j: usize| model.jnt_name[j].clone();
+        self.replace_sol(("joint", &name), &mut overrides.joint_limit, self.jnt_sol.len(), j, sol)
+    }
+
+    /// Entry `i` of `slots` (one per object of `kind`, `n` of them) set to `sol` resolved under these options.
+    fn replace_sol(
+        &self,
+        (kind, name): (&str, &dyn Fn(usize) -> String),
+        slots: &mut Vec<Option<ResolvedSol>>,
+        n: usize,
+        i: usize,
+        sol: Option<(SolRef, SolImp)>,
+    ) -> Result<(), ConstraintError> {
+        if i >= n {
             return Err(ConstraintError::InvalidSelection {
-                what: format!("joint {j} does not exist (the model has {n})"),
+                what: format!("{kind} {i} does not exist (the model has {n})"),
             });
         }
-        let object = || object_name("joint", &model.jnt_name[j], j);
-        let resolved = sol.map(|(r, i)| ResolvedSol::resolve(&self.options, &object, r, i)).transpose()?;
-        sol_overrides::replace(&mut overrides.joint_limit, n, j, resolved);
+        let object = || object_name(kind, &name(i), i);
+        let resolved = sol.map(|(r, m)| ResolvedSol::resolve(&self.options, &object, r, m)).transpose()?;
+        sol_overrides::replace(slots, n, i, resolved);
         Ok(())
     }
 
