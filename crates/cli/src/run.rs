@@ -277,10 +277,10 @@ fn load(path: &Path, dialect: Dialect, overrides: &[(String, String)]) -> Result
     }
     let loaded = signorini_urdf::load_urdf(path, &signorini_urdf::UrdfOptions::default())
         .map_err(|e| CliError::Scene(e.to_string()))?;
-    let mut options = dialect.default_options(false);
-    for (name, value) in overrides {
-        options.set(name, value).map_err(|e| CliError::Scene(e.to_string()))?;
-    }
+    let options = dialect
+        .default_options(false)
+        .with_overrides(overrides)
+        .map_err(|e| CliError::Scene(e.to_string()))?;
     let scene = |e: signorini_sim::SimError| CliError::Scene(format!("{}: {e}", path.display()));
     let model = Model::new(loaded.spec, options).map_err(scene)?;
     Scene::from_model(std::sync::Arc::new(model)).map_err(scene)

@@ -62,10 +62,7 @@ pub fn load_scene_str(
 
 /// The scene of a loaded file (see [`load_scene`]).
 pub fn scene(loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, String)]) -> Result<Scene> {
-    let mut options = scene_options(&loaded.options, dialect);
-    for (name, value) in overrides {
-        options.set(name, value)?;
-    }
+    let options = scene_options(&loaded.options, dialect).with_overrides(overrides)?;
     let mut model = signorini_sim::Model::new(loaded.spec, options)?;
     model.equality_active0 = loaded.equality_active;
     Ok(Scene::from_model(std::sync::Arc::new(model))?)

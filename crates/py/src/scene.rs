@@ -56,10 +56,7 @@ fn load_model(
     if is_urdf {
         let options = signorini_urdf::UrdfOptions { floating_base, ..Default::default() };
         let loaded = signorini_urdf::load_urdf(path, &options).map_err(|e| e.to_string())?;
-        let mut opts = dialect.default_options(false);
-        for (name, value) in overrides {
-            opts.set(name, value).map_err(|e| e.to_string())?;
-        }
+        let opts = dialect.default_options(false).with_overrides(overrides).map_err(|e| e.to_string())?;
         let model = Model::new(loaded.spec, opts).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Arc::new(model))
     } else {

@@ -183,6 +183,15 @@ fn parse_choice<T: Copy>(name: &str, v: &str, choices: &[(&str, T)]) -> Result<T
 }
 
 impl Options {
+    /// These options with each `NAME=VALUE` override applied in order ([`Options::set`]), as the loaders and the
+    /// CLI's `--set` take them.
+    pub fn with_overrides(mut self, overrides: &[(String, String)]) -> Result<Options> {
+        for (name, value) in overrides {
+            self.set(name, value)?;
+        }
+        Ok(self)
+    }
+
     /// Sets one option from text. Errors name the option and list the valid names or values.
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         match name {
