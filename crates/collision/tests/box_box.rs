@@ -393,3 +393,31 @@ fn slightly_tilted_face_contact_keeps_the_face_manifold() {
         assert!(out.iter().all(|c| c.normal.z < -0.999 && c.penetration > 0.003), "tilt {tilt}: {out:?}");
     }
 }
+
+/// Found by `contacts_are_consistent` in a CI run of 2026-12-01 (proptest's random seed, 720th case): a contact of the
+/// face-biased manifold whose point on A lies off A's surface. The box–box code was not changed in that work; the
+/// case is kept here, ignored, until the clipping is fixed.
+#[test]
+#[ignore = "a known failure of the box-box manifold, found by proptest"]
+fn known_failure_box_box_point_on_a_off_the_surface() {
+    let (h_a, h_b) = (
+        DVec3::new(0.8109383414729666, 0.7480461524920359, 0.2492900955846849),
+        DVec3::new(0.5880601938640809, 1.6453977918344052, 0.5117949044612169),
+    );
+    let pa = Pose::new(
+        DVec3::new(0.35672322286146874, -0.48581050732237235, 0.4447852060083095),
+        DQuat::from_xyzw(-0.35215364802922944, 0.10024293391375855, -0.7328274535622311, -0.5735007285832892),
+    )
+    .unwrap();
+    let pb = Pose::new(
+        DVec3::new(-1.857207647768649, -1.647097132599186, 0.45206356322954727),
+        DQuat::from_xyzw(0.5899162252117958, 0.6432391734550873, 0.25733774164277684, -0.41475233536518813),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    box_box_contacts(h_a, &pa, h_b, &pb, &mut out);
+    for c in &out {
+        assert!(sd_box(h_a, &pa, c.point_on_a()).abs() <= TOL, "point_on_a off A: {c:?}");
+        assert!(sd_box(h_b, &pb, c.point_on_b()).abs() <= TOL, "point_on_b off B: {c:?}");
+    }
+}
