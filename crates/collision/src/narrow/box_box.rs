@@ -10,8 +10,8 @@
 //! angle) is skipped, the face axes covering that case. The boxes are separated iff some overlap is negative; the
 //! penetration depth is the minimum overlap, and the minimising axis, oriented so that `n·c ≥ 0`, is the normal from
 //! A towards B. Ties keep the earlier axis in the order FaceA 0..3, FaceB 0..3, Edge (i, j) row-major; an edge axis
-//! additionally has to beat the best so far by the relative margin [`FACE_BIAS`] (MuJoCo's bias toward face contacts)
-//! plus an absolute `1e-12 ×` the largest half extent (rounding).
+//! is chosen only if the shallowest edge axis (ties: the earlier) beats the best face axis by the relative margin
+//! [`FACE_BIAS`] (MuJoCo's bias toward face contacts) plus an absolute `1e-12 ×` the largest half extent (rounding).
 //!
 //! **Conventions.** [`box_box_sat`] and [`box_box_penetration`] use the Coal convention (normal from A to B, signed
 //! distance `−depth`); [`box_box_contacts`] produces [`Contact`]s in the simulator convention (normal from B to A).
@@ -193,6 +193,10 @@ fn sat_local(r: &Relative, face_bias: f64) -> Option<SatLocal> {
             best = SatLocal { depth: overlap, n: sign_nonneg(d) * *bj, axis: SatAxis::FaceB(j) };
         }
     }
+    // The shallowest edge axis (ties and rounding: the earlier one), then that one edge axis against the best face.
+    // Comparing every edge axis against the running best instead would let a deeper edge axis win after a
+    // shallower one was turned down by the face bias; a non-minimal edge axis has edges that need not touch.
+    let mut best_edge: Option<SatLocal> = None;
     for i in 0..3 {
         for (j, bj) in b.iter().enumerate() {
             let cross = unit(i).cross(*bj);
@@ -208,15 +212,19 @@ fn sat_local(r: &Relative, face_bias: f64) -> Option<SatLocal> {
             if overlap.is_nan() || overlap < 0.0 {
                 return None;
             }
-            // The contact bias applies against a face axis nearly parallel to this edge axis (a slightly tilted
-            // face-on-face contact); elsewhere the exact minimum wins.
-            let near_face = !matches!(best.axis, SatAxis::Edge(..))
-                && best.n.dot(m).abs() > NEAR_FACE_COS
-                && best.depth < shallow;
-            let bias = if near_face { face_bias } else { FACE_BIAS };
-            if overlap < best.depth * (1.0 - bias) - r.eps {
-                best = SatLocal { depth: overlap, n: sign_nonneg(d) * m, axis: SatAxis::Edge(i, j) };
+            if best_edge.is_none_or(|e| overlap < e.depth * (1.0 - FACE_BIAS) - r.eps) {
+                best_edge =
+                    Some(SatLocal { depth: overlap, n: sign_nonneg(d) * m, axis: SatAxis::Edge(i, j) });
             }
+        }
+    }
+    if let Some(edge) = best_edge {
+        // The contact bias applies against a face axis nearly parallel to the edge axis (a slightly tilted
+        // face-on-face contact); elsewhere the exact minimum wins.
+        let near_face = best.n.dot(edge.n).abs() > NEAR_FACE_COS && best.depth < shallow;
+        let bias = if near_face { face_bias } else { FACE_BIAS };
+        if edge.depth < best.depth * (1.0 - bias) - r.eps {
+            best = edge;
         }
     }
     best.depth.is_finite().then_some(best)
