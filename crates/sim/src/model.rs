@@ -87,6 +87,16 @@ impl Model {
         &self.multibody.collision
     }
 
+    /// The constraint stage's options, resolved for the dialect (what the assembler uses).
+    pub fn constraint_options(&self) -> &ConstraintOptions {
+        &self.constraint_options
+    }
+
+    /// The solver's options, resolved for the dialect (iterations, tolerances, kind).
+    pub fn solver_options(&self) -> &SolverOptions {
+        &self.solver_options
+    }
+
     /// Indices of the free joints, in joint order (the `qpos_free` layout of `signorini run --dump`).
     pub fn free_joints(&self) -> Vec<usize> {
         let m = &self.multibody;

@@ -1,0 +1,134 @@
+//! The GPU batch path against the f64 CPU path (`signorini_sim::Batch`) on the primitive benchmark scenes: positions
+//! after 500 steps, standing stacks, contact counts at rest; and the errors of what it does not support.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use signorini_gpu::{GpuBatch, GpuBatchOptions, GpuContext, GpuError, Precision};
+use signorini_mjcf::{load_scene, load_scene_str};
+use signorini_sim::{Batch, Dialect, Model};
+
+fn scene(name: &str, dialect: Dialect) -> Arc<Model> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes").join(format!("{name}.xml"));
+    load_scene(&path, dialect, &[]).unwrap_or_else(|e| panic!("{name}: {e}")).model().clone()
+}
+
+/// Largest difference between the body positions (the free joints' translations) of the GPU and CPU runs, the GPU
+/// contact counts, and the CPU's.
+fn compare(
+    name: &str,
+    dialect: Dialect,
+    precision: Precision,
+    steps: usize,
+) -> Option<(f64, Vec<usize>, usize)> {
+    let ctx = GpuContext::for_tests()?;
+    if precision == Precision::F64 && !ctx.supports_f64() {
+        eprintln!("skipping f64: the adapter has no SHADER_F64");
+        return None;
+    }
+    let model = scene(name, dialect);
+    let n = 4;
+    let mut cpu = Batch::new(model.clone(), 1).unwrap();
+    let mut gpu =
+        GpuBatch::new(ctx, model.clone(), n, GpuBatchOptions { precision, ..Default::default() }).unwrap();
+    for _ in 0..steps {
+        cpu.step().unwrap();
+    }
+    gpu.step(steps).unwrap();
+    let (qc, qg) = (cpu.qpos(), gpu.qpos().unwrap());
+    let mut err: f64 = 0.0;
+    for j in model.free_joints() {
+        let a = model.multibody.jnt_qposadr[j];
+        for e in 0..n {
+            for k in 0..3 {
+                err = err.max((qc[[0, a + k]] - qg[[e, a + k]]).abs());
+            }
+        }
+    }
+    let counts = gpu.stats().unwrap().iter().map(|s| s.contacts).collect();
+    let cpu_contacts = cpu.env(0).unwrap().collision.contacts().len();
+    Some((err, counts, cpu_contacts))
+}
+
+#[test]
+fn sphere_drop_matches_the_cpu() {
+    for precision in [Precision::F32, Precision::F64] {
+        let Some((err, counts, cpu)) = compare("sphere_drop", Dialect::Native, precision, 500) else {
+            return;
+        };
+        eprintln!(
+            "sphere_drop {precision:?}: max position difference {err:.3e} m, contacts {counts:?} (CPU {cpu})"
+        );
+        assert!(err < 1e-3, "{precision:?}: {err}");
+        assert!(counts.iter().all(|&c| c == cpu));
+    }
+}
+
+/// One box on the floor and two stacked boxes (free joints, plane–box and box–box manifolds, friction pyramids):
+/// 300 steps against the CPU path.
+#[test]
+fn one_and_two_boxes_match_the_cpu() {
+    let Some(ctx) = GpuContext::for_tests() else { return };
+    let one = r#"<body pos="0 0 0.101"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>"#;
+    let two = r#"<body pos="0.02 0 0.302" euler="0 0 0.3"><freejoint/><geom type="box" size="0.1 0.1 0.1"/></body>"#;
+    for (bodies, nbox) in [(one.to_string(), 1), (format!("{one}{two}"), 2)] {
+        let xml = format!(
+            r#"<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="5 5 0.1"/>{bodies}</worldbody></mujoco>"#
+        );
+        let model = load_scene_str(&xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+        for precision in [Precision::F32, Precision::F64] {
+            if precision == Precision::F64 && !ctx.supports_f64() {
+                continue;
+            }
+            let mut cpu = Batch::new(model.clone(), 1).unwrap();
+            let options = GpuBatchOptions { precision, ..Default::default() };
+            let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), 2, options).unwrap();
+            for _ in 0..300 {
+                cpu.step().unwrap();
+            }
+            gpu.step(300).unwrap();
+            let (qc, qg) = (cpu.qpos(), gpu.qpos().unwrap());
+            let err = (0..7 * nbox)
+                .filter(|i| i % 7 < 3)
+                .map(|i| (qc[[0, i]] - qg[[1, i]]).abs())
+                .fold(0.0, f64::max);
+            let counts: Vec<usize> = gpu.stats().unwrap().iter().map(|s| s.contacts).collect();
+            let cpu_count = cpu.env(0).unwrap().collision.contacts().len();
+            eprintln!(
+                "{nbox} box(es) {precision:?}: position difference {err:.3e} m, contacts {counts:?} (CPU {cpu_count})"
+            );
+            assert!(err < 1e-3, "{nbox} box(es) {precision:?}: {err}");
+            assert!(counts.iter().all(|&c| c == cpu_count));
+        }
+    }
+}
+
+/// Known failure (2026-12-01): on lavapipe, from the first steps with 4+ boxes in contact, some steps leave the
+/// whole state unchanged (qpos and qvel frozen) while the status words advance; the stack then hovers. Not yet
+/// explained (suspected: an out-of-bounds access clamped by the robust-buffer policy, or the CG update).
+#[test]
+#[ignore = "known failure of the GPU path on stacks of 4+ boxes, under investigation"]
+fn box_stack_stands_and_matches_the_cpu() {
+    for precision in [Precision::F32, Precision::F64] {
+        let Some((err, counts, cpu)) = compare("box_stack", Dialect::Native, precision, 500) else { return };
+        eprintln!(
+            "box_stack {precision:?}: max position difference {err:.3e} m, contacts {counts:?} (CPU {cpu})"
+        );
+        assert!(err < 1e-3, "{precision:?}: {err}");
+        assert!(counts.iter().all(|&c| c == cpu));
+    }
+}
+
+#[test]
+fn unsupported_features_are_named() {
+    let Some(ctx) = GpuContext::for_tests() else { return };
+    let xml = r#"<mujoco><worldbody><body><joint type="ball"/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>"#;
+    let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+    let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
+    assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("ball")), "{err}");
+    let xml = r#"<mujoco><worldbody><geom type="plane" size="1 1 1"/><body><freejoint/><geom type="ellipsoid" size="0.1 0.2 0.3"/></body></worldbody></mujoco>"#;
+    let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+    let err = GpuBatch::new(ctx, model, 2, GpuBatchOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("Ellipsoid"), "{err}");
+}

@@ -1,0 +1,1073 @@
+// One physics step of a batch of environments, one invocation per environment (`signorini-gpu`, `GpuBatch`).
+//
+// The host prepends `alias real = f32|f64;` and the model's sizes, options and buffer offsets as `const`s (see
+// crates/gpu/src/sim_layout.rs). The algorithms are those of the f64 CPU path, stage by stage:
+// forward kinematics and com-based motion subspaces (signorini-model kinematics.rs), the composite rigid body mass
+// matrix in the sparse tree layout and its LDLᵀ factor (crba.rs, factor.rs), recursive Newton–Euler bias forces
+// (rne.rs), passive damping and springs, the closed-form narrow phase of plane/sphere/capsule/box pairs (collision
+// pairs/ and narrow/box_box.rs), pyramidal soft contacts and joint limits (constraints assemble.rs, impedance.rs),
+// and a primal conjugate-gradient solve with an exact line search and a fixed iteration budget (spec §C.3–§C.5),
+// then semi-implicit Euler (approximate_implicitfast: damping enters M before the solve).
+//
+// Conventions: quaternions are vec4 (x, y, z, w) in working memory and (w, x, y, z) in qpos, as MuJoCo; a spatial
+// vector is (angular, linear); contact normals point from geom B to geom A with a positive penetration (spec §3).
+
+@group(0) @binding(0) var<storage, read> mf: array<real>;
+@group(0) @binding(1) var<storage, read> mu: array<u32>;
+@group(0) @binding(2) var<storage, read_write> st: array<real>;
+@group(0) @binding(3) var<storage, read_write> wk: array<real>;
+@group(0) @binding(4) var<storage, read_write> iw: array<u32>;
+// Per environment: flags (1 contact budget, 2 row budget, 4 singular or non-finite), contacts needed, contacts,
+// rows, solver iterations, steps taken.
+@group(0) @binding(5) var<storage, read_write> sts: array<u32>;
+const O_FLAGS: u32 = 0u;
+const O_NEED: u32 = 1u;
+const O_NCON: u32 = 2u;
+const O_NROW: u32 = 3u;
+const O_NITER: u32 = 4u;
+const O_STEPS: u32 = 5u;
+const O_STRIDE: u32 = 6u;
+
+const NONE: u32 = 0xffffffffu;
+const FREE: u32 = 0u;
+const BALL: u32 = 1u;
+const SLIDE: u32 = 2u;
+const HINGE: u32 = 3u;
+const G_PLANE: u32 = 0u;
+const G_SPHERE: u32 = 1u;
+const G_CAPSULE: u32 = 4u;
+const G_BOX: u32 = 5u;
+
+var<private> sb: u32; // this environment's state base
+var<private> wb: u32; // work base
+var<private> ib: u32; // integer work base
+var<private> ob: u32; // status base
+
+// ---- small vector helpers --------------------------------------------------------------------------------------
+
+fn ld3(a: u32) -> vec3<real> { return vec3<real>(wk[wb + a], wk[wb + a + 1u], wk[wb + a + 2u]); }
+fn st3(a: u32, v: vec3<real>) { wk[wb + a] = v.x; wk[wb + a + 1u] = v.y; wk[wb + a + 2u] = v.z; }
+fn ad3(a: u32, v: vec3<real>) { st3(a, ld3(a) + v); }
+fn ld4(a: u32) -> vec4<real> { return vec4<real>(wk[wb + a], wk[wb + a + 1u], wk[wb + a + 2u], wk[wb + a + 3u]); }
+fn st4(a: u32, v: vec4<real>) { wk[wb + a] = v.x; wk[wb + a + 1u] = v.y; wk[wb + a + 2u] = v.z; wk[wb + a + 3u] = v.w; }
+fn m3(a: u32) -> vec3<real> { return vec3<real>(mf[a], mf[a + 1u], mf[a + 2u]); }
+fn m4(a: u32) -> vec4<real> { return vec4<real>(mf[a], mf[a + 1u], mf[a + 2u], mf[a + 3u]); }
+fn ldm(a: u32) -> mat3x3<real> { return mat3x3<real>(ld3(a), ld3(a + 3u), ld3(a + 6u)); }
+fn stm(a: u32, m: mat3x3<real>) { st3(a, m[0]); st3(a + 3u, m[1]); st3(a + 6u, m[2]); }
+
+fn qmul(a: vec4<real>, b: vec4<real>) -> vec4<real> {
+    return vec4<real>(
+        a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz),
+        a.w * b.w - dot(a.xyz, b.xyz));
+}
+fn qrot(q: vec4<real>, v: vec3<real>) -> vec3<real> {
+    let t = real(2.0) * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+fn qnormalize(q: vec4<real>) -> vec4<real> {
+    let n = sqrt(dot(q, q));
+    if (n < real(1e-15)) { return vec4<real>(real(0.0), real(0.0), real(0.0), real(1.0)); }
+    return q / n;
+}
+fn qmat(q: vec4<real>) -> mat3x3<real> {
+    return mat3x3<real>(qrot(q, vec3<real>(1.0, 0.0, 0.0)), qrot(q, vec3<real>(0.0, 1.0, 0.0)), qrot(q, vec3<real>(0.0, 0.0, 1.0)));
+}
+fn vnorm(v: vec3<real>) -> real { return sqrt(dot(v, v)); }
+fn unit_axis(i: u32) -> vec3<real> {
+    var e = vec3<real>(0.0, 0.0, 0.0);
+    e[i] = real(1.0);
+    return e;
+}
+fn sgn(x: real) -> real { return select(real(-1.0), real(1.0), x >= real(0.0)); }
+
+// sin and cos by quadrant reduction and Taylor series (f64 shaders have no trigonometric builtins on Vulkan).
+fn sincos(x: real) -> vec2<real> {
+    let k = floor(x * real(0.63661977236758134308) + real(0.5));
+    let r = (x - k * real(1.5707963267341256)) - k * real(6.077100506506192e-11);
+    let r2 = r * r;
+    var s = real(1.0);
+    var c = real(1.0);
+    var ts = real(1.0);
+    var tc = real(1.0);
+    for (var n = 1; n <= 9; n++) {
+        ts = -ts * r2 / real((2 * n) * (2 * n + 1));
+        tc = -tc * r2 / real((2 * n - 1) * (2 * n));
+        s += ts;
+        c += tc;
+    }
+    s *= r;
+    let q = i32(k - real(4.0) * floor(k * real(0.25)));
+    if (q == 0) { return vec2<real>(s, c); }
+    if (q == 1) { return vec2<real>(c, -s); }
+    if (q == 2) { return vec2<real>(-s, -c); }
+    return vec2<real>(-c, s);
+}
+fn axis_angle(axis: vec3<real>, angle: real) -> vec4<real> {
+    let sc = sincos(real(0.5) * angle);
+    return vec4<real>(axis * sc.x, sc.y);
+}
+
+// ---- model access --------------------------------------------------------------------------------------------
+
+fn body_parent(b: u32) -> u32 { return mu[MU_BODY_PARENT + b]; }
+fn dof_parent(i: u32) -> u32 { return mu[MU_DOF_PARENT + i]; }
+fn dof_body(i: u32) -> u32 { return mu[MU_DOF_BODY + i]; }
+fn madr(i: u32) -> u32 { return mu[MU_DOF_MADR + i]; }
+fn rownnz(i: u32) -> u32 { return mu[MU_DOF_ROWNNZ + i]; }
+fn colind(a: u32) -> u32 { return mu[MU_DOF_COLIND + a]; }
+
+// Spatial vector in work memory at `a`: (ang, lin).
+fn sang(a: u32) -> vec3<real> { return ld3(a); }
+fn slin(a: u32) -> vec3<real> { return ld3(a + 3u); }
+fn sset(a: u32, ang: vec3<real>, lin: vec3<real>) { st3(a, ang); st3(a + 3u, lin); }
+
+// Spatial inertia at `a`: mass, h (3), rot (9): `I·(ω, v) = (rot ω + h × v, m v − h × ω)`.
+fn imul(a: u32, ang: vec3<real>, lin: vec3<real>) -> array<vec3<real>, 2> {
+    let m = wk[wb + a];
+    let h = ld3(a + 1u);
+    let r = ldm(a + 4u);
+    return array<vec3<real>, 2>(r * ang + cross(h, lin), lin * m - cross(h, ang));
+}
+
+// ---- forward dynamics ----------------------------------------------------------------------------------------
+
+fn kinematics() {
+    st3(W_XPOS, vec3<real>(0.0, 0.0, 0.0));
+    st4(W_XQUAT, vec4<real>(0.0, 0.0, 0.0, 1.0));
+    stm(W_XMAT, mat3x3<real>(vec3<real>(1.0, 0.0, 0.0), vec3<real>(0.0, 1.0, 0.0), vec3<real>(0.0, 0.0, 1.0)));
+    st3(W_XIPOS, vec3<real>(0.0, 0.0, 0.0));
+    stm(W_XIMAT, mat3x3<real>(vec3<real>(1.0, 0.0, 0.0), vec3<real>(0.0, 1.0, 0.0), vec3<real>(0.0, 0.0, 1.0)));
+    for (var b = 1u; b < NBODY; b++) {
+        let p = body_parent(b);
+        var pos = ld3(W_XPOS + 3u * p) + qrot(ld4(W_XQUAT + 4u * p), m3(MF_BODY_POS + 3u * b));
+        var quat = qmul(ld4(W_XQUAT + 4u * p), m4(MF_BODY_QUAT + 4u * b));
+        let j0 = mu[MU_BODY_JNTADR + b];
+        for (var j = j0; j < j0 + mu[MU_BODY_JNTNUM + b]; j++) {
+            let qa = mu[MU_JNT_QPOSADR + j];
+            let da = mu[MU_JNT_DOFADR + j];
+            let anchor = pos + qrot(quat, m3(MF_JNT_POS + 3u * j));
+            let axis = qrot(quat, m3(MF_JNT_AXIS + 3u * j));
+            st3(W_XANCHOR + 3u * j, anchor);
+            let kind = mu[MU_JNT_TYPE + j];
+            if (kind == FREE) {
+                pos = vec3<real>(st[sb + qa], st[sb + qa + 1u], st[sb + qa + 2u]);
+                quat = qnormalize(vec4<real>(st[sb + qa + 4u], st[sb + qa + 5u], st[sb + qa + 6u], st[sb + qa + 3u]));
+                st3(W_XANCHOR + 3u * j, pos);
+                for (var k = 0u; k < 3u; k++) {
+                    sset(W_CDOF + 6u * (da + k), vec3<real>(0.0, 0.0, 0.0), unit_axis(k));
+                    sset(W_CDOF + 6u * (da + 3u + k), qrot(quat, unit_axis(k)), vec3<real>(0.0, 0.0, 0.0));
+                }
+            } else if (kind == HINGE) {
+                let angle = st[sb + qa] - mf[MF_QPOS0 + qa];
+                quat = qmul(quat, axis_angle(m3(MF_JNT_AXIS + 3u * j), angle));
+                pos = anchor - qrot(quat, m3(MF_JNT_POS + 3u * j));
+                sset(W_CDOF + 6u * da, axis, vec3<real>(0.0, 0.0, 0.0));
+            } else {
+                pos += axis * (st[sb + qa] - mf[MF_QPOS0 + qa]);
+                sset(W_CDOF + 6u * da, vec3<real>(0.0, 0.0, 0.0), axis);
+            }
+        }
+        quat = qnormalize(quat);
+        let mat = qmat(quat);
+        st3(W_XPOS + 3u * b, pos);
+        st4(W_XQUAT + 4u * b, quat);
+        stm(W_XMAT + 9u * b, mat);
+        st3(W_XIPOS + 3u * b, pos + mat * m3(MF_BODY_IPOS + 3u * b));
+        stm(W_XIMAT + 9u * b, qmat(qmul(quat, m4(MF_BODY_IQUAT + 4u * b))));
+    }
+    for (var g = 0u; g < NGEOM; g++) {
+        let b = mu[MU_GEOM_BODY + g];
+        let q = ld4(W_XQUAT + 4u * b);
+        st3(W_GXPOS + 3u * g, ld3(W_XPOS + 3u * b) + qrot(q, m3(MF_GEOM_POS + 3u * g)));
+        stm(W_GXMAT + 9u * g, qmat(qmul(q, m4(MF_GEOM_QUAT + 4u * g))));
+    }
+    // Subtree centres of mass, the linear part of rotational cdofs, com-based inertias.
+    for (var b = 0u; b < NBODY; b++) {
+        st3(W_SCOM + 3u * b, ld3(W_XIPOS + 3u * b) * mf[MF_BODY_MASS + b]);
+    }
+    for (var b = NBODY - 1u; b >= 1u; b--) {
+        ad3(W_SCOM + 3u * body_parent(b), ld3(W_SCOM + 3u * b));
+    }
+    for (var b = 0u; b < NBODY; b++) {
+        let m = mf[MF_BODY_SUBTREEMASS + b];
+        if (m > real(1e-15)) { st3(W_SCOM + 3u * b, ld3(W_SCOM + 3u * b) / m); } else { st3(W_SCOM + 3u * b, ld3(W_XIPOS + 3u * b)); }
+    }
+    for (var i = 0u; i < NV; i++) {
+        let j = mu[MU_DOF_JNT + i];
+        let kind = mu[MU_JNT_TYPE + j];
+        let rotational = kind == HINGE || kind == BALL || (kind == FREE && i - mu[MU_JNT_DOFADR + j] >= 3u);
+        if (rotational) {
+            let c = ld3(W_SCOM + 3u * mu[MU_BODY_ROOT + dof_body(i)]);
+            let ang = sang(W_CDOF + 6u * i);
+            st3(W_CDOF + 6u * i + 3u, cross(ang, c - ld3(W_XANCHOR + 3u * j)));
+        }
+    }
+    for (var k = 0u; k < 13u; k++) { wk[wb + W_CINERT + k] = real(0.0); }
+    for (var b = 1u; b < NBODY; b++) {
+        let r = ldm(W_XIMAT + 9u * b);
+        let iv = m3(MF_BODY_INERTIA + 3u * b);
+        let m = mf[MF_BODY_MASS + b];
+        let d = ld3(W_XIPOS + 3u * b) - ld3(W_SCOM + 3u * mu[MU_BODY_ROOT + b]);
+        var inertia = mat3x3<real>(r[0] * (r[0].x * iv.x) + r[1] * (r[1].x * iv.y) + r[2] * (r[2].x * iv.z),
+                                   r[0] * (r[0].y * iv.x) + r[1] * (r[1].y * iv.y) + r[2] * (r[2].y * iv.z),
+                                   r[0] * (r[0].z * iv.x) + r[1] * (r[1].z * iv.y) + r[2] * (r[2].z * iv.z));
+        let dd = dot(d, d);
+        let shift = mat3x3<real>(vec3<real>(dd, 0.0, 0.0) - d * d.x, vec3<real>(0.0, dd, 0.0) - d * d.y, vec3<real>(0.0, 0.0, dd) - d * d.z);
+        inertia = inertia + shift * m;
+        let a = W_CINERT + 13u * b;
+        wk[wb + a] = m;
+        st3(a + 1u, d * m);
+        stm(a + 4u, inertia);
+    }
+}
+
+fn mass_matrix() {
+    for (var k = 0u; k < 13u * NBODY; k++) { wk[wb + W_CRB + k] = wk[wb + W_CINERT + k]; }
+    for (var b = NBODY - 1u; b >= 1u; b--) {
+        let p = body_parent(b);
+        if (p > 0u) {
+            for (var k = 0u; k < 13u; k++) { wk[wb + W_CRB + 13u * p + k] += wk[wb + W_CRB + 13u * b + k]; }
+        }
+    }
+    for (var i = 0u; i < NV; i++) {
+        var adr = madr(i);
+        if (mu[MU_DOF_SIMPLE + i] != 0u) {
+            for (var a = adr; a < adr + rownnz(i); a++) { wk[wb + W_QM + a] = real(0.0); }
+            wk[wb + W_QM + adr] = mf[MF_DOF_M0 + i];
+            continue;
+        }
+        let f = imul(W_CRB + 13u * dof_body(i), sang(W_CDOF + 6u * i), slin(W_CDOF + 6u * i));
+        wk[wb + W_QM + adr] = dot(sang(W_CDOF + 6u * i), f[0]) + dot(slin(W_CDOF + 6u * i), f[1]) + mf[MF_DOF_ARMATURE + i];
+        var j = dof_parent(i);
+        while (j != NONE) {
+            adr += 1u;
+            wk[wb + W_QM + adr] = dot(sang(W_CDOF + 6u * j), f[0]) + dot(slin(W_CDOF + 6u * j), f[1]);
+            j = dof_parent(j);
+        }
+    }
+}
+
+// LDLᵀ of QLD (a copy of M, plus the implicit damping shift) in the tree layout; false if not positive definite.
+fn factor_m() -> bool {
+    for (var k = NV; k >= 1u; k--) {
+        let kk = k - 1u;
+        let a = madr(kk);
+        let dkk = wk[wb + W_QLD + a];
+        if (!(dkk > real(0.0))) { return false; }
+        let inv = real(1.0) / dkk;
+        for (var off = 1u; off < rownnz(kk); off++) {
+            let ii = colind(a + off);
+            let l = wk[wb + W_QLD + a + off] * inv;
+            let row = madr(ii);
+            for (var c = 0u; c < rownnz(ii); c++) {
+                wk[wb + W_QLD + row + c] -= l * wk[wb + W_QLD + a + off + c];
+            }
+            wk[wb + W_QLD + a + off] = l;
+        }
+        wk[wb + W_QLDI + kk] = inv;
+    }
+    return true;
+}
+
+// x ← M⁻¹ x for x at work offset `x`.
+fn solve_m(x: u32) {
+    for (var k = NV; k >= 1u; k--) {
+        let i = k - 1u;
+        let xi = wk[wb + x + i];
+        if (xi == real(0.0)) { continue; }
+        for (var a = madr(i) + 1u; a < madr(i) + rownnz(i); a++) {
+            wk[wb + x + colind(a)] -= wk[wb + W_QLD + a] * xi;
+        }
+    }
+    for (var i = 0u; i < NV; i++) { wk[wb + x + i] *= wk[wb + W_QLDI + i]; }
+    for (var i = 0u; i < NV; i++) {
+        var acc = wk[wb + x + i];
+        for (var a = madr(i) + 1u; a < madr(i) + rownnz(i); a++) {
+            acc -= wk[wb + W_QLD + a] * wk[wb + x + colind(a)];
+        }
+        wk[wb + x + i] = acc;
+    }
+}
+
+// out ← M x (the damping-shifted M in QM).
+fn mul_m(x: u32, out: u32) {
+    for (var i = 0u; i < NV; i++) { wk[wb + out + i] = wk[wb + W_QM + madr(i)] * wk[wb + x + i]; }
+    for (var i = 0u; i < NV; i++) {
+        let xi = wk[wb + x + i];
+        var acc = wk[wb + out + i];
+        for (var a = madr(i) + 1u; a < madr(i) + rownnz(i); a++) {
+            let j = colind(a);
+            acc += wk[wb + W_QM + a] * wk[wb + x + j];
+            wk[wb + out + j] += wk[wb + W_QM + a] * xi;
+        }
+        wk[wb + out + i] = acc;
+    }
+}
+
+fn bias_and_smooth() {
+    // Com-based velocities and cdof derivatives.
+    sset(W_CVEL, vec3<real>(0.0, 0.0, 0.0), vec3<real>(0.0, 0.0, 0.0));
+    for (var b = 1u; b < NBODY; b++) {
+        var va = sang(W_CVEL + 6u * body_parent(b));
+        var vl = slin(W_CVEL + 6u * body_parent(b));
+        let j0 = mu[MU_BODY_JNTADR + b];
+        for (var j = j0; j < j0 + mu[MU_BODY_JNTNUM + b]; j++) {
+            let da = mu[MU_JNT_DOFADR + j];
+            let kind = mu[MU_JNT_TYPE + j];
+            var groups = 1u;
+            var len = 1u;
+            if (kind == FREE) { groups = 2u; len = 3u; } else if (kind == BALL) { len = 3u; }
+            for (var g = 0u; g < groups; g++) {
+                var da2 = vec3<real>(0.0, 0.0, 0.0);
+                var dl2 = vec3<real>(0.0, 0.0, 0.0);
+                for (var k = 0u; k < len; k++) {
+                    let i = da + g * len + k;
+                    let ca = sang(W_CDOF + 6u * i);
+                    let cl = slin(W_CDOF + 6u * i);
+                    sset(W_CDOFDOT + 6u * i, cross(va, ca), cross(va, cl) + cross(vl, ca));
+                    let qv = st[sb + S_QVEL + i];
+                    da2 += ca * qv;
+                    dl2 += cl * qv;
+                }
+                va += da2;
+                vl += dl2;
+            }
+        }
+        sset(W_CVEL + 6u * b, va, vl);
+    }
+    // RNE with the gravity as a base acceleration.
+    sset(W_CACC, vec3<real>(0.0, 0.0, 0.0), -m3(MF_GRAVITY));
+    for (var b = 1u; b < NBODY; b++) {
+        var aa = sang(W_CACC + 6u * body_parent(b));
+        var al = slin(W_CACC + 6u * body_parent(b));
+        let d0 = mu[MU_BODY_DOFADR + b];
+        for (var i = d0; i < d0 + mu[MU_BODY_DOFNUM + b]; i++) {
+            let qv = st[sb + S_QVEL + i];
+            aa += sang(W_CDOFDOT + 6u * i) * qv;
+            al += slin(W_CDOFDOT + 6u * i) * qv;
+        }
+        sset(W_CACC + 6u * b, aa, al);
+        let ia = imul(W_CINERT + 13u * b, aa, al);
+        let va = sang(W_CVEL + 6u * b);
+        let vl = slin(W_CVEL + 6u * b);
+        let iv = imul(W_CINERT + 13u * b, va, vl);
+        sset(W_CFRC + 6u * b, ia[0] + cross(va, iv[0]) + cross(vl, iv[1]), ia[1] + cross(va, iv[1]));
+    }
+    for (var b = NBODY - 1u; b >= 1u; b--) {
+        let p = body_parent(b);
+        if (p > 0u) {
+            sset(W_CFRC + 6u * p, sang(W_CFRC + 6u * p) + sang(W_CFRC + 6u * b), slin(W_CFRC + 6u * p) + slin(W_CFRC + 6u * b));
+        }
+    }
+    for (var i = 0u; i < NV; i++) {
+        let fb = W_CFRC + 6u * dof_body(i);
+        let bias = dot(sang(W_CDOF + 6u * i), sang(fb)) + dot(slin(W_CDOF + 6u * i), slin(fb));
+        wk[wb + W_SMOOTH + i] = -mf[MF_DOF_DAMPING + i] * st[sb + S_QVEL + i] - bias;
+    }
+    for (var j = 0u; j < NJNT; j++) {
+        let kind = mu[MU_JNT_TYPE + j];
+        let k = mf[MF_JNT_STIFFNESS + j];
+        if ((kind == HINGE || kind == SLIDE) && k != real(0.0)) {
+            let qa = mu[MU_JNT_QPOSADR + j];
+            wk[wb + W_SMOOTH + mu[MU_JNT_DOFADR + j]] -= k * (st[sb + qa] - mf[MF_QPOS_SPRING + qa]);
+        }
+    }
+}
+
+fn forward() -> bool {
+    kinematics();
+    mass_matrix();
+    // approximate_implicitfast: M + h·diag(damping) is the mass matrix of this step (spec §D.2).
+    for (var i = 0u; i < NV; i++) { wk[wb + W_QM + madr(i)] += H * mf[MF_DOF_DAMPING + i]; }
+    for (var a = 0u; a < NM; a++) { wk[wb + W_QLD + a] = wk[wb + W_QM + a]; }
+    if (!factor_m()) { return false; }
+    bias_and_smooth();
+    for (var i = 0u; i < NV; i++) { wk[wb + W_A0 + i] = wk[wb + W_SMOOTH + i]; }
+    solve_m(W_A0);
+    return true;
+}
+
+// ---- narrow phase (simulator convention: normal from geom B to geom A, penetration > 0) ------------------------
+
+fn push_contact(pair: u32, pos: vec3<real>, n: vec3<real>, pen: real) {
+    let c = sts[ob + O_NCON];
+    if (c >= MAXCON) {
+        sts[ob + O_FLAGS] |= 1u;
+        sts[ob + O_NEED] += 1u;
+        return;
+    }
+    let a = W_CON + 7u * c;
+    st3(a, pos);
+    st3(a + 3u, n);
+    wk[wb + a + 6u] = pen;
+    iw[ib + I_CONPAIR + c] = pair;
+    sts[ob + O_NCON] = c + 1u;
+    sts[ob + O_NEED] += 1u;
+}
+
+fn gpos(g: u32) -> vec3<real> { return ld3(W_GXPOS + 3u * g); }
+fn gmat(g: u32) -> mat3x3<real> { return ldm(W_GXMAT + 9u * g); }
+fn gsize(g: u32) -> vec3<real> { return m3(MF_GEOM_SIZE + 3u * g); }
+
+// Contacts of cores `ca`, `cb` (points) inflated by radii `ra`, `rb`; `flip` reverses the normal (B, A order).
+fn sphere_cores(pair: u32, ca: vec3<real>, ra: real, cb: vec3<real>, rb: real, flip: bool) {
+    let delta = cb - ca;
+    let len = vnorm(delta);
+    var n = vec3<real>(0.0, 0.0, 1.0);
+    if (len > real(0.0)) { n = delta / len; }
+    let dist = len - ra - rb;
+    if (dist < real(0.0)) {
+        let pos = real(0.5) * ((ca + ra * n) + (cb - rb * n));
+        push_contact(pair, pos, select(-n, n, flip), -dist);
+    }
+}
+
+fn segment_point(p: vec3<real>, q: vec3<real>, x: vec3<real>) -> vec3<real> {
+    let d = q - p;
+    let dd = dot(d, d);
+    if (dd <= real(0.0)) { return p; }
+    return p + clamp(dot(x - p, d) / dd, real(0.0), real(1.0)) * d;
+}
+
+fn capsule_ends(g: u32) -> array<vec3<real>, 2> {
+    let axis = gmat(g)[2] * gsize(g).y;
+    return array<vec3<real>, 2>(gpos(g) - axis, gpos(g) + axis);
+}
+
+// Plane A (outward normal n = its z axis) against the deepest points of B; `flip` when the plane is B.
+fn plane_point(pair: u32, n: vec3<real>, o: real, x: vec3<real>, r: real, tol: real, start: u32, flip: bool) -> bool {
+    let p = o - dot(n, x) + r;
+    let pos = x - r * n + real(0.5) * p * n;
+    if (!(p > real(0.0))) { return false; }
+    for (var c = start; c < sts[ob + O_NCON]; c++) {
+        if (vnorm(ld3(W_CON + 7u * c) - pos) <= tol) { return false; }
+    }
+    push_contact(pair, pos, select(-n, n, flip), p);
+    return true;
+}
+
+fn plane_box(pair: u32, gp: u32, gb: u32, tol: real, flip: bool) {
+    let n = gmat(gp)[2];
+    let o = dot(n, gpos(gp));
+    let r = gmat(gb);
+    let h = gsize(gb);
+    let start = sts[ob + O_NCON];
+    // The deepest corner first (support along −n), then the other penetrating corners, at most MAX_PLANE_BOX.
+    var deepest = gpos(gb);
+    for (var k = 0u; k < 3u; k++) { deepest += select(real(-1.0), real(1.0), dot(r[k], -n) >= real(0.0)) * h[k] * r[k]; }
+    let p0 = o - dot(n, deepest);
+    if (!(p0 > real(0.0))) { return; }
+    push_contact(pair, deepest + real(0.5) * p0 * n, select(-n, n, flip), p0);
+    for (var i = 0u; i < 8u; i++) {
+        if (sts[ob + O_NCON] - start >= MAX_PLANE_BOX) { break; }
+        let s = vec3<real>(select(real(-1.0), real(1.0), (i & 1u) != 0u), select(real(-1.0), real(1.0), (i & 2u) != 0u), select(real(-1.0), real(1.0), (i & 4u) != 0u));
+        let x = gpos(gb) + r * (s * h);
+        plane_point(pair, n, o, x, real(0.0), tol, start, flip);
+    }
+}
+
+// Sphere (centre c, radius rad) against box g; `flip` when the sphere is B.
+fn sphere_box(pair: u32, c: vec3<real>, rad: real, g: u32, flip: bool) {
+    let r = gmat(g);
+    let h = gsize(g);
+    let cl = transpose(r) * (c - gpos(g));
+    let q = clamp(cl, -h, h);
+    let delta = q - cl;
+    let len = vnorm(delta);
+    var dist: real;
+    var pa: vec3<real>;
+    var pb: vec3<real>;
+    var n: vec3<real>;
+    if (len > real(0.0)) {
+        n = r * (delta / len);
+        dist = len - rad;
+        pa = c + rad * n;
+        pb = gpos(g) + r * q;
+    } else {
+        let gaps = h - abs(cl);
+        var i = 0u;
+        if (gaps.y < gaps[i]) { i = 1u; }
+        if (gaps.z < gaps[i]) { i = 2u; }
+        let side = sgn(cl[i]);
+        var nl = vec3<real>(0.0, 0.0, 0.0);
+        nl[i] = -side;
+        var face = cl;
+        face[i] = side * h[i];
+        n = r * nl;
+        dist = -(gaps[i] + rad);
+        pa = c + rad * n;
+        pb = gpos(g) + r * face;
+    }
+    if (dist < real(0.0)) {
+        push_contact(pair, real(0.5) * (pa + pb), select(-n, n, flip), -dist);
+    }
+}
+
+// ---- box–box (crates/collision/src/narrow/box_box.rs, face-biased contact manifold) ---------------------------
+
+const FACE_BIAS: real = 1e-12;
+const CONTACT_FACE_BIAS: real = 0.05;
+const NEAR_FACE_COS: real = 0.9961946980917455;
+
+var<private> poly: array<vec3<real>, 8>;
+var<private> poly2: array<vec3<real>, 8>;
+var<private> npoly: u32;
+
+fn clip_half_plane(axis: u32, sgnv: real, limit: real) {
+    var n2 = 0u;
+    if (npoly == 0u) { return; }
+    var prev = poly[npoly - 1u];
+    var dprev = sgnv * prev[axis] - limit;
+    for (var i = 0u; i < npoly; i++) {
+        let cur = poly[i];
+        let dcur = sgnv * cur[axis] - limit;
+        if ((dprev < real(0.0) && dcur > real(0.0)) || (dprev > real(0.0) && dcur < real(0.0))) {
+            if (n2 < 8u) { poly2[n2] = prev + (cur - prev) * (dprev / (dprev - dcur)); n2++; }
+        }
+        if (dcur <= real(0.0)) {
+            if (n2 < 8u) { poly2[n2] = cur; n2++; }
+        }
+        prev = cur;
+        dprev = dcur;
+    }
+    for (var i = 0u; i < n2; i++) { poly[i] = poly2[i]; }
+    npoly = n2;
+}
+
+fn box_box(pair: u32, ga: u32, gbx: u32) {
+    let ra = gmat(ga);
+    let rbw = gmat(gbx);
+    let ha = gsize(ga);
+    let hb = gsize(gbx);
+    let rat = transpose(ra);
+    let c = rat * (gpos(gbx) - gpos(ga));
+    let rot = rat * rbw;
+    let eps = EPS_REL * max(max(max(ha.x, ha.y), ha.z), max(max(hb.x, hb.y), hb.z));
+    let rot_t = transpose(rot);
+    let shallow = real(0.5) * min(min(min(ha.x, ha.y), ha.z), min(min(hb.x, hb.y), hb.z));
+    var depth = real(1e30);
+    var n = vec3<real>(1.0, 0.0, 0.0);
+    var kind = 0u; // 0: face of A, 1: face of B, 2: edge
+    var ai = 0u;
+    var bj = 0u;
+    for (var i = 0u; i < 3u; i++) {
+        let overlap = ha[i] + dot(hb, abs(rot_t[i])) - abs(c[i]);
+        if (!(overlap >= real(0.0))) { return; }
+        if (overlap < depth) { depth = overlap; n = sgn(c[i]) * unit_axis(i); kind = 0u; ai = i; }
+    }
+    for (var j = 0u; j < 3u; j++) {
+        let b = rot[j];
+        let d = dot(c, b);
+        let overlap = dot(ha, abs(b)) + hb[j] - abs(d);
+        if (!(overlap >= real(0.0))) { return; }
+        if (overlap < depth) { depth = overlap; n = sgn(d) * b; kind = 1u; ai = j; }
+    }
+    var edepth = real(1e30);
+    var en = vec3<real>(1.0, 0.0, 0.0);
+    var ei = 0u;
+    var ej = 0u;
+    var have_edge = false;
+    for (var i = 0u; i < 3u; i++) {
+        for (var j = 0u; j < 3u; j++) {
+            let cr = cross(unit_axis(i), rot[j]);
+            let len = vnorm(cr);
+            if (!(len >= real(1e-6))) { continue; }
+            let m = cr / len;
+            let d = dot(c, m);
+            let overlap = dot(ha, abs(m)) + dot(hb, abs(rot_t * m)) - abs(d);
+            if (!(overlap >= real(0.0))) { return; }
+            if (!have_edge || overlap < edepth * (real(1.0) - FACE_BIAS) - eps) {
+                have_edge = true; edepth = overlap; en = sgn(d) * m; ei = i; ej = j;
+            }
+        }
+    }
+    if (have_edge) {
+        let near_face = abs(dot(n, en)) > NEAR_FACE_COS && depth < shallow;
+        let bias = select(FACE_BIAS, CONTACT_FACE_BIAS, near_face);
+        if (edepth < depth * (real(1.0) - bias) - eps) { depth = edepth; n = en; kind = 2u; ai = ei; bj = ej; }
+    }
+    let normal = -(ra * n); // simulator convention: from B to A
+    if (kind == 2u) {
+        // Midpoint of the closest points of edge ai of A and edge bj of B.
+        var p0 = vec3<real>(0.0, 0.0, 0.0);
+        for (var k = 0u; k < 3u; k++) { if (k != ai) { p0[k] = sgn(n[k]) * ha[k]; } }
+        var q0 = c;
+        for (var k = 0u; k < 3u; k++) { if (k != bj) { q0 += sgn(-dot(n, rot[k])) * hb[k] * rot[k]; } }
+        let d1 = unit_axis(ai);
+        let d2 = rot[bj];
+        let rr = p0 - q0;
+        let bb = dot(d1, d2);
+        let cc = dot(d1, rr);
+        let ff = dot(d2, rr);
+        let den = real(1.0) - bb * bb;
+        var s = real(0.0);
+        if (den > real(0.0)) { s = clamp((bb * ff - cc) / den, -ha[ai], ha[ai]); }
+        let t = clamp(ff + s * bb, -hb[bj], hb[bj]);
+        s = clamp(t * bb - cc, -ha[ai], ha[ai]);
+        let mid = real(0.5) * ((p0 + s * d1) + (q0 + t * d2));
+        push_contact(pair, gpos(ga) + ra * mid, normal, depth);
+        return;
+    }
+    // Reference face k (outward s·e_k) of the reference box, incident box seen from its frame.
+    var href = ha;
+    var hinc = hb;
+    var fc = c;
+    var frot = rot;
+    var k = ai;
+    var s = sgn(n[k]);
+    var rref = ra;
+    var pref = gpos(ga);
+    if (kind == 1u) {
+        href = hb; hinc = ha; frot = transpose(rot); fc = -(frot * c);
+        s = -sgn(dot(n, rot[k]));
+        rref = rbw; pref = gpos(gbx);
+    }
+    var j = 0u;
+    for (var jj = 1u; jj < 3u; jj++) { if (abs(frot[jj][k]) > abs(frot[j][k])) { j = jj; } }
+    let tt = -sgn(s * frot[j][k]);
+    let centre = fc + tt * hinc[j] * frot[j];
+    let du = hinc[(j + 1u) % 3u] * frot[(j + 1u) % 3u];
+    let dv = hinc[(j + 2u) % 3u] * frot[(j + 2u) % 3u];
+    poly[0] = centre + du + dv;
+    poly[1] = centre - du + dv;
+    poly[2] = centre - du - dv;
+    poly[3] = centre + du - dv;
+    npoly = 4u;
+    let p1 = (k + 1u) % 3u;
+    let p2 = (k + 2u) % 3u;
+    clip_half_plane(p1, real(1.0), href[p1] + eps);
+    clip_half_plane(p1, real(-1.0), href[p1] + eps);
+    clip_half_plane(p2, real(1.0), href[p2] + eps);
+    clip_half_plane(p2, real(-1.0), href[p2] + eps);
+    let start = sts[ob + O_NCON];
+    var last = vec3<real>(1e30, 1e30, 1e30);
+    for (var i = 0u; i < npoly; i++) {
+        let x = poly[i];
+        let dx = abs(x - last);
+        let dx0 = abs(x - poly[0]);
+        let duplicate = max(max(dx.x, dx.y), dx.z) <= eps || (i > 0u && i + 1u == npoly && max(max(dx0.x, dx0.y), dx0.z) <= eps);
+        if (duplicate) { continue; }
+        last = x;
+        let pen = href[k] - s * x[k];
+        if (pen >= -eps) {
+            let pp = max(pen, real(0.0));
+            var p = x;
+            p[k] += real(0.5) * s * pp;
+            push_contact(pair, pref + rref * p, normal, pp);
+        }
+    }
+    if (sts[ob + O_NCON] == start) {
+        // Rounding left no face point: the incident box's support vertex along −s·e_k, projected.
+        var v = fc;
+        for (var jj = 0u; jj < 3u; jj++) { v += sgn(-s * frot[jj][k]) * hinc[jj] * frot[jj]; }
+        var y = v;
+        y[k] = s * href[k];
+        let on_ref = pref + rref * y;
+        push_contact(pair, on_ref + real(0.5) * depth * select(-normal, normal, kind == 0u), normal, depth);
+    }
+}
+
+fn collide_pair(p: u32) {
+    let ga = mu[MU_PAIR + 2u * p];
+    let gb = mu[MU_PAIR + 2u * p + 1u];
+    let ta = mu[MU_GEOM_TYPE + ga];
+    let tb = mu[MU_GEOM_TYPE + gb];
+    let tol = mf[MF_PAIR + PAIR_STRIDE * p + 2u];
+    // Bounding spheres first (planes are unbounded).
+    if (ta != G_PLANE && tb != G_PLANE) {
+        let r = mf[MF_GEOM_RBOUND + ga] + mf[MF_GEOM_RBOUND + gb];
+        let d = gpos(ga) - gpos(gb);
+        if (dot(d, d) > r * r) { return; }
+    }
+    if (ta == G_PLANE) {
+        let n = gmat(ga)[2];
+        let o = dot(n, gpos(ga));
+        if (tb == G_SPHERE) { plane_point(p, n, o, gpos(gb), gsize(gb).x, real(-1.0), sts[ob + O_NCON], false); }
+        else if (tb == G_BOX) { plane_box(p, ga, gb, tol, false); }
+        else if (tb == G_CAPSULE) {
+            let e = capsule_ends(gb);
+            let start = sts[ob + O_NCON];
+            plane_point(p, n, o, e[0], gsize(gb).x, tol, start, false);
+            plane_point(p, n, o, e[1], gsize(gb).x, tol, start, false);
+        }
+        return;
+    }
+    if (tb == G_PLANE) {
+        let n = gmat(gb)[2];
+        let o = dot(n, gpos(gb));
+        if (ta == G_SPHERE) { plane_point(p, n, o, gpos(ga), gsize(ga).x, real(-1.0), sts[ob + O_NCON], true); }
+        else if (ta == G_BOX) { plane_box(p, gb, ga, tol, true); }
+        else if (ta == G_CAPSULE) {
+            let e = capsule_ends(ga);
+            let start = sts[ob + O_NCON];
+            plane_point(p, n, o, e[0], gsize(ga).x, tol, start, true);
+            plane_point(p, n, o, e[1], gsize(ga).x, tol, start, true);
+        }
+        return;
+    }
+    if (ta == G_SPHERE && tb == G_SPHERE) { sphere_cores(p, gpos(ga), gsize(ga).x, gpos(gb), gsize(gb).x, false); return; }
+    if (ta == G_SPHERE && tb == G_CAPSULE) {
+        let e = capsule_ends(gb);
+        sphere_cores(p, gpos(ga), gsize(ga).x, segment_point(e[0], e[1], gpos(ga)), gsize(gb).x, false);
+        return;
+    }
+    if (ta == G_CAPSULE && tb == G_SPHERE) {
+        let e = capsule_ends(ga);
+        sphere_cores(p, segment_point(e[0], e[1], gpos(gb)), gsize(ga).x, gpos(gb), gsize(gb).x, false);
+        return;
+    }
+    if (ta == G_SPHERE && tb == G_BOX) { sphere_box(p, gpos(ga), gsize(ga).x, gb, false); return; }
+    if (ta == G_BOX && tb == G_SPHERE) { sphere_box(p, gpos(gb), gsize(gb).x, ga, true); return; }
+    if (ta == G_BOX && tb == G_BOX) { box_box(p, ga, gb); return; }
+}
+
+fn collide() {
+    sts[ob + O_NCON] = 0u;
+    sts[ob + O_NEED] = 0u;
+    for (var p = 0u; p < NPAIR; p++) { collide_pair(p); }
+}
+
+// ---- constraint rows (pyramidal contacts, joint limits) ---------------------------------------------------------
+
+fn power(x: real, p: real) -> real {
+    var r = real(1.0);
+    for (var i = 0; i < i32(p); i++) { r *= x; }
+    return r;
+}
+
+// Impedance of distance `r` for solimp (dmin, dmax, width, mid, power) at `a` (constraints impedance.rs; integer
+// powers only, checked on the host).
+fn impedance(a: u32, r: real) -> real {
+    let dmin = mf[a];
+    let dmax = mf[a + 1u];
+    let width = mf[a + 2u];
+    let mid = mf[a + 3u];
+    let pw = mf[a + 4u];
+    var x = real(0.0);
+    if (IMP_FLAT) {
+        if (dmin == dmax || width <= real(1e-15)) { return real(0.5) * (dmin + dmax); }
+        x = abs(r) / width;
+        if (x >= real(1.0)) { return dmax; }
+        if (x <= real(0.0)) { return dmin; }
+        if (pw == real(1.0)) { return dmin + x * (dmax - dmin); }
+    } else {
+        if (r == real(0.0)) { return dmin; }
+        if (width <= real(0.0)) { return dmax; }
+        x = abs(r) / width;
+        if (x > real(1.0)) { return dmax; }
+    }
+    var y: real;
+    if ((IMP_FLAT && x <= mid) || (!IMP_FLAT && x < mid)) {
+        y = power(x, pw) / power(mid, pw - real(1.0));
+    } else {
+        y = real(1.0) - power(real(1.0) - x, pw) / power(real(1.0) - mid, pw - real(1.0));
+    }
+    return clamp(dmin + y * (dmax - dmin), dmin, dmax);
+}
+
+fn regularizer(iw0: real, imp: real) -> real { return max(iw0 * (real(1.0) - imp) / imp, real(1e-15)); }
+
+// Starts row `r`; false (and the overflow flag) when the row budget is spent.
+fn row_ok(r: u32) -> bool {
+    if (r >= MAXROW) { sts[ob + O_FLAGS] |= 2u; return false; }
+    return true;
+}
+
+// Jacobian column of `dof` at world point `p`: (linear, angular).
+fn column(i: u32, p: vec3<real>) -> array<vec3<real>, 2> {
+    let c = ld3(W_SCOM + 3u * mu[MU_BODY_ROOT + dof_body(i)]);
+    let ang = sang(W_CDOF + 6u * i);
+    return array<vec3<real>, 2>(slin(W_CDOF + 6u * i) + cross(ang, p - c), ang);
+}
+
+fn finish_row(r: u32, vel: real, x: real, imp: real, rr: real, sol: u32) {
+    // aref = −b·v − k·imp·x (spec §B.1); D = 1/R.
+    wk[wb + W_AREF + r] = -mf[sol + 5u] * vel - mf[sol + 6u] * imp * x;
+    wk[wb + W_D + r] = real(1.0) / rr;
+}
+
+fn assemble() {
+    var r = 0u;
+    let ncon = sts[ob + O_NCON];
+    for (var c = 0u; c < ncon; c++) {
+        let pair = iw[ib + I_CONPAIR + c];
+        let pp = MF_PAIR + PAIR_STRIDE * pair;
+        let mu_s = mf[pp];
+        let condim = u32(mf[pp + 1u]);
+        let tran = mf[pp + 3u];
+        let sol = pp + 4u;
+        let pos = ld3(W_CON + 7u * c);
+        let n = ld3(W_CON + 7u * c + 3u);
+        let x = -wk[wb + W_CON + 7u * c + 6u];
+        let imp = impedance(sol, x);
+        let bA = mu[MU_GEOM_BODY + mu[MU_PAIR + 2u * pair]];
+        let bB = mu[MU_GEOM_BODY + mu[MU_PAIR + 2u * pair + 1u]];
+        // Tangents: helper t ⟂ n, then (t × n, t) natively or (t, n × t) as MuJoCo's makeFrame.
+        var hy = vec3<real>(0.0, 0.0, 1.0);
+        if (abs(n.y) < real(0.5)) { hy = vec3<real>(0.0, 1.0, 0.0); }
+        let tv = hy - dot(n, hy) * n;
+        let t = tv / vnorm(tv);
+        var t1 = cross(t, n);
+        var t2 = t;
+        if (TANGENT_MAKEFRAME) { t1 = t; t2 = cross(n, t); }
+        var nrow = 1u;
+        var rr: real;
+        if (condim == 1u) {
+            rr = regularizer(tran, imp);
+        } else {
+            nrow = 4u;
+            if (PYR_BOTH_SCALED) {
+                let m2 = mu_s * mu_s / IMPRATIO;
+                rr = tran * (real(1.0) + m2) * real(2.0) * m2 * (real(1.0) - imp) / imp;
+            } else {
+                rr = real(2.0) * mu_s * mu_s / IMPRATIO * (real(1.0) + mu_s * mu_s) * tran * (real(1.0) - imp) / imp;
+            }
+            rr = max(rr, real(1e-15));
+        }
+        for (var e = 0u; e < nrow; e++) {
+            if (!row_ok(r)) { sts[ob + O_NROW] = r; return; }
+            var dir = n;
+            if (nrow == 4u) {
+                let w = select(-mu_s, mu_s, (e & 1u) == 0u);
+                dir = n + w * select(t2, t1, e < 2u);
+            }
+            var nnz = 0u;
+            var vel = real(0.0);
+            for (var side = 0u; side < 2u; side++) {
+                let body = select(bB, bA, side == 0u);
+                let sg = select(real(-1.0), real(1.0), side == 0u);
+                var i = mu[MU_BODY_LASTDOF + body];
+                while (i != NONE) {
+                    let col = column(i, pos);
+                    let v = sg * dot(col[0], dir);
+                    wk[wb + W_JV + r * K + nnz] = v;
+                    iw[ib + I_JI + r * K + nnz] = i;
+                    vel += v * st[sb + S_QVEL + i];
+                    nnz++;
+                    i = dof_parent(i);
+                }
+            }
+            iw[ib + I_JN + r] = nnz;
+            finish_row(r, vel, x, imp, rr, sol);
+            r++;
+        }
+    }
+    if (ENABLE_LIMITS) {
+        for (var j = 0u; j < NJNT; j++) {
+            if (mu[MU_JNT_LIMITED + j] == 0u) { continue; }
+            let qa = mu[MU_JNT_QPOSADR + j];
+            let i = mu[MU_JNT_DOFADR + j];
+            let q = st[sb + qa];
+            let dlo = q - mf[MF_JNT_RANGE + 2u * j];
+            let dhi = mf[MF_JNT_RANGE + 2u * j + 1u] - q;
+            for (var side = 0u; side < 2u; side++) {
+                let dist = select(dhi, dlo, side == 0u);
+                if (!(dist < real(0.0))) { continue; }
+                if (LIMITS_MOST_VIOLATED && ((side == 0u && !(dlo < dhi)) || (side == 1u && dlo < dhi))) { continue; }
+                if (!row_ok(r)) { sts[ob + O_NROW] = r; return; }
+                let sg = select(real(-1.0), real(1.0), side == 0u);
+                let sol = MF_JNT_SOL + 7u * j;
+                wk[wb + W_JV + r * K] = sg;
+                iw[ib + I_JI + r * K] = i;
+                iw[ib + I_JN + r] = 1u;
+                let imp = impedance(sol, dist);
+                finish_row(r, sg * st[sb + S_QVEL + i], dist, imp, regularizer(mf[MF_DOF_INVWEIGHT0 + i], imp), sol);
+                r++;
+            }
+        }
+    }
+    sts[ob + O_NROW] = r;
+}
+
+// ---- primal conjugate gradient with exact line search (spec §C.3–§C.5) -------------------------------------------
+
+// J·x for every row into `out` (work offset).
+fn mul_j(x: u32, out: u32, nrow: u32) {
+    for (var r = 0u; r < nrow; r++) {
+        var acc = real(0.0);
+        for (var k = 0u; k < iw[ib + I_JN + r]; k++) {
+            acc += wk[wb + W_JV + r * K + k] * wk[wb + x + iw[ib + I_JI + r * K + k]];
+        }
+        wk[wb + out + r] = acc;
+    }
+}
+
+// Cost at the current qacc (QACC, with MA = M·qacc and JA = J·qacc) and the gradient into GRAD:
+// ½(a − a0)ᵀM(a − a0) + Σ_active ½ D (Ja − aref)²;  grad = M(a − a0) − Jᵀ f,  f = −D (Ja − aref) on active rows.
+fn cost_and_gradient(nrow: u32) -> real {
+    var cost = real(0.0);
+    for (var i = 0u; i < NV; i++) {
+        let g = wk[wb + W_MA + i] - wk[wb + W_SMOOTH + i];
+        wk[wb + W_GRAD + i] = g;
+        cost += real(0.5) * g * (wk[wb + W_QACC + i] - wk[wb + W_A0 + i]);
+    }
+    for (var r = 0u; r < nrow; r++) {
+        let res = wk[wb + W_JA + r] - wk[wb + W_AREF + r];
+        if (res < real(0.0)) {
+            let d = wk[wb + W_D + r];
+            cost += real(0.5) * d * res * res;
+            let f = -d * res;
+            for (var k = 0u; k < iw[ib + I_JN + r]; k++) {
+                wk[wb + W_GRAD + iw[ib + I_JI + r * K + k]] -= wk[wb + W_JV + r * K + k] * f;
+            }
+        }
+    }
+    return cost;
+}
+
+// φ′(α) and φ″(α) of the cost along SEARCH (MS = M·search, JP = J·search).
+fn line_derivatives(alpha: real, nrow: u32, gauss0: real, gauss2: real) -> vec2<real> {
+    var d1 = gauss0 + alpha * gauss2;
+    var d2 = gauss2;
+    for (var r = 0u; r < nrow; r++) {
+        let jp = wk[wb + W_JP + r];
+        let res = wk[wb + W_JA + r] + alpha * jp - wk[wb + W_AREF + r];
+        if (res < real(0.0)) {
+            let d = wk[wb + W_D + r];
+            d1 += d * res * jp;
+            d2 += d * jp * jp;
+        }
+    }
+    return vec2<real>(d1, d2);
+}
+
+fn line_search(nrow: u32) -> real {
+    mul_m(W_SEARCH, W_MS);
+    mul_j(W_SEARCH, W_JP, nrow);
+    var gauss0 = real(0.0);
+    var gauss2 = real(0.0);
+    for (var i = 0u; i < NV; i++) {
+        gauss0 += wk[wb + W_SEARCH + i] * (wk[wb + W_MA + i] - wk[wb + W_SMOOTH + i]);
+        gauss2 += wk[wb + W_SEARCH + i] * wk[wb + W_MS + i];
+    }
+    var lo = real(0.0);
+    var hi = real(-1.0); // unknown
+    var d = line_derivatives(real(0.0), nrow, gauss0, gauss2);
+    if (!(d.x < real(0.0)) || !(d.y > real(0.0))) { return real(0.0); }
+    let d0 = abs(d.x);
+    var alpha = real(0.0);
+    for (var it = 0u; it < LS_ITERATIONS; it++) {
+        var next = alpha - d.x / d.y;
+        if (hi >= real(0.0) && !(next > lo && next < hi)) { next = real(0.5) * (lo + hi); }
+        alpha = next;
+        d = line_derivatives(alpha, nrow, gauss0, gauss2);
+        if (abs(d.x) <= LS_TOLERANCE * d0) { break; }
+        if (d.x < real(0.0)) { lo = alpha; } else { hi = alpha; }
+    }
+    return alpha;
+}
+
+fn solve() {
+    let nrow = sts[ob + O_NROW];
+    // Warm start from the previous step's qacc unless qacc_smooth is cheaper (MuJoCo's rule).
+    for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = st[sb + S_QACCW + i]; }
+    mul_m(W_QACC, W_MA);
+    mul_j(W_QACC, W_JA, nrow);
+    var cost = cost_and_gradient(nrow);
+    for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = wk[wb + W_A0 + i]; }
+    mul_m(W_QACC, W_MA);
+    mul_j(W_QACC, W_JA, nrow);
+    let cost0 = cost_and_gradient(nrow);
+    if (cost < cost0) {
+        for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = st[sb + S_QACCW + i]; }
+        mul_m(W_QACC, W_MA);
+        mul_j(W_QACC, W_JA, nrow);
+        cost = cost_and_gradient(nrow);
+    } else {
+        cost = cost0;
+    }
+    for (var i = 0u; i < NV; i++) { wk[wb + W_MGRAD + i] = wk[wb + W_GRAD + i]; }
+    solve_m(W_MGRAD);
+    for (var i = 0u; i < NV; i++) { wk[wb + W_SEARCH + i] = -wk[wb + W_MGRAD + i]; }
+    let scale = real(1.0) / (MEANINERTIA * real(max(1u, NV)));
+    var iter = 0u;
+    for (; iter < ITERATIONS; iter++) {
+        var gnorm = real(0.0);
+        for (var i = 0u; i < NV; i++) { gnorm += wk[wb + W_GRAD + i] * wk[wb + W_GRAD + i]; }
+        if (scale * sqrt(gnorm) < TOLERANCE) { break; }
+        let alpha = line_search(nrow);
+        if (alpha == real(0.0)) { break; }
+        for (var i = 0u; i < NV; i++) {
+            wk[wb + W_QACC + i] += alpha * wk[wb + W_SEARCH + i];
+            wk[wb + W_MA + i] += alpha * wk[wb + W_MS + i];
+        }
+        for (var r = 0u; r < nrow; r++) { wk[wb + W_JA + r] += alpha * wk[wb + W_JP + r]; }
+        // Polak–Ribière: β = gᵀ(Mg − Mg_old) / (g_oldᵀ Mg_old), kept ≥ 0.
+        var den = real(0.0);
+        for (var i = 0u; i < NV; i++) {
+            den += wk[wb + W_GRAD + i] * wk[wb + W_MGRAD + i];
+            wk[wb + W_TMP + i] = wk[wb + W_MGRAD + i];
+        }
+        let old = cost;
+        cost = cost_and_gradient(nrow);
+        for (var i = 0u; i < NV; i++) { wk[wb + W_MGRAD + i] = wk[wb + W_GRAD + i]; }
+        solve_m(W_MGRAD);
+        var num = real(0.0);
+        for (var i = 0u; i < NV; i++) { num += wk[wb + W_GRAD + i] * (wk[wb + W_MGRAD + i] - wk[wb + W_TMP + i]); }
+        var beta = real(0.0);
+        if (den > real(0.0)) { beta = max(real(0.0), num / den); }
+        for (var i = 0u; i < NV; i++) { wk[wb + W_SEARCH + i] = -wk[wb + W_MGRAD + i] + beta * wk[wb + W_SEARCH + i]; }
+        if (scale * (old - cost) < TOLERANCE) { iter++; break; }
+    }
+    sts[ob + O_NITER] = iter;
+}
+
+// ---- integration ---------------------------------------------------------------------------------------------
+
+fn integrate() {
+    for (var i = 0u; i < NV; i++) {
+        let a = wk[wb + W_QACC + i];
+        st[sb + S_QACCW + i] = a;
+        st[sb + S_QVEL + i] += H * a;
+    }
+    for (var j = 0u; j < NJNT; j++) {
+        let qa = mu[MU_JNT_QPOSADR + j];
+        let da = mu[MU_JNT_DOFADR + j];
+        let kind = mu[MU_JNT_TYPE + j];
+        if (kind == FREE) {
+            for (var k = 0u; k < 3u; k++) { st[sb + qa + k] += H * st[sb + S_QVEL + da + k]; }
+            let w = vec3<real>(st[sb + S_QVEL + da + 3u], st[sb + S_QVEL + da + 4u], st[sb + S_QVEL + da + 5u]) * H;
+            let angle = vnorm(w);
+            if (angle >= real(1e-15)) {
+                let q0 = qnormalize(vec4<real>(st[sb + qa + 4u], st[sb + qa + 5u], st[sb + qa + 6u], st[sb + qa + 3u]));
+                let q = qnormalize(qmul(q0, axis_angle(w / angle, angle)));
+                st[sb + qa + 3u] = q.w;
+                st[sb + qa + 4u] = q.x;
+                st[sb + qa + 5u] = q.y;
+                st[sb + qa + 6u] = q.z;
+            }
+        } else {
+            st[sb + qa] += H * st[sb + S_QVEL + da];
+        }
+    }
+    st[sb + S_TIME] += H;
+}
+
+fn finite_state() -> bool {
+    for (var i = 0u; i < NQ; i++) { let v = st[sb + i]; if (!(abs(v) <= real(1e30))) { return false; } }
+    for (var i = 0u; i < NV; i++) { let v = st[sb + S_QVEL + i]; if (!(abs(v) <= real(1e30))) { return false; } }
+    return true;
+}
+
+@compute @workgroup_size(64)
+fn step(@builtin(global_invocation_id) id: vec3<u32>) {
+    let env = id.x;
+    if (env >= arrayLength(&st) / S_STRIDE) { return; }
+    sb = env * S_STRIDE;
+    wb = env * W_STRIDE;
+    ib = env * I_STRIDE;
+    ob = env * O_STRIDE;
+    // A failed environment stays as it failed until the host resets it.
+    if (sts[ob + O_FLAGS] != 0u) { return; }
+    for (var s = 0u; s < SUBSTEPS; s++) {
+        if (!forward()) { sts[ob + O_FLAGS] |= 4u; return; }
+        collide();
+        if (sts[ob + O_FLAGS] != 0u) { return; }
+        assemble();
+        if (sts[ob + O_FLAGS] != 0u) { return; }
+        solve();
+        integrate();
+        if (!finite_state()) { sts[ob + O_FLAGS] |= 4u; return; }
+    }
+    sts[ob + O_STEPS] += 1u;
+}
