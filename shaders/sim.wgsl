@@ -18,7 +18,7 @@
 @group(0) @binding(3) var<storage, read_write> wk: array<real>;
 @group(0) @binding(4) var<storage, read_write> iw: array<u32>;
 // Per environment: flags (1 contact budget, 2 row budget, 4 singular or non-finite), contacts needed, contacts,
-// rows, solver iterations, steps taken.
+// rows, solver iterations, steps taken, solver done.
 @group(0) @binding(5) var<storage, read_write> sts: array<u32>;
 const O_FLAGS: u32 = 0u;
 const O_NEED: u32 = 1u;
@@ -26,7 +26,8 @@ const O_NCON: u32 = 2u;
 const O_NROW: u32 = 3u;
 const O_NITER: u32 = 4u;
 const O_STEPS: u32 = 5u;
-const O_STRIDE: u32 = 6u;
+const O_DONE: u32 = 6u;
+const O_STRIDE: u32 = 7u;
 
 const NONE: u32 = 0xffffffffu;
 const FREE: u32 = 0u;
@@ -234,8 +235,7 @@ fn mass_matrix() {
         if (mu[MU_DOF_SIMPLE + i] != 0u) {
             for (var a = adr; a < adr + rownnz(i); a++) { wk[wb + W_QM + a] = real(0.0); }
             wk[wb + W_QM + adr] = mf[MF_DOF_M0 + i];
-            continue;
-        }
+        } else {
         let f = imul(W_CRB + 13u * dof_body(i), sang(W_CDOF + 6u * i), slin(W_CDOF + 6u * i));
         wk[wb + W_QM + adr] = dot(sang(W_CDOF + 6u * i), f[0]) + dot(slin(W_CDOF + 6u * i), f[1]) + mf[MF_DOF_ARMATURE + i];
         var j = dof_parent(i);
@@ -244,17 +244,19 @@ fn mass_matrix() {
             wk[wb + W_QM + adr] = dot(sang(W_CDOF + 6u * j), f[0]) + dot(slin(W_CDOF + 6u * j), f[1]);
             j = dof_parent(j);
         }
+        }
     }
 }
 
 // LDLᵀ of QLD (a copy of M, plus the implicit damping shift) in the tree layout; false if not positive definite.
 fn factor_m() -> bool {
+    var ok = true;
     for (var k = NV; k >= 1u; k--) {
         let kk = k - 1u;
         let a = madr(kk);
         let dkk = wk[wb + W_QLD + a];
-        if (!(dkk > real(0.0))) { return false; }
-        let inv = real(1.0) / dkk;
+        ok = ok && dkk > real(0.0);
+        let inv = real(1.0) / select(real(1.0), dkk, dkk > real(0.0));
         for (var off = 1u; off < rownnz(kk); off++) {
             let ii = colind(a + off);
             let l = wk[wb + W_QLD + a + off] * inv;
@@ -266,7 +268,7 @@ fn factor_m() -> bool {
         }
         wk[wb + W_QLDI + kk] = inv;
     }
-    return true;
+    return ok;
 }
 
 // x ← M⁻¹ x for x at work offset `x`.
@@ -274,7 +276,6 @@ fn solve_m(x: u32) {
     for (var k = NV; k >= 1u; k--) {
         let i = k - 1u;
         let xi = wk[wb + x + i];
-        if (xi == real(0.0)) { continue; }
         for (var a = madr(i) + 1u; a < madr(i) + rownnz(i); a++) {
             wk[wb + x + colind(a)] -= wk[wb + W_QLD + a] * xi;
         }
@@ -438,12 +439,13 @@ fn capsule_ends(g: u32) -> array<vec3<real>, 2> {
 fn plane_point(pair: u32, n: vec3<real>, o: real, x: vec3<real>, r: real, tol: real, start: u32, flip: bool) -> bool {
     let p = o - dot(n, x) + r;
     let pos = x - r * n + real(0.5) * p * n;
-    if (!(p > real(0.0))) { return false; }
-    for (var c = start; c < sts[ob + O_NCON]; c++) {
-        if (vnorm(ld3(W_CON + 7u * c) - pos) <= tol) { return false; }
+    var keep = p > real(0.0);
+    let ncon = sts[ob + O_NCON];
+    for (var c = start; c < ncon; c++) {
+        keep = keep && vnorm(ld3(W_CON + 7u * c) - pos) > tol;
     }
-    push_contact(pair, pos, select(-n, n, flip), p);
-    return true;
+    if (keep) { push_contact(pair, pos, select(-n, n, flip), p); }
+    return keep;
 }
 
 fn plane_box(pair: u32, gp: u32, gb: u32, tol: real, flip: bool) {
@@ -459,10 +461,9 @@ fn plane_box(pair: u32, gp: u32, gb: u32, tol: real, flip: bool) {
     if (!(p0 > real(0.0))) { return; }
     push_contact(pair, deepest + real(0.5) * p0 * n, select(-n, n, flip), p0);
     for (var i = 0u; i < 8u; i++) {
-        if (sts[ob + O_NCON] - start >= MAX_PLANE_BOX) { break; }
         let s = vec3<real>(select(real(-1.0), real(1.0), (i & 1u) != 0u), select(real(-1.0), real(1.0), (i & 2u) != 0u), select(real(-1.0), real(1.0), (i & 4u) != 0u));
         let x = gpos(gb) + r * (s * h);
-        plane_point(pair, n, o, x, real(0.0), tol, start, flip);
+        if (sts[ob + O_NCON] - start < MAX_PLANE_BOX) { plane_point(pair, n, o, x, real(0.0), tol, start, flip); }
     }
 }
 
@@ -550,16 +551,17 @@ fn box_box(pair: u32, ga: u32, gbx: u32) {
     var kind = 0u; // 0: face of A, 1: face of B, 2: edge
     var ai = 0u;
     var bj = 0u;
+    var separated = false;
     for (var i = 0u; i < 3u; i++) {
         let overlap = ha[i] + dot(hb, abs(rot_t[i])) - abs(c[i]);
-        if (!(overlap >= real(0.0))) { return; }
+        separated = separated || !(overlap >= real(0.0));
         if (overlap < depth) { depth = overlap; n = sgn(c[i]) * unit_axis(i); kind = 0u; ai = i; }
     }
     for (var j = 0u; j < 3u; j++) {
         let b = rot[j];
         let d = dot(c, b);
         let overlap = dot(ha, abs(b)) + hb[j] - abs(d);
-        if (!(overlap >= real(0.0))) { return; }
+        separated = separated || !(overlap >= real(0.0));
         if (overlap < depth) { depth = overlap; n = sgn(d) * b; kind = 1u; ai = j; }
     }
     var edepth = real(1e30);
@@ -571,16 +573,18 @@ fn box_box(pair: u32, ga: u32, gbx: u32) {
         for (var j = 0u; j < 3u; j++) {
             let cr = cross(unit_axis(i), rot[j]);
             let len = vnorm(cr);
-            if (!(len >= real(1e-6))) { continue; }
-            let m = cr / len;
-            let d = dot(c, m);
-            let overlap = dot(ha, abs(m)) + dot(hb, abs(rot_t * m)) - abs(d);
-            if (!(overlap >= real(0.0))) { return; }
-            if (!have_edge || overlap < edepth * (real(1.0) - FACE_BIAS) - eps) {
-                have_edge = true; edepth = overlap; en = sgn(d) * m; ei = i; ej = j;
+            if (len >= real(1e-6)) {
+                let m = cr / len;
+                let d = dot(c, m);
+                let overlap = dot(ha, abs(m)) + dot(hb, abs(rot_t * m)) - abs(d);
+                separated = separated || !(overlap >= real(0.0));
+                if (!have_edge || overlap < edepth * (real(1.0) - FACE_BIAS) - eps) {
+                    have_edge = true; edepth = overlap; en = sgn(d) * m; ei = i; ej = j;
+                }
             }
         }
     }
+    if (separated) { return; }
     if (have_edge) {
         let near_face = abs(dot(n, en)) > NEAR_FACE_COS && depth < shallow;
         let bias = select(FACE_BIAS, CONTACT_FACE_BIAS, near_face);
@@ -646,10 +650,9 @@ fn box_box(pair: u32, ga: u32, gbx: u32) {
         let dx = abs(x - last);
         let dx0 = abs(x - poly[0]);
         let duplicate = max(max(dx.x, dx.y), dx.z) <= eps || (i > 0u && i + 1u == npoly && max(max(dx0.x, dx0.y), dx0.z) <= eps);
-        if (duplicate) { continue; }
-        last = x;
         let pen = href[k] - s * x[k];
-        if (pen >= -eps) {
+        if (!duplicate) { last = x; }
+        if (!duplicate && pen >= -eps) {
             let pp = max(pen, real(0.0));
             var p = x;
             p[k] += real(0.5) * s * pp;
@@ -767,10 +770,10 @@ fn impedance(a: u32, r: real) -> real {
 
 fn regularizer(iw0: real, imp: real) -> real { return max(iw0 * (real(1.0) - imp) / imp, real(1e-15)); }
 
-// Starts row `r`; false (and the overflow flag) when the row budget is spent.
+// Whether row `r` fits the row budget; raises the overflow flag when it does not.
 fn row_ok(r: u32) -> bool {
-    if (r >= MAXROW) { sts[ob + O_FLAGS] |= 2u; return false; }
-    return true;
+    if (r >= MAXROW) { sts[ob + O_FLAGS] |= 2u; }
+    return r < MAXROW;
 }
 
 // Jacobian column of `dof` at world point `p`: (linear, angular).
@@ -825,7 +828,7 @@ fn assemble() {
             rr = max(rr, real(1e-15));
         }
         for (var e = 0u; e < nrow; e++) {
-            if (!row_ok(r)) { sts[ob + O_NROW] = r; return; }
+          if (row_ok(r)) {
             var dir = n;
             if (nrow == 4u) {
                 let w = select(-mu_s, mu_s, (e & 1u) == 0u);
@@ -847,14 +850,18 @@ fn assemble() {
                     i = dof_parent(i);
                 }
             }
+            for (; (nnz & 3u) != 0u; nnz++) {
+                wk[wb + W_JV + r * K + nnz] = real(0.0);
+                iw[ib + I_JI + r * K + nnz] = 0u;
+            }
             iw[ib + I_JN + r] = nnz;
             finish_row(r, vel, x, imp, rr, sol);
             r++;
+          }
         }
     }
     if (ENABLE_LIMITS) {
         for (var j = 0u; j < NJNT; j++) {
-            if (mu[MU_JNT_LIMITED + j] == 0u) { continue; }
             let qa = mu[MU_JNT_QPOSADR + j];
             let i = mu[MU_JNT_DOFADR + j];
             let q = st[sb + qa];
@@ -862,17 +869,21 @@ fn assemble() {
             let dhi = mf[MF_JNT_RANGE + 2u * j + 1u] - q;
             for (var side = 0u; side < 2u; side++) {
                 let dist = select(dhi, dlo, side == 0u);
-                if (!(dist < real(0.0))) { continue; }
-                if (LIMITS_MOST_VIOLATED && ((side == 0u && !(dlo < dhi)) || (side == 1u && dlo < dhi))) { continue; }
-                if (!row_ok(r)) { sts[ob + O_NROW] = r; return; }
+                let skip = (LIMITS_MOST_VIOLATED && ((side == 0u && !(dlo < dhi)) || (side == 1u && dlo < dhi)));
+                if (mu[MU_JNT_LIMITED + j] != 0u && dist < real(0.0) && !skip && row_ok(r)) {
                 let sg = select(real(-1.0), real(1.0), side == 0u);
                 let sol = MF_JNT_SOL + 7u * j;
                 wk[wb + W_JV + r * K] = sg;
                 iw[ib + I_JI + r * K] = i;
-                iw[ib + I_JN + r] = 1u;
+                for (var k = 1u; k < 4u; k++) {
+                    wk[wb + W_JV + r * K + k] = real(0.0);
+                    iw[ib + I_JI + r * K + k] = 0u;
+                }
+                iw[ib + I_JN + r] = 4u;
                 let imp = impedance(sol, dist);
                 finish_row(r, sg * st[sb + S_QVEL + i], dist, imp, regularizer(mf[MF_DOF_INVWEIGHT0 + i], imp), sol);
                 r++;
+                }
             }
         }
     }
@@ -882,11 +893,16 @@ fn assemble() {
 // ---- primal conjugate gradient with exact line search (spec §C.3–§C.5) -------------------------------------------
 
 // J·x for every row into `out` (work offset).
+// Row entries come in groups of 4 (zero-padded), four per loop pass: fewer loop iterations (see the entry points).
 fn mul_j(x: u32, out: u32, nrow: u32) {
     for (var r = 0u; r < nrow; r++) {
         var acc = real(0.0);
-        for (var k = 0u; k < iw[ib + I_JN + r]; k++) {
-            acc += wk[wb + W_JV + r * K + k] * wk[wb + x + iw[ib + I_JI + r * K + k]];
+        let a = r * K;
+        for (var k = 0u; k < iw[ib + I_JN + r]; k += 4u) {
+            acc += wk[wb + W_JV + a + k] * wk[wb + x + iw[ib + I_JI + a + k]]
+                + wk[wb + W_JV + a + k + 1u] * wk[wb + x + iw[ib + I_JI + a + k + 1u]]
+                + wk[wb + W_JV + a + k + 2u] * wk[wb + x + iw[ib + I_JI + a + k + 2u]]
+                + wk[wb + W_JV + a + k + 3u] * wk[wb + x + iw[ib + I_JI + a + k + 3u]];
         }
         wk[wb + out + r] = acc;
     }
@@ -907,8 +923,12 @@ fn cost_and_gradient(nrow: u32) -> real {
             let d = wk[wb + W_D + r];
             cost += real(0.5) * d * res * res;
             let f = -d * res;
-            for (var k = 0u; k < iw[ib + I_JN + r]; k++) {
-                wk[wb + W_GRAD + iw[ib + I_JI + r * K + k]] -= wk[wb + W_JV + r * K + k] * f;
+            let a = r * K;
+            for (var k = 0u; k < iw[ib + I_JN + r]; k += 4u) {
+                wk[wb + W_GRAD + iw[ib + I_JI + a + k]] -= wk[wb + W_JV + a + k] * f;
+                wk[wb + W_GRAD + iw[ib + I_JI + a + k + 1u]] -= wk[wb + W_JV + a + k + 1u] * f;
+                wk[wb + W_GRAD + iw[ib + I_JI + a + k + 2u]] -= wk[wb + W_JV + a + k + 2u] * f;
+                wk[wb + W_GRAD + iw[ib + I_JI + a + k + 3u]] -= wk[wb + W_JV + a + k + 3u] * f;
             }
         }
     }
@@ -943,23 +963,27 @@ fn line_search(nrow: u32) -> real {
     var lo = real(0.0);
     var hi = real(-1.0); // unknown
     var d = line_derivatives(real(0.0), nrow, gauss0, gauss2);
-    if (!(d.x < real(0.0)) || !(d.y > real(0.0))) { return real(0.0); }
+    // Not a descent direction (or a flat one): no step.
+    var done = !(d.x < real(0.0)) || !(d.y > real(0.0));
     let d0 = abs(d.x);
     var alpha = real(0.0);
-    for (var it = 0u; it < LS_ITERATIONS; it++) {
+    // At most LOOP_BUDGET row passes per iteration (llvmpipe's loop limit; unbounded on other adapters).
+    let ls_max = min(LS_ITERATIONS, max(1u, LOOP_BUDGET / max(nrow, 1u)));
+    for (var it = 0u; it < ls_max && !done; it++) {
         var next = alpha - d.x / d.y;
         if (hi >= real(0.0) && !(next > lo && next < hi)) { next = real(0.5) * (lo + hi); }
         alpha = next;
         d = line_derivatives(alpha, nrow, gauss0, gauss2);
-        if (abs(d.x) <= LS_TOLERANCE * d0) { break; }
+        done = abs(d.x) <= LS_TOLERANCE * d0;
         if (d.x < real(0.0)) { lo = alpha; } else { hi = alpha; }
     }
     return alpha;
 }
 
-fn solve() {
+// Solver start: warm start from the previous step's qacc unless qacc_smooth is cheaper (MuJoCo's rule), then the
+// gradient, its M⁻¹ preconditioning and the first search direction.
+fn solve_start() {
     let nrow = sts[ob + O_NROW];
-    // Warm start from the previous step's qacc unless qacc_smooth is cheaper (MuJoCo's rule).
     for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = st[sb + S_QACCW + i]; }
     mul_m(W_QACC, W_MA);
     mul_j(W_QACC, W_JA, nrow);
@@ -979,37 +1003,48 @@ fn solve() {
     for (var i = 0u; i < NV; i++) { wk[wb + W_MGRAD + i] = wk[wb + W_GRAD + i]; }
     solve_m(W_MGRAD);
     for (var i = 0u; i < NV; i++) { wk[wb + W_SEARCH + i] = -wk[wb + W_MGRAD + i]; }
+    wk[wb + W_COST] = cost;
+    sts[ob + O_NITER] = 0u;
+    sts[ob + O_DONE] = 0u;
+}
+
+// One conjugate-gradient iteration (one dispatch each, up to the iteration budget): stops, for this environment,
+// when `scale·‖grad‖` or `scale·improvement` falls below the tolerance, `scale = 1/(meaninertia·max(1, nv))`.
+fn solve_iteration() {
+    if (sts[ob + O_DONE] != 0u) { return; }
+    let nrow = sts[ob + O_NROW];
     let scale = real(1.0) / (MEANINERTIA * real(max(1u, NV)));
-    var iter = 0u;
-    for (; iter < ITERATIONS; iter++) {
-        var gnorm = real(0.0);
-        for (var i = 0u; i < NV; i++) { gnorm += wk[wb + W_GRAD + i] * wk[wb + W_GRAD + i]; }
-        if (scale * sqrt(gnorm) < TOLERANCE) { break; }
-        let alpha = line_search(nrow);
-        if (alpha == real(0.0)) { break; }
-        for (var i = 0u; i < NV; i++) {
-            wk[wb + W_QACC + i] += alpha * wk[wb + W_SEARCH + i];
-            wk[wb + W_MA + i] += alpha * wk[wb + W_MS + i];
-        }
-        for (var r = 0u; r < nrow; r++) { wk[wb + W_JA + r] += alpha * wk[wb + W_JP + r]; }
-        // Polak–Ribière: β = gᵀ(Mg − Mg_old) / (g_oldᵀ Mg_old), kept ≥ 0.
-        var den = real(0.0);
-        for (var i = 0u; i < NV; i++) {
-            den += wk[wb + W_GRAD + i] * wk[wb + W_MGRAD + i];
-            wk[wb + W_TMP + i] = wk[wb + W_MGRAD + i];
-        }
-        let old = cost;
-        cost = cost_and_gradient(nrow);
-        for (var i = 0u; i < NV; i++) { wk[wb + W_MGRAD + i] = wk[wb + W_GRAD + i]; }
-        solve_m(W_MGRAD);
-        var num = real(0.0);
-        for (var i = 0u; i < NV; i++) { num += wk[wb + W_GRAD + i] * (wk[wb + W_MGRAD + i] - wk[wb + W_TMP + i]); }
-        var beta = real(0.0);
-        if (den > real(0.0)) { beta = max(real(0.0), num / den); }
-        for (var i = 0u; i < NV; i++) { wk[wb + W_SEARCH + i] = -wk[wb + W_MGRAD + i] + beta * wk[wb + W_SEARCH + i]; }
-        if (scale * (old - cost) < TOLERANCE) { iter++; break; }
+    var gnorm = real(0.0);
+    for (var i = 0u; i < NV; i++) { gnorm += wk[wb + W_GRAD + i] * wk[wb + W_GRAD + i]; }
+    var alpha = real(0.0);
+    if (!(scale * sqrt(gnorm) < TOLERANCE)) { alpha = line_search(nrow); }
+    if (alpha == real(0.0)) {
+        sts[ob + O_DONE] = 1u;
+        return;
     }
-    sts[ob + O_NITER] = iter;
+    sts[ob + O_NITER] += 1u;
+    for (var i = 0u; i < NV; i++) {
+        wk[wb + W_QACC + i] += alpha * wk[wb + W_SEARCH + i];
+        wk[wb + W_MA + i] += alpha * wk[wb + W_MS + i];
+    }
+    for (var r = 0u; r < nrow; r++) { wk[wb + W_JA + r] += alpha * wk[wb + W_JP + r]; }
+    // Polak–Ribière: β = gᵀ(Mg − Mg_old) / (g_oldᵀ Mg_old), kept ≥ 0.
+    var den = real(0.0);
+    for (var i = 0u; i < NV; i++) {
+        den += wk[wb + W_GRAD + i] * wk[wb + W_MGRAD + i];
+        wk[wb + W_TMP + i] = wk[wb + W_MGRAD + i];
+    }
+    let old = wk[wb + W_COST];
+    let cost = cost_and_gradient(nrow);
+    wk[wb + W_COST] = cost;
+    for (var i = 0u; i < NV; i++) { wk[wb + W_MGRAD + i] = wk[wb + W_GRAD + i]; }
+    solve_m(W_MGRAD);
+    var num = real(0.0);
+    for (var i = 0u; i < NV; i++) { num += wk[wb + W_GRAD + i] * (wk[wb + W_MGRAD + i] - wk[wb + W_TMP + i]); }
+    var beta = real(0.0);
+    if (den > real(0.0)) { beta = max(real(0.0), num / den); }
+    for (var i = 0u; i < NV; i++) { wk[wb + W_SEARCH + i] = -wk[wb + W_MGRAD + i] + beta * wk[wb + W_SEARCH + i]; }
+    if (scale * (old - cost) < TOLERANCE) { sts[ob + O_DONE] = 1u; }
 }
 
 // ---- integration ---------------------------------------------------------------------------------------------
@@ -1044,30 +1079,65 @@ fn integrate() {
 }
 
 fn finite_state() -> bool {
-    for (var i = 0u; i < NQ; i++) { let v = st[sb + i]; if (!(abs(v) <= real(1e30))) { return false; } }
-    for (var i = 0u; i < NV; i++) { let v = st[sb + S_QVEL + i]; if (!(abs(v) <= real(1e30))) { return false; } }
-    return true;
+    var ok = true;
+    for (var i = 0u; i < NQ; i++) { ok = ok && abs(st[sb + i]) <= real(1e30); }
+    for (var i = 0u; i < NV; i++) { ok = ok && abs(st[sb + S_QVEL + i]) <= real(1e30); }
+    return ok;
 }
 
-@compute @workgroup_size(64)
-fn step(@builtin(global_invocation_id) id: vec3<u32>) {
-    let env = id.x;
-    if (env >= arrayLength(&st) / S_STRIDE) { return; }
+// ---- entry points: one dispatch per stage ------------------------------------------------------------------------
+//
+// The stages are separate dispatches, and every solver iteration is one: besides keeping each kernel small, this
+// keeps an invocation under the 65 535 loop iterations that Mesa's llvmpipe/lavapipe allows per shader invocation
+// (LP_MAX_TGSI_LOOP_ITERATIONS, shared by all loops; past it every loop exits after one pass). Work buffers carry
+// everything from one stage to the next.
+
+// Sets this invocation's bases; false for padding invocations and failed environments (they stay failed until the
+// host resets them).
+fn begin(env: u32) -> bool {
+    if (env >= NENV) { return false; }
     sb = env * S_STRIDE;
     wb = env * W_STRIDE;
     ib = env * I_STRIDE;
     ob = env * O_STRIDE;
-    // A failed environment stays as it failed until the host resets it.
-    if (sts[ob + O_FLAGS] != 0u) { return; }
-    for (var s = 0u; s < SUBSTEPS; s++) {
-        if (!forward()) { sts[ob + O_FLAGS] |= 4u; return; }
-        collide();
-        if (sts[ob + O_FLAGS] != 0u) { return; }
-        assemble();
-        if (sts[ob + O_FLAGS] != 0u) { return; }
-        solve();
+    return sts[ob + O_FLAGS] == 0u;
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn k_forward(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x) && !forward()) { sts[ob + O_FLAGS] |= 4u; }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn k_collide(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { collide(); }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn k_assemble(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { assemble(); }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn k_solve_start(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { solve_start(); }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn k_solve_iteration(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { solve_iteration(); }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn k_integrate(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) {
         integrate();
-        if (!finite_state()) { sts[ob + O_FLAGS] |= 4u; return; }
+        if (!finite_state()) { sts[ob + O_FLAGS] |= 4u; }
     }
-    sts[ob + O_STEPS] += 1u;
+}
+
+// Counts a finished step (after the last substep).
+@compute @workgroup_size(WORKGROUP)
+fn k_count(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { sts[ob + O_STEPS] += 1u; }
 }

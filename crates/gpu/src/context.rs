@@ -147,6 +147,12 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// Whether the adapter is Mesa's llvmpipe (lavapipe), whose shaders end every loop once an invocation has run
+    /// 65 535 loop iterations in total (`LP_MAX_TGSI_LOOP_ITERATIONS`); kernels bound their work there.
+    pub fn is_llvmpipe(&self) -> bool {
+        self.info.driver == "llvmpipe" || self.info.name.starts_with("llvmpipe")
+    }
+
     /// Whether f64 shaders are available ([`Precision::F64`]).
     pub fn supports_f64(&self) -> bool {
         self.f64
@@ -189,6 +195,54 @@ impl GpuContext {
         precision: Precision,
         entries: &[&str],
     ) -> Result<Vec<wgpu::ComputePipeline>> {
+        self.compile_with(label, source, precision, entries, None)
+    }
+
+    /// [`GpuContext::compile`] with one explicit layout shared by every entry point: group 0 holds storage
+    /// buffers at bindings `0, 1, …`, read-only where `read_only[i]`. Entry points that use different subsets of
+    /// the bindings can then share one bind group.
+    pub fn compile_shared(
+        &self,
+        label: &str,
+        source: &str,
+        precision: Precision,
+        entries: &[&str],
+        read_only: &[bool],
+    ) -> Result<Vec<wgpu::ComputePipeline>> {
+        let layout_entries: Vec<wgpu::BindGroupLayoutEntry> = read_only
+            .iter()
+            .enumerate()
+            .map(|(i, &read_only)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            })
+            .collect();
+        let group = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(label),
+            entries: &layout_entries,
+        });
+        let layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(&group)],
+            immediate_size: 0,
+        });
+        self.compile_with(label, source, precision, entries, Some(&layout))
+    }
+
+    fn compile_with(
+        &self,
+        label: &str,
+        source: &str,
+        precision: Precision,
+        entries: &[&str],
+        layout: Option<&wgpu::PipelineLayout>,
+    ) -> Result<Vec<wgpu::ComputePipeline>> {
         self.check_precision(precision)?;
         let code = format!("alias real = {};\n{}", precision.wgsl(), source);
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -201,7 +255,7 @@ impl GpuContext {
             .map(|entry| {
                 self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(entry),
-                    layout: None,
+                    layout,
                     module: &module,
                     entry_point: Some(entry),
                     compilation_options: Default::default(),

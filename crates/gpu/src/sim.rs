@@ -25,7 +25,10 @@ use crate::sim_layout::SimLayout;
 
 const SOURCE: &str = include_str!("../../../shaders/sim.wgsl");
 const WORKGROUP: u32 = 64;
-const STATUS: usize = 6;
+/// The stages of one step, in order (one dispatch each), then the step counter.
+const ENTRIES: [&str; 7] =
+    ["k_forward", "k_collide", "k_assemble", "k_solve_start", "k_solve_iteration", "k_integrate", "k_count"];
+const STATUS: usize = 7;
 
 /// Options of a [`GpuBatch`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,8 +68,12 @@ pub struct GpuBatch {
     layout: SimLayout,
     options: GpuBatchOptions,
     n_envs: usize,
-    pipeline: wgpu::ComputePipeline,
-    bind: wgpu::BindGroup,
+    /// forward, collide, assemble, solve, integrate, count.
+    pipelines: Vec<wgpu::ComputePipeline>,
+    binds: Vec<wgpu::BindGroup>,
+    substeps: usize,
+    /// The solver's iteration budget: one dispatch each.
+    iterations: usize,
     state: wgpu::Buffer,
     work: wgpu::Buffer,
     iwork: wgpu::Buffer,
@@ -93,7 +100,10 @@ impl GpuBatch {
             )));
         }
         let p = options.precision;
-        let layout = SimLayout::new(&model, options.max_contacts, p)?;
+        // Mesa's llvmpipe/lavapipe ends every loop of an invocation after 65 535 loop iterations in total; the line
+        // search is bounded to stay well below that there.
+        let loop_budget = ctx.is_llvmpipe().then_some(30_000);
+        let layout = SimLayout::new(&model, options.max_contacts, p, loop_budget)?;
         let check = |what: &'static str, bytes: usize| {
             if bytes as u64 > ctx.max_buffer() {
                 return Err(GpuError::TooLarge { what, bytes: bytes as u64, limit: ctx.max_buffer() });
@@ -103,8 +113,12 @@ impl GpuBatch {
         check("the state buffer", n_envs * layout.state_stride * p.size())?;
         check("the work buffer", n_envs * layout.work_stride * p.size())?;
         check("the integer work buffer", n_envs * layout.iwork_stride * 4)?;
-        let source = format!("{}\n{}", layout.header, SOURCE);
-        let pipeline = ctx.compile("sim.wgsl", &source, p, &["step"])?.remove(0);
+        let source = format!(
+            "const NENV: u32 = {n_envs}u;\nconst WORKGROUP: u32 = {WORKGROUP}u;\n{}\n{}",
+            layout.header, SOURCE
+        );
+        let read_only = [true, true, false, false, false, false];
+        let pipelines = ctx.compile_shared("sim.wgsl", &source, p, &ENTRIES, &read_only)?;
 
         let data = Data::new(&model).map_err(|e| GpuError::Invalid(e.to_string()))?;
         let mut initial = Vec::with_capacity(layout.state_stride);
@@ -120,15 +134,20 @@ impl GpuBatch {
         let work = ctx.storage("work", &vec![0u8; n_envs * layout.work_stride * p.size()])?;
         let iwork = ctx.storage("integer work", &vec![0u8; n_envs * layout.iwork_stride * 4])?;
         let status = ctx.storage("status", &vec![0u8; n_envs * STATUS * 4])?;
-        let bind = ctx.bind(&pipeline, &[&mf, &mu, &state, &work, &iwork, &status]);
+        let binds =
+            pipelines.iter().map(|pl| ctx.bind(pl, &[&mf, &mu, &state, &work, &iwork, &status])).collect();
+        let substeps = model.options.substeps;
+        let iterations = model.solver_options().iterations.max(1);
         Ok(GpuBatch {
             ctx,
             model,
             layout,
             options,
             n_envs,
-            pipeline,
-            bind,
+            pipelines,
+            binds,
+            substeps,
+            iterations,
             state,
             work,
             iwork,
@@ -167,8 +186,18 @@ impl GpuBatch {
     /// a non-finite state is [`GpuError::Invalid`] naming the environment.
     pub fn step(&mut self, n: usize) -> Result<()> {
         let groups = (self.n_envs as u32).div_ceil(WORKGROUP);
-        let dispatches: Vec<_> = (0..n).map(|_| (&self.pipeline, &self.bind, groups)).collect();
-        for chunk in dispatches.chunks(256) {
+        let stage = |k: usize| (&self.pipelines[k], &self.binds[k], groups);
+        let per_substep = 5 + self.iterations;
+        let mut dispatches = Vec::with_capacity(n * (per_substep * self.substeps + 1));
+        for _ in 0..n {
+            for _ in 0..self.substeps {
+                dispatches.extend((0..4).map(stage));
+                dispatches.extend((0..self.iterations).map(|_| stage(4)));
+                dispatches.push(stage(5));
+            }
+            dispatches.push(stage(6));
+        }
+        for chunk in dispatches.chunks(1024) {
             self.ctx.run(chunk);
         }
         self.ctx.wait()?;

@@ -113,7 +113,12 @@ fn sol7(sol: &ResolvedSol, what: &dyn Fn() -> String) -> Result<[f64; 7]> {
 impl SimLayout {
     /// The device image of `model`, with at most `max_contacts` contacts per environment (`None`: a bound from the
     /// candidate pairs, capped at 16 per geom).
-    pub fn new(model: &Model, max_contacts: Option<usize>, precision: Precision) -> Result<SimLayout> {
+    pub fn new(
+        model: &Model,
+        max_contacts: Option<usize>,
+        precision: Precision,
+        loop_budget: Option<u32>,
+    ) -> Result<SimLayout> {
         let m = &model.multibody;
         let o = &model.options;
         let cm = model.collision();
@@ -264,7 +269,8 @@ impl SimLayout {
             n
         };
         let max_chain = (0..m.nbody).map(chain).max().unwrap_or(0);
-        let k = (2 * max_chain).max(1);
+        // Row entries are stored in zero-padded groups of 4 (the kernel reads four per loop pass).
+        let k = (2 * max_chain).max(1_usize).next_multiple_of(4);
         let rows_per_contact = if pair_f.chunks(PAIR_STRIDE).any(|p| p[1] == 3.0) { 4 } else { 1 };
         let max_rows = (max_contacts * rows_per_contact + nlimit_rows).max(1);
 
@@ -371,6 +377,7 @@ impl SimLayout {
             ("W_SEARCH", nv),
             ("W_MS", nv),
             ("W_TMP", nv),
+            ("W_COST", 1),
             ("W_AREF", max_rows),
             ("W_D", max_rows),
             ("W_JA", max_rows),
@@ -417,6 +424,7 @@ impl SimLayout {
             format!("const LS_ITERATIONS: u32 = {}u;", sopts.ls_iterations.max(1)),
             format!("const LS_TOLERANCE: real = {};", f(sopts.ls_tolerance.max(eps_rel))),
             format!("const MEANINERTIA: real = {};", f(m.meaninertia)),
+            format!("const LOOP_BUDGET: u32 = {}u;", loop_budget.unwrap_or(u32::MAX)),
             format!("const IMPRATIO: real = {};", f(copts.impratio())),
             format!("const EPS_REL: real = {};", f(eps_rel)),
             format!(
