@@ -17,6 +17,7 @@ mod query;
 mod replay;
 mod run;
 mod run_batch;
+mod run_gpu;
 
 use error::CliError;
 

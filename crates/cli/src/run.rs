@@ -53,6 +53,16 @@ pub struct RunArgs {
     /// With --envs: the seed of that noise.
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub seed: u64,
+    /// Where to step the scene: `cpu`, or `gpu` (wgpu; with --envs, default 1 environment). No adapter, or a scene
+    /// feature the GPU path lacks, is an error naming it, never a CPU fallback.
+    #[arg(long, value_enum, default_value_t = Device::Cpu)]
+    pub device: Device,
+    /// With --device gpu: device arithmetic, f32 or f64 (f64 needs an adapter with SHADER_F64).
+    #[arg(long, default_value = "f32", value_name = "f32|f64")]
+    pub gpu_precision: String,
+    /// With --device gpu: contacts per environment (default: bounded from the scene's candidate pairs).
+    #[arg(long, value_name = "C")]
+    pub gpu_max_contacts: Option<usize>,
     /// Override an option by name, e.g. `--set friction_cone=elliptic` (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -63,6 +73,15 @@ pub struct RunArgs {
     /// Write a self-contained HTML replay of the run (body poses and contacts every --every steps, 10 by default).
     #[arg(long, value_name = "OUT.html")]
     pub record: Option<PathBuf>,
+}
+
+/// Where `signorini run` steps the scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Device {
+    /// The f64 CPU path.
+    Cpu,
+    /// The wgpu batch path (`signorini-gpu`).
+    Gpu,
 }
 
 impl RunArgs {
@@ -322,6 +341,21 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     for path in dump_path.iter().chain(&args.record) {
         crate::output::refuse_inputs(path, &args.scene.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
         crate::output::check_writable(path)?;
+    }
+    if args.device == Device::Gpu {
+        if args.grow_capacity || args.dump.is_some() || args.record.is_some() {
+            return Err(CliError::Usage(
+                "--device gpu prints a summary; --dump, --record and --grow-capacity are CPU-only for now"
+                    .into(),
+            ));
+        }
+        return crate::run_gpu::run(
+            args,
+            args.envs.unwrap_or(1),
+            std::sync::Arc::clone(scene.model()),
+            &label,
+            out,
+        );
     }
     if let Some(envs) = args.envs {
         return crate::run_batch::run(

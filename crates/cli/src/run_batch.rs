@@ -42,9 +42,14 @@ struct BatchSummary<'a> {
 
 /// A seeded standard normal sequence (xorshift64* and Box–Muller), so a perturbed run is reproducible without a
 /// random-number dependency.
-struct Normal(u64);
+pub(crate) struct Normal(u64);
 
 impl Normal {
+    /// The sequence of `seed`.
+    pub(crate) fn new(seed: u64) -> Normal {
+        Normal(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
     fn uniform(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -53,7 +58,7 @@ impl Normal {
         ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64
     }
 
-    fn sample(&mut self) -> f64 {
+    pub(crate) fn sample(&mut self) -> f64 {
         let (u, v) = (self.uniform(), self.uniform());
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
@@ -96,7 +101,7 @@ pub fn run(
     let mut batch =
         Batch::new(Arc::clone(&model), n_envs).map_err(sim)?.with_threads(threads).map_err(sim)?;
     if args.perturb > 0.0 {
-        let mut noise = Normal(args.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut noise = Normal::new(args.seed);
         let mut qvel = batch.qvel();
         qvel.iter_mut().for_each(|v| *v += args.perturb * noise.sample());
         batch.set_qvel(qvel.view(), Envs::All).map_err(sim)?;
