@@ -365,6 +365,21 @@ fn bias_and_smooth() {
         let bias = dot(sang(W_CDOF + 6u * i), sang(fb)) + dot(slin(W_CDOF + 6u * i), slin(fb));
         wk[wb + W_SMOOTH + i] = -mf[MF_DOF_DAMPING + i] * st[sb + S_QVEL + i] - bias;
     }
+    // Joint actuators (signorini-model actuator.rs): force = gain·ctrl + b₀ + b₁·length + b₂·velocity, ctrl and force
+    // clamped to their ranges, applied as gear·force on the joint's dof.
+    for (var u = 0u; u < NU; u++) {
+        let j = mu[MU_ACT_JNT + u];
+        let i = mu[MU_JNT_DOFADR + j];
+        let gear = mf[MF_ACT_GEAR + u];
+        let length = gear * st[sb + mu[MU_JNT_QPOSADR + j]];
+        let velocity = gear * st[sb + S_QVEL + i];
+        var ctrl = st[sb + S_CTRL + u];
+        if (mu[MU_ACT_CTRLLIMITED + u] != 0u) { ctrl = clamp(ctrl, mf[MF_ACT_CTRLRANGE + 2u * u], mf[MF_ACT_CTRLRANGE + 2u * u + 1u]); }
+        let b = m3(MF_ACT_BIAS + 3u * u);
+        var force = mf[MF_ACT_GAIN + u] * ctrl + b.x + b.y * length + b.z * velocity;
+        if (mu[MU_ACT_FORCELIMITED + u] != 0u) { force = clamp(force, mf[MF_ACT_FORCERANGE + 2u * u], mf[MF_ACT_FORCERANGE + 2u * u + 1u]); }
+        wk[wb + W_SMOOTH + i] += gear * force;
+    }
     for (var j = 0u; j < NJNT; j++) {
         let kind = mu[MU_JNT_TYPE + j];
         let k = mf[MF_JNT_STIFFNESS + j];
@@ -380,6 +395,11 @@ fn forward() -> bool {
     mass_matrix();
     // approximate_implicitfast: M + h·diag(damping) is the mass matrix of this step (spec §D.2).
     for (var i = 0u; i < NV; i++) { wk[wb + W_QM + madr(i)] += H * mf[MF_DOF_DAMPING + i]; }
+    // The actuators' velocity gains enter the same way: −h·gear²·b₂.
+    for (var u = 0u; u < NU; u++) {
+        let g = mf[MF_ACT_GEAR + u];
+        wk[wb + W_QM + madr(mu[MU_JNT_DOFADR + mu[MU_ACT_JNT + u]])] -= H * g * g * mf[MF_ACT_BIAS + 3u * u + 2u];
+    }
     for (var a = 0u; a < NM; a++) { wk[wb + W_QLD + a] = wk[wb + W_QM + a]; }
     if (!factor_m()) { return false; }
     bias_and_smooth();
@@ -1095,7 +1115,7 @@ fn finite_state() -> bool {
 // Sets this invocation's bases; false for padding invocations and failed environments (they stay failed until the
 // host resets them).
 fn begin(env: u32) -> bool {
-    if (env >= NENV) { return false; }
+    if (env >= arrayLength(&sts) / O_STRIDE) { return false; }
     sb = env * S_STRIDE;
     wb = env * W_STRIDE;
     ib = env * I_STRIDE;

@@ -45,7 +45,7 @@ pub fn run(
         CliError::Usage(format!("--gpu-precision is f32 or f64, got '{}'", args.gpu_precision))
     })?;
     let ctx = GpuContext::new().map_err(gpu)?;
-    let options = GpuBatchOptions { precision, max_contacts: args.gpu_max_contacts };
+    let options = GpuBatchOptions { precision, max_contacts: args.gpu_max_contacts, chunk_envs: None };
     let mut batch = GpuBatch::new(Arc::clone(&ctx), model, n_envs, options).map_err(gpu)?;
     if args.perturb > 0.0 {
         let mut noise = crate::run_batch::Normal::new(args.seed);

@@ -13,10 +13,14 @@ fn signorini(args: &[&str]) -> std::process::Output {
 
 /// Whether a GPU adapter exists here; otherwise the test is skipped (unless CI requires one).
 fn adapter() -> bool {
-    let out = signorini(&["run", &scene("sphere_drop.xml"), "--envs", "1", "--device", "gpu", "--steps", "1"]);
+    let out =
+        signorini(&["run", &scene("sphere_drop.xml"), "--envs", "1", "--device", "gpu", "--steps", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("no GPU adapter found") {
-        assert!(std::env::var("SIGNORINI_REQUIRE_GPU").as_deref() != Ok("1"), "SIGNORINI_REQUIRE_GPU=1: {stderr}");
+        assert!(
+            std::env::var("SIGNORINI_REQUIRE_GPU").as_deref() != Ok("1"),
+            "SIGNORINI_REQUIRE_GPU=1: {stderr}"
+        );
         eprintln!("skipping: {stderr}");
         return false;
     }
@@ -28,7 +32,8 @@ fn a_gpu_run_prints_its_summary() {
     if !adapter() {
         return;
     }
-    let out = signorini(&["run", &scene("sphere_drop.xml"), "--envs", "3", "--device", "gpu", "--steps", "300"]);
+    let out =
+        signorini(&["run", &scene("sphere_drop.xml"), "--envs", "3", "--device", "gpu", "--steps", "300"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
     assert_eq!(summary["device"], "gpu");
@@ -45,7 +50,9 @@ fn what_the_gpu_path_lacks_is_named() {
     if !adapter() {
         return;
     }
-    for (file, what) in [("arm.xml", "actuators"), ("pile.xml", "Cylinder"), ("box_stack__elliptic.xml", "elliptic")] {
+    for (file, what) in
+        [("arm.xml", "Cylinder"), ("chain.xml", "friction loss"), ("box_stack__elliptic.xml", "elliptic")]
+    {
         let out = signorini(&["run", &scene(file), "--envs", "2", "--device", "gpu", "--steps", "5"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{file}: {stderr}");

@@ -2,12 +2,16 @@
 //! environment. The state (`qpos`, `qvel`, the warm-start `qacc`, time) stays on the device between steps;
 //! read-back is explicit and batched (arrays with environments first, as [`signorini_sim::Batch`]).
 //!
+//! Environments are split into chunks that each fit the adapter's largest storage binding (one set of buffers and
+//! bind groups per chunk, one pipeline for all), so the batch size is bounded by device memory, not by one binding.
+//!
 //! What the GPU path implements (anything else is [`GpuError::Unsupported`], naming it, at construction): free,
-//! hinge and slide joints; plane, sphere, capsule and box geoms with the closed-form pairs plane–{sphere, capsule,
+//! hinge and slide joints; joint actuators (gain, bias, ctrl and force ranges, gear; their velocity gain enters the
+//! implicit mass matrix as the damping does); plane, sphere, capsule and box geoms with the closed-form pairs plane–{sphere, capsule,
 //! box}, sphere–{sphere, capsule, box} and box–box (clipped manifold); pyramidal contacts of condim 1 or 3 and joint
 //! limits with the soft-constraint model of spec §B; dof damping (approximate_implicitfast), armature and joint
 //! springs; the primal CG solver with an exact line search and the model's iteration budget; gravity. Not yet:
-//! actuators, equality constraints, friction loss, the elliptic cone, capsule–capsule and capsule–box pairs, per
+//! equality constraints, friction loss, the elliptic cone, capsule–capsule and capsule–box pairs, per
 //! environment parameters.
 //!
 //! **Precision.** f32 by default: positions agree with the f64 CPU path to ~1e-4 m on resting primitive scenes after
@@ -38,6 +42,9 @@ pub struct GpuBatchOptions {
     /// Contacts per environment (`None`: bounded from the candidate pairs, at most 16 per geom). A step that needs
     /// more fails with [`GpuError::Capacity`] naming this option; nothing is dropped silently.
     pub max_contacts: Option<usize>,
+    /// Environments per chunk (`None`: as many as the adapter's largest storage binding holds). Results do not
+    /// depend on it.
+    pub chunk_envs: Option<usize>,
 }
 
 /// One contact of one environment, read back (simulator convention: `normal` from geom B to geom A, world frame,
@@ -60,6 +67,19 @@ pub struct GpuEnvStats {
     pub steps: usize,
 }
 
+/// One chunk of environments: its buffers and bind groups.
+#[derive(Debug)]
+struct Chunk {
+    /// First environment of the chunk (batch index).
+    first: usize,
+    n_envs: usize,
+    state: wgpu::Buffer,
+    work: wgpu::Buffer,
+    iwork: wgpu::Buffer,
+    status: wgpu::Buffer,
+    binds: Vec<wgpu::BindGroup>,
+}
+
 /// A batch of environments on the GPU (see the module docs).
 #[derive(Debug)]
 pub struct GpuBatch {
@@ -68,16 +88,13 @@ pub struct GpuBatch {
     layout: SimLayout,
     options: GpuBatchOptions,
     n_envs: usize,
-    /// forward, collide, assemble, solve, integrate, count.
+    /// The stages of [`ENTRIES`], in order.
     pipelines: Vec<wgpu::ComputePipeline>,
-    binds: Vec<wgpu::BindGroup>,
+    chunks: Vec<Chunk>,
     substeps: usize,
     /// The solver's iteration budget: one dispatch each.
     iterations: usize,
-    state: wgpu::Buffer,
-    work: wgpu::Buffer,
-    iwork: wgpu::Buffer,
-    status: wgpu::Buffer,
+    /// One environment's initial state (qpos, qvel, warm start, time, ctrl).
     initial: Vec<f64>,
 }
 
@@ -92,31 +109,31 @@ impl GpuBatch {
         if n_envs == 0 {
             return Err(GpuError::Invalid("n_envs must be ≥ 1".into()));
         }
-        let groups = n_envs.div_ceil(WORKGROUP as usize);
-        if groups > ctx.max_workgroups() as usize {
-            return Err(GpuError::Invalid(format!(
-                "{n_envs} environments need {groups} workgroups, above the adapter's {}",
-                ctx.max_workgroups()
-            )));
-        }
         let p = options.precision;
         // Mesa's llvmpipe/lavapipe ends every loop of an invocation after 65 535 loop iterations in total; the line
         // search is bounded to stay well below that there.
         let loop_budget = ctx.is_llvmpipe().then_some(30_000);
         let layout = SimLayout::new(&model, options.max_contacts, p, loop_budget)?;
-        let check = |what: &'static str, bytes: usize| {
-            if bytes as u64 > ctx.max_buffer() {
-                return Err(GpuError::TooLarge { what, bytes: bytes as u64, limit: ctx.max_buffer() });
+        let per_env = [
+            ("the state buffer", layout.state_stride * p.size()),
+            ("the work buffer", layout.work_stride * p.size()),
+            ("the integer work buffer", layout.iwork_stride * 4),
+        ];
+        let limit = ctx.max_buffer();
+        let mut chunk_envs = (ctx.max_workgroups() as usize).saturating_mul(WORKGROUP as usize);
+        if let Some(n) = options.chunk_envs {
+            if n == 0 {
+                return Err(GpuError::Invalid("chunk_envs must be ≥ 1".into()));
             }
-            Ok(())
-        };
-        check("the state buffer", n_envs * layout.state_stride * p.size())?;
-        check("the work buffer", n_envs * layout.work_stride * p.size())?;
-        check("the integer work buffer", n_envs * layout.iwork_stride * 4)?;
-        let source = format!(
-            "const NENV: u32 = {n_envs}u;\nconst WORKGROUP: u32 = {WORKGROUP}u;\n{}\n{}",
-            layout.header, SOURCE
-        );
+            chunk_envs = chunk_envs.min(n);
+        }
+        for (what, bytes) in per_env {
+            if bytes as u64 > limit {
+                return Err(GpuError::TooLarge { what, bytes: bytes as u64, limit });
+            }
+            chunk_envs = chunk_envs.min((limit / bytes.max(1) as u64) as usize);
+        }
+        let source = format!("const WORKGROUP: u32 = {WORKGROUP}u;\n{}\n{}", layout.header, SOURCE);
         let read_only = [true, true, false, false, false, false];
         let pipelines = ctx.compile_shared("sim.wgsl", &source, p, &ENTRIES, &read_only)?;
 
@@ -126,34 +143,30 @@ impl GpuBatch {
         initial.extend(&data.multibody.qvel);
         initial.extend(std::iter::repeat_n(0.0, layout.nv));
         initial.push(data.multibody.time);
-        let state_host: Vec<f64> = (0..n_envs).flat_map(|_| initial.iter().copied()).collect();
+        initial.extend(&data.multibody.ctrl);
 
         let mf = ctx.storage("model reals", &p.pack(&layout.mf))?;
         let mu = ctx.storage("model integers", &pack_u32(&layout.mu))?;
-        let state = ctx.storage("state", &p.pack(&state_host))?;
-        let work = ctx.storage("work", &vec![0u8; n_envs * layout.work_stride * p.size()])?;
-        let iwork = ctx.storage("integer work", &vec![0u8; n_envs * layout.iwork_stride * 4])?;
-        let status = ctx.storage("status", &vec![0u8; n_envs * STATUS * 4])?;
-        let binds =
-            pipelines.iter().map(|pl| ctx.bind(pl, &[&mf, &mu, &state, &work, &iwork, &status])).collect();
+        let mut chunks = Vec::new();
+        let mut first = 0;
+        while first < n_envs {
+            let n = chunk_envs.min(n_envs - first);
+            let state_host: Vec<f64> = (0..n).flat_map(|_| initial.iter().copied()).collect();
+            let state = ctx.storage("state", &p.pack(&state_host))?;
+            let work = ctx.storage("work", &vec![0u8; n * layout.work_stride * p.size()])?;
+            let iwork = ctx.storage("integer work", &vec![0u8; n * layout.iwork_stride * 4])?;
+            let status = ctx.storage("status", &vec![0u8; n * STATUS * 4])?;
+            let binds = pipelines
+                .iter()
+                .map(|pl| ctx.bind(pl, &[&mf, &mu, &state, &work, &iwork, &status]))
+                .collect();
+            chunks.push(Chunk { first, n_envs: n, state, work, iwork, status, binds });
+            first += n;
+        }
+        ctx.wait()?;
         let substeps = model.options.substeps;
         let iterations = model.solver_options().iterations.max(1);
-        Ok(GpuBatch {
-            ctx,
-            model,
-            layout,
-            options,
-            n_envs,
-            pipelines,
-            binds,
-            substeps,
-            iterations,
-            state,
-            work,
-            iwork,
-            status,
-            initial,
-        })
+        Ok(GpuBatch { ctx, model, layout, options, n_envs, pipelines, chunks, substeps, iterations, initial })
     }
 
     /// The shared model.
@@ -164,6 +177,11 @@ impl GpuBatch {
     /// Number of environments.
     pub fn n_envs(&self) -> usize {
         self.n_envs
+    }
+
+    /// Number of chunks the environments are split into (see the module docs).
+    pub fn n_chunks(&self) -> usize {
+        self.chunks.len()
     }
 
     /// The device arithmetic.
@@ -181,31 +199,39 @@ impl GpuBatch {
         self.layout.max_contacts
     }
 
-    /// Advances every environment by `n` steps (one dispatch each, submitted together), then checks every
-    /// environment's status: a contact or row budget overflow is [`GpuError::Capacity`], a singular mass matrix or
-    /// a non-finite state is [`GpuError::Invalid`] naming the environment.
+    /// Advances every environment by `n` steps (one dispatch per stage and chunk, submitted together), then checks
+    /// every environment's status: a contact or row budget overflow is [`GpuError::Capacity`], a singular mass
+    /// matrix or a non-finite state is [`GpuError::Invalid`] naming the environment.
     pub fn step(&mut self, n: usize) -> Result<()> {
-        let groups = (self.n_envs as u32).div_ceil(WORKGROUP);
-        let stage = |k: usize| (&self.pipelines[k], &self.binds[k], groups);
-        let per_substep = 5 + self.iterations;
-        let mut dispatches = Vec::with_capacity(n * (per_substep * self.substeps + 1));
+        let mut stages = Vec::with_capacity(n * (self.substeps * (5 + self.iterations) + 1));
         for _ in 0..n {
             for _ in 0..self.substeps {
-                dispatches.extend((0..4).map(stage));
-                dispatches.extend((0..self.iterations).map(|_| stage(4)));
-                dispatches.push(stage(5));
+                stages.extend(0..4);
+                stages.extend(std::iter::repeat_n(4, self.iterations));
+                stages.push(5);
             }
-            dispatches.push(stage(6));
+            stages.push(6);
         }
-        for chunk in dispatches.chunks(1024) {
-            self.ctx.run(chunk);
+        let (pipelines, chunks) = (&self.pipelines, &self.chunks);
+        let mut dispatches = Vec::with_capacity(stages.len() * chunks.len());
+        for &k in &stages {
+            for c in chunks {
+                dispatches.push((&pipelines[k], &c.binds[k], (c.n_envs as u32).div_ceil(WORKGROUP)));
+            }
+        }
+        for batch in dispatches.chunks(1024) {
+            self.ctx.run(batch);
         }
         self.ctx.wait()?;
         self.check()
     }
 
     fn raw_status(&self) -> Result<Vec<u32>> {
-        Ok(unpack_u32(&self.ctx.read(&self.status)?)[..self.n_envs * STATUS].to_vec())
+        let mut all = Vec::with_capacity(self.n_envs * STATUS);
+        for c in &self.chunks {
+            all.extend_from_slice(&unpack_u32(&self.ctx.read(&c.status)?)[..c.n_envs * STATUS]);
+        }
+        Ok(all)
     }
 
     fn check(&self) -> Result<()> {
@@ -252,8 +278,25 @@ impl GpuBatch {
             .collect())
     }
 
+    /// Every environment's state slice, concatenated.
     fn read_state(&self) -> Result<Vec<f64>> {
-        Ok(self.options.precision.unpack(&self.ctx.read(&self.state)?))
+        let p = self.options.precision;
+        let mut all = Vec::with_capacity(self.n_envs * self.layout.state_stride);
+        for c in &self.chunks {
+            all.extend_from_slice(
+                &p.unpack(&self.ctx.read(&c.state)?)[..c.n_envs * self.layout.state_stride],
+            );
+        }
+        Ok(all)
+    }
+
+    fn write_state(&self, all: &[f64]) {
+        let stride = self.layout.state_stride;
+        for c in &self.chunks {
+            let slice = &all[c.first * stride..(c.first + c.n_envs) * stride];
+            self.ctx.write(&c.state, &self.options.precision.pack(slice));
+            self.ctx.write(&c.status, &vec![0u8; c.n_envs * STATUS * 4]);
+        }
     }
 
     fn column_block(&self, start: usize, len: usize) -> Result<Array2<f64>> {
@@ -272,17 +315,28 @@ impl GpuBatch {
         self.column_block(self.layout.nq, self.layout.nv)
     }
 
+    /// Controls, `(n_envs, nu)`.
+    pub fn ctrl(&self) -> Result<Array2<f64>> {
+        self.column_block(self.layout.nq + 2 * self.layout.nv + 1, self.layout.nu)
+    }
+
     /// Simulated time of each environment, s.
     pub fn time(&self) -> Result<Array1<f64>> {
         Ok(self.column_block(self.layout.nq + 2 * self.layout.nv, 1)?.column(0).to_owned())
     }
 
-    fn write_block(&mut self, start: usize, values: ArrayView2<'_, f64>, name: &str) -> Result<()> {
-        let len = values.ncols();
-        if values.nrows() != self.n_envs {
+    fn write_block(
+        &mut self,
+        start: usize,
+        len: usize,
+        values: ArrayView2<'_, f64>,
+        name: &str,
+    ) -> Result<()> {
+        if values.nrows() != self.n_envs || values.ncols() != len {
             return Err(GpuError::Invalid(format!(
-                "{name} has {} rows, expected {}",
+                "{name} is {} × {}, expected {} × {len}",
                 values.nrows(),
+                values.ncols(),
                 self.n_envs
             )));
         }
@@ -291,69 +345,61 @@ impl GpuBatch {
         }
         let mut s = self.read_state()?;
         let stride = self.layout.state_stride;
+        let (nq, nv) = (self.layout.nq, self.layout.nv);
         for e in 0..self.n_envs {
             for i in 0..len {
                 s[e * stride + start + i] = values[[e, i]];
             }
-            // A new state invalidates the warm start.
-            s[e * stride + self.layout.nq + self.layout.nv..e * stride + self.layout.nq + 2 * self.layout.nv]
-                .fill(0.0);
+            // A new state invalidates the warm start (controls do not).
+            if start < nq + nv {
+                s[e * stride + nq + nv..e * stride + nq + 2 * nv].fill(0.0);
+            }
         }
-        self.ctx.write(&self.state, &self.options.precision.pack(&s));
-        self.ctx.write(&self.status, &vec![0u8; self.n_envs * STATUS * 4]);
+        self.write_state(&s);
         Ok(())
     }
 
-    /// Sets every environment's positions, `(n_envs, nq)`.
+    /// Sets every environment's positions, `(n_envs, nq)`; clears failures.
     pub fn set_qpos(&mut self, qpos: ArrayView2<'_, f64>) -> Result<()> {
-        if qpos.ncols() != self.layout.nq {
-            return Err(GpuError::Invalid(format!(
-                "qpos has {} columns, expected nq = {}",
-                qpos.ncols(),
-                self.layout.nq
-            )));
-        }
-        self.write_block(0, qpos, "qpos")
+        self.write_block(0, self.layout.nq, qpos, "qpos")
     }
 
-    /// Sets every environment's velocities, `(n_envs, nv)`.
+    /// Sets every environment's velocities, `(n_envs, nv)`; clears failures.
     pub fn set_qvel(&mut self, qvel: ArrayView2<'_, f64>) -> Result<()> {
-        if qvel.ncols() != self.layout.nv {
-            return Err(GpuError::Invalid(format!(
-                "qvel has {} columns, expected nv = {}",
-                qvel.ncols(),
-                self.layout.nv
-            )));
-        }
-        self.write_block(self.layout.nq, qvel, "qvel")
+        self.write_block(self.layout.nq, self.layout.nv, qvel, "qvel")
+    }
+
+    /// Sets every environment's controls, `(n_envs, nu)` (clamped to each actuator's ctrlrange when applied).
+    pub fn set_ctrl(&mut self, ctrl: ArrayView2<'_, f64>) -> Result<()> {
+        self.write_block(self.layout.nq + 2 * self.layout.nv + 1, self.layout.nu, ctrl, "ctrl")
     }
 
     /// Every environment back to the model's initial state (clears failures).
     pub fn reset(&mut self) -> Result<()> {
         let all: Vec<f64> = (0..self.n_envs).flat_map(|_| self.initial.iter().copied()).collect();
-        self.ctx.write(&self.state, &self.options.precision.pack(&all));
-        self.ctx.write(&self.status, &vec![0u8; self.n_envs * STATUS * 4]);
+        self.write_state(&all);
         self.ctx.wait()
     }
 
     /// The contacts of environment `env` found in the last step.
     pub fn contacts(&self, env: usize) -> Result<Vec<GpuContact>> {
-        if env >= self.n_envs {
+        let Some(c) = self.chunks.iter().find(|c| env >= c.first && env < c.first + c.n_envs) else {
             return Err(GpuError::Invalid(format!(
                 "environment {env} does not exist (n_envs = {})",
                 self.n_envs
             )));
-        }
+        };
         let n = self.stats()?[env].contacts;
         let p = self.options.precision;
-        let work = p.unpack(&self.ctx.read(&self.work)?);
-        let iwork = unpack_u32(&self.ctx.read(&self.iwork)?);
-        let (wb, ib) = (env * self.layout.work_stride, env * self.layout.iwork_stride);
+        let work = p.unpack(&self.ctx.read(&c.work)?);
+        let iwork = unpack_u32(&self.ctx.read(&c.iwork)?);
+        let local = env - c.first;
+        let (wb, ib) = (local * self.layout.work_stride, local * self.layout.iwork_stride);
         Ok((0..n)
-            .map(|c| {
-                let a = wb + self.layout.w_con + 7 * c;
-                let v = |k: usize| DVec3::new(work[a + k], work[a + k + 1], work[a + k + 2]);
-                let [geom_a, geom_b] = self.layout.pairs[iwork[ib + self.layout.i_conpair + c] as usize];
+            .map(|k| {
+                let a = wb + self.layout.w_con + 7 * k;
+                let v = |j: usize| DVec3::new(work[a + j], work[a + j + 1], work[a + j + 2]);
+                let [geom_a, geom_b] = self.layout.pairs[iwork[ib + self.layout.i_conpair + k] as usize];
                 GpuContact { geom_a, geom_b, position: v(0), normal: v(3), penetration: work[a + 6] }
             })
             .collect())

@@ -68,12 +68,13 @@ pub(crate) struct SimLayout {
     pub mu: Vec<u32>,
     /// WGSL constants (sizes, options, offsets).
     pub header: String,
-    /// Reals of state per environment: qpos, qvel, warm-start qacc, time.
+    /// Reals of state per environment: qpos, qvel, warm-start qacc, time, ctrl.
     pub state_stride: usize,
     pub work_stride: usize,
     pub iwork_stride: usize,
     pub nq: usize,
     pub nv: usize,
+    pub nu: usize,
     pub max_contacts: usize,
     pub max_rows: usize,
     /// Work offset of the contact records (position, normal, penetration).
@@ -126,9 +127,6 @@ impl SimLayout {
         let sopts = model.solver_options();
         let geoms = cm.geoms();
 
-        if m.nu > 0 {
-            return Err(unsupported("actuators"));
-        }
         if !m.equalities.is_empty() {
             return Err(unsupported("equality constraints"));
         }
@@ -150,10 +148,12 @@ impl SimLayout {
         if !o.box_box_detection {
             return Err(unsupported("box_box_detection = false (boxes as hulls)"));
         }
-        if o.integrator != IntegratorKind::ApproximateImplicitFast && m.dof_damping.iter().any(|&d| d != 0.0)
-        {
+        let velocity_gains =
+            m.dof_damping.iter().any(|&d| d != 0.0) || m.actuator_bias.iter().any(|b| b[2] != 0.0);
+        if o.integrator != IntegratorKind::ApproximateImplicitFast && velocity_gains {
             return Err(unsupported(format!(
-                "dof damping with the {} integrator (the GPU path implements approximate_implicitfast)",
+                "dof damping or actuator velocity gains with the {} integrator (the GPU path implements \
+                 approximate_implicitfast)",
                 o.integrator
             )));
         }
@@ -297,6 +297,15 @@ impl SimLayout {
         a.u("MU_DOF_SIMPLE", m.dof_simple.iter().map(|&s| u32::from(s)).collect::<Vec<_>>());
         a.u("MU_GEOM_BODY", us(&geoms.body));
         a.u("MU_GEOM_TYPE", gtype);
+        a.u("MU_ACT_JNT", us(&m.actuator_jntid));
+        a.u(
+            "MU_ACT_CTRLLIMITED",
+            m.actuator_ctrlrange.iter().map(|r| u32::from(r.is_some())).collect::<Vec<_>>(),
+        );
+        a.u(
+            "MU_ACT_FORCELIMITED",
+            m.actuator_forcerange.iter().map(|r| u32::from(r.is_some())).collect::<Vec<_>>(),
+        );
         a.u("MU_PAIR", pairs.iter().flat_map(|p| [p[0] as u32, p[1] as u32]).collect::<Vec<_>>());
         let v3 = |v: &[glam::DVec3]| v.iter().flat_map(|x| x.to_array()).collect::<Vec<_>>();
         let q4 = |v: &[glam::DQuat]| v.iter().flat_map(|q| [q.x, q.y, q.z, q.w]).collect::<Vec<_>>();
@@ -340,6 +349,17 @@ impl SimLayout {
         );
         a.f("MF_GRAVITY", m.gravity.to_array());
         a.f("MF_PAIR", pair_f);
+        a.f("MF_ACT_GEAR", m.actuator_gear.clone());
+        a.f("MF_ACT_GAIN", m.actuator_gain.clone());
+        a.f("MF_ACT_BIAS", m.actuator_bias.iter().flatten().copied().collect::<Vec<_>>());
+        a.f(
+            "MF_ACT_CTRLRANGE",
+            m.actuator_ctrlrange.iter().flat_map(|r| r.unwrap_or([0.0; 2])).collect::<Vec<_>>(),
+        );
+        a.f(
+            "MF_ACT_FORCERANGE",
+            m.actuator_forcerange.iter().flat_map(|r| r.unwrap_or([0.0; 2])).collect::<Vec<_>>(),
+        );
 
         let (nq, nv, nbody, njnt, ngeom) = (m.nq, m.nv, m.nbody, m.njnt, m.ngeom);
         let mut s = Stride::default();
@@ -347,6 +367,7 @@ impl SimLayout {
         s.add("S_QVEL", nv);
         s.add("S_QACCW", nv);
         s.add("S_TIME", 1);
+        s.add("S_CTRL", m.nu);
         let mut w = Stride::default();
         for (name, len) in [
             ("W_XPOS", 3 * nbody),
@@ -406,6 +427,7 @@ impl SimLayout {
             format!("const NV: u32 = {nv}u;"),
             format!("const NBODY: u32 = {nbody}u;"),
             format!("const NJNT: u32 = {njnt}u;"),
+            format!("const NU: u32 = {}u;", m.nu),
             format!("const NGEOM: u32 = {ngeom}u;"),
             format!("const NM: u32 = {}u;", m.nm),
             format!("const NPAIR: u32 = {}u;", pairs.len()),
@@ -458,6 +480,7 @@ impl SimLayout {
             iwork_stride: iw.size,
             nq,
             nv,
+            nu: m.nu,
             max_contacts,
             max_rows,
             w_con,

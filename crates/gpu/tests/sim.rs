@@ -179,6 +179,62 @@ fn hinge_and_slide_chain_matches_the_cpu() {
     }
 }
 
+/// Joint actuators (a motor with a ctrl range, a position servo with a velocity gain and a force range) on a hinge
+/// and a slide, driven by per-environment controls; and the same batch split into chunks gives the same numbers.
+#[test]
+fn actuators_and_chunks_match_the_cpu() {
+    let Some(ctx) = GpuContext::for_tests() else { return };
+    let xml = r#"<mujoco><compiler angle="radian"/><option timestep="0.002"/>
+      <worldbody>
+        <body pos="0 0 1">
+          <joint name="h" type="hinge" axis="0 1 0" damping="0.1"/>
+          <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+          <body pos="0.3 0 0">
+            <joint name="s" type="slide" axis="1 0 0"/>
+            <geom type="box" size="0.05 0.04 0.03"/>
+          </body>
+        </body>
+      </worldbody>
+      <actuator>
+        <motor joint="h" gear="2" ctrlrange="-1 1"/>
+        <position joint="s" kp="50" kv="3" forcerange="-4 4"/>
+      </actuator></mujoco>"#;
+    let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+    let n = 5;
+    let ctrl =
+        ndarray::Array2::from_shape_fn(
+            (n, 2),
+            |(e, u)| if u == 0 { 0.6 * e as f64 - 1.5 } else { 0.02 * e as f64 },
+        );
+    let mut cpu = Batch::new(model.clone(), n).unwrap();
+    cpu.set_ctrl(ctrl.view(), signorini_sim::Envs::All).unwrap();
+    for _ in 0..300 {
+        cpu.step().unwrap();
+    }
+    let qc = cpu.qpos();
+    for precision in [Precision::F32, Precision::F64] {
+        if precision == Precision::F64 && !ctx.supports_f64() {
+            continue;
+        }
+        let mut results = Vec::new();
+        for chunk_envs in [None, Some(2)] {
+            let options = GpuBatchOptions { precision, chunk_envs, ..Default::default() };
+            let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), n, options).unwrap();
+            assert_eq!(gpu.n_chunks(), if chunk_envs.is_some() { 3 } else { 1 });
+            gpu.set_ctrl(ctrl.view()).unwrap();
+            let back = gpu.ctrl().unwrap();
+            assert!((&back - &ctrl).iter().all(|d| d.abs() < 1e-6), "{back} against {ctrl}");
+            gpu.step(300).unwrap();
+            let qg = gpu.qpos().unwrap();
+            let err = (&qc - &qg).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            eprintln!("actuators {precision:?} chunks {chunk_envs:?}: qpos difference {err:.3e}");
+            assert!(err < 1e-3, "{precision:?} {chunk_envs:?}: {err}");
+            results.push(qg);
+        }
+        assert_eq!(results[0], results[1], "chunking changed the results");
+    }
+}
+
 #[test]
 fn unsupported_features_are_named() {
     let Some(ctx) = GpuContext::for_tests() else { return };
