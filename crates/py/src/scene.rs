@@ -68,6 +68,31 @@ fn load_model(
     }
 }
 
+/// The model of `path` under the dialect named `dialect` with the `options` overrides (shared by [`Scene`] and
+/// [`GpuScene`](crate::gpu_scene::GpuScene)).
+pub(crate) fn model_of(
+    path: &Path,
+    dialect: &str,
+    options: Option<HashMap<String, Bound<'_, PyAny>>>,
+    floating_base: bool,
+) -> PyResult<Arc<Model>> {
+    let dialect = match dialect {
+        "native" => Dialect::Native,
+        "mujoco" => Dialect::Mujoco,
+        other => {
+            return Err(SignoriniError::new_err(format!(
+                "unknown dialect '{other}': valid names are native, mujoco"
+            )));
+        }
+    };
+    let mut overrides = Vec::new();
+    for (name, value) in options.unwrap_or_default() {
+        overrides.push((name, option_text(&value)?));
+    }
+    overrides.sort();
+    load_model(path, dialect, &overrides, floating_base).map_err(SignoriniError::new_err)
+}
+
 impl Scene {
     fn batch(&self) -> MutexGuard<'_, Batch> {
         lock(&self.batch)
@@ -99,21 +124,7 @@ impl Scene {
         threads: Option<usize>,
         floating_base: bool,
     ) -> PyResult<Scene> {
-        let dialect = match dialect {
-            "native" => Dialect::Native,
-            "mujoco" => Dialect::Mujoco,
-            other => {
-                return Err(SignoriniError::new_err(format!(
-                    "unknown dialect '{other}': valid names are native, mujoco"
-                )));
-            }
-        };
-        let mut overrides = Vec::new();
-        for (name, value) in options.unwrap_or_default() {
-            overrides.push((name, option_text(&value)?));
-        }
-        overrides.sort();
-        let model = load_model(&path, dialect, &overrides, floating_base).map_err(SignoriniError::new_err)?;
+        let model = model_of(&path, dialect, options, floating_base)?;
         let mut batch = Batch::new(Arc::clone(&model), n_envs).map_err(to_py)?;
         if let Some(t) = threads {
             batch = batch.with_threads(t).map_err(to_py)?;
