@@ -5,7 +5,8 @@
 //! Environments are split into chunks that each fit the adapter's largest storage binding (one set of buffers and
 //! bind groups per chunk, one pipeline for all), so the batch size is bounded by device memory, not by one binding.
 //!
-//! What the GPU path implements (anything else is [`GpuError::Unsupported`], naming it, at construction): free,
+//! What the GPU path implements (anything else is [`GpuError::Unsupported`], naming it, at construction): the native
+//! dialect (MuJoCo's own pair routines are not ported); free,
 //! hinge and slide joints; joint actuators (gain, bias, ctrl and force ranges, gear; their velocity gain enters the
 //! implicit mass matrix as the damping does); plane, sphere, capsule and box geoms with the closed-form pairs plane–{sphere, capsule,
 //! box}, sphere–{sphere, capsule, box} and box–box (clipped manifold); pyramidal contacts of condim 1 or 3 and joint

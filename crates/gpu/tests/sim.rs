@@ -244,6 +244,9 @@ fn unsupported_features_are_named() {
     assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("ball")), "{err}");
     let xml = r#"<mujoco><worldbody><geom type="plane" size="1 1 1"/><body><freejoint/><geom type="ellipsoid" size="0.1 0.2 0.3"/></body></worldbody></mujoco>"#;
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
-    let err = GpuBatch::new(ctx, model, 2, GpuBatchOptions::default()).unwrap_err();
+    let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
     assert!(err.to_string().contains("Ellipsoid"), "{err}");
+    let err =
+        GpuBatch::new(ctx, scene("sphere_drop", Dialect::Mujoco), 2, GpuBatchOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("MuJoCo-compatible"), "{err}");
 }
