@@ -690,6 +690,159 @@ fn box_box(pair: u32, ga: u32, gbx: u32) {
     }
 }
 
+// ---- capsule–capsule (pairs/capsule_capsule.rs) with the perturbation manifold (multi_contact.rs, spec §A.9) ------
+
+struct Hit {
+    ok: bool,
+    pos: vec3<real>,
+    n: vec3<real>,
+    pen: real,
+}
+
+// Closest points of segments [p1, q1] and [p2, q2] (parallel segments: the middle of the overlap on the first).
+fn closest_segments(p1: vec3<real>, q1: vec3<real>, p2: vec3<real>, q2: vec3<real>) -> array<vec3<real>, 2> {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = dot(d1, d1);
+    let e = dot(d2, d2);
+    let f = dot(d2, r);
+    let tiny = real(1e-300);
+    if (a <= tiny && e <= tiny) { return array<vec3<real>, 2>(p1, p2); }
+    if (a <= tiny) { return array<vec3<real>, 2>(p1, p2 + d2 * clamp(f / e, real(0.0), real(1.0))); }
+    let c = dot(d1, r);
+    if (e <= tiny) { return array<vec3<real>, 2>(p1 + d1 * clamp(-c / a, real(0.0), real(1.0)), p2); }
+    let b = dot(d1, d2);
+    let denom = a * e - b * b;
+    if (denom <= PARALLEL_REL * a * e) {
+        let t0 = -c / a;
+        let t1 = t0 + b / a;
+        let lo = max(min(t0, t1), real(0.0));
+        let hi = min(max(t0, t1), real(1.0));
+        var sm = real(1.0);
+        if (lo <= hi) { sm = real(0.5) * (lo + hi); } else if (max(t0, t1) < real(0.0)) { sm = real(0.0); }
+        let on1 = p1 + d1 * sm;
+        return array<vec3<real>, 2>(on1, p2 + d2 * clamp(dot(on1 - p2, d2) / e, real(0.0), real(1.0)));
+    }
+    var sm = clamp((b * f - c * e) / denom, real(0.0), real(1.0));
+    var t = (b * sm + f) / e;
+    if (t < real(0.0)) {
+        t = real(0.0);
+        sm = clamp(-c / a, real(0.0), real(1.0));
+    } else if (t > real(1.0)) {
+        t = real(1.0);
+        sm = clamp((b - c) / a, real(0.0), real(1.0));
+    }
+    return array<vec3<real>, 2>(p1 + d1 * sm, p2 + d2 * t);
+}
+
+fn any_perpendicular(v: vec3<real>) -> vec3<real> {
+    let av = abs(v);
+    var e = vec3<real>(1.0, 0.0, 0.0);
+    if (av.y < av.x && av.y <= av.z) { e = vec3<real>(0.0, 1.0, 0.0); } else if (av.z < av.x && av.z < av.y) { e = vec3<real>(0.0, 0.0, 1.0); }
+    let c = cross(v, e);
+    let l = vnorm(c);
+    if (l > real(0.0)) { return c / l; }
+    return vec3<real>(1.0, 0.0, 0.0);
+}
+
+// The normal of intersecting capsule cores: across both axes, else across the axis toward B.
+fn intersecting_normal(a0: vec3<real>, a1: vec3<real>, b0: vec3<real>, b1: vec3<real>) -> vec3<real> {
+    let u = a1 - a0;
+    let v = b1 - b0;
+    let towards = real(0.5) * (b0 + b1) - real(0.5) * (a0 + a1);
+    let c = cross(u, v);
+    var n: vec3<real>;
+    if (dot(c, c) > real(1e-20) * dot(u, u) * dot(v, v) && vnorm(c) > real(0.0)) {
+        n = c / vnorm(c);
+    } else {
+        var axis = v;
+        if (dot(u, u) > real(0.0)) { axis = u; }
+        let lateral = towards - axis * (dot(towards, axis) / max(dot(axis, axis), real(1e-300)));
+        let l = vnorm(lateral);
+        if (l > real(0.0)) { n = lateral / l; } else {
+            let al = vnorm(axis);
+            n = any_perpendicular(select(vec3<real>(0.0, 0.0, 1.0), axis / al, al > real(0.0)));
+        }
+    }
+    return select(n, -n, dot(n, towards) < real(0.0));
+}
+
+// One contact of capsules A = [a0, a1] ⊕ ra and B = [b0, b1] ⊕ rb (simulator convention), if they penetrate.
+fn capsule_hit(a0: vec3<real>, a1: vec3<real>, ra: real, b0: vec3<real>, b1: vec3<real>, rb: real) -> Hit {
+    let cp = closest_segments(a0, a1, b0, b1);
+    let delta = cp[1] - cp[0];
+    let len = vnorm(delta);
+    let scale = max(max(vnorm(a1 - a0), vnorm(b1 - b0)), ra + rb);
+    var n: vec3<real>;
+    if (len > real(1e-14) * scale) { n = delta / len; } else { n = intersecting_normal(a0, a1, b0, b1); }
+    let dist = len - ra - rb;
+    let pa = cp[0] + ra * n;
+    let pb = cp[1] - rb * n;
+    return Hit(dist < real(0.0), real(0.5) * (pa + pb), -n, -dist);
+}
+
+fn rotvec_quat(v: vec3<real>) -> vec4<real> {
+    let angle = vnorm(v);
+    if (angle > real(0.0)) { return axis_angle(v / angle, angle); }
+    return vec4<real>(0.0, 0.0, 0.0, 1.0);
+}
+
+fn rotate_about(x: vec3<real>, q: vec4<real>, c0: vec3<real>) -> vec3<real> { return c0 + qrot(q, x - c0); }
+
+fn capsule_capsule(pair: u32, ga: u32, gb: u32, tol: real) {
+    let ea = capsule_ends(ga);
+    let eb = capsule_ends(gb);
+    let ra = gsize(ga).x;
+    let rb = gsize(gb).x;
+    let first = capsule_hit(ea[0], ea[1], ra, eb[0], eb[1], rb);
+    if (!first.ok) { return; }
+    let start = sts[ob + O_NCON];
+    push_contact(pair, first.pos, first.n, first.pen);
+    if (!MULTI_CONTACT) { return; }
+    // Perturbation axes in the frame of the geom with the smaller local box (the last best-aligned axis is k).
+    let va = ra * ra * (ra + gsize(ga).y);
+    let vb = rb * rb * (rb + gsize(gb).y);
+    var frame = gmat(gb);
+    if (va <= vb) { frame = gmat(ga); }
+    let n0 = first.n;
+    let c0 = first.pos;
+    var k = 0u;
+    for (var i = 1u; i < 3u; i++) { if (abs(dot(frame[i], n0)) >= abs(dot(frame[k], n0))) { k = i; } }
+    let next = frame[(k + 1u) % 3u];
+    let a0v = next - n0 * dot(next, n0);
+    let al = vnorm(a0v);
+    if (!(al > real(0.0))) { return; }
+    let ax0 = a0v / al;
+    let ax1 = cross(n0, ax0);
+    let eps = PERTURBATION;
+    for (var i = 1u; i <= 4u; i++) {
+        let count = sts[ob + O_NCON] - start;
+        if (count < MAX_CONVEX) {
+            let s0 = real(2.0) * real(i % 2u) - real(1.0);
+            let s1 = real(1.0) - real(2.0) * real((i / 2u) % 2u);
+            let q = rotvec_quat(eps * (s0 * ax0 + s1 * ax1));
+            let qc = vec4<real>(-q.xyz, q.w);
+            let h = capsule_hit(rotate_about(ea[0], q, c0), rotate_about(ea[1], q, c0), ra,
+                                rotate_about(eb[0], qc, c0), rotate_about(eb[1], qc, c0), rb);
+            if (h.ok) {
+                let xa = qrot(qc, h.pos - real(0.5) * h.pen * h.n - c0) + c0;
+                let xb = qrot(q, h.pos + real(0.5) * h.pen * h.n - c0) + c0;
+                let pos = real(0.5) * (xa + xb);
+                let tau = clamp(cross(h.n, n0), vec3<real>(-eps, -eps, -eps), vec3<real>(eps, eps, eps));
+                var n = h.n + cross(tau, h.n);
+                let nl = vnorm(n);
+                n = select(h.n, n / nl, nl > real(0.0));
+                let pp = dot(n, xb - xa);
+                var keep = pp > -tol;
+                let ncon = sts[ob + O_NCON];
+                for (var c = start; c < ncon; c++) { keep = keep && vnorm(ld3(W_CON + 7u * c) - pos) >= tol; }
+                if (keep) { push_contact(pair, pos, n, max(pp, real(0.0))); }
+            }
+        }
+    }
+}
+
 fn collide_pair(p: u32) {
     let ga = mu[MU_PAIR + 2u * p];
     let gb = mu[MU_PAIR + 2u * p + 1u];
@@ -742,6 +895,7 @@ fn collide_pair(p: u32) {
     if (ta == G_SPHERE && tb == G_BOX) { sphere_box(p, gpos(ga), gsize(ga).x, gb, false); return; }
     if (ta == G_BOX && tb == G_SPHERE) { sphere_box(p, gpos(gb), gsize(gb).x, ga, true); return; }
     if (ta == G_BOX && tb == G_BOX) { box_box(p, ga, gb); return; }
+    if (ta == G_CAPSULE && tb == G_CAPSULE) { capsule_capsule(p, ga, gb, tol); return; }
 }
 
 fn collide() {

@@ -11,8 +11,8 @@
 //! implicit mass matrix as the damping does); plane, sphere, capsule and box geoms with the closed-form pairs plane–{sphere, capsule,
 //! box}, sphere–{sphere, capsule, box} and box–box (clipped manifold); pyramidal contacts of condim 1 or 3 and joint
 //! limits with the soft-constraint model of spec §B; dof damping (approximate_implicitfast), armature and joint
-//! springs; the primal CG solver with an exact line search and the model's iteration budget; gravity. Not yet:
-//! equality constraints, friction loss, the elliptic cone, capsule–capsule and capsule–box pairs, per
+//! springs; capsule–capsule with the perturbation manifold of spec §A.9; the primal CG solver with an exact line search and the model's iteration budget; gravity. Not yet:
+//! equality constraints, friction loss, the elliptic cone, capsule–box pairs, per
 //! environment parameters.
 //!
 //! **Precision.** f32 by default: positions agree with the f64 CPU path to ~1e-4 m on resting primitive scenes after

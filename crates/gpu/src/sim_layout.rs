@@ -211,6 +211,7 @@ impl SimLayout {
                     (K::Plane, K::Capsule) | (K::Capsule, K::Plane) => 2,
                     (K::Plane, K::Box) | (K::Box, K::Plane) => cm.options().contacts_per_convex_pair.max(1),
                     (K::Box, K::Box) => 8,
+                    (K::Capsule, K::Capsule) => cm.options().contacts_per_convex_pair.max(1),
                     _ => {
                         return Err(unsupported(format!(
                             "{ka:?}–{kb:?} contacts (geoms '{}' and '{}')",
@@ -231,9 +232,10 @@ impl SimLayout {
                 let sol = ResolvedSol::resolve(copts, &name, mixed.solref, mixed.solimp)
                     .map_err(|e| GpuError::Invalid(e.to_string()))?;
                 let other = if ka == K::Plane { gb } else { ga };
-                let size_b = 0.5 * geoms.shape[gb].local_aabb().diagonal_length();
-                let size_o = 0.5 * geoms.shape[other].local_aabb().diagonal_length();
-                let tol = tolerance * if ka == K::Plane || kb == K::Plane { size_o } else { size_b };
+                // Spec §A.9's tolerance: `tolerance · min(size)` over the non-plane geoms (half box diagonals).
+                let size = |g: usize| 0.5 * geoms.shape[g].local_aabb().diagonal_length();
+                let tol = tolerance
+                    * if ka == K::Plane || kb == K::Plane { size(other) } else { size(ga).min(size(gb)) };
                 let (ba, bb) = (geoms.body[ga], geoms.body[gb]);
                 let tran = m.body_invweight0[ba][0] + m.body_invweight0[bb][0];
                 pair_f.extend([mixed.friction[0], dim as f64, tol, tran]);
@@ -453,6 +455,16 @@ impl SimLayout {
             format!("const LOOP_BUDGET: u32 = {}u;", loop_budget.unwrap_or(u32::MAX)),
             format!("const IMPRATIO: real = {};", f(copts.impratio())),
             format!("const EPS_REL: real = {};", f(eps_rel)),
+            format!(
+                "const PARALLEL_REL: real = {};",
+                f(if precision == Precision::F32 { 1e-6 } else { 1e-14 })
+            ),
+            format!(
+                "const PERTURBATION: real = {};",
+                f(signorini_collision::query::ContactRequest::default().perturbation)
+            ),
+            format!("const MULTI_CONTACT: bool = {};", b(o.enable_multi_contact)),
+            format!("const MAX_CONVEX: u32 = {}u;", cm.options().contacts_per_convex_pair.max(1)),
             format!(
                 "const IMP_FLAT: bool = {};",
                 b(copts.impedance_curve == ImpedanceCurve::FlatAtZeroWidth)
