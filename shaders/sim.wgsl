@@ -487,8 +487,9 @@ fn plane_box(pair: u32, gp: u32, gb: u32, tol: real, flip: bool) {
     }
 }
 
-// Sphere (centre c, radius rad) against box g; `flip` when the sphere is B.
-fn sphere_box(pair: u32, c: vec3<real>, rad: real, g: u32, flip: bool) {
+// Sphere (centre c, radius rad) as A against box g as B (pairs/sphere_box.rs): the contact with its normal from the
+// box to the sphere.
+fn sphere_box_hit(c: vec3<real>, rad: real, g: u32) -> Hit {
     let r = gmat(g);
     let h = gsize(g);
     let cl = transpose(r) * (c - gpos(g));
@@ -519,8 +520,116 @@ fn sphere_box(pair: u32, c: vec3<real>, rad: real, g: u32, flip: bool) {
         pa = c + rad * n;
         pb = gpos(g) + r * face;
     }
-    if (dist < real(0.0)) {
-        push_contact(pair, real(0.5) * (pa + pb), select(-n, n, flip), -dist);
+    return Hit(dist < real(0.0), real(0.5) * (pa + pb), -n, -dist);
+}
+
+// Sphere against box g; `flip` when the sphere is B.
+fn sphere_box(pair: u32, c: vec3<real>, rad: real, g: u32, flip: bool) {
+    let h = sphere_box_hit(c, rad, g);
+    if (h.ok) { push_contact(pair, h.pos, select(h.n, -h.n, flip), h.pen); }
+}
+
+// Capsule core [p0, p1] ⊕ rad as B against box g as A: the exact signed distance of the segment and the box (the
+// closest point of the segment by Newton steps on the convex, piecewise quadratic squared distance, bracketed;
+// an intersecting core by the 6 axes of segment–box SAT), as one contact with its normal from the capsule to the
+// box, if they penetrate.
+fn segment_box_hit(p0: vec3<real>, p1: vec3<real>, rad: real, g: u32) -> Hit {
+    let r = gmat(g);
+    let h = gsize(g);
+    let a = transpose(r) * (p0 - gpos(g));
+    let d = transpose(r) * (p1 - p0);
+    // f(t) = Σ max(0, |a + t d| − h)², f′ and f″ on the active set.
+    var lo = real(0.0);
+    var hi = real(1.0);
+    var t = real(0.0);
+    var done = false;
+    for (var it = 0u; it < 64u && !done; it++) {
+        let x = a + t * d;
+        let e = max(abs(x) - h, vec3<real>(0.0, 0.0, 0.0));
+        let on = abs(x) > h;
+        let g1 = real(2.0) * dot(e * sign(x), d);
+        let g2 = real(2.0) * dot(select(vec3<real>(0.0, 0.0, 0.0), d * d, on), vec3<real>(1.0, 1.0, 1.0));
+        if (it == 0u && g1 >= real(0.0)) { done = true; }
+        if (!done) {
+            if (g1 < real(0.0)) { lo = t; } else { hi = t; }
+            var next = hi;
+            if (g2 > real(0.0)) { next = t - g1 / g2; }
+            if (!(next > lo && next < hi)) { next = real(0.5) * (lo + hi); }
+            if (it == 0u) {
+                // f′(1) ≤ 0: the minimum is at t = 1.
+                let x1 = a + d;
+                let e1 = max(abs(x1) - h, vec3<real>(0.0, 0.0, 0.0));
+                if (real(2.0) * dot(e1 * sign(x1), d) <= real(0.0)) { next = real(1.0); done = true; }
+            }
+            done = done || abs(next - t) <= real(1e-14) || hi - lo <= real(1e-14);
+            t = next;
+        }
+    }
+    let s = a + t * d;
+    let q = clamp(s, -h, h);
+    let delta = s - q;
+    let len = vnorm(delta);
+    if (len > real(0.0)) {
+        // Apart cores: normal from the box (A) to the capsule (B).
+        let n = r * (delta / len);
+        let dist = len - rad;
+        let pa = gpos(g) + r * q;
+        let pb = gpos(g) + r * s - rad * n;
+        return Hit(dist < real(0.0), real(0.5) * (pa + pb), -n, -dist);
+    }
+    // Intersecting cores: the SAT axis of least overlap among the box faces and d × box edges.
+    var best = real(1e30);
+    var nb = vec3<real>(0.0, 0.0, 1.0);
+    for (var k = 0u; k < 6u; k++) {
+        var m = unit_axis(k % 3u);
+        if (k >= 3u) { m = cross(d, unit_axis(k - 3u)); }
+        let ml = vnorm(m);
+        if (ml > real(1e-9) * max(vnorm(d), real(1e-30))) {
+            m = m / ml;
+            let rb = dot(h, abs(m));
+            let s0 = dot(m, a);
+            let s1 = dot(m, a + d);
+            // Push the segment out along +m or −m: overlap of [min, max] with [−rb, rb].
+            let up = rb - min(s0, s1);
+            let down = max(s0, s1) + rb;
+            if (up < best) { best = up; nb = m; }
+            if (down < best) { best = down; nb = -m; }
+        }
+    }
+    // Deepest core point against nb, the box point beyond it by the depth.
+    let sd = select(a + d, a, dot(nb, a) <= dot(nb, a + d));
+    let n = r * nb;
+    let pa = gpos(g) + r * (sd + best * nb);
+    let pb = gpos(g) + r * sd - rad * n;
+    return Hit(true, real(0.5) * (pa + pb), -n, best + rad);
+}
+
+// Box g (A side when `!flip`) against capsule c (dispatch.rs `capsule_box_contacts`): a contact for each
+// penetrating end cap (sphere–box), and the core contact when it is deeper than both ends by more than tol or when
+// an end is out of contact (and not within tol of an end contact). Normals from B to A of the pair.
+fn capsule_box(pair: u32, gbox: u32, gcap: u32, tol: real, flip: bool) {
+    let e = capsule_ends(gcap);
+    let rad = gsize(gcap).x;
+    let start = sts[ob + O_NCON];
+    var end_depth = real(1e30);
+    for (var k = 0u; k < 2u; k++) {
+        let hh = sphere_box_hit(e[k], rad, gbox);
+        if (hh.ok) {
+            end_depth = min(end_depth, hh.pen);
+            // sphere_box_hit's normal points box → cap (cap as A); the pair's B → A.
+            push_contact(pair, hh.pos, select(-hh.n, hh.n, flip), hh.pen);
+        } else {
+            end_depth = -real(1e30);
+        }
+    }
+    let core = segment_box_hit(e[0], e[1], rad, gbox);
+    if (core.ok) {
+        var duplicate = false;
+        let ncon = sts[ob + O_NCON];
+        for (var c = start; c < ncon; c++) { duplicate = duplicate || vnorm(ld3(W_CON + 7u * c) - core.pos) < tol; }
+        if (!duplicate && core.pen > end_depth + tol) {
+            push_contact(pair, core.pos, select(core.n, -core.n, flip), core.pen);
+        }
     }
 }
 
@@ -896,6 +1005,8 @@ fn collide_pair(p: u32) {
     if (ta == G_BOX && tb == G_SPHERE) { sphere_box(p, gpos(gb), gsize(gb).x, ga, true); return; }
     if (ta == G_BOX && tb == G_BOX) { box_box(p, ga, gb); return; }
     if (ta == G_CAPSULE && tb == G_CAPSULE) { capsule_capsule(p, ga, gb, tol); return; }
+    if (ta == G_BOX && tb == G_CAPSULE) { capsule_box(p, ga, gb, tol, false); return; }
+    if (ta == G_CAPSULE && tb == G_BOX) { capsule_box(p, gb, ga, tol, true); return; }
 }
 
 fn collide() {

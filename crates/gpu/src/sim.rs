@@ -6,14 +6,14 @@
 //! bind groups per chunk, one pipeline for all), so the batch size is bounded by device memory, not by one binding.
 //!
 //! What the GPU path implements (anything else is [`GpuError::Unsupported`], naming it, at construction): the native
-//! dialect (MuJoCo's own pair routines are not ported); free,
-//! hinge and slide joints; joint actuators (gain, bias, ctrl and force ranges, gear; their velocity gain enters the
-//! implicit mass matrix as the damping does); plane, sphere, capsule and box geoms with the closed-form pairs plane–{sphere, capsule,
-//! box}, sphere–{sphere, capsule, box} and box–box (clipped manifold); pyramidal contacts of condim 1 or 3 and joint
-//! limits with the soft-constraint model of spec §B; dof damping (approximate_implicitfast), armature and joint
-//! springs; capsule–capsule with the perturbation manifold of spec §A.9; the primal CG solver with an exact line search and the model's iteration budget; gravity. Not yet:
-//! equality constraints, friction loss, the elliptic cone, capsule–box pairs, per
-//! environment parameters.
+//! dialect (MuJoCo's own pair routines are not ported); free, hinge and slide joints; joint actuators (gain, bias,
+//! ctrl and force ranges, gear; their velocity gain enters the implicit mass matrix as the damping does); plane,
+//! sphere, capsule and box geoms with every pair among them as the CPU's native table has it (closed forms, the
+//! clipped box–box manifold, capsule–capsule with the perturbation manifold of spec §A.9, capsule–box as end caps
+//! plus the exact core contact); pyramidal contacts of condim 1 or 3 and joint limits with the soft-constraint model
+//! of spec §B; dof damping (approximate_implicitfast), armature and joint springs; the primal CG solver with an exact
+//! line search and the model's iteration budget; gravity. Not yet: equality constraints, friction loss, the elliptic
+//! cone, per-environment parameters.
 //!
 //! **Precision.** f32 by default: positions agree with the f64 CPU path to ~1e-4 m on resting primitive scenes after
 //! 500 steps (see `tests/sim.rs`); [`Precision::F64`] agrees to the solver tolerance.

@@ -212,6 +212,7 @@ impl SimLayout {
                     (K::Plane, K::Box) | (K::Box, K::Plane) => cm.options().contacts_per_convex_pair.max(1),
                     (K::Box, K::Box) => 8,
                     (K::Capsule, K::Capsule) => cm.options().contacts_per_convex_pair.max(1),
+                    (K::Capsule, K::Box) | (K::Box, K::Capsule) => 3,
                     _ => {
                         return Err(unsupported(format!(
                             "{ka:?}–{kb:?} contacts (geoms '{}' and '{}')",
