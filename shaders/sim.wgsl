@@ -337,7 +337,8 @@ fn bias_and_smooth() {
         sset(W_CVEL + 6u * b, va, vl);
     }
     // RNE with the gravity as a base acceleration.
-    sset(W_CACC, vec3<real>(0.0, 0.0, 0.0), -m3(MF_GRAVITY));
+    // Gravity is per environment (state), set from the model's.
+    sset(W_CACC, vec3<real>(0.0, 0.0, 0.0), -vec3<real>(st[sb + S_GRAVITY], st[sb + S_GRAVITY + 1u], st[sb + S_GRAVITY + 2u]));
     for (var b = 1u; b < NBODY; b++) {
         var aa = sang(W_CACC + 6u * body_parent(b));
         var al = slin(W_CACC + 6u * body_parent(b));

@@ -12,8 +12,8 @@
 //! clipped box–box manifold, capsule–capsule with the perturbation manifold of spec §A.9, capsule–box as end caps
 //! plus the exact core contact); pyramidal contacts of condim 1 or 3 and joint limits with the soft-constraint model
 //! of spec §B; dof damping (approximate_implicitfast), armature and joint springs; the primal CG solver with an exact
-//! line search and the model's iteration budget; gravity. Not yet: equality constraints, friction loss, the elliptic
-//! cone, per-environment parameters.
+//! line search and the model's iteration budget; gravity per environment. Not yet: equality constraints, friction
+//! loss, the elliptic cone, the other per-environment parameters of `Batch`.
 //!
 //! **Precision.** f32 by default: positions agree with the f64 CPU path to ~1e-4 m on resting primitive scenes after
 //! 500 steps (see `tests/sim.rs`); [`Precision::F64`] agrees to the solver tolerance.
@@ -95,7 +95,7 @@ pub struct GpuBatch {
     substeps: usize,
     /// The solver's iteration budget: one dispatch each.
     iterations: usize,
-    /// One environment's initial state (qpos, qvel, warm start, time, ctrl).
+    /// One environment's initial state (qpos, qvel, warm start, time, ctrl, gravity).
     initial: Vec<f64>,
 }
 
@@ -145,6 +145,7 @@ impl GpuBatch {
         initial.extend(std::iter::repeat_n(0.0, layout.nv));
         initial.push(data.multibody.time);
         initial.extend(&data.multibody.ctrl);
+        initial.extend(data.multibody.gravity.to_array());
 
         let mf = ctx.storage("model reals", &p.pack(&layout.mf))?;
         let mu = ctx.storage("model integers", &pack_u32(&layout.mu))?;
@@ -321,6 +322,15 @@ impl GpuBatch {
         self.column_block(self.layout.nq + 2 * self.layout.nv + 1, self.layout.nu)
     }
 
+    /// Gravity of each environment, `(n_envs, 3)`, m/s² (world frame).
+    pub fn gravity(&self) -> Result<Array2<f64>> {
+        self.column_block(self.gravity_at(), 3)
+    }
+
+    fn gravity_at(&self) -> usize {
+        self.layout.nq + 2 * self.layout.nv + 1 + self.layout.nu
+    }
+
     /// Simulated time of each environment, s.
     pub fn time(&self) -> Result<Array1<f64>> {
         Ok(self.column_block(self.layout.nq + 2 * self.layout.nv, 1)?.column(0).to_owned())
@@ -351,7 +361,7 @@ impl GpuBatch {
             for i in 0..len {
                 s[e * stride + start + i] = values[[e, i]];
             }
-            // A new state invalidates the warm start (controls do not).
+            // A new state invalidates the warm start (controls and parameters do not).
             if start < nq + nv {
                 s[e * stride + nq + nv..e * stride + nq + 2 * nv].fill(0.0);
             }
@@ -373,6 +383,18 @@ impl GpuBatch {
     /// Sets every environment's controls, `(n_envs, nu)` (clamped to each actuator's ctrlrange when applied).
     pub fn set_ctrl(&mut self, ctrl: ArrayView2<'_, f64>) -> Result<()> {
         self.write_block(self.layout.nq + 2 * self.layout.nv + 1, self.layout.nu, ctrl, "ctrl")
+    }
+
+    /// Sets every environment's gravity, `(n_envs, 3)` m/s², a per-environment parameter (kept by `set_qpos` and
+    /// friends; [`GpuBatch::reset`] restores the model's).
+    pub fn set_gravity(&mut self, gravity: ArrayView2<'_, f64>) -> Result<()> {
+        if gravity.iter().any(|g| g.abs() > signorini_geometry::MAX_COORDINATE) {
+            return Err(GpuError::Invalid(format!(
+                "gravity components must be within ±{:e} m/s²",
+                signorini_geometry::MAX_COORDINATE
+            )));
+        }
+        self.write_block(self.gravity_at(), 3, gravity, "gravity")
     }
 
     /// Every environment back to the model's initial state (clears failures).

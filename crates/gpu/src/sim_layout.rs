@@ -68,7 +68,7 @@ pub(crate) struct SimLayout {
     pub mu: Vec<u32>,
     /// WGSL constants (sizes, options, offsets).
     pub header: String,
-    /// Reals of state per environment: qpos, qvel, warm-start qacc, time, ctrl.
+    /// Reals of state per environment: qpos, qvel, warm-start qacc, time, ctrl, gravity.
     pub state_stride: usize,
     pub work_stride: usize,
     pub iwork_stride: usize,
@@ -354,7 +354,6 @@ impl SimLayout {
             "MF_GEOM_RBOUND",
             m.geom_rbound.iter().map(|&r| if r.is_finite() { r } else { 0.0 }).collect::<Vec<_>>(),
         );
-        a.f("MF_GRAVITY", m.gravity.to_array());
         a.f("MF_PAIR", pair_f);
         a.f("MF_ACT_GEAR", m.actuator_gear.clone());
         a.f("MF_ACT_GAIN", m.actuator_gain.clone());
@@ -375,6 +374,7 @@ impl SimLayout {
         s.add("S_QACCW", nv);
         s.add("S_TIME", 1);
         s.add("S_CTRL", m.nu);
+        s.add("S_GRAVITY", 3);
         let mut w = Stride::default();
         for (name, len) in [
             ("W_XPOS", 3 * nbody),

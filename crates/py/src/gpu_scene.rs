@@ -113,6 +113,19 @@ impl GpuScene {
         Ok(self.batch().time().map_err(to_py)?.into_pyarray(py).into_any())
     }
 
+    /// Gravity of each environment, `(n_envs, 3)`, m/s².
+    #[getter]
+    fn gravity<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.batch().gravity().map_err(to_py)?.into_pyarray(py).into_any())
+    }
+
+    /// Sets every environment's gravity: one row for all, or `(n_envs, 3)` (kept until `reset`).
+    fn set_gravity(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
+        let mut batch = self.batch();
+        let rows = rows_of(&values, batch.n_envs())?;
+        batch.set_gravity(rows.view()).map_err(to_py)
+    }
+
     /// Sets every environment's positions: one row for all, or `(n_envs, nq)`.
     fn set_qpos(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
         let mut batch = self.batch();

@@ -48,6 +48,8 @@ def test_gpu_setters_and_reset(shared):
     assert z[1] > 1.9 and z[0] < 0.5
     gpu.reset()
     assert np.allclose(gpu.qpos[:, 2], 0.5) and np.allclose(gpu.time, 0.0)
+    gpu.set_gravity([0.0, 0.0, -1.0])
+    assert np.allclose(gpu.gravity, [[0.0, 0.0, -1.0]] * 2)
     with pytest.raises(sg.SignoriniError, match="qpos is"):
         gpu.set_qpos(np.zeros((2, 3)))
 
