@@ -953,6 +953,20 @@ fn capsule_capsule(pair: u32, ga: u32, gb: u32, tol: real) {
     }
 }
 
+// Plane gp against geom go of kind t (sphere, box or capsule); `flip` when the plane is B of the pair.
+fn plane_other(p: u32, gp: u32, go: u32, t: u32, tol: real, flip: bool) {
+    let n = gmat(gp)[2];
+    let o = dot(n, gpos(gp));
+    let start = sts[ob + O_NCON];
+    if (t == G_SPHERE) { plane_point(p, n, o, gpos(go), gsize(go).x, real(-1.0), start, flip); }
+    else if (t == G_BOX) { plane_box(p, gp, go, tol, flip); }
+    else if (t == G_CAPSULE) {
+        let e = capsule_ends(go);
+        plane_point(p, n, o, e[0], gsize(go).x, tol, start, flip);
+        plane_point(p, n, o, e[1], gsize(go).x, tol, start, flip);
+    }
+}
+
 fn collide_pair(p: u32) {
     let ga = mu[MU_PAIR + 2u * p];
     let gb = mu[MU_PAIR + 2u * p + 1u];
@@ -965,32 +979,8 @@ fn collide_pair(p: u32) {
         let d = gpos(ga) - gpos(gb);
         if (dot(d, d) > r * r) { return; }
     }
-    if (ta == G_PLANE) {
-        let n = gmat(ga)[2];
-        let o = dot(n, gpos(ga));
-        if (tb == G_SPHERE) { plane_point(p, n, o, gpos(gb), gsize(gb).x, real(-1.0), sts[ob + O_NCON], false); }
-        else if (tb == G_BOX) { plane_box(p, ga, gb, tol, false); }
-        else if (tb == G_CAPSULE) {
-            let e = capsule_ends(gb);
-            let start = sts[ob + O_NCON];
-            plane_point(p, n, o, e[0], gsize(gb).x, tol, start, false);
-            plane_point(p, n, o, e[1], gsize(gb).x, tol, start, false);
-        }
-        return;
-    }
-    if (tb == G_PLANE) {
-        let n = gmat(gb)[2];
-        let o = dot(n, gpos(gb));
-        if (ta == G_SPHERE) { plane_point(p, n, o, gpos(ga), gsize(ga).x, real(-1.0), sts[ob + O_NCON], true); }
-        else if (ta == G_BOX) { plane_box(p, gb, ga, tol, true); }
-        else if (ta == G_CAPSULE) {
-            let e = capsule_ends(ga);
-            let start = sts[ob + O_NCON];
-            plane_point(p, n, o, e[0], gsize(ga).x, tol, start, true);
-            plane_point(p, n, o, e[1], gsize(ga).x, tol, start, true);
-        }
-        return;
-    }
+    if (ta == G_PLANE) { plane_other(p, ga, gb, tb, tol, false); return; }
+    if (tb == G_PLANE) { plane_other(p, gb, ga, ta, tol, true); return; }
     if (ta == G_SPHERE && tb == G_SPHERE) { sphere_cores(p, gpos(ga), gsize(ga).x, gpos(gb), gsize(gb).x, false); return; }
     if (ta == G_SPHERE && tb == G_CAPSULE) {
         let e = capsule_ends(gb);
@@ -1266,26 +1256,24 @@ fn line_search(nrow: u32) -> real {
     return alpha;
 }
 
+// QACC ← the warm start (`warm`) or qacc_smooth, with MA, JA, the gradient, and its cost returned.
+fn evaluate_at(warm: bool, nrow: u32) -> real {
+    for (var i = 0u; i < NV; i++) {
+        wk[wb + W_QACC + i] = select(wk[wb + W_A0 + i], st[sb + S_QACCW + i], warm);
+    }
+    mul_m(W_QACC, W_MA);
+    mul_j(W_QACC, W_JA, nrow);
+    return cost_and_gradient(nrow);
+}
+
 // Solver start: warm start from the previous step's qacc unless qacc_smooth is cheaper (MuJoCo's rule), then the
 // gradient, its M⁻¹ preconditioning and the first search direction.
 fn solve_start() {
     let nrow = sts[ob + O_NROW];
-    for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = st[sb + S_QACCW + i]; }
-    mul_m(W_QACC, W_MA);
-    mul_j(W_QACC, W_JA, nrow);
-    var cost = cost_and_gradient(nrow);
-    for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = wk[wb + W_A0 + i]; }
-    mul_m(W_QACC, W_MA);
-    mul_j(W_QACC, W_JA, nrow);
-    let cost0 = cost_and_gradient(nrow);
-    if (cost < cost0) {
-        for (var i = 0u; i < NV; i++) { wk[wb + W_QACC + i] = st[sb + S_QACCW + i]; }
-        mul_m(W_QACC, W_MA);
-        mul_j(W_QACC, W_JA, nrow);
-        cost = cost_and_gradient(nrow);
-    } else {
-        cost = cost0;
-    }
+    let warm = evaluate_at(true, nrow);
+    let cost0 = evaluate_at(false, nrow);
+    var cost = cost0;
+    if (warm < cost0) { cost = evaluate_at(true, nrow); }
     for (var i = 0u; i < NV; i++) { wk[wb + W_MGRAD + i] = wk[wb + W_GRAD + i]; }
     solve_m(W_MGRAD);
     for (var i = 0u; i < NV; i++) { wk[wb + W_SEARCH + i] = -wk[wb + W_MGRAD + i]; }

@@ -51,6 +51,37 @@ fn compare(
     Some((err, counts, cpu_contacts))
 }
 
+/// Steps `model` `steps` times on the CPU (1 environment) and the GPU (2) in every precision the adapter has, and
+/// asserts for each that every qpos coordinate is within 1e-3 of the CPU's and the contact counts are equal. Returns
+/// whether the CPU run had a contact at some step.
+fn assert_matches_cpu(ctx: &Arc<GpuContext>, model: &Arc<Model>, steps: usize, label: &str) -> bool {
+    let mut touched = false;
+    for precision in [Precision::F64, Precision::F32] {
+        if precision == Precision::F64 && !ctx.supports_f64() {
+            continue;
+        }
+        let mut cpu = Batch::new(model.clone(), 1).unwrap();
+        let options = GpuBatchOptions { precision, ..Default::default() };
+        let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), 2, options).unwrap();
+        for _ in 0..steps {
+            cpu.step().unwrap();
+            touched |= !cpu.env(0).unwrap().collision.contacts().is_empty();
+        }
+        gpu.step(steps).unwrap();
+        let (qc, qg) = (cpu.qpos(), gpu.qpos().unwrap());
+        let err = (0..qc.ncols()).map(|i| (qc[[0, i]] - qg[[1, i]]).abs()).fold(0.0, f64::max);
+        let counts: Vec<usize> = gpu.stats().unwrap().iter().map(|s| s.contacts).collect();
+        let cpu_count = cpu.env(0).unwrap().collision.contacts().len();
+        eprintln!("{label} {precision:?}: qpos difference {err:.3e}, contacts {counts:?} (CPU {cpu_count})");
+        assert!(err < 1e-3, "{label} {precision:?}: {err}");
+        assert!(
+            counts.iter().all(|&c| c == cpu_count),
+            "{label} {precision:?}: {counts:?} against {cpu_count}"
+        );
+    }
+    touched
+}
+
 #[test]
 fn sphere_drop_matches_the_cpu() {
     for precision in [Precision::F32, Precision::F64] {
@@ -155,28 +186,7 @@ fn hinge_and_slide_chain_matches_the_cpu() {
         </body>
       </worldbody></mujoco>"#;
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
-    for precision in [Precision::F32, Precision::F64] {
-        if precision == Precision::F64 && !ctx.supports_f64() {
-            continue;
-        }
-        let mut cpu = Batch::new(model.clone(), 1).unwrap();
-        let options = GpuBatchOptions { precision, ..Default::default() };
-        let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), 2, options).unwrap();
-        let mut touched = false;
-        for _ in 0..400 {
-            cpu.step().unwrap();
-            touched |= !cpu.env(0).unwrap().collision.contacts().is_empty();
-        }
-        gpu.step(400).unwrap();
-        let (qc, qg) = (cpu.qpos(), gpu.qpos().unwrap());
-        let err = (0..qc.ncols()).map(|i| (qc[[0, i]] - qg[[1, i]]).abs()).fold(0.0, f64::max);
-        let counts: Vec<usize> = gpu.stats().unwrap().iter().map(|s| s.contacts).collect();
-        let cpu_count = cpu.env(0).unwrap().collision.contacts().len();
-        eprintln!("chain {precision:?}: qpos difference {err:.3e}, contacts {counts:?} (CPU {cpu_count})");
-        assert!(touched, "the chain should reach the floor");
-        assert!(err < 1e-3, "{precision:?}: {err}");
-        assert!(counts.iter().all(|&c| c == cpu_count));
-    }
+    assert!(assert_matches_cpu(&ctx, &model, 400, "chain"), "the chain should reach the floor");
 }
 
 /// Joint actuators (a motor with a ctrl range, a position servo with a velocity gain and a force range) on a hinge
@@ -249,25 +259,7 @@ fn capsule_pile_matches_the_cpu() {
         <body pos="0.3 0 0.06"><freejoint/><geom type="sphere" size="0.06"/></body>
       </worldbody></mujoco>"#;
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
-    for precision in [Precision::F64, Precision::F32] {
-        if precision == Precision::F64 && !ctx.supports_f64() {
-            continue;
-        }
-        let mut cpu = Batch::new(model.clone(), 1).unwrap();
-        let options = GpuBatchOptions { precision, ..Default::default() };
-        let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), 2, options).unwrap();
-        for _ in 0..400 {
-            cpu.step().unwrap();
-        }
-        gpu.step(400).unwrap();
-        let (qc, qg) = (cpu.qpos(), gpu.qpos().unwrap());
-        let err = (0..qc.ncols()).map(|i| (qc[[0, i]] - qg[[1, i]]).abs()).fold(0.0, f64::max);
-        let counts: Vec<usize> = gpu.stats().unwrap().iter().map(|s| s.contacts).collect();
-        let cpu_count = cpu.env(0).unwrap().collision.contacts().len();
-        eprintln!("capsules {precision:?}: qpos difference {err:.3e}, contacts {counts:?} (CPU {cpu_count})");
-        assert!(err < 1e-3, "{precision:?}: {err}");
-        assert!(counts.iter().all(|&c| c == cpu_count));
-    }
+    assert_matches_cpu(&ctx, &model, 400, "capsules");
 }
 
 /// Capsules and boxes: a capsule lying on a box's top face (two end-cap contacts) and a box resting across the middle
@@ -286,27 +278,7 @@ fn capsules_on_boxes_match_the_cpu() {
         <body pos="-1 0 0.135"><freejoint/><geom type="box" size="0.05 0.1 0.05"/></body>
       </worldbody></mujoco>"#;
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
-    for precision in [Precision::F64, Precision::F32] {
-        if precision == Precision::F64 && !ctx.supports_f64() {
-            continue;
-        }
-        let mut cpu = Batch::new(model.clone(), 1).unwrap();
-        let options = GpuBatchOptions { precision, ..Default::default() };
-        let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), 2, options).unwrap();
-        for _ in 0..400 {
-            cpu.step().unwrap();
-        }
-        gpu.step(400).unwrap();
-        let (qc, qg) = (cpu.qpos(), gpu.qpos().unwrap());
-        let err = (0..qc.ncols()).map(|i| (qc[[0, i]] - qg[[1, i]]).abs()).fold(0.0, f64::max);
-        let counts: Vec<usize> = gpu.stats().unwrap().iter().map(|s| s.contacts).collect();
-        let cpu_count = cpu.env(0).unwrap().collision.contacts().len();
-        eprintln!(
-            "capsules on boxes {precision:?}: qpos difference {err:.3e}, contacts {counts:?} (CPU {cpu_count})"
-        );
-        assert!(err < 1e-3, "{precision:?}: {err}");
-        assert!(counts.iter().all(|&c| c == cpu_count));
-    }
+    assert_matches_cpu(&ctx, &model, 400, "capsules on boxes");
 }
 
 /// Gravity per environment (a domain-randomisation parameter): three environments of box_stack under different

@@ -121,30 +121,22 @@ impl GpuScene {
 
     /// Sets every environment's gravity: one row for all, or `(n_envs, 3)` (kept until `reset`).
     fn set_gravity(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        let mut batch = self.batch();
-        let rows = rows_of(&values, batch.n_envs())?;
-        batch.set_gravity(rows.view()).map_err(to_py)
+        self.set_rows(&values, GpuBatch::set_gravity)
     }
 
     /// Sets every environment's positions: one row for all, or `(n_envs, nq)`.
     fn set_qpos(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        let mut batch = self.batch();
-        let rows = rows_of(&values, batch.n_envs())?;
-        batch.set_qpos(rows.view()).map_err(to_py)
+        self.set_rows(&values, GpuBatch::set_qpos)
     }
 
     /// Sets every environment's velocities: one row for all, or `(n_envs, nv)`.
     fn set_qvel(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        let mut batch = self.batch();
-        let rows = rows_of(&values, batch.n_envs())?;
-        batch.set_qvel(rows.view()).map_err(to_py)
+        self.set_rows(&values, GpuBatch::set_qvel)
     }
 
     /// Sets every environment's controls: one row for all, or `(n_envs, nu)`.
     fn set_ctrl(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        let mut batch = self.batch();
-        let rows = rows_of(&values, batch.n_envs())?;
-        batch.set_ctrl(rows.view()).map_err(to_py)
+        self.set_rows(&values, GpuBatch::set_ctrl)
     }
 
     /// Every environment back to the model's initial state.
@@ -184,5 +176,16 @@ impl GpuScene {
 impl GpuScene {
     fn batch(&self) -> MutexGuard<'_, GpuBatch> {
         self.batch.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Applies `set` to `values` as one row per environment (a 1-D row stands for every environment).
+    fn set_rows(
+        &self,
+        values: &PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        set: fn(&mut GpuBatch, ndarray::ArrayView2<'_, f64>) -> signorini_gpu::Result<()>,
+    ) -> PyResult<()> {
+        let mut batch = self.batch();
+        let rows = rows_of(values, batch.n_envs())?;
+        set(&mut batch, rows.view()).map_err(to_py)
     }
 }
