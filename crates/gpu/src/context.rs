@@ -309,7 +309,19 @@ impl GpuContext {
 
     /// Copies all of `buffer` back to the host (blocks until the queue is done with it).
     pub fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
-        let size = buffer.size();
+        self.read_range(buffer, 0, buffer.size())
+    }
+
+    /// Copies `size` bytes of `buffer` from byte `offset` back to the host (both multiples of 4, wgpu's copy
+    /// alignment); blocks until the queue is done with it.
+    pub fn read_range(&self, buffer: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
+        if !offset.is_multiple_of(4) || !size.is_multiple_of(4) || size == 0 || offset + size > buffer.size()
+        {
+            return Err(GpuError::Invalid(format!(
+                "read of {size} bytes at {offset} from a buffer of {} bytes (4-byte aligned, inside it)",
+                buffer.size()
+            )));
+        }
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("read-back"),
             size,
@@ -317,7 +329,7 @@ impl GpuContext {
             mapped_at_creation: false,
         });
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {

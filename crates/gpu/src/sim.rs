@@ -414,16 +414,17 @@ impl GpuBatch {
         };
         let n = self.stats()?[env].contacts;
         let p = self.options.precision;
-        let work = p.unpack(&self.ctx.read(&c.work)?);
-        let iwork = unpack_u32(&self.ctx.read(&c.iwork)?);
-        let local = env - c.first;
-        let (wb, ib) = (local * self.layout.work_stride, local * self.layout.iwork_stride);
+        // Only this environment's contact records and pair indices come back, not the chunk's whole buffers.
+        let local = (env - c.first) as u64;
+        let w_at = (local * self.layout.work_stride as u64 + self.layout.w_con as u64) * p.size() as u64;
+        let work = p.unpack(&self.ctx.read_range(&c.work, w_at, (7 * n.max(1) * p.size()) as u64)?);
+        let i_at = (local * self.layout.iwork_stride as u64 + self.layout.i_conpair as u64) * 4;
+        let pairs = unpack_u32(&self.ctx.read_range(&c.iwork, i_at, 4 * n.max(1) as u64)?);
         Ok((0..n)
             .map(|k| {
-                let a = wb + self.layout.w_con + 7 * k;
-                let v = |j: usize| DVec3::new(work[a + j], work[a + j + 1], work[a + j + 2]);
-                let [geom_a, geom_b] = self.layout.pairs[iwork[ib + self.layout.i_conpair + k] as usize];
-                GpuContact { geom_a, geom_b, position: v(0), normal: v(3), penetration: work[a + 6] }
+                let v = |j: usize| DVec3::new(work[7 * k + j], work[7 * k + j + 1], work[7 * k + j + 2]);
+                let [geom_a, geom_b] = self.layout.pairs[pairs[k] as usize];
+                GpuContact { geom_a, geom_b, position: v(0), normal: v(3), penetration: work[7 * k + 6] }
             })
             .collect())
     }

@@ -32,6 +32,8 @@ def test_gpu_environments_follow_the_cpu(shared):
     c = gpu.contacts(1)
     n = counts[1]
     assert c["position"].shape == (n, 3) and c["normal"].shape == (n, 3) and c["penetration"].shape == (n,)
+    c0 = gpu.contacts(0)  # identical environments: the same contacts, read from another offset
+    assert np.array_equal(c0["position"], c["position"]) and np.array_equal(c0["geom_a"], c["geom_a"])
     assert (c["penetration"] >= 0).all() and np.allclose(np.linalg.norm(c["normal"], axis=1), 1.0)
     assert gpu.precision == "f64" and gpu.adapter
 
