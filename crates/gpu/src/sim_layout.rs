@@ -2,7 +2,6 @@
 //! strides of the state, work and integer work buffers, and the WGSL `const` block that tells `shaders/sim.wgsl`
 //! all of it. Built once per model; checks that the scene stays within what the GPU path implements.
 
-use signorini_collision::contact_set::GeomContactParams;
 use signorini_collision::dialect::ParamMixing;
 use signorini_constraints::options::{JointLimitSides, PyramidRegularizer};
 use signorini_constraints::{FrictionCone, ImpedanceCurve, ResolvedSol, TangentFrame};
@@ -183,16 +182,6 @@ impl SimLayout {
 
         // Candidate pairs with their mixed and resolved contact parameters.
         let mixing = ParamMixing::Genesis;
-        let params = |g: usize| GeomContactParams {
-            friction: geoms.friction[g],
-            solref: geoms.solref[g],
-            solimp: geoms.solimp[g],
-            condim: geoms.condim[g],
-            priority: geoms.priority[g],
-            solmix: geoms.solmix[g],
-            margin: geoms.margin[g],
-            gap: geoms.gap[g],
-        };
         let tolerance = signorini_collision::query::ContactRequest::default().tolerance;
         let mut pairs = Vec::new();
         let mut pair_f = Vec::new();
@@ -221,7 +210,7 @@ impl SimLayout {
                     }
                 };
                 bound += max;
-                let mixed = mixing.mix(&params(ga), &params(gb));
+                let mixed = mixing.mix(&geoms.params(ga), &geoms.params(gb));
                 let dim = copts.contact_condim(mixed.condim);
                 if dim != 1 && dim != 3 {
                     return Err(unsupported(format!(
