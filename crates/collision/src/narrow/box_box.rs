@@ -40,8 +40,19 @@ pub const CONTACT_FACE_BIAS: f64 = 0.05;
 /// when that face overlap is below half the thinnest half extent (a resting contact, not a deep overlap).
 pub const NEAR_FACE_COS: f64 = 0.996_194_698_091_745_5;
 
-/// Geometric tolerance relative to the largest half extent: clipping slack, touching points, duplicate merging.
+/// Geometric tolerance relative to the largest half extent: touching points, duplicate merging, the clipping of the
+/// exact witness of [`box_box_penetration`].
 const REL_TOL: f64 = 1e-12;
+
+/// Slack of the side planes when [`box_box_contacts`] clips the incident face, relative to the largest half extent:
+/// an incident corner at most this far outside the reference rectangle is kept as it is instead of being cut.
+///
+/// Two boxes whose side faces are flush (a stack, a pyramid layer) put incident corners exactly on the side planes.
+/// With a cut at the exact plane, a yaw of 1e-7 rad, the rounding an iterative solver leaves, decides whether a
+/// corner is cut into two points (5 or 6 instead of 4) and the contact count at rest depends on noise. With the
+/// slack, contact points lie at most `1e-5 ×` the largest half extent (1 µm for a 0.1 m box) beyond the reference
+/// face, and the count depends on the geometry only.
+pub const CLIP_SLACK_REL: f64 = 1e-5;
 
 /// Most vertices a quadrilateral can have after clipping by 4 half-planes.
 const MAX_POLY: usize = 8;
@@ -235,10 +246,10 @@ fn sat_local(r: &Relative, face_bias: f64) -> Option<SatLocal> {
 ///
 /// The incident face is the face of the incident box whose outward normal is most anti-parallel to `s e_k` (lowest
 /// index on ties); its 4 corners, in a fixed cyclic order, are clipped (Sutherland–Hodgman) by the 4 side planes
-/// `±x_p ≤ h_p + ε` of the reference rectangle, in the order `+p, −p, +q, −q` with `p, q` the other two axes.
-/// Consecutive points closer than `ε` are merged. If clipping leaves nothing (rounding only), the support vertex of
+/// `±x_p ≤ h_p + ε` of the reference rectangle, in the order `+p, −p, +q, −q` with `p, q` the other two axes; a
+/// corner at most `slack` beyond a side plane is kept where it is. Consecutive points closer than `ε` are merged. If clipping leaves nothing (rounding only), the support vertex of
 /// the incident box along `−s e_k` is returned instead.
-fn clip_incident(f: &RefFrame, k: usize, s: f64, eps: f64) -> Poly {
+fn clip_incident(f: &RefFrame, k: usize, s: f64, eps: f64, slack: f64) -> Poly {
     let m = [f.rot.x_axis, f.rot.y_axis, f.rot.z_axis];
     let mut j = 0;
     for jj in 1..3 {
@@ -257,7 +268,7 @@ fn clip_incident(f: &RefFrame, k: usize, s: f64, eps: f64) -> Poly {
 
     for axis in [(k + 1) % 3, (k + 2) % 3] {
         for sign in [1.0, -1.0] {
-            poly = clip_half_plane(&poly, axis, sign, f.h_ref[axis] + eps);
+            poly = clip_half_plane(&poly, axis, sign, f.h_ref[axis] + eps, slack);
         }
     }
 
@@ -280,9 +291,11 @@ fn clip_incident(f: &RefFrame, k: usize, s: f64, eps: f64) -> Poly {
     out
 }
 
-/// Sutherland–Hodgman step: keeps `sign · x[axis] ≤ limit`. A crossing point is inserted only for a strict sign
-/// change, so vertices lying on the plane are never duplicated.
-fn clip_half_plane(poly: &Poly, axis: usize, sign: f64, limit: f64) -> Poly {
+/// Sutherland–Hodgman step: keeps `sign · x[axis] ≤ limit`, where a vertex up to `slack ≥ 0` beyond the plane counts
+/// as inside and is kept where it is. An edge from an inside vertex strictly below the plane to an outside one is cut
+/// at the plane; an edge whose inside vertex lies on or beyond the plane adds no point, so vertices are never
+/// duplicated. With `slack = 0` this is the plain step.
+fn clip_half_plane(poly: &Poly, axis: usize, sign: f64, limit: f64, slack: f64) -> Poly {
     let mut out = Poly::EMPTY;
     let pts = poly.as_slice();
     let Some(&last) = pts.last() else {
@@ -292,11 +305,12 @@ fn clip_half_plane(poly: &Poly, axis: usize, sign: f64, limit: f64) -> Poly {
     let mut d_prev = sign * prev[axis] - limit;
     for &cur in pts {
         let d_cur = sign * cur[axis] - limit;
-        let crosses = (d_prev < 0.0 && d_cur > 0.0) || (d_prev > 0.0 && d_cur < 0.0);
-        if crosses {
+        let (in_prev, in_cur) = (d_prev <= slack, d_cur <= slack);
+        let d_in = if in_prev { d_prev } else { d_cur };
+        if in_prev != in_cur && d_in < 0.0 {
             out.push(prev + (cur - prev) * (d_prev / (d_prev - d_cur)));
         }
-        if d_cur <= 0.0 {
+        if in_cur {
             out.push(cur);
         }
         prev = cur;
@@ -386,7 +400,7 @@ fn penetration(sv: &Solved, pose_a: &Pose, pose_b: &Pose) -> BoxBoxPenetration {
     let normal = sv.normal;
     let (point_a, point_b) = match feature(sv, pose_a, pose_b) {
         Feature::Face { f, k, s, pose: pose_ref } => {
-            let poly = clip_incident(&f, k, s, sv.rel.eps);
+            let poly = clip_incident(&f, k, s, sv.rel.eps, sv.rel.eps);
             let mut deepest = poly.pts[0];
             for &p in poly.as_slice().iter().skip(1) {
                 if -s * p[k] > -s * deepest[k] {
@@ -457,8 +471,8 @@ pub fn box_box_penetration(
 /// [`CONTACT_FACE_BIAS`] here) and returns how many were appended (0 when separated).
 ///
 /// Face axis (up to 8 points): the reference face is the winning face, the incident face the face of the other box
-/// most anti-parallel to it. The incident face is clipped by the 4 side planes of the reference rectangle
-/// (Sutherland–Hodgman, fixed order); each resulting vertex `x` with height `z` above the reference plane gives
+/// most anti-parallel to it. The incident face is clipped by the 4 side planes of the reference rectangle, where a
+/// corner at most [`CLIP_SLACK_REL`] beyond a plane is kept where it is (Sutherland–Hodgman, fixed order); each resulting vertex `x` with height `z` above the reference plane gives
 /// `penetration = −z` and `position = x` moved by `½ penetration` toward the plane. Vertices with `z ≤ ε` are kept
 /// (`ε = 1e-12 ×` the largest half extent), so exactly touching points are reported with penetration 0. Edge axis: one
 /// point at the midpoint of the closest points of the two edges, with the SAT depth. If rounding leaves no face
@@ -477,7 +491,8 @@ pub fn box_box_contacts(
     let start = out.len();
     match feature(&sv, pose_a, pose_b) {
         Feature::Face { f, k, s, pose: pose_ref } => {
-            let poly = clip_incident(&f, k, s, sv.rel.eps);
+            let slack = CLIP_SLACK_REL * sv.rel.h_a.max_element().max(sv.rel.h_b.max_element());
+            let poly = clip_incident(&f, k, s, sv.rel.eps, slack);
             for &x in poly.as_slice() {
                 let pen = f.h_ref[k] - s * x[k];
                 if pen >= -sv.rel.eps {
@@ -517,13 +532,31 @@ mod tests {
 
     #[test]
     fn clipping_on_the_plane_adds_no_duplicates() {
-        let out = clip_half_plane(&square(1.0), 0, 1.0, 1.0);
+        let out = clip_half_plane(&square(1.0), 0, 1.0, 1.0, 0.0);
         assert_eq!(out.as_slice(), square(1.0).as_slice());
-        let out = clip_half_plane(&square(1.0), 0, 1.0, 0.5);
+        let out = clip_half_plane(&square(1.0), 0, 1.0, 0.5, 0.0);
         assert_eq!(out.len, 4);
         assert!(out.as_slice().iter().all(|p| p.x <= 0.5));
-        let out = clip_half_plane(&square(1.0), 0, -1.0, -2.0);
+        let out = clip_half_plane(&square(1.0), 0, -1.0, -2.0, 0.0);
         assert_eq!(out.len, 0);
+    }
+
+    /// A square turned by 1e-7 rad against a flush side plane: the plain cut makes 5 points, the slack keeps the 4
+    /// corners where they are; a real overlap is still cut at the plane itself.
+    #[test]
+    fn corners_within_the_slack_are_kept() {
+        let mut turned = Poly::EMPTY;
+        let rot = glam::DQuat::from_rotation_z(1e-7);
+        for &p in square(1.0).as_slice() {
+            turned.push(rot * p);
+        }
+        assert_eq!(clip_half_plane(&turned, 0, 1.0, 1.0, 0.0).len, 5);
+        let kept = clip_half_plane(&turned, 0, 1.0, 1.0, 1e-5);
+        assert_eq!(kept.as_slice(), turned.as_slice());
+        let cut = clip_half_plane(&turned, 0, 1.0, 0.5, 1e-5);
+        assert_eq!(cut.len, 4);
+        assert!(cut.as_slice().iter().all(|p| p.x <= 0.5 + 1e-15));
+        assert_eq!(cut.as_slice().iter().filter(|p| (p.x - 0.5).abs() < 1e-15).count(), 2);
     }
 
     #[test]
