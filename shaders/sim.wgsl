@@ -180,7 +180,15 @@ fn kinematics() {
         let b = mu[MU_GEOM_BODY + g];
         let q = ld4(W_XQUAT + 4u * b);
         st3(W_GXPOS + 3u * g, ld3(W_XPOS + 3u * b) + qrot(q, m3(MF_GEOM_POS + 3u * g)));
-        stm(W_GXMAT + 9u * g, qmat(qmul(q, m4(MF_GEOM_QUAT + 4u * g))));
+        let gm = qmat(qmul(q, m4(MF_GEOM_QUAT + 4u * g)));
+        stm(W_GXMAT + 9u * g, gm);
+        // World AABB half extents about the geom's centre (planes are unbounded and never tested).
+        let t = mu[MU_GEOM_TYPE + g];
+        let sz = m3(MF_GEOM_SIZE + 3u * g);
+        var ext = vec3<real>(sz.x, sz.x, sz.x);
+        if (t == G_CAPSULE) { ext += abs(gm[2]) * sz.y; }
+        if (t == G_BOX) { ext = abs(gm[0]) * sz.x + abs(gm[1]) * sz.y + abs(gm[2]) * sz.z; }
+        st3(W_GAABB + 3u * g, ext);
     }
     // Subtree centres of mass, the linear part of rotational cdofs, com-based inertias.
     for (var b = 0u; b < NBODY; b++) {
@@ -644,7 +652,9 @@ var<private> poly: array<vec3<real>, 8>;
 var<private> poly2: array<vec3<real>, 8>;
 var<private> npoly: u32;
 
-fn clip_half_plane(axis: u32, sgnv: real, limit: real) {
+// Keeps sgnv·x[axis] ≤ limit; a corner at most `slack` beyond the plane counts as inside and stays where it is
+// (box_box.rs `clip_half_plane`), so flush side faces do not split corners on rounding noise.
+fn clip_half_plane(axis: u32, sgnv: real, limit: real, slack: real) {
     var n2 = 0u;
     if (npoly == 0u) { return; }
     var prev = poly[npoly - 1u];
@@ -652,10 +662,13 @@ fn clip_half_plane(axis: u32, sgnv: real, limit: real) {
     for (var i = 0u; i < npoly; i++) {
         let cur = poly[i];
         let dcur = sgnv * cur[axis] - limit;
-        if ((dprev < real(0.0) && dcur > real(0.0)) || (dprev > real(0.0) && dcur < real(0.0))) {
+        let in_prev = dprev <= slack;
+        let in_cur = dcur <= slack;
+        let d_in = select(dcur, dprev, in_prev);
+        if (in_prev != in_cur && d_in < real(0.0)) {
             if (n2 < 8u) { poly2[n2] = prev + (cur - prev) * (dprev / (dprev - dcur)); n2++; }
         }
-        if (dcur <= real(0.0)) {
+        if (in_cur) {
             if (n2 < 8u) { poly2[n2] = cur; n2++; }
         }
         prev = cur;
@@ -769,10 +782,11 @@ fn box_box(pair: u32, ga: u32, gbx: u32) {
     npoly = 4u;
     let p1 = (k + 1u) % 3u;
     let p2 = (k + 2u) % 3u;
-    clip_half_plane(p1, real(1.0), href[p1] + eps);
-    clip_half_plane(p1, real(-1.0), href[p1] + eps);
-    clip_half_plane(p2, real(1.0), href[p2] + eps);
-    clip_half_plane(p2, real(-1.0), href[p2] + eps);
+    let slack = CLIP_SLACK_REL * max(max(max(ha.x, ha.y), ha.z), max(max(hb.x, hb.y), hb.z));
+    clip_half_plane(p1, real(1.0), href[p1] + eps, slack);
+    clip_half_plane(p1, real(-1.0), href[p1] + eps, slack);
+    clip_half_plane(p2, real(1.0), href[p2] + eps, slack);
+    clip_half_plane(p2, real(-1.0), href[p2] + eps, slack);
     let start = sts[ob + O_NCON];
     var last = vec3<real>(1e30, 1e30, 1e30);
     for (var i = 0u; i < npoly; i++) {
@@ -973,11 +987,14 @@ fn collide_pair(p: u32) {
     let ta = mu[MU_GEOM_TYPE + ga];
     let tb = mu[MU_GEOM_TYPE + gb];
     let tol = mf[MF_PAIR + PAIR_STRIDE * p + 2u];
-    // Bounding spheres first (planes are unbounded).
+    // Broad phase of the environment (planes are unbounded): bounding spheres, then the world AABBs that
+    // `forward` wrote, grown by the pair's contact tolerance.
     if (ta != G_PLANE && tb != G_PLANE) {
         let r = mf[MF_GEOM_RBOUND + ga] + mf[MF_GEOM_RBOUND + gb];
         let d = gpos(ga) - gpos(gb);
         if (dot(d, d) > r * r) { return; }
+        let e = ld3(W_GAABB + 3u * ga) + ld3(W_GAABB + 3u * gb) + vec3<real>(tol, tol, tol);
+        if (any(abs(d) > e)) { return; }
     }
     if (ta == G_PLANE) { plane_other(p, ga, gb, tb, tol, false); return; }
     if (tb == G_PLANE) { plane_other(p, gb, ga, ta, tol, true); return; }

@@ -13,7 +13,7 @@
 //! | `bench load [ARGS]` | `python3 scripts/bench_load.py ARGS`: MJCF load time against the body count (1 000–20 000 free bodies) |
 //! | `fuzz [--minutes N]` | the fuzzing harness (`crates/fuzz`) for N minutes (default 10) in release, split over its three generators (MJCF scenes, URDF robots, queries); prints how many inputs survived |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
-//! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode |
+//! | `stress` | the long randomized tests (`#[ignore]`d tests whose name contains `stress`), in release mode, and the GPU simulation tests in f64 as well as f32 (`SIGNORINI_GPU_F64=1`) |
 
 use std::process::{Command, ExitCode};
 
@@ -223,21 +223,27 @@ fn run(task: &str, rest: &[String]) -> Result<(), String> {
             &["test", "--workspace", "--exclude", "signorini-benches", "--exclude", "xtask"],
             &[("INSTA_UPDATE", "always")],
         ),
-        "stress" => cargo(
-            &[
-                "test",
-                "--workspace",
-                "--release",
-                "--exclude",
-                "signorini-benches",
-                "--exclude",
-                "xtask",
-                "--",
-                "--ignored",
-                "stress",
-            ],
-            &[],
-        ),
+        "stress" => {
+            cargo(
+                &[
+                    "test",
+                    "--workspace",
+                    "--release",
+                    "--exclude",
+                    "signorini-benches",
+                    "--exclude",
+                    "xtask",
+                    "--",
+                    "--ignored",
+                    "stress",
+                ],
+                &[],
+            )?;
+            cargo(
+                &["test", "--release", "-p", "signorini-gpu", "--test", "sim"],
+                &[("SIGNORINI_GPU_F64", "1")],
+            )
+        }
         other => Err(format!("unknown task `{other}`\n{USAGE}")),
     }
 }

@@ -3,6 +3,7 @@
 //! all of it. Built once per model; checks that the scene stays within what the GPU path implements.
 
 use signorini_collision::dialect::ParamMixing;
+use signorini_collision::narrow::box_box::CLIP_SLACK_REL;
 use signorini_constraints::options::{JointLimitSides, PyramidRegularizer};
 use signorini_constraints::{FrictionCone, ImpedanceCurve, ResolvedSol, TangentFrame};
 use signorini_geometry::Shape;
@@ -19,6 +20,11 @@ const NONE: u32 = u32::MAX;
 /// Per candidate pair, in `mf`: friction, condim, tolerance, translational invweight, then the resolved solimp and
 /// solref (dmin, dmax, width, midpoint, power, b, k).
 pub(crate) const PAIR_STRIDE: usize = 11;
+
+/// The f32 kernels' box–box clipping slack ([`CLIP_SLACK_REL`] in f64): 0.1 mm for a 0.1 m box. f32 rounding leaves
+/// yaws of 5e-5 rad between resting boxes of a pyramid after 500 steps, which put flush corners 1e-5 m (1e-4 relative)
+/// beyond a side plane; 1e-3 keeps their manifolds at 4 points as in f64.
+const CLIP_SLACK_REL_F32: f64 = 1e-3;
 
 fn unsupported(what: impl Into<String>) -> GpuError {
     GpuError::Unsupported { what: what.into() }
@@ -387,6 +393,7 @@ impl SimLayout {
             ("W_A0", nv),
             ("W_GXPOS", 3 * ngeom),
             ("W_GXMAT", 9 * ngeom),
+            ("W_GAABB", 3 * ngeom),
             ("W_QACC", nv),
             ("W_MA", nv),
             ("W_GRAD", nv),
@@ -445,6 +452,10 @@ impl SimLayout {
             format!("const LOOP_BUDGET: u32 = {}u;", loop_budget.unwrap_or(u32::MAX)),
             format!("const IMPRATIO: real = {};", f(copts.impratio())),
             format!("const EPS_REL: real = {};", f(eps_rel)),
+            format!(
+                "const CLIP_SLACK_REL: real = {};",
+                f(if precision == Precision::F32 { CLIP_SLACK_REL_F32 } else { CLIP_SLACK_REL })
+            ),
             format!(
                 "const PARALLEL_REL: real = {};",
                 f(if precision == Precision::F32 { 1e-6 } else { 1e-14 })
