@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use signorini_gpu::{GpuBatch, GpuBatchOptions, GpuContext, Precision};
-use signorini_sim::Model;
+use signorini_sim::{Envs, Model};
 
 use crate::error::CliError;
 use crate::run::RunArgs;
@@ -51,7 +51,7 @@ pub fn run(
         let mut noise = crate::run_batch::Normal::new(args.seed);
         let mut qvel = batch.qvel().map_err(gpu)?;
         qvel.iter_mut().for_each(|v| *v += args.perturb * noise.sample());
-        batch.set_qvel(qvel.view()).map_err(gpu)?;
+        batch.set_qvel(qvel.view(), Envs::All).map_err(gpu)?;
     } else if !(args.perturb >= 0.0 && args.perturb.is_finite()) {
         return Err(CliError::Usage(format!("--perturb must be finite and ≥ 0, got {}", args.perturb)));
     }

@@ -6,18 +6,22 @@
 //!
 //! - [`GpuContext`]: the opened device; [`GpuError::NoAdapter`] where there is none, never a CPU fallback.
 //! - [`GpuBatch`]: many environments of one `Model` stepped on the device (`shaders/sim.wgsl`).
+//! - [`env_batch()`]: a batch on the device asked for, CPU or GPU, behind `signorini_sim::EnvBatch` (the batch API's
+//!   device selection); [`GpuBatch`] implements that trait.
 //! - [`query`]: batched distance and collision queries between convex primitives (many pose pairs in one call).
 //!
 //! Device arithmetic is f32 by default, f64 where the adapter has `SHADER_F64` ([`Precision::F64`]); each kernel
 //! documents how far its f32 results are from the f64 CPU path.
 
 pub mod context;
+pub mod env_batch;
 pub mod error;
 pub mod query;
 pub mod sim;
 mod sim_layout;
 
 pub use context::{GpuContext, Precision};
+pub use env_batch::env_batch;
 pub use error::{GpuError, Result};
 pub use query::{GpuCollision, GpuQueries, GpuShape, QueryPair};
 pub use sim::{GpuBatch, GpuBatchOptions, GpuContact, GpuEnvStats};

@@ -12,17 +12,22 @@
 //! clipped box–box manifold, capsule–capsule with the perturbation manifold of spec §A.9, capsule–box as end caps
 //! plus the exact core contact); pyramidal contacts of condim 1 or 3 and joint limits with the soft-constraint model
 //! of spec §B; dof damping (approximate_implicitfast), armature and joint springs; the primal CG solver with an exact
-//! line search and the model's iteration budget; gravity per environment. Not yet: equality constraints, friction
-//! loss, the elliptic cone, the other per-environment parameters of `Batch`.
+//! line search and the model's iteration budget; gravity per environment; per-environment reset and setters on any
+//! selection of environments ([`Envs`]), and [`signorini_sim::EnvBatch`] (the batch API's device seam). Not yet:
+//! equality constraints, friction loss, the elliptic cone, the other per-environment parameters of `Batch`.
 //!
-//! **Precision.** f32 by default: positions agree with the f64 CPU path to ~1e-4 m on resting primitive scenes after
-//! 500 steps (see `tests/sim.rs`); [`Precision::F64`] agrees to the solver tolerance.
+//! **Precision.** f32 by default, where results differ from the f64 CPU path (`tests/sim.rs`, 500 steps): body
+//! positions by 4e-9 m (sphere_drop), 1.2e-6 m (box_stack) and 5.2e-5 m (pyramid), with equal contact counts;
+//! simulated time by the f32 sum of the steps (3e-6 s after 400 steps of 2 ms). The f32 kernels clip box–box faces
+//! with a slack of 1e-3 × the largest half extent (f64 and the CPU: 1e-5), so that f32 rounding does not split the
+//! corners of flush faces. [`Precision::F64`] agrees to 4e-14 m on sphere_drop and 1e-7 m on box_stack; on the
+//! pyramid (4.6e-5 m) the difference is the device's CG against the scene's Newton solver on the CPU.
 
 use std::sync::Arc;
 
 use glam::DVec3;
 use ndarray::{Array1, Array2, ArrayView2};
-use signorini_sim::{Data, Model};
+use signorini_sim::{Data, Envs, Model};
 
 use crate::context::{GpuContext, Precision, pack_u32, unpack_u32};
 use crate::error::{GpuError, Result};
@@ -319,7 +324,11 @@ impl GpuBatch {
 
     /// Controls, `(n_envs, nu)`.
     pub fn ctrl(&self) -> Result<Array2<f64>> {
-        self.column_block(self.layout.nq + 2 * self.layout.nv + 1, self.layout.nu)
+        self.column_block(self.ctrl_at(), self.layout.nu)
+    }
+
+    fn ctrl_at(&self) -> usize {
+        self.layout.nq + 2 * self.layout.nv + 1
     }
 
     /// Gravity of each environment, `(n_envs, 3)`, m/s² (world frame).
@@ -328,7 +337,7 @@ impl GpuBatch {
     }
 
     fn gravity_at(&self) -> usize {
-        self.layout.nq + 2 * self.layout.nv + 1 + self.layout.nu
+        self.ctrl_at() + self.layout.nu
     }
 
     /// Simulated time of each environment, s.
@@ -336,30 +345,41 @@ impl GpuBatch {
         Ok(self.column_block(self.layout.nq + 2 * self.layout.nv, 1)?.column(0).to_owned())
     }
 
-    fn write_block(
+    /// The selected environments, checked ([`Envs::select`]).
+    fn select(&self, envs: Envs<'_>) -> Result<Vec<usize>> {
+        envs.select(self.n_envs).map_err(|e| GpuError::Invalid(e.to_string()))
+    }
+
+    /// Writes `values` (one row per selected environment) into columns `start..start + len` of the state; nothing is
+    /// written when the shape or a value is invalid.
+    fn write_rows(
         &mut self,
         start: usize,
         len: usize,
         values: ArrayView2<'_, f64>,
+        envs: Envs<'_>,
         name: &str,
     ) -> Result<()> {
-        if values.nrows() != self.n_envs || values.ncols() != len {
+        let selected = self.select(envs)?;
+        if values.dim() != (selected.len(), len) {
             return Err(GpuError::Invalid(format!(
-                "{name} is {} × {}, expected {} × {len}",
-                values.nrows(),
-                values.ncols(),
-                self.n_envs
+                "{name} has shape {:?}, the selection needs ({}, {len})",
+                values.dim(),
+                selected.len()
             )));
         }
-        if values.iter().any(|v| !v.is_finite()) {
-            return Err(GpuError::Invalid(format!("{name} has non-finite values")));
+        if let Some((row, bad)) = values.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(GpuError::Invalid(format!(
+                "environment {}: {name} contains the non-finite value {bad}",
+                selected[row.0]
+            )));
         }
         let mut s = self.read_state()?;
         let stride = self.layout.state_stride;
         let (nq, nv) = (self.layout.nq, self.layout.nv);
-        for e in 0..self.n_envs {
+        for (row, &e) in selected.iter().enumerate() {
             for i in 0..len {
-                s[e * stride + start + i] = values[[e, i]];
+                s[e * stride + start + i] = values[[row, i]];
             }
             // A new state invalidates the warm start (controls and parameters do not).
             if start < nq + nv {
@@ -370,37 +390,56 @@ impl GpuBatch {
         Ok(())
     }
 
-    /// Sets every environment's positions, `(n_envs, nq)`; clears failures.
-    pub fn set_qpos(&mut self, qpos: ArrayView2<'_, f64>) -> Result<()> {
-        self.write_block(0, self.layout.nq, qpos, "qpos")
+    /// Sets the positions of the selected environments, `(selected, nq)`; clears failures.
+    pub fn set_qpos(&mut self, qpos: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.write_rows(0, self.layout.nq, qpos, envs, "qpos")
     }
 
-    /// Sets every environment's velocities, `(n_envs, nv)`; clears failures.
-    pub fn set_qvel(&mut self, qvel: ArrayView2<'_, f64>) -> Result<()> {
-        self.write_block(self.layout.nq, self.layout.nv, qvel, "qvel")
+    /// Sets the velocities of the selected environments, `(selected, nv)`; clears failures.
+    pub fn set_qvel(&mut self, qvel: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.write_rows(self.layout.nq, self.layout.nv, qvel, envs, "qvel")
     }
 
-    /// Sets every environment's controls, `(n_envs, nu)` (clamped to each actuator's ctrlrange when applied).
-    pub fn set_ctrl(&mut self, ctrl: ArrayView2<'_, f64>) -> Result<()> {
-        self.write_block(self.layout.nq + 2 * self.layout.nv + 1, self.layout.nu, ctrl, "ctrl")
+    /// Sets the controls of the selected environments, `(selected, nu)` (clamped to each actuator's ctrlrange when
+    /// applied).
+    pub fn set_ctrl(&mut self, ctrl: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        self.write_rows(self.ctrl_at(), self.layout.nu, ctrl, envs, "ctrl")
     }
 
-    /// Sets every environment's gravity, `(n_envs, 3)` m/s², a per-environment parameter (kept by `set_qpos` and
-    /// friends; [`GpuBatch::reset`] restores the model's).
-    pub fn set_gravity(&mut self, gravity: ArrayView2<'_, f64>) -> Result<()> {
+    /// Sets the gravity of the selected environments, `(selected, 3)` m/s², a per-environment parameter (kept by
+    /// the state setters and [`GpuBatch::reset`]; [`GpuBatch::reset_parameters`] restores the model's).
+    pub fn set_gravity(&mut self, gravity: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
         if gravity.iter().any(|g| g.abs() > signorini_geometry::MAX_COORDINATE) {
             return Err(GpuError::Invalid(format!(
                 "gravity components must be within ±{:e} m/s²",
                 signorini_geometry::MAX_COORDINATE
             )));
         }
-        self.write_block(self.gravity_at(), 3, gravity, "gravity")
+        self.write_rows(self.gravity_at(), 3, gravity, envs, "gravity")
     }
 
-    /// Every environment back to the model's initial state (clears failures).
-    pub fn reset(&mut self) -> Result<()> {
-        let all: Vec<f64> = (0..self.n_envs).flat_map(|_| self.initial.iter().copied()).collect();
-        self.write_state(&all);
+    /// The selected environments back to the model's initial state (keyframe 0 when the model has one, else
+    /// `qpos0`; zero velocity, warm start, time and control), keeping their parameters; clears failures.
+    pub fn reset(&mut self, envs: Envs<'_>) -> Result<()> {
+        let state = self.gravity_at();
+        self.copy_initial(envs, 0..state)
+    }
+
+    /// The selected environments' parameters (gravity) back to the model's.
+    pub fn reset_parameters(&mut self, envs: Envs<'_>) -> Result<()> {
+        let at = self.gravity_at();
+        self.copy_initial(envs, at..at + 3)
+    }
+
+    fn copy_initial(&mut self, envs: Envs<'_>, columns: std::ops::Range<usize>) -> Result<()> {
+        let selected = self.select(envs)?;
+        let mut s = self.read_state()?;
+        let stride = self.layout.state_stride;
+        for e in selected {
+            s[e * stride + columns.start..e * stride + columns.end]
+                .copy_from_slice(&self.initial[columns.clone()]);
+        }
+        self.write_state(&s);
         self.ctx.wait()
     }
 

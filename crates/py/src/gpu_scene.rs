@@ -12,7 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use signorini_gpu::{GpuBatch, GpuBatchOptions, GpuContext, Precision};
 
-use crate::envs::rows_of;
+use signorini_sim::Envs;
+
+use crate::envs::{Selection, rows_of};
 use crate::error::{SignoriniError, to_py};
 use crate::scene::model_of;
 
@@ -119,29 +121,60 @@ impl GpuScene {
         Ok(self.batch().gravity().map_err(to_py)?.into_pyarray(py).into_any())
     }
 
-    /// Sets every environment's gravity: one row for all, or `(n_envs, 3)` (kept until `reset`).
-    fn set_gravity(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        self.set_rows(&values, GpuBatch::set_gravity)
+    /// Sets the selected environments' gravity (`(selected, 3)`, or one row for all selected), kept until
+    /// `reset_parameters`.
+    #[pyo3(signature = (values, envs=None))]
+    fn set_gravity(
+        &self,
+        values: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.set_rows(&values, envs, GpuBatch::set_gravity)
     }
 
-    /// Sets every environment's positions: one row for all, or `(n_envs, nq)`.
-    fn set_qpos(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        self.set_rows(&values, GpuBatch::set_qpos)
+    /// Sets the selected environments' positions (`(selected, nq)`, or one row for all selected).
+    #[pyo3(signature = (values, envs=None))]
+    fn set_qpos(
+        &self,
+        values: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.set_rows(&values, envs, GpuBatch::set_qpos)
     }
 
-    /// Sets every environment's velocities: one row for all, or `(n_envs, nv)`.
-    fn set_qvel(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        self.set_rows(&values, GpuBatch::set_qvel)
+    /// Sets the selected environments' velocities (`(selected, nv)`, or one row).
+    #[pyo3(signature = (values, envs=None))]
+    fn set_qvel(
+        &self,
+        values: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.set_rows(&values, envs, GpuBatch::set_qvel)
     }
 
-    /// Sets every environment's controls: one row for all, or `(n_envs, nu)`.
-    fn set_ctrl(&self, values: PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<()> {
-        self.set_rows(&values, GpuBatch::set_ctrl)
+    /// Sets the selected environments' controls (`(selected, nu)`, or one row).
+    #[pyo3(signature = (values, envs=None))]
+    fn set_ctrl(
+        &self,
+        values: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.set_rows(&values, envs, GpuBatch::set_ctrl)
     }
 
-    /// Every environment back to the model's initial state.
-    fn reset(&self) -> PyResult<()> {
-        self.batch().reset().map_err(to_py)
+    /// Resets the selected environments (`envs`: None for all, an index, indices or a mask) to the model's initial
+    /// state (keyframe 0 when the model has one), keeping their parameters.
+    #[pyo3(signature = (envs=None))]
+    fn reset(&self, envs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let selection = Selection::from_py(envs)?;
+        self.batch().reset(selection.envs()).map_err(to_py)
+    }
+
+    /// Puts the selected environments' parameters (gravity) back to the model's.
+    #[pyo3(signature = (envs=None))]
+    fn reset_parameters(&self, envs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let selection = Selection::from_py(envs)?;
+        self.batch().reset_parameters(selection.envs()).map_err(to_py)
     }
 
     /// Contacts of each environment in the last step, `(n_envs,)`.
@@ -178,14 +211,16 @@ impl GpuScene {
         self.batch.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Applies `set` to `values` as one row per environment (a 1-D row stands for every environment).
+    /// Applies `set` to `values` as one row per selected environment (a 1-D row stands for every one).
     fn set_rows(
         &self,
         values: &PyArrayLikeDyn<'_, f64, AllowTypeChange>,
-        set: fn(&mut GpuBatch, ndarray::ArrayView2<'_, f64>) -> signorini_gpu::Result<()>,
+        envs: Option<&Bound<'_, PyAny>>,
+        set: fn(&mut GpuBatch, ndarray::ArrayView2<'_, f64>, Envs<'_>) -> signorini_gpu::Result<()>,
     ) -> PyResult<()> {
+        let selection = Selection::from_py(envs)?;
         let mut batch = self.batch();
-        let rows = rows_of(values, batch.n_envs())?;
-        set(&mut batch, rows.view()).map_err(to_py)
+        let rows = rows_of(values, selection.count(batch.n_envs()))?;
+        set(&mut batch, rows.view(), selection.envs()).map_err(to_py)
     }
 }

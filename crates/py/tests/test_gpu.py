@@ -48,11 +48,18 @@ def test_gpu_setters_and_reset(shared):
     gpu.step(10)
     z = gpu.qpos[:, 2]
     assert z[1] > 1.9 and z[0] < 0.5
+    gpu.reset(envs=[1])
+    assert np.allclose(gpu.qpos[1, 2], 0.5) and gpu.qpos[0, 2] < 0.5 and gpu.time[1] == 0.0 and gpu.time[0] > 0.0
     gpu.reset()
     assert np.allclose(gpu.qpos[:, 2], 0.5) and np.allclose(gpu.time, 0.0)
     gpu.set_gravity([0.0, 0.0, -1.0])
     assert np.allclose(gpu.gravity, [[0.0, 0.0, -1.0]] * 2)
-    with pytest.raises(sg.SignoriniError, match="qpos is"):
+    gpu.set_gravity([0.0, 0.0, -2.0], envs=[False, True])
+    gpu.reset()
+    assert np.allclose(gpu.gravity, [[0.0, 0.0, -1.0], [0.0, 0.0, -2.0]])
+    gpu.reset_parameters(envs=0)
+    assert np.allclose(gpu.gravity[0], [0.0, 0.0, -9.81])
+    with pytest.raises(sg.SignoriniError, match="qpos has shape"):
         gpu.set_qpos(np.zeros((2, 3)))
 
 

@@ -34,6 +34,49 @@ pub enum Envs<'a> {
     Mask(&'a [bool]),
 }
 
+impl Envs<'_> {
+    /// The selected indices out of `n_envs` environments, in selection order. Errors: an index out of range or
+    /// selected twice, a mask of the wrong length.
+    pub fn select(self, n_envs: usize) -> Result<Vec<usize>> {
+        let n = n_envs;
+        let check = |env: usize| {
+            if env < n {
+                Ok(())
+            } else {
+                Err(SimError::InvalidState {
+                    what: format!("environment {env} does not exist (the batch has {n})"),
+                })
+            }
+        };
+        match self {
+            Envs::All => Ok((0..n).collect()),
+            Envs::Indices(idx) => {
+                let mut seen = vec![false; n];
+                for &env in idx {
+                    check(env)?;
+                    if std::mem::replace(&mut seen[env], true) {
+                        return Err(SimError::InvalidState {
+                            what: format!("environment {env} is selected twice"),
+                        });
+                    }
+                }
+                Ok(idx.to_vec())
+            }
+            Envs::Mask(mask) => {
+                if mask.len() != n {
+                    return Err(SimError::InvalidState {
+                        what: format!(
+                            "the environment mask has {} flags, the batch has {n} environments",
+                            mask.len()
+                        ),
+                    });
+                }
+                Ok((0..n).filter(|&e| mask[e]).collect())
+            }
+        }
+    }
+}
+
 /// The contacts of every environment, padded to the largest count in the batch (spec §5, Genesis's layout):
 /// entry `[e, k]` is contact `k` of environment `e` when `valid_mask[[e, k]]`, zeros (and geom/link −1) past it.
 /// Simulator convention: normal from B to A, `force_a = −force_b`, newtons, world frame.
@@ -545,44 +588,12 @@ impl Batch {
     }
 
     fn check_env(&self, env: usize) -> Result<()> {
-        if env < self.envs.len() {
-            Ok(())
-        } else {
-            Err(SimError::InvalidState {
-                what: format!("environment {env} does not exist (the batch has {})", self.envs.len()),
-            })
-        }
+        Envs::Indices(&[env]).select(self.envs.len()).map(|_| ())
     }
 
     /// The selected environment indices, checked.
     fn select(&self, envs: Envs<'_>) -> Result<Vec<usize>> {
-        let n = self.envs.len();
-        match envs {
-            Envs::All => Ok((0..n).collect()),
-            Envs::Indices(idx) => {
-                let mut seen = vec![false; n];
-                for &env in idx {
-                    self.check_env(env)?;
-                    if std::mem::replace(&mut seen[env], true) {
-                        return Err(SimError::InvalidState {
-                            what: format!("environment {env} is selected twice"),
-                        });
-                    }
-                }
-                Ok(idx.to_vec())
-            }
-            Envs::Mask(mask) => {
-                if mask.len() != n {
-                    return Err(SimError::InvalidState {
-                        what: format!(
-                            "the environment mask has {} flags, the batch has {n} environments",
-                            mask.len()
-                        ),
-                    });
-                }
-                Ok((0..n).filter(|&e| mask[e]).collect())
-            }
-        }
+        envs.select(self.envs.len())
     }
 
     fn rows(&self, width: usize, field: impl Fn(&Data) -> &Vec<f64>) -> Array2<f64> {

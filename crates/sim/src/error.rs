@@ -56,6 +56,15 @@ pub enum SimError {
         /// What is wrong.
         what: String,
     },
+    /// A device backend of [`EnvBatch`](crate::EnvBatch) failed (`signorini_gpu::GpuError` for the GPU); the source
+    /// is its typed error, reachable with `downcast_ref`.
+    #[error("{device:?} backend: {source}")]
+    Device {
+        /// The backend.
+        device: crate::env_batch::Device,
+        /// Its error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 /// Result alias of the simulator facade.

@@ -11,6 +11,7 @@
 pub mod batch;
 pub mod data;
 pub mod dialect;
+pub mod env_batch;
 pub mod error;
 mod hibernation;
 pub mod model;
@@ -23,6 +24,7 @@ pub mod step;
 pub use batch::{Batch, BatchContacts, Envs};
 pub use data::{ConstraintTypes, Data};
 pub use dialect::{Dialect, DialectStages};
+pub use env_batch::{Device, EnvBatch};
 pub use error::{Result, SimError};
 pub use model::Model;
 pub use options::{ContactResolution, OPTION_NAMES, Options};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ndarray::Array2;
 use signorini_mjcf::load_scene;
-use signorini_sim::{Batch, Data, Dialect, Envs, Model, Scene, SimError};
+use signorini_sim::{Batch, Data, Device, Dialect, EnvBatch, Envs, Model, Scene, SimError};
 
 fn shared(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel)
@@ -292,4 +292,31 @@ fn a_non_finite_state_names_the_step_that_produced_it() {
     let text = err.to_string();
     assert!(matches!(err, SimError::NonFinite { step: 1, .. }), "{text}");
     assert!(text.contains("in step 1") && text.len() < 300, "{text}");
+}
+
+/// The CPU batch behind `dyn EnvBatch` (the batch API's device seam): `step_n` is bit-identical to repeated
+/// `Batch::step`, `reset` keeps the per-environment gravity and `reset_parameters` restores the model's, and a bad
+/// selection is a typed error.
+#[test]
+fn the_cpu_batch_behind_env_batch() {
+    let model = scene("scenes/box_stack.xml", Dialect::Native).model().clone();
+    let mut direct = Batch::new(model.clone(), 3).unwrap();
+    let mut boxed: Box<dyn EnvBatch> = Box::new(Batch::new(model, 3).unwrap());
+    assert_eq!(boxed.device(), Device::Cpu);
+    let g = ndarray::array![[0.0, 0.0, -4.0]];
+    direct.set_gravity(g.view(), Envs::Indices(&[2])).unwrap();
+    boxed.set_gravity(g.view(), Envs::Indices(&[2])).unwrap();
+    for _ in 0..30 {
+        direct.step().unwrap();
+    }
+    boxed.step_n(30).unwrap();
+    assert_eq!(boxed.qpos().unwrap(), direct.qpos());
+    assert_eq!(boxed.contact_counts().unwrap(), direct.contacts().count);
+    boxed.reset(Envs::Mask(&[true, false, true])).unwrap();
+    assert_eq!(boxed.time().unwrap().to_vec(), vec![0.0, direct.time()[1], 0.0]);
+    assert_eq!(boxed.gravity().unwrap()[[2, 2]], -4.0);
+    boxed.reset_parameters(Envs::All).unwrap();
+    assert_eq!(boxed.gravity().unwrap()[[2, 2]], direct.gravity()[[0, 2]]);
+    let err = boxed.reset(Envs::Indices(&[0, 0])).unwrap_err();
+    assert!(err.to_string().contains("selected twice"), "{err}");
 }
