@@ -16,6 +16,12 @@ pub trait CoreShape {
     fn core_support(&self, dir: DVec3) -> DVec3;
     /// Inflation radius (0 for shapes that are their own core).
     fn core_radius(&self) -> f64;
+    /// Whether the core's boundary is curved (a cylinder, an ellipsoid), so that EPA's polytope approaches its depth
+    /// only slowly and the depth is refined by [`descend`](super::support_descent::descend). Polytope cores (points,
+    /// segments, boxes, hulls) are not.
+    fn core_is_curved(&self) -> bool {
+        false
+    }
     /// A point inside the core, used as the first search direction.
     fn core_center(&self) -> DVec3 {
         DVec3::ZERO
@@ -76,7 +82,27 @@ macro_rules! own_core {
         }
     )*};
 }
-own_core!(Cuboid, Cylinder, Ellipsoid);
+own_core!(Cuboid);
+
+macro_rules! curved_core {
+    ($($t:ty),*) => {$(
+        impl CoreShape for $t {
+            #[inline]
+            fn core_support(&self, dir: DVec3) -> DVec3 {
+                self.local_support(dir)
+            }
+            #[inline]
+            fn core_radius(&self) -> f64 {
+                0.0
+            }
+            #[inline]
+            fn core_is_curved(&self) -> bool {
+                true
+            }
+        }
+    )*};
+}
+curved_core!(Cylinder, Ellipsoid);
 
 impl CoreShape for ConvexMesh {
     #[inline]

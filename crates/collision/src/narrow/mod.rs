@@ -6,3 +6,4 @@ pub mod gjk;
 pub mod minkowski;
 pub mod mpr;
 pub mod simplex;
+pub mod support_descent;

@@ -4,7 +4,9 @@
 //! With `A = K_A ⊕ ball(r_A)` and `B = K_B ⊕ ball(r_B)`, the support function of `A ⊖ B` is that of `K_A ⊖ K_B`
 //! plus `r_A + r_B`. Hence the signed distance is the cores' signed distance minus `r_A + r_B`, reached along the
 //! same normal, whether the cores are apart (GJK) or overlap (EPA). Spheres and capsules are thus exact wherever
-//! their cores are, and polytopes terminate exactly.
+//! their cores are, and polytopes terminate exactly. When a core is curved (cylinder, ellipsoid) and EPA stops short
+//! of its tolerance, the depth is refined by descent on the support function ([`descend`]): EPA's depth is a lower
+//! bound there, the descent's an upper bound that reaches the exact depth on smooth shapes.
 
 use glam::DVec3;
 use signorini_geometry::Pose;
@@ -13,6 +15,7 @@ use super::SignedDistance;
 use crate::narrow::epa::{EpaSettings, EpaWorkspace, epa};
 use crate::narrow::gjk::{GjkSettings, GjkStatus, gjk};
 use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
+use crate::narrow::support_descent::descend;
 use crate::query::Algorithm;
 
 /// Outcome of the GJK stage alone, for callers that handle overlap themselves (e.g. box–box by SAT).
@@ -85,7 +88,17 @@ pub fn convex_convex<A: CoreShape, B: CoreShape>(
         sd.algorithm = Algorithm::Gjk;
         return sd;
     }
-    let pen = epa(&pair, &out.simplex, ws, epa_settings);
+    let mut pen = epa(&pair, &out.simplex, ws, epa_settings);
+    if !pen.converged && (a.core_is_curved() || b.core_is_curved()) && pen.depth > 0.0 {
+        let r = descend(&pair, pen.normal, epa_settings.max_iterations);
+        // Witnesses re-centred on their midpoint, as EPA's: `point_a − point_b = depth · normal`.
+        let mid = 0.5 * (r.support.a + r.support.b);
+        pen.depth = r.depth;
+        pen.normal = r.normal;
+        pen.point_a = mid + 0.5 * r.depth * r.normal;
+        pen.point_b = mid - 0.5 * r.depth * r.normal;
+        pen.iterations += r.iterations;
+    }
     let n = pen.normal;
     SignedDistance {
         distance: -pen.depth - ra - rb,
