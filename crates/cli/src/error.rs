@@ -53,6 +53,15 @@ pub enum CliError {
     /// An argument is out of range.
     #[error("{0}")]
     Usage(String),
+    /// A JSON document about to be written holds a NaN or an infinity (JSON would show it as `null`); nothing of it
+    /// was written.
+    #[error("{what} holds a non-finite number at {path}; it was not written")]
+    NonFinite {
+        /// The document (`the summary`, a dump path).
+        what: String,
+        /// The JSON path of the first such number.
+        path: String,
+    },
     /// The run was interrupted (Ctrl-C or SIGTERM) after writing its summary and the snapshots so far (exit 130).
     #[error("interrupted after step {step}: the summary and the snapshots so far were written")]
     Interrupted {

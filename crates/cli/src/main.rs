@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod error;
+mod finite;
 mod inspect;
 mod interrupt;
 mod output;

@@ -109,7 +109,9 @@ pub fn bench(path: &Path, repeat: usize, out: &mut dyn Write) -> Result<(), CliE
     write_json(out, &BenchLine { kind: &data.kind, n: prepared.len(), distance_ns, collide_ns })
 }
 
+/// Writes `value` as one JSON line, after checking that every number in it is finite.
 pub(crate) fn write_json<T: Serialize>(out: &mut dyn Write, value: &T) -> Result<(), CliError> {
+    crate::finite::ensure(value, "the output line")?;
     let io = |source| CliError::Io { path: "<stdout>".into(), source };
     serde_json::to_writer(&mut *out, value).map_err(|e| io(std::io::Error::other(e)))?;
     out.write_all(b"\n").map_err(io)

@@ -102,6 +102,7 @@ impl Replay {
     /// The self-contained page (see the module docs).
     pub fn html(&self) -> Result<String, CliError> {
         let three = three_js()?;
+        crate::finite::ensure(self, "the replay")?;
         let json = serde_json::to_string(self).map_err(|e| CliError::Usage(e.to_string()))?;
         // Inside <script>, `</` could close the element: JSON may escape the slash.
         let json = json.replace("</", "<\\/");

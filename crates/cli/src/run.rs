@@ -477,6 +477,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             },
             replay,
         };
+        crate::finite::ensure(&dump, &format!("the dump {}", path.display()))?;
         let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::Usage(e.to_string()))?;
         crate::output::write_atomically(path, text.as_bytes())?;
         eprintln!("signorini: wrote {}", path.display());

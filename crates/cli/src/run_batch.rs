@@ -203,8 +203,9 @@ pub fn run(
                 replay: None,
             })
             .collect();
-        let text =
-            serde_json::to_string_pretty(&BatchDump { envs }).map_err(|e| CliError::Usage(e.to_string()))?;
+        let dump = BatchDump { envs };
+        crate::finite::ensure(&dump, &format!("the dump {}", path.display()))?;
+        let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::Usage(e.to_string()))?;
         crate::output::write_atomically(path, text.as_bytes())?;
         eprintln!("signorini: wrote {}", path.display());
     }
