@@ -86,11 +86,26 @@ fn check_unique<V>(map: &HashMap<String, V>, name: &str, e: &Element, kind: &'st
     Ok(())
 }
 
+/// The `<body>` children of `e`, last first (popped from a stack, they come out in file order).
+fn child_bodies(e: &Element) -> impl Iterator<Item = &Element> {
+    e.children.iter().filter(|c| c.name == "body").rev()
+}
+
 impl Tree {
     /// Reads one `<worldbody>` section (several add to the same world).
+    ///
+    /// Bodies are numbered in depth-first pre-order (a body before its children, siblings in file order), as MuJoCo
+    /// numbers them. The traversal keeps its pending bodies on a heap stack, not the call stack, so nesting depth
+    /// costs no thread stack (the XML reader bounds it at `signorini_xml::element::MAX_DEPTH`).
     pub fn add_worldbody(&mut self, e: &Element, ctx: &Ctx<'_>) -> Result<()> {
         e.check_attributes(&[])?;
-        self.add_children(e, 0, 0, ctx)
+        self.add_children(e, 0, 0, ctx)?;
+        let mut pending: Vec<(&Element, usize, usize)> = child_bodies(e).map(|c| (c, 0, 0)).collect();
+        while let Some((child, parent, class)) = pending.pop() {
+            let (index, class) = self.add_body(child, parent, class, ctx)?;
+            pending.extend(child_bodies(child).map(|c| (c, index, class)));
+        }
+        Ok(())
     }
 
     /// Number of position and velocity coordinates.
@@ -171,9 +186,6 @@ impl Tree {
                     .into(),
             });
         }
-        for child in e.children.iter().filter(|c| c.name == "body") {
-            self.add_body(child, body, class, ctx)?;
-        }
         Ok(())
     }
 
@@ -187,7 +199,15 @@ impl Tree {
         Ok(())
     }
 
-    fn add_body(&mut self, e: &Element, parent: usize, class: usize, ctx: &Ctx<'_>) -> Result<()> {
+    /// Adds body `e` under `parent` with its geoms, sites, joints and inertial (not its child bodies); returns its
+    /// index and the default class its children inherit.
+    fn add_body(
+        &mut self,
+        e: &Element,
+        parent: usize,
+        class: usize,
+        ctx: &Ctx<'_>,
+    ) -> Result<(usize, usize)> {
         e.check_attributes(schema::BODY)?;
         let a = Attrs::own(e);
         if a.bool("mocap")? == Some(true) {
@@ -222,7 +242,8 @@ impl Tree {
             at: Some(e.at.clone()),
             ..Default::default()
         });
-        self.add_children(e, index, class, ctx)
+        self.add_children(e, index, class, ctx)?;
+        Ok((index, class))
     }
 
     /// Compiles the inertias and fills `inertial` of every body and `mass` of every geom.
