@@ -297,13 +297,20 @@ impl GpuBatch {
         Ok(all)
     }
 
-    fn write_state(&self, all: &[f64]) {
+    /// Writes every environment's state slice back, and clears the status (failures, counters) of the `written`
+    /// environments only: the others keep their last step's statistics.
+    fn write_state(&self, all: &[f64], written: &[usize]) -> Result<()> {
         let stride = self.layout.state_stride;
+        let mut status = self.raw_status()?;
+        for &e in written {
+            status[e * STATUS..(e + 1) * STATUS].fill(0);
+        }
         for c in &self.chunks {
             let slice = &all[c.first * stride..(c.first + c.n_envs) * stride];
             self.ctx.write(&c.state, &self.options.precision.pack(slice));
-            self.ctx.write(&c.status, &vec![0u8; c.n_envs * STATUS * 4]);
+            self.ctx.write(&c.status, &pack_u32(&status[c.first * STATUS..(c.first + c.n_envs) * STATUS]));
         }
+        Ok(())
     }
 
     fn column_block(&self, start: usize, len: usize) -> Result<Array2<f64>> {
@@ -386,16 +393,15 @@ impl GpuBatch {
                 s[e * stride + nq + nv..e * stride + nq + 2 * nv].fill(0.0);
             }
         }
-        self.write_state(&s);
-        Ok(())
+        self.write_state(&s, &selected)
     }
 
-    /// Sets the positions of the selected environments, `(selected, nq)`; clears failures.
+    /// Sets the positions of the selected environments, `(selected, nq)`; clears their failures and counters.
     pub fn set_qpos(&mut self, qpos: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
         self.write_rows(0, self.layout.nq, qpos, envs, "qpos")
     }
 
-    /// Sets the velocities of the selected environments, `(selected, nv)`; clears failures.
+    /// Sets the velocities of the selected environments, `(selected, nv)`; clears their failures and counters.
     pub fn set_qvel(&mut self, qvel: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
         self.write_rows(self.layout.nq, self.layout.nv, qvel, envs, "qvel")
     }
@@ -419,7 +425,7 @@ impl GpuBatch {
     }
 
     /// The selected environments back to the model's initial state (keyframe 0 when the model has one, else
-    /// `qpos0`; zero velocity, warm start, time and control), keeping their parameters; clears failures.
+    /// `qpos0`; zero velocity, warm start, time and control), keeping their parameters; clears their failures and counters.
     pub fn reset(&mut self, envs: Envs<'_>) -> Result<()> {
         let state = self.gravity_at();
         self.copy_initial(envs, 0..state)
@@ -435,12 +441,11 @@ impl GpuBatch {
         let selected = self.select(envs)?;
         let mut s = self.read_state()?;
         let stride = self.layout.state_stride;
-        for e in selected {
+        for &e in &selected {
             s[e * stride + columns.start..e * stride + columns.end]
                 .copy_from_slice(&self.initial[columns.clone()]);
         }
-        self.write_state(&s);
-        self.ctx.wait()
+        self.write_state(&s, &selected)
     }
 
     /// The contacts of environment `env` found in the last step.

@@ -340,6 +340,12 @@ fn the_batch_api_selects_the_device() {
             "environment 1 was lifted"
         );
         batch.reset(Envs::Mask(&[false, false, true])).unwrap();
+        let counts = batch.contact_counts().unwrap();
+        assert_eq!(
+            (counts[0], counts[2]),
+            (1, 0),
+            "a reset clears the statistics of the reset environment only"
+        );
         batch.step_n(200).unwrap();
         let err = batch.set_qvel(ndarray::Array2::zeros((1, 6)).view(), Envs::Indices(&[3])).unwrap_err();
         assert!(err.to_string().contains("environment 3 does not exist"), "{err}");
