@@ -34,20 +34,23 @@ pub enum Envs<'a> {
     Mask(&'a [bool]),
 }
 
+/// Errors: `env` is not an index of `n_envs` environments.
+fn check_env_index(env: usize, n_envs: usize) -> Result<()> {
+    if env < n_envs {
+        Ok(())
+    } else {
+        Err(SimError::InvalidState {
+            what: format!("environment {env} does not exist (the batch has {n_envs})"),
+        })
+    }
+}
+
 impl Envs<'_> {
     /// The selected indices out of `n_envs` environments, in selection order. Errors: an index out of range or
     /// selected twice, a mask of the wrong length.
     pub fn select(self, n_envs: usize) -> Result<Vec<usize>> {
         let n = n_envs;
-        let check = |env: usize| {
-            if env < n {
-                Ok(())
-            } else {
-                Err(SimError::InvalidState {
-                    what: format!("environment {env} does not exist (the batch has {n})"),
-                })
-            }
-        };
+        let check = |env: usize| check_env_index(env, n);
         match self {
             Envs::All => Ok((0..n).collect()),
             Envs::Indices(idx) => {
@@ -588,7 +591,7 @@ impl Batch {
     }
 
     fn check_env(&self, env: usize) -> Result<()> {
-        Envs::Indices(&[env]).select(self.envs.len()).map(|_| ())
+        check_env_index(env, self.envs.len())
     }
 
     /// The selected environment indices, checked.
