@@ -245,28 +245,24 @@ impl SerializeMap for &mut Finder {
     }
 }
 
-impl SerializeStruct for &mut Finder {
-    type Ok = ();
-    type Error = Stop;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Stop> {
-        self.keyed(key.to_string(), value)
-    }
-    fn end(self) -> Result<(), Stop> {
-        Ok(())
-    }
+/// Struct fields, of a struct or a struct variant (`$pops`: the variant's name segment to drop at the end).
+macro_rules! fields {
+    ($($tr:ident, $pops:expr);*) => {$(
+        impl $tr for &mut Finder {
+            type Ok = ();
+            type Error = Stop;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Stop> {
+                self.keyed(key.to_string(), value)
+            }
+            fn end(self) -> Result<(), Stop> {
+                let n = self.path.len();
+                self.path.truncate(n - $pops);
+                Ok(())
+            }
+        }
+    )*};
 }
-
-impl SerializeStructVariant for &mut Finder {
-    type Ok = ();
-    type Error = Stop;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Stop> {
-        self.keyed(key.to_string(), value)
-    }
-    fn end(self) -> Result<(), Stop> {
-        self.path.pop();
-        Ok(())
-    }
-}
+fields!(SerializeStruct, 0; SerializeStructVariant, 1);
 
 #[cfg(test)]
 mod tests {

@@ -68,24 +68,9 @@ impl CoreShape for Capsule {
     }
 }
 
+/// Shapes that are their own core; `curved` says whether its boundary is curved ([`CoreShape::core_is_curved`]).
 macro_rules! own_core {
-    ($($t:ty),*) => {$(
-        impl CoreShape for $t {
-            #[inline]
-            fn core_support(&self, dir: DVec3) -> DVec3 {
-                self.local_support(dir)
-            }
-            #[inline]
-            fn core_radius(&self) -> f64 {
-                0.0
-            }
-        }
-    )*};
-}
-own_core!(Cuboid);
-
-macro_rules! curved_core {
-    ($($t:ty),*) => {$(
+    ($($t:ty: $curved:expr),*) => {$(
         impl CoreShape for $t {
             #[inline]
             fn core_support(&self, dir: DVec3) -> DVec3 {
@@ -97,12 +82,12 @@ macro_rules! curved_core {
             }
             #[inline]
             fn core_is_curved(&self) -> bool {
-                true
+                $curved
             }
         }
     )*};
 }
-curved_core!(Cylinder, Ellipsoid);
+own_core!(Cuboid: false, Cylinder: true, Ellipsoid: true);
 
 impl CoreShape for ConvexMesh {
     #[inline]
