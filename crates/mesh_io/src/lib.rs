@@ -1,7 +1,8 @@
 //! Small readers of triangle-mesh files: STL (binary and ASCII) and Wavefront OBJ.
 //!
-//! Only geometry is read: vertices and triangles (OBJ polygons are split into fans). STL vertices that are bit-for-bit
-//! equal are merged, as STL repeats every vertex once per facet. Normals, texture coordinates, groups and materials
+//! Only geometry is read: vertices and triangles (OBJ polygons are split into fans). Vertices that are bit-for-bit
+//! equal are welded into one (STL repeats every vertex once per facet; an OBJ's `v` lines can repeat a point), and a
+//! triangle whose corners weld together (zero area) is dropped. Normals, texture coordinates, groups and materials
 //! are skipped; any other OBJ statement is an error.
 
 use std::collections::HashMap;
@@ -72,7 +73,7 @@ fn parse_stl_binary(body: &[u8], n: usize) -> MeshData {
             };
             *slot = welder.index(DVec3::new(f(0), f(1), f(2)));
         }
-        welder.mesh.triangles.push(tri);
+        welder.triangle(tri);
     }
     welder.mesh
 }
@@ -90,7 +91,7 @@ fn parse_stl_ascii(text: &str) -> Result<MeshData, String> {
             .ok_or_else(|| format!("line {}: `vertex` needs three finite numbers", lineno + 1))?;
         pending.push(welder.index(v));
         if pending.len() == 3 {
-            welder.mesh.triangles.push([pending[0], pending[1], pending[2]]);
+            welder.triangle([pending[0], pending[1], pending[2]]);
             pending.clear();
         }
     }
@@ -102,7 +103,9 @@ fn parse_stl_ascii(text: &str) -> Result<MeshData, String> {
 
 /// Parses Wavefront OBJ text (`v` and `f` statements).
 pub fn parse_obj(text: &str) -> Result<MeshData, String> {
-    let mut mesh = MeshData::default();
+    let mut welder = Welder::default();
+    // OBJ references count the file's `v` lines; `welded[i]` is the welded index of the i-th.
+    let mut welded: Vec<u32> = Vec::new();
     for (lineno, line) in text.lines().enumerate() {
         let at = |what: &str| format!("line {}: {what}", lineno + 1);
         let line = line.split('#').next().unwrap_or("");
@@ -115,26 +118,30 @@ pub fn parse_obj(text: &str) -> Result<MeshData, String> {
             "v" => {
                 let v = parse_xyz(rest.get(..3).unwrap_or(&[]))
                     .ok_or_else(|| at("`v` needs three finite numbers"))?;
-                mesh.vertices.push(v);
+                welded.push(welder.index(v));
             }
             "f" => {
                 if rest.len() < 3 {
                     return Err(at("a face needs at least three vertices"));
                 }
-                let n = mesh.vertices.len();
+                let n = welded.len();
                 let idx = rest
                     .iter()
-                    .map(|t| obj_index(t, n).ok_or_else(|| at(&format!("bad vertex reference `{t}`"))))
+                    .map(|t| {
+                        obj_index(t, n)
+                            .map(|i| welded[i as usize])
+                            .ok_or_else(|| at(&format!("bad vertex reference `{t}`")))
+                    })
                     .collect::<Result<Vec<u32>, String>>()?;
                 for k in 1..idx.len() - 1 {
-                    mesh.triangles.push([idx[0], idx[k], idx[k + 1]]);
+                    welder.triangle([idx[0], idx[k], idx[k + 1]]);
                 }
             }
             "vn" | "vt" | "vp" | "g" | "o" | "s" | "usemtl" | "mtllib" | "l" | "p" => {}
             other => return Err(at(&format!("unsupported OBJ statement `{other}`"))),
         }
     }
-    Ok(mesh)
+    Ok(welder.mesh)
 }
 
 /// A 1-based (or negative, relative) OBJ vertex reference `i`, `i/t`, `i//n` or `i/t/n` as a 0-based index.
@@ -156,7 +163,7 @@ fn parse_xyz(t: &[&str]) -> Option<DVec3> {
     Some(DVec3::from_array(v))
 }
 
-/// Merges bit-for-bit equal vertices.
+/// Merges bit-for-bit equal vertices and drops the triangles that collapse.
 #[derive(Default)]
 struct Welder {
     mesh: MeshData,
@@ -171,6 +178,13 @@ impl Welder {
             self.mesh.vertices.push(v);
             next
         })
+    }
+
+    /// Adds a triangle of welded indices unless two of its corners are the same vertex.
+    fn triangle(&mut self, [a, b, c]: [u32; 3]) {
+        if a != b && b != c && a != c {
+            self.mesh.triangles.push([a, b, c]);
+        }
     }
 }
 
@@ -221,6 +235,9 @@ mod tests {
         assert_eq!(m.vertices.len(), 4);
         assert_eq!(m.triangles, vec![[0, 1, 2], [0, 2, 3], [0, 1, 2]]);
         assert!(parse_obj("v 0 0\n").is_err());
+        let repeated = parse_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 0 0\nf 1 2 3\nf 1 4 3\nf 2 4 3\n").unwrap();
+        assert_eq!(repeated.vertices.len(), 3);
+        assert_eq!(repeated.triangles, vec![[0, 1, 2], [0, 1, 2]], "welded, the collapsed face dropped");
         assert!(parse_obj("v 0 0 0\nf 1 2 3\n").is_err());
         assert!(parse_obj("curv 0 1\n").is_err());
     }

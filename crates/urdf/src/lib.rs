@@ -7,7 +7,8 @@
 //! `signorini-mesh-io`.
 //!
 //! Supported URDF: links with `<inertial>` (origin, mass, full inertia) and `<collision>` geometry (box, cylinder,
-//! sphere, capsule, mesh as STL/OBJ convex hull, with `scale`); joints `revolute`, `continuous`, `prismatic`,
+//! sphere, capsule, mesh from STL/OBJ as its convex hull or, with [`MeshGeometry::TriangleMesh`], as the triangle
+//! mesh, with `scale`); joints `revolute`, `continuous`, `prismatic`,
 //! `fixed` and `floating`, with `origin`, `axis`, `limit` (lower/upper; effort and velocity are read and not
 //! simulated), `dynamics` (damping, friction → friction loss) and `mimic` (a joint equality). Accepted and not
 //! simulated: `<visual>`, `<material>`, `<transmission>`, `<gazebo>`, `<ros2_control>`, `calibration`,
@@ -31,8 +32,22 @@ pub use srdf::{DisabledPair, Srdf, write_srdf};
 pub struct UrdfOptions {
     /// Put the root link on a free joint (named `<root link>_free`); otherwise it is welded to the world.
     pub floating_base: bool,
-    /// Folders of ROS packages for `package://NAME/...` mesh file names: `(NAME, folder)`.
+    /// Folders of ROS packages for `package://NAME/...` mesh file names: `(NAME, folder)`. A package not listed is
+    /// looked for beside the URDF: in the first folder `F`, from the URDF's folder up, that is named `NAME` (then
+    /// `F/rest`) or that holds `NAME/rest`.
     pub package_dirs: Vec<(String, PathBuf)>,
+    /// What a `<mesh>` collision geometry becomes.
+    pub mesh_geometry: MeshGeometry,
+}
+
+/// The shape a URDF `<mesh>` collision geometry is loaded as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MeshGeometry {
+    /// The convex hull of the file's vertices (what the simulator collides).
+    #[default]
+    ConvexHull,
+    /// The triangle mesh itself (a surface; what Coal's BVH distance measures). Not simulated as a contact shape.
+    TriangleMesh,
 }
 
 /// What loading a URDF produces.

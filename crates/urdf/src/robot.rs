@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::{
-    Capsule, ConvexMesh, Cuboid, Cylinder, GeometryError, MassProperties, Shape, Sphere,
+    Capsule, ConvexMesh, Cuboid, Cylinder, GeometryError, MassProperties, Shape, Sphere, TriangleMesh,
 };
 use signorini_mesh_io::{MeshReadError, read_mesh};
 use signorini_model::spec::{
@@ -23,7 +23,7 @@ use signorini_xml::orientation::euler_to_quat;
 use signorini_xml::{Attribute, Element, NotSimulated, XmlError};
 
 use crate::error::{Result, UrdfError};
-use crate::{LoadedUrdf, UrdfOptions};
+use crate::{LoadedUrdf, MeshGeometry, UrdfOptions};
 
 /// Top-level elements accepted and not simulated.
 const NOT_SIMULATED: &[&str] = &["material", "transmission", "gazebo", "ros2_control"];
@@ -372,7 +372,8 @@ impl<'a> Builder<'a> {
     fn read_collision(&self, e: &Element) -> Result<GeomSpec> {
         e.check_attributes(&["name"])?;
         for c in &e.children {
-            if !matches!(c.name.as_str(), "origin" | "geometry") {
+            // `<material>` inside `<collision>` is not URDF, but common (pybullet's Panda writes it); it has no effect.
+            if !matches!(c.name.as_str(), "origin" | "geometry" | "material") {
                 return Err(e.unknown_child(c).into());
             }
         }
@@ -429,7 +430,14 @@ impl<'a> Builder<'a> {
                     },
                 })?;
                 let points: Vec<DVec3> = data.vertices.iter().map(|v| *v * scale).collect();
-                Shape::ConvexMesh(Arc::new(ConvexMesh::from_points(&points).map_err(geometry)?))
+                match self.options.mesh_geometry {
+                    MeshGeometry::ConvexHull => {
+                        Shape::ConvexMesh(Arc::new(ConvexMesh::from_points(&points).map_err(geometry)?))
+                    }
+                    MeshGeometry::TriangleMesh => Shape::TriangleMesh(Arc::new(
+                        TriangleMesh::new(points, data.triangles).map_err(geometry)?,
+                    )),
+                }
             }
             _ => {
                 return Err(XmlError::UnknownElement {
@@ -442,28 +450,35 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// A mesh file name: `package://name/rest` through [`UrdfOptions::package_dirs`], `file://` stripped, relative
-    /// names from the URDF's folder.
+    /// A mesh file name: `package://name/rest` through [`UrdfOptions::package_dirs`] or found beside the URDF (see
+    /// there), `file://` stripped, relative names from the URDF's folder.
     fn resolve(&self, f: &Attribute, s: &Element) -> Result<PathBuf> {
         let v = f.value.as_str();
         if let Some(rest) = v.strip_prefix("package://") {
             let (pkg, tail) = rest.split_once('/').unwrap_or((rest, ""));
-            return self
-                .options
-                .package_dirs
-                .iter()
-                .find(|(name, _)| name == pkg)
-                .map(|(_, dir)| dir.join(tail))
-                .ok_or_else(|| {
-                    XmlError::InvalidValue {
-                        at: f.at.clone(),
-                        element: s.name.clone(),
-                        attribute: "filename".into(),
-                        value: v.to_string(),
-                        reason: format!("package `{pkg}` is not in UrdfOptions::package_dirs"),
-                    }
-                    .into()
-                });
+            if let Some((_, dir)) = self.options.package_dirs.iter().find(|(name, _)| name == pkg) {
+                return Ok(dir.join(tail));
+            }
+            let beside = self.base_dir.ancestors().find_map(|dir| {
+                let named = dir.file_name().is_some_and(|n| n == pkg);
+                [named.then(|| dir.join(tail)), Some(dir.join(pkg).join(tail))]
+                    .into_iter()
+                    .flatten()
+                    .find(|p| p.is_file())
+            });
+            return beside.ok_or_else(|| {
+                XmlError::InvalidValue {
+                    at: f.at.clone(),
+                    element: s.name.clone(),
+                    attribute: "filename".into(),
+                    value: v.to_string(),
+                    reason: format!(
+                        "package `{pkg}` is not in UrdfOptions::package_dirs, and no folder from the URDF's \
+                         up is named `{pkg}` or holds `{pkg}/{tail}`"
+                    ),
+                }
+                .into()
+            });
         }
         let p = Path::new(v.strip_prefix("file://").unwrap_or(v));
         Ok(if p.is_absolute() { p.to_path_buf() } else { self.base_dir.join(p) })

@@ -7,7 +7,9 @@ use glam::{DMat3, DQuat, DVec3};
 use signorini_collision::filter::DisableReason;
 use signorini_geometry::Shape;
 use signorini_model::spec::{EqualitySpec, JointKind};
-use signorini_urdf::{UrdfError, UrdfOptions, XmlError, load_srdf_str, load_urdf, load_urdf_str};
+use signorini_urdf::{
+    MeshGeometry, UrdfError, UrdfOptions, XmlError, load_srdf_str, load_urdf, load_urdf_str,
+};
 
 const ARM: &str = r#"<?xml version="1.0"?>
 <robot name="arm">
@@ -135,9 +137,32 @@ fn mesh_files_and_packages() {
     let m = load_urdf(&dir.join("robot.urdf"), &options).unwrap_or_else(|e| panic!("{e}"));
     let Shape::ConvexMesh(h) = &m.spec.bodies[1].geoms[0].shape else { panic!() };
     assert!(h.vertices().iter().any(|v| *v == DVec3::new(2.0, 0.0, 0.0)));
-    let e = load_urdf(&dir.join("robot.urdf"), &UrdfOptions::default()).unwrap_err();
+    // Without package_dirs, `pkg` is found beside the URDF (the folder holding `pkg/meshes/tet.obj`).
+    let beside =
+        load_urdf(&dir.join("robot.urdf"), &UrdfOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(beside.spec.bodies[1].geoms[0].shape, m.spec.bodies[1].geoms[0].shape);
+    // As a triangle mesh (material inside <collision> is accepted and ignored).
+    std::fs::write(
+        dir.join("mesh.urdf"),
+        r#"<robot name="r"><link name="a"><collision><geometry><mesh filename="pkg/meshes/tet.obj"/></geometry>
+           <material name="white"/></collision></link></robot>"#,
+    )
+    .unwrap();
+    let options = UrdfOptions { mesh_geometry: MeshGeometry::TriangleMesh, ..Default::default() };
+    let m = load_urdf(&dir.join("mesh.urdf"), &options).unwrap_or_else(|e| panic!("{e}"));
+    let Shape::TriangleMesh(t) = &m.spec.bodies[1].geoms[0].shape else { panic!() };
+    assert_eq!((t.vertices().len(), t.triangles().len()), (4, 4));
+    assert!(t.is_closed());
+    std::fs::write(
+        dir.join("missing.urdf"),
+        r#"<robot name="r"><link name="a"><collision><geometry>
+             <mesh filename="package://nopkg/meshes/tet.obj"/></geometry></collision></link></robot>"#,
+    )
+    .unwrap();
+    let e = load_urdf(&dir.join("missing.urdf"), &UrdfOptions::default()).unwrap_err();
     assert!(matches!(e, UrdfError::Xml(XmlError::InvalidValue { .. })), "{e}");
     assert_eq!(e.attribute(), Some("filename"));
+    assert!(e.to_string().contains("nopkg"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
