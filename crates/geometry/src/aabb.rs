@@ -82,6 +82,13 @@ impl Aabb {
         self.max.cmpgt(other.min).all() && self.min.cmplt(other.max).all()
     }
 
+    /// Euclidean distance between the boxes, `‖max(0, |c_a − c_b| − h_a − h_b)‖` per axis (centres `c`, half
+    /// extents `h`); 0 when they overlap or touch. A lower bound of the distance between anything inside them.
+    pub fn distance(&self, other: &Aabb) -> f64 {
+        let gap = (self.min - other.max).max(other.min - self.max).max(DVec3::ZERO);
+        gap.length()
+    }
+
     /// The smallest box containing both.
     pub fn union(&self, other: &Aabb) -> Aabb {
         Aabb { min: self.min.min(other.min), max: self.max.max(other.max) }
@@ -280,6 +287,11 @@ mod tests {
         assert_eq!(a.corners()[5], DVec3::new(1.0, 0.0, 1.0));
         assert_eq!(a.volume(), 1.0);
         assert_eq!(a.surface_area(), 6.0);
+        assert_eq!(a.distance(&touching), 0.0);
+        assert_eq!(a.distance(&overlapping), 0.0);
+        let apart = Aabb::new(DVec3::new(4.0, 5.0, 0.5), DVec3::new(6.0, 6.0, 0.7));
+        assert_eq!(a.distance(&apart), 5.0);
+        assert_eq!(apart.distance(&a), 5.0);
     }
 
     #[test]

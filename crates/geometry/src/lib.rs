@@ -15,9 +15,11 @@
 //! | [`support_field`] | the precomputed 180×180 direction table for convex meshes |
 //! | [`quickhull`] | convex hull construction |
 //! | [`aabb`] | local and world AABBs |
+//! | [`bvh`] | the AABB tree a [`TriangleMesh`] holds over its triangles |
 //! | [`mass`] | volume, centre of mass, inertia, principal frames |
 
 pub mod aabb;
+pub mod bvh;
 pub mod error;
 pub mod mass;
 pub mod pose;
@@ -27,6 +29,7 @@ pub mod support;
 pub mod support_field;
 
 pub use aabb::Aabb;
+pub use bvh::{Bvh, BvhNode};
 pub use error::{GeometryError, MAX_COORDINATE, Result};
 pub use mass::MassProperties;
 pub use pose::Pose;

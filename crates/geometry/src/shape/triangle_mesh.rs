@@ -2,6 +2,8 @@
 
 use glam::DVec3;
 
+use crate::aabb::Aabb;
+use crate::bvh::Bvh;
 use crate::error::{GeometryError, Result, finite_vec};
 
 /// An indexed triangle mesh in its local frame, possibly non-convex and possibly open.
@@ -9,15 +11,19 @@ use crate::error::{GeometryError, Result, finite_vec};
 /// Triangles are counter-clockwise seen from outside (the right-hand normal `(b − a) × (c − a)` points out) when the
 /// mesh is a closed surface; for an open mesh the orientation only matters to one-sided queries. Zero-area triangles
 /// are kept (real meshes contain them); they contribute nothing to areas or volumes.
+///
+/// The mesh holds a [`Bvh`] over its triangles' boxes (local frame), built once by [`TriangleMesh::new`], as
+/// parry's `TriMesh` holds its tree: distance and collision queries traverse it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TriangleMesh {
     vertices: Vec<DVec3>,
     triangles: Vec<[u32; 3]>,
+    bvh: Bvh,
 }
 
 impl TriangleMesh {
     /// Validates and stores the mesh: at least one triangle, every vertex finite, every index in range, no triangle
-    /// repeating a vertex index.
+    /// repeating a vertex index; then builds its [`Bvh`] (O(n log n)).
     pub fn new(vertices: Vec<DVec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
         let invalid = |what: String| GeometryError::InvalidMesh { shape: "triangle mesh", what };
         if triangles.is_empty() {
@@ -37,7 +43,19 @@ impl TriangleMesh {
                 return Err(invalid(format!("triangle {t} repeats a vertex index: {tri:?}")));
             }
         }
-        Ok(Self { vertices, triangles })
+        let boxes: Vec<Aabb> = triangles
+            .iter()
+            .filter_map(|&[a, b, c]| {
+                Aabb::from_points([vertices[a as usize], vertices[b as usize], vertices[c as usize]])
+            })
+            .collect();
+        let bvh = Bvh::build(&boxes);
+        Ok(Self { vertices, triangles, bvh })
+    }
+
+    /// The AABB tree over the triangles (local frame); its primitive indices are triangle indices.
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
     }
 
     /// Vertices, local frame.
@@ -93,6 +111,18 @@ mod tests {
         assert!(!open.is_closed());
         t[3] = [1, 3, 2];
         assert!(!TriangleMesh::new(v, t).unwrap().is_closed());
+    }
+
+    #[test]
+    fn bvh_covers_every_triangle() {
+        let (v, t) = tetra();
+        let m = TriangleMesh::new(v, t).unwrap();
+        let root = m.bvh().root().unwrap();
+        assert!(root.is_leaf());
+        let mut tris = m.bvh().leaf_primitives(root).to_vec();
+        tris.sort_unstable();
+        assert_eq!(tris, [0, 1, 2, 3]);
+        assert_eq!(root.aabb, Aabb::new(DVec3::ZERO, DVec3::ONE));
     }
 
     #[test]
