@@ -7,3 +7,4 @@ pub mod minkowski;
 pub mod mpr;
 pub mod simplex;
 pub mod support_descent;
+pub mod triangle_triangle;
