@@ -21,6 +21,7 @@ use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
 use crate::pairs::capsule_capsule::capsule_capsule;
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
+use crate::pairs::mesh_mesh::mesh_mesh;
 use crate::pairs::plane_convex::plane_convex;
 use crate::pairs::sphere_box::sphere_box;
 use crate::pairs::sphere_sphere::sphere_sphere;
@@ -135,6 +136,9 @@ pub(crate) fn signed_distance(
                 }
             }
         }
+        (S::TriangleMesh(ma), S::TriangleMesh(mb)) => {
+            mesh_mesh(&mut ws.bvh_stack, ma, pose_a, mb, pose_b, early_exit)
+        }
         _ if convex_a && convex_b => with_convex!(
             a,
             |sa| with_convex!(
@@ -219,6 +223,10 @@ pub(crate) fn contacts(
     out: &mut Manifold,
 ) -> Result<()> {
     use Shape as S;
+    if matches!(a, S::TriangleMesh(_)) || matches!(b, S::TriangleMesh(_)) {
+        // The distance table answers meshes as surfaces (unsigned distance): no penetration to make contacts of.
+        return Err(unsupported("contacts", a, b));
+    }
     let start = out.contacts.len();
     match (a, b) {
         (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {

@@ -5,6 +5,11 @@
 //!   (minus the penetration depth); `point_a` lies on A and `point_b` on B (world frame); `normal` is a unit vector
 //!   **from A to B**, and `point_b − point_a = distance · normal`. Translating B by `−distance · normal` makes
 //!   penetrating shapes touch.
+//! - Triangle meshes are **surfaces** (Coal's `BVHModel` semantics): a distance involving a
+//!   [`TriangleMesh`](signorini_geometry::TriangleMesh) is the unsigned distance between the triangle soups, 0 when
+//!   two triangles intersect, with `point_a`, `point_b` on the two meshes. At distance 0 both witnesses are one
+//!   point of the intersection and `normal` is the unit normal of A's intersecting triangle (see
+//!   `pairs/mesh_mesh.rs`). [`contacts`] does not take triangle meshes ([`CollisionError::Unsupported`]).
 //! - [`contacts`] follows the simulator (Genesis) convention of [`crate::contact`]: normal **from B to A**,
 //!   `penetration ≥ 0`, position at the midpoint between the surfaces.
 //!
@@ -45,6 +50,8 @@ pub enum Algorithm {
     Sat,
     /// Minkowski portal refinement.
     Mpr,
+    /// Branch and bound over bounding-volume hierarchies (triangle meshes), exact per triangle.
+    Bvh,
 }
 
 /// Parameters of a distance query.
@@ -174,6 +181,8 @@ pub struct QueryWorkspace {
     pub epa: EpaWorkspace,
     /// Contacts of a MuJoCo pair routine before their conversion.
     pub(crate) mujoco: Vec<crate::pairs::mujoco::MjContact>,
+    /// The node-pair stack of the BVH traversals (triangle meshes).
+    pub(crate) bvh_stack: Vec<crate::pairs::mesh_mesh::NodePair>,
 }
 
 thread_local! {
@@ -208,8 +217,12 @@ pub(crate) fn validate_pose(pose: &Pose, which: &'static str) -> Result<()> {
 
 /// Signed distance between A and B with witness points (Coal convention; see the module docs).
 ///
+/// Two triangle meshes: the unsigned distance between their surfaces, by branch and bound over their BVHs and exact
+/// triangle–triangle distances (the module docs give the normal at distance 0).
+///
 /// Errors: [`CollisionError::InvalidPose`] for a non-finite pose or non-unit rotation; [`CollisionError::Unsupported`]
-/// for pairs without an algorithm (anything with a triangle mesh or height field, plane–plane).
+/// for pairs without an algorithm (a triangle mesh with anything but a triangle mesh, anything with a height field,
+/// plane–plane).
 pub fn distance(
     a: &Shape,
     pose_a: &Pose,
@@ -241,7 +254,9 @@ pub fn distance_with(
     })
 }
 
-/// Boolean collision with a security margin, optionally with contacts (Coal convention).
+/// Boolean collision with a security margin, optionally with contacts (Coal convention). Two triangle meshes collide
+/// when their unsigned distance is `≤ security_margin`; with `max_contacts = 0` the BVH search stops at the first
+/// triangle pair within the margin, otherwise the one contact is the nearest pair (distance 0 when intersecting).
 pub fn collide(
     a: &Shape,
     pose_a: &Pose,

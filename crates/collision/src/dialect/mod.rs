@@ -107,8 +107,8 @@ pub struct PairSlot {
 /// convention of [`crate::contact`]: normal from B to A, `penetration ≥ 0`, position midway between the surfaces.
 /// Inside, implementations dispatch with a `match` on the pair of shape kinds (see `docs/NARROW_PHASE.md`).
 ///
-/// **Unsupported pairs.** A pair the dialect has no routine for (anything with a triangle mesh or a height field,
-/// plane–plane) returns [`CollisionError::Unsupported`]; nothing panics. The MuJoCo dispatcher answers pairs
+/// **Unsupported pairs.** A pair the dialect has no routine for (anything with a triangle mesh — the distance
+/// table treats meshes as surfaces, with no penetration to make contacts of — or a height field, plane–plane) returns [`CollisionError::Unsupported`]; nothing panics. The MuJoCo dispatcher answers pairs
 /// MuJoCo 4.0 has no dedicated function for with the native table under its own rules (one contact by MPR).
 ///
 /// **Thread safety.** Implementations are `Send + Sync` and stateless per query: all scratch lives in the

@@ -1,0 +1,215 @@
+//! Triangle mesh – triangle mesh distance by branch and bound over the two meshes' BVHs (Coal's BVH semantics).
+//!
+//! **Semantics.** Meshes are surfaces (triangle soups), not solids: the distance is the unsigned distance between
+//! the two sets of triangles, `min_{s ∈ A, t ∈ B} ‖t − s‖`, and 0 as soon as two triangles intersect — one mesh
+//! enclosing the other without touching it is at a positive distance. Witness points lie on a triangle of each mesh
+//! (world frame). Separated: `normal = (point_b − point_a) / distance`. At distance 0 both witnesses are one point of
+//! an intersection of two triangles, and `normal` is the unit right-hand normal `(b − a) × (c − a)` of A's triangle
+//! there (outward for a closed counter-clockwise mesh), or minus B's when A's triangle is degenerate, or the unit
+//! direction between the two poses' origins when both are (then `+z` if they coincide).
+//!
+//! **Traversal.** Everything happens in A's local frame; B's node boxes are carried over as enclosing boxes (centre
+//! transformed, half extents `|R| h`), and the [`Aabb::distance`] of A's node box to that box is a lower bound of
+//! the distance between their triangles. A stack of node pairs is popped depth first; a pair whose bound is ≥ the
+//! best distance so far is pruned; the larger node (half-diagonal) is split, and its nearer child is visited first.
+//! Leaf pairs run [`triangle_triangle`] on each pair of triangles whose own boxes are nearer than the best. The
+//! search stops at distance 0. In boolean mode (`margin = Some(m)`) pairs whose bound exceeds `m` are pruned too,
+//! and the search stops at the first triangle pair within `m`.
+//!
+//! **Allocation.** The stack is the caller's (`QueryWorkspace`), reused: no allocation after warm-up.
+
+use glam::{DMat3, DVec3};
+use signorini_geometry::{Aabb, Pose, TriangleMesh};
+
+use super::SignedDistance;
+use crate::narrow::triangle_triangle::{TriangleDistance, triangle_triangle};
+use crate::query::Algorithm;
+
+/// A pair of nodes (A's, B's) waiting on the traversal stack with the lower bound of their distance.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NodePair {
+    a: u32,
+    b: u32,
+    bound: f64,
+}
+
+/// The pose of B's frame in A's frame: `x_A = r x_B + t`, and `|r|` for box half extents.
+struct Relative {
+    r: DMat3,
+    abs_r: DMat3,
+    t: DVec3,
+}
+
+impl Relative {
+    fn new(pose_a: &Pose, pose_b: &Pose) -> Self {
+        let ra_t = pose_a.rotation_matrix().transpose();
+        let r = ra_t * pose_b.rotation_matrix();
+        let abs_r = DMat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
+        Self { r, abs_r, t: ra_t * (pose_b.translation - pose_a.translation) }
+    }
+
+    /// A box of B's frame as an enclosing box in A's frame.
+    #[inline]
+    fn aabb(&self, b: &Aabb) -> Aabb {
+        Aabb::from_center_half_extents(self.r * b.center() + self.t, self.abs_r * b.half_extents())
+    }
+
+    #[inline]
+    fn point(&self, p: DVec3) -> DVec3 {
+        self.r * p + self.t
+    }
+}
+
+/// The best triangle pair so far (A's frame).
+struct Best {
+    distance: f64,
+    hit: Option<(TriangleDistance, u32, u32)>,
+}
+
+/// Distance between two triangle meshes (see the module docs). `margin`: boolean mode with this security margin;
+/// when no triangle pair is within it, the returned distance is only a lower bound `> margin` of the true one, with
+/// witnesses at A's origin.
+pub(crate) fn mesh_mesh(
+    stack: &mut Vec<NodePair>,
+    a: &TriangleMesh,
+    pose_a: &Pose,
+    b: &TriangleMesh,
+    pose_b: &Pose,
+    margin: Option<f64>,
+) -> SignedDistance {
+    let rel = Relative::new(pose_a, pose_b);
+    let (bvh_a, bvh_b) = (a.bvh(), b.bvh());
+    let mut best = Best { distance: f64::INFINITY, hit: None };
+    let mut pruned = f64::INFINITY;
+    let limit = margin.unwrap_or(f64::INFINITY);
+    let stop = margin.map_or(0.0, |m| m.max(0.0));
+    stack.clear();
+    if let (Some(ra), Some(rb)) = (bvh_a.root(), bvh_b.root()) {
+        stack.push(NodePair { a: 0, b: 0, bound: ra.aabb.distance(&rel.aabb(&rb.aabb)) });
+    }
+    let mut iterations = 0u32;
+    while let Some(pair) = stack.pop() {
+        if pair.bound >= best.distance {
+            continue;
+        }
+        if pair.bound > limit {
+            pruned = pruned.min(pair.bound);
+            continue;
+        }
+        let na = &bvh_a.nodes()[pair.a as usize];
+        let nb = &bvh_b.nodes()[pair.b as usize];
+        match (na.children(), nb.children()) {
+            (None, None) => {
+                iterations = iterations.saturating_add(1);
+                leaf_pair(a, bvh_a.leaf_primitives(na), b, bvh_b.leaf_primitives(nb), &rel, &mut best, stop);
+                if best.distance <= stop {
+                    break;
+                }
+            }
+            (children_a, children_b) => {
+                let split_a = match (children_a, children_b) {
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    _ => na.aabb.half_extents().length_squared() >= nb.aabb.half_extents().length_squared(),
+                };
+                let (kids, bound) = if split_a {
+                    let [l, r] = children_a.unwrap_or_default();
+                    let bb = rel.aabb(&nb.aabb);
+                    let d = |i: usize| bvh_a.nodes()[i].aabb.distance(&bb);
+                    ([(l, pair.b as usize), (r, pair.b as usize)], [d(l), d(r)])
+                } else {
+                    let [l, r] = children_b.unwrap_or_default();
+                    let d = |i: usize| na.aabb.distance(&rel.aabb(&bvh_b.nodes()[i].aabb));
+                    ([(pair.a as usize, l), (pair.a as usize, r)], [d(l), d(r)])
+                };
+                // Farther child pushed first, so the nearer one is popped next.
+                let order = if bound[0] <= bound[1] { [1, 0] } else { [0, 1] };
+                for k in order {
+                    if bound[k] < best.distance {
+                        let (ia, ib) = kids[k];
+                        stack.push(NodePair { a: ia as u32, b: ib as u32, bound: bound[k] });
+                    }
+                }
+            }
+        }
+    }
+    finish(a, pose_a, b, pose_b, &rel, &best, pruned, iterations)
+}
+
+/// Runs [`triangle_triangle`] on the triangle pairs of two leaves whose boxes are nearer than the best so far.
+fn leaf_pair(
+    a: &TriangleMesh,
+    tris_a: &[u32],
+    b: &TriangleMesh,
+    tris_b: &[u32],
+    rel: &Relative,
+    best: &mut Best,
+    stop: f64,
+) {
+    let mut local_b = [[DVec3::ZERO; 3]; signorini_geometry::bvh::MAX_LEAF_SIZE];
+    let mut boxes_b = [Aabb::new(DVec3::ZERO, DVec3::ZERO); signorini_geometry::bvh::MAX_LEAF_SIZE];
+    for (k, &tb) in tris_b.iter().enumerate().take(local_b.len()) {
+        let t = b.triangle(tb as usize).map(|p| rel.point(p));
+        local_b[k] = t;
+        boxes_b[k] = triangle_box(&t);
+    }
+    for &ta in tris_a {
+        let ta_pts = a.triangle(ta as usize);
+        let box_a = triangle_box(&ta_pts);
+        for (k, &tb) in tris_b.iter().enumerate().take(local_b.len()) {
+            if box_a.distance(&boxes_b[k]) >= best.distance {
+                continue;
+            }
+            let r = triangle_triangle(&ta_pts, &local_b[k]);
+            if r.distance < best.distance {
+                best.distance = r.distance;
+                best.hit = Some((r, ta, tb));
+                if r.distance <= stop {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn triangle_box(t: &[DVec3; 3]) -> Aabb {
+    Aabb::new(t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]))
+}
+
+/// The result in the world frame (see the module docs for the normal at distance 0).
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    a: &TriangleMesh,
+    pose_a: &Pose,
+    b: &TriangleMesh,
+    pose_b: &Pose,
+    rel: &Relative,
+    best: &Best,
+    pruned: f64,
+    iterations: u32,
+) -> SignedDistance {
+    let origins = (pose_b.translation - pose_a.translation).normalize_or(DVec3::Z);
+    let Some((r, ta, tb)) = best.hit else {
+        // Boolean mode, nothing within the margin: a lower bound and placeholder witnesses.
+        let d = if pruned.is_finite() { pruned } else { 0.0 };
+        return SignedDistance {
+            distance: d,
+            point_a: pose_a.translation,
+            point_b: pose_a.translation + d * origins,
+            normal: origins,
+            iterations,
+            algorithm: Algorithm::Bvh,
+        };
+    };
+    let point_a = pose_a.transform_point(r.point_p);
+    let point_b = pose_a.transform_point(r.point_q);
+    let normal = if r.distance > 0.0 {
+        (point_b - point_a).normalize_or(origins)
+    } else {
+        let unit = |t: [DVec3; 3]| (t[1] - t[0]).cross(t[2] - t[0]).try_normalize();
+        let na = unit(a.triangle(ta as usize)).map(|n| pose_a.transform_vector(n));
+        let nb = || unit(b.triangle(tb as usize).map(|p| rel.point(p))).map(|n| -pose_a.transform_vector(n));
+        na.or_else(nb).unwrap_or(origins)
+    };
+    SignedDistance { distance: r.distance, point_a, point_b, normal, iterations, algorithm: Algorithm::Bvh }
+}
