@@ -68,6 +68,9 @@ pub enum CliError {
         /// The last step completed.
         step: u64,
     },
+    /// The robot collision model could not be built or queried (the message names the joint, file or link).
+    #[error("{0}")]
+    Robot(#[from] signorini_robot::RobotError),
     /// A plot could not be drawn or written.
     #[error("{}: {what}", path.display())]
     Plot {

@@ -16,6 +16,7 @@ mod output;
 mod plot;
 mod query;
 mod replay;
+mod robot;
 mod run;
 mod run_batch;
 mod run_gpu;
@@ -56,6 +57,9 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Robot self-collision over joint configurations (URDF + SRDF): flags, pair distances, gradients, timings; or
+    /// generate the allowed-collision matrix.
+    Robot(robot::RobotArgs),
     /// Continuous collision (time of impact) over a dataset in the layout of `shared/testdata/coal/ccd.json`.
     Ccd {
         /// CCD dataset (JSON).
@@ -88,6 +92,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Query { file, bench, repeat, out } => with_output(out.as_deref(), &[&file], |w| {
             if bench { query::bench(&file, repeat, w) } else { query::run(&file, w) }
         }),
+        Command::Robot(args) => with_output(args.out_for_stdout(), &args.inputs(), |w| robot::run(&args, w)),
         Command::Ccd { .. } => Err(CliError::NotImplemented {
             what: "`signorini ccd`: continuous collision (conservative advancement) is not built yet",
         }),
