@@ -15,7 +15,9 @@ fn coal(kind: &str) -> PathBuf {
 
 #[test]
 fn query_prints_one_coal_convention_line_per_record() {
-    for (kind, tol) in [("sphere_box", 1e-9), ("plane_box", 1e-9), ("convex50_convex50", 1e-5)] {
+    for (kind, tol) in
+        [("sphere_box", 1e-9), ("plane_box", 1e-9), ("convex50_convex50", 1e-5), ("mesh_mesh", 1e-6)]
+    {
         let out = bin().arg("query").arg(coal(kind)).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let reference: serde_json::Value =
@@ -54,11 +56,22 @@ fn query_bench_prints_timings() {
 
 #[test]
 fn bad_input_exits_non_zero_with_a_message() {
-    let out = bin().arg("query").arg(coal("mesh_mesh")).output().unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported"));
     let dir = std::env::temp_dir().join(format!("signorini-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let plane = r#"{"type": "plane", "normal": [0, 0, 1], "offset": 0}"#;
+    let identity = r#"{"t": [0, 0, 0], "q_wxyz": [1, 0, 0, 0]}"#;
+    let unsupported = dir.join("plane_plane.json");
+    std::fs::write(
+        &unsupported,
+        format!(
+            r#"{{"kind": "plane_plane", "records": [{{"id": 1, "shape1": {plane}, "shape2": {plane},
+                "tf1": {identity}, "tf2": {identity}}}]}}"#
+        ),
+    )
+    .unwrap();
+    let out = bin().arg("query").arg(&unsupported).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported"));
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"kind\": \"x\", \"records\": [ {\"id\": 1} ]}").unwrap();
     let out = bin().arg("query").arg(&bad).output().unwrap();
