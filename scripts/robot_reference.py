@@ -17,8 +17,11 @@ JSON file with, per configuration `q` (uniform within the URDF joint limits, or 
 
 Conventions (those of `../shared/robots/README.md`): geometry `<link>_<k>` (k = index of the `<collision>` element
 in its link, Pinocchio's naming), geometries in URDF link order, pairs = the geometry pairs on different links that
-the SRDF does not disable, ordered by geometry index. Mesh files are read by Coal's assimp loader, which welds
-identical vertices (and drops vertices no face uses). Locked joints are removed with `buildReducedModel` at their
+the SRDF does not disable, ordered by geometry index. Mesh files are read here (`read_mesh`: OBJ and STL, identical
+vertices welded, collapsed faces dropped), not by Coal's assimp loader: Coal 3.0.3's loader does not offset the
+vertex indices of the second and later sub-meshes assimp makes of a multi-material OBJ, so each of them indexes the
+first sub-mesh's vertices (the Panda's `link6.obj`, 17 materials: 182 of its 1220 distinct triangles survive).
+`--mesh-reader coal` keeps Coal's loader for comparison. Locked joints are removed with `buildReducedModel` at their
 value and are not in `joint_names` / `q`.
 
 With `--acm-samples N --acm-out FILE.srdf` it first generates the allowed-collision matrix (MoveIt-style
@@ -93,10 +96,56 @@ def parse_lock(items: list[str]) -> dict:
     return out
 
 
+def read_mesh(path: Path, scale) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices (welded: bit-identical positions merged) and triangles of an OBJ or binary/ASCII STL file, scaled;
+    a triangle whose corners weld together is dropped (what `signorini-mesh-io` does)."""
+    raw: list[tuple[float, float, float]] = []
+    faces: list[list[int]] = []
+    data = path.read_bytes()
+    if path.suffix.lower() == ".stl":
+        n = int.from_bytes(data[80:84], "little") if len(data) >= 84 else -1
+        if len(data) == 84 + 50 * n:
+            rec = np.frombuffer(data[84:], dtype=np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]))
+            for tri in rec["v"].astype(np.float64):
+                faces.append([len(raw), len(raw) + 1, len(raw) + 2])
+                raw.extend(map(tuple, tri))
+        else:
+            pts = [tuple(float(x) for x in l.split()[1:4]) for l in data.decode().splitlines()
+                   if l.strip().startswith("vertex")]
+            faces = [[3 * i, 3 * i + 1, 3 * i + 2] for i in range(len(pts) // 3)]
+            raw = pts
+    else:
+        for line in data.decode().splitlines():
+            t = line.split("#")[0].split()
+            if not t:
+                continue
+            if t[0] == "v":
+                raw.append(tuple(float(x) for x in t[1:4]))
+            elif t[0] == "f":
+                idx = [int(x.split("/")[0]) for x in t[1:]]
+                idx = [i - 1 if i > 0 else len(raw) + i for i in idx]
+                faces.extend([idx[0], idx[k], idx[k + 1]] for k in range(1, len(idx) - 1))
+    weld: dict = {}
+    remap = [weld.setdefault(v, len(weld)) for v in raw]
+    verts = np.array(list(weld.keys()), dtype=np.float64) * np.asarray(scale, dtype=np.float64)
+    tris = [[remap[i] for i in f] for f in faces]
+    tris = np.array([t for t in tris if len(set(t)) == 3], dtype=np.int64)
+    return verts, tris
+
+
+def bvh(verts: np.ndarray, tris: np.ndarray):
+    m = coal.BVHModelOBBRSS()
+    m.beginModel(len(tris), len(verts))
+    m.addVertices(verts)
+    m.addTriangles(tris)
+    m.endModel()
+    return m
+
+
 class Robot:
     """The reduced Pinocchio model, its collision geometries (BVH meshes and their convex hulls) in URDF order."""
 
-    def __init__(self, urdf: Path, locked: dict, package_dirs: list[str] | None = None):
+    def __init__(self, urdf: Path, locked: dict, package_dirs: list[str] | None = None, mesh_reader: str = "file"):
         self.urdf = Path(urdf)
         self.urdf_name, self.links, self.ncoll, self.urdf_joints = urdf_collision_links(self.urdf)
         dirs = [str(self.urdf.parent)] + list(package_dirs or [])
@@ -135,6 +184,9 @@ class Robot:
             g = o.geometry
             if not isinstance(g, coal.BVHModelBase):
                 sys.exit(f"{n}: only mesh collision geometry is supported, got {type(g).__name__}")
+            if mesh_reader == "file":
+                verts, tris = read_mesh(Path(o.meshPath), o.meshScale)
+                g = bvh(verts, tris)
             verts = np.array(g.vertices())
             self.welded.append(verts)
             mo = pin.GeometryObject(n, o.parentJoint, o.parentFrame, o.placement, g)
@@ -467,6 +519,8 @@ def main() -> int:
     ap.add_argument("--acm-seed", type=int, help="seed of the ACM samples (default: --seed + 1)")
     ap.add_argument("--acm-out", type=Path, help="where to write the generated SRDF")
     ap.add_argument("--note", help="`note` field")
+    ap.add_argument("--mesh-reader", choices=("file", "coal"), default="file",
+                    help="read mesh files here (default) or with Coal's assimp loader (mis-indexes multi-material OBJ)")
     ap.add_argument("--fd-cache", choices=("fresh", "own", "shared"), default="fresh",
                     help="GJK warm start of the finite-difference queries: none (a new GeometryData per query), "
                          "their own GeometryData, or the answers' one")
@@ -475,7 +529,7 @@ def main() -> int:
 
     print(f"Pinocchio {pin.__version__}, Coal {coal.__version__}", file=sys.stderr)
     locked = parse_lock(args.lock)
-    robot = Robot(args.urdf, locked, args.package_dir)
+    robot = Robot(args.urdf, locked, args.package_dir, args.mesh_reader)
     acm = parse_srdf(args.srdf)
     if args.acm_samples:
         if not args.acm_out:

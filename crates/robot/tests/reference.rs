@@ -75,6 +75,10 @@ fn compare(case: &Case, geometry: MeshGeometry) {
             max_pose = max_pose.max(1.0 - dq);
         }
         let index = c["index"].as_u64().unwrap();
+        assert!(
+            max_pose < 1e-12,
+            "{key} config {index}: geometry poses differ from Pinocchio's by {max_pose}"
+        );
         for (p, d) in out.iter().enumerate() {
             let at = format!("{key} config {index} pair {p}");
             assert_eq!(d.collision, ans["collision"][p].as_bool().unwrap(), "{at}: collision flag");

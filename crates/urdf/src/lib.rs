@@ -11,7 +11,8 @@
 //! mesh, with `scale`); joints `revolute`, `continuous`, `prismatic`,
 //! `fixed` and `floating`, with `origin`, `axis`, `limit` (lower/upper; effort and velocity are read and not
 //! simulated), `dynamics` (damping, friction → friction loss) and `mimic` (a joint equality). Accepted and not
-//! simulated: `<visual>`, `<material>`, `<transmission>`, `<gazebo>`, `<ros2_control>`, `calibration`,
+//! simulated: `<visual>`, `<material>` (also inside `<collision>`), pybullet's `<contact>` in a link, `<axis>`,
+//! `<limit>` and `<dynamics>` of a fixed joint, `<transmission>`, `<gazebo>`, `<ros2_control>`, `calibration`,
 //! `safety_controller`. `planar` joints and anything unknown are errors. A link without `<inertial>` is massless
 //! (URDF semantics; inertia is not inferred from collision geometry).
 

@@ -212,7 +212,8 @@ impl<'a> Builder<'a> {
                     inertial = read_inertial(c)?;
                 }
                 "collision" => geoms.push(self.read_collision(c)?),
-                "visual" | "self_collision_checking" => {}
+                // pybullet's `<contact>` (friction and stiffness of its own engine) has no URDF meaning here.
+                "visual" | "self_collision_checking" | "contact" => {}
                 _ => return Err(e.unknown_child(c).into()),
             }
         }
@@ -268,10 +269,13 @@ impl<'a> Builder<'a> {
             }
         }
         let Some(kind) = kind else {
-            for tag in ["axis", "limit", "dynamics", "mimic"] {
-                if let Some(c) = single(e, tag)? {
-                    return Err(invalid(c, format!("a fixed joint has no <{tag}>")));
-                }
+            // urdfdom reads and ignores `<axis>`, `<limit>` and `<dynamics>` on a fixed joint (pybullet's Panda writes
+            // `<axis xyz="0 0 0"/>` there); a mimic of a joint that cannot move is a modelling error.
+            for tag in ["axis", "limit", "dynamics"] {
+                single(e, tag)?;
+            }
+            if let Some(c) = single(e, "mimic")? {
+                return Err(invalid(c, "a fixed joint has no <mimic>"));
             }
             return Ok(None);
         };
