@@ -109,11 +109,18 @@ impl CoreShape for ConvexMesh {
     }
     #[inline]
     fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {
-        let i = self.support_index_hill_climb(dir, hint.get() as usize);
+        let start = match hint.get() {
+            NO_HINT => self.support_start(dir),
+            h => h as usize,
+        };
+        let i = self.support_index_hill_climb(dir, start);
         hint.set(i as u32);
         self.vertices()[i]
     }
 }
+
+/// The hint of a [`Posed`] before its first support query.
+pub const NO_HINT: u32 = u32::MAX;
 
 /// A shape with its pose cached as a rotation matrix (local → world), and the support warm-start hint.
 #[derive(Debug, Clone)]
@@ -124,14 +131,14 @@ pub struct Posed<'a, S> {
     pub rot: DMat3,
     /// Translation (world position of the local origin).
     pub pos: DVec3,
-    /// Feature (vertex) of the last support query, the start of the next one.
+    /// Feature (vertex) of the last support query, the start of the next one ([`NO_HINT`] before the first).
     pub hint: Cell<u32>,
 }
 
 impl<'a, S: CoreShape> Posed<'a, S> {
     /// Caches `pose` for repeated support queries.
     pub fn new(shape: &'a S, pose: &Pose) -> Self {
-        Self { shape, rot: pose.rotation_matrix(), pos: pose.translation, hint: Cell::new(0) }
+        Self { shape, rot: pose.rotation_matrix(), pos: pose.translation, hint: Cell::new(NO_HINT) }
     }
 
     /// World → local for a direction: `Rᵀ d`.

@@ -41,7 +41,31 @@ pub struct ConvexMesh {
     vertex_mean: DVec3,
     /// Componentwise minimum and maximum of the vertices (the local AABB).
     vertex_bounds: (DVec3, DVec3),
+    /// The support vertex along each of [`START_DIRECTIONS`]: where a hill climb without a hint starts.
+    start_vertices: [u32; START_DIRECTIONS.len()],
 }
+
+/// `1/√3`.
+const D: f64 = 0.577_350_269_189_625_8;
+
+/// Directions whose support vertices are kept, so that a hill climb starts at most ~55° from its goal: the six axes
+/// and the eight cube diagonals.
+const START_DIRECTIONS: [DVec3; 14] = [
+    DVec3::X,
+    DVec3::NEG_X,
+    DVec3::Y,
+    DVec3::NEG_Y,
+    DVec3::Z,
+    DVec3::NEG_Z,
+    DVec3::new(D, D, D),
+    DVec3::new(D, D, -D),
+    DVec3::new(D, -D, D),
+    DVec3::new(D, -D, -D),
+    DVec3::new(-D, D, D),
+    DVec3::new(-D, D, -D),
+    DVec3::new(-D, -D, D),
+    DVec3::new(-D, -D, -D),
+];
 
 impl ConvexMesh {
     /// The convex hull of `points`, in their frame (see [`crate::quickhull`] for the algorithm and the tolerance).
@@ -98,7 +122,10 @@ impl ConvexMesh {
         let vertex_bounds = vertices
             .iter()
             .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let start_vertices =
+            START_DIRECTIONS.map(|d| brute_force_support_index(&vertices, d).unwrap_or(0) as u32);
         ConvexMesh {
+            start_vertices,
             vertices,
             triangles,
             face_normals,
@@ -197,6 +224,20 @@ impl ConvexMesh {
         brute_force_support_index(&self.vertices, dir).unwrap_or(0)
     }
 
+    /// A good vertex to start a hill climb along `dir` from: the kept support vertex of the closest of fourteen
+    /// fixed directions (axes and cube diagonals).
+    #[inline]
+    pub fn support_start(&self, dir: DVec3) -> usize {
+        let mut best = (0, f64::NEG_INFINITY);
+        for (k, d) in START_DIRECTIONS.iter().enumerate() {
+            let dot = d.dot(dir);
+            if dot > best.1 {
+                best = (k, dot);
+            }
+        }
+        self.start_vertices[best.0] as usize
+    }
+
     /// Index of the vertex maximising `dir · v` by hill climbing from `start` (0 if out of range); always equal to
     /// [`ConvexMesh::support_index_brute_force`], in `O(√n)` steps on typical meshes.
     ///
@@ -284,14 +325,14 @@ impl ConvexMesh {
 const SCAN_MAX: usize = 32;
 
 impl SupportMap for ConvexMesh {
-    /// The vertex maximising `dir · v` (lowest index on ties): a scan of small hulls, hill climbing from vertex 0
-    /// on larger ones.
+    /// The vertex maximising `dir · v` (lowest index on ties): a scan of small hulls, hill climbing from
+    /// [`ConvexMesh::support_start`] on larger ones.
     #[inline]
     fn local_support(&self, dir: DVec3) -> DVec3 {
         let i = if self.vertices.len() <= SCAN_MAX {
             self.support_index_brute_force(dir)
         } else {
-            self.support_index_hill_climb(dir, 0)
+            self.support_index_hill_climb(dir, self.support_start(dir))
         };
         self.vertices.get(i).copied().unwrap_or(DVec3::ZERO)
     }
