@@ -8,36 +8,48 @@
 //! there (outward for a closed counter-clockwise mesh), or minus B's when A's triangle is degenerate, or the unit
 //! direction between the two poses' origins when both are (then `+z` if they coincide).
 //!
-//! **Traversal.** Everything happens in A's local frame; B's node boxes are carried over as enclosing boxes (centre
-//! transformed, half extents `|R| h`), and the [`Aabb::distance`] of A's node box to that box is a lower bound of
-//! the distance between their triangles. A stack of node pairs is popped depth first; a pair whose bound is ≥ the
-//! best distance so far is pruned; the larger node (half-diagonal) is split, and its nearer child is visited first.
-//! Leaf pairs run [`triangle_triangle`] on each pair of triangles whose own boxes are nearer than the best. The
-//! search stops at distance 0. In boolean mode (`margin = Some(m)`) pairs whose bound exceeds `m` are pruned too,
-//! and the search stops at the first triangle pair within `m`.
+//! **Traversal.** Everything happens in A's local frame. The lower bound of a node pair is the larger of two box
+//! distances ([`Aabb::distance`]): A's box against B's carried into A's frame as an enclosing box (centre
+//! transformed, half extents `|R| h`), and the same the other way round in B's frame (together, the separating
+//! axes of both boxes' faces); squared, so the hot path takes no square root. A stack of node pairs is popped depth
+//! first; a pair whose bound is ≥ the best distance so far is pruned; the larger node (half-diagonal) is split, and
+//! its nearer child is visited first. Leaf pairs run [`triangle_triangle`] on each pair of triangles that neither
+//! their boxes nor either triangle's plane (the other triangle wholly on one side, farther than the best) puts at or
+//! beyond the best. The search stops at distance 0. In boolean mode (`margin = Some(m)`) pairs whose bound exceeds
+//! `m` are pruned too, and the search stops at the first triangle pair within `m`.
 //!
 //! **Allocation.** The stack is the caller's (`QueryWorkspace`), reused: no allocation after warm-up.
 
 use glam::{DMat3, DVec3};
+use signorini_geometry::bvh::MAX_LEAF_SIZE;
 use signorini_geometry::{Aabb, Pose, TriangleMesh};
 
 use super::SignedDistance;
 use crate::narrow::triangle_triangle::{TriangleDistance, triangle_triangle};
 use crate::query::Algorithm;
 
-/// A pair of nodes (A's, B's) waiting on the traversal stack with the lower bound of their distance.
+/// A pair of nodes (A's, B's) waiting on the traversal stack with the squared lower bound of their distance.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NodePair {
     a: u32,
     b: u32,
-    bound: f64,
+    bound_sq: f64,
 }
 
-/// The pose of B's frame in A's frame: `x_A = r x_B + t`, and `|r|` for box half extents.
+/// The squared [`Aabb::distance`] (no square root on the hot path).
+#[inline]
+fn gap_sq(a: &Aabb, b: &Aabb) -> f64 {
+    (a.min - b.max).max(b.min - a.max).max(DVec3::ZERO).length_squared()
+}
+
+/// The pose of B's frame in A's frame: `x_A = r x_B + t`, its inverse, and `|r|` for box half extents.
 struct Relative {
     r: DMat3,
     abs_r: DMat3,
     t: DVec3,
+    r_inv: DMat3,
+    abs_r_inv: DMat3,
+    t_inv: DVec3,
 }
 
 impl Relative {
@@ -45,7 +57,9 @@ impl Relative {
         let ra_t = pose_a.rotation_matrix().transpose();
         let r = ra_t * pose_b.rotation_matrix();
         let abs_r = DMat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
-        Self { r, abs_r, t: ra_t * (pose_b.translation - pose_a.translation) }
+        let t = ra_t * (pose_b.translation - pose_a.translation);
+        let r_inv = r.transpose();
+        Self { r, abs_r, t, r_inv, abs_r_inv: abs_r.transpose(), t_inv: -(r_inv * t) }
     }
 
     /// A box of B's frame as an enclosing box in A's frame.
@@ -54,15 +68,29 @@ impl Relative {
         Aabb::from_center_half_extents(self.r * b.center() + self.t, self.abs_r * b.half_extents())
     }
 
+    /// Squared lower bound of the distance between a box of A's frame and a box of B's frame: the larger of the
+    /// box distances in either frame, each box carried into the other's frame as an enclosing box (the separating
+    /// axes of both boxes' faces).
+    #[inline]
+    fn bound_sq(&self, a: &Aabb, b: &Aabb) -> f64 {
+        let in_a = gap_sq(a, &self.aabb(b));
+        let a_in_b = Aabb::from_center_half_extents(
+            self.r_inv * a.center() + self.t_inv,
+            self.abs_r_inv * a.half_extents(),
+        );
+        in_a.max(gap_sq(&a_in_b, b))
+    }
+
     #[inline]
     fn point(&self, p: DVec3) -> DVec3 {
         self.r * p + self.t
     }
 }
 
-/// The best triangle pair so far (A's frame).
+/// The best triangle pair so far (A's frame), its distance and squared distance.
 struct Best {
     distance: f64,
+    distance_sq: f64,
     hit: Option<(TriangleDistance, u32, u32)>,
 }
 
@@ -79,21 +107,22 @@ pub(crate) fn mesh_mesh(
 ) -> SignedDistance {
     let rel = Relative::new(pose_a, pose_b);
     let (bvh_a, bvh_b) = (a.bvh(), b.bvh());
-    let mut best = Best { distance: f64::INFINITY, hit: None };
-    let mut pruned = f64::INFINITY;
-    let limit = margin.unwrap_or(f64::INFINITY);
+    let mut best = Best { distance: f64::INFINITY, distance_sq: f64::INFINITY, hit: None };
+    let mut pruned_sq = f64::INFINITY;
+    // Squared margin; a negative margin prunes everything (every bound is ≥ 0 > margin).
+    let limit_sq = margin.map_or(f64::INFINITY, |m| if m >= 0.0 { m * m } else { -1.0 });
     let stop = margin.map_or(0.0, |m| m.max(0.0));
     stack.clear();
     if let (Some(ra), Some(rb)) = (bvh_a.root(), bvh_b.root()) {
-        stack.push(NodePair { a: 0, b: 0, bound: ra.aabb.distance(&rel.aabb(&rb.aabb)) });
+        stack.push(NodePair { a: 0, b: 0, bound_sq: rel.bound_sq(&ra.aabb, &rb.aabb) });
     }
     let mut iterations = 0u32;
     while let Some(pair) = stack.pop() {
-        if pair.bound >= best.distance {
+        if pair.bound_sq >= best.distance_sq {
             continue;
         }
-        if pair.bound > limit {
-            pruned = pruned.min(pair.bound);
+        if pair.bound_sq > limit_sq {
+            pruned_sq = pruned_sq.min(pair.bound_sq);
             continue;
         }
         let na = &bvh_a.nodes()[pair.a as usize];
@@ -114,29 +143,54 @@ pub(crate) fn mesh_mesh(
                 };
                 let (kids, bound) = if split_a {
                     let [l, r] = children_a.unwrap_or_default();
-                    let bb = rel.aabb(&nb.aabb);
-                    let d = |i: usize| bvh_a.nodes()[i].aabb.distance(&bb);
+                    let d = |i: usize| rel.bound_sq(&bvh_a.nodes()[i].aabb, &nb.aabb);
                     ([(l, pair.b as usize), (r, pair.b as usize)], [d(l), d(r)])
                 } else {
                     let [l, r] = children_b.unwrap_or_default();
-                    let d = |i: usize| na.aabb.distance(&rel.aabb(&bvh_b.nodes()[i].aabb));
+                    let d = |i: usize| rel.bound_sq(&na.aabb, &bvh_b.nodes()[i].aabb);
                     ([(pair.a as usize, l), (pair.a as usize, r)], [d(l), d(r)])
                 };
                 // Farther child pushed first, so the nearer one is popped next.
                 let order = if bound[0] <= bound[1] { [1, 0] } else { [0, 1] };
                 for k in order {
-                    if bound[k] < best.distance {
+                    if bound[k] < best.distance_sq {
                         let (ia, ib) = kids[k];
-                        stack.push(NodePair { a: ia as u32, b: ib as u32, bound: bound[k] });
+                        stack.push(NodePair { a: ia as u32, b: ib as u32, bound_sq: bound[k] });
                     }
                 }
             }
         }
     }
-    finish(a, pose_a, b, pose_b, &rel, &best, pruned, iterations)
+    finish(a, pose_a, b, pose_b, &rel, &best, pruned_sq.sqrt(), iterations)
 }
 
-/// Runs [`triangle_triangle`] on the triangle pairs of two leaves whose boxes are nearer than the best so far.
+/// A triangle of a leaf in A's frame with what prunes it cheaply: its box and its unit normal.
+#[derive(Clone, Copy)]
+struct LeafTriangle {
+    points: [DVec3; 3],
+    aabb: Aabb,
+    normal: Option<DVec3>,
+}
+
+impl LeafTriangle {
+    fn new(points: [DVec3; 3]) -> Self {
+        let normal = (points[1] - points[0]).cross(points[2] - points[0]).try_normalize();
+        Self { points, aabb: triangle_box(&points), normal }
+    }
+
+    /// The gap between the triangle's plane and `other`, when `other` lies wholly on one side (else 0): a lower
+    /// bound of their distance.
+    #[inline]
+    fn plane_gap(&self, other: &[DVec3; 3]) -> f64 {
+        let Some(n) = self.normal else { return 0.0 };
+        let s = other.map(|x| n.dot(x - self.points[0]));
+        let (lo, hi) = (s[0].min(s[1]).min(s[2]), s[0].max(s[1]).max(s[2]));
+        lo.max(-hi).max(0.0)
+    }
+}
+
+/// Runs [`triangle_triangle`] on the triangle pairs of two leaves that no cheap bound (their boxes, either
+/// triangle's plane) puts at or beyond the best distance so far.
 fn leaf_pair(
     a: &TriangleMesh,
     tris_a: &[u32],
@@ -146,23 +200,26 @@ fn leaf_pair(
     best: &mut Best,
     stop: f64,
 ) {
-    let mut local_b = [[DVec3::ZERO; 3]; signorini_geometry::bvh::MAX_LEAF_SIZE];
-    let mut boxes_b = [Aabb::new(DVec3::ZERO, DVec3::ZERO); signorini_geometry::bvh::MAX_LEAF_SIZE];
-    for (k, &tb) in tris_b.iter().enumerate().take(local_b.len()) {
-        let t = b.triangle(tb as usize).map(|p| rel.point(p));
-        local_b[k] = t;
-        boxes_b[k] = triangle_box(&t);
+    let empty =
+        LeafTriangle { points: [DVec3::ZERO; 3], aabb: Aabb::new(DVec3::ZERO, DVec3::ZERO), normal: None };
+    let mut leaf_b = [empty; MAX_LEAF_SIZE];
+    for (k, &tb) in tris_b.iter().enumerate().take(MAX_LEAF_SIZE) {
+        leaf_b[k] = LeafTriangle::new(b.triangle(tb as usize).map(|p| rel.point(p)));
     }
     for &ta in tris_a {
-        let ta_pts = a.triangle(ta as usize);
-        let box_a = triangle_box(&ta_pts);
-        for (k, &tb) in tris_b.iter().enumerate().take(local_b.len()) {
-            if box_a.distance(&boxes_b[k]) >= best.distance {
+        let tri_a = LeafTriangle::new(a.triangle(ta as usize));
+        for (k, &tb) in tris_b.iter().enumerate().take(MAX_LEAF_SIZE) {
+            let tri_b = &leaf_b[k];
+            if gap_sq(&tri_a.aabb, &tri_b.aabb) >= best.distance_sq
+                || tri_a.plane_gap(&tri_b.points) >= best.distance
+                || tri_b.plane_gap(&tri_a.points) >= best.distance
+            {
                 continue;
             }
-            let r = triangle_triangle(&ta_pts, &local_b[k]);
+            let r = triangle_triangle(&tri_a.points, &tri_b.points);
             if r.distance < best.distance {
                 best.distance = r.distance;
+                best.distance_sq = r.distance * r.distance;
                 best.hit = Some((r, ta, tb));
                 if r.distance <= stop {
                     return;
