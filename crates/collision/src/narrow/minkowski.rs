@@ -109,9 +109,16 @@ impl CoreShape for ConvexMesh {
     }
     #[inline]
     fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {
+        // Start from the better of the last support and the start table's.
+        let table = self.support_start(dir);
         let start = match hint.get() {
-            NO_HINT => self.support_start(dir),
-            h => h as usize,
+            NO_HINT => table,
+            h if (h as usize) < self.vertices().len()
+                && dir.dot(self.vertices()[h as usize]) > dir.dot(self.vertices()[table]) =>
+            {
+                h as usize
+            }
+            _ => table,
         };
         let i = self.support_index_hill_climb(dir, start);
         hint.set(i as u32);
