@@ -5,10 +5,12 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use signorini_benches::{directions, ellipsoid_cloud};
+use signorini_benches::{coal_json, directions, ellipsoid_cloud};
 use signorini_geometry::{
-    Capsule, ConvexMesh, Cuboid, Cylinder, DVec3, Ellipsoid, Shape, Sphere, SupportField, SupportMap,
+    Aabb, Bvh, Capsule, ConvexMesh, Cuboid, Cylinder, DVec3, Ellipsoid, Shape, Sphere, SupportField,
+    SupportMap, TriangleMesh,
 };
+use signorini_testdata::QueryDataset;
 
 const QUERIES: usize = 1024;
 
@@ -100,5 +102,30 @@ fn hulls(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, primitives, hulls, hull_build);
+/// BVH construction over the Coal icosphere (1280 triangles): the tree alone, and the whole `TriangleMesh::new`
+/// (validation + tree). Throughput in triangles, so `elem/s` is triangles per second.
+fn bvh_build(c: &mut Criterion) {
+    let dataset: QueryDataset = serde_json::from_str(&coal_json("mesh_mesh")).expect("the Coal mesh dataset");
+    let data = dataset.meshes.values().next().expect("a mesh");
+    let vertices: Vec<DVec3> = data.vertices.iter().map(|p| DVec3::from_array(*p)).collect();
+    let boxes: Vec<Aabb> = data
+        .triangles
+        .iter()
+        .filter_map(|t| Aabb::from_points(t.iter().map(|&i| vertices[i as usize])))
+        .collect();
+    let mut group = c.benchmark_group("bvh/build");
+    group.throughput(Throughput::Elements(boxes.len() as u64));
+    group.bench_function(BenchmarkId::new("bvh", boxes.len()), |b| {
+        b.iter(|| Bvh::build(black_box(&boxes)).nodes().len())
+    });
+    group.bench_function(BenchmarkId::new("triangle_mesh_new", boxes.len()), |b| {
+        b.iter(|| {
+            TriangleMesh::new(black_box(vertices.clone()), data.triangles.clone())
+                .map(|m| m.bvh().nodes().len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, primitives, hulls, hull_build, bvh_build);
 criterion_main!(benches);

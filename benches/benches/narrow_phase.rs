@@ -24,7 +24,9 @@
 //!
 //! Shape mapping: parry's cylinder axis is its local y, ours is z, so the parry pose of a cylinder is the record's
 //! pose composed with a +90° rotation about x (parry local y → our local z); capsules use `capsule_z`; hulls are
-//! `ConvexPolyhedron::from_convex_hull` of the dataset's `hulls` points (built once per hull, shared).
+//! `ConvexPolyhedron::from_convex_hull` of the dataset's `hulls` points (built once per hull, shared); meshes are
+//! parry `TriMesh`es of the dataset's `meshes` (icosphere, 1280 triangles), whose distance, like ours, is the
+//! unsigned distance between the surfaces (parry answers a mesh pair triangle by triangle of A against B's tree).
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -72,12 +74,14 @@ fn parry_pose(tf: &Transform) -> PPose {
     PPose::from_parts(PVector::from_array(tf.t), PRotation::from_xyzw(x, y, z, w))
 }
 
-fn parry_body(
-    spec: &ShapeSpec,
-    tf: &Transform,
-    hulls: &HashMap<String, MeshData>,
-    cache: &mut HashMap<u64, SharedShape>,
-) -> Option<ParryBody> {
+/// The dataset's hull and mesh tables, and parry's shapes built from them once (keyed by table and id).
+struct Tables<'a> {
+    hulls: &'a HashMap<String, MeshData>,
+    meshes: &'a HashMap<String, MeshData>,
+    cache: HashMap<(bool, u64), SharedShape>,
+}
+
+fn parry_body(spec: &ShapeSpec, tf: &Transform, tables: &mut Tables<'_>) -> Option<ParryBody> {
     let pose = parry_pose(tf);
     let shape = match spec {
         ShapeSpec::Sphere { radius } => SharedShape::ball(*radius),
@@ -91,19 +95,27 @@ fn parry_body(
                 pose: PPose::from_parts(pose.translation, pose.rotation * to_z),
             });
         }
-        ShapeSpec::Convex { hull_id } => cache
-            .entry(*hull_id)
+        ShapeSpec::Convex { hull_id } => tables
+            .cache
+            .entry((false, *hull_id))
             .or_insert_with(|| {
-                let data = &hulls[&hull_id.to_string()];
+                let data = &tables.hulls[&hull_id.to_string()];
                 let points: Vec<PVector> = data.vertices.iter().map(|p| PVector::from_array(*p)).collect();
                 SharedShape::convex_hull(&points)
                     .unwrap_or_else(|| panic!("parry cannot build the hull of hull {hull_id}"))
             })
             .clone(),
-        ShapeSpec::Ellipsoid { .. }
-        | ShapeSpec::Mesh { .. }
-        | ShapeSpec::Halfspace { .. }
-        | ShapeSpec::Plane { .. } => return None,
+        ShapeSpec::Mesh { mesh_id } => tables
+            .cache
+            .entry((true, *mesh_id))
+            .or_insert_with(|| {
+                let data = &tables.meshes[&mesh_id.to_string()];
+                let points: Vec<PVector> = data.vertices.iter().map(|p| PVector::from_array(*p)).collect();
+                SharedShape::trimesh(points, data.triangles.clone())
+                    .unwrap_or_else(|e| panic!("parry cannot build mesh {mesh_id}: {e:?}"))
+            })
+            .clone(),
+        ShapeSpec::Ellipsoid { .. } | ShapeSpec::Halfspace { .. } | ShapeSpec::Plane { .. } => return None,
     };
     Some(ParryBody { shape, pose })
 }
@@ -112,15 +124,15 @@ fn load(kind: &str) -> Vec<Case> {
     let dataset: QueryDataset = serde_json::from_str(&coal_json(kind))
         .unwrap_or_else(|e| panic!("cannot parse the Coal dataset {kind}: {e}"));
     let prepared = dataset.prepare().unwrap_or_else(|e| panic!("cannot build the shapes of {kind}: {e}"));
-    let mut cache = HashMap::new();
+    let mut tables = Tables { hulls: &dataset.hulls, meshes: &dataset.meshes, cache: HashMap::new() };
     dataset
         .records
         .iter()
         .zip(prepared)
         .map(|(r, p)| {
             assert_eq!(r.id, p.id);
-            let pa = parry_body(&r.shape1, &r.tf1, &dataset.hulls, &mut cache);
-            let pb = parry_body(&r.shape2, &r.tf2, &dataset.hulls, &mut cache);
+            let pa = parry_body(&r.shape1, &r.tf1, &mut tables);
+            let pb = parry_body(&r.shape2, &r.tf2, &mut tables);
             Case { id: r.id, a: p.a, b: p.b, parry: pa.zip(pb), coal: r.distance }
         })
         .collect()
@@ -270,6 +282,7 @@ fn distance(c: &mut Criterion) {
         "box_box",
         "sphere_box",
         "capsule_box",
+        "mesh_mesh",
     ] {
         distance_group(c, kind);
     }
@@ -362,7 +375,7 @@ fn contact(c: &mut Criterion) {
 
 fn collide(c: &mut Criterion) {
     let request = CollisionRequest { max_contacts: 0, ..Default::default() };
-    for kind in ["box_box", "convex50_convex50"] {
+    for kind in ["box_box", "convex50_convex50", "mesh_mesh"] {
         let cases = load(kind);
         let parry: Vec<&(ParryBody, ParryBody)> = cases.iter().filter_map(|c| c.parry.as_ref()).collect();
         let mut ws = QueryWorkspace::default();
