@@ -137,7 +137,16 @@ pub(crate) fn signed_distance(
             }
         }
         (S::TriangleMesh(ma), S::TriangleMesh(mb)) => {
-            mesh_mesh(&mut ws.bvh_stack, ma, pose_a, mb, pose_b, early_exit)
+            // The hulls' distance first: a lower bound, and (separated) witnesses to start the search from.
+            let hulls = match (ma.convex_hull(), mb.convex_hull()) {
+                (Some(ha), Some(hb)) => {
+                    let (ha, hb) = (S::ConvexMesh(ha.clone()), S::ConvexMesh(hb.clone()));
+                    Some(signed_distance(ws, &ha, pose_a, &hb, pose_b, request, None)?)
+                }
+                _ => None,
+            };
+            let stacks = (&mut ws.bvh_stack, &mut ws.point_stack);
+            mesh_mesh(stacks, ma, pose_a, mb, pose_b, early_exit, hulls.as_ref())
         }
         _ if convex_a && convex_b => with_convex!(
             a,

@@ -183,6 +183,8 @@ pub struct QueryWorkspace {
     pub(crate) mujoco: Vec<crate::pairs::mujoco::MjContact>,
     /// The node-pair stack of the BVH traversals (triangle meshes).
     pub(crate) bvh_stack: Vec<crate::pairs::mesh_mesh::NodePair>,
+    /// The node stack of point–mesh searches.
+    pub(crate) point_stack: Vec<(u32, f64)>,
 }
 
 thread_local! {

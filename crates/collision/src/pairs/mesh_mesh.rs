@@ -18,14 +18,22 @@
 //! beyond the best. The search stops at distance 0. In boolean mode (`margin = Some(m)`) pairs whose bound exceeds
 //! `m` are pruned too, and the search stops at the first triangle pair within `m`.
 //!
-//! **Allocation.** The stack is the caller's (`QueryWorkspace`), reused: no allocation after warm-up.
+//! **Hulls first.** Each mesh keeps the convex hull of its vertices, which contains its surface, so the hulls'
+//! distance `d_h` (GJK, computed by the caller) bounds the meshes' distance from below. In boolean mode hulls farther
+//! apart than the margin settle the query. Separated hulls also give a start: their witness points, projected onto
+//! the meshes (a point search over each BVH), are two surface points whose distance bounds the answer from above;
+//! the search starts from that bound and stops as soon as its best is within [`FLOOR_SLACK`] (relative to the
+//! meshes' size) of `d_h` — at once when the hull witnesses lie on the surfaces, as they do where the closest
+//! features of two links are on their outer shells.
+//!
+//! **Allocation.** The stacks are the caller's (`QueryWorkspace`), reused: no allocation after warm-up.
 
 use glam::{DMat3, DVec3};
 use signorini_geometry::bvh::MAX_LEAF_SIZE;
 use signorini_geometry::{Aabb, Pose, TriangleMesh};
 
 use super::SignedDistance;
-use crate::narrow::triangle_triangle::{TriangleDistance, triangle_triangle};
+use crate::narrow::triangle_triangle::{Plane, TriangleDistance, closest_point_triangle, triangle_triangle};
 use crate::query::Algorithm;
 
 /// A pair of nodes (A's, B's) waiting on the traversal stack with the squared lower bound of their distance.
@@ -94,25 +102,55 @@ struct Best {
     hit: Option<(TriangleDistance, u32, u32)>,
 }
 
+/// A search stops when its best distance is within `FLOOR_SLACK · (1 + size)` of the hulls' distance (`size`: the
+/// larger half diagonal of the two meshes' boxes, m): the answer is then exact to that much.
+pub const FLOOR_SLACK: f64 = 1e-12;
+
 /// Distance between two triangle meshes (see the module docs). `margin`: boolean mode with this security margin;
 /// when no triangle pair is within it, the returned distance is only a lower bound `> margin` of the true one, with
-/// witnesses at A's origin.
+/// witnesses at A's origin (or the hulls' witnesses when the hulls settle it). `hulls`: the signed distance of the
+/// two meshes' convex hulls, when both have one.
 pub(crate) fn mesh_mesh(
-    stack: &mut Vec<NodePair>,
+    (stack, point_stack): (&mut Vec<NodePair>, &mut Vec<(u32, f64)>),
     a: &TriangleMesh,
     pose_a: &Pose,
     b: &TriangleMesh,
     pose_b: &Pose,
     margin: Option<f64>,
+    hulls: Option<&SignedDistance>,
 ) -> SignedDistance {
     let rel = Relative::new(pose_a, pose_b);
     let (bvh_a, bvh_b) = (a.bvh(), b.bvh());
     let mut best = Best { distance: f64::INFINITY, distance_sq: f64::INFINITY, hit: None };
+    let size = [bvh_a.root(), bvh_b.root()]
+        .iter()
+        .flatten()
+        .map(|n| n.aabb.half_extents().length())
+        .fold(0.0, f64::max);
+    let mut floor = f64::NEG_INFINITY;
+    if let Some(h) = hulls.filter(|h| h.distance > 0.0) {
+        if margin.is_some_and(|m| h.distance > m) {
+            return SignedDistance { algorithm: Algorithm::Bvh, ..*h };
+        }
+        if margin.is_none() {
+            floor = h.distance;
+            let (qa, ta) = closest_on_mesh(point_stack, a, pose_a.inverse_transform_point(h.point_a));
+            let (qb, tb) = closest_on_mesh(point_stack, b, pose_b.inverse_transform_point(h.point_b));
+            let qb = rel.point(qb);
+            let d = (qb - qa).length();
+            let seed = TriangleDistance { distance: d, point_p: qa, point_q: qb };
+            best = Best { distance: d, distance_sq: d * d, hit: Some((seed, ta, tb)) };
+        }
+    }
+    let done = floor + FLOOR_SLACK * (1.0 + size);
     let mut pruned_sq = f64::INFINITY;
     // Squared margin; a negative margin prunes everything (every bound is ≥ 0 > margin).
     let limit_sq = margin.map_or(f64::INFINITY, |m| if m >= 0.0 { m * m } else { -1.0 });
-    let stop = margin.map_or(0.0, |m| m.max(0.0));
+    let stop = margin.map_or(0.0, |m| m.max(0.0)).max(done);
     stack.clear();
+    if best.distance <= stop {
+        return finish(a, pose_a, b, pose_b, &rel, &best, pruned_sq, 0);
+    }
     if let (Some(ra), Some(rb)) = (bvh_a.root(), bvh_b.root()) {
         stack.push(NodePair { a: 0, b: 0, bound_sq: rel.bound_sq(&ra.aabb, &rb.aabb) });
     }
@@ -227,6 +265,46 @@ fn leaf_pair(
             }
         }
     }
+}
+
+/// The point of `mesh` (its frame) closest to `x`, and its triangle: branch and bound over the BVH, nearer child
+/// first, boxes at or beyond the best pruned.
+fn closest_on_mesh(stack: &mut Vec<(u32, f64)>, mesh: &TriangleMesh, x: DVec3) -> (DVec3, u32) {
+    let bvh = mesh.bvh();
+    let box_sq = |b: &Aabb| (b.min - x).max(x - b.max).max(DVec3::ZERO).length_squared();
+    let mut best = (f64::INFINITY, x, 0u32);
+    stack.clear();
+    if let Some(root) = bvh.root() {
+        stack.push((0, box_sq(&root.aabb)));
+    }
+    while let Some((n, bound)) = stack.pop() {
+        if bound >= best.0 {
+            continue;
+        }
+        let node = &bvh.nodes()[n as usize];
+        match node.children() {
+            None => {
+                for &t in bvh.leaf_primitives(node) {
+                    let tri = mesh.triangle(t as usize);
+                    let c = closest_point_triangle(x, &tri, &Plane::of(&tri));
+                    let d = (c - x).length_squared();
+                    if d < best.0 {
+                        best = (d, c, t);
+                    }
+                }
+            }
+            Some([l, r]) => {
+                let (bl, br) = (box_sq(&bvh.nodes()[l].aabb), box_sq(&bvh.nodes()[r].aabb));
+                let near_last = if bl <= br { [(r, br), (l, bl)] } else { [(l, bl), (r, br)] };
+                for (child, b) in near_last {
+                    if b < best.0 {
+                        stack.push((child as u32, b));
+                    }
+                }
+            }
+        }
+    }
+    (best.1, best.2)
 }
 
 fn triangle_box(t: &[DVec3; 3]) -> Aabb {

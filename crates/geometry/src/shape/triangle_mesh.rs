@@ -1,10 +1,13 @@
 //! Indexed triangle mesh.
 
+use std::sync::Arc;
+
 use glam::DVec3;
 
 use crate::aabb::Aabb;
 use crate::bvh::Bvh;
 use crate::error::{GeometryError, Result, finite_vec};
+use crate::shape::ConvexMesh;
 
 /// An indexed triangle mesh in its local frame, possibly non-convex and possibly open.
 ///
@@ -13,17 +16,21 @@ use crate::error::{GeometryError, Result, finite_vec};
 /// are kept (real meshes contain them); they contribute nothing to areas or volumes.
 ///
 /// The mesh holds a [`Bvh`] over its triangles' boxes (local frame), built once by [`TriangleMesh::new`], as
-/// parry's `TriMesh` holds its tree: distance and collision queries traverse it.
+/// parry's `TriMesh` holds its tree: distance and collision queries traverse it. It also holds the convex hull of
+/// its triangles' vertices (when they span a volume), which contains the surface: queries use the hull's distance as
+/// a lower bound and a first guess.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TriangleMesh {
     vertices: Vec<DVec3>,
     triangles: Vec<[u32; 3]>,
     bvh: Bvh,
+    hull: Option<Arc<ConvexMesh>>,
 }
 
 impl TriangleMesh {
     /// Validates and stores the mesh: at least one triangle, every vertex finite, every index in range, no triangle
-    /// repeating a vertex index; then builds its [`Bvh`] (O(n log n)).
+    /// repeating a vertex index; then builds its [`Bvh`] and the convex hull of the vertices the triangles use (both
+    /// O(n log n)).
     pub fn new(vertices: Vec<DVec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
         let invalid = |what: String| GeometryError::InvalidMesh { shape: "triangle mesh", what };
         if triangles.is_empty() {
@@ -50,7 +57,18 @@ impl TriangleMesh {
             })
             .collect();
         let bvh = Bvh::build(&boxes);
-        Ok(Self { vertices, triangles, bvh })
+        let mut used = vec![false; n];
+        for &i in triangles.iter().flatten() {
+            used[i as usize] = true;
+        }
+        let corners: Vec<DVec3> = vertices.iter().zip(&used).filter(|(_, u)| **u).map(|(v, _)| *v).collect();
+        let hull = ConvexMesh::from_points(&corners).ok().map(Arc::new);
+        Ok(Self { vertices, triangles, bvh, hull })
+    }
+
+    /// The convex hull of the vertices the triangles use; `None` when they do not span a volume (a flat mesh).
+    pub fn convex_hull(&self) -> Option<&Arc<ConvexMesh>> {
+        self.hull.as_ref()
     }
 
     /// The AABB tree over the triangles (local frame); its primitive indices are triangle indices.
