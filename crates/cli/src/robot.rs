@@ -8,8 +8,9 @@
 //! "collision", "distance", "p1", "p2", "normal", "grad"}]}`, pairs in the model's order (geometry index, URDF
 //! order), `p1`/`p2`/`normal`/`grad` null where the pair has no witness (crossing triangle meshes), `grad` only with
 //! `--gradients`. `--bench` prints instead one line `{"robot", "geometry", "configs", "pairs", "fk_ns", "check_ns",
-//! "distances_ns", "gradients_ns"}`: mean single-thread time per configuration (median of `--repeat` passes), each
-//! including forward kinematics.
+//! "distances_ns", "gradients_ns", "threads", "batch_check_ns", "batch_distances_ns"}`: mean single-thread time per
+//! configuration (median of `--repeat` passes), each including forward kinematics, then the time per configuration
+//! of the batched check and distances on `--threads` threads (the configurations repeated to at least 4096).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -137,6 +138,9 @@ struct BenchLine<'a> {
     check_ns: f64,
     distances_ns: f64,
     gradients_ns: f64,
+    threads: usize,
+    batch_check_ns: f64,
+    batch_distances_ns: f64,
 }
 
 /// Runs `signorini robot`.
@@ -167,7 +171,7 @@ pub fn run(args: &RobotArgs, w: &mut dyn Write) -> Result<(), CliError> {
     let robot = RobotModel::from_files(&args.urdf, args.srdf.as_deref(), &options)?;
     let qs: Vec<&[f64]> = file.configs.iter().map(|c| c.q.as_slice()).collect();
     if args.bench {
-        return bench(&robot, &qs, args, w);
+        return bench(&robot, &qs, args, &pool, w);
     }
     let answers = pool.install(|| robot.batch_distance_gradients(&qs))?;
     let io = |source| CliError::Io { path: "<output>".into(), source };
@@ -228,7 +232,13 @@ fn time_per_config(qs: &[&[f64]], repeat: usize, mut op: impl FnMut(&[f64])) -> 
     passes[passes.len() / 2]
 }
 
-fn bench(robot: &RobotModel, qs: &[&[f64]], args: &RobotArgs, w: &mut dyn Write) -> Result<(), CliError> {
+fn bench(
+    robot: &RobotModel,
+    qs: &[&[f64]],
+    args: &RobotArgs,
+    pool: &rayon::ThreadPool,
+    w: &mut dyn Write,
+) -> Result<(), CliError> {
     for (i, q) in qs.iter().enumerate() {
         robot.check_configuration(q, i)?;
     }
@@ -248,6 +258,22 @@ fn bench(robot: &RobotModel, qs: &[&[f64]], args: &RobotArgs, w: &mut dyn Write)
     let gradients_ns = time_per_config(qs, r, |q| {
         black_box(robot.distance_gradients(&mut data, q, &mut out, &mut grad)).unwrap_or(())
     });
+    // The batched calls on the pool, over the configurations repeated to at least 4096 so each thread has work.
+    let copies = 4096usize.div_ceil(qs.len().max(1));
+    let many: Vec<&[f64]> = (0..copies).flat_map(|_| qs.iter().copied()).collect();
+    let per_config = |op: &dyn Fn()| {
+        let mut passes: Vec<f64> = (0..r.max(1))
+            .map(|_| {
+                let start = Instant::now();
+                op();
+                start.elapsed().as_nanos() as f64 / many.len().max(1) as f64
+            })
+            .collect();
+        passes.sort_by(f64::total_cmp);
+        passes[passes.len() / 2]
+    };
+    let batch_check_ns = pool.install(|| per_config(&|| drop(black_box(robot.batch_is_colliding(&many)))));
+    let batch_distances_ns = pool.install(|| per_config(&|| drop(black_box(robot.batch_distances(&many)))));
     let line = BenchLine {
         robot: robot.name(),
         geometry: match robot.geometry() {
@@ -260,6 +286,9 @@ fn bench(robot: &RobotModel, qs: &[&[f64]], args: &RobotArgs, w: &mut dyn Write)
         check_ns,
         distances_ns,
         gradients_ns,
+        threads: pool.current_num_threads(),
+        batch_check_ns,
+        batch_distances_ns,
     };
     finite::ensure(&line, "the benchmark line")?;
     let io = |source| CliError::Io { path: "<output>".into(), source };

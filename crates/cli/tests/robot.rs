@@ -97,8 +97,8 @@ fn robot_generates_an_acm_it_can_read_back() {
         .arg(&srdf)
         .output()
         .unwrap();
-    let lines = lines(&out);
-    assert_eq!(lines[0]["disabled"]["Adjacent"], 7);
+    let summary = lines(&out);
+    assert_eq!(summary[0]["disabled"]["Adjacent"], 7);
     let text = std::fs::read_to_string(&srdf).unwrap();
     assert!(text.contains("reason=\"Adjacent\""));
     // The generated file is a valid SRDF for the same robot.

@@ -83,7 +83,7 @@ impl Chain {
             match link.motion {
                 Motion::Fixed => {}
                 Motion::Revolute { axis } => {
-                    local.rotation = local.rotation * DQuat::from_axis_angle(axis, link.coordinate.value(q));
+                    local.rotation *= DQuat::from_axis_angle(axis, link.coordinate.value(q));
                 }
                 Motion::Prismatic { axis } => {
                     local.translation += local.rotation * (axis * link.coordinate.value(q));
