@@ -137,11 +137,12 @@ pub(crate) fn signed_distance(
             }
         }
         (S::TriangleMesh(ma), S::TriangleMesh(mb)) => {
-            // The hulls' distance first: a lower bound, and (separated) witnesses to start the search from.
+            // The hulls' distance first: a lower bound, and (separated) witnesses to start the search from. A
+            // boolean query only asks whether the hulls are beyond the margin (GJK's early exit, no EPA).
             let hulls = match (ma.convex_hull(), mb.convex_hull()) {
                 (Some(ha), Some(hb)) => {
                     let (ha, hb) = (S::ConvexMesh(ha.clone()), S::ConvexMesh(hb.clone()));
-                    Some(signed_distance(ws, &ha, pose_a, &hb, pose_b, request, None)?)
+                    Some(signed_distance(ws, &ha, pose_a, &hb, pose_b, request, early_exit)?)
                 }
                 _ => None,
             };

@@ -107,9 +107,9 @@ struct Best {
 pub const FLOOR_SLACK: f64 = 1e-12;
 
 /// Distance between two triangle meshes (see the module docs). `margin`: boolean mode with this security margin;
-/// when no triangle pair is within it, the returned distance is only a lower bound `> margin` of the true one, with
-/// witnesses at A's origin (or the hulls' witnesses when the hulls settle it). `hulls`: the signed distance of the
-/// two meshes' convex hulls, when both have one.
+/// when no triangle pair is within it, the returned distance is only some value `> margin` (a lower bound of the
+/// true one from the search, or the hulls' early-exit estimate), with placeholder witnesses. `hulls`: the signed
+/// distance of the two meshes' convex hulls, when both have one (in boolean mode, GJK's early-exit answer).
 pub(crate) fn mesh_mesh(
     (stack, point_stack): (&mut Vec<NodePair>, &mut Vec<(u32, f64)>),
     a: &TriangleMesh,
@@ -168,7 +168,8 @@ pub(crate) fn mesh_mesh(
         match (na.children(), nb.children()) {
             (None, None) => {
                 iterations = iterations.saturating_add(1);
-                leaf_pair(a, bvh_a.leaf_primitives(na), b, bvh_b.leaf_primitives(nb), &rel, &mut best, stop);
+                let (leaf_a, leaf_b) = (bvh_a.leaf_primitives(na), bvh_b.leaf_primitives(nb));
+                leaf_pair(a, leaf_a, b, leaf_b, &rel, &mut best, stop, margin.unwrap_or(f64::INFINITY));
                 if best.distance <= stop {
                     break;
                 }
@@ -228,7 +229,8 @@ impl LeafTriangle {
 }
 
 /// Runs [`triangle_triangle`] on the triangle pairs of two leaves that no cheap bound (their boxes, either
-/// triangle's plane) puts at or beyond the best distance so far.
+/// triangle's plane) puts at or beyond the best distance so far, or beyond `limit` (boolean mode's margin).
+#[allow(clippy::too_many_arguments)]
 fn leaf_pair(
     a: &TriangleMesh,
     tris_a: &[u32],
@@ -237,6 +239,7 @@ fn leaf_pair(
     rel: &Relative,
     best: &mut Best,
     stop: f64,
+    limit: f64,
 ) {
     let empty =
         LeafTriangle { points: [DVec3::ZERO; 3], aabb: Aabb::new(DVec3::ZERO, DVec3::ZERO), normal: None };
@@ -248,9 +251,10 @@ fn leaf_pair(
         let tri_a = LeafTriangle::new(a.triangle(ta as usize));
         for (k, &tb) in tris_b.iter().enumerate().take(MAX_LEAF_SIZE) {
             let tri_b = &leaf_b[k];
-            if gap_sq(&tri_a.aabb, &tri_b.aabb) >= best.distance_sq
-                || tri_a.plane_gap(&tri_b.points) >= best.distance
-                || tri_b.plane_gap(&tri_a.points) >= best.distance
+            let within = |gap: f64| gap < best.distance && gap <= limit;
+            if !within(gap_sq(&tri_a.aabb, &tri_b.aabb).sqrt())
+                || !within(tri_a.plane_gap(&tri_b.points))
+                || !within(tri_b.plane_gap(&tri_a.points))
             {
                 continue;
             }
