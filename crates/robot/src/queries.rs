@@ -97,7 +97,8 @@ impl RobotModel {
     pub(crate) fn forward_unchecked(&self, data: &mut RobotData, q: &[f64]) {
         self.chain.forward(q, &mut data.links);
         for (g, geom) in self.geoms.iter().enumerate() {
-            let pose = data.links[geom.link].compose(&geom.local);
+            let link = &data.links[geom.link];
+            let pose = if geom.local == Pose::IDENTITY { *link } else { link.compose(&geom.local) };
             let r = pose.rotation_matrix();
             let abs = glam::DMat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
             data.geom_box[g] = (pose.transform_point(geom.box_center), abs * geom.box_half);
