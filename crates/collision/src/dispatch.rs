@@ -10,7 +10,7 @@
 //! pair of shape types through [`with_convex!`], so the hot loops see concrete support functions, never a `dyn` call.
 
 use glam::{DMat3, DVec3};
-use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind};
+use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind, TriangleMesh};
 
 use crate::contact::{Contact, Manifold};
 use crate::error::{CollisionError, Result};
@@ -21,6 +21,7 @@ use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
 use crate::pairs::capsule_capsule::capsule_capsule;
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
+use crate::pairs::mesh_convex::mesh_convex;
 use crate::pairs::mesh_mesh::mesh_mesh;
 use crate::pairs::plane_convex::plane_convex;
 use crate::pairs::sphere_box::sphere_box;
@@ -149,6 +150,12 @@ pub(crate) fn signed_distance(
             let stacks = (&mut ws.bvh_stack, &mut ws.point_stack);
             mesh_mesh(stacks, ma, pose_a, mb, pose_b, early_exit, hulls.as_ref())
         }
+        (S::TriangleMesh(m), _) if convex_b => {
+            mesh_convex_distance(ws, m, pose_a, b, pose_b, request, early_exit)?
+        }
+        (_, S::TriangleMesh(m)) if convex_a => {
+            mesh_convex_distance(ws, m, pose_b, a, pose_a, request, early_exit)?.swapped()
+        }
         _ if convex_a && convex_b => with_convex!(
             a,
             |sa| with_convex!(
@@ -160,6 +167,42 @@ pub(crate) fn signed_distance(
         ),
         _ => return Err(unsupported("distance", a, b)),
     })
+}
+
+/// A triangle mesh (A) against a bounded convex shape (B): the mesh's hull against the shape first, then the BVH
+/// search of [`mesh_convex`].
+fn mesh_convex_distance(
+    ws: &mut QueryWorkspace,
+    mesh: &TriangleMesh,
+    pose_m: &Pose,
+    shape: &Shape,
+    pose_s: &Pose,
+    request: &DistanceRequest,
+    early_exit: Option<f64>,
+) -> Result<SignedDistance> {
+    let hull = match mesh.convex_hull() {
+        Some(h) => Some(signed_distance(
+            ws,
+            &Shape::ConvexMesh(h.clone()),
+            pose_m,
+            shape,
+            pose_s,
+            request,
+            early_exit,
+        )?),
+        None => None,
+    };
+    let shape_box = shape.local_aabb();
+    let stack = &mut ws.point_stack;
+    Ok(with_convex!(
+        shape,
+        |s| mesh_convex(stack, mesh, pose_m, s, &shape_box, pose_s, early_exit, hull.as_ref()),
+        return Err(CollisionError::Unsupported {
+            query: "distance",
+            a: ShapeKind::TriangleMesh,
+            b: shape.kind()
+        })
+    ))
 }
 
 fn gjk_settings(base: &GjkSettings, early_exit: Option<f64>, radii: f64) -> GjkSettings {

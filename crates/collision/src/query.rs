@@ -6,10 +6,11 @@
 //!   **from A to B**, and `point_b − point_a = distance · normal`. Translating B by `−distance · normal` makes
 //!   penetrating shapes touch.
 //! - Triangle meshes are **surfaces** (Coal's `BVHModel` semantics): a distance involving a
-//!   [`TriangleMesh`](signorini_geometry::TriangleMesh) is the unsigned distance between the triangle soups, 0 when
-//!   two triangles intersect, with `point_a`, `point_b` on the two meshes. At distance 0 both witnesses are one
-//!   point of the intersection and `normal` is the unit normal of A's intersecting triangle (see
-//!   `pairs/mesh_mesh.rs`). [`contacts`] does not take triangle meshes ([`CollisionError::Unsupported`]).
+//!   [`TriangleMesh`](signorini_geometry::TriangleMesh) is the unsigned distance between the triangle soup and the
+//!   other mesh's triangles or the other (convex, solid) shape, 0 when they meet, with `point_a`, `point_b` on the
+//!   two. At distance 0 both witnesses are one point where they meet and `normal` is the unit normal of the mesh's
+//!   triangle there (see `pairs/mesh_mesh.rs`, `pairs/mesh_convex.rs`). [`contacts`] does not take triangle meshes
+//!   ([`CollisionError::Unsupported`]).
 //! - [`contacts`] follows the simulator (Genesis) convention of [`crate::contact`]: normal **from B to A**,
 //!   `penetration ≥ 0`, position at the midpoint between the surfaces.
 //!

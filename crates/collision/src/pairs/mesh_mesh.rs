@@ -273,7 +273,7 @@ fn leaf_pair(
 
 /// The point of `mesh` (its frame) closest to `x`, and its triangle: branch and bound over the BVH, nearer child
 /// first, boxes at or beyond the best pruned.
-fn closest_on_mesh(stack: &mut Vec<(u32, f64)>, mesh: &TriangleMesh, x: DVec3) -> (DVec3, u32) {
+pub(crate) fn closest_on_mesh(stack: &mut Vec<(u32, f64)>, mesh: &TriangleMesh, x: DVec3) -> (DVec3, u32) {
     let bvh = mesh.bvh();
     let box_sq = |b: &Aabb| (b.min - x).max(x - b.max).max(DVec3::ZERO).length_squared();
     let mut best = (f64::INFINITY, x, 0u32);
