@@ -83,10 +83,26 @@ fn bad_input_exits_non_zero_with_a_message() {
 }
 
 #[test]
-fn unbuilt_subcommands_say_so() {
-    let out = bin().args(["ccd", "x.json"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+fn ccd_matches_the_reference_times_of_impact() {
+    let out = bin().arg("ccd").arg(coal("ccd")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reference: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(coal("ccd")).unwrap()).unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records = reference["records"].as_array().unwrap();
+    assert_eq!(lines.len(), records.len());
+    for (line, rec) in lines.iter().zip(records) {
+        assert_eq!(line["id"], rec["id"]);
+        assert_eq!(line["collides"], rec["collides_ref"], "{line} vs {rec}");
+        if let Some(toi) = rec["toi_ref"].as_f64().filter(|_| rec["collides_ref"] == true) {
+            assert!((line["toi"].as_f64().unwrap() - toi).abs() < 1e-4, "{line} vs toi_ref {toi}");
+        } else {
+            assert!(line["toi"].is_null(), "{line}");
+        }
+    }
+    let missing = bin().args(["ccd", "x.json"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1));
 }
 
 #[test]

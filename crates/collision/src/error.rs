@@ -49,6 +49,12 @@ pub enum CollisionError {
         /// The smallest option value that would have fitted.
         required: usize,
     },
+    /// An iterative query used its whole iteration budget without a decision (raise the request's limit).
+    #[error("not converged: {what}")]
+    NotConverged {
+        /// Which query and how far it got.
+        what: String,
+    },
     /// A collision world was built or driven with invalid data (names the body, geom or parameter).
     #[error("invalid collision world: {what}")]
     InvalidWorld {

@@ -36,6 +36,7 @@
 
 pub mod broad;
 pub mod capacity;
+pub mod ccd;
 pub mod contact;
 pub mod contact_set;
 pub mod dialect;

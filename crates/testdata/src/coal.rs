@@ -157,24 +157,99 @@ pub struct PreparedRecord {
 impl QueryDataset {
     /// Builds every record's shapes and poses (hulls and meshes are built once and shared).
     pub fn prepare(&self) -> Result<Vec<PreparedRecord>> {
-        let mut hulls: HashMap<u64, Shape> = HashMap::new();
-        let mut meshes: HashMap<u64, Shape> = HashMap::new();
+        let mut tables = Tables { hulls: &self.hulls, meshes: &self.meshes, built: HashMap::new() };
         let mut out = Vec::with_capacity(self.records.len());
         for r in &self.records {
-            let a = self.shape(&r.shape1, &r.tf1, &mut hulls, &mut meshes)?;
-            let b = self.shape(&r.shape2, &r.tf2, &mut hulls, &mut meshes)?;
+            let a = tables.shape(&r.shape1, &r.tf1)?;
+            let b = tables.shape(&r.shape2, &r.tf2)?;
             out.push(PreparedRecord { id: r.id, a, b });
         }
         Ok(out)
     }
+}
 
-    fn shape(
-        &self,
-        spec: &ShapeSpec,
-        tf: &Transform,
-        hulls: &mut HashMap<u64, Shape>,
-        meshes: &mut HashMap<u64, Shape>,
-    ) -> Result<(Shape, Pose)> {
+/// A motion of a continuous-collision record: the poses at `s = 0` and `s = 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct MotionSpec {
+    /// Pose at the start.
+    pub start: Transform,
+    /// Pose at the end.
+    pub end: Transform,
+}
+
+/// One continuous-collision record (`shared/testdata/coal/ccd.json`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CcdRecord {
+    /// Record id.
+    pub id: u64,
+    /// Shape 1 (A).
+    pub shape1: ShapeSpec,
+    /// Shape 2 (B).
+    pub shape2: ShapeSpec,
+    /// Motion of shape 1.
+    pub shape1_motion: MotionSpec,
+    /// Motion of shape 2.
+    pub shape2_motion: MotionSpec,
+    /// Reference time of impact (the first `s` at which Coal's discrete `collide` is true).
+    #[serde(default)]
+    pub toi_ref: Option<f64>,
+    /// Reference: whether the shapes touch for some `s ∈ [0, 1]`.
+    #[serde(default)]
+    pub collides_ref: Option<bool>,
+}
+
+/// A continuous-collision dataset file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CcdDataset {
+    /// Records, in order.
+    pub records: Vec<CcdRecord>,
+    /// Convex hulls by id.
+    #[serde(default)]
+    pub hulls: HashMap<String, MeshData>,
+    /// Triangle meshes by id.
+    #[serde(default)]
+    pub meshes: HashMap<String, MeshData>,
+}
+
+/// A continuous-collision record turned into shapes and start/end poses.
+#[derive(Debug, Clone)]
+pub struct PreparedCcd {
+    /// Record id.
+    pub id: u64,
+    /// Shape A with its poses at `s = 0` and `s = 1`.
+    pub a: (Shape, Pose, Pose),
+    /// Shape B with its poses at `s = 0` and `s = 1`.
+    pub b: (Shape, Pose, Pose),
+}
+
+impl CcdDataset {
+    /// Builds every record's shapes and poses.
+    pub fn prepare(&self) -> Result<Vec<PreparedCcd>> {
+        let mut tables = Tables { hulls: &self.hulls, meshes: &self.meshes, built: HashMap::new() };
+        let mut out = Vec::with_capacity(self.records.len());
+        for r in &self.records {
+            let mut side = |spec: &ShapeSpec, m: &MotionSpec| -> Result<(Shape, Pose, Pose)> {
+                let (shape, start) = tables.shape(spec, &m.start)?;
+                let (_, end) = tables.shape(spec, &m.end)?;
+                Ok((shape, start, end))
+            };
+            let a = side(&r.shape1, &r.shape1_motion)?;
+            let b = side(&r.shape2, &r.shape2_motion)?;
+            out.push(PreparedCcd { id: r.id, a, b });
+        }
+        Ok(out)
+    }
+}
+
+/// A dataset's `hulls` and `meshes` tables, and the shapes built from them so far (each built once and shared).
+struct Tables<'a> {
+    hulls: &'a HashMap<String, MeshData>,
+    meshes: &'a HashMap<String, MeshData>,
+    built: HashMap<(bool, u64), Shape>,
+}
+
+impl Tables<'_> {
+    fn shape(&mut self, spec: &ShapeSpec, tf: &Transform) -> Result<(Shape, Pose)> {
         let pose = tf.pose()?;
         let v3 = DVec3::from_array;
         Ok(match spec {
@@ -186,29 +261,29 @@ impl QueryDataset {
             }
             ShapeSpec::Ellipsoid { radii } => (Ellipsoid::new(v3(*radii))?.into(), pose),
             ShapeSpec::Convex { hull_id } => {
-                let shape = match hulls.get(hull_id) {
+                let shape = match self.built.get(&(false, *hull_id)) {
                     Some(s) => s.clone(),
                     None => {
-                        let data = table_entry(&self.hulls, "hulls", *hull_id)?;
+                        let data = table_entry(self.hulls, "hulls", *hull_id)?;
                         let points: Vec<DVec3> = data.vertices.iter().map(|p| v3(*p)).collect();
                         let s = Shape::ConvexMesh(Arc::new(ConvexMesh::from_points(&points)?));
-                        hulls.insert(*hull_id, s.clone());
+                        self.built.insert((false, *hull_id), s.clone());
                         s
                     }
                 };
                 (shape, pose)
             }
             ShapeSpec::Mesh { mesh_id } => {
-                let shape = match meshes.get(mesh_id) {
+                let shape = match self.built.get(&(true, *mesh_id)) {
                     Some(s) => s.clone(),
                     None => {
-                        let data = table_entry(&self.meshes, "meshes", *mesh_id)?;
+                        let data = table_entry(self.meshes, "meshes", *mesh_id)?;
                         let vertices = data.vertices.iter().map(|p| v3(*p)).collect();
                         let s = Shape::TriangleMesh(Arc::new(TriangleMesh::new(
                             vertices,
                             data.triangles.clone(),
                         )?));
-                        meshes.insert(*mesh_id, s.clone());
+                        self.built.insert((true, *mesh_id), s.clone());
                         s
                     }
                 };

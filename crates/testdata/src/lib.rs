@@ -11,5 +11,5 @@
 pub mod coal;
 pub mod error;
 
-pub use coal::{PreparedRecord, QueryDataset};
+pub use coal::{CcdDataset, PreparedCcd, PreparedRecord, QueryDataset};
 pub use error::{Result, TestDataError};
