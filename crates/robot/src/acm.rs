@@ -2,7 +2,7 @@
 //! the joint limits and classify every pair of links with geometry as `Adjacent` (rigidly attached, or one hinged to
 //! the other's rigid group), `Never` (collides in no sample), `Always` (collides in at least `always_fraction` of
 //! them) or enabled. The sampling and classification are the collision layer's
-//! [`generate_acm`](signorini_collision::filter::generate_acm); this module supplies the robot's poses and writes
+//! [`generate_acm`]; this module supplies the robot's poses and writes
 //! the result as SRDF.
 
 use signorini_collision::filter::{AcmGeneration, AcmSampling, generate_acm};
