@@ -157,6 +157,12 @@ impl SimLayout {
         if o.use_hibernation {
             return Err(unsupported("hibernation (use_hibernation)"));
         }
+        if !(o.enable_collision && o.enable_joint_limit && o.enable_equality && o.enable_friction_loss) {
+            return Err(unsupported(
+                "constraint switches (enable_collision, enable_joint_limit, enable_equality, enable_friction_loss \
+                 = false)",
+            ));
+        }
         if !o.box_box_detection {
             return Err(unsupported("box_box_detection = false (boxes as hulls)"));
         }

@@ -94,6 +94,24 @@ pub const DISABLE_FLAGS: &[&str] = &[
 /// See [`DISABLE_FLAGS`].
 pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete", "sleep"];
 
+/// Flags whose non-default value would change the simulation in a way signorini does not reproduce: setting one is
+/// an error naming it. The others are honoured (`constraint`, `equality`, `frictionloss`, `limit`, `contact`,
+/// `gravity`, `island`, `multiccd`, `sleep`) or change nothing simulated here (`sensor`: sensors are not computed;
+/// `midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
+/// diagnostics).
+const UNSUPPORTED_FLAGS: &[(&str, &str)] = &[
+    ("passive", "disabling passive forces"),
+    ("spring", "disabling joint springs"),
+    ("damper", "disabling joint dampers"),
+    ("clampctrl", "unclamped controls"),
+    ("warmstart", "solving without the warm start"),
+    ("filterparent", "contacts between parent and child bodies"),
+    ("actuation", "disabling actuator forces"),
+    ("refsafe", "solref time constants below 2·timestep"),
+    ("eulerdamp", "explicit joint damping in the Euler integrator"),
+    ("nativeccd", "libccd's MPR instead of the native GJK/EPA"),
+];
+
 const ATTRIBUTES: &[&str] = &[
     "timestep",
     "gravity",
@@ -243,6 +261,11 @@ impl MjcfOptions {
                 return Err(a
                     .unsupported(Some("override"), "contact parameter override (o_margin, o_solref, ...)")
                     .into());
+            }
+            if let Some((name, what)) = UNSUPPORTED_FLAGS.iter().find(|(n, _)| *n == attr.name)
+                && !on
+            {
+                return Err(a.unsupported(Some(name), *what).into());
             }
             self.flags.insert(attr.name.clone(), on);
         }

@@ -61,8 +61,11 @@ pub fn load_scene_str(
 }
 
 /// The scene of a loaded file (see [`load_scene`]).
-pub fn scene(loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, String)]) -> Result<Scene> {
+pub fn scene(mut loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, String)]) -> Result<Scene> {
     let options = scene_options(&loaded.options, dialect).with_overrides(overrides)?;
+    if !loaded.options.flag("gravity") {
+        loaded.spec.gravity = glam::DVec3::ZERO;
+    }
     let mut model = signorini_sim::Model::new(loaded.spec, options)?;
     model.equality_active0 = loaded.equality_active;
     Ok(Scene::from_model(std::sync::Arc::new(model))?)
@@ -71,7 +74,9 @@ pub fn scene(loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, String)
 /// The simulation options of a file's `<option>` and `<flag>` values over `dialect`'s defaults. In MuJoCo's
 /// dialect, box and mesh pairs get MuJoCo 4.0's multi-contact unless `<flag multiccd="disable"/>`;
 /// `<flag sleep="enable"/>` turns hibernation on with MuJoCo's rest threshold (`sleep_tolerance`, 1e-3 m/s unless
-/// set).
+/// set); `contact`, `limit`, `equality` and `frictionloss` switch those constraints off (`contact` with collision
+/// detection, as MuJoCo), `constraint` all of them, `island` the island solver. (`gravity` is applied to the model by
+/// [`scene`].)
 pub fn scene_options(m: &MjcfOptions, dialect: Dialect) -> Options {
     let mut options = dialect.default_options(m.flag("multiccd"));
     if let Some(t) = m.timestep {
@@ -110,6 +115,12 @@ pub fn scene_options(m: &MjcfOptions, dialect: Dialect) -> Options {
     if let Some(&enabled) = m.flags.get("island") {
         options.enable_islands = enabled;
     }
+    // MuJoCo skips collision detection when contacts or all constraints are disabled.
+    let constraints = m.flag("constraint");
+    options.enable_collision = constraints && m.flag("contact");
+    options.enable_joint_limit = constraints && m.flag("limit");
+    options.enable_equality = constraints && m.flag("equality");
+    options.enable_friction_loss = constraints && m.flag("frictionloss");
     if let Some(&enabled) = m.flags.get("sleep") {
         options.use_hibernation = enabled;
         options.hibernation_thresh_vel = Some(m.sleep_tolerance.unwrap_or(1e-3));

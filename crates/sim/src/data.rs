@@ -17,7 +17,8 @@ use crate::hibernation::Hibernation;
 use crate::model::Model;
 use crate::readback::{Contacts, StepStatistics};
 
-/// The constraint types an environment assembles (see [`Data::constraint_types`]); each `true` by default.
+/// The constraint types an environment assembles (see [`Data::constraint_types`]); a new environment's follow the
+/// model's options ([`ConstraintTypes::of`]), each `true` by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConstraintTypes {
     /// Equality rows.
@@ -37,6 +38,16 @@ impl Default for ConstraintTypes {
 }
 
 impl ConstraintTypes {
+    /// The types a model's options switch on (every type by default): a new environment's.
+    pub fn of(options: &crate::Options) -> ConstraintTypes {
+        ConstraintTypes {
+            equality: options.enable_equality,
+            friction_loss: options.enable_friction_loss,
+            contact: options.enable_collision,
+            limit: options.enable_joint_limit,
+        }
+    }
+
     /// What the assembler changes for an environment with these types, `active` equalities and `sol` replacements.
     pub(crate) fn overrides<'a>(
         &self,
@@ -100,7 +111,7 @@ impl Data {
             rows: ConstraintRows::new(),
             efc_force: Vec::new(),
             qacc_warmstart: vec![0.0; m.nv],
-            constraint_types: ConstraintTypes::default(),
+            constraint_types: ConstraintTypes::of(&model.options),
             equality_active: model.equality_active0.clone(),
             sol: SolOverrides::new(),
             assembly: AssemblyScratch::default(),

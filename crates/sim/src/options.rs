@@ -71,6 +71,19 @@ pub struct Options {
     pub use_hibernation: bool,
     /// Sleep velocity threshold (m/s), > 0. Default 2e-3 native, 1e-4 MuJoCo-compatible (`None`: the mode's).
     pub hibernation_thresh_vel: Option<f64>,
+    /// Detect contacts (Genesis `enable_collision`). Off: no collision detection at all, so no contacts and no
+    /// contact rows (MuJoCo's `<flag contact="disable"/>`, also implied by `constraint="disable"`). Default true.
+    #[serde(default = "enabled")]
+    pub enable_collision: bool,
+    /// Joint-limit rows (Genesis `enable_joint_limit`; MuJoCo's `limit` flag). Default true.
+    #[serde(default = "enabled")]
+    pub enable_joint_limit: bool,
+    /// Equality rows (MuJoCo's `equality` flag). Default true.
+    #[serde(default = "enabled")]
+    pub enable_equality: bool,
+    /// DOF friction-loss rows (MuJoCo's `frictionloss` flag). Default true.
+    #[serde(default = "enabled")]
+    pub enable_friction_loss: bool,
     /// Broad-phase pair budget (spec §A.4). Default 150.
     pub max_collision_pairs: usize,
     /// Collisions inside one kinematic tree. Default true.
@@ -111,6 +124,10 @@ impl Default for Options {
             enable_islands: true,
             use_hibernation: false,
             hibernation_thresh_vel: None,
+            enable_collision: true,
+            enable_joint_limit: true,
+            enable_equality: true,
+            enable_friction_loss: true,
             max_collision_pairs: 150,
             enable_self_collision: true,
             enable_adjacent_collision: false,
@@ -123,8 +140,13 @@ impl Default for Options {
     }
 }
 
+/// The default of the switches that a serialized [`Options`] from before them does not carry.
+fn enabled() -> bool {
+    true
+}
+
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 27] = [
+pub const OPTION_NAMES: [&str; 31] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -144,6 +166,10 @@ pub const OPTION_NAMES: [&str; 27] = [
     "enable_islands",
     "use_hibernation",
     "hibernation_thresh_vel",
+    "enable_collision",
+    "enable_joint_limit",
+    "enable_equality",
+    "enable_friction_loss",
     "max_collision_pairs",
     "enable_self_collision",
     "enable_adjacent_collision",
@@ -243,6 +269,10 @@ impl Options {
             "enable_islands" => self.enable_islands = parse_bool(name, value)?,
             "use_hibernation" => self.use_hibernation = parse_bool(name, value)?,
             "hibernation_thresh_vel" => self.hibernation_thresh_vel = Some(parse_f64(name, value)?),
+            "enable_collision" => self.enable_collision = parse_bool(name, value)?,
+            "enable_joint_limit" => self.enable_joint_limit = parse_bool(name, value)?,
+            "enable_equality" => self.enable_equality = parse_bool(name, value)?,
+            "enable_friction_loss" => self.enable_friction_loss = parse_bool(name, value)?,
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,
             "enable_self_collision" => self.enable_self_collision = parse_bool(name, value)?,
             "enable_adjacent_collision" => self.enable_adjacent_collision = parse_bool(name, value)?,

@@ -39,6 +39,11 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     }
     let t1 = Instant::now();
     match &d.hibernation {
+        // No collision detection: poses and boxes are kept current for read-back, the contact set stays empty.
+        _ if !model.options.enable_collision => {
+            cm.update(&mut d.collision, &d.body_poses)?;
+            cm.collide_pairs(&mut d.collision, &[])?;
+        }
         Some(hib) => {
             cm.update(&mut d.collision, &d.body_poses)?;
             cm.set_asleep(&mut d.collision, hib.asleep_bodies())?;
