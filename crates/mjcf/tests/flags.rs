@@ -122,3 +122,14 @@ fn flags_not_reproduced_are_errors_and_diagnostic_ones_load() {
         assert!(load_scene_str(&xml(flags), Path::new("."), Dialect::Mujoco, &[]).is_ok(), "{flags}");
     }
 }
+
+/// A file without `<option timestep>` steps at MuJoCo's 0.002 s in MuJoCo-compatible mode and at Genesis's 0.01 s
+/// natively.
+#[test]
+fn the_default_timestep_is_the_dialects() {
+    let xml = r#"<mujoco><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"#;
+    for (dialect, dt) in [(Dialect::Mujoco, 0.002), (Dialect::Native, 0.01)] {
+        let scene = load_scene_str(xml, Path::new("."), dialect, &[]).unwrap();
+        assert_eq!(scene.model().options.dt, dt, "{dialect:?}");
+    }
+}

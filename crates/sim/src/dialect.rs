@@ -47,12 +47,14 @@ impl DialectStages for Dialect {
     }
 
     /// The options a scene of this dialect starts from before a file or the user sets any: spec §4's native
-    /// defaults, or MuJoCo's (Euler integrator, its multiccd flag for box and mesh multi-contact).
+    /// defaults, or MuJoCo's (timestep 0.002 s, Euler integrator, its multiccd flag for box and mesh multi-contact).
     fn default_options(self, multiccd: bool) -> Options {
         match self {
             Dialect::Native => Options::default(),
             Dialect::Mujoco => Options {
                 mujoco_compatibility: true,
+                // MuJoCo's `timestep` default; 0.01 s stays Genesis's (native) default.
+                dt: 0.002,
                 integrator: IntegratorKind::Euler,
                 enable_multi_contact: multiccd,
                 ..Options::default()
