@@ -19,7 +19,7 @@ use signorini_geometry::{Aabb, Pose, TriangleMesh};
 
 use super::SignedDistance;
 use super::convex_convex::{CoreDistance, core_distance};
-use super::mesh_mesh::{FLOOR_SLACK, closest_on_mesh};
+use super::mesh_mesh::{FLOOR_SLACK, beyond_margin, closest_on_mesh, push_nearer_last};
 use crate::narrow::gjk::GjkSettings;
 use crate::narrow::minkowski::CoreShape;
 use crate::query::Algorithm;
@@ -103,6 +103,8 @@ pub(crate) fn mesh_convex<S: CoreShape>(
         ..GjkSettings::default()
     };
     let mut iterations = 0u32;
+    // The smallest bound pruned for being beyond the margin (boolean mode).
+    let mut pruned = f64::INFINITY;
     point_stack.clear();
     if best.distance > stop
         && let Some(root) = bvh.root()
@@ -110,7 +112,11 @@ pub(crate) fn mesh_convex<S: CoreShape>(
         point_stack.push((0, root.aabb.distance(&sbox)));
     }
     while let Some((n, bound)) = point_stack.pop() {
-        if bound >= best.distance || bound > limit {
+        if bound >= best.distance {
+            continue;
+        }
+        if bound > limit {
+            pruned = pruned.min(bound);
             continue;
         }
         let node = &bvh.nodes()[n as usize];
@@ -120,7 +126,11 @@ pub(crate) fn mesh_convex<S: CoreShape>(
                     let tri = mesh.triangle(t as usize);
                     let gap = Aabb::new(tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]))
                         .distance(&sbox);
-                    if gap >= best.distance || gap > limit {
+                    if gap >= best.distance {
+                        continue;
+                    }
+                    if gap > limit {
+                        pruned = pruned.min(gap);
                         continue;
                     }
                     iterations = iterations.saturating_add(1);
@@ -141,28 +151,14 @@ pub(crate) fn mesh_convex<S: CoreShape>(
                 }
             }
             Some([l, r]) => {
-                let (bl, br) = (bvh.nodes()[l].aabb.distance(&sbox), bvh.nodes()[r].aabb.distance(&sbox));
-                let near_last = if bl <= br { [(r, br), (l, bl)] } else { [(l, bl), (r, br)] };
-                for (child, b) in near_last {
-                    if b < best.distance && b <= limit {
-                        point_stack.push((child as u32, b));
-                    }
-                }
+                let bound = |i: usize| bvh.nodes()[i].aabb.distance(&sbox);
+                push_nearer_last(point_stack, (l, bound(l)), (r, bound(r)), best.distance);
             }
         }
     }
     let centres = (pose_s.translation - pose_m.translation).normalize_or(DVec3::Z);
     let Some(t) = best.triangle else {
-        // Boolean mode, nothing within the margin.
-        let d = if limit.is_finite() { limit.max(f64::MIN_POSITIVE) * 2.0 } else { 0.0 };
-        return SignedDistance {
-            distance: d,
-            point_a: pose_m.translation,
-            point_b: pose_m.translation + d * centres,
-            normal: centres,
-            iterations,
-            algorithm: Algorithm::Bvh,
-        };
+        return beyond_margin(pose_m.translation, centres, pruned, iterations);
     };
     let point_a = pose_m.transform_point(best.point_a);
     let point_b = pose_m.transform_point(best.point_b);

@@ -169,7 +169,8 @@ pub(crate) fn mesh_mesh(
             (None, None) => {
                 iterations = iterations.saturating_add(1);
                 let (leaf_a, leaf_b) = (bvh_a.leaf_primitives(na), bvh_b.leaf_primitives(nb));
-                leaf_pair(a, leaf_a, b, leaf_b, &rel, &mut best, stop, margin.unwrap_or(f64::INFINITY));
+                let limit = margin.unwrap_or(f64::INFINITY);
+                leaf_pair(a, leaf_a, b, leaf_b, &rel, &mut best, stop, limit, &mut pruned_sq);
                 if best.distance <= stop {
                     break;
                 }
@@ -229,7 +230,8 @@ impl LeafTriangle {
 }
 
 /// Runs [`triangle_triangle`] on the triangle pairs of two leaves that no cheap bound (their boxes, either
-/// triangle's plane) puts at or beyond the best distance so far, or beyond `limit` (boolean mode's margin).
+/// triangle's plane) puts at or beyond the best distance so far, or beyond `limit` (boolean mode's margin; such a
+/// bound is kept in `pruned_sq`, squared, so that a search finding nothing within the margin still reports one).
 #[allow(clippy::too_many_arguments)]
 fn leaf_pair(
     a: &TriangleMesh,
@@ -240,6 +242,7 @@ fn leaf_pair(
     best: &mut Best,
     stop: f64,
     limit: f64,
+    pruned_sq: &mut f64,
 ) {
     let empty =
         LeafTriangle { points: [DVec3::ZERO; 3], aabb: Aabb::new(DVec3::ZERO, DVec3::ZERO), normal: None };
@@ -251,7 +254,12 @@ fn leaf_pair(
         let tri_a = LeafTriangle::new(a.triangle(ta as usize));
         for (k, &tb) in tris_b.iter().enumerate().take(MAX_LEAF_SIZE) {
             let tri_b = &leaf_b[k];
-            let within = |gap: f64| gap < best.distance && gap <= limit;
+            let mut within = |gap: f64| {
+                if gap > limit && gap < best.distance {
+                    *pruned_sq = pruned_sq.min(gap * gap);
+                }
+                gap < best.distance && gap <= limit
+            };
             if !within(gap_sq(&tri_a.aabb, &tri_b.aabb).sqrt())
                 || !within(tri_a.plane_gap(&tri_b.points))
                 || !within(tri_b.plane_gap(&tri_a.points))
@@ -267,6 +275,32 @@ fn leaf_pair(
                     return;
                 }
             }
+        }
+    }
+}
+
+/// The answer of a boolean search that found nothing within its margin: `bound`, the smallest bound it pruned (a lower
+/// bound of the distance, above the margin), with placeholder witnesses at `origin` and along `towards`.
+pub(crate) fn beyond_margin(origin: DVec3, towards: DVec3, bound: f64, iterations: u32) -> SignedDistance {
+    // Every search prunes something before it ends without a hit; `f64::MAX` only guards a broken invariant.
+    let d = bound.min(f64::MAX);
+    SignedDistance {
+        distance: d,
+        point_a: origin,
+        point_b: origin + d * towards,
+        normal: towards,
+        iterations,
+        algorithm: Algorithm::Bvh,
+    }
+}
+
+/// Pushes two child nodes with their bounds, the nearer last (so it is popped first), skipping those at or beyond
+/// `best`.
+pub(crate) fn push_nearer_last(stack: &mut Vec<(u32, f64)>, l: (usize, f64), r: (usize, f64), best: f64) {
+    let order = if l.1 <= r.1 { [r, l] } else { [l, r] };
+    for (child, bound) in order {
+        if bound < best {
+            stack.push((child as u32, bound));
         }
     }
 }
@@ -297,15 +331,12 @@ pub(crate) fn closest_on_mesh(stack: &mut Vec<(u32, f64)>, mesh: &TriangleMesh, 
                     }
                 }
             }
-            Some([l, r]) => {
-                let (bl, br) = (box_sq(&bvh.nodes()[l].aabb), box_sq(&bvh.nodes()[r].aabb));
-                let near_last = if bl <= br { [(r, br), (l, bl)] } else { [(l, bl), (r, br)] };
-                for (child, b) in near_last {
-                    if b < best.0 {
-                        stack.push((child as u32, b));
-                    }
-                }
-            }
+            Some([l, r]) => push_nearer_last(
+                stack,
+                (l, box_sq(&bvh.nodes()[l].aabb)),
+                (r, box_sq(&bvh.nodes()[r].aabb)),
+                best.0,
+            ),
         }
     }
     (best.1, best.2)
@@ -329,16 +360,7 @@ fn finish(
 ) -> SignedDistance {
     let origins = (pose_b.translation - pose_a.translation).normalize_or(DVec3::Z);
     let Some((r, ta, tb)) = best.hit else {
-        // Boolean mode, nothing within the margin: a lower bound and placeholder witnesses.
-        let d = if pruned.is_finite() { pruned } else { 0.0 };
-        return SignedDistance {
-            distance: d,
-            point_a: pose_a.translation,
-            point_b: pose_a.translation + d * origins,
-            normal: origins,
-            iterations,
-            algorithm: Algorithm::Bvh,
-        };
+        return beyond_margin(pose_a.translation, origins, pruned, iterations);
     };
     let point_a = pose_a.transform_point(r.point_p);
     let point_b = pose_a.transform_point(r.point_q);
@@ -351,4 +373,34 @@ fn finish(
         na.or_else(nb).unwrap_or(origins)
     };
     SignedDistance { distance: r.distance, point_a, point_b, normal, iterations, algorithm: Algorithm::Bvh }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use signorini_geometry::Shape;
+
+    use super::*;
+    use crate::query::{CollisionRequest, DistanceRequest, collide, distance};
+
+    /// Two single triangles (flat: no hull to settle it) whose boxes and one plane test are within the margin but
+    /// which are 0.57 m apart: the boolean search prunes the pair by the other plane and must not call it colliding.
+    #[test]
+    fn a_boolean_search_that_prunes_every_triangle_pair_is_not_a_collision() {
+        let tri = |v: [[f64; 3]; 3]| {
+            Shape::TriangleMesh(Arc::new(
+                TriangleMesh::new(v.map(DVec3::from_array).to_vec(), vec![[0, 1, 2]]).unwrap(),
+            ))
+        };
+        let a = tri([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+        let b = tri([[0.9, 0.9, 0.05], [2.0, 0.9, 1.0], [0.9, 2.0, 1.0]]);
+        let exact = distance(&a, &Pose::IDENTITY, &b, &Pose::IDENTITY, &DistanceRequest::default()).unwrap();
+        assert!(exact.distance > 0.3, "{}", exact.distance);
+        for margin in [0.0, 0.1, 0.3, 1.0] {
+            let req = CollisionRequest { security_margin: margin, max_contacts: 0, ..Default::default() };
+            let c = collide(&a, &Pose::IDENTITY, &b, &Pose::IDENTITY, &req).unwrap();
+            assert_eq!(c.colliding, exact.distance <= margin, "margin {margin}, distance {}", exact.distance);
+        }
+    }
 }
