@@ -153,24 +153,7 @@ mod tests {
 
     use super::*;
     use crate::query::{CollisionRequest, collide};
-
-    struct Rng(u64);
-
-    impl Rng {
-        fn unit(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-        fn vec(&mut self, s: f64) -> DVec3 {
-            DVec3::new(self.unit() - 0.5, self.unit() - 0.5, self.unit() - 0.5) * 2.0 * s
-        }
-        fn quat(&mut self) -> DQuat {
-            DQuat::from_xyzw(self.unit() - 0.5, self.unit() - 0.5, self.unit() - 0.5, self.unit() - 0.5)
-                .normalize()
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// The first `s` at which `collide` is true: a 2001-point grid, then 60 bisections (how `ccd.json`'s `toi_ref`
     /// is made).

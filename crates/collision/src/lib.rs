@@ -47,6 +47,8 @@ pub mod multi_contact;
 pub mod narrow;
 pub mod pairs;
 pub mod query;
+#[cfg(test)]
+mod test_rng;
 pub mod world;
 
 pub use contact::{Contact, Manifold};

@@ -180,32 +180,13 @@ pub(crate) fn mesh_convex<S: CoreShape>(
 
 #[cfg(test)]
 mod tests {
-    use glam::DQuat;
     use signorini_geometry::{ConvexMesh, Cuboid, Shape, Sphere};
 
     use crate::narrow::triangle_triangle::{Plane, closest_point_triangle, triangle_triangle};
     use crate::query::{CollisionRequest, DistanceRequest, collide, distance};
 
     use super::*;
-
-    struct Rng(u64);
-
-    impl Rng {
-        fn unit(&mut self) -> f64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-        fn vec(&mut self, s: f64) -> DVec3 {
-            DVec3::new(self.unit() - 0.5, self.unit() - 0.5, self.unit() - 0.5) * 2.0 * s
-        }
-        fn pose(&mut self, s: f64) -> Pose {
-            let q =
-                DQuat::from_xyzw(self.unit() - 0.5, self.unit() - 0.5, self.unit() - 0.5, self.unit() - 0.5);
-            Pose::new(self.vec(s), q.normalize()).unwrap()
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// A soup of `n` random triangles around the origin.
     fn soup(rng: &mut Rng, n: usize) -> TriangleMesh {
