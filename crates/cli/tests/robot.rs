@@ -14,6 +14,21 @@ fn robots() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/robots")
 }
 
+/// `signorini robot` on the iiwa with the shared configurations and SRDF, plus `extra` arguments.
+fn iiwa(extra: &[&str]) -> std::process::Output {
+    let r = robots();
+    bin()
+        .arg("robot")
+        .arg(r.join("kuka_iiwa/model.urdf"))
+        .arg("--configs")
+        .arg(r.join("iiwa_queries.json"))
+        .arg("--srdf")
+        .arg(r.join("iiwa.srdf"))
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 fn lines(out: &std::process::Output) -> Vec<Value> {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
@@ -25,17 +40,7 @@ fn robot_answers_match_pinocchio_coal_for_meshes_and_hulls() {
     let reference: Value =
         serde_json::from_str(&std::fs::read_to_string(r.join("iiwa_queries.json")).unwrap()).unwrap();
     for geometry in ["hull", "mesh"] {
-        let out = bin()
-            .arg("robot")
-            .arg(r.join("kuka_iiwa/model.urdf"))
-            .arg("--configs")
-            .arg(r.join("iiwa_queries.json"))
-            .arg("--srdf")
-            .arg(r.join("iiwa.srdf"))
-            .args(["--geometry", geometry, "--gradients"])
-            .output()
-            .unwrap();
-        let lines = lines(&out);
+        let lines = lines(&iiwa(&["--geometry", geometry, "--gradients"]));
         let configs = reference["configs"].as_array().unwrap();
         assert_eq!(lines.len(), configs.len());
         for (line, c) in lines.iter().zip(configs) {
@@ -64,18 +69,7 @@ fn robot_answers_match_pinocchio_coal_for_meshes_and_hulls() {
 
 #[test]
 fn robot_bench_prints_one_timing_line() {
-    let r = robots();
-    let out = bin()
-        .arg("robot")
-        .arg(r.join("kuka_iiwa/model.urdf"))
-        .arg("--configs")
-        .arg(r.join("iiwa_queries.json"))
-        .arg("--srdf")
-        .arg(r.join("iiwa.srdf"))
-        .args(["--bench", "--repeat", "1"])
-        .output()
-        .unwrap();
-    let lines = lines(&out);
+    let lines = lines(&iiwa(&["--bench", "--repeat", "1"]));
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["robot"], "lbr_iiwa");
     assert_eq!(lines[0]["configs"], 60);
