@@ -138,13 +138,9 @@ pub(crate) fn signed_distance(
             }
         }
         (S::TriangleMesh(ma), S::TriangleMesh(mb)) => {
-            // The hulls' distance first: a lower bound, and (separated) witnesses to start the search from. A
-            // boolean query only asks whether the hulls are beyond the margin (GJK's early exit, no EPA).
+            // The hulls' distance first: a lower bound, and (separated) witnesses to start the search from.
             let hulls = match (ma.convex_hull(), mb.convex_hull()) {
-                (Some(ha), Some(hb)) => {
-                    let (ha, hb) = (S::ConvexMesh(ha.clone()), S::ConvexMesh(hb.clone()));
-                    Some(signed_distance(ws, &ha, pose_a, &hb, pose_b, request, early_exit)?)
-                }
+                (Some(ha), Some(hb)) => hull_distance(ha, pose_a, hb.as_ref(), pose_b, request, early_exit),
                 _ => None,
             };
             let stacks = (&mut ws.bvh_stack, &mut ws.point_stack);
@@ -181,15 +177,15 @@ fn mesh_convex_distance(
     early_exit: Option<f64>,
 ) -> Result<SignedDistance> {
     let hull = match mesh.convex_hull() {
-        Some(h) => Some(signed_distance(
-            ws,
-            &Shape::ConvexMesh(h.clone()),
-            pose_m,
+        Some(h) => with_convex!(
             shape,
-            pose_s,
-            request,
-            early_exit,
-        )?),
+            |s| hull_distance(h, pose_m, s, pose_s, request, early_exit),
+            return Err(CollisionError::Unsupported {
+                query: "distance",
+                a: ShapeKind::TriangleMesh,
+                b: shape.kind()
+            })
+        ),
         None => None,
     };
     let shape_box = shape.local_aabb();
@@ -203,6 +199,24 @@ fn mesh_convex_distance(
             b: shape.kind()
         })
     ))
+}
+
+/// GJK between a triangle mesh's hull and the core of `b`: their signed distance when the cores are apart, `None` when
+/// they overlap (the distance is then ≤ 0 and bounds nothing; no EPA is run). Boolean queries take GJK's early exit
+/// at the margin.
+fn hull_distance<B: CoreShape>(
+    hull: &ConvexMesh,
+    pose_h: &Pose,
+    b: &B,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+    early_exit: Option<f64>,
+) -> Option<SignedDistance> {
+    let gjk = gjk_settings(&request.gjk, early_exit, b.core_radius());
+    match core_distance(hull, pose_h, b, pose_b, &gjk, request.warm_start).0 {
+        CoreDistance::Apart(sd) => Some(sd),
+        CoreDistance::Overlap => None,
+    }
 }
 
 fn gjk_settings(base: &GjkSettings, early_exit: Option<f64>, radii: f64) -> GjkSettings {
