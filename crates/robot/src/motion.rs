@@ -123,14 +123,40 @@ impl RobotModel {
                 what: format!("the motion tolerance must be finite and ≥ 0, got {}", settings.tolerance),
             });
         }
-        let rates: Vec<f64> = self
-            .motion_weights
-            .iter()
-            .map(|w| w.iter().map(|&(v, wk)| wk * (q1[v] - q0[v]).abs()).sum())
-            .collect();
-        // `safe[p]`: pair p is certified free on [0, safe[p]).
-        let mut safe = vec![0.0_f64; self.pairs.len()];
-        let mut q = q0.to_vec();
+        // The scratch lives in `data` (no allocation after the first check); `safe[p]`: pair p is certified free
+        // on [0, safe[p]).
+        let (mut rates, mut safe, mut q) = (
+            std::mem::take(&mut data.motion_rate),
+            std::mem::take(&mut data.motion_safe),
+            std::mem::take(&mut data.motion_q),
+        );
+        rates.clear();
+        rates.extend(
+            self.motion_weights
+                .iter()
+                .map(|w| w.iter().map(|&(v, wk)| wk * (q1[v] - q0[v]).abs()).sum::<f64>()),
+        );
+        safe.clear();
+        safe.resize(self.pairs.len(), 0.0);
+        q.clear();
+        q.extend_from_slice(q0);
+        let answer = self.advance(data, q0, q1, settings, &rates, &mut safe, &mut q);
+        (data.motion_rate, data.motion_safe, data.motion_q) = (rates, safe, q);
+        answer
+    }
+
+    /// The advancement loop of [`RobotModel::check_motion`] over its scratch.
+    #[allow(clippy::too_many_arguments)]
+    fn advance(
+        &self,
+        data: &mut RobotData,
+        q0: &[f64],
+        q1: &[f64],
+        settings: &MotionSettings,
+        rates: &[f64],
+        safe: &mut [f64],
+        q: &mut [f64],
+    ) -> Result<MotionCheck> {
         let mut measurements = 0;
         loop {
             let t = safe.iter().copied().fold(f64::INFINITY, f64::min);
@@ -140,7 +166,7 @@ impl RobotModel {
             for (qi, (a, b)) in q.iter_mut().zip(q0.iter().zip(q1)) {
                 *qi = a + t * (b - a);
             }
-            self.forward_unchecked(data, &q);
+            self.forward_unchecked(data, q);
             for p in 0..self.pairs.len() {
                 if safe[p] != t {
                     continue;

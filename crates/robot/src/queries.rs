@@ -54,6 +54,10 @@ pub struct RobotData {
     /// World box of each geometry: centre and half extents.
     pub(crate) geom_box: Vec<(DVec3, DVec3)>,
     pub(crate) ws: QueryWorkspace,
+    /// Motion checks' scratch: per pair the approach-rate bound and the certified fraction, and the configuration.
+    pub(crate) motion_rate: Vec<f64>,
+    pub(crate) motion_safe: Vec<f64>,
+    pub(crate) motion_q: Vec<f64>,
 }
 
 impl RobotData {
@@ -83,6 +87,9 @@ impl RobotModel {
             geom_pose: vec![Pose::IDENTITY; self.geoms.len()],
             geom_box: vec![(DVec3::ZERO, DVec3::ZERO); self.geoms.len()],
             ws: QueryWorkspace::default(),
+            motion_rate: Vec::with_capacity(self.pairs.len()),
+            motion_safe: Vec::with_capacity(self.pairs.len()),
+            motion_q: Vec::with_capacity(self.nq()),
         }
     }
 
