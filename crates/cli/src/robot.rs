@@ -48,6 +48,10 @@ pub struct RobotArgs {
     /// Mesh geometry as triangle meshes or convex hulls.
     #[arg(long, value_enum, default_value = "hull")]
     pub geometry: GeometryArg,
+    /// A ROS package folder for `package://NAME/...` mesh names, as `NAME=DIR` (repeatable; a package not given is
+    /// looked for beside the URDF).
+    #[arg(long = "package-dir", value_name = "NAME=DIR")]
+    pub package_dirs: Vec<String>,
     /// Add ∂distance/∂q of each pair.
     #[arg(long)]
     pub gradients: bool,
@@ -149,12 +153,22 @@ pub fn run(args: &RobotArgs, w: &mut dyn Write) -> Result<(), CliError> {
         GeometryArg::Mesh => MeshGeometry::TriangleMesh,
         GeometryArg::Hull => MeshGeometry::ConvexHull,
     };
+    let package_dirs = args
+        .package_dirs
+        .iter()
+        .map(|p| match p.split_once('=') {
+            Some((name, dir)) if !name.is_empty() && !dir.is_empty() => {
+                Ok((name.to_string(), PathBuf::from(dir)))
+            }
+            _ => Err(CliError::Usage(format!("--package-dir takes NAME=DIR, got `{p}`"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .map_err(|e| CliError::Usage(format!("--threads: {e}")))?;
     if args.generate_acm {
-        let options = RobotOptions { geometry, ..RobotOptions::default() };
+        let options = RobotOptions { geometry, package_dirs, ..RobotOptions::default() };
         return generate_acm(args, &RobotModel::from_files(&args.urdf, None, &options)?, w);
     }
     let path =
@@ -164,9 +178,9 @@ pub fn run(args: &RobotArgs, w: &mut dyn Write) -> Result<(), CliError> {
         serde_json::from_str(&text).map_err(|source| CliError::Json { path: path.into(), source })?;
     let options = RobotOptions {
         geometry,
+        package_dirs,
         joint_names: file.joint_names.clone(),
         locked_joints: file.locked_joints.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        ..RobotOptions::default()
     };
     let robot = RobotModel::from_files(&args.urdf, args.srdf.as_deref(), &options)?;
     let qs: Vec<&[f64]> = file.configs.iter().map(|c| c.q.as_slice()).collect();

@@ -137,3 +137,39 @@ fn robot_bad_input_names_the_culprit() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn robot_resolves_ros_packages_given_on_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("signorini-cli-robot-pkg-{}", std::process::id()));
+    let pkg = dir.join("elsewhere/arm_description");
+    std::fs::create_dir_all(pkg.join("meshes")).unwrap();
+    std::fs::create_dir_all(dir.join("urdf")).unwrap();
+    std::fs::copy(robots().join("kuka_iiwa/meshes/link_1.stl"), pkg.join("meshes/link.stl")).unwrap();
+    std::fs::write(
+        dir.join("urdf/arm.urdf"),
+        r#"<robot name="arm"><link name="base"><collision><geometry><box size="0.3 0.3 0.1"/></geometry></collision></link>
+  <link name="upper"><collision><geometry><mesh filename="package://arm_description/meshes/link.stl"/></geometry></collision></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="upper"/><origin xyz="0 0 0.3"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("q.json"), r#"{"configs": [{"q": [0.2]}]}"#).unwrap();
+    let run = |extra: &[String]| {
+        bin()
+            .arg("robot")
+            .arg(dir.join("urdf/arm.urdf"))
+            .arg("--configs")
+            .arg(dir.join("q.json"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let missing = run(&[]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("arm_description"));
+    let given = run(&["--package-dir".into(), format!("arm_description={}", pkg.display())]);
+    assert_eq!(lines(&given)[0]["pairs"].as_array().unwrap().len(), 1);
+    let bad = run(&["--package-dir".into(), "nodir".into()]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("NAME=DIR"));
+    std::fs::remove_dir_all(&dir).ok();
+}

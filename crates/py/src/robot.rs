@@ -18,9 +18,10 @@ use crate::error::{SignoriniError, to_py};
 
 /// A robot's collision model (see the module docs).
 ///
-/// `Robot(urdf, srdf=None, geometry="hull", joint_names=None, locked_joints=None)`: `geometry` is `"hull"` (mesh
-/// collision geometry as convex hulls) or `"mesh"` (the triangle meshes); `joint_names` orders `q` (default: every
-/// movable joint that is neither locked nor a mimic); `locked_joints` maps joint names to held values.
+/// `Robot(urdf, srdf=None, geometry="hull", joint_names=None, locked_joints=None, package_dirs=None)`: `geometry` is
+/// `"hull"` (mesh collision geometry as convex hulls) or `"mesh"` (the triangle meshes); `joint_names` orders `q`
+/// (default: every movable joint that is neither locked nor a mimic); `locked_joints` maps joint names to held
+/// values; `package_dirs` maps ROS package names to folders for `package://` mesh names.
 #[pyclass(module = "signorini", frozen)]
 #[derive(Debug)]
 pub struct Robot {
@@ -84,13 +85,14 @@ fn distance_arrays<'py>(
 #[pymethods]
 impl Robot {
     #[new]
-    #[pyo3(signature = (urdf, srdf=None, geometry="hull", joint_names=None, locked_joints=None))]
+    #[pyo3(signature = (urdf, srdf=None, geometry="hull", joint_names=None, locked_joints=None, package_dirs=None))]
     fn new(
         urdf: PathBuf,
         srdf: Option<PathBuf>,
         geometry: &str,
         joint_names: Option<Vec<String>>,
         locked_joints: Option<HashMap<String, f64>>,
+        package_dirs: Option<HashMap<String, PathBuf>>,
     ) -> PyResult<Robot> {
         let geometry = match geometry {
             "hull" => MeshGeometry::ConvexHull,
@@ -103,8 +105,9 @@ impl Robot {
         };
         let mut locked: Vec<(String, f64)> = locked_joints.unwrap_or_default().into_iter().collect();
         locked.sort_by(|a, b| a.0.cmp(&b.0));
-        let options =
-            RobotOptions { geometry, joint_names, locked_joints: locked, ..RobotOptions::default() };
+        let mut package_dirs: Vec<(String, PathBuf)> = package_dirs.unwrap_or_default().into_iter().collect();
+        package_dirs.sort();
+        let options = RobotOptions { geometry, package_dirs, joint_names, locked_joints: locked };
         let model = RobotModel::from_files(&urdf, srdf.as_deref(), &options).map_err(to_py)?;
         Ok(Robot { model })
     }

@@ -72,3 +72,20 @@ def test_bad_input_is_a_signorini_error(reference):
         sg.Robot(ROBOTS / "kuka_iiwa" / "model.urdf", joint_names=["elbow"])
     with pytest.raises(sg.SignoriniError, match="geometry"):
         sg.Robot(ROBOTS / "kuka_iiwa" / "model.urdf", geometry="voxels")
+
+
+def test_ros_packages_from_package_dirs(tmp_path):
+    pkg = tmp_path / "elsewhere" / "arm_description"
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "meshes" / "link.stl").write_bytes((ROBOTS / "kuka_iiwa" / "meshes" / "link_1.stl").read_bytes())
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        '<robot name="arm"><link name="base"><collision><geometry><box size="0.3 0.3 0.1"/></geometry>'
+        '</collision></link><link name="upper"><collision><geometry>'
+        '<mesh filename="package://arm_description/meshes/link.stl"/></geometry></collision></link>'
+        '<joint name="j" type="revolute"><parent link="base"/><child link="upper"/><origin xyz="0 0 0.3"/>'
+        '<axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
+    with pytest.raises(sg.SignoriniError, match="arm_description"):
+        sg.Robot(urdf)
+    r = sg.Robot(urdf, package_dirs={"arm_description": pkg}, geometry="mesh")
+    assert r.pairs.shape == (1, 2) and np.isfinite(r.min_distance(np.array([0.2])))
