@@ -5,8 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use glam::DVec3;
-use signorini_geometry::{Pose, Shape};
+use signorini_geometry::{Aabb, Pose, Shape};
 use signorini_model::model::shape_rbound;
 use signorini_model::spec::{EqualitySpec, JointKind};
 use signorini_urdf::{LoadedUrdf, MeshGeometry, Srdf, UrdfOptions, load_srdf, load_urdf};
@@ -39,9 +38,8 @@ pub struct RobotGeom {
     pub local: Pose,
     /// The shape in the geometry frame.
     pub shape: Shape,
-    /// Centre and half extents of the shape's box in the geometry frame.
-    pub(crate) box_center: DVec3,
-    pub(crate) box_half: DVec3,
+    /// The shape's box in the geometry frame.
+    pub(crate) local_box: Aabb,
     /// Radius of a ball about the link origin that holds the shape.
     pub(crate) link_radius: f64,
 }
@@ -200,14 +198,12 @@ impl RobotModel {
         for (b, body) in spec.bodies.iter().enumerate().skip(1) {
             for (k, g) in body.geoms.iter().enumerate() {
                 let local = Pose { translation: g.pos, rotation: g.quat };
-                let aabb = g.shape.local_aabb();
                 geoms.push(RobotGeom {
                     name: format!("{}_{k}", body.name),
                     link: b - 1,
                     local,
                     shape: g.shape.clone(),
-                    box_center: aabb.center(),
-                    box_half: aabb.half_extents(),
+                    local_box: g.shape.local_aabb(),
                     link_radius: g.pos.length() + shape_rbound(&g.shape),
                 });
             }

@@ -15,7 +15,7 @@ use glam::DVec3;
 use signorini_collision::query::{
     CollisionRequest, DistanceRequest, QueryWorkspace, collide_with, distance_with,
 };
-use signorini_geometry::{Pose, Shape};
+use signorini_geometry::{Aabb, Pose, Shape};
 
 use crate::error::Result;
 use crate::kinematics::Coordinate;
@@ -51,8 +51,8 @@ pub struct PairDistance {
 pub struct RobotData {
     pub(crate) links: Vec<Pose>,
     pub(crate) geom_pose: Vec<Pose>,
-    /// World box of each geometry: centre and half extents.
-    pub(crate) geom_box: Vec<(DVec3, DVec3)>,
+    /// World box of each geometry.
+    pub(crate) geom_box: Vec<Aabb>,
     pub(crate) ws: QueryWorkspace,
     /// Motion checks' scratch: per pair the approach-rate bound and the certified fraction, and the configuration.
     pub(crate) motion_rate: Vec<f64>,
@@ -72,20 +72,13 @@ impl RobotData {
     }
 }
 
-/// Distance between two boxes given by centre and half extents (0 when they overlap): a lower bound of the
-/// distance of what they hold.
-#[inline]
-fn box_distance((ca, ha): (DVec3, DVec3), (cb, hb): (DVec3, DVec3)) -> f64 {
-    ((ca - cb).abs() - ha - hb).max(DVec3::ZERO).length()
-}
-
 impl RobotModel {
     /// A fresh [`RobotData`] for this model.
     pub fn data(&self) -> RobotData {
         RobotData {
             links: vec![Pose::IDENTITY; self.chain.links.len()],
             geom_pose: vec![Pose::IDENTITY; self.geoms.len()],
-            geom_box: vec![(DVec3::ZERO, DVec3::ZERO); self.geoms.len()],
+            geom_box: vec![Aabb::new(DVec3::ZERO, DVec3::ZERO); self.geoms.len()],
             ws: QueryWorkspace::default(),
             motion_rate: Vec::with_capacity(self.pairs.len()),
             motion_safe: Vec::with_capacity(self.pairs.len()),
@@ -106,9 +99,7 @@ impl RobotModel {
         for (g, geom) in self.geoms.iter().enumerate() {
             let link = &data.links[geom.link];
             let pose = if geom.local == Pose::IDENTITY { *link } else { link.compose(&geom.local) };
-            let r = pose.rotation_matrix();
-            let abs = glam::DMat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
-            data.geom_box[g] = (pose.transform_point(geom.box_center), abs * geom.box_half);
+            data.geom_box[g] = geom.local_box.transformed_corners_bound(&pose);
             data.geom_pose[g] = pose;
         }
     }
@@ -147,7 +138,7 @@ impl RobotModel {
         let request =
             CollisionRequest { security_margin: 0.0, max_contacts: 0, ..CollisionRequest::default() };
         for (p, &[a, b]) in self.pairs.iter().enumerate() {
-            if box_distance(data.geom_box[a], data.geom_box[b]) > 0.0 {
+            if data.geom_box[a].distance(&data.geom_box[b]) > 0.0 {
                 continue;
             }
             let (sa, pa, sb, pb) = self.pair_shapes(data, p);
@@ -175,7 +166,7 @@ impl RobotModel {
         let mut best: Option<PairDistance> = None;
         for (p, &[a, b]) in self.pairs.iter().enumerate() {
             // Boxes apart bound the distance from below; overlapping boxes bound nothing (it may be negative).
-            let bound = box_distance(data.geom_box[a], data.geom_box[b]);
+            let bound = data.geom_box[a].distance(&data.geom_box[b]);
             if bound > 0.0 && best.is_some_and(|d| bound >= d.distance) {
                 continue;
             }
@@ -204,7 +195,7 @@ impl RobotModel {
         self.forward(data, q)?;
         out.clear();
         for (p, &[a, b]) in self.pairs.iter().enumerate() {
-            if box_distance(data.geom_box[a], data.geom_box[b]) > d_act {
+            if data.geom_box[a].distance(&data.geom_box[b]) > d_act {
                 continue;
             }
             let d = self.pair_distance(data, p)?;

@@ -14,12 +14,14 @@
 //! margin), nearer child first; at the leaves a triangle whose box is too far is skipped, the others run GJK
 //! (triangle against the solid's core, inflated by its radius), with GJK's early exit in boolean mode.
 
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use signorini_geometry::{Aabb, Pose, TriangleMesh};
 
 use super::SignedDistance;
 use super::convex_convex::{CoreDistance, core_distance};
-use super::mesh_mesh::{FLOOR_SLACK, beyond_margin, closest_on_mesh, push_nearer_last};
+use super::mesh_mesh::{
+    FLOOR_SLACK, HullStage, beyond_margin, closest_on_mesh, push_nearer_last, triangle_box,
+};
 use crate::narrow::gjk::GjkSettings;
 use crate::narrow::minkowski::CoreShape;
 use crate::query::Algorithm;
@@ -73,29 +75,23 @@ pub(crate) fn mesh_convex<S: CoreShape>(
     hull: Option<&SignedDistance>,
 ) -> SignedDistance {
     let rel = pose_m.inv_compose(pose_s);
-    let r = rel.rotation_matrix();
-    let abs_r = DMat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
-    let sbox = Aabb::from_center_half_extents(
-        rel.transform_point(shape_box.center()),
-        abs_r * shape_box.half_extents(),
-    );
+    let sbox = shape_box.transformed_corners_bound(&rel);
     let bvh = mesh.bvh();
     let size =
         bvh.root().map_or(0.0, |n| n.aabb.half_extents().length()).max(shape_box.half_extents().length());
     let mut best =
         Best { distance: f64::INFINITY, point_a: DVec3::ZERO, point_b: DVec3::ZERO, triangle: None };
-    let mut floor = f64::NEG_INFINITY;
-    if let Some(h) = hull.filter(|h| h.distance > 0.0) {
-        if margin.is_some_and(|m| h.distance > m) {
-            return SignedDistance { algorithm: Algorithm::Bvh, ..*h };
-        }
-        if margin.is_none() {
-            floor = h.distance;
+    let floor = match HullStage::of(hull, margin) {
+        HullStage::Settled(answer) => return answer,
+        HullStage::Search { floor: None } => f64::NEG_INFINITY,
+        HullStage::Search { floor: Some(h) } => {
+            // The shape's witness is on the shape already; only the mesh's is projected.
             let (qa, ta) = closest_on_mesh(point_stack, mesh, pose_m.inverse_transform_point(h.point_a));
             let pb = pose_m.inverse_transform_point(h.point_b);
             best = Best { distance: (pb - qa).length(), point_a: qa, point_b: pb, triangle: Some(ta) };
+            h.distance
         }
-    }
+    };
     let limit = margin.map_or(f64::INFINITY, |m| m.max(0.0));
     let stop = margin.map_or(0.0, |m| m.max(0.0)).max(floor + FLOOR_SLACK * (1.0 + size));
     let gjk = GjkSettings {
@@ -124,8 +120,7 @@ pub(crate) fn mesh_convex<S: CoreShape>(
             None => {
                 for &t in bvh.leaf_primitives(node) {
                     let tri = mesh.triangle(t as usize);
-                    let gap = Aabb::new(tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]))
-                        .distance(&sbox);
+                    let gap = triangle_box(&tri).distance(&sbox);
                     if gap >= best.distance {
                         continue;
                     }

@@ -127,21 +127,19 @@ pub(crate) fn mesh_mesh(
         .flatten()
         .map(|n| n.aabb.half_extents().length())
         .fold(0.0, f64::max);
-    let mut floor = f64::NEG_INFINITY;
-    if let Some(h) = hulls.filter(|h| h.distance > 0.0) {
-        if margin.is_some_and(|m| h.distance > m) {
-            return SignedDistance { algorithm: Algorithm::Bvh, ..*h };
-        }
-        if margin.is_none() {
-            floor = h.distance;
+    let floor = match HullStage::of(hulls, margin) {
+        HullStage::Settled(answer) => return answer,
+        HullStage::Search { floor: None } => f64::NEG_INFINITY,
+        HullStage::Search { floor: Some(h) } => {
             let (qa, ta) = closest_on_mesh(point_stack, a, pose_a.inverse_transform_point(h.point_a));
             let (qb, tb) = closest_on_mesh(point_stack, b, pose_b.inverse_transform_point(h.point_b));
             let qb = rel.point(qb);
             let d = (qb - qa).length();
             let seed = TriangleDistance { distance: d, point_p: qa, point_q: qb };
             best = Best { distance: d, distance_sq: d * d, hit: Some((seed, ta, tb)) };
+            h.distance
         }
-    }
+    };
     let done = floor + FLOOR_SLACK * (1.0 + size);
     let mut pruned_sq = f64::INFINITY;
     // Squared margin; a negative margin prunes everything (every bound is ≥ 0 > margin).
@@ -279,6 +277,28 @@ fn leaf_pair(
     }
 }
 
+/// What the hulls' distance settles before a mesh search (see the module docs).
+pub(crate) enum HullStage<'h> {
+    /// Boolean mode, hulls beyond the margin: the answer.
+    Settled(SignedDistance),
+    /// Search the meshes; in distance mode with separated hulls, `floor` is their distance, whose witnesses start
+    /// the search and whose value ends it.
+    Search { floor: Option<&'h SignedDistance> },
+}
+
+impl<'h> HullStage<'h> {
+    /// The stage for the hulls' distance `hulls` (when there are hulls) and the boolean `margin`.
+    pub(crate) fn of(hulls: Option<&'h SignedDistance>, margin: Option<f64>) -> HullStage<'h> {
+        match (hulls.filter(|h| h.distance > 0.0), margin) {
+            (Some(h), Some(m)) if h.distance > m => {
+                HullStage::Settled(SignedDistance { algorithm: Algorithm::Bvh, ..*h })
+            }
+            (Some(h), None) => HullStage::Search { floor: Some(h) },
+            _ => HullStage::Search { floor: None },
+        }
+    }
+}
+
 /// The answer of a boolean search that found nothing within its margin: `bound`, the smallest bound it pruned (a lower
 /// bound of the distance, above the margin), with placeholder witnesses at `origin` and along `towards`.
 pub(crate) fn beyond_margin(origin: DVec3, towards: DVec3, bound: f64, iterations: u32) -> SignedDistance {
@@ -342,7 +362,7 @@ pub(crate) fn closest_on_mesh(stack: &mut Vec<(u32, f64)>, mesh: &TriangleMesh, 
     (best.1, best.2)
 }
 
-fn triangle_box(t: &[DVec3; 3]) -> Aabb {
+pub(crate) fn triangle_box(t: &[DVec3; 3]) -> Aabb {
     Aabb::new(t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]))
 }
 
