@@ -12,6 +12,7 @@ use signorini_collision::ccd::{CcdRequest, Motion, time_of_impact};
 use signorini_testdata::CcdDataset;
 
 use crate::error::CliError;
+use crate::query::write_json;
 
 #[derive(Serialize)]
 struct Line {
@@ -27,14 +28,11 @@ pub fn run(path: &Path, out: &mut dyn Write) -> Result<(), CliError> {
         serde_json::from_str(&text).map_err(|source| CliError::Json { path: path.into(), source })?;
     let prepared = data.prepare().map_err(|source| CliError::Dataset { path: path.into(), source })?;
     let mut ws = QueryWorkspace::default();
-    let io = |source| CliError::Io { path: "<output>".into(), source };
     for r in &prepared {
         let (ma, mb) = (Motion { start: r.a.1, end: r.a.2 }, Motion { start: r.b.1, end: r.b.2 });
         let answer = time_of_impact(&mut ws, &r.a.0, &ma, &r.b.0, &mb, &CcdRequest::default())
             .map_err(|source| CliError::Query { id: r.id, source })?;
-        let line = Line { id: r.id, collides: answer.toi.is_some(), toi: answer.toi };
-        serde_json::to_writer(&mut *out, &line).map_err(|e| io(e.into()))?;
-        writeln!(out).map_err(io)?;
+        write_json(out, &Line { id: r.id, collides: answer.toi.is_some(), toi: answer.toi })?;
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ mod robot;
 mod run;
 mod run_batch;
 mod run_gpu;
+mod timing;
 
 use error::CliError;
 

@@ -8,7 +8,6 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 use serde::Serialize;
 use signorini_collision::{CollisionRequest, DistanceRequest, QueryWorkspace, collide_with, distance_with};
@@ -82,29 +81,25 @@ pub fn bench(path: &Path, repeat: usize, out: &mut dyn Write) -> Result<(), CliE
         collide_with(&mut ws, &r.a.0, &r.a.1, &r.b.0, &r.b.1, &creq)
             .map_err(|e| CliError::Query { id: r.id, source: e })?;
     }
-    let n = prepared.len().max(1);
-    let time_pass = |f: &mut dyn FnMut(&PreparedRecord) -> f64| -> f64 {
-        let mut samples: Vec<f64> = (0..repeat)
-            .map(|_| {
-                let start = Instant::now();
-                let mut sink = 0.0;
-                for r in &prepared {
-                    sink += f(r);
-                }
-                std::hint::black_box(sink);
-                start.elapsed().as_nanos() as f64 / n as f64
+    let n = prepared.len();
+    let distance_ns = crate::timing::median_ns_per_item(repeat, n, || {
+        let sink: f64 = prepared
+            .iter()
+            .map(|r| {
+                distance_with(&mut ws, &r.a.0, &r.a.1, &r.b.0, &r.b.1, &dreq).map_or(0.0, |d| d.distance)
             })
-            .collect();
-        samples.sort_by(f64::total_cmp);
-        samples[samples.len() / 2]
-    };
-    let distance_ns = time_pass(&mut |r| {
-        distance_with(&mut ws, &r.a.0, &r.a.1, &r.b.0, &r.b.1, &dreq).map_or(0.0, |d| d.distance)
+            .sum();
+        std::hint::black_box(sink);
     });
     let mut ws2 = QueryWorkspace::default();
-    let collide_ns = time_pass(&mut |r| {
-        collide_with(&mut ws2, &r.a.0, &r.a.1, &r.b.0, &r.b.1, &creq)
-            .map_or(0.0, |c| f64::from(u8::from(c.colliding)))
+    let collide_ns = crate::timing::median_ns_per_item(repeat, n, || {
+        let sink = prepared
+            .iter()
+            .filter(|r| {
+                collide_with(&mut ws2, &r.a.0, &r.a.1, &r.b.0, &r.b.1, &creq).is_ok_and(|c| c.colliding)
+            })
+            .count();
+        std::hint::black_box(sink);
     });
     write_json(out, &BenchLine { kind: &data.kind, n: prepared.len(), distance_ns, collide_ns })
 }

@@ -16,14 +16,13 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 use signorini_robot::{AcmSettings, MeshGeometry, PairDistance, RobotModel, RobotOptions};
 
 use crate::error::CliError;
-use crate::finite;
+use crate::query::write_json;
 
 /// Mesh collision geometry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -188,12 +187,11 @@ pub fn run(args: &RobotArgs, w: &mut dyn Write) -> Result<(), CliError> {
         return bench(&robot, &qs, args, &pool, w);
     }
     let answers = pool.install(|| robot.batch_distance_gradients(&qs))?;
-    let io = |source| CliError::Io { path: "<output>".into(), source };
     for (i, (config, (distances, grad))) in file.configs.iter().zip(&answers).enumerate() {
-        let line = config_line(&robot, config.index.unwrap_or(i as u64), distances, grad, args.gradients);
-        finite::ensure(&line, &format!("configuration {i}"))?;
-        serde_json::to_writer(&mut *w, &line).map_err(|e| io(e.into()))?;
-        writeln!(w).map_err(io)?;
+        write_json(
+            w,
+            &config_line(&robot, config.index.unwrap_or(i as u64), distances, grad, args.gradients),
+        )?;
     }
     Ok(())
 }
@@ -233,17 +231,11 @@ fn config_line<'a>(
 
 /// Median over `repeat` passes of the mean time per configuration of `op` (ns).
 fn time_per_config(qs: &[&[f64]], repeat: usize, mut op: impl FnMut(&[f64])) -> f64 {
-    let mut passes: Vec<f64> = (0..repeat.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            for q in qs {
-                op(black_box(q));
-            }
-            start.elapsed().as_nanos() as f64 / qs.len().max(1) as f64
-        })
-        .collect();
-    passes.sort_by(f64::total_cmp);
-    passes[passes.len() / 2]
+    crate::timing::median_ns_per_item(repeat, qs.len(), || {
+        for q in qs {
+            op(black_box(q));
+        }
+    })
 }
 
 fn bench(
@@ -253,6 +245,9 @@ fn bench(
     pool: &rayon::ThreadPool,
     w: &mut dyn Write,
 ) -> Result<(), CliError> {
+    if args.repeat == 0 {
+        return Err(CliError::Usage("--repeat must be at least 1".into()));
+    }
     for (i, q) in qs.iter().enumerate() {
         robot.check_configuration(q, i)?;
     }
@@ -275,19 +270,12 @@ fn bench(
     // The batched calls on the pool, over the configurations repeated to at least 4096 so each thread has work.
     let copies = 4096usize.div_ceil(qs.len().max(1));
     let many: Vec<&[f64]> = (0..copies).flat_map(|_| qs.iter().copied()).collect();
-    let per_config = |op: &dyn Fn()| {
-        let mut passes: Vec<f64> = (0..r.max(1))
-            .map(|_| {
-                let start = Instant::now();
-                op();
-                start.elapsed().as_nanos() as f64 / many.len().max(1) as f64
-            })
-            .collect();
-        passes.sort_by(f64::total_cmp);
-        passes[passes.len() / 2]
-    };
-    let batch_check_ns = pool.install(|| per_config(&|| drop(black_box(robot.batch_is_colliding(&many)))));
-    let batch_distances_ns = pool.install(|| per_config(&|| drop(black_box(robot.batch_distances(&many)))));
+    let batch_check_ns = pool.install(|| {
+        crate::timing::median_ns_per_item(r, many.len(), || drop(black_box(robot.batch_is_colliding(&many))))
+    });
+    let batch_distances_ns = pool.install(|| {
+        crate::timing::median_ns_per_item(r, many.len(), || drop(black_box(robot.batch_distances(&many))))
+    });
     let line = BenchLine {
         robot: robot.name(),
         geometry: match robot.geometry() {
@@ -304,10 +292,7 @@ fn bench(
         batch_check_ns,
         batch_distances_ns,
     };
-    finite::ensure(&line, "the benchmark line")?;
-    let io = |source| CliError::Io { path: "<output>".into(), source };
-    serde_json::to_writer(&mut *w, &line).map_err(|e| io(e.into()))?;
-    writeln!(w).map_err(io)
+    write_json(w, &line)
 }
 
 #[derive(Debug, Serialize)]
@@ -342,7 +327,5 @@ fn generate_acm(args: &RobotArgs, robot: &RobotModel, w: &mut dyn Write) -> Resu
         disabled,
         link_pairs_enabled: enabled,
     };
-    let io = |source| CliError::Io { path: "<output>".into(), source };
-    serde_json::to_writer(&mut *w, &line).map_err(|e| io(e.into()))?;
-    writeln!(w).map_err(io)
+    write_json(w, &line)
 }
