@@ -38,6 +38,21 @@ fn configurations(q: &PyArrayLikeDyn<'_, f64, AllowTypeChange>) -> PyResult<(Vec
     }
 }
 
+/// `out[name] = array`, or its first row (a view) when the input was one configuration.
+fn set_batched(out: &Bound<'_, PyDict>, name: &str, array: Bound<'_, PyAny>, single: bool) -> PyResult<()> {
+    if single { out.set_item(name, array.get_item(0)?) } else { out.set_item(name, array) }
+}
+
+/// One answer per configuration as a `(n,)` array, or the lone answer when the input was one configuration.
+fn batched<'py>(
+    py: Python<'py>,
+    values: Array1<impl numpy::Element>,
+    single: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = values.into_pyarray(py).into_any();
+    if single { array.get_item(0) } else { Ok(array) }
+}
+
 /// Per-configuration pair distances as arrays `(n, pairs, ·)`; NaN witnesses where a pair has none.
 fn distance_arrays<'py>(
     py: Python<'py>,
@@ -66,19 +81,11 @@ fn distance_arrays<'py>(
     }
     let out = PyDict::new(py);
     let [point_a, point_b] = points;
-    if single {
-        out.set_item("distance", distance.row(0).to_owned().into_pyarray(py))?;
-        out.set_item("collision", collision.row(0).to_owned().into_pyarray(py))?;
-        out.set_item("point_a", point_a.index_axis_move(ndarray::Axis(0), 0).into_pyarray(py))?;
-        out.set_item("point_b", point_b.index_axis_move(ndarray::Axis(0), 0).into_pyarray(py))?;
-        out.set_item("normal", normal.index_axis_move(ndarray::Axis(0), 0).into_pyarray(py))?;
-    } else {
-        out.set_item("distance", distance.into_pyarray(py))?;
-        out.set_item("collision", collision.into_pyarray(py))?;
-        out.set_item("point_a", point_a.into_pyarray(py))?;
-        out.set_item("point_b", point_b.into_pyarray(py))?;
-        out.set_item("normal", normal.into_pyarray(py))?;
-    }
+    set_batched(&out, "distance", distance.into_pyarray(py).into_any(), single)?;
+    set_batched(&out, "collision", collision.into_pyarray(py).into_any(), single)?;
+    set_batched(&out, "point_a", point_a.into_pyarray(py).into_any(), single)?;
+    set_batched(&out, "point_b", point_b.into_pyarray(py).into_any(), single)?;
+    set_batched(&out, "normal", normal.into_pyarray(py).into_any(), single)?;
     Ok(out)
 }
 
@@ -146,11 +153,7 @@ impl Robot {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (qs, single) = configurations(&q)?;
         let flags = py.detach(|| self.model.batch_is_colliding(&qs)).map_err(to_py)?;
-        if single {
-            Ok(flags[0].into_pyobject(py)?.to_owned().into_any())
-        } else {
-            Ok(Array1::from(flags).into_pyarray(py).into_any())
-        }
+        batched(py, Array1::from(flags), single)
     }
 
     /// Every enabled pair's answer: a dict of arrays `distance` `(·, pairs)`, `collision`, `point_a`, `point_b`,
@@ -178,11 +181,7 @@ impl Robot {
                     }
                 }
             }
-            if single {
-                out.set_item("grad", grad.index_axis_move(ndarray::Axis(0), 0).into_pyarray(py))?;
-            } else {
-                out.set_item("grad", grad.into_pyarray(py))?;
-            }
+            set_batched(&out, "grad", grad.into_pyarray(py).into_any(), single)?;
         }
         Ok(out)
     }
@@ -196,11 +195,7 @@ impl Robot {
         let (qs, single) = configurations(&q)?;
         let mins = py.detach(|| self.model.batch_min_distance(&qs)).map_err(to_py)?;
         let values: Vec<f64> = mins.iter().map(|m| m.map_or(f64::INFINITY, |d| d.distance)).collect();
-        if single {
-            Ok(values[0].into_pyobject(py)?.into_any())
-        } else {
-            Ok(Array1::from(values).into_pyarray(py).into_any())
-        }
+        batched(py, Array1::from(values), single)
     }
 
     /// Whether the straight joint-space motions from each row of `q0` to the same row of `q1` are free (conservative
