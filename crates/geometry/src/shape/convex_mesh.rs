@@ -46,7 +46,7 @@ pub struct ConvexMesh {
 }
 
 /// Cells per cube-face side of the start table (see [`ConvexMesh::support_start`]).
-const START_GRID: usize = 4;
+const START_GRID: usize = 8;
 
 /// Cells of the start table: six faces of `START_GRID²`.
 const START_CELLS: usize = 6 * START_GRID * START_GRID;
@@ -240,7 +240,7 @@ impl ConvexMesh {
     }
 
     /// A good vertex to start a hill climb along `dir` from: the support through the centre of the cube-map cell
-    /// that `dir` falls in (96 cells, each within ~20° of its centre), so the climb takes a step or two. 0 for a
+    /// that `dir` falls in (384 cells, each within ~10° of its centre), so the climb takes a step or two. 0 for a
     /// zero or non-finite direction.
     #[inline]
     pub fn support_start(&self, dir: DVec3) -> usize {
