@@ -21,6 +21,7 @@ use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
 use crate::pairs::capsule_capsule::capsule_capsule;
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
+use crate::pairs::height_field::{height_field_contacts, height_field_distance};
 use crate::pairs::mesh_convex::mesh_convex;
 use crate::pairs::mesh_mesh::mesh_mesh;
 use crate::pairs::plane_convex::plane_convex;
@@ -100,6 +101,16 @@ pub(crate) fn signed_distance(
     let convex_b = b.kind().is_bounded_convex();
     let convex_a = a.kind().is_bounded_convex();
     Ok(match (a, b) {
+        (S::HeightField(hf), _) if convex_b => with_convex!(
+            b,
+            |sb| height_field_distance(&mut ws.epa, hf, pose_a, sb, pose_b, request),
+            return Err(unsupported("distance", a, b))
+        ),
+        (_, S::HeightField(hf)) if convex_a => with_convex!(
+            a,
+            |sa| height_field_distance(&mut ws.epa, hf, pose_b, sa, pose_a, request).swapped(),
+            return Err(unsupported("distance", a, b))
+        ),
         (S::Plane(p), _) if convex_b => plane_convex(p, pose_a, |d| world_support(b, pose_b, d)),
         (_, S::Plane(p)) if convex_a => plane_convex(p, pose_b, |d| world_support(a, pose_a, d)).swapped(),
         (S::Sphere(sa), S::Sphere(sb)) => {
@@ -296,6 +307,20 @@ pub(crate) fn contacts(
     }
     let start = out.contacts.len();
     match (a, b) {
+        (S::HeightField(hf), _) if b.kind().is_bounded_convex() => {
+            let tol = tolerance(rules, request, None, b);
+            with_convex!(
+                b,
+                |sb| height_field_contacts(&mut ws.epa, hf, pose_a, sb, pose_b, request, rules, tol, out),
+                ()
+            );
+        }
+        (_, S::HeightField(_)) if a.kind().is_bounded_convex() => {
+            contacts(ws, b, pose_b, a, pose_a, request, rules, out)?;
+            for c in &mut out.contacts[start..] {
+                *c = c.flipped();
+            }
+        }
         (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {
             contacts(ws, b, pose_b, a, pose_a, request, rules, out)?;
             for c in &mut out.contacts[start..] {
@@ -389,23 +414,56 @@ fn single_contact(
     let generic =
         a.kind().is_bounded_convex() && b.kind().is_bounded_convex() && !has_closed_form(a.kind(), b.kind());
     if generic && request.convex_algorithm == ConvexAlgorithm::Mpr {
-        let hit = with_convex!(
-            a,
-            |sa| with_convex!(b, |sb| mpr_contact(sa, pose_a, sb, pose_b, request, &rules.mpr), None),
-            None
-        );
-        let Some(hit) = hit else { return Ok(None) };
-        // Spec §A.8: a deep contact, or any non-shallow contact without a cached normal, is recomputed by GJK/EPA.
         let min_diag = a.local_aabb().diagonal_length().min(b.local_aabb().diagonal_length());
-        let prefer_gjk = rules.refine_deep_mpr
-            && hit.penetration > tol
-            && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
-        if !prefer_gjk {
-            return Ok(Some(hit));
+        let stage = with_convex!(
+            a,
+            |sa| with_convex!(
+                b,
+                |sb| mpr_stage(sa, pose_a, sb, pose_b, request, rules, tol, min_diag),
+                MprStage::Miss
+            ),
+            MprStage::Miss
+        );
+        match stage {
+            MprStage::Miss => return Ok(None),
+            MprStage::Keep(hit) => return Ok(Some(hit)),
+            MprStage::Refine => {}
         }
     }
     let sd = signed_distance(ws, a, pose_a, b, pose_b, &request.distance, None)?;
     Ok(contact_from_signed(&sd))
+}
+
+/// What the MPR stage of a generic convex pair decided.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MprStage {
+    /// No penetration.
+    Miss,
+    /// MPR's contact stands.
+    Keep(Contact),
+    /// The contact is recomputed by GJK/EPA (spec §A.8).
+    Refine,
+}
+
+/// MPR on two convex cores, and whether its contact stands: spec §A.8 recomputes a deep contact, or any non-shallow
+/// contact without a cached normal, by GJK/EPA (where the rules ask for it). `min_diag`: the smaller of the two
+/// local box diagonals.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn mpr_stage<A: CoreShape, B: CoreShape>(
+    a: &A,
+    pose_a: &Pose,
+    b: &B,
+    pose_b: &Pose,
+    request: &ContactRequest,
+    rules: &ContactRules,
+    tol: f64,
+    min_diag: f64,
+) -> MprStage {
+    let Some(hit) = mpr_contact(a, pose_a, b, pose_b, request, &rules.mpr) else { return MprStage::Miss };
+    let prefer_gjk = rules.refine_deep_mpr
+        && hit.penetration > tol
+        && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
+    if prefer_gjk { MprStage::Refine } else { MprStage::Keep(hit) }
 }
 
 fn mpr_contact<A: CoreShape, B: CoreShape>(

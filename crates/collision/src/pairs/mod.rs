@@ -4,6 +4,7 @@
 
 pub mod capsule_capsule;
 pub mod convex_convex;
+pub mod height_field;
 pub mod mesh_convex;
 pub mod mesh_mesh;
 pub mod mujoco;

@@ -30,6 +30,10 @@ pub struct CollisionOptions {
     pub contacts_per_convex_pair: usize,
     /// Contact cap of an analytic box–box pair, ≥ 1 (spec §A.4: at least 16 with `box_box_detection`). Default 16.
     pub contacts_per_box_box_pair: usize,
+    /// Contact cap of a height-field pair (one contact per penetrating prism), ≥ 1. Default 50, MuJoCo's
+    /// `mjMAXCONPAIR`, which is also where the height-field routines stop (in both dialects).
+    #[serde(default = "default_height_field_cap")]
+    pub contacts_per_height_field_pair: usize,
     /// Check pairs of bodies with the same kinematic root. Default true.
     pub enable_self_collision: bool,
     /// Check adjacent bodies (see [`crate::filter::is_adjacent`]). Default false.
@@ -57,6 +61,7 @@ impl Default for CollisionOptions {
             broad_phase_multiplier: 8,
             contacts_per_convex_pair: 5,
             contacts_per_box_box_pair: 16,
+            contacts_per_height_field_pair: default_height_field_cap(),
             enable_self_collision: true,
             enable_adjacent_collision: false,
             enable_neutral_collision: false,
@@ -65,6 +70,10 @@ impl Default for CollisionOptions {
             threads: 1,
         }
     }
+}
+
+fn default_height_field_cap() -> usize {
+    crate::pairs::height_field::MAX_CONTACTS
 }
 
 impl CollisionOptions {
@@ -84,6 +93,7 @@ impl CollisionOptions {
             ("broad_phase_multiplier", self.broad_phase_multiplier),
             ("contacts_per_convex_pair", self.contacts_per_convex_pair),
             ("contacts_per_box_box_pair", self.contacts_per_box_box_pair),
+            ("contacts_per_height_field_pair", self.contacts_per_height_field_pair),
             ("threads", self.threads),
         ] {
             if v == 0 {

@@ -69,10 +69,11 @@ pub(crate) struct PairRoutine {
     swapped: bool,
 }
 
-/// MuJoCo's geom type order (`mjtGeom`); `None` for shapes MuJoCo has no dedicated function for.
+/// MuJoCo's geom type order (`mjtGeom`: plane, hfield, sphere, ...); `None` for shapes MuJoCo has no dedicated function for.
 fn mj_rank(s: &Shape) -> Option<u8> {
     Some(match s {
         Shape::Plane(p) if !p.is_two_sided() => 0,
+        Shape::HeightField(_) => 1,
         Shape::Sphere(_) => 2,
         Shape::Capsule(_) => 3,
         Shape::Ellipsoid(_) => 4,
@@ -96,6 +97,7 @@ pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairR
         (0, 4) | (0, 7) => plane::plane_convex,
         (0, 5) => plane::plane_cylinder,
         (0, 6) => plane::plane_box,
+        (1, 2..=7) => convex::convex_hfield,
         (2, 2) => primitive::sphere_sphere,
         (2, 3) => primitive::sphere_capsule,
         (2, 5) => primitive::sphere_cylinder,

@@ -157,6 +157,8 @@ pub(super) struct Status {
     pub(super) gjk_iterations: usize,
     pub(super) dist: f64,
     pub(super) separated: bool,
+    /// Distance below which GJK must recover the geoms' distance (`dist_cutoff`); 0: only whether they touch.
+    pub(super) dist_cutoff: f64,
 }
 
 pub(super) fn gjk_support(o1: &mut Obj<'_>, o2: &mut Obj<'_>, xk: DVec3, xn: f64) -> Vertex {
@@ -219,7 +221,8 @@ pub(super) fn gjk_intersect(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>)
 }
 
 pub(super) fn gjk(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) {
-    let mut backup = true;
+    let get_dist = st.dist_cutoff > 0.0;
+    let mut backup = !get_dist;
     let mut n = 0usize;
     let mut k = 0usize;
     let mut lambda = [0.0; 4];
@@ -239,8 +242,11 @@ pub(super) fn gjk(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) {
         if xk.dot(xk - sk) < eps {
             break;
         }
-        // No distance is asked for: a separating support point ends the test.
-        if xk.dot(sk) > 0.0 {
+        // No distance is asked for: a separating support point ends the test; otherwise a lower bound beyond the
+        // cutoff does.
+        let lower = xk.dot(sk);
+        let beyond_cutoff = !get_dist || (st.dist_cutoff < MAX_LIMIT && lower >= st.dist_cutoff * xn);
+        if lower > 0.0 && beyond_cutoff {
             st.separated = true;
             st.gjk_iterations = k;
             st.nsimplex = 0;

@@ -40,8 +40,11 @@ use super::{Frame, MINVAL, MjContact};
 
 mod epa;
 mod gjk;
+mod hfield;
 mod multicontact;
 mod support;
+
+pub(crate) use hfield::convex_hfield;
 
 use epa::*;
 use gjk::*;
@@ -110,6 +113,37 @@ thread_local! {
 struct Scratch {
     pt: Polytope,
     clip: Clip,
+}
+
+/// `mjc_penetration` with one contact (`mjc_ccd` with `max_contacts = 1`). A sphere or capsule is first shrunk to
+/// its centre point or segment: when the cores are farther apart than the tolerance, GJK's distance and witnesses
+/// inflated by the radii give the contact; otherwise (deep contact) GJK and EPA run again on the full geoms.
+fn single_penetration(
+    s: &mut Scratch,
+    o1: &mut Obj<'_>,
+    o2: &mut Obj<'_>,
+    margin: f64,
+    out: &mut Vec<MjContact>,
+) {
+    let round = |o: &Obj<'_>| matches!(o.geom, Geom::Sphere(_) | Geom::Capsule { .. });
+    if round(o1) || round(o2) {
+        let (r1, r2) = (o1.shrink_radius(), o2.shrink_radius());
+        (o1.shrunk, o2.shrunk) = (round(o1), round(o2));
+        let mut st = Status { x1: o1.center, x2: o2.center, dist_cutoff: r1 + r2, ..Status::default() };
+        gjk(&mut st, o1, o2);
+        (o1.shrunk, o2.shrunk) = (false, false);
+        if st.dist > TOLERANCE {
+            // `inflate`: move the witnesses out by the radii along the core normal.
+            let n = normalize(st.x2 - st.x1);
+            let (x1, x2) = (st.x1 + n * r1, st.x2 - n * r2);
+            let dist = st.dist - (r1 + r2);
+            if dist < 0.0 {
+                out.push(MjContact { dist: margin + dist, pos: (x1 + x2) * 0.5, normal: normalize(x1 - x2) });
+            }
+            return;
+        }
+    }
+    collide(s, o1, o2, margin, false, out);
 }
 
 /// `mjc_Convex` → `mjc_ccd`: GJK, EPA when the geoms intersect, then the multi-contact step.

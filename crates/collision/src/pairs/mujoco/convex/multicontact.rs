@@ -173,6 +173,8 @@ pub(super) fn feature_normals(
     match o.geom {
         Geom::Box(_) => box_normals(o, dim, vi, dir, n, idx),
         Geom::Mesh(m) => mesh_normals(o, m, dim, vi, n, idx),
+        // Multi-contact runs for boxes and meshes only (prisms and smooth geoms keep one contact).
+        _ => {}
     }
 }
 
@@ -214,6 +216,7 @@ pub(super) fn edge_normals(
                     }
                 }
             }
+            _ => {}
         },
         _ => {}
     }
@@ -239,6 +242,7 @@ pub(super) fn face_vertices(o: &Obj<'_>, idx: usize, out: &mut Vec<DVec3>) {
         Geom::Mesh(m) => {
             out.extend(m.polygon(idx).iter().rev().map(|&v| o.mesh_vertex(i64::from(v))));
         }
+        _ => {}
     }
 }
 

@@ -1,6 +1,7 @@
 //! The geoms of MuJoCo's native convex collision (`mjCCDObj`): boxes and meshes with their support functions
-//! (exhaustive search below ten vertices, hill climbing above), the Minkowski support points, and small helpers that
-//! follow MuJoCo's arithmetic.
+//! (exhaustive search below ten vertices, hill climbing above), height-field prisms, the smooth primitives (sphere,
+//! capsule, ellipsoid, cylinder; a sphere or capsule can be shrunk to its centre point or segment, as `mjc_ccd`
+//! does for shallow contacts), the Minkowski support points, and small helpers that follow MuJoCo's arithmetic.
 
 use super::*;
 
@@ -9,6 +10,20 @@ pub(super) enum Geom<'a> {
     /// Half sizes.
     Box(DVec3),
     Mesh(&'a ConvexMesh),
+    /// A height-field prism (`mjc_prism_support`): three bottom then three top corners, in the frame of the
+    /// computation (the height field's), so the object's pose is the identity.
+    Prism([DVec3; 6]),
+    Sphere(f64),
+    Capsule {
+        radius: f64,
+        half_length: f64,
+    },
+    /// Semi-axes.
+    Ellipsoid(DVec3),
+    Cylinder {
+        radius: f64,
+        half_length: f64,
+    },
 }
 
 /// MuJoCo's `mjCCDObj`: a geom in the world with the warm-start state of its support function.
@@ -26,6 +41,8 @@ pub(super) struct Obj<'a> {
     /// Last hill-climbing vertex; −1 before the first.
     pub(super) meshindex: i64,
     pub(super) hill: bool,
+    /// A sphere read as its centre point, a capsule as its segment (`mjc_pointSupport`, `mjc_lineSupport`).
+    pub(super) shrunk: bool,
 }
 
 impl<'a> Obj<'a> {
@@ -38,9 +55,56 @@ impl<'a> Obj<'a> {
                 }
                 (Geom::Mesh(m), f.pos + f.mat * m.centroid(), m.vertices().len() >= HILL_MIN)
             }
+            Shape::Sphere(s) => (Geom::Sphere(s.radius()), f.pos, false),
+            Shape::Capsule(c) => {
+                (Geom::Capsule { radius: c.radius(), half_length: c.half_length() }, f.pos, false)
+            }
+            Shape::Ellipsoid(e) => (Geom::Ellipsoid(e.semi_axes()), f.pos, false),
+            Shape::Cylinder(c) => {
+                (Geom::Cylinder { radius: c.radius(), half_length: c.half_length() }, f.pos, false)
+            }
             _ => return None,
         };
-        Some(Obj { geom, origin: f.pos, mat: f.mat, center, margin, vertindex: -1, meshindex: -1, hill })
+        Some(Obj {
+            geom,
+            origin: f.pos,
+            mat: f.mat,
+            center,
+            margin,
+            vertindex: -1,
+            meshindex: -1,
+            hill,
+            shrunk: false,
+        })
+    }
+
+    /// A height-field prism (corners in the computation's frame); its centre is the corners' mean (`mjc_center`).
+    pub(super) fn prism(corners: [DVec3; 6]) -> Obj<'static> {
+        let center = corners.iter().fold(DVec3::ZERO, |a, &v| a + v) * (1.0 / 6.0);
+        Obj {
+            geom: Geom::Prism(corners),
+            origin: DVec3::ZERO,
+            mat: DMat3::IDENTITY,
+            center,
+            margin: 0.0,
+            vertindex: -1,
+            meshindex: -1,
+            hill: false,
+            shrunk: false,
+        }
+    }
+
+    /// Whether the support has flat faces only (`discreteGeoms`: boxes, meshes and prisms without margin).
+    pub(super) fn is_discrete(&self) -> bool {
+        self.margin == 0.0 && matches!(self.geom, Geom::Box(_) | Geom::Mesh(_) | Geom::Prism(_))
+    }
+
+    /// The radius `mjc_ccd` shrinks a sphere or capsule by (0 for other geoms).
+    pub(super) fn shrink_radius(&self) -> f64 {
+        match self.geom {
+            Geom::Sphere(r) | Geom::Capsule { radius: r, .. } => r + 0.5 * self.margin,
+            _ => 0.0,
+        }
     }
 
     /// World point of a local point.
@@ -64,14 +128,58 @@ impl<'a> Obj<'a> {
                 .ok()
                 .and_then(|i| m.vertices().get(i))
                 .map_or(self.center, |&v| self.world(v)),
-            Geom::Box(_) => self.center,
+            _ => self.center,
         }
     }
 
     /// Support point in direction `dir` (not normalised), without the margin; updates `vertindex`.
     pub(super) fn support_raw(&mut self, dir: DVec3) -> DVec3 {
+        match self.geom {
+            Geom::Prism(p) => {
+                // The bottom or the top triangle by the sign of dir.z; the first best corner (no vertex index).
+                let start = if dir.z < 0.0 { 0 } else { 3 };
+                let mut best = start;
+                let mut best_dot = p[start].dot(dir);
+                for (i, v) in p.iter().enumerate().skip(start + 1).take(2) {
+                    let d = v.dot(dir);
+                    if d > best_dot {
+                        (best, best_dot) = (i, d);
+                    }
+                }
+                return p[best];
+            }
+            Geom::Sphere(_) if self.shrunk => return self.origin,
+            Geom::Sphere(r) => return dir * r + self.origin,
+            Geom::Capsule { half_length, .. } if self.shrunk => {
+                let axis = self.mat.z_axis;
+                let scl = if axis.dot(dir) >= 0.0 { half_length } else { -half_length };
+                return axis * scl + self.origin;
+            }
+            _ => {}
+        }
         let ld = self.to_local(dir);
         match self.geom {
+            Geom::Prism(_) | Geom::Sphere(_) => self.center,
+            Geom::Capsule { radius, half_length } => {
+                let mut ls = ld * radius;
+                ls.z += if ld.z >= 0.0 { half_length } else { -half_length };
+                self.world(ls)
+            }
+            Geom::Ellipsoid(size) => {
+                let ls = ld * size;
+                let norm2 = ls.dot(ls);
+                if norm2 < MINVAL2 {
+                    return self.mat.x_axis * size.x + self.origin;
+                }
+                let inv = 1.0 / norm2.sqrt();
+                self.world(DVec3::new(ls.x * (inv * size.x), ls.y * (inv * size.y), ls.z * (inv * size.z)))
+            }
+            Geom::Cylinder { radius, half_length } => {
+                let n2 = ld.x * ld.x + ld.y * ld.y;
+                let scl = if n2 >= MINVAL2 { radius / n2.sqrt() } else { 0.0 };
+                let z = if ld.z >= 0.0 { half_length } else { -half_length };
+                self.world(DVec3::new(scl * ld.x, scl * ld.y, z))
+            }
             Geom::Box(s) => {
                 let ls = DVec3::new(
                     if ld.x >= 0.0 { s.x } else { -s.x },
@@ -133,6 +241,7 @@ impl<'a> Obj<'a> {
         match self.geom {
             Geom::Mesh(_) => self.mesh_vertex(idx),
             Geom::Box(s) => self.world(box_corner(s, idx)),
+            _ => fallback,
         }
     }
 }
@@ -167,9 +276,9 @@ pub(super) fn support(o1: &mut Obj<'_>, o2: &mut Obj<'_>, dir: DVec3, dir_neg: D
     Vertex { vert: vert1 - vert2, vert1, vert2, index1: o1.vertindex, index2: o2.vertindex }
 }
 
-/// Polytope vertices only: meshes and boxes without margin (`discreteGeoms`).
+/// Polytope vertices only: meshes, boxes and prisms without margin (`discreteGeoms`).
 pub(super) fn discrete(o1: &Obj<'_>, o2: &Obj<'_>) -> bool {
-    o1.margin == 0.0 && o2.margin == 0.0
+    o1.is_discrete() && o2.is_discrete()
 }
 
 // ---------------------------------------------------------------------------------------------------------------
