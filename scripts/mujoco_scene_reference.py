@@ -5,7 +5,8 @@ Writes crates/sim/tests/data/<scene>_reference.json: the scene file's sha256, nc
 MuJoCo's own spread: the largest free-body position change at those steps over three runs from starts perturbed by
 ±1e-9 m. Needs `pip install mujoco`.
 
-Usage: python3 scripts/mujoco_scene_reference.py SCENE   (e.g. convex__noisland)
+Usage: python3 scripts/mujoco_scene_reference.py SCENE   (e.g. convex__noisland: a scene of ../shared/scenes)
+       python3 scripts/mujoco_scene_reference.py PATH.xml (e.g. crates/cli/scenes/terrain.xml: writes <stem>_reference.json)
 """
 import hashlib
 import json
@@ -45,6 +46,9 @@ def run(m, perturbation=0.0, seed=0):
 def main():
     scene = sys.argv[1]
     path = ROOT.parent / "shared" / "scenes" / f"{scene}.xml"
+    if scene.endswith(".xml"):
+        path = (Path.cwd() / scene).resolve()
+        scene = path.stem
     m = mujoco.MjModel.from_xml_path(str(path))
     snaps, mean_ncon, mean_iter = run(m)
     spread = {k: 0.0 for k in snaps}

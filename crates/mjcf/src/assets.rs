@@ -1,5 +1,6 @@
 //! `<asset>`: meshes (inline `vertex`/`face` or a `file` in STL/OBJ) become convex hulls, as MuJoCo convexifies
-//! meshes for collision. Textures, materials and skins are visual only and are accepted without being read.
+//! meshes for collision; height fields are read by [`crate::hfield`]. Textures, materials and skins are visual only
+//! and are accepted without being read.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,6 +12,7 @@ use signorini_geometry::{ConvexMesh, MassProperties, Shape, TriangleMesh};
 use crate::compiler::Compiler;
 use crate::defaults::Defaults;
 use crate::error::{MjcfError, Result, XmlError};
+use crate::hfield::{HFieldAsset, read_hfield};
 use crate::schema;
 use signorini_mesh_io::{self as mesh_io, MeshData, MeshReadError};
 use signorini_xml::Element;
@@ -32,6 +34,7 @@ pub struct MeshAsset {
 pub struct Assets {
     meshes: Vec<MeshAsset>,
     by_name: HashMap<String, usize>,
+    hfields: HashMap<String, HFieldAsset>,
 }
 
 /// Asset elements that are accepted but only used for rendering.
@@ -62,9 +65,19 @@ impl Assets {
                     self.by_name.insert(mesh.name.clone(), self.meshes.len());
                     self.meshes.push(mesh);
                 }
-                "hfield" | "model" => {
-                    return Err(child.not_supported("height fields and model assets (not yet)").into());
+                "hfield" => {
+                    let hfield = read_hfield(child, compiler, model_dir)?;
+                    if self.hfields.contains_key(&hfield.name) {
+                        return Err(MjcfError::DuplicateName {
+                            at: child.at.clone(),
+                            element: "hfield".into(),
+                            kind: "hfield",
+                            name: hfield.name,
+                        });
+                    }
+                    self.hfields.insert(hfield.name.clone(), hfield);
                 }
+                "model" => return Err(child.not_supported("model assets (not yet)").into()),
                 n if VISUAL.contains(&n) => {}
                 _ => return Err(e.unknown_child(child).into()),
             }
@@ -75,6 +88,11 @@ impl Assets {
     /// The mesh named `name`.
     pub fn mesh(&self, name: &str) -> Option<&MeshAsset> {
         self.by_name.get(name).map(|&i| &self.meshes[i])
+    }
+
+    /// The height field named `name`.
+    pub fn hfield(&self, name: &str) -> Option<&HFieldAsset> {
+        self.hfields.get(name)
     }
 }
 

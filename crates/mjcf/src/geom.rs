@@ -83,10 +83,10 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         None => GeomType::Sphere,
     };
     match ty {
-        GeomType::HeightField | GeomType::Sdf => {
-            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)").into());
+        GeomType::Sdf => {
+            return Err(a.unsupported(Some("type"), "SDF geoms (not yet)").into());
         }
-        GeomType::Mesh => {}
+        GeomType::Mesh | GeomType::HeightField => {}
         _ if a.has("mesh") => {
             return Err(a
                 .unsupported(Some("mesh"), "fitting a primitive geom to a mesh; use type=\"mesh\"")
@@ -100,8 +100,8 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
     if a.keyword("fluidshape", &[("none", false), ("ellipsoid", true)])? == Some(true) {
         return Err(a.unsupported(Some("fluidshape"), "fluid forces").into());
     }
-    if a.has("hfield") {
-        return Err(a.unsupported(Some("hfield"), "height fields (not yet)").into());
+    if a.has("hfield") && ty != GeomType::HeightField {
+        return Err(a.invalid_named("hfield", "an hfield is only used by a geom of type=\"hfield\"").into());
     }
 
     let mut size = a.partial::<3>("size", [0.0; 3])?;
@@ -217,15 +217,29 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
             })?;
             Shape::ConvexMesh(asset.hull.clone())
         }
-        GeomType::HeightField | GeomType::Sdf => {
-            return Err(a.unsupported(Some("type"), "height-field and SDF geoms (not yet)").into());
+        GeomType::HeightField => {
+            let h = a
+                .get("hfield")
+                .ok_or_else(|| a.missing("hfield", "an hfield geom names its hfield asset"))?;
+            let asset = ctx.assets.hfield(&h.value).ok_or_else(|| MjcfError::UndefinedName {
+                at: h.at.clone(),
+                element: a.element().to_string(),
+                attribute: "hfield".into(),
+                kind: "hfield",
+                name: h.value.clone(),
+            })?;
+            Shape::HeightField(asset.field.clone())
+        }
+        GeomType::Sdf => {
+            return Err(a.unsupported(Some("type"), "SDF geoms (not yet)").into());
         }
     })
 }
 
 /// Mass properties of the geom in its own frame.
 fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties> {
-    if matches!(shape, Shape::Plane(_)) {
+    // Planes and height fields sit in bodies that do not move (checked by the tree): no mass.
+    if matches!(shape, Shape::Plane(_) | Shape::HeightField(_)) {
         return Ok(MassProperties::ZERO);
     }
     let unit = match (shape, a.get("mesh")) {

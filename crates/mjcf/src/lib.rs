@@ -39,6 +39,7 @@ mod contact;
 mod defaults;
 mod equality;
 mod geom;
+mod hfield;
 mod include;
 mod joint;
 mod keyframe;

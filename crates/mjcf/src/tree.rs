@@ -124,7 +124,10 @@ impl Tree {
                 "body" => {}
                 "geom" => {
                     let g = geom::read_geom(child, ctx.defaults.resolve(child, class)?, ctx)?;
-                    if matches!(g.spec.shape, signorini_geometry::Shape::Plane(_)) {
+                    if matches!(
+                        g.spec.shape,
+                        signorini_geometry::Shape::Plane(_) | signorini_geometry::Shape::HeightField(_)
+                    ) {
                         plane = plane.or(Some(child));
                     }
                     check_unique(&self.geom_names, &g.spec.name, child, "geom")?;
@@ -182,7 +185,8 @@ impl Tree {
             return Err(MjcfError::Invalid {
                 at: p.at.clone(),
                 element: "geom".into(),
-                reason: "a plane is only allowed in a body that does not move (no joints up to the world)"
+                reason: "a plane or height field is only allowed in a body that does not move (no joints up to the \
+                         world)"
                     .into(),
             });
         }
