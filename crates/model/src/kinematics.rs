@@ -20,9 +20,22 @@ use crate::spec::JointKind;
 /// (MuJoCo `mju_normalize4`).
 #[inline]
 pub fn quat_from_wxyz(q: &[f64]) -> DQuat {
-    let quat = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
-    let norm = quat.length();
-    if norm < MINVAL { DQuat::IDENTITY } else { quat / norm }
+    unit_quat(DQuat::from_xyzw(q[1], q[2], q[3], q[0]))
+}
+
+/// `q / |q|` with MuJoCo's arithmetic (`mju_normalize4`): identity below `MINVAL`, unchanged when `|q|` is within
+/// `MINVAL` of 1, else scaled by `1/|q|`. Keeping the bits of an already unit quaternion keeps poses (and the
+/// contacts that depend on them to rounding) equal to MuJoCo's.
+#[inline]
+pub fn unit_quat(q: DQuat) -> DQuat {
+    let norm = q.length();
+    if norm < MINVAL {
+        DQuat::IDENTITY
+    } else if (norm - 1.0).abs() > MINVAL {
+        q * (1.0 / norm)
+    } else {
+        q
+    }
 }
 
 /// `q ⊗ exp(ω)`: `q` rotated by the body-frame rotation vector `ω`, normalised (MuJoCo `mju_quatIntegrate` with
@@ -119,7 +132,7 @@ impl Model {
                     }
                 }
             }
-            let quat = quat.normalize();
+            let quat = unit_quat(quat);
             let mat = DMat3::from_quat(quat);
             d.xpos[b] = pos;
             d.xquat[b] = quat;
