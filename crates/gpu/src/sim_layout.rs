@@ -157,6 +157,9 @@ impl SimLayout {
         if o.use_hibernation {
             return Err(unsupported("hibernation (use_hibernation)"));
         }
+        if o.enable_ccd {
+            return Err(unsupported("swept collision (enable_ccd)"));
+        }
         if !(o.enable_collision && o.enable_joint_limit && o.enable_equality && o.enable_friction_loss) {
             return Err(unsupported(
                 "constraint switches (enable_collision, enable_joint_limit, enable_equality, enable_friction_loss \

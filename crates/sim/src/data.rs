@@ -93,6 +93,8 @@ pub struct Data {
     pub(crate) integrator: IntegratorScratch,
     pub(crate) hibernation: Option<Hibernation>,
     pub(crate) body_poses: Vec<Pose>,
+    /// Scratch of the swept collision (`Options::enable_ccd`).
+    pub(crate) ccd: signorini_collision::query::QueryWorkspace,
     pub(crate) stats: StepStatistics,
     pub(crate) steps: u64,
 }
@@ -120,6 +122,7 @@ impl Data {
             integrator: IntegratorScratch::default(),
             hibernation: model.hibernation_thresh_vel.map(|t| Hibernation::new(m, t)),
             body_poses: vec![Pose::IDENTITY; m.nbody],
+            ccd: Default::default(),
             stats: StepStatistics::default(),
             steps: 0,
         })

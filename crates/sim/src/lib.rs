@@ -20,6 +20,7 @@ pub mod parameters;
 pub mod readback;
 pub mod scene;
 pub mod step;
+mod swept;
 
 pub use batch::{Batch, BatchContacts, Envs};
 pub use data::{ConstraintTypes, Data};

@@ -84,6 +84,10 @@ pub struct Options {
     /// DOF friction-loss rows (MuJoCo's `frictionloss` flag). Default true.
     #[serde(default = "enabled")]
     pub enable_friction_loss: bool,
+    /// Swept collision for fast free bodies: a body that would pass through a geom within one step is stopped at
+    /// the first touch of its core spheres (see `crate::swept`). Neither Genesis nor MuJoCo has it. Default false.
+    #[serde(default)]
+    pub enable_ccd: bool,
     /// Broad-phase pair budget (spec §A.4). Default 150.
     pub max_collision_pairs: usize,
     /// Collisions inside one kinematic tree. Default true.
@@ -128,6 +132,7 @@ impl Default for Options {
             enable_joint_limit: true,
             enable_equality: true,
             enable_friction_loss: true,
+            enable_ccd: false,
             max_collision_pairs: 150,
             enable_self_collision: true,
             enable_adjacent_collision: false,
@@ -146,7 +151,7 @@ fn enabled() -> bool {
 }
 
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 31] = [
+pub const OPTION_NAMES: [&str; 32] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -170,6 +175,7 @@ pub const OPTION_NAMES: [&str; 31] = [
     "enable_joint_limit",
     "enable_equality",
     "enable_friction_loss",
+    "enable_ccd",
     "max_collision_pairs",
     "enable_self_collision",
     "enable_adjacent_collision",
@@ -273,6 +279,7 @@ impl Options {
             "enable_joint_limit" => self.enable_joint_limit = parse_bool(name, value)?,
             "enable_equality" => self.enable_equality = parse_bool(name, value)?,
             "enable_friction_loss" => self.enable_friction_loss = parse_bool(name, value)?,
+            "enable_ccd" => self.enable_ccd = parse_bool(name, value)?,
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,
             "enable_self_collision" => self.enable_self_collision = parse_bool(name, value)?,
             "enable_adjacent_collision" => self.enable_adjacent_collision = parse_bool(name, value)?,

@@ -143,6 +143,8 @@ pub struct StepStatistics {
     pub rank_one_updates: usize,
     /// Sweeps of the no-slip post-process (0 when it is off).
     pub noslip_iterations: usize,
+    /// Free bodies the swept collision stopped short of tunnelling this step (`Options::enable_ccd`; 0 when off).
+    pub ccd_clamped_bodies: usize,
     /// Kinematic trees asleep after the step (hibernation; 0 when it is off).
     pub sleeping_trees: usize,
     /// Contacts.

@@ -97,6 +97,11 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     }
     let t4 = Instant::now();
     model.integrator.advance(m, &mut d.multibody, &mut d.integrator, &d.qacc_warmstart, h)?;
+    let clamped = if model.options.enable_ccd {
+        crate::swept::clamp_fast_bodies(model, &mut d.multibody, &d.collision, &d.body_poses, &mut d.ccd)?
+    } else {
+        0
+    };
     if let Some(hib) = &mut d.hibernation {
         hib.update(m, &mut d.multibody, &d.rows);
     }
@@ -114,6 +119,7 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     s.factorizations = solve.factorizations;
     s.rank_one_updates = solve.rank_one_updates;
     s.noslip_iterations = noslip.iterations;
+    s.ccd_clamped_bodies = clamped;
     s.sleeping_trees = d.hibernation.as_ref().map_or(0, Hibernation::sleeping_trees);
     s.contacts = world.contacts;
     s.candidate_pairs = world.candidate_pairs;
