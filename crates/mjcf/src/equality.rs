@@ -18,6 +18,7 @@ pub fn read_section(
     ctx: &Ctx<'_>,
     out: &mut Vec<EqualitySpec>,
     active: &mut Vec<bool>,
+    unwritten: &mut Vec<usize>,
 ) -> Result<()> {
     e.check_attributes(&[])?;
     for child in &e.children {
@@ -102,6 +103,9 @@ pub fn read_section(
             }
         };
         active.push(a.bool_or("active", true)?);
+        if !a.has("solref") {
+            unwritten.push(out.len());
+        }
         out.push(spec);
     }
     Ok(())

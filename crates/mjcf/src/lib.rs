@@ -56,6 +56,7 @@ pub use geom::{DEFAULT_DENSITY, DEFAULT_FRICTION};
 pub use options::{Jacobian, MjcfOptions};
 pub use parse::DEFAULT_GRAVITY;
 pub use scene::{load_scene, load_scene_str, scene_options};
+use signorini_model::spec::EqualitySpec;
 pub use signorini_model::spec::ModelSpec;
 pub use signorini_xml::NotSimulated;
 use signorini_xml::element as xml;
@@ -73,8 +74,55 @@ pub struct LoadedMjcf {
     pub sensors_raw: Vec<RawElement>,
     /// The `active` flag of each equality constraint, in the order of `spec.equalities`.
     pub equality_active: Vec<bool>,
+    /// The `solref` values the file does not write (native mode treats them as unset, see [`UnwrittenSolref`]).
+    pub unwritten_solref: UnwrittenSolref,
     /// Elements accepted but not simulated (visual, statistic, size, custom, camera, light, texture, material, skin).
     pub not_simulated: Vec<NotSimulated>,
+}
+
+/// Where a file leaves a `solref` unwritten: neither on the element nor in one of its default classes. The spec
+/// holds MuJoCo's default (0.02 s, damping ratio 1) there. Genesis's MJCF loader marks these as unset instead, and
+/// its `_sanitize_sol_params` gives each of them `max(constraint_timeconst, 2h)` before geoms are mixed; native mode
+/// does the same through [`UnwrittenSolref::resolve`]. A written value, even MuJoCo's default, is kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnwrittenSolref {
+    /// `(body, geom within the body)` of geoms without `solref`.
+    pub geoms: Vec<(usize, usize)>,
+    /// `(body, joint within the body)` of joints without `solreflimit` (free joints included).
+    pub joint_limits: Vec<(usize, usize)>,
+    /// `(body, joint within the body)` of joints without `solreffriction` (free joints included).
+    pub joint_frictions: Vec<(usize, usize)>,
+    /// Indices into `spec.equalities` of equalities without `solref`.
+    pub equalities: Vec<usize>,
+}
+
+impl UnwrittenSolref {
+    /// Sets the time constant of every unwritten `solref` of `spec` to `timeconst`, keeping its damping ratio.
+    pub fn resolve(&self, spec: &mut ModelSpec, timeconst: f64) {
+        for &(b, g) in &self.geoms {
+            if let Some(geom) = spec.bodies.get_mut(b).and_then(|body| body.geoms.get_mut(g)) {
+                geom.solref[0] = timeconst;
+            }
+        }
+        for (list, limit) in [(&self.joint_limits, true), (&self.joint_frictions, false)] {
+            for &(b, j) in list {
+                if let Some(joint) = spec.bodies.get_mut(b).and_then(|body| body.joints.get_mut(j)) {
+                    let solref = if limit { &mut joint.solref_limit } else { &mut joint.solref_friction };
+                    solref[0] = timeconst;
+                }
+            }
+        }
+        for &e in &self.equalities {
+            if let Some(
+                EqualitySpec::Connect { solref, .. }
+                | EqualitySpec::Weld { solref, .. }
+                | EqualitySpec::Joint { solref, .. },
+            ) = spec.equalities.get_mut(e)
+            {
+                solref[0] = timeconst;
+            }
+        }
+    }
 }
 
 /// An element kept as written.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use glam::DVec3;
 use signorini_model::spec::ModelSpec;
 
+use crate::UnwrittenSolref;
 use crate::assets::Assets;
 use crate::compiler::Compiler;
 use crate::defaults::Defaults;
@@ -102,8 +103,16 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;
     }
     let mut equality_active = Vec::new();
+    let mut unwritten_equalities = Vec::new();
     for s in sections("equality") {
-        equality::read_section(s, &tree, &ctx, &mut spec.equalities, &mut equality_active)?;
+        equality::read_section(
+            s,
+            &tree,
+            &ctx,
+            &mut spec.equalities,
+            &mut equality_active,
+            &mut unwritten_equalities,
+        )?;
     }
     for s in sections("actuator") {
         actuator::read_section(s, &tree, &ctx, &mut spec.actuators)?;
@@ -119,7 +128,8 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     }
     collect_not_simulated(&root, &mut not_simulated);
     spec.bodies = tree.bodies;
-    Ok(LoadedMjcf { spec, options, compiler, sensors_raw, equality_active, not_simulated })
+    let unwritten_solref = UnwrittenSolref { equalities: unwritten_equalities, ..tree.unwritten };
+    Ok(LoadedMjcf { spec, options, compiler, sensors_raw, equality_active, unwritten_solref, not_simulated })
 }
 
 fn not_supported(e: &Element, what: &str) -> MjcfError {

@@ -66,6 +66,12 @@ pub fn scene(mut loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, Str
     if !loaded.options.flag("gravity") {
         loaded.spec.gravity = glam::DVec3::ZERO;
     }
+    if dialect == Dialect::Native {
+        // Genesis's loader: a solref the file does not write is unset, then sanitized per geom, joint and
+        // equality to max(constraint_timeconst, 2h).
+        let timeconst = options.constraint_timeconst.max(2.0 * options.h());
+        loaded.unwritten_solref.resolve(&mut loaded.spec, timeconst);
+    }
     let mut model = signorini_sim::Model::new(loaded.spec, options)?;
     model.equality_active0 = loaded.equality_active;
     Ok(Scene::from_model(std::sync::Arc::new(model))?)

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use glam::{DQuat, DVec3};
 use signorini_model::spec::{BodySpec, JointKind, JointSpec};
 
-use crate::Ctx;
 use crate::compile_inertia::{self, GeomMass, InertiaSource, ZERO_INERTIAL};
 use crate::error::{Location, MjcfError, Result};
 use crate::geom;
 use crate::joint;
 use crate::orientation;
 use crate::schema;
+use crate::{Ctx, UnwrittenSolref};
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
 
@@ -41,6 +41,8 @@ pub struct Tree {
     /// `(body, geom within body)` by geom name.
     pub geom_names: HashMap<String, (usize, usize)>,
     site_names: HashMap<String, ()>,
+    /// The geoms and joints whose `solref`, `solreflimit` or `solreffriction` the file does not write.
+    pub unwritten: UnwrittenSolref,
     /// Per body (filled as bodies are completed): whether it or an ancestor has a joint.
     moving: Vec<bool>,
 }
@@ -69,6 +71,7 @@ impl Default for Tree {
             joint_names: HashMap::new(),
             geom_names: HashMap::new(),
             site_names: HashMap::new(),
+            unwritten: UnwrittenSolref::default(),
             moving: vec![false],
         }
     }
@@ -123,7 +126,11 @@ impl Tree {
             match child.name.as_str() {
                 "body" => {}
                 "geom" => {
-                    let g = geom::read_geom(child, ctx.defaults.resolve(child, class)?, ctx)?;
+                    let geom_class = ctx.defaults.resolve(child, class)?;
+                    let g = geom::read_geom(child, geom_class, ctx)?;
+                    if !Attrs::new(child, ctx.defaults.layers(geom_class, "geom")).has("solref") {
+                        self.unwritten.geoms.push((body, self.bodies[body].geoms.len()));
+                    }
                     if matches!(
                         g.spec.shape,
                         signorini_geometry::Shape::Plane(_) | signorini_geometry::Shape::HeightField(_)
@@ -152,11 +159,21 @@ impl Tree {
                     self.bodies[body].sites.push(s);
                 }
                 "joint" | "freejoint" if body != 0 => {
-                    let j = if child.name == "joint" {
-                        joint::read_joint(child, ctx.defaults.resolve(child, class)?, ctx)?
+                    let (j, written) = if child.name == "joint" {
+                        let joint_class = ctx.defaults.resolve(child, class)?;
+                        let a = Attrs::new(child, ctx.defaults.layers(joint_class, "joint"));
+                        let written = [a.has("solreflimit"), a.has("solreffriction")];
+                        (joint::read_joint(child, joint_class, ctx)?, written)
                     } else {
-                        joint::read_freejoint(child)?
+                        (joint::read_freejoint(child)?, [false; 2])
                     };
+                    let at = (body, self.bodies[body].joints.len());
+                    if !written[0] {
+                        self.unwritten.joint_limits.push(at);
+                    }
+                    if !written[1] {
+                        self.unwritten.joint_frictions.push(at);
+                    }
                     self.add_joint(child, body, j)?;
                 }
                 "inertial" if body != 0 => {

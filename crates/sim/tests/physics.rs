@@ -43,10 +43,10 @@ fn box_on_an_incline_sticks_or_slides_with_coulomb_acceleration() {
         let speed = |v: &[f64]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
         let accel = (speed(&v1) - speed(&v0)) / dt;
         if sticks {
-            // Soft contacts leave a slow creep from the initial settling (a few mm/s, decaying); the box must not
-            // accelerate down the slope.
+            // Soft contacts leave a slow creep from the initial settling (a few mm/s, decaying: the speed falls
+            // over the second); the box must not accelerate down the slope.
             assert!(
-                accel.abs() < 0.01 && speed(&v1) < 1e-2,
+                accel < 0.01 && speed(&v1) < 1e-2,
                 "mu {mu} {cone} {resolution}: the box should stick: {accel} m/s², {v1:?}"
             );
         } else {
@@ -209,10 +209,13 @@ fn pyramid_stands() {
 }
 
 /// Elliptic-cone friction is isotropic: on an incline whose slope points in any horizontal direction, a sliding box
-/// (sitting on the slope the same way each time) moves straight down the slope within 1°.
+/// (sitting on the slope the same way each time) leaves at the same angle to the slope for every direction (within
+/// 1e-5°), and nearly straight down it: within 1e-5° with the Signorini resolution, 1.43° with the convex one (the
+/// same for every direction, so it comes from the box's own contact set, not from the tangent frames).
 #[test]
 fn elliptic_friction_is_isotropic() {
     let theta = 30f64.to_radians();
+    let mut angles: Vec<(&str, f64)> = Vec::new();
     for (phi_deg, resolution) in
         [0.0f64, 17.0, 45.0, 73.0].iter().flat_map(|&p| [(p, "convex"), (p, "signorini")])
     {
@@ -243,6 +246,13 @@ fn elliptic_friction_is_isotropic() {
         let downslope = (g - g.dot(n) * n).normalize();
         let angle = v.angle_between(downslope).to_degrees();
         assert!(v.length() > 0.5, "phi {phi_deg} {resolution}: the box should slide, v = {v}");
-        assert!(angle < 1.0, "phi {phi_deg} {resolution}: sliding direction is {angle}° off the slope");
+        let limit = if resolution == "signorini" { 1e-5 } else { 2.0 };
+        assert!(angle < limit, "phi {phi_deg} {resolution}: sliding direction is {angle}° off the slope");
+        angles.push((resolution, angle));
+    }
+    for resolution in ["convex", "signorini"] {
+        let of: Vec<f64> = angles.iter().filter(|a| a.0 == resolution).map(|a| a.1).collect();
+        let spread = of.iter().fold(0.0f64, |m, a| m.max((a - of[0]).abs()));
+        assert!(spread < 1e-5, "{resolution}: the angle to the slope depends on its direction: {of:?}");
     }
 }
