@@ -75,7 +75,7 @@ impl Replay {
     pub fn new(model: &Model, scene: &str) -> Replay {
         let geoms = model.collision().geoms();
         let views = (0..geoms.shape.len())
-            .filter_map(|g| geom_view(&geoms.shape[g], geoms.body[g], &geoms.local_pose[g]))
+            .map(|g| geom_view(&geoms.shape[g], geoms.body[g], &geoms.local_pose[g]))
             .collect();
         Replay {
             scene: scene.into(),
@@ -110,8 +110,9 @@ impl Replay {
     }
 }
 
-/// How the page draws geom `shape` of `body` at `pose` (body frame); `None` for height fields, which it does not draw.
-fn geom_view(shape: &Shape, body: usize, pose: &signorini_geometry::Pose) -> Option<GeomView> {
+/// How the page draws geom `shape` of `body` at `pose` (body frame); meshes and height fields (their surface) as
+/// triangles.
+fn geom_view(shape: &Shape, body: usize, pose: &signorini_geometry::Pose) -> GeomView {
     let q = pose.rotation;
     let mut view = GeomView {
         body,
@@ -136,11 +137,14 @@ fn geom_view(shape: &Shape, body: usize, pose: &signorini_geometry::Pose) -> Opt
         Shape::Ellipsoid(e) => ("ellipsoid", e.semi_axes().to_array().to_vec()),
         Shape::ConvexMesh(m) => (mesh(m.vertices(), m.triangles()), vec![]),
         Shape::TriangleMesh(m) => (mesh(m.vertices(), m.triangles()), vec![]),
-        Shape::HeightField(_) => return None,
+        Shape::HeightField(h) => {
+            let (v, t) = h.surface_mesh();
+            (mesh(&v, &t), vec![])
+        }
     };
     view.kind = kind.into();
     view.size = size;
-    Some(view)
+    view
 }
 
 /// Where three.js is read from: `SIGNORINI_THREE_JS`, else `target/vendor/three-VERSION/three.min.js` of this

@@ -150,6 +150,26 @@ impl HeightField {
         Some(p)
     }
 
+    /// The surface as a triangle mesh: the samples as vertices (row-major) and each cell's two triangles
+    /// (the prisms' tops), counter-clockwise seen from `+z`.
+    pub fn surface_mesh(&self) -> (Vec<DVec3>, Vec<[u32; 3]>) {
+        let mut vertices = Vec::with_capacity(self.rows * self.cols);
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                vertices.extend(self.vertex(r, c));
+            }
+        }
+        let id = |r: usize, c: usize| (r * self.cols + c) as u32;
+        let mut triangles = Vec::with_capacity(self.prism_count());
+        for r in 0..self.rows - 1 {
+            for c in 0..self.cols - 1 {
+                triangles.push([id(r + 1, c), id(r, c), id(r + 1, c + 1)]);
+                triangles.push([id(r, c), id(r, c + 1), id(r + 1, c + 1)]);
+            }
+        }
+        (vertices, triangles)
+    }
+
     /// Surface height at local `(x, y)` by linear interpolation on the cell's triangle, `None` outside the grid.
     pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
         if !(x.abs() <= self.half_x && y.abs() <= self.half_y) {
@@ -222,6 +242,18 @@ mod tests {
             assert!((hf.height_at(g.x, g.y).unwrap() - g.z).abs() < 1e-12);
         }
         assert_eq!(hf.height_at(1.6, 0.0), None);
+    }
+
+    /// The surface mesh has one vertex per sample and two upward-facing triangles per cell.
+    #[test]
+    fn surface_mesh_faces_up() {
+        let hf = HeightField::new(3, 4, (0..12).map(|i| 0.01 * i as f64).collect(), 1.5, 1.0, 0.2).unwrap();
+        let (v, t) = hf.surface_mesh();
+        assert_eq!((v.len(), t.len()), (12, 12));
+        for tri in &t {
+            let [a, b, c] = tri.map(|i| v[i as usize]);
+            assert!((b - a).cross(c - a).z > 0.0, "{tri:?}");
+        }
     }
 
     /// The sub-grid of a box: cells it can touch, clamped; empty off the grid.
