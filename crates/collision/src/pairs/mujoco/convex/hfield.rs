@@ -26,10 +26,7 @@ pub(crate) fn convex_hfield(
     out: &mut Vec<MjContact>,
 ) {
     let Shape::HeightField(hf) = g1 else { return };
-    SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut s) => prisms(&mut s, hf, f1, g2, f2, margin, out),
-        Err(_) => prisms(&mut Scratch::default(), hf, f1, g2, f2, margin, out),
-    });
+    with_scratch(|s| prisms(s, hf, f1, g2, f2, margin, out));
 }
 
 fn prisms(

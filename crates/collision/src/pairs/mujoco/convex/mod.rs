@@ -98,15 +98,20 @@ fn convex_with(
     let (Some(mut o1), Some(mut o2)) = (Obj::new(g1, f1, margin), Obj::new(g2, f2, margin)) else {
         return;
     };
-    SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut s) => collide(&mut s, &mut o1, &mut o2, margin, multi, out),
-        // Not reachable (no re-entrant call), but never panic: use fresh buffers.
-        Err(_) => collide(&mut Scratch::default(), &mut o1, &mut o2, margin, multi, out),
-    });
+    with_scratch(|s| collide(s, &mut o1, &mut o2, margin, multi, out));
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Runs `f` with this thread's scratch buffers.
+fn with_scratch(f: impl FnOnce(&mut Scratch)) {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => f(&mut s),
+        // Not reachable (no re-entrant call), but never panic: use fresh buffers.
+        Err(_) => f(&mut Scratch::default()),
+    });
 }
 
 #[derive(Debug, Default)]
