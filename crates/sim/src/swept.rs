@@ -70,7 +70,8 @@ pub(crate) fn clamp_fast_bodies(
         };
         let body_motion = Motion { start: start[b], end };
         let mut first = 1.0f64;
-        for g in (0..geoms.len()).filter(|&g| geoms.body[g] == b) {
+        let own = m.body_geomadr[b]..m.body_geomadr[b] + m.body_geomnum[b];
+        for g in own {
             let Some((centre, r)) = core_sphere(&geoms.shape[g]) else { continue };
             let local = geoms.local_pose[g];
             let (p0, p1) = (
