@@ -11,6 +11,7 @@
 //! | contacts | all contacts of the step | `max_collision_pairs × n_contacts_per_pair` (Genesis's `max_contact_pairs`) |
 //! | contacts of one analytic box–box pair | per pair | `contacts_per_box_box_pair` (16) |
 //! | contacts of a height-field pair | per pair | `contacts_per_height_field_pair` (50) |
+//! | contacts of a non-convex mesh pair | per pair | `contacts_per_nonconvex_pair` (8) |
 //! | contacts of any other pair | per pair | `contacts_per_convex_pair` (5) |
 //!
 //! `n_contacts_per_pair` is `contacts_per_convex_pair`, raised to `contacts_per_box_box_pair` when
@@ -82,6 +83,8 @@ pub(crate) fn pair_contact_cap(
 ) -> (usize, &'static str) {
     if options.box_box_detection && a == ShapeKind::Box && b == ShapeKind::Box {
         (options.contacts_per_box_box_pair, "contacts_per_box_box_pair")
+    } else if a == ShapeKind::TriangleMesh || b == ShapeKind::TriangleMesh {
+        (options.contacts_per_nonconvex_pair, "contacts_per_nonconvex_pair")
     } else if a == ShapeKind::HeightField || b == ShapeKind::HeightField {
         (options.contacts_per_height_field_pair, "contacts_per_height_field_pair")
     } else {

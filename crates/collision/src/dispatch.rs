@@ -27,7 +27,7 @@ use crate::pairs::mesh_mesh::mesh_mesh;
 use crate::pairs::plane_convex::plane_convex;
 use crate::pairs::sphere_box::sphere_box;
 use crate::pairs::sphere_sphere::sphere_sphere;
-use crate::pairs::{SignedDistance, plane_box};
+use crate::pairs::{SignedDistance, mesh_sdf, plane_box};
 use crate::query::{
     Algorithm, ContactRequest, ConvexAlgorithm, DistanceRequest, QueryWorkspace, contact_from_signed,
 };
@@ -302,8 +302,16 @@ pub(crate) fn contacts(
 ) -> Result<()> {
     use Shape as S;
     if matches!(a, S::TriangleMesh(_)) || matches!(b, S::TriangleMesh(_)) {
-        // The distance table answers meshes as surfaces (unsigned distance): no penetration to make contacts of.
-        return Err(unsupported("contacts", a, b));
+        // A mesh is a non-convex solid through its signed distance field.
+        let tol = tolerance(rules, request, (a.kind() != ShapeKind::Plane).then_some(a), b);
+        let (max, out) = (request.max_sdf_contacts, &mut out.contacts);
+        return match mesh_sdf::sdf_contacts(&mut ws.sdf, a, pose_a, b, pose_b, tol, max, out) {
+            Some(()) => Ok(()),
+            None if matches!(a, S::HeightField(_)) || matches!(b, S::HeightField(_)) => {
+                Err(unsupported("contacts", a, b))
+            }
+            None => Err(CollisionError::MeshWithoutSdf { a: a.kind(), b: b.kind() }),
+        };
     }
     let start = out.contacts.len();
     match (a, b) {

@@ -17,6 +17,19 @@ pub enum CollisionError {
         /// Kind of shape B.
         b: ShapeKind,
     },
+    /// A triangle mesh in a contact pair has no signed distance field: native contacts treat a mesh as a
+    /// non-convex solid through its field.
+    #[error(
+        "contacts of a triangle mesh need its signed distance field (build it with `TriangleMesh::with_sdf`, or in \
+         MJCF name the mesh in `<custom><text name=\"signorini:sdf\" data=\"...\"/>`), or use its convex hull; \
+         pair {a} / {b}", a = .a.name(), b = .b.name()
+    )]
+    MeshWithoutSdf {
+        /// Kind of shape A.
+        a: ShapeKind,
+        /// Kind of shape B.
+        b: ShapeKind,
+    },
     /// A pose is not finite or its rotation is not a unit quaternion.
     #[error("pose of shape {which}: {source}")]
     InvalidPose {

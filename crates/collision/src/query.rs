@@ -157,6 +157,9 @@ pub struct ContactRequest {
     /// Cap on contacts per pair for perturbation-based manifolds (5 in Genesis). Analytic manifolds (box–box) may
     /// return up to 8.
     pub max_contacts: usize,
+    /// Cap on contacts of a pair with a triangle mesh carrying a signed distance field (the manifold chosen from its
+    /// penetrating points). Default 8.
+    pub max_sdf_contacts: usize,
     /// Settings of the underlying distance computations.
     pub distance: DistanceRequest,
 }
@@ -170,6 +173,7 @@ impl Default for ContactRequest {
             perturbation: 1e-2,
             tolerance: 1e-2,
             max_contacts: 5,
+            max_sdf_contacts: 8,
             distance: DistanceRequest::default(),
         }
     }
@@ -186,6 +190,8 @@ pub struct QueryWorkspace {
     pub(crate) bvh_stack: Vec<crate::pairs::mesh_mesh::NodePair>,
     /// The node stack of point–mesh searches.
     pub(crate) point_stack: Vec<(u32, f64)>,
+    /// Candidate contacts of a mesh with a signed distance field.
+    pub(crate) sdf: Vec<crate::pairs::mesh_sdf::SdfCandidate>,
 }
 
 thread_local! {

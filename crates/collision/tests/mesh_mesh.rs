@@ -131,18 +131,18 @@ fn nested_meshes_are_apart() {
     assert!(r.normal.dot(r.point_a) > 0.0);
 }
 
-/// Meshes have no penetration depth: the contact table refuses them.
+/// A mesh without a signed distance field has no inside to make contacts from: the contact table says what to build.
 #[test]
-fn unsupported_mesh_pairs_are_typed_errors() {
+fn meshes_without_a_field_are_typed_errors() {
     let m: Shape = sphere_mesh(1.0, 1).into();
     let s: Shape = Sphere::new(0.5).unwrap().into();
     let id = Pose::IDENTITY;
     assert!(matches!(
         contacts(&m, &id, &m, &id, &ContactRequest::default()),
-        Err(CollisionError::Unsupported { .. })
+        Err(CollisionError::MeshWithoutSdf { .. })
     ));
     assert!(matches!(
         contacts(&s, &id, &m, &id, &ContactRequest::default()),
-        Err(CollisionError::Unsupported { .. })
+        Err(CollisionError::MeshWithoutSdf { .. })
     ));
 }

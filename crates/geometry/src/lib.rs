@@ -17,6 +17,7 @@
 //! | [`aabb`] | local and world AABBs |
 //! | [`bvh`] | the AABB tree a [`TriangleMesh`] holds over its triangles |
 //! | [`mass`] | volume, centre of mass, inertia, principal frames |
+//! | [`sdf`] | the signed distance field a closed [`TriangleMesh`] can carry for non-convex contacts |
 
 pub mod aabb;
 pub mod bvh;
@@ -24,6 +25,7 @@ pub mod error;
 pub mod mass;
 pub mod pose;
 pub mod quickhull;
+pub mod sdf;
 pub mod shape;
 pub mod support;
 pub mod support_field;
@@ -33,6 +35,7 @@ pub use bvh::{Bvh, BvhNode};
 pub use error::{GeometryError, MAX_COORDINATE, Result};
 pub use mass::MassProperties;
 pub use pose::Pose;
+pub use sdf::{SdfSettings, SignedDistanceField};
 pub use shape::{
     Capsule, ConvexMesh, Cuboid, Cylinder, Ellipsoid, HeightField, Plane, Shape, ShapeKind, Sphere,
     TriangleMesh,

@@ -19,7 +19,7 @@ use super::{PairDispatcher, ParamMixing};
 use crate::contact::Manifold;
 use crate::contact_set::{GeomContactParams, MixedParams};
 use crate::dispatch::{self, ContactRules};
-use crate::error::Result;
+use crate::error::{CollisionError, Result};
 use crate::narrow::mpr::MprSettings;
 use crate::pairs::mujoco::{MINVAL, routine};
 use crate::query::{ContactRequest, QueryWorkspace};
@@ -63,6 +63,13 @@ impl PairDispatcher for MujocoDispatcher {
         request: &ContactRequest,
         out: &mut Manifold,
     ) -> Result<()> {
+        if matches!(a, Shape::TriangleMesh(_)) || matches!(b, Shape::TriangleMesh(_)) {
+            // MuJoCo collides a mesh as its convex hull.
+            return match (as_hull(a), as_hull(b)) {
+                (Some(ha), Some(hb)) => self.append_contacts(ws, &ha, pose_a, &hb, pose_b, request, out),
+                _ => Err(CollisionError::Unsupported { query: "contacts", a: a.kind(), b: b.kind() }),
+            };
+        }
         if let Some(routine) = routine(a, b, request.multi_contact) {
             routine.run(a, pose_a, b, pose_b, &mut ws.mujoco, out);
             return Ok(());
@@ -81,6 +88,14 @@ impl PairDispatcher for MujocoDispatcher {
     fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb {
         let aabb = shape.world_aabb(pose);
         if margin > 0.0 { aabb.expanded(margin) } else { aabb }
+    }
+}
+
+/// The shape MuJoCo collides: a triangle mesh's convex hull (`None` for a flat mesh), any other shape itself.
+fn as_hull(s: &Shape) -> Option<Shape> {
+    match s {
+        Shape::TriangleMesh(m) => m.convex_hull().map(|h| Shape::ConvexMesh(h.clone())),
+        other => Some(other.clone()),
     }
 }
 

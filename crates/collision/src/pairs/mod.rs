@@ -7,6 +7,7 @@ pub mod convex_convex;
 pub mod height_field;
 pub mod mesh_convex;
 pub mod mesh_mesh;
+pub mod mesh_sdf;
 pub mod mujoco;
 pub mod plane_box;
 pub mod plane_convex;

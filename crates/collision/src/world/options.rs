@@ -34,6 +34,10 @@ pub struct CollisionOptions {
     /// `mjMAXCONPAIR`, which is also where the height-field routines stop (in both dialects).
     #[serde(default = "default_height_field_cap")]
     pub contacts_per_height_field_pair: usize,
+    /// Contact cap of a pair with a non-convex triangle mesh (one carrying a signed distance field), ≥ 1: the
+    /// manifold is chosen from its penetrating points, deepest first, then spread out (spec §A.14). Default 8.
+    #[serde(default = "default_nonconvex_cap")]
+    pub contacts_per_nonconvex_pair: usize,
     /// Check pairs of bodies with the same kinematic root. Default true.
     pub enable_self_collision: bool,
     /// Check adjacent bodies (see [`crate::filter::is_adjacent`]). Default false.
@@ -62,6 +66,7 @@ impl Default for CollisionOptions {
             contacts_per_convex_pair: 5,
             contacts_per_box_box_pair: 16,
             contacts_per_height_field_pair: default_height_field_cap(),
+            contacts_per_nonconvex_pair: default_nonconvex_cap(),
             enable_self_collision: true,
             enable_adjacent_collision: false,
             enable_neutral_collision: false,
@@ -74,6 +79,10 @@ impl Default for CollisionOptions {
 
 fn default_height_field_cap() -> usize {
     crate::pairs::height_field::MAX_CONTACTS
+}
+
+fn default_nonconvex_cap() -> usize {
+    ContactRequest::default().max_sdf_contacts
 }
 
 impl CollisionOptions {
@@ -94,6 +103,7 @@ impl CollisionOptions {
             ("contacts_per_convex_pair", self.contacts_per_convex_pair),
             ("contacts_per_box_box_pair", self.contacts_per_box_box_pair),
             ("contacts_per_height_field_pair", self.contacts_per_height_field_pair),
+            ("contacts_per_nonconvex_pair", self.contacts_per_nonconvex_pair),
             ("threads", self.threads),
         ] {
             if v == 0 {
@@ -110,6 +120,7 @@ impl CollisionOptions {
             convex_algorithm: self.convex_algorithm,
             multi_contact: self.enable_multi_contact,
             max_contacts: self.contacts_per_convex_pair,
+            max_sdf_contacts: self.contacts_per_nonconvex_pair,
             ..base
         }
     }

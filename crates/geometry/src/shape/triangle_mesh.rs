@@ -7,6 +7,7 @@ use glam::DVec3;
 use crate::aabb::Aabb;
 use crate::bvh::Bvh;
 use crate::error::{GeometryError, Result, finite_vec};
+use crate::sdf::{SdfSettings, SignedDistanceField};
 use crate::shape::ConvexMesh;
 
 /// An indexed triangle mesh in its local frame, possibly non-convex and possibly open.
@@ -19,12 +20,17 @@ use crate::shape::ConvexMesh;
 /// parry's `TriMesh` holds its tree: distance and collision queries traverse it. It also holds the convex hull of
 /// its triangles' vertices (when they span a volume), which contains the surface: queries use the hull's distance as
 /// a lower bound and a first guess.
+///
+/// A closed mesh can also carry a [`SignedDistanceField`] ([`TriangleMesh::with_sdf`]): the simulator makes the
+/// contacts of such a mesh from it, as a non-convex solid (spec §A.14.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TriangleMesh {
     vertices: Vec<DVec3>,
     triangles: Vec<[u32; 3]>,
+    edges: Vec<[u32; 2]>,
     bvh: Bvh,
     hull: Option<Arc<ConvexMesh>>,
+    sdf: Option<Arc<SignedDistanceField>>,
 }
 
 impl TriangleMesh {
@@ -63,7 +69,81 @@ impl TriangleMesh {
         }
         let corners: Vec<DVec3> = vertices.iter().zip(&used).filter(|(_, u)| **u).map(|(v, _)| *v).collect();
         let hull = ConvexMesh::from_points(&corners).ok().map(Arc::new);
-        Ok(Self { vertices, triangles, bvh, hull })
+        let mut edges: Vec<[u32; 2]> = triangles
+            .iter()
+            .flat_map(|&[a, b, c]| [[a, b], [b, c], [c, a]])
+            .map(|[a, b]| [a.min(b), a.max(b)])
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        Ok(Self { vertices, triangles, edges, bvh, hull, sdf: None })
+    }
+
+    /// A closed solid of revolution about the local z axis (a bowl, a cup, a peg): `profile` lists `(radius, z)`
+    /// points from one point on the axis (radius 0) to another, with positive radii between; each is turned into
+    /// a ring of `segments` vertices. The triangles are counter-clockwise seen from outside whichever way the
+    /// profile runs. Errors: fewer than 3 profile points or 3 segments, ends off the axis, a non-positive radius
+    /// between them, non-finite values.
+    pub fn of_revolution(profile: &[(f64, f64)], segments: usize) -> Result<Self> {
+        let invalid = |what: String| GeometryError::InvalidMesh { shape: "triangle mesh", what };
+        let m = profile.len();
+        if m < 3 || segments < 3 {
+            return Err(invalid(format!(
+                "a solid of revolution needs at least 3 profile points and 3 segments, got {m} and {segments}"
+            )));
+        }
+        for &(r, z) in profile {
+            finite_vec("triangle mesh", "profile", DVec3::new(r, z, 0.0))?;
+        }
+        if profile[0].0 != 0.0 || profile[m - 1].0 != 0.0 {
+            return Err(invalid("the profile must start and end on the axis (radius 0)".into()));
+        }
+        if let Some(i) = (1..m - 1).find(|&i| !(profile[i].0 > 0.0)) {
+            return Err(invalid(format!("profile point {i} has radius {} (must be > 0)", profile[i].0)));
+        }
+        let mut v = vec![DVec3::new(0.0, 0.0, profile[0].1)];
+        for &(r, z) in &profile[1..m - 1] {
+            for k in 0..segments {
+                let t = std::f64::consts::TAU * k as f64 / segments as f64;
+                v.push(DVec3::new(r * t.cos(), r * t.sin(), z));
+            }
+        }
+        v.push(DVec3::new(0.0, 0.0, profile[m - 1].1));
+        let ring = |i: usize, k: usize| (1 + (i - 1) * segments + k % segments) as u32;
+        let last = (v.len() - 1) as u32;
+        let mut t = Vec::with_capacity(2 * segments * (m - 2));
+        for k in 0..segments {
+            t.push([0, ring(1, k + 1), ring(1, k)]);
+            for i in 1..m - 2 {
+                t.push([ring(i, k), ring(i, k + 1), ring(i + 1, k + 1)]);
+                t.push([ring(i, k), ring(i + 1, k + 1), ring(i + 1, k)]);
+            }
+            t.push([last, ring(m - 2, k), ring(m - 2, k + 1)]);
+        }
+        // Six times the signed volume: negative when the profile ran the other way round.
+        let volume: f64 =
+            t.iter().map(|&[a, b, c]| v[a as usize].dot(v[b as usize].cross(v[c as usize]))).sum();
+        if volume < 0.0 {
+            t.iter_mut().for_each(|tri| tri.swap(1, 2));
+        }
+        Self::new(v, t)
+    }
+
+    /// The mesh with its signed distance field sampled under `settings` (see [`SignedDistanceField::build`]; the
+    /// mesh must be closed).
+    pub fn with_sdf(mut self, settings: &SdfSettings) -> Result<Self> {
+        self.sdf = Some(Arc::new(SignedDistanceField::build(&self, settings)?));
+        Ok(self)
+    }
+
+    /// The signed distance field, when [`TriangleMesh::with_sdf`] sampled one.
+    pub fn sdf(&self) -> Option<&SignedDistanceField> {
+        self.sdf.as_deref()
+    }
+
+    /// The undirected edges `[a, b]` (`a < b`), each once, sorted.
+    pub fn edges(&self) -> &[[u32; 2]] {
+        &self.edges
     }
 
     /// The convex hull of the vertices the triangles use; `None` when they do not span a volume (a flat mesh).
@@ -141,6 +221,22 @@ mod tests {
         tris.sort_unstable();
         assert_eq!(tris, [0, 1, 2, 3]);
         assert_eq!(root.aabb, Aabb::new(DVec3::ZERO, DVec3::ONE));
+    }
+
+    #[test]
+    fn solid_of_revolution_is_closed_with_the_cylinder_volume() {
+        let cyl = TriangleMesh::of_revolution(&[(0.0, 0.0), (1.0, 0.0), (1.0, 2.0), (0.0, 2.0)], 64).unwrap();
+        assert!(cyl.is_closed());
+        let volume = crate::MassProperties::from_density(&crate::Shape::from(cyl), 1.0).unwrap().mass;
+        // A 64-gon prism: (64/2) sin(2π/64) r² h.
+        let exact = 32.0 * (std::f64::consts::TAU / 64.0).sin() * 2.0;
+        assert!((volume - exact).abs() < 1e-9, "{volume} vs {exact}");
+        let reversed =
+            TriangleMesh::of_revolution(&[(0.0, 2.0), (1.0, 2.0), (1.0, 0.0), (0.0, 0.0)], 64).unwrap();
+        let v2 = crate::MassProperties::from_density(&crate::Shape::from(reversed), 1.0).unwrap().mass;
+        assert!((v2 - exact).abs() < 1e-9);
+        assert!(TriangleMesh::of_revolution(&[(0.1, 0.0), (1.0, 0.0), (0.0, 1.0)], 8).is_err());
+        assert!(TriangleMesh::of_revolution(&[(0.0, 0.0), (0.0, 0.5), (0.0, 1.0)], 8).is_err());
     }
 
     #[test]
