@@ -407,5 +407,108 @@ fn collide(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, distance, contact, collide);
+/// The bowl of `crates/cli/scenes/bowl.xml` (outer radius 0.12, inner 0.1, 3 072 triangles), as a non-convex solid.
+fn bowl_profile() -> Vec<(f64, f64)> {
+    let (ro, ri, steps) = (0.12, 0.1, 16);
+    let arc = |r: f64, s: usize| {
+        let phi = std::f64::consts::FRAC_PI_2 * s as f64 / steps as f64;
+        (r * phi.sin(), ro - r * phi.cos())
+    };
+    (0..=steps).map(|s| arc(ro, s)).chain((0..=steps).rev().map(|s| arc(ri, s))).collect()
+}
+
+/// Contacts of a ball (radius 0.02) inside the bowl at 64 poses on the hollow's wall, from 2 mm clear to 2 mm deep:
+/// signorini through the bowl's signed distance field, parry3d through its `TriMesh` contact manifolds (a surface:
+/// one manifold per touched triangle).
+fn contact_nonconvex(c: &mut Criterion) {
+    use glam::DVec3;
+    use parry3d_f64::query::{ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
+    use parry3d_f64::shape::{Ball as PBall, TriMesh as PTriMesh};
+    use signorini_geometry::{SdfSettings, Sphere, TriangleMesh};
+
+    let mesh = TriangleMesh::of_revolution(&bowl_profile(), 48).expect("a closed bowl");
+    let parry_mesh = PTriMesh::new(
+        mesh.vertices().iter().map(|v| PVector::new(v.x, v.y, v.z)).collect(),
+        mesh.triangles().to_vec(),
+    )
+    .expect("parry accepts the bowl");
+    let bowl = Shape::from(mesh.with_sdf(&SdfSettings::default()).expect("a field"));
+    let ball = Shape::from(Sphere::new(0.02).expect("a ball"));
+    let parry_ball = PBall::new(0.02);
+    let poses: Vec<Pose> = (0..64)
+        .map(|k| {
+            let tilt = 1.2 * (k % 8) as f64 / 8.0;
+            let azimuth = std::f64::consts::TAU * (k / 8) as f64 / 8.0;
+            let dir = DVec3::new(tilt.sin() * azimuth.cos(), tilt.sin() * azimuth.sin(), -tilt.cos());
+            let depth = -0.002 + 0.004 * (k % 5) as f64 / 4.0;
+            Pose::from_translation(DVec3::new(0.0, 0.0, 0.12) + dir * (0.1 - 0.02 + depth))
+        })
+        .collect();
+    let parry_poses: Vec<PPose> = poses
+        .iter()
+        .map(|p| PPose::from_translation(PVector::new(p.translation.x, p.translation.y, p.translation.z)))
+        .collect();
+
+    let mut ws = QueryWorkspace::default();
+    let request = ContactRequest::default();
+    let mut manifold = Manifold::new();
+    // Parry's persistent pairs: each pose keeps its manifolds and workspace across calls, as rapier keeps them.
+    type PersistentPair = (Vec<ContactManifold<(), ()>>, Option<ContactManifoldsWorkspace>);
+    let mut pairs: Vec<PersistentPair> = (0..poses.len()).map(|_| (Vec::new(), None)).collect();
+    // Not timed: how many poses each finds in contact.
+    let (mut ours, mut theirs) = (0, 0);
+    for ((p, pp), (manifolds, w)) in poses.iter().zip(&parry_poses).zip(pairs.iter_mut()) {
+        contacts_into(&mut ws, &ball, p, &bowl, &Pose::IDENTITY, &request, &mut manifold).expect("contacts");
+        ours += usize::from(!manifold.is_empty());
+        DefaultQueryDispatcher
+            .contact_manifolds(&pp.inverse(), &parry_ball, &parry_mesh, 0.0, manifolds, w)
+            .expect("parry contacts");
+        theirs += usize::from(manifolds.iter().any(|m| m.points.iter().any(|p| p.dist < 0.0)));
+    }
+    eprintln!(
+        "[contact/ball_in_bowl] {} poses: in contact for signorini {ours}, parry3d {theirs}",
+        poses.len()
+    );
+
+    let mut group = c.benchmark_group("contact/ball_in_bowl");
+    group.throughput(Throughput::Elements(poses.len() as u64));
+    group.bench_function("signorini_sdf", |bench| {
+        bench.iter(|| {
+            let mut n = 0;
+            for p in &poses {
+                let r = contacts_into(
+                    &mut ws,
+                    &ball,
+                    black_box(p),
+                    &bowl,
+                    &Pose::IDENTITY,
+                    &request,
+                    &mut manifold,
+                );
+                n += r.map_or(usize::MAX, |()| manifold.len());
+            }
+            n
+        })
+    });
+    group.bench_function("parry3d_trimesh", |bench| {
+        bench.iter(|| {
+            let mut n = 0;
+            for (pp, (manifolds, w)) in parry_poses.iter().zip(pairs.iter_mut()) {
+                let r = DefaultQueryDispatcher.contact_manifolds(
+                    &black_box(pp).inverse(),
+                    &parry_ball,
+                    &parry_mesh,
+                    0.0,
+                    manifolds,
+                    w,
+                );
+                n += r.map_or(usize::MAX, |()| manifolds.iter().map(|m| m.points.len()).sum());
+            }
+            n
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, distance, contact, contact_nonconvex, collide);
 criterion_main!(benches);

@@ -191,7 +191,7 @@ pub struct QueryWorkspace {
     /// The node stack of point–mesh searches.
     pub(crate) point_stack: Vec<(u32, f64)>,
     /// Candidate contacts of a mesh with a signed distance field.
-    pub(crate) sdf: Vec<crate::pairs::mesh_sdf::SdfCandidate>,
+    pub(crate) sdf: crate::pairs::mesh_sdf::SdfScratch,
 }
 
 thread_local! {

@@ -164,7 +164,8 @@ impl Shape {
                 let (lo, hi) = m.vertex_bounds();
                 Aabb::new(lo, hi)
             }
-            Shape::TriangleMesh(m) => points_aabb(m.vertices()),
+            // The BVH's root box: the tight box of the triangles, kept by the mesh.
+            Shape::TriangleMesh(m) => m.bvh().root().map_or_else(|| points_aabb(m.vertices()), |r| r.aabb),
             Shape::HeightField(h) => {
                 let (hx, hy) = h.half_extents();
                 let (_, top) = h.height_range();
@@ -204,7 +205,11 @@ impl Shape {
             }
             Shape::Box(s) => Aabb::from_center_half_extents(t, abs_mat(r) * s.half_extents()),
             Shape::ConvexMesh(m) => transformed_points_aabb(m.vertices(), pose),
-            Shape::TriangleMesh(m) => transformed_points_aabb(m.vertices(), pose),
+            // The hull's vertices have the same box as the mesh's, and are usually far fewer.
+            Shape::TriangleMesh(m) => match m.convex_hull() {
+                Some(h) => transformed_points_aabb(h.vertices(), pose),
+                None => transformed_points_aabb(m.vertices(), pose),
+            },
             Shape::HeightField(_) => self.local_aabb().transformed_corners_bound(pose),
         }
     }

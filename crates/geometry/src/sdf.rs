@@ -195,14 +195,10 @@ impl SignedDistanceField {
     /// The signed distance at `x` (mesh frame) and its gradient (not normalised inside the grid: an interpolation
     /// of unit vectors).
     pub fn value_and_gradient(&self, x: DVec3) -> (f64, DVec3) {
-        let u = (x - self.origin) / self.cell;
-        let inside = (0..3).all(|a| u[a] >= 0.0 && u[a] <= (self.res[a] - 1) as f64);
-        if !inside {
-            let bounds = self.aabb();
-            let clamped = x.clamp(bounds.min, bounds.max);
-            let (v, _) = self.value_and_gradient(clamped);
-            return (v + (x - clamped).length(), (x - bounds.center()).normalize_or(DVec3::Z));
-        }
+        let last = DVec3::new(self.res[0] as f64 - 1.0, self.res[1] as f64 - 1.0, self.res[2] as f64 - 1.0);
+        let raw = (x - self.origin) / self.cell;
+        let u = raw.clamp(DVec3::ZERO, last);
+        let outside = (raw - u).length() * self.cell;
         let base = |a: usize| (u[a].floor() as usize).min(self.res[a] - 2);
         let (i, j, k) = (base(0), base(1), base(2));
         let f = u - DVec3::new(i as f64, j as f64, k as f64);
@@ -216,6 +212,9 @@ impl SignedDistanceField {
             let n = self.index(i + di, j + dj, k + dk);
             value += w * self.values[n];
             gradient += w * self.gradients[n];
+        }
+        if outside > 0.0 {
+            return (value + outside, (x - self.aabb().center()).normalize_or(DVec3::Z));
         }
         (value, gradient)
     }

@@ -1,5 +1,5 @@
 //! `<asset>`: meshes (inline `vertex`/`face` or a `file` in STL/OBJ) become convex hulls, as MuJoCo convexifies
-//! meshes for collision; height fields are read by [`crate::hfield`]. Textures, materials and skins are visual only
+//! meshes for collision (their surface is kept for the non-convex switch of [`crate::nonconvex`]); height fields are read by [`crate::hfield`]. Textures, materials and skins are visual only
 //! and are accepted without being read.
 
 use std::collections::HashMap;
@@ -27,6 +27,11 @@ pub struct MeshAsset {
     pub hull: Arc<ConvexMesh>,
     /// Mass properties at unit density in the mesh frame (of the hull, or of the closed mesh for `inertia="exact"`).
     pub unit: MassProperties,
+    /// The vertices (mesh frame, scaled) and triangles as written, for a mesh used as a non-convex solid
+    /// ([`crate::nonconvex`]); no triangles for a point cloud.
+    pub surface: Arc<MeshData>,
+    /// Where the mesh is declared.
+    pub at: signorini_xml::Location,
 }
 
 /// The mesh assets by name.
@@ -164,13 +169,15 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     let geometry =
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
     let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?);
-    let unit = if exact && !data.triangles.is_empty() {
-        let mesh = TriangleMesh::new(vertices, data.triangles).map_err(geometry)?;
+    let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
+    let unit = if exact && !surface.triangles.is_empty() {
+        let mesh =
+            TriangleMesh::new(surface.vertices.clone(), surface.triangles.clone()).map_err(geometry)?;
         MassProperties::from_density(&Shape::from(mesh), 1.0).map_err(geometry)?
     } else {
         MassProperties::from_density(&Shape::ConvexMesh(hull.clone()), 1.0).map_err(geometry)?
     };
-    Ok(MeshAsset { name, hull, unit })
+    Ok(MeshAsset { name, hull, unit, surface, at: e.at.clone() })
 }
 
 fn inline_mesh(a: &Attrs<'_>) -> Result<MeshData> {

@@ -26,6 +26,7 @@
 //! | `tree`, `joint`, `geom` | bodies, joints, geoms, sites |
 //! | `compile_inertia` | body inertia from `<inertial>` or from geoms, as MuJoCo compiles it |
 //! | `actuator`, `equality`, `contact`, `keyframe` | the remaining sections |
+//! | [`nonconvex`] | the `<custom>` switch that makes meshes non-convex solids (native mode) |
 
 pub mod compiler;
 pub mod error;
@@ -43,6 +44,7 @@ mod hfield;
 mod include;
 mod joint;
 mod keyframe;
+pub mod nonconvex;
 mod parse;
 pub mod scene;
 mod schema;
@@ -76,6 +78,9 @@ pub struct LoadedMjcf {
     pub equality_active: Vec<bool>,
     /// The `solref` values the file does not write (native mode treats them as unset, see [`UnwrittenSolref`]).
     pub unwritten_solref: UnwrittenSolref,
+    /// The geoms whose mesh the file names as non-convex (native mode gives them a signed distance field, see
+    /// [`nonconvex`]).
+    pub nonconvex: nonconvex::NonconvexMeshes,
     /// Elements accepted but not simulated (visual, statistic, size, custom, camera, light, texture, material, skin).
     pub not_simulated: Vec<NotSimulated>,
 }

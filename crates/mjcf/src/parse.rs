@@ -11,6 +11,7 @@ use crate::assets::Assets;
 use crate::compiler::Compiler;
 use crate::defaults::Defaults;
 use crate::error::{MjcfError, Result};
+use crate::nonconvex::NonconvexMeshes;
 use crate::options::MjcfOptions;
 use crate::tree::Tree;
 use crate::{Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe};
@@ -129,7 +130,17 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     collect_not_simulated(&root, &mut not_simulated);
     spec.bodies = tree.bodies;
     let unwritten_solref = UnwrittenSolref { equalities: unwritten_equalities, ..tree.unwritten };
-    Ok(LoadedMjcf { spec, options, compiler, sensors_raw, equality_active, unwritten_solref, not_simulated })
+    let nonconvex = NonconvexMeshes::read(sections("custom"), &assets, &spec)?;
+    Ok(LoadedMjcf {
+        spec,
+        options,
+        compiler,
+        sensors_raw,
+        equality_active,
+        unwritten_solref,
+        nonconvex,
+        not_simulated,
+    })
 }
 
 fn not_supported(e: &Element, what: &str) -> MjcfError {

@@ -71,6 +71,8 @@ pub fn scene(mut loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, Str
         // equality to max(constraint_timeconst, 2h).
         let timeconst = options.constraint_timeconst.max(2.0 * options.h());
         loaded.unwritten_solref.resolve(&mut loaded.spec, timeconst);
+        // Meshes the file names as non-convex collide through their signed distance fields.
+        loaded.nonconvex.apply(&mut loaded.spec)?;
     }
     let mut model = signorini_sim::Model::new(loaded.spec, options)?;
     model.equality_active0 = loaded.equality_active;

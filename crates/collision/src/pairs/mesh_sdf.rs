@@ -3,7 +3,8 @@
 //! **Candidates.** As Genesis's vertex–SDF and edge–SDF tests (§A.14.1), in two orderings, the second only when the
 //! first found nothing (§A.14.1's "cleaner rule"; mixing them would mix the two shapes' normals in one manifold):
 //! - the other shape's *probes* inside the mesh's field `F`: a sphere's centre and a capsule's segment with their
-//!   radius (depth `r − F`), the corners and edges of a box or convex mesh, the rims and generators of a cylinder,
+//!   radius (depth `r − F`), the corners and edges of a box or convex mesh, a cylinder's sampled rims with each
+//!   rim's point deepest along the field's descent and the side line between those two,
 //!   the vertices of another mesh, and for every convex shape its support point against the field's gradient
 //!   (a few fixed-point steps `p ← support(−∇F(p))`), so that a smooth shape (ellipsoid, cylinder side) finds its
 //!   deepest point between its samples. An edge keeps its deepest point: the bisection of §A.14.1 on `∇F·e` when
@@ -24,6 +25,49 @@
 
 use glam::DVec3;
 use signorini_geometry::{Aabb, ConvexMesh, Plane, Pose, Shape, SignedDistanceField, TriangleMesh};
+
+/// Reusable memory of [`sdf_contacts`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SdfScratch {
+    candidates: Vec<SdfCandidate>,
+    near: NearVertices,
+}
+
+/// The mesh vertices near a region: a descent of the mesh's BVH through the nodes whose box passes a test.
+#[derive(Debug, Clone, Default)]
+struct NearVertices {
+    vertices: Vec<u32>,
+    stack: Vec<usize>,
+}
+
+impl NearVertices {
+    /// The indices of the vertices of the triangles in BVH leaves reached through boxes (mesh frame) that pass
+    /// `test`, each once, ascending.
+    fn of(&mut self, mesh: &TriangleMesh, test: impl Fn(&Aabb) -> bool) -> &[u32] {
+        let bvh = mesh.bvh();
+        self.vertices.clear();
+        self.stack.clear();
+        if bvh.root().is_some_and(|r| test(&r.aabb)) {
+            self.stack.push(0);
+        }
+        while let Some(n) = self.stack.pop() {
+            let node = &bvh.nodes()[n];
+            match node.children() {
+                None => {
+                    for &t in bvh.leaf_primitives(node) {
+                        self.vertices.extend_from_slice(&mesh.triangles()[t as usize]);
+                    }
+                }
+                Some(children) => {
+                    self.stack.extend(children.into_iter().filter(|&c| test(&bvh.nodes()[c].aabb)));
+                }
+            }
+        }
+        self.vertices.sort_unstable();
+        self.vertices.dedup();
+        &self.vertices
+    }
+}
 
 /// One penetrating point (world frame).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,18 +90,18 @@ fn field(s: &Shape) -> Option<(&TriangleMesh, &SignedDistanceField)> {
     }
 }
 
-/// Samples per rim of a cylinder probe.
-const RIM_SAMPLES: usize = 16;
 /// The least `|∇F·e|` at an edge's ends for §A.14.1's bracket test (cosine of 89.94°).
 const SLOPE_EPSILON: f64 = 1e-3;
 /// Fixed-point steps of the support probe.
 const SUPPORT_STEPS: usize = 4;
+/// Samples per rim of a cylinder probe (sagitta `r (1 − cos(π/32))`, 0.5 % of the radius).
+const RIM_SAMPLES: usize = 32;
 
 /// Contacts of a pair where at least one shape is a triangle mesh with a field (see the module docs); `None` when
 /// the pair is not one this routine answers (a mesh without a field, or a height field).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sdf_contacts(
-    candidates: &mut Vec<SdfCandidate>,
+    scratch: &mut SdfScratch,
     a: &Shape,
     pose_a: &Pose,
     b: &Shape,
@@ -66,6 +110,7 @@ pub(crate) fn sdf_contacts(
     max_contacts: usize,
     out: &mut Vec<crate::contact::Contact>,
 ) -> Option<()> {
+    let SdfScratch { candidates, near } = scratch;
     candidates.clear();
     if matches!(a, Shape::HeightField(_)) || matches!(b, Shape::HeightField(_)) {
         return None;
@@ -78,17 +123,17 @@ pub(crate) fn sdf_contacts(
     }
     match (fa, fb) {
         (Some((ma, sa)), Some((mb, sb))) => {
-            vertices_in_field(ma, pose_a, sb, pose_b, true, candidates);
+            vertices_in_field(ma, pose_a, sb, pose_b, true, near, candidates);
             if candidates.is_empty() {
-                vertices_in_field(mb, pose_b, sa, pose_a, false, candidates);
+                vertices_in_field(mb, pose_b, sa, pose_a, false, near, candidates);
             }
             if candidates.is_empty() {
                 edges_in_field(ma, pose_a, sb, pose_b, true, candidates);
                 edges_in_field(mb, pose_b, sa, pose_a, false, candidates);
             }
         }
-        (Some((ma, sa)), None) => probe_pair(ma, sa, pose_a, b, pose_b, true, candidates),
-        (None, Some((mb, sb))) => probe_pair(mb, sb, pose_b, a, pose_a, false, candidates),
+        (Some((ma, sa)), None) => probe_pair(ma, sa, pose_a, b, pose_b, true, near, candidates),
+        (None, Some((mb, sb))) => probe_pair(mb, sb, pose_b, a, pose_a, false, near, candidates),
         (None, None) => return None,
     }
     select(candidates, tol, max_contacts.max(1), out);
@@ -96,6 +141,7 @@ pub(crate) fn sdf_contacts(
 }
 
 /// The candidates between a mesh with a field (shape A when `mesh_is_a`) and a shape without one.
+#[allow(clippy::too_many_arguments)]
 fn probe_pair(
     mesh: &TriangleMesh,
     field: &SignedDistanceField,
@@ -103,13 +149,14 @@ fn probe_pair(
     other: &Shape,
     pose_o: &Pose,
     mesh_is_a: bool,
+    near: &mut NearVertices,
     out: &mut Vec<SdfCandidate>,
 ) {
     let probe_is_a = !mesh_is_a;
     let probe = FieldProbe { field, pose: pose_m, probe_is_a, bounds: field.aabb() };
     match other {
         Shape::Plane(p) => {
-            mesh_inside_plane(mesh, pose_m, p, pose_o, mesh_is_a, out);
+            mesh_inside_plane(mesh, pose_m, p, pose_o, mesh_is_a, near, out);
             return;
         }
         Shape::Sphere(s) => probe.point(pose_o.translation, s.radius(), out),
@@ -149,26 +196,22 @@ fn probe_pair(
         }
         Shape::Cylinder(cy) => {
             let (r, hl) = (cy.radius(), cy.half_length());
-            let rim = |k: usize, z: f64| {
-                let t = k as f64 * std::f64::consts::TAU / RIM_SAMPLES as f64;
-                pose_o.transform_point(DVec3::new(r * t.cos(), r * t.sin(), z))
-            };
-            for k in 0..RIM_SAMPLES {
-                for z in [-hl, hl] {
-                    probe.point(rim(k, z), 0.0, out);
-                    probe.segment(rim(k, z), rim(k + 1, z), 0.0, out);
+            for z in [-hl, hl] {
+                for k in 0..RIM_SAMPLES {
+                    let t = k as f64 * std::f64::consts::TAU / RIM_SAMPLES as f64;
+                    probe.point(pose_o.transform_point(DVec3::new(r * t.cos(), r * t.sin(), z)), 0.0, out);
                 }
-                probe.segment(rim(k, -hl), rim(k, hl), 0.0, out);
             }
         }
         Shape::Ellipsoid(_) => {}
         Shape::TriangleMesh(_) | Shape::HeightField(_) => return,
     }
-    if other.kind().is_bounded_convex() && !matches!(other, Shape::Sphere(_) | Shape::Capsule(_)) {
+    if matches!(other, Shape::Box(_) | Shape::ConvexMesh(_) | Shape::Ellipsoid(_)) {
         probe.support(other, pose_o, out);
     }
-    if out.is_empty() {
-        mesh_inside_convex(mesh, pose_m, other, pose_o, mesh_is_a, out);
+    // A sphere or capsule the field found clear of the surface has no mesh vertex inside it either.
+    if out.is_empty() && !matches!(other, Shape::Sphere(_) | Shape::Capsule(_)) {
+        mesh_inside_convex(mesh, pose_m, other, pose_o, mesh_is_a, near, out);
     }
 }
 
@@ -256,17 +299,20 @@ impl FieldProbe<'_> {
 }
 
 /// The vertices of `mesh` inside another mesh's field.
+#[allow(clippy::too_many_arguments)]
 fn vertices_in_field(
     mesh: &TriangleMesh,
     pose_m: &Pose,
     field: &SignedDistanceField,
     pose_f: &Pose,
     mesh_is_a: bool,
+    near: &mut NearVertices,
     out: &mut Vec<SdfCandidate>,
 ) {
     let probe = FieldProbe { field, pose: pose_f, probe_is_a: mesh_is_a, bounds: field.aabb() };
     let region = field.aabb().transformed_corners_bound(&pose_m.inv_compose(pose_f));
-    for &v in mesh.vertices() {
+    for &v in near.of(mesh, |b| b.overlaps(&region)) {
+        let v = mesh.vertices()[v as usize];
         if region.contains_point(v) {
             probe.point(pose_m.transform_point(v), 0.0, out);
         }
@@ -300,14 +346,19 @@ fn mesh_inside_plane(
     plane: &Plane,
     pose_p: &Pose,
     mesh_is_a: bool,
+    near: &mut NearVertices,
     out: &mut Vec<SdfCandidate>,
 ) {
     let mut n = pose_p.transform_vector(DVec3::Z);
     if plane.is_two_sided() && n.dot(pose_m.translation - pose_p.translation) < 0.0 {
         n = -n;
     }
-    for &v in mesh.vertices() {
-        let x = pose_m.transform_point(v);
+    // The plane in the mesh frame: `n_m · x < offset` below it.
+    let n_m = pose_m.inverse_transform_vector(n);
+    let offset = n_m.dot(pose_m.inverse_transform_point(pose_p.translation));
+    let below = |b: &Aabb| n_m.dot(b.center()) - n_m.abs().dot(b.half_extents()) < offset;
+    for &v in near.of(mesh, below) {
+        let x = pose_m.transform_point(mesh.vertices()[v as usize]);
         let depth = -n.dot(x - pose_p.translation);
         if depth > 0.0 {
             out.push(SdfCandidate { point: x, normal: n, depth, probe_is_a: mesh_is_a });
@@ -322,16 +373,17 @@ fn mesh_inside_convex(
     shape: &Shape,
     pose_s: &Pose,
     mesh_is_a: bool,
+    near: &mut NearVertices,
     out: &mut Vec<SdfCandidate>,
 ) {
     let rel = pose_s.inv_compose(pose_m);
     let region = shape.local_aabb().transformed_corners_bound(&pose_m.inv_compose(pose_s));
-    for &v in mesh.vertices() {
+    for &v in near.of(mesh, |b| b.overlaps(&region)) {
+        let v = mesh.vertices()[v as usize];
         if !region.contains_point(v) {
             continue;
         }
-        let local = rel.transform_point(v);
-        if let Some((depth, n)) = inside_depth(shape, local) {
+        if let Some((depth, n)) = inside_depth(shape, rel.transform_point(v)) {
             out.push(SdfCandidate {
                 point: pose_m.transform_point(v),
                 normal: pose_s.transform_vector(n),
