@@ -95,6 +95,11 @@ impl Assets {
         self.by_name.get(name).map(|&i| &self.meshes[i])
     }
 
+    /// The mesh asset whose hull a mesh geom holds.
+    pub fn mesh_of_hull(&self, hull: &Arc<ConvexMesh>) -> Option<&MeshAsset> {
+        self.meshes.iter().find(|m| Arc::ptr_eq(&m.hull, hull))
+    }
+
     /// The height field named `name`.
     pub fn hfield(&self, name: &str) -> Option<&HFieldAsset> {
         self.hfields.get(name)

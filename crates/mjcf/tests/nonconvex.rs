@@ -169,4 +169,15 @@ fn switch_errors_name_the_mesh_and_the_reason() {
     }
     let compat = load(tetra, Dialect::Mujoco).unwrap();
     assert!(matches!(&compat.model().multibody.collision.geoms().shape[0], Shape::ConvexMesh(_)));
+    // Per geom: only the named geom of two using the same mesh.
+    let per_geom = r#"<mujoco><custom><text name="signorini:sdf_geoms" data="second"/></custom>
+        <asset><mesh name="t" vertex="0 0 0 1 0 0 0 1 0 0 0 1" face="0 2 1 0 1 3 0 3 2 1 2 3"/></asset>
+        <worldbody><geom name="first" type="mesh" mesh="t"/><geom name="second" type="mesh" mesh="t" pos="3 0 0"/>
+        </worldbody></mujoco>"#;
+    let scene = load(per_geom, Dialect::Native).unwrap();
+    let shapes = &scene.model().multibody.collision.geoms().shape;
+    assert!(matches!(&shapes[0], Shape::ConvexMesh(_)) && matches!(&shapes[1], Shape::TriangleMesh(_)));
+    let not_mesh = r#"<mujoco><custom><text name="signorini:sdf_geoms" data="ball"/></custom>
+        <worldbody><geom name="ball" size="0.1"/></worldbody></mujoco>"#;
+    assert!(load(not_mesh, Dialect::Native).unwrap_err().contains("not a mesh geom"));
 }
