@@ -10,9 +10,10 @@
 //! swap) and `PairRoutine::run` converts to the simulator convention (normal from B to A, `penetration = −dist`).
 //!
 //! Box–box is MuJoCo 4.0's rewritten `mjc_BoxBox` (`box_box`: separating axes, then face clipping with up to 8
-//! contacts or one edge–edge contact). Box–mesh and mesh–mesh follow MuJoCo's `mjc_Convex` with its native GJK/EPA
-//! and multiccd polygon clipping (`convex`). Pairs without an entry (ellipsoid/cylinder against non-planes,
-//! two-sided planes, ...) go to the native contact table under MuJoCo's rules (`crate::dialect::mujoco`).
+//! contacts or one edge–edge contact). Every pair MuJoCo sends to `mjc_Convex` follows its port (`convex`): native
+//! GJK/EPA, then multiccd's polygon clipping for box–mesh and mesh–mesh; cylinder pairs get extra contacts where 4.0's
+//! cylinder clipping would (`convex::perturb`); the others keep one contact. Two-sided planes have no MuJoCo geom: they go to the native contact table under MuJoCo's
+//! rules (`crate::dialect::mujoco`).
 
 mod box_box;
 mod boxes;
@@ -101,9 +102,10 @@ fn mj_rank(s: &Shape) -> Option<u8> {
     })
 }
 
-/// The dedicated MuJoCo routine for this pair, if MuJoCo has one (`mjCOLLISIONFUNC` of `engine_collision_driver.c`;
-/// box–box gets MuJoCo 4.0's `mjc_BoxBox`; box–mesh and mesh–mesh get the port of `mjc_Convex`, with multiccd's
-/// extra contacts when `multi_contact`; the other pairs MuJoCo answers with `mjc_Convex` return `None`).
+/// The MuJoCo routine for this pair (`mjCOLLISIONFUNC` of `engine_collision_driver.c`): box–box gets MuJoCo 4.0's
+/// `mjc_BoxBox`; every pair MuJoCo answers with `mjc_Convex` gets its port: box–mesh and mesh–mesh with multiccd's
+/// polygon clipping, cylinder against cylinder, box or mesh with the extra contacts of `convex::perturb`, the others
+/// with one contact. `None` only for shapes MuJoCo has no geom type for (two-sided planes, triangle meshes).
 pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairRoutine> {
     let (ra, rb) = (mj_rank(a)?, mj_rank(b)?);
     let swapped = rb < ra;
@@ -124,6 +126,8 @@ pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairR
         (6, 6) => box_box::box_box,
         (6, 7) | (7, 7) if multi_contact => convex::convex,
         (6, 7) | (7, 7) => convex::convex_single,
+        (5, 5..=7) if multi_contact => convex::convex_perturbed,
+        (2, 4) | (2, 7) | (3, 4) | (3, 5) | (3, 7) | (4, 4..=7) | (5, 5..=7) => convex::convex_one,
         _ => return None,
     };
     Some(PairRoutine { func, swapped })

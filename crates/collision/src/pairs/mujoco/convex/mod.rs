@@ -42,6 +42,7 @@ mod epa;
 mod gjk;
 mod hfield;
 mod multicontact;
+mod perturb;
 mod support;
 
 pub(crate) use hfield::convex_hfield;
@@ -118,6 +119,48 @@ fn with_scratch(f: impl FnOnce(&mut Scratch)) {
 struct Scratch {
     pt: Polytope,
     clip: Clip,
+}
+
+/// `mjc_Convex` for cylinder against cylinder, box or mesh: the single contact, then the extra contacts of
+/// [`perturb`] where MuJoCo 4.0's cylinder clipping would add some (`multi`: `<flag multiccd>`, on by default).
+pub(crate) fn convex_perturbed(
+    g1: &Shape,
+    f1: &Frame,
+    g2: &Shape,
+    f2: &Frame,
+    margin: f64,
+    out: &mut Vec<MjContact>,
+) {
+    perturbed_with(g1, f1, g2, f2, margin, true, out);
+}
+
+/// `mjc_Convex` for the pairs that get one contact (sphere, capsule and ellipsoid against the convex shapes; with
+/// `<flag multiccd="disable"/>`, cylinder pairs too): `mjc_penetration`'s single contact.
+pub(crate) fn convex_one(
+    g1: &Shape,
+    f1: &Frame,
+    g2: &Shape,
+    f2: &Frame,
+    margin: f64,
+    out: &mut Vec<MjContact>,
+) {
+    perturbed_with(g1, f1, g2, f2, margin, false, out);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn perturbed_with(
+    g1: &Shape,
+    f1: &Frame,
+    g2: &Shape,
+    f2: &Frame,
+    margin: f64,
+    multi: bool,
+    out: &mut Vec<MjContact>,
+) {
+    let (Some(mut o1), Some(mut o2)) = (Obj::new(g1, f1, margin), Obj::new(g2, f2, margin)) else {
+        return;
+    };
+    with_scratch(|s| perturb::penetration_perturbed(s, &mut o1, &mut o2, margin, multi, out));
 }
 
 /// `mjc_penetration` with one contact (`mjc_ccd` with `max_contacts = 1`). A sphere or capsule is first shrunk to

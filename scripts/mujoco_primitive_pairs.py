@@ -1,0 +1,153 @@
+"""Reference contacts of the pairs MuJoCo 4.0 sends to mjc_Convex besides box–mesh and mesh–mesh: sphere, capsule,
+ellipsoid and cylinder against ellipsoids, cylinders, boxes and meshes (native GJK/EPA, then the multiCCD
+perturbation pass for pairs without a sphere or an ellipsoid), for the collision tests.
+
+Writes crates/collision/tests/data/primitive_pairs_mujoco.json in the layout of scripts/mujoco_convex_pairs.py (whose
+helpers it uses): `meshes` (hull 0 of the convex scene: MuJoCo's float32 geom-frame vertices and their double values),
+and cases of two geoms in MuJoCo's contact order, `{"type", "size", "mesh"?, "pos", "mat"}`, with MuJoCo's contacts
+(dist, pos, frame[0:3] = normal from geom 1 to geom 2) from mj_forward. Cases: random orientations pushed into
+contact along a random direction, and resting poses (a cylinder lying, standing or crossed on a box or another
+cylinder, a capsule on a cylinder, ...) sunk 0.2–3 mm, with small tilts. Needs `pip install mujoco`.
+
+Usage: python3 scripts/mujoco_primitive_pairs.py [OUT]
+"""
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mujoco_convex_pairs import SCENE, axis_angle, mesh_data, random_rotation, simulate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/primitive_pairs_mujoco.json"
+
+SIZES = {
+    "sphere": "0.05",
+    "capsule": "0.04 0.08",
+    "ellipsoid": "0.06 0.04 0.03",
+    "cylinder": "0.05 0.07",
+    "box": "0.08 0.05 0.03",
+}
+
+
+class Models:
+    """One compiled model per pair of geom types: two free bodies, one geom each."""
+
+    def __init__(self, hull):
+        self.hull = hull
+        self.cache = {}
+
+    def get(self, t1, t2):
+        key = (t1, t2)
+        if key not in self.cache:
+            def geom(t):
+                return 'type="mesh" mesh="hull"' if t == "mesh" else f'type="{t}" size="{SIZES[t]}"'
+            xml = f"""<mujoco><asset><mesh name="hull" vertex="{self.hull}"/></asset><worldbody>
+<body><freejoint/><geom {geom(t1)}/></body><body><freejoint/><geom {geom(t2)}/></body>
+</worldbody></mujoco>"""
+            self.cache[key] = mujoco.MjModel.from_xml_string(xml)
+        return self.cache[key]
+
+
+def record(m, d, types, kind):
+    order = [0, 1]
+    if d.ncon and int(d.contact[0].geom[0]) == 1:
+        order = [1, 0]
+    elif not d.ncon and m.geom_type[0] > m.geom_type[1]:
+        order = [1, 0]
+    geoms = []
+    for g in order:
+        geom = {"type": types[g], "size": m.geom_size[g].tolist(), "pos": d.geom_xpos[g].tolist(),
+                "mat": d.geom_xmat[g].tolist()}
+        if types[g] == "mesh":
+            geom["mesh"] = 0
+        geoms.append(geom)
+    contacts = []
+    for c in d.contact[:d.ncon]:
+        assert [int(c.geom[0]), int(c.geom[1])] == order
+        contacts.append({"dist": float(c.dist), "pos": c.pos.tolist(), "normal": c.frame[:3].tolist()})
+    return {"kind": kind, "geoms": geoms, "contacts": contacts}
+
+
+def touching(m, rot0, rot1, u, depth):
+    """Geom 0 (rotation rot0) moved from geom 1 (at the origin, rot1) along u until it touches, then `depth` in
+    (negative: apart)."""
+    lo, hi = 0.0, 1.0  # touching at lo, apart at hi
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if simulate(m, [(mid * u, rot0), (np.zeros(3), rot1)]).ncon:
+            lo = mid
+        else:
+            hi = mid
+    s = lo - depth if depth > 0 else hi - depth
+    return [(s * u, rot0), (np.zeros(3), rot1)]
+
+
+def tilted(rng, rot, degrees):
+    phi = rng.uniform(0, 2 * math.pi)
+    return axis_angle([math.cos(phi), math.sin(phi), 0], math.radians(degrees)) @ rot
+
+
+LYING_X = axis_angle([0, 1, 0], math.pi / 2)  # local z along world x
+LYING_Y = axis_angle([1, 0, 0], math.pi / 2)  # local z along world y
+UP = np.array([0.0, 0.0, 1.0])
+
+
+def main():
+    hulls = re.findall(r'vertex="([^"]*)"', SCENE.read_text())
+    models = Models(hulls[0])
+    m = models.get("mesh", "mesh")
+    stored, exact = mesh_data(m, 0, hulls[0])
+    meshes = [{"vertices": stored.tolist(), "vertices_f64": exact.tolist()}]
+    rng = np.random.default_rng(2312)
+    pairs = [
+        ("sphere", "ellipsoid"), ("sphere", "mesh"), ("capsule", "ellipsoid"), ("capsule", "cylinder"),
+        ("capsule", "mesh"), ("ellipsoid", "ellipsoid"), ("ellipsoid", "cylinder"), ("ellipsoid", "box"),
+        ("ellipsoid", "mesh"), ("cylinder", "cylinder"), ("cylinder", "box"), ("cylinder", "mesh"),
+    ]
+    # (kind, top type, bottom type, top rotation, bottom rotation)
+    resting = [
+        ("cylinder lying on box", "cylinder", "box", LYING_X, np.eye(3)),
+        ("cylinder standing on box", "cylinder", "box", np.eye(3), np.eye(3)),
+        ("cylinders crossed", "cylinder", "cylinder", LYING_Y, LYING_X),
+        ("cylinders parallel", "cylinder", "cylinder", LYING_X, LYING_X),
+        ("cylinder standing on cylinder", "cylinder", "cylinder", np.eye(3), np.eye(3)),
+        ("capsule lying on cylinder", "capsule", "cylinder", LYING_Y, LYING_X),
+        ("cylinder lying on capsule", "cylinder", "capsule", LYING_Y, LYING_X),
+        ("box on cylinder", "box", "cylinder", np.eye(3), LYING_X),
+        ("ellipsoid on box", "ellipsoid", "box", np.eye(3), np.eye(3)),
+        ("cylinder lying on mesh", "cylinder", "mesh", LYING_X, np.eye(3)),
+    ]
+    cases = []
+    for t1, t2 in pairs:
+        for k in range(6):
+            types = [t1, t2] if k % 2 == 0 else [t2, t1]
+            mm = models.get(*types)
+            u = rng.normal(size=3)
+            u /= np.linalg.norm(u)
+            depth = rng.uniform(1e-4, 4e-3) if k < 5 else -rng.uniform(1e-4, 3e-3)
+            poses = touching(mm, random_rotation(rng), random_rotation(rng), u, depth)
+            cases.append(record(mm, simulate(mm, poses), types, f"{t1}-{t2} {'pushed' if k < 5 else 'apart'}"))
+    for kind, top, bottom, rot0, rot1 in resting:
+        for tilt in (0.0, 0.0, 0.3, 1.0, 3.0):
+            mm = models.get(top, bottom)
+            spin = axis_angle(UP, rng.uniform(0, 2 * math.pi)) if tilt else np.eye(3)
+            poses = touching(mm, tilted(rng, rot0, tilt) if tilt else rot0, spin @ rot1 if tilt else rot1, UP,
+                             rng.uniform(2e-4, 3e-3))
+            cases.append(record(mm, simulate(mm, poses), [top, bottom], kind))
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": meshes, "cases": cases}, separators=(",", ":")))
+    counts = {}
+    for c in cases:
+        counts[len(c["contacts"])] = counts.get(len(c["contacts"]), 0) + 1
+    print(f"wrote {len(cases)} cases, {sum(len(c['contacts']) for c in cases)} contacts "
+          f"(cases by contact count: {dict(sorted(counts.items()))}) to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
