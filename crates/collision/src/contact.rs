@@ -1,7 +1,8 @@
 //! Contacts in the simulator convention.
 //!
 //! **Convention (spec §3, Genesis):** `normal` is a world unit vector pointing **from shape B to shape A** (moving A
-//! along `+normal` separates the pair); `penetration ≥ 0` is a depth in metres; `position` is the world midpoint
+//! along `+normal` separates the pair); `penetration` is a depth in metres, ≥ 0 except for the contacts the MuJoCo
+//! dialect reports within a pair's margin (down to `−margin`, surfaces apart); `position` is the world midpoint
 //! between the two surfaces (each surface point is `position ± ½ penetration · normal`). Distance queries use the
 //! opposite (Coal) convention; see [`crate::query`].
 
@@ -15,7 +16,7 @@ pub struct Contact {
     pub position: DVec3,
     /// World unit normal from B to A.
     pub normal: DVec3,
-    /// Penetration depth ≥ 0 (m).
+    /// Penetration depth (m): ≥ 0, or down to `−margin` for a MuJoCo-dialect contact within a geom margin.
     pub penetration: f64,
 }
 

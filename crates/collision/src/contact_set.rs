@@ -80,7 +80,7 @@ pub struct ContactRecord {
     pub position: DVec3,
     /// World unit normal from B to A.
     pub normal: DVec3,
-    /// Penetration depth ≥ 0 (m).
+    /// Penetration depth (m): ≥ 0, or down to −margin for a MuJoCo-dialect contact within the margins.
     pub penetration: f64,
     /// Mixed parameters of the pair.
     pub params: MixedParams,
@@ -145,7 +145,7 @@ pub struct ContactSet {
     pub position: Vec<DVec3>,
     /// World unit normal from B to A.
     pub normal: Vec<DVec3>,
-    /// Penetration ≥ 0 (m).
+    /// Penetration (m): ≥ 0, or down to −margin for a MuJoCo-dialect contact within the margins.
     pub penetration: Vec<f64>,
     /// Mixed sliding friction (floored at 0.01 by the native mixing rule).
     pub friction: Vec<f64>,

@@ -4,7 +4,8 @@
 //!
 //! - [`query`]: [`distance`], [`collide`] and [`contacts`] between two posed [`Shape`](signorini_geometry::Shape)s,
 //!   with their request/result types. Distances follow Coal's convention (normal from A to B, negative distance when
-//!   penetrating); contacts follow the simulator's (normal from B to A, penetration ≥ 0).
+//!   penetrating); contacts follow the simulator's (normal from B to A, penetration ≥ 0, or ≥ −margin for the MuJoCo
+//!   dialect's contacts within a geom margin).
 //! - [`dialect`]: the seam between the native (Genesis) and MuJoCo-compatible semantics: the [`PairDispatcher`]
 //!   trait and its two implementations, [`NativeDispatcher`] and [`MujocoDispatcher`], chosen by a [`Dialect`].
 //! - [`narrow`]: the algorithms, one per file: GJK (signed-volume simplex, Nesterov option), EPA, MPR, box–box SAT

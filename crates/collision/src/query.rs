@@ -157,6 +157,10 @@ pub struct ContactRequest {
     /// Cap on contacts per pair for perturbation-based manifolds (5 in Genesis). Analytic manifolds (box–box) may
     /// return up to 8.
     pub max_contacts: usize,
+    /// Detection margin of the pair (m), ≥ 0: the MuJoCo dialect reports contacts while the surfaces are less than
+    /// this far apart (MuJoCo: the sum of the two geoms' margins; such a contact has a negative penetration, down to
+    /// `−margin`); the native dialect has no margin (Genesis) and ignores it. Default 0.
+    pub margin: f64,
     /// Cap on contacts of a pair with a triangle mesh carrying a signed distance field (the manifold chosen from its
     /// penetrating points). Default 8.
     pub max_sdf_contacts: usize,
@@ -174,6 +178,7 @@ impl Default for ContactRequest {
             tolerance: 1e-2,
             max_contacts: 5,
             max_sdf_contacts: 8,
+            margin: 0.0,
             distance: DistanceRequest::default(),
         }
     }

@@ -433,8 +433,9 @@ fn one_model_drives_many_data_and_a_cloned_data_continues_bit_for_bit() {
     shared(&model);
 }
 
-/// The dialect in the options decides the geom boxes (inflated by the margin in MuJoCo's) and the mixing rule
-/// (Genesis's friction floor), and `set_options` switches it.
+/// The dialect in the options decides the geom boxes (inflated by the margin in MuJoCo's), the detection margin
+/// (contacts before touching in MuJoCo's) and the mixing rule (Genesis's friction floor), and `set_options`
+/// switches it.
 #[test]
 fn the_dialect_decides_boxes_and_mixing() {
     let mut w = CollisionWorld::new(CollisionOptions::default()).unwrap();
@@ -455,7 +456,11 @@ fn the_dialect_decides_boxes_and_mixing() {
     assert_eq!(w.step(&touching).unwrap().friction, [0.01], "native friction floor");
     w.set_options(CollisionOptions::mujoco_compatible()).unwrap();
     assert!(w.collide().is_err(), "a new dialect needs new boxes");
-    assert!(w.step(&apart).unwrap().is_empty());
+    // 0.05 apart, within the summed margins (0.1): MuJoCo reports the contact, at a negative penetration.
+    let within = w.step(&apart).unwrap();
+    assert_eq!(within.len(), 1, "a contact within the margins");
+    assert!((within.penetration[0] + 0.05).abs() < 1e-12, "{}", within.penetration[0]);
     assert_eq!(w.stats().broad_phase_pairs, 1, "MuJoCo boxes are inflated by the margin");
+    assert!(w.step(&[Pose::IDENTITY, at(0.0), at(0.31)]).unwrap().is_empty(), "0.11 apart: beyond the margins");
     assert_eq!(w.step(&touching).unwrap().friction, [0.001], "no floor in MuJoCo's mixing");
 }

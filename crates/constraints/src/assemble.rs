@@ -17,8 +17,9 @@
 //! `dist = −penetration`. Directions `k = 1..dim−1`: sliding `d₁`, `d₂` (translational, `μ`), spin `n`
 //! (rotational, `μ_t`), rolling `d₁`, `d₂` (rotational, `μ_r`), tangents from [`ConstraintOptions::tangent_frame`].
 //! `dim` is set by [`ConstraintOptions::contact_dimension`]: the contact's `condim`, or `3 (+1) (+2)` from the
-//! torsional/rolling options. `margin` is `margin − gap` of the contact with
-//! [`ConstraintOptions::include_contact_margin`], else 0.
+//! torsional/rolling options. `margin` is the contact's `margin` with [`ConstraintOptions::include_contact_margin`]
+//! (MuJoCo's `includemargin`; a contact at `dist ≥ margin`, detected within the gap, makes no rows: MuJoCo's
+//! `exclude`), else 0.
 //! - Pyramidal: edges `J_n + μ_k J_k`, `J_n − μ_k J_k` for each `k` (MuJoCo order), all with `x = dist − margin`,
 //!   `R` of [`ConstraintOptions::pyramid_regularizer`]: `2μ²/impratio·(1 + μ²)·iw·(1−imp)/imp` or with
 //!   `μ_reg² = μ²/impratio` in both factors. A zero torsional/rolling coefficient gives empty rows with
@@ -532,9 +533,17 @@ impl ConstraintAssembler {
         let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
         let dim = opts.contact_condim(cs.condim[c]);
         let (t1, t2) = opts.tangent_frame.tangents(n);
-        let margin = if opts.include_contact_margin { cs.margin[c] - cs.gap[c] } else { 0.0 };
+        let margin = if opts.include_contact_margin { cs.margin[c] } else { 0.0 };
         let dist = -cs.penetration[c];
         let x = dist - margin;
+        if opts.include_contact_margin && x >= 0.0 {
+            // MuJoCo's `exclude`: a contact found within the gap, beyond the margin, makes no rows.
+            rows.contact_row_start.push(rows.len());
+            rows.contact_nrows.push(0);
+            rows.contact_dim.push(opts.contact_condim(cs.condim[c]).max(1));
+            rows.contact_mu.push(0.0);
+            return Ok(());
+        }
         let imp = sol.impedance(x);
         let AssemblyScratch { cols, dofs, basis, .. } = scratch;
         relative_columns(model, dofs, (a, p), (b, p), cols);

@@ -161,8 +161,9 @@ pub struct ConstraintOptions {
     ///
     /// Default: [`ZeroRotationalFriction::EmptyRows`]; MuJoCo: [`ZeroRotationalFriction::NormalEdges`].
     pub zero_rotational_friction: ZeroRotationalFriction,
-    /// Contact rows measure the violation from the contact's activation distance: `margin = margin_c − gap_c` and
-    /// `x = dist − margin` in `imp` and `aref` (MuJoCo `includemargin`). When `false`, `margin = 0` and `x = dist`.
+    /// Contact rows measure the violation from the contact's activation distance: `margin = margin_c` and
+    /// `x = dist − margin` in `imp` and `aref` (MuJoCo 4.0's `includemargin`), and a contact with `x ≥ 0` (found
+    /// within the gap) makes no rows (MuJoCo's `exclude`). When `false`, `margin = 0` and `x = dist`.
     ///
     /// Default: `false`; MuJoCo: `true`.
     pub include_contact_margin: bool,

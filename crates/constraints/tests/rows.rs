@@ -342,7 +342,7 @@ fn spin_and_roll_rows_are_relative_angular_velocities() {
     }
 }
 
-/// The MuJoCo preset subtracts the contact's `margin − gap` from the position in `imp` and `aref`.
+/// The MuJoCo preset measures `imp` and `aref` from the contact's margin (MuJoCo 4.0's `includemargin`).
 #[test]
 fn mujoco_preset_uses_the_contact_margin() {
     let model = model();
@@ -350,8 +350,9 @@ fn mujoco_preset_uses_the_contact_margin() {
     d.qvel.fill(0.0);
     let mut cs = ContactSet::new();
     push_contact(&mut cs, (0, BALL), DVec3::new(1.0, 0.5, 0.0), DVec3::NEG_Z, 2e-4, 3);
-    cs.margin[0] = 1e-3;
-    cs.gap[0] = 4e-4;
+    // MuJoCo 4.0: `includemargin` is the margin; the gap only widens detection.
+    cs.margin[0] = 6e-4;
+    cs.gap[0] = 1e-3;
     let o = ConstraintOptions { timestep: 0.002, ..ConstraintOptions::mujoco() };
     let rows = assemble(&model, &d, &cs, o);
     let i = rows.contact_row_start[0];

@@ -162,7 +162,8 @@ fn zero_rotational_friction_decides_the_spin_edges() {
     }
 }
 
-/// `include_contact_margin`: `margin = margin_c − gap_c` enters the contact's `x = dist − margin`, or nothing does.
+/// `include_contact_margin`: the contact's `margin` enters its `x = dist − margin` (MuJoCo 4.0's `includemargin`),
+/// or nothing does; a contact beyond its margin (found within the gap) makes no rows.
 #[test]
 fn include_contact_margin_moves_the_violation() {
     let model = model();
@@ -175,12 +176,17 @@ fn include_contact_margin_moves_the_violation() {
     let with = assemble(&model, &d, &cs, ConstraintOptions { include_contact_margin: true, ..base });
     let i = without.contact_row_start[0];
     assert_eq!((without.margin[i], without.pos[i]), (0.0, -2e-4));
-    assert_close(with.margin[i], 6e-4, 1e-12, "margin − gap");
+    assert_close(with.margin[i], 1e-3, 1e-12, "the margin, gap aside");
     assert_eq!(with.pos[i], -2e-4, "pos stays the distance");
     let k = 1.0 / (0.95f64 * 0.95 * 0.02 * 0.02);
     assert_close(without.aref[i], k * without.imp[i] * 2e-4, 1e-12, "x = dist");
-    assert_close(with.aref[i], k * with.imp[i] * 8e-4, 1e-12, "x = dist − margin");
-    assert!(with.imp[i] > without.imp[i], "imp at |x| = 8e-4 vs 2e-4");
+    assert_close(with.aref[i], k * with.imp[i] * 1.2e-3, 1e-12, "x = dist − margin");
+    assert!(with.imp[i] > without.imp[i], "imp at |x| = 1.2e-3 vs 2e-4");
+    // 1.1 mm apart: beyond the margin, within margin + gap: the contact stays, without rows.
+    cs.penetration[0] = -1.1e-3;
+    let excluded = assemble(&model, &d, &cs, ConstraintOptions { include_contact_margin: true, ..base });
+    assert_eq!(excluded.contact_nrows, [0]);
+    assert_eq!(excluded.len(), with.len() - with.contact_nrows[0], "the other rows stay");
 }
 
 /// `frictionloss_threshold`: a dof's friction-loss row needs `frictionloss > threshold`.

@@ -1,6 +1,7 @@
 //! Contact and force read-back (spec §5, §F).
 //!
-//! **Convention:** `normal` points from geom B to geom A; `penetration ≥ 0`; `position` is the midpoint between the
+//! **Convention:** `normal` points from geom B to geom A; `penetration ≥ 0` (MuJoCo-compatible mode: ≥ −margin, a
+//! contact detected within the geoms' margin before they touch); `position` is the midpoint between the
 //! surfaces; `force_a` is the contact force on A in newtons, world frame, and `force_b = −force_a`.
 //! Forces are reconstructed from the solved row forces: a pyramid edge row with direction `n ± μ t_k` contributes
 //! `f (n ± μ t_k)`; an elliptic block contributes `f₀ n + f₁ t₁ + f₂ t₂` (torsional and rolling rows carry torques,

@@ -80,6 +80,11 @@ pub struct BatchGeoms<'a> {
     pub shapes: &'a [Shape],
     /// World pose of each geom.
     pub poses: &'a [Pose],
+    /// Margin and gap of each geom (m); a pair's request carries the dialect's
+    /// [`detection_margin`](PairDispatcher::detection_margin) of its two geoms' `margin + gap`.
+    pub margins: &'a [f64],
+    /// See `margins`.
+    pub gaps: &'a [f64],
     /// Per geom, a convex hull that replaces its shape in every pair where both geoms have one (box–box pairs as
     /// convex meshes, when a world turns the analytic box–box routine off); `None`: shapes are used as they are.
     pub hulls: Option<&'a [Option<Shape>]>,
@@ -134,8 +139,16 @@ pub trait PairDispatcher: Debug + Send + Sync {
     /// The dialect's parameter-mixing rule.
     fn param_mixing(&self) -> ParamMixing;
 
-    /// The world AABB of a geom of margin `margin ≥ 0` (m) at `pose`: the exact box, inflated by the margin in the
-    /// dialects that detect contacts within it (MuJoCo).
+    /// The distance (m) within which a pair of geoms reports contacts before touching, from each geom's reach
+    /// `margin + gap`: none natively (Genesis has no margin), the sum in MuJoCo's dialect (MuJoCo 4.0 detects within
+    /// the summed margins plus the summed gaps; contacts beyond the margin make no constraint rows).
+    fn detection_margin(&self, reach_a: f64, reach_b: f64) -> f64 {
+        let _ = (reach_a, reach_b);
+        0.0
+    }
+
+    /// The world AABB of a geom of reach `margin ≥ 0` (m, its margin plus gap) at `pose`: the exact box, inflated by
+    /// the reach in the dialects that detect contacts within it (MuJoCo).
     fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb;
 
     /// The mixed contact parameters of geoms A and B ([`param_mixing`](Self::param_mixing) applied).
@@ -190,8 +203,8 @@ pub trait PairDispatcher: Debug + Send + Sync {
 
     /// The contacts of a batch of pairs, one virtual call for the whole batch: pair `k` is `pairs[k] = [A, B]`
     /// (indices into `geoms`) and writes `slots[k]` (extra pairs or slots are ignored). Each pair runs
-    /// [`contacts_into`](Self::contacts_into) with `request` and its slot's cached normal; an error stays in the
-    /// slot and the batch goes on.
+    /// [`contacts_into`](Self::contacts_into) with `request`, its slot's cached normal and the pair's
+    /// [`detection_margin`](Self::detection_margin); an error stays in the slot and the batch goes on.
     fn contacts_batch(
         &self,
         ws: &mut QueryWorkspace,
@@ -208,18 +221,24 @@ pub trait PairDispatcher: Debug + Send + Sync {
             {
                 (sa, sb) = (ha, hb);
             }
-            let request = ContactRequest { cached_normal: slot.cached_normal, ..*request };
+            let reach = |g: usize| {
+                geoms.margins.get(g).copied().unwrap_or(0.0) + geoms.gaps.get(g).copied().unwrap_or(0.0)
+            };
+            let margin = self.detection_margin(reach(a), reach(b));
+            let request = ContactRequest { cached_normal: slot.cached_normal, margin, ..*request };
             slot.error = self
                 .contacts_into(ws, sa, &geoms.poses[a], sb, &geoms.poses[b], &request, &mut slot.manifold)
                 .err();
         }
     }
 
-    /// World AABBs of many geoms, one virtual call: `out[i] = world_aabb(shapes[i], poses[i], margins[i])` over
-    /// the shortest of the four slices.
-    fn world_aabbs(&self, shapes: &[Shape], poses: &[Pose], margins: &[f64], out: &mut [Aabb]) {
-        for (((aabb, shape), pose), &margin) in out.iter_mut().zip(shapes).zip(poses).zip(margins) {
-            *aabb = self.world_aabb(shape, pose, margin);
+    /// World AABBs of many geoms, one virtual call: `out[i] = world_aabb(shapes[i], poses[i], margins[i] + gaps[i])`
+    /// over the shortest of the slices.
+    fn world_aabbs(&self, shapes: &[Shape], poses: &[Pose], margins: &[f64], gaps: &[f64], out: &mut [Aabb]) {
+        for ((((aabb, shape), pose), &margin), &gap) in
+            out.iter_mut().zip(shapes).zip(poses).zip(margins).zip(gaps)
+        {
+            *aabb = self.world_aabb(shape, pose, margin + gap);
         }
     }
 }

@@ -1,16 +1,18 @@
 //! The MuJoCo-compatible dialect (MuJoCo 4.0's semantics, spec §2): [`MujocoDispatcher`].
 //!
-//! - **Contacts**: MuJoCo's dedicated pair function when MuJoCo 4.0 has one (`crate::pairs::mujoco`, its
-//!   `mjCOLLISIONFUNC` table: primitives, plane pairs, its box–box, and its `mjc_Convex` with multiccd for box–mesh
-//!   and mesh–mesh); otherwise the native contact table of `dispatch.rs` under MuJoCo's rules: MPR with
-//!   portal-triangle depth ([`MprSettings::mujoco_compatible`]) kept as it is (no GJK/EPA refinement), no
-//!   perturbation contacts (MuJoCo 4.0 has none), absolute tolerance `tolerance · min(rbound)` with MuJoCo's
-//!   bounding radii.
+//! - **Contacts**: MuJoCo's pair function for every pair MuJoCo has one for (`crate::pairs::mujoco`, its
+//!   `mjCOLLISIONFUNC` table: primitives, plane pairs, its box–box, and its `mjc_Convex` for the other convex pairs),
+//!   with the pair's detection margin; a triangle mesh collides as its convex hull. Two-sided planes (no MuJoCo geom)
+//!   take the native contact table under MuJoCo's rules: no perturbation contacts, absolute tolerance
+//!   `tolerance · min(rbound)` with MuJoCo's bounding radii.
+//! - **Margins** (MuJoCo 4.0's `mj_collideGeoms`): a pair detects contacts within the sum of its geoms' margins plus
+//!   the sum of their gaps; such a contact has a negative penetration. The constraint rows use the summed margin
+//!   (`includemargin`); a contact beyond it, within the gap, makes no rows.
 //! - **Mixing** ([`mix_params`]): the higher `priority` wins outright; otherwise `condim` and each friction the max,
 //!   `solref` and `solimp` the `solmix`-weighted mean (`solref` elementwise min when either is in direct mode,
-//!   negative), and `margin`/`gap` the max. The mixed `timeconst` is stored as is: its `2h` floor belongs to the
+//!   negative), and `margin`/`gap` the sums. The mixed `timeconst` is stored as is: its `2h` floor belongs to the
 //!   constraint layer (spec §4).
-//! - **Boxes**: the world AABB inflated by the geom margin (MuJoCo detects contacts within the margin).
+//! - **Boxes**: the world AABB inflated by the geom's margin plus gap (MuJoCo detects contacts within them).
 //! - **Request**: [`ContactRequest::default`] with relative tolerance 1e-3 (spec §A.9); multiccd on (MuJoCo 4.0).
 
 use signorini_geometry::{Aabb, Pose, Shape};
@@ -71,7 +73,7 @@ impl PairDispatcher for MujocoDispatcher {
             };
         }
         if let Some(routine) = routine(a, b, request.multi_contact) {
-            routine.run(a, pose_a, b, pose_b, &mut ws.mujoco, out);
+            routine.run(a, pose_a, b, pose_b, request.margin, &mut ws.mujoco, out);
             return Ok(());
         }
         dispatch::contacts(ws, a, pose_a, b, pose_b, request, &rules(), out)
@@ -83,6 +85,10 @@ impl PairDispatcher for MujocoDispatcher {
 
     fn param_mixing(&self) -> ParamMixing {
         ParamMixing::Mujoco
+    }
+
+    fn detection_margin(&self, reach_a: f64, reach_b: f64) -> f64 {
+        reach_a + reach_b
     }
 
     fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb {
@@ -101,8 +107,8 @@ fn as_hull(s: &Shape) -> Option<Shape> {
 
 /// MuJoCo's mixing of the parameters of geoms A and B (`mj_contactParam`; see the module docs).
 pub fn mix_params(a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
-    let margin = a.margin.max(b.margin);
-    let gap = a.gap.max(b.gap);
+    let margin = a.margin + b.margin;
+    let gap = a.gap + b.gap;
     if a.priority != b.priority {
         let w = if a.priority > b.priority { a } else { b };
         return MixedParams {

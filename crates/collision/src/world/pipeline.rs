@@ -60,7 +60,7 @@ impl CollisionModel {
         for i in 0..g.shape.len() {
             data.geom_pose[i] = body_poses[g.body[i]] * g.local_pose[i];
         }
-        self.dispatcher.world_aabbs(&g.shape, &data.geom_pose, &g.margin, &mut data.geom_aabb);
+        self.dispatcher.world_aabbs(&g.shape, &data.geom_pose, &g.margin, &g.gap, &mut data.geom_aabb);
         data.updated = true;
         Ok(())
     }
@@ -183,6 +183,8 @@ impl CollisionModel {
             geoms: BatchGeoms {
                 shapes: &self.geoms.shape,
                 poses: &data.geom_pose,
+                margins: &self.geoms.margin,
+                gaps: &self.geoms.gap,
                 hulls: (!self.options.box_box_detection).then_some(&self.hulls[..]),
             },
             request: self.request,

@@ -5,8 +5,8 @@
 //!
 //! Each routine is written for MuJoCo's geom order (`plane < sphere < capsule < ellipsoid < cylinder < box < mesh`)
 //! and reports [`MjContact`]s in MuJoCo's convention: `dist < 0` when penetrating, `normal` from geom 1 to geom 2,
-//! `pos` midway between the surfaces. A contact exists while `dist ≤ margin`; the narrow phase carries no geom margin
-//! (spec §A.4), so `margin = 0`. `routine` is the table from a pair of our shape kinds to a routine (with the order
+//! `pos` midway between the surfaces. A contact exists while `dist ≤ margin`, the pair's margin (the sum of its
+//! geoms', as MuJoCo's `mj_collideGeoms`). `routine` is the table from a pair of our shape kinds to a routine (with the order
 //! swap) and `PairRoutine::run` converts to the simulator convention (normal from B to A, `penetration = −dist`).
 //!
 //! Box–box is MuJoCo 4.0's rewritten `mjc_BoxBox` (`box_box`: separating axes, then face clipping with up to 8
@@ -134,23 +134,26 @@ pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairR
 }
 
 impl PairRoutine {
-    /// Runs the routine on our (A, B) and appends the contacts in the simulator convention; `mj` is scratch for
-    /// MuJoCo's contacts (cleared first, reused across calls).
+    /// Runs the routine on our (A, B) with the pair's detection `margin` and appends the contacts in the simulator
+    /// convention (a contact within the margin has a negative penetration); `mj` is scratch for MuJoCo's contacts
+    /// (cleared first, reused across calls).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &self,
         a: &Shape,
         pose_a: &Pose,
         b: &Shape,
         pose_b: &Pose,
+        margin: f64,
         mj: &mut Vec<MjContact>,
         out: &mut Manifold,
     ) {
         mj.clear();
         let (fa, fb) = (Frame::new(pose_a), Frame::new(pose_b));
         if self.swapped {
-            (self.func)(b, &fb, a, &fa, 0.0, mj);
+            (self.func)(b, &fb, a, &fa, margin, mj);
         } else {
-            (self.func)(a, &fa, b, &fb, 0.0, mj);
+            (self.func)(a, &fa, b, &fb, margin, mj);
         }
         // MuJoCo's normal points from geom 1 to geom 2; ours from B to A.
         let sign = if self.swapped { 1.0 } else { -1.0 };
