@@ -461,6 +461,9 @@ fn the_dialect_decides_boxes_and_mixing() {
     assert_eq!(within.len(), 1, "a contact within the margins");
     assert!((within.penetration[0] + 0.05).abs() < 1e-12, "{}", within.penetration[0]);
     assert_eq!(w.stats().broad_phase_pairs, 1, "MuJoCo boxes are inflated by the margin");
-    assert!(w.step(&[Pose::IDENTITY, at(0.0), at(0.31)]).unwrap().is_empty(), "0.11 apart: beyond the margins");
+    assert!(
+        w.step(&[Pose::IDENTITY, at(0.0), at(0.31)]).unwrap().is_empty(),
+        "0.11 apart: beyond the margins"
+    );
     assert_eq!(w.step(&touching).unwrap().friction, [0.001], "no floor in MuJoCo's mixing");
 }

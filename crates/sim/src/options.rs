@@ -4,6 +4,7 @@
 //! `--set NAME=VALUE` of `signorini run`); an unknown name or a bad value is an error that lists the valid ones.
 
 use serde::{Deserialize, Serialize};
+use signorini_collision::world::CollisionOptions;
 use signorini_constraints::FrictionCone;
 use signorini_integrators::IntegratorKind;
 use signorini_solver::SolverKind;
@@ -90,6 +91,18 @@ pub struct Options {
     pub enable_ccd: bool,
     /// Broad-phase pair budget (spec §A.4). Default 150.
     pub max_collision_pairs: usize,
+    /// Contact cap of a convex pair; also the perturbation manifold size (spec §A.4/§A.9). Default 5.
+    #[serde(default = "default_convex_cap")]
+    pub contacts_per_convex_pair: usize,
+    /// Contact cap of an analytic box–box pair (spec §A.4). Default 16.
+    #[serde(default = "default_box_box_cap")]
+    pub contacts_per_box_box_pair: usize,
+    /// Contact cap of a height-field pair. Default 50 (MuJoCo's `mjMAXCONPAIR`).
+    #[serde(default = "default_height_field_cap")]
+    pub contacts_per_height_field_pair: usize,
+    /// Contact cap of a pair with a non-convex mesh (its signed distance field). Default 8.
+    #[serde(default = "default_nonconvex_cap")]
+    pub contacts_per_nonconvex_pair: usize,
     /// Collisions inside one kinematic tree. Default true.
     pub enable_self_collision: bool,
     /// Collisions between adjacent bodies. Default false.
@@ -134,6 +147,10 @@ impl Default for Options {
             enable_friction_loss: true,
             enable_ccd: false,
             max_collision_pairs: 150,
+            contacts_per_convex_pair: default_convex_cap(),
+            contacts_per_box_box_pair: default_box_box_cap(),
+            contacts_per_height_field_pair: default_height_field_cap(),
+            contacts_per_nonconvex_pair: default_nonconvex_cap(),
             enable_self_collision: true,
             enable_adjacent_collision: false,
             enable_neutral_collision: false,
@@ -150,8 +167,24 @@ fn enabled() -> bool {
     true
 }
 
+fn default_convex_cap() -> usize {
+    CollisionOptions::default().contacts_per_convex_pair
+}
+
+fn default_box_box_cap() -> usize {
+    CollisionOptions::default().contacts_per_box_box_pair
+}
+
+fn default_height_field_cap() -> usize {
+    CollisionOptions::default().contacts_per_height_field_pair
+}
+
+fn default_nonconvex_cap() -> usize {
+    CollisionOptions::default().contacts_per_nonconvex_pair
+}
+
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 32] = [
+pub const OPTION_NAMES: [&str; 36] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -177,6 +210,10 @@ pub const OPTION_NAMES: [&str; 32] = [
     "enable_friction_loss",
     "enable_ccd",
     "max_collision_pairs",
+    "contacts_per_convex_pair",
+    "contacts_per_box_box_pair",
+    "contacts_per_height_field_pair",
+    "contacts_per_nonconvex_pair",
     "enable_self_collision",
     "enable_adjacent_collision",
     "enable_neutral_collision",
@@ -281,6 +318,12 @@ impl Options {
             "enable_friction_loss" => self.enable_friction_loss = parse_bool(name, value)?,
             "enable_ccd" => self.enable_ccd = parse_bool(name, value)?,
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,
+            "contacts_per_convex_pair" => self.contacts_per_convex_pair = parse_usize(name, value)?,
+            "contacts_per_box_box_pair" => self.contacts_per_box_box_pair = parse_usize(name, value)?,
+            "contacts_per_height_field_pair" => {
+                self.contacts_per_height_field_pair = parse_usize(name, value)?
+            }
+            "contacts_per_nonconvex_pair" => self.contacts_per_nonconvex_pair = parse_usize(name, value)?,
             "enable_self_collision" => self.enable_self_collision = parse_bool(name, value)?,
             "enable_adjacent_collision" => self.enable_adjacent_collision = parse_bool(name, value)?,
             "enable_neutral_collision" => self.enable_neutral_collision = parse_bool(name, value)?,
@@ -353,6 +396,10 @@ impl Options {
             ("iterations", self.resolved_iterations()),
             ("ls_iterations", self.ls_iterations),
             ("max_collision_pairs", self.max_collision_pairs),
+            ("contacts_per_convex_pair", self.contacts_per_convex_pair),
+            ("contacts_per_box_box_pair", self.contacts_per_box_box_pair),
+            ("contacts_per_height_field_pair", self.contacts_per_height_field_pair),
+            ("contacts_per_nonconvex_pair", self.contacts_per_nonconvex_pair),
             ("threads", self.threads),
         ] {
             if v == 0 {

@@ -74,3 +74,26 @@ fn signorini_noslip_and_hibernation_are_built() {
     let o = Options { noslip_iterations: 10, ..Options::default() };
     assert!(o.validate().is_ok(), "no-slip with the pyramidal cone is built");
 }
+
+/// The per-pair contact caps are options: a height-field pair over `contacts_per_height_field_pair` fails the step
+/// with an error naming it, and raising it with `--set` lets the same scene run.
+#[test]
+fn per_pair_contact_caps_are_options() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/scenes/terrain.xml");
+    let low = [("contacts_per_height_field_pair".to_string(), "1".to_string())];
+    let mut scene = signorini_mjcf::load_scene(&path, signorini_sim::Dialect::Mujoco, &low).unwrap();
+    let err = (0..400).find_map(|_| scene.step().err()).expect("a pair with two prism contacts");
+    assert!(err.to_string().contains("contacts_per_height_field_pair"), "{err}");
+    let high = [("contacts_per_height_field_pair".to_string(), "50".to_string())];
+    let mut scene = signorini_mjcf::load_scene(&path, signorini_sim::Dialect::Mujoco, &high).unwrap();
+    for _ in 0..400 {
+        scene.step().unwrap();
+    }
+    for name in ["contacts_per_convex_pair", "contacts_per_box_box_pair", "contacts_per_nonconvex_pair"] {
+        let mut o = signorini_sim::Options::default();
+        o.set(name, "7").unwrap();
+        assert!(o.validate().is_ok());
+        o.set(name, "0").unwrap();
+        assert!(o.validate().unwrap_err().to_string().contains(name));
+    }
+}
