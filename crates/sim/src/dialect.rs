@@ -38,6 +38,10 @@ pub trait DialectStages: Copy {
     fn solver_kind(self, options: &Options) -> SolverKind;
     /// The solver stage's options.
     fn solver_options(self, options: &Options) -> SolverOptions;
+    /// Whether the collision model excludes the pairs Genesis excludes from the model's structure: bodies linked by
+    /// a weld equality (spec §A.2 rule 5) and, unless `enable_neutral_collision`, geom pairs of one tree that
+    /// penetrate at the neutral pose `qpos0` (rule 7). MuJoCo has neither rule.
+    fn structural_filters(self) -> bool;
 }
 
 impl DialectStages for Dialect {
@@ -161,5 +165,9 @@ impl DialectStages for Dialect {
                 Dialect::Mujoco => WarmStart::CheaperOfIncomingAndSmooth,
             },
         }
+    }
+
+    fn structural_filters(self) -> bool {
+        self == Dialect::Native
     }
 }

@@ -3,16 +3,42 @@
 //! every stage's configuration, fixed once built. It is immutable, `Send + Sync`, and meant to be shared by `Arc`:
 //! a batch of environments is one `Model` and many [`Data`](crate::Data).
 
-use signorini_collision::world::CollisionModel;
+use signorini_collision::world::{CollisionData, CollisionModel};
 use signorini_constraints::{ConstraintAssembler, ConstraintOptions};
+use signorini_geometry::Pose;
 use signorini_integrators::Integrator;
-use signorini_model::spec::{JointKind, ModelSpec};
+use signorini_model::spec::{EqualitySpec, JointKind, ModelSpec};
 use signorini_solver::noslip::NoSlipOptions;
 use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 
 use crate::dialect::{Dialect, DialectStages};
 use crate::error::Result;
 use crate::options::Options;
+
+/// Genesis's neutral-pose pair filter (spec §A.2 rule 7): unless `enable_neutral_collision`, the geom pairs of one
+/// tree that penetrate at `qpos0` never collide. (Rule 5, welds, depends on each environment's active equalities:
+/// see `step`.)
+fn neutral_filter(multibody: &mut signorini_model::Model) -> Result<()> {
+    let mut d = signorini_model::Data::new(multibody);
+    multibody.forward_kinematics(&mut d);
+    let poses: Vec<Pose> =
+        d.xpos.iter().zip(&d.xquat).map(|(&translation, &rotation)| Pose { translation, rotation }).collect();
+    let mut cd = CollisionData::new(&multibody.collision);
+    multibody.collision.apply_neutral_filter(&mut cd, &poses)?;
+    Ok(())
+}
+
+/// The body pairs of the weld equalities, in equality order (`None` for other kinds).
+fn weld_bodies(multibody: &signorini_model::Model) -> Vec<Option<(usize, usize)>> {
+    multibody
+        .equalities
+        .iter()
+        .map(|e| match e {
+            EqualitySpec::Weld { body1, body2, .. } => Some((*body1, *body2)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// A compiled scene (see the module docs).
 #[derive(Debug)]
@@ -35,6 +61,9 @@ pub struct Model {
     pub(crate) integrator: Box<dyn Integrator>,
     /// Hibernation's rest threshold (m/s), when hibernation is on.
     pub(crate) hibernation_thresh_vel: Option<f64>,
+    /// Per equality, the bodies of a weld whose active link stops their collisions (Genesis's rule 5; empty in
+    /// MuJoCo's dialect, which has no such rule).
+    pub(crate) weld_bodies: Vec<Option<(usize, usize)>>,
 }
 
 impl Model {
@@ -54,6 +83,10 @@ impl Model {
     fn configure(mut multibody: signorini_model::Model, options: Options) -> Result<Model> {
         let dialect = Dialect::of(&options);
         multibody.collision.set_options(dialect.collision_options(&options))?;
+        if dialect.structural_filters() {
+            neutral_filter(&mut multibody)?;
+        }
+        let weld_bodies = if dialect.structural_filters() { weld_bodies(&multibody) } else { Vec::new() };
         let constraint_options = dialect.constraint_options(&options);
         let assembler = ConstraintAssembler::new(&multibody, constraint_options)?;
         let noslip_options = (options.noslip_iterations > 0).then_some(NoSlipOptions {
@@ -75,6 +108,7 @@ impl Model {
             noslip_options,
             integrator: options.integrator.build(),
             hibernation_thresh_vel,
+            weld_bodies,
             dialect,
             equality_active0: vec![true; multibody.equalities.len()],
             options,

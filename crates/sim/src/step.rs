@@ -37,6 +37,12 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     for (b, pose) in d.body_poses.iter_mut().enumerate() {
         *pose = Pose { translation: d.multibody.xpos[b], rotation: d.multibody.xquat[b] };
     }
+    if !model.weld_bodies.is_empty() {
+        // Genesis's rule 5: the bodies of an enforced weld do not collide.
+        let enforced = model.options.enable_equality && d.constraint_types.equality;
+        let active = model.weld_bodies.iter().zip(&d.equality_active).filter_map(|(w, &on)| w.filter(|_| on));
+        d.collision.set_active_welds(active.filter(|_| enforced));
+    }
     let t1 = Instant::now();
     match &d.hibernation {
         // No collision detection: poses and boxes are kept current for read-back, the contact set stays empty.

@@ -90,6 +90,9 @@ pub struct CollisionData {
     /// Per geom, this environment's contact parameters once any was set (friction, `solref`, `solimp`; domain
     /// randomisation); `None` until then: the model's.
     pub(crate) geom_params: Option<Vec<GeomContactParams>>,
+    /// This environment's active weld links `(lo, hi)` body pairs, sorted: their geoms do not collide (spec §A.2
+    /// rule 5, as the welds are switched on and off at run time). See [`CollisionData::set_active_welds`].
+    pub(crate) active_welds: Vec<(usize, usize)>,
     pub(crate) broad: Box<dyn BroadPhase>,
     pub(crate) query_broad: Box<dyn BroadPhase>,
     /// One workspace per narrow-phase thread.
@@ -120,6 +123,7 @@ impl Clone for CollisionData {
             body_asleep: self.body_asleep.clone(),
             geom_friction_ratio: self.geom_friction_ratio.clone(),
             geom_params: self.geom_params.clone(),
+            active_welds: self.active_welds.clone(),
             broad: self.broad.clone_box(),
             query_broad: self.query_broad.clone_box(),
             workspaces: self.workspaces.iter().map(|w| Mutex::new(lock(w).clone())).collect(),
@@ -152,6 +156,7 @@ impl CollisionData {
             body_asleep: Vec::new(),
             geom_friction_ratio: Vec::new(),
             geom_params: None,
+            active_welds: Vec::new(),
             broad: o.broad_phase.build(o.tree_fat_margin),
             query_broad: o.broad_phase.build(o.tree_fat_margin),
             workspaces: Vec::new(),
@@ -217,6 +222,20 @@ impl CollisionData {
         self.contacts.clear();
         self.stats = StepStats::default();
         self.updated = false;
+    }
+
+    /// This environment's active weld links (body pairs, either order): the next steps skip their geom pairs, as the
+    /// model's static welds ([`CollisionModel::add_weld`]) are skipped in every environment. Replaces the previous
+    /// set without allocating once warm; a weld switched off collides again.
+    pub fn set_active_welds(&mut self, welds: impl IntoIterator<Item = (usize, usize)>) {
+        self.active_welds.clear();
+        self.active_welds.extend(welds.into_iter().map(|(a, b)| (a.min(b), a.max(b))));
+        self.active_welds.sort_unstable();
+    }
+
+    /// Whether an active weld of this environment links bodies `a` and `b`.
+    pub(crate) fn welded(&self, a: usize, b: usize) -> bool {
+        !self.active_welds.is_empty() && self.active_welds.binary_search(&(a.min(b), a.max(b))).is_ok()
     }
 
     /// The contact set of the last successful [`CollisionModel::collide`].

@@ -148,7 +148,9 @@ impl CollisionModel {
         data.pairs.clear();
         for &[i, j] in &data.candidates {
             let (i, j) = (i as usize, j as usize);
-            if self.filter.reason(&self.bodies, &self.geoms, &self.options, i, j, PairRules::ALL).is_none() {
+            if self.filter.reason(&self.bodies, &self.geoms, &self.options, i, j, PairRules::ALL).is_none()
+                && !data.welded(self.geoms.body[i], self.geoms.body[j])
+            {
                 data.pairs.push(narrow_order(&self.geoms.shape, i, j));
             }
         }
