@@ -353,20 +353,8 @@ fn closest_point_triangle(x: DVec3, [a, b, c]: [DVec3; 3]) -> (DVec3, Feature) {
 mod tests {
     use super::*;
 
-    /// A closed box mesh with half extents `h`, counter-clockwise from outside.
-    pub(crate) fn box_mesh(h: DVec3) -> TriangleMesh {
-        let v: Vec<DVec3> = (0..8)
-            .map(|i| {
-                DVec3::new(
-                    if i & 1 == 1 { h.x } else { -h.x },
-                    if i & 2 == 2 { h.y } else { -h.y },
-                    if i & 4 == 4 { h.z } else { -h.z },
-                )
-            })
-            .collect();
-        let quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
-        let t = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
-        TriangleMesh::new(v, t).unwrap()
+    fn box_mesh(h: DVec3) -> TriangleMesh {
+        TriangleMesh::cuboid(h).unwrap()
     }
 
     /// The exact signed distance to a box.

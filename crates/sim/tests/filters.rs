@@ -16,7 +16,9 @@ fn scene(xml: &str, dialect: Dialect, overrides: &[(&str, &str)]) -> Scene {
 fn contacts_between(s: &mut Scene, a: usize, b: usize) -> usize {
     s.step().unwrap();
     let c = s.contacts();
-    (0..c.len()).filter(|&k| (c.link_a[k], c.link_b[k]) == (a, b) || (c.link_a[k], c.link_b[k]) == (b, a)).count()
+    (0..c.len())
+        .filter(|&k| (c.link_a[k], c.link_b[k]) == (a, b) || (c.link_a[k], c.link_b[k]) == (b, a))
+        .count()
 }
 
 /// Two boxes welded to each other while overlapping, no gravity: natively they do not collide while the weld is

@@ -79,6 +79,17 @@ impl TriangleMesh {
         Ok(Self { vertices, triangles, edges, bvh, hull, sdf: None })
     }
 
+    /// The closed surface of a box with half extents `h` (8 vertices, 12 triangles, counter-clockwise from outside),
+    /// for a box that should collide as a mesh (with a signed distance field, say). Errors: a non-positive or
+    /// non-finite half extent.
+    pub fn cuboid(h: DVec3) -> Result<Self> {
+        let corners = crate::shape::Cuboid::new(h)?.corners();
+        // `Cuboid::corners` is in bit order: bit 0 → +x, bit 1 → +y, bit 2 → +z.
+        let quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+        let triangles = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
+        Self::new(corners.to_vec(), triangles)
+    }
+
     /// A closed solid of revolution about the local z axis (a bowl, a cup, a peg): `profile` lists `(radius, z)`
     /// points from one point on the axis (radius 0) to another, with positive radii between; each is turned into
     /// a ring of `segments` vertices. The triangles are counter-clockwise seen from outside whichever way the
@@ -221,6 +232,15 @@ mod tests {
         tris.sort_unstable();
         assert_eq!(tris, [0, 1, 2, 3]);
         assert_eq!(root.aabb, Aabb::new(DVec3::ZERO, DVec3::ONE));
+    }
+
+    #[test]
+    fn cuboid_mesh_is_closed_with_the_box_volume() {
+        let m = TriangleMesh::cuboid(DVec3::new(0.1, 0.2, 0.3)).unwrap();
+        assert!(m.is_closed());
+        let volume = crate::MassProperties::from_density(&crate::Shape::from(m), 1.0).unwrap().mass;
+        assert!((volume - 0.2 * 0.4 * 0.6).abs() < 1e-15, "{volume}");
+        assert!(TriangleMesh::cuboid(DVec3::new(0.1, 0.0, 0.3)).is_err());
     }
 
     #[test]

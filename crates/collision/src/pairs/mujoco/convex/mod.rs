@@ -96,10 +96,22 @@ fn convex_with(
     multi: bool,
     out: &mut Vec<MjContact>,
 ) {
+    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| collide(s, o1, o2, margin, multi, out));
+}
+
+/// Runs `f` with the two geoms' CCD objects and this thread's scratch; nothing for a shape without a support.
+fn with_objects(
+    g1: &Shape,
+    f1: &Frame,
+    g2: &Shape,
+    f2: &Frame,
+    margin: f64,
+    f: impl FnOnce(&mut Scratch, &mut Obj<'_>, &mut Obj<'_>),
+) {
     let (Some(mut o1), Some(mut o2)) = (Obj::new(g1, f1, margin), Obj::new(g2, f2, margin)) else {
         return;
     };
-    with_scratch(|s| collide(s, &mut o1, &mut o2, margin, multi, out));
+    with_scratch(|s| f(s, &mut o1, &mut o2));
 }
 
 thread_local! {
@@ -157,10 +169,9 @@ fn perturbed_with(
     multi: bool,
     out: &mut Vec<MjContact>,
 ) {
-    let (Some(mut o1), Some(mut o2)) = (Obj::new(g1, f1, margin), Obj::new(g2, f2, margin)) else {
-        return;
-    };
-    with_scratch(|s| perturb::penetration_perturbed(s, &mut o1, &mut o2, margin, multi, out));
+    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| {
+        perturb::penetration_perturbed(s, o1, o2, margin, multi, out)
+    });
 }
 
 /// `mjc_penetration` with one contact (`mjc_ccd` with `max_contacts = 1`). A sphere or capsule is first shrunk to
