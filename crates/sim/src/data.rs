@@ -218,14 +218,22 @@ impl Data {
     }
 
     /// The contacts of the last step with their solved forces (spec §5; simulator convention: normal from B to A,
-    /// `force_a = −force_b`, newtons, world frame).
+    /// `force_a = −force_b`, newtons, world frame), then, in native mode with hibernation, the contacts sleeping
+    /// groups kept from the step they fell asleep in (seed 001 §8.4).
     pub fn contacts(&self, model: &Model) -> Contacts {
-        Contacts::from_rows(
+        let mut live = Contacts::from_rows(
             self.collision.contacts(),
             &self.rows,
             &self.efc_force,
             model.constraint_options.tangent_frame,
-        )
+        );
+        if let Some(h) = &self.hibernation {
+            let kept = h.kept_contacts();
+            for k in 0..kept.len() {
+                live.push_from(kept, k);
+            }
+        }
+        live
     }
 
     /// Net contact force on every body (`nbody × 3`, world frame, N) from the last step's solved forces.

@@ -42,6 +42,9 @@ pub trait DialectStages: Copy {
     /// a weld equality (spec §A.2 rule 5) and, unless `enable_neutral_collision`, geom pairs of one tree that
     /// penetrate at the neutral pose `qpos0` (rule 7). MuJoCo has neither rule.
     fn structural_filters(self) -> bool;
+    /// Whether a sleeping group keeps the contacts (and forces) of the step it fell asleep in for read-back
+    /// (Genesis, seed 001 §8.4); MuJoCo 4.0 reports none for a sleeper.
+    fn keeps_sleeping_contacts(self) -> bool;
 }
 
 impl DialectStages for Dialect {
@@ -168,6 +171,10 @@ impl DialectStages for Dialect {
     }
 
     fn structural_filters(self) -> bool {
+        self == Dialect::Native
+    }
+
+    fn keeps_sleeping_contacts(self) -> bool {
         self == Dialect::Native
     }
 }

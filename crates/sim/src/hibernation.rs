@@ -11,11 +11,16 @@
 //!   the forward stages skip its bodies and dofs ([`Data::set_awake`]).
 //! - **Wake**: a contact between an awake tree and a sleeping one wakes the sleeper's whole group (the step's
 //!   collision then runs again with it awake); setting the state or `ctrl`, or a reset, wakes everything.
+//! - **Read-back** (native dialect, seed 001 §8.4, Genesis): a group keeps the contacts of the step it fell asleep
+//!   in, with their solved forces, in the contact read-back (and the net contact forces) until it wakes: a resting
+//!   body still reads its support. MuJoCo's dialect drops them, as MuJoCo 4.0 reports no contact for a sleeper.
 
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::ConstraintRows;
 use signorini_model::{Data, Model};
 use signorini_solver::islands::Islands;
+
+use crate::readback::Contacts;
 
 /// Consecutive steps at rest before a tree may sleep (G-W `hibernation_min_steps`, MuJoCo `mjMINAWAKE`).
 pub const MIN_STEPS: u32 = 10;
@@ -41,6 +46,9 @@ pub(crate) struct Hibernation {
     /// The islands of the last step's rows, and whether each (then each row-less tree) may sleep.
     islands: Islands,
     island_ok: Vec<bool>,
+    /// The contacts kept for read-back by sleeping groups, and the group of each (see the module docs).
+    kept: Contacts,
+    kept_group: Vec<usize>,
 }
 
 impl Hibernation {
@@ -74,6 +82,8 @@ impl Hibernation {
             driven: vec![false; ntrees],
             islands: Islands::default(),
             island_ok: Vec::new(),
+            kept: Contacts::default(),
+            kept_group: Vec::new(),
         }
     }
 
@@ -94,6 +104,8 @@ impl Hibernation {
 
     /// Wakes every tree and restarts the rest counts.
     pub(crate) fn wake_all(&mut self) {
+        self.kept = Contacts::default();
+        self.kept_group.clear();
         self.group.fill(None);
         self.rest_steps.fill(0);
         self.body_asleep.fill(false);
@@ -133,6 +145,33 @@ impl Hibernation {
                 *rest = 0;
             }
         }
+        if self.kept_group.contains(&g) {
+            let groups = std::mem::take(&mut self.kept_group);
+            self.kept.retain(|k| groups[k] != g);
+            self.kept_group = groups.into_iter().filter(|&h| h != g).collect();
+        }
+    }
+
+    /// The group numbering before a step's [`Hibernation::update`]: groups at or above it fell asleep in that step.
+    pub(crate) fn groups_before(&self) -> usize {
+        self.next_group
+    }
+
+    /// Keeps, for read-back, the contacts of `step` (this step's, with forces) that involve a tree of a group formed
+    /// at or after `first_new` (see the module docs).
+    pub(crate) fn keep_contacts(&mut self, step: &Contacts, first_new: usize) {
+        for k in 0..step.len() {
+            let group = |b: usize| self.body_tree[b].and_then(|t| self.group[t]).filter(|&g| g >= first_new);
+            if let Some(g) = group(step.link_a[k]).or(group(step.link_b[k])) {
+                self.kept.push_from(step, k);
+                self.kept_group.push(g);
+            }
+        }
+    }
+
+    /// The contacts kept by sleeping groups.
+    pub(crate) fn kept_contacts(&self) -> &Contacts {
+        &self.kept
     }
 
     fn refresh_bodies(&mut self) {

@@ -100,6 +100,30 @@ impl Contacts {
         out
     }
 
+    /// Appends contact `k` of `other`.
+    pub(crate) fn push_from(&mut self, other: &Contacts, k: usize) {
+        self.geom_a.push(other.geom_a[k]);
+        self.geom_b.push(other.geom_b[k]);
+        self.link_a.push(other.link_a[k]);
+        self.link_b.push(other.link_b[k]);
+        self.position.push(other.position[k]);
+        self.normal.push(other.normal[k]);
+        self.penetration.push(other.penetration[k]);
+        self.force_a.push(other.force_a[k]);
+        self.force_b.push(other.force_b[k]);
+    }
+
+    /// Keeps the contacts `keep` says yes to, in order.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
+        let mut kept = Contacts::default();
+        for k in 0..self.len() {
+            if keep(k) {
+                kept.push_from(self, k);
+            }
+        }
+        *self = kept;
+    }
+
     /// The contacts involving `body` (as A or B); with `other`, only those with that body; `exclude_self` drops the
     /// contacts of `body` with itself.
     pub fn with_body(&self, body: usize, other: Option<usize>, exclude_self: bool) -> Contacts {
@@ -111,15 +135,7 @@ impl Contacts {
             if !involves || !matches_other || (exclude_self && a == b) {
                 continue;
             }
-            out.geom_a.push(self.geom_a[k]);
-            out.geom_b.push(self.geom_b[k]);
-            out.link_a.push(a);
-            out.link_b.push(b);
-            out.position.push(self.position[k]);
-            out.normal.push(self.normal[k]);
-            out.penetration.push(self.penetration[k]);
-            out.force_a.push(self.force_a[k]);
-            out.force_b.push(self.force_b[k]);
+            out.push_from(self, k);
         }
         out
     }

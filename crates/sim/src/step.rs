@@ -11,9 +11,11 @@ use signorini_geometry::Pose;
 use signorini_solver::noslip::NoSlipStats;
 
 use crate::data::Data;
+use crate::dialect::DialectStages;
 use crate::error::{Result, SimError};
 use crate::hibernation::Hibernation;
 use crate::model::Model;
+use crate::readback::Contacts;
 
 /// Advances `data` by `dt` (`substeps` physics steps). `data` must have been made for `model` ([`Data::new`]).
 pub fn step(model: &Model, data: &mut Data) -> Result<()> {
@@ -109,7 +111,13 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         0
     };
     if let Some(hib) = &mut d.hibernation {
+        let first_new = hib.groups_before();
         hib.update(m, &mut d.multibody, &d.rows);
+        if model.dialect.keeps_sleeping_contacts() && hib.groups_before() > first_new {
+            let tangents = model.constraint_options.tangent_frame;
+            let step = Contacts::from_rows(d.collision.contacts(), &d.rows, &d.efc_force, tangents);
+            hib.keep_contacts(&step, first_new);
+        }
     }
     let t5 = Instant::now();
     if let Some(what) = non_finite(&d.multibody) {

@@ -162,3 +162,48 @@ fn mjcf_sleep_flag_and_tolerance() {
         assert_eq!(scene.stats().sleeping_trees, 1, "{option}");
     }
 }
+
+/// Seed 001 §8.4 (Genesis): a sleeping body keeps the contacts and solved forces of the step it fell asleep in for
+/// read-back, so a resting box still reads its weight in the floor's support, until it wakes; MuJoCo 4.0 reports no
+/// contact for a sleeper, and its dialect keeps none.
+#[test]
+fn sleeping_bodies_keep_their_support_forces_natively() {
+    const XML: &str = r#"<mujoco><worldbody><geom type="plane" size="1 1 0.1"/>
+        <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" mass="2"/></body>
+        </worldbody></mujoco>"#;
+    let set = [("use_hibernation".to_string(), "true".to_string())];
+    for (dialect, keeps) in [(signorini_sim::Dialect::Native, true), (signorini_sim::Dialect::Mujoco, false)]
+    {
+        let mut s = signorini_mjcf::load_scene_str(XML, std::path::Path::new("."), dialect, &set).unwrap();
+        let mut slept = false;
+        for _ in 0..3000 {
+            s.step().unwrap();
+            if s.stats().sleeping_trees == 1 {
+                slept = true;
+                break;
+            }
+        }
+        assert!(slept, "{dialect:?}: the box falls asleep");
+        for _ in 0..20 {
+            s.step().unwrap();
+        }
+        assert_eq!(s.stats().sleeping_trees, 1);
+        assert_eq!(s.stats().contacts, 0, "{dialect:?}: no live contact while asleep");
+        let c = s.contacts();
+        if keeps {
+            assert!(c.len() >= 4, "kept contacts: {}", c.len());
+            let support: f64 = c.force_b.iter().map(|f| f.z).sum::<f64>().abs();
+            assert!((support - 2.0 * 9.81).abs() < 0.05 * 2.0 * 9.81, "support {support} N");
+            let net = s.data().links_net_contact_force(s.model());
+            assert!((net[1].z - 2.0 * 9.81).abs() < 0.05 * 2.0 * 9.81, "net force on the box {}", net[1]);
+        } else {
+            assert!(c.is_empty(), "MuJoCo keeps none: {}", c.len());
+        }
+        // Woken by a new state, the box's contacts are live again and the kept ones are gone.
+        let q = s.data().multibody.qpos.clone();
+        s.set_qpos(&q).unwrap();
+        s.step().unwrap();
+        assert_eq!(s.stats().sleeping_trees, 0);
+        assert_eq!(s.contacts().len(), s.stats().contacts, "{dialect:?}: only live contacts after waking");
+    }
+}
