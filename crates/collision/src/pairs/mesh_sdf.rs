@@ -701,6 +701,44 @@ pub(crate) mod tests {
         }
     }
 
+    /// Random poses of every shape kind around and inside the bowl and a mesh box (deep overlaps, coincident centres,
+    /// far apart): never a panic; every contact finite, with a unit normal and a positive depth; at most the cap.
+    #[test]
+    fn random_poses_give_sane_manifolds() {
+        let bowl = Shape::from(bowl(0.12, 0.1));
+        let slab = Shape::from(box_mesh(DVec3::new(0.1, 0.08, 0.02)).with_sdf(&SdfSettings::default()).unwrap());
+        let hull = signorini_geometry::ConvexMesh::from_points(box_mesh(DVec3::splat(0.03)).vertices()).unwrap();
+        let others: Vec<Shape> = vec![
+            Sphere::new(0.03).unwrap().into(),
+            signorini_geometry::Capsule::new(0.02, 0.04).unwrap().into(),
+            signorini_geometry::Cylinder::new(0.03, 0.02).unwrap().into(),
+            signorini_geometry::Ellipsoid::new(DVec3::new(0.04, 0.03, 0.02)).unwrap().into(),
+            Cuboid::new(DVec3::new(0.03, 0.02, 0.04)).unwrap().into(),
+            Shape::ConvexMesh(Arc::new(hull)),
+            Plane::new().into(),
+            slab.clone(),
+        ];
+        let mut rng = crate::test_rng::Rng(7);
+        let request = ContactRequest::default();
+        for mesh in [&bowl, &slab] {
+            for other in &others {
+                for k in 0..60 {
+                    let pose_m = rng.pose(0.05);
+                    let pose_o = if k == 0 { pose_m } else { rng.pose(0.15) };
+                    for (a, pa, b, pb) in [(mesh, &pose_m, other, &pose_o), (other, &pose_o, mesh, &pose_m)] {
+                        let m = contacts(a, pa, b, pb, &request).unwrap();
+                        assert!(m.len() <= request.max_sdf_contacts, "{} contacts", m.len());
+                        for c in &m.contacts {
+                            assert!(c.position.is_finite() && c.penetration.is_finite(), "{c:?}");
+                            assert!(c.penetration > 0.0, "{c:?}");
+                            assert!((c.normal.length() - 1.0).abs() < 1e-9, "{c:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_mesh_without_a_field_is_a_typed_error() {
         let bare = Shape::from(box_mesh(DVec3::splat(0.1)));
