@@ -706,8 +706,10 @@ pub(crate) mod tests {
     #[test]
     fn random_poses_give_sane_manifolds() {
         let bowl = Shape::from(bowl(0.12, 0.1));
-        let slab = Shape::from(box_mesh(DVec3::new(0.1, 0.08, 0.02)).with_sdf(&SdfSettings::default()).unwrap());
-        let hull = signorini_geometry::ConvexMesh::from_points(box_mesh(DVec3::splat(0.03)).vertices()).unwrap();
+        let slab =
+            Shape::from(box_mesh(DVec3::new(0.1, 0.08, 0.02)).with_sdf(&SdfSettings::default()).unwrap());
+        let hull =
+            signorini_geometry::ConvexMesh::from_points(box_mesh(DVec3::splat(0.03)).vertices()).unwrap();
         let others: Vec<Shape> = vec![
             Sphere::new(0.03).unwrap().into(),
             signorini_geometry::Capsule::new(0.02, 0.04).unwrap().into(),
