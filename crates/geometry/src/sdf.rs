@@ -83,6 +83,11 @@ impl SignedDistanceField {
             ));
         }
         let normals = PseudoNormals::of(mesh);
+        if normals.faces.iter().all(|n| *n == DVec3::ZERO) {
+            return Err(invalid(
+                "every triangle has zero area: an SDF needs a mesh that encloses a volume".into(),
+            ));
+        }
         let bounds =
             Aabb::from_points(mesh.triangles().iter().flatten().map(|&i| mesh.vertices()[i as usize]))
                 .ok_or_else(|| invalid("no vertices".into()))?;
@@ -111,7 +116,7 @@ impl SignedDistanceField {
             for j in 0..res[1] {
                 for k in 0..res[2] {
                     let x = origin + DVec3::new(i as f64, j as f64, k as f64) * cell;
-                    let (c, t, feature) = closest_triangle(&mut stack, mesh, x, hint);
+                    let (c, t, feature) = closest_triangle(&mut stack, mesh, &normals, x, hint);
                     hint = t;
                     let pseudo = normals.at(mesh, t as usize, feature);
                     let d = x - c;
@@ -271,11 +276,18 @@ impl PseudoNormals {
 fn closest_triangle(
     stack: &mut Vec<(usize, f64)>,
     mesh: &TriangleMesh,
+    normals: &PseudoNormals,
     x: DVec3,
     hint: u32,
 ) -> (DVec3, u32, Feature) {
-    let (c, f) = closest_point_triangle(x, mesh.triangle(hint as usize));
-    let mut best = ((c - x).length_squared(), c, hint, f);
+    // Zero-area triangles are skipped: their points lie on their neighbours' edges, whose pseudo-normals are sound,
+    // while their own face normal is zero.
+    let usable = |t: u32| normals.faces[t as usize] != DVec3::ZERO;
+    let mut best = (f64::INFINITY, x, hint, Feature::Face);
+    if usable(hint) {
+        let (c, f) = closest_point_triangle(x, mesh.triangle(hint as usize));
+        best = ((c - x).length_squared(), c, hint, f);
+    }
     let bvh = mesh.bvh();
     let box_sq = |b: &Aabb| (b.min - x).max(x - b.max).max(DVec3::ZERO).length_squared();
     stack.clear();
@@ -289,7 +301,7 @@ fn closest_triangle(
         let node = &bvh.nodes()[n];
         match node.children() {
             None => {
-                for &t in bvh.leaf_primitives(node) {
+                for &t in bvh.leaf_primitives(node).iter().filter(|&&t| usable(t)) {
                     let (c, f) = closest_point_triangle(x, mesh.triangle(t as usize));
                     let d = (c - x).length_squared();
                     if d < best.0 {
@@ -462,6 +474,36 @@ mod tests {
             }
         }
         assert!(inside > 500 && outside > 10_000 && hollow > 1000, "{inside} {outside} {hollow}");
+    }
+
+    /// A zero-area triangle in a closed mesh (a box face split through a vertex on its diagonal) changes nothing:
+    /// the field still equals the box's closed form at every node.
+    #[test]
+    fn zero_area_triangles_do_not_flip_signs() {
+        let h = DVec3::new(0.05, 0.03, 0.02);
+        let m = box_mesh(h);
+        let mut v = m.vertices().to_vec();
+        let mut t = m.triangles().to_vec();
+        // The top face (+z) is triangles [4, 5, 7] and [4, 7, 6]: split the second through the diagonal's midpoint
+        // and close the seam with the zero-area triangle [4, 7, mid].
+        let mid = v.len() as u32;
+        v.push(0.5 * (v[4] + v[7]));
+        let k = t.iter().position(|&tri| tri == [4, 7, 6]).unwrap();
+        t[k] = [7, 6, mid];
+        t.push([mid, 6, 4]);
+        t.push([4, 7, mid]);
+        let split = TriangleMesh::new(v, t).unwrap();
+        assert!(split.is_closed());
+        let sdf = SignedDistanceField::build(&split, &SdfSettings::default()).unwrap();
+        let [nx, ny, nz] = sdf.resolution();
+        for i in 0..nx {
+            for j in 0..ny {
+                for k in 0..nz {
+                    let x = sdf.origin + DVec3::new(i as f64, j as f64, k as f64) * sdf.cell;
+                    assert!((sdf.node_value(i, j, k) - box_sdf(h, x)).abs() < 1e-12, "node {x}");
+                }
+            }
+        }
     }
 
     #[test]
