@@ -89,6 +89,11 @@ impl Aabb {
         gap.length()
     }
 
+    /// Squared distance from `x` to the box (0 inside).
+    pub fn distance_squared_to_point(&self, x: DVec3) -> f64 {
+        (self.min - x).max(x - self.max).max(DVec3::ZERO).length_squared()
+    }
+
     /// The smallest box containing both.
     pub fn union(&self, other: &Aabb) -> Aabb {
         Aabb { min: self.min.min(other.min), max: self.max.max(other.max) }

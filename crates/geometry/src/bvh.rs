@@ -124,6 +124,45 @@ impl Bvh {
         &self.primitives[node.primitive_range()]
     }
 
+    /// Branch and bound for the nearest primitive: `bound(aabb)` is a lower bound of the measure (a distance or its
+    /// square) of every primitive in a box, and `leaf(p, best)` measures primitive `p`, lowering `*best` when it is
+    /// nearer. Starting from `*best` (∞, or a known upper bound), nodes are visited nearer child first and a box at
+    /// or beyond the best so far is pruned. `stack` is scratch (cleared first).
+    pub fn nearest_first(
+        &self,
+        stack: &mut Vec<(u32, f64)>,
+        best: &mut f64,
+        bound: impl Fn(&Aabb) -> f64,
+        mut leaf: impl FnMut(u32, &mut f64),
+    ) {
+        stack.clear();
+        if let Some(root) = self.root() {
+            stack.push((0, bound(&root.aabb)));
+        }
+        while let Some((n, b)) = stack.pop() {
+            if b >= *best {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            match node.children() {
+                None => {
+                    for &p in self.leaf_primitives(node) {
+                        leaf(p, best);
+                    }
+                }
+                Some([l, r]) => {
+                    let (bl, br) = (bound(&self.nodes[l].aabb), bound(&self.nodes[r].aabb));
+                    let order = if bl <= br { [(r, br), (l, bl)] } else { [(l, bl), (r, br)] };
+                    for (child, b) in order {
+                        if b < *best {
+                            stack.push((child as u32, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The number of levels (0 for an empty tree, 1 for a single leaf); walks the tree with an explicit stack.
     pub fn depth(&self) -> usize {
         if self.nodes.is_empty() {

@@ -110,7 +110,7 @@ impl SignedDistanceField {
         let origin = bounds.center() - 0.5 * span;
         let mut values = Vec::with_capacity(nodes);
         let mut gradients = Vec::with_capacity(nodes);
-        let mut stack = Vec::new();
+        let mut stack: Vec<(u32, f64)> = Vec::new();
         let mut hint = 0u32;
         for i in 0..res[0] {
             for j in 0..res[1] {
@@ -223,11 +223,6 @@ impl SignedDistanceField {
         }
         (value, gradient)
     }
-
-    /// Bytes held by the grid.
-    pub fn memory_bytes(&self) -> usize {
-        self.values.len() * (std::mem::size_of::<f64>() + std::mem::size_of::<DVec3>())
-    }
 }
 
 /// Angle-weighted pseudo-normals of a mesh's faces, edges and vertices.
@@ -271,10 +266,10 @@ impl PseudoNormals {
     }
 }
 
-/// The point of the mesh closest to `x`, its triangle and the triangle's feature holding it: branch and bound over
-/// the BVH, seeded with the distance to triangle `hint`.
+/// The point of the mesh closest to `x`, its triangle and the triangle's feature holding it: the BVH's
+/// branch and bound ([`crate::Bvh::nearest_first`]), seeded with the distance to triangle `hint`.
 fn closest_triangle(
-    stack: &mut Vec<(usize, f64)>,
+    stack: &mut Vec<(u32, f64)>,
     mesh: &TriangleMesh,
     normals: &PseudoNormals,
     x: DVec3,
@@ -283,44 +278,21 @@ fn closest_triangle(
     // Zero-area triangles are skipped: their points lie on their neighbours' edges, whose pseudo-normals are sound,
     // while their own face normal is zero.
     let usable = |t: u32| normals.faces[t as usize] != DVec3::ZERO;
-    let mut best = (f64::INFINITY, x, hint, Feature::Face);
-    if usable(hint) {
-        let (c, f) = closest_point_triangle(x, mesh.triangle(hint as usize));
-        best = ((c - x).length_squared(), c, hint, f);
-    }
-    let bvh = mesh.bvh();
-    let box_sq = |b: &Aabb| (b.min - x).max(x - b.max).max(DVec3::ZERO).length_squared();
-    stack.clear();
-    if let Some(root) = bvh.root() {
-        stack.push((0, box_sq(&root.aabb)));
-    }
-    while let Some((n, bound)) = stack.pop() {
-        if bound >= best.0 {
-            continue;
-        }
-        let node = &bvh.nodes()[n];
-        match node.children() {
-            None => {
-                for &t in bvh.leaf_primitives(node).iter().filter(|&&t| usable(t)) {
-                    let (c, f) = closest_point_triangle(x, mesh.triangle(t as usize));
-                    let d = (c - x).length_squared();
-                    if d < best.0 {
-                        best = (d, c, t, f);
-                    }
-                }
-            }
-            Some([l, r]) => {
-                let (bl, br) = (box_sq(&bvh.nodes()[l].aabb), box_sq(&bvh.nodes()[r].aabb));
-                let order = if bl <= br { [(r, br), (l, bl)] } else { [(l, bl), (r, br)] };
-                for (child, b) in order {
-                    if b < best.0 {
-                        stack.push((child, b));
-                    }
-                }
+    let mut found = (x, hint, Feature::Face);
+    let mut best = f64::INFINITY;
+    let mut visit = |t: u32, best: &mut f64| {
+        if usable(t) {
+            let (c, f) = closest_point_triangle(x, mesh.triangle(t as usize));
+            let d = (c - x).length_squared();
+            if d < *best {
+                *best = d;
+                found = (c, t, f);
             }
         }
-    }
-    (best.1, best.2, best.3)
+    };
+    visit(hint, &mut best);
+    mesh.bvh().nearest_first(stack, &mut best, |b| b.distance_squared_to_point(x), visit);
+    found
 }
 
 /// The point of triangle `[a, b, c]` closest to `x` and the feature it lies on (Ericson, *Real-Time Collision

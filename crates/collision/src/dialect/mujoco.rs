@@ -23,7 +23,7 @@ use crate::contact_set::{GeomContactParams, MixedParams};
 use crate::dispatch::{self, ContactRules};
 use crate::error::{CollisionError, Result};
 use crate::narrow::mpr::MprSettings;
-use crate::pairs::mujoco::{MINVAL, routine};
+use crate::pairs::mujoco::{MINVAL, geom_rbound, routine};
 use crate::query::{ContactRequest, QueryWorkspace};
 
 /// Pair dispatch with MuJoCo 4.0's semantics (see the module docs).
@@ -37,19 +37,7 @@ fn rules() -> ContactRules {
         mpr: MprSettings::mujoco_compatible(),
         refine_deep_mpr: false,
         perturbations: false,
-        tolerance_size: rbound,
-    }
-}
-
-/// MuJoCo's bounding radius of a geom about its frame origin (m).
-fn rbound(s: &Shape) -> f64 {
-    match s {
-        Shape::Sphere(x) => x.radius(),
-        Shape::Capsule(x) => x.radius() + x.half_length(),
-        Shape::Ellipsoid(x) => x.semi_axes().max_element(),
-        Shape::Box(x) => x.half_extents().length(),
-        Shape::ConvexMesh(m) => m.vertices().iter().map(|v| v.length()).fold(0.0, f64::max),
-        _ => 0.5 * s.local_aabb().diagonal_length(),
+        tolerance_size: geom_rbound,
     }
 }
 

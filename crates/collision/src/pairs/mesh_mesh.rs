@@ -325,41 +325,26 @@ pub(crate) fn push_nearer_last(stack: &mut Vec<(u32, f64)>, l: (usize, f64), r: 
     }
 }
 
-/// The point of `mesh` (its frame) closest to `x`, and its triangle: branch and bound over the BVH, nearer child
-/// first, boxes at or beyond the best pruned.
+/// The point of `mesh` (its frame) closest to `x`, and its triangle: the BVH's branch and bound
+/// ([`signorini_geometry::Bvh::nearest_first`]).
 pub(crate) fn closest_on_mesh(stack: &mut Vec<(u32, f64)>, mesh: &TriangleMesh, x: DVec3) -> (DVec3, u32) {
-    let bvh = mesh.bvh();
-    let box_sq = |b: &Aabb| (b.min - x).max(x - b.max).max(DVec3::ZERO).length_squared();
-    let mut best = (f64::INFINITY, x, 0u32);
-    stack.clear();
-    if let Some(root) = bvh.root() {
-        stack.push((0, box_sq(&root.aabb)));
-    }
-    while let Some((n, bound)) = stack.pop() {
-        if bound >= best.0 {
-            continue;
-        }
-        let node = &bvh.nodes()[n as usize];
-        match node.children() {
-            None => {
-                for &t in bvh.leaf_primitives(node) {
-                    let tri = mesh.triangle(t as usize);
-                    let c = closest_point_triangle(x, &tri, &Plane::of(&tri));
-                    let d = (c - x).length_squared();
-                    if d < best.0 {
-                        best = (d, c, t);
-                    }
-                }
+    let mut found = (x, 0u32);
+    let mut best = f64::INFINITY;
+    mesh.bvh().nearest_first(
+        stack,
+        &mut best,
+        |b| b.distance_squared_to_point(x),
+        |t, best| {
+            let tri = mesh.triangle(t as usize);
+            let c = closest_point_triangle(x, &tri, &Plane::of(&tri));
+            let d = (c - x).length_squared();
+            if d < *best {
+                *best = d;
+                found = (c, t);
             }
-            Some([l, r]) => push_nearer_last(
-                stack,
-                (l, box_sq(&bvh.nodes()[l].aabb)),
-                (r, box_sq(&bvh.nodes()[r].aabb)),
-                best.0,
-            ),
-        }
-    }
-    (best.1, best.2)
+        },
+    );
+    found
 }
 
 pub(crate) fn triangle_box(t: &[DVec3; 3]) -> Aabb {

@@ -230,7 +230,8 @@ impl FieldProbe<'_> {
         (v, self.pose.transform_vector(g).normalize_or_zero())
     }
 
-    fn push(&self, x: DVec3, radius: f64, out: &mut Vec<SdfCandidate>) {
+    /// A point with a radius (sphere centre, corner, vertex): a candidate when it reaches into the field.
+    fn point(&self, x: DVec3, radius: f64, out: &mut Vec<SdfCandidate>) {
         let local = self.pose.inverse_transform_point(x);
         if !self.bounds.expanded(radius).contains_point(local) {
             return;
@@ -242,28 +243,21 @@ impl FieldProbe<'_> {
         }
     }
 
-    /// A point with a radius (sphere centre, corner).
-    fn point(&self, x: DVec3, radius: f64, out: &mut Vec<SdfCandidate>) {
-        self.push(x, radius, out);
-    }
-
     /// The deepest point of a segment with a radius: §A.14.1's bracket test and bisection on `∇F·e`, down to a
     /// tenth of a cell. The end points themselves are probed by [`FieldProbe::point`] (a capsule's here).
     fn segment(&self, p0: DVec3, p1: DVec3, radius: f64, out: &mut Vec<SdfCandidate>) {
         let len = (p1 - p0).length();
         if radius > 0.0 {
-            self.push(p0, radius, out);
-            self.push(p1, radius, out);
+            self.point(p0, radius, out);
+            self.point(p1, radius, out);
         }
         if len <= self.field.cell_size() {
             return;
         }
         let e = (p1 - p0) / len;
-        let box_sq = |p: DVec3| {
-            let l = self.pose.inverse_transform_point(p);
-            self.bounds.expanded(radius).contains_point(l)
-        };
-        if !box_sq(p0) && !box_sq(p1) && !box_sq(0.5 * (p0 + p1)) {
+        let in_grid =
+            |p: DVec3| self.bounds.expanded(radius).contains_point(self.pose.inverse_transform_point(p));
+        if !in_grid(p0) && !in_grid(p1) && !in_grid(0.5 * (p0 + p1)) {
             return;
         }
         let slope = |p: DVec3| self.eval(p).1.dot(e);
@@ -281,7 +275,7 @@ impl FieldProbe<'_> {
                 hi = mid;
             }
         }
-        self.push(0.5 * (lo + hi), radius, out);
+        self.point(0.5 * (lo + hi), radius, out);
     }
 
     /// The support point of a convex shape against the field's gradient, by fixed-point steps from its centre.
@@ -294,7 +288,7 @@ impl FieldProbe<'_> {
                 _ => return,
             }
         }
-        self.push(x, 0.0, out);
+        self.point(x, 0.0, out);
     }
 }
 
@@ -395,8 +389,9 @@ fn mesh_inside_convex(
 }
 
 /// How deep a local point lies inside a bounded convex shape, and the outward unit normal to leave it by; `None`
-/// outside. Exact except for the ellipsoid (first order in the implicit function).
-pub(crate) fn inside_depth(shape: &Shape, x: DVec3) -> Option<(f64, DVec3)> {
+/// outside (and for the unbounded or non-convex shapes, which have their own routines here). Exact except for the
+/// ellipsoid (first order in the implicit function).
+fn inside_depth(shape: &Shape, x: DVec3) -> Option<(f64, DVec3)> {
     let positive = |(d, n): (f64, DVec3)| (d > 0.0).then_some((d, n));
     match shape {
         Shape::Sphere(s) => positive((s.radius() - x.length(), x.normalize_or(DVec3::Z))),
@@ -437,8 +432,7 @@ pub(crate) fn inside_depth(shape: &Shape, x: DVec3) -> Option<(f64, DVec3)> {
             (f2 < 1.0).then(|| (depth, grad.normalize_or(DVec3::Z)))
         }
         Shape::ConvexMesh(m) => convex_mesh_depth(m, x),
-        Shape::Plane(_) => positive((-x.z, DVec3::Z)),
-        Shape::TriangleMesh(_) | Shape::HeightField(_) => None,
+        Shape::Plane(_) | Shape::TriangleMesh(_) | Shape::HeightField(_) => None,
     }
 }
 

@@ -77,6 +77,23 @@ fn quat_to_mat(q: glam::DQuat) -> DMat3 {
     )
 }
 
+/// MuJoCo's `geom_rbound`: the radius of the ball about the geom's centre holding it (a mesh's centre is its
+/// centroid, where MuJoCo recentres it; unbounded shapes and triangle meshes: half their box diagonal).
+pub(crate) fn geom_rbound(s: &Shape) -> f64 {
+    match s {
+        Shape::Sphere(x) => x.radius(),
+        Shape::Capsule(x) => x.radius() + x.half_length(),
+        Shape::Ellipsoid(x) => x.semi_axes().max_element(),
+        Shape::Cylinder(x) => x.radius().hypot(x.half_length()),
+        Shape::Box(x) => x.half_extents().length(),
+        Shape::ConvexMesh(m) => {
+            let c = m.centroid();
+            m.vertices().iter().map(|v| (*v - c).length()).fold(0.0, f64::max)
+        }
+        _ => 0.5 * s.local_aabb().diagonal_length(),
+    }
+}
+
 /// A MuJoCo pair function: geom 1, geom 2 (MuJoCo order), margin, output.
 pub(crate) type MjPairFn = fn(&Shape, &Frame, &Shape, &Frame, f64, &mut Vec<MjContact>);
 

@@ -170,7 +170,7 @@ fn perturbed_with(
     out: &mut Vec<MjContact>,
 ) {
     with_objects(g1, f1, g2, f2, margin, |s, o1, o2| {
-        perturb::penetration_perturbed(s, o1, o2, margin, multi, out)
+        perturb::penetration_perturbed(s, (g1, o1), (g2, o2), margin, multi, out)
     });
 }
 

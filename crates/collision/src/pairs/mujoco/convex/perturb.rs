@@ -18,10 +18,12 @@
 //! are where the pass finds them, not on MuJoCo's 16-gon vertices.
 
 use glam::{DMat3, DQuat, DVec3};
+use signorini_geometry::Shape;
 
 use super::support::{Geom, Obj};
 use super::{EDGE_TOL, FACE_TOL, MjContact, Scratch, single_penetration};
-use crate::pairs::mujoco::quat_to_mat;
+
+use crate::pairs::mujoco::{geom_rbound, quat_to_mat};
 
 /// `perturbation_angle` (rad).
 const ANGLE: f64 = 1e-3;
@@ -32,8 +34,8 @@ const RELATIVE_TOLERANCE: f64 = 1e-3;
 /// module docs).
 pub(super) fn penetration_perturbed(
     s: &mut Scratch,
-    o1: &mut Obj<'_>,
-    o2: &mut Obj<'_>,
+    (g1, o1): (&Shape, &mut Obj<'_>),
+    (g2, o2): (&Shape, &mut Obj<'_>),
     margin: f64,
     multi: bool,
     out: &mut Vec<MjContact>,
@@ -46,7 +48,7 @@ pub(super) fn penetration_perturbed(
     let first = out[start];
     let Some(keep) = clipped_contacts(o1, o2, first.normal) else { return };
     let (t1, t2) = make_frame(first.normal);
-    let tolerance = RELATIVE_TOLERANCE * rbound(o1).min(rbound(o2));
+    let tolerance = RELATIVE_TOLERANCE * geom_rbound(g1).min(geom_rbound(g2));
     let saved = [(o1.origin, o1.center, o1.mat), (o2.origin, o2.center, o2.mat)];
     for axis in [t1, t2] {
         for angle in [-ANGLE, ANGLE] {
@@ -141,20 +143,4 @@ fn make_frame(normal: DVec3) -> (DVec3, DVec3) {
 fn normalize3(v: DVec3) -> DVec3 {
     let norm = (v.x * v.x + v.y * v.y + v.z * v.z).sqrt();
     if norm < super::MINVAL { DVec3::X } else { v * (1.0 / norm) }
-}
-
-/// MuJoCo's `geom_rbound`: the radius about the geom's centre (`geom_xpos`) of a sphere around it.
-fn rbound(o: &Obj<'_>) -> f64 {
-    match o.geom {
-        Geom::Sphere(r) => r,
-        Geom::Capsule { radius, half_length } => radius + half_length,
-        Geom::Ellipsoid(a) => a.max_element(),
-        Geom::Cylinder { radius, half_length } => (radius * radius + half_length * half_length).sqrt(),
-        Geom::Box(h) => h.length(),
-        Geom::Mesh(m) => {
-            let c = m.centroid();
-            m.vertices().iter().map(|v| (*v - c).length()).fold(0.0, f64::max)
-        }
-        Geom::Prism(_) => 0.0,
-    }
 }
