@@ -151,7 +151,9 @@ def simulate(m, poses):
     return d
 
 
-def record(m, d, specs, kind):
+def record(m, d, describe, kind):
+    """One case: the two geoms in MuJoCo's contact order, `describe(g)` (type and size or mesh) with the world pose,
+    and MuJoCo's contacts."""
     order = [0, 1]
     if d.ncon and int(d.contact[0].geom[0]) == 1:
         order = [1, 0]
@@ -159,11 +161,7 @@ def record(m, d, specs, kind):
         order = [1, 0]
     geoms = []
     for g in order:
-        geom = {"type": specs[g][0]}
-        if specs[g][0] == "mesh":
-            geom["mesh"] = specs[g][1]
-        else:
-            geom["size"] = m.geom_size[g].tolist()
+        geom = describe(g)
         geom["pos"] = d.geom_xpos[g].tolist()
         geom["mat"] = d.geom_xmat[g].tolist()
         geoms.append(geom)
@@ -215,11 +213,9 @@ def resting(m, rng, tilt, edge=False):
     return [(pos_t, rot_t), (np.zeros(3), rot_b)]
 
 
-def pushed(m, rng, separated=False):
-    """Random orientations; geom 0 moved along a random direction until it touches geom 1, then pushed in."""
-    rot0, rot1 = random_rotation(rng), random_rotation(rng)
-    u = rng.normal(size=3)
-    u /= np.linalg.norm(u)
+def touching(m, rot0, rot1, u, depth):
+    """Geom 0 (rotation rot0) moved from geom 1 (at the origin, rot1) along u until it touches, then `depth` in
+    (negative: apart)."""
     lo, hi = 0.0, 1.0  # touching at lo, apart at hi
     for _ in range(40):
         mid = 0.5 * (lo + hi)
@@ -227,8 +223,17 @@ def pushed(m, rng, separated=False):
             lo = mid
         else:
             hi = mid
-    s = hi + rng.uniform(1e-4, 5e-3) if separated else lo - rng.uniform(1e-4, 4e-3)
+    s = lo - depth if depth > 0 else hi - depth
     return [(s * u, rot0), (np.zeros(3), rot1)]
+
+
+def pushed(m, rng, separated=False):
+    """Random orientations; geom 0 moved along a random direction until it touches geom 1, then pushed in."""
+    rot0, rot1 = random_rotation(rng), random_rotation(rng)
+    u = rng.normal(size=3)
+    u /= np.linalg.norm(u)
+    depth = -rng.uniform(1e-4, 5e-3) if separated else rng.uniform(1e-4, 4e-3)
+    return touching(m, rot0, rot1, u, depth)
 
 
 def main():
@@ -272,7 +277,12 @@ def main():
             poses = resting(m, rng, 0, edge=True)
         else:
             poses = resting(m, rng, how)
-        cases.append(record(m, simulate(m, poses), specs, kind))
+        def describe(g, specs=specs, m=m):
+            if specs[g][0] == "mesh":
+                return {"type": "mesh", "mesh": specs[g][1]}
+            return {"type": specs[g][0], "size": m.geom_size[g].tolist()}
+
+        cases.append(record(m, simulate(m, poses), describe, kind))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": meshes, "cases": cases}, separators=(",", ":")))
     counts = {}

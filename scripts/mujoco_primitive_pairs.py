@@ -21,7 +21,8 @@ import mujoco
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mujoco_convex_pairs import SCENE, axis_angle, mesh_data, random_rotation, simulate  # noqa: E402
+from mujoco_convex_pairs import (  # noqa: E402
+    SCENE, axis_angle, mesh_data, random_rotation, record, simulate, touching)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/primitive_pairs_mujoco.json"
@@ -54,40 +55,6 @@ class Models:
         return self.cache[key]
 
 
-def record(m, d, types, kind):
-    order = [0, 1]
-    if d.ncon and int(d.contact[0].geom[0]) == 1:
-        order = [1, 0]
-    elif not d.ncon and m.geom_type[0] > m.geom_type[1]:
-        order = [1, 0]
-    geoms = []
-    for g in order:
-        geom = {"type": types[g], "size": m.geom_size[g].tolist(), "pos": d.geom_xpos[g].tolist(),
-                "mat": d.geom_xmat[g].tolist()}
-        if types[g] == "mesh":
-            geom["mesh"] = 0
-        geoms.append(geom)
-    contacts = []
-    for c in d.contact[:d.ncon]:
-        assert [int(c.geom[0]), int(c.geom[1])] == order
-        contacts.append({"dist": float(c.dist), "pos": c.pos.tolist(), "normal": c.frame[:3].tolist()})
-    return {"kind": kind, "geoms": geoms, "contacts": contacts}
-
-
-def touching(m, rot0, rot1, u, depth):
-    """Geom 0 (rotation rot0) moved from geom 1 (at the origin, rot1) along u until it touches, then `depth` in
-    (negative: apart)."""
-    lo, hi = 0.0, 1.0  # touching at lo, apart at hi
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        if simulate(m, [(mid * u, rot0), (np.zeros(3), rot1)]).ncon:
-            lo = mid
-        else:
-            hi = mid
-    s = lo - depth if depth > 0 else hi - depth
-    return [(s * u, rot0), (np.zeros(3), rot1)]
-
-
 def tilted(rng, rot, degrees):
     phi = rng.uniform(0, 2 * math.pi)
     return axis_angle([math.cos(phi), math.sin(phi), 0], math.radians(degrees)) @ rot
@@ -96,6 +63,16 @@ def tilted(rng, rot, degrees):
 LYING_X = axis_angle([0, 1, 0], math.pi / 2)  # local z along world x
 LYING_Y = axis_angle([1, 0, 0], math.pi / 2)  # local z along world y
 UP = np.array([0.0, 0.0, 1.0])
+
+
+def describe(m, types):
+    """The geom descriptions of `record`: type and size, and the hull's index for a mesh."""
+    def geom(g):
+        out = {"type": types[g], "size": m.geom_size[g].tolist()}
+        if types[g] == "mesh":
+            out["mesh"] = 0
+        return out
+    return geom
 
 
 def main():
@@ -132,14 +109,14 @@ def main():
             u /= np.linalg.norm(u)
             depth = rng.uniform(1e-4, 4e-3) if k < 5 else -rng.uniform(1e-4, 3e-3)
             poses = touching(mm, random_rotation(rng), random_rotation(rng), u, depth)
-            cases.append(record(mm, simulate(mm, poses), types, f"{t1}-{t2} {'pushed' if k < 5 else 'apart'}"))
+            cases.append(record(mm, simulate(mm, poses), describe(mm, types), f"{t1}-{t2} {'pushed' if k < 5 else 'apart'}"))
     for kind, top, bottom, rot0, rot1 in resting:
         for tilt in (0.0, 0.0, 0.3, 1.0, 3.0):
             mm = models.get(top, bottom)
             spin = axis_angle(UP, rng.uniform(0, 2 * math.pi)) if tilt else np.eye(3)
             poses = touching(mm, tilted(rng, rot0, tilt) if tilt else rot0, spin @ rot1 if tilt else rot1, UP,
                              rng.uniform(2e-4, 3e-3))
-            cases.append(record(mm, simulate(mm, poses), [top, bottom], kind))
+            cases.append(record(mm, simulate(mm, poses), describe(mm, [top, bottom]), kind))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": meshes, "cases": cases}, separators=(",", ":")))
     counts = {}
