@@ -27,10 +27,21 @@ use crate::shape::ConvexMesh;
 pub struct TriangleMesh {
     vertices: Vec<DVec3>,
     triangles: Vec<[u32; 3]>,
-    edges: Vec<[u32; 2]>,
+    edges: LazyEdges,
     bvh: Bvh,
     hull: Option<Arc<ConvexMesh>>,
     sdf: Option<Arc<SignedDistanceField>>,
+}
+
+/// The edge list, built on the first [`TriangleMesh::edges`] call (only the SDF contacts' edge tests use it). Derived
+/// from the triangles, so it takes no part in equality.
+#[derive(Debug, Clone, Default)]
+struct LazyEdges(std::sync::OnceLock<Vec<[u32; 2]>>);
+
+impl PartialEq for LazyEdges {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl TriangleMesh {
@@ -69,14 +80,7 @@ impl TriangleMesh {
         }
         let corners: Vec<DVec3> = vertices.iter().zip(&used).filter(|(_, u)| **u).map(|(v, _)| *v).collect();
         let hull = ConvexMesh::from_points(&corners).ok().map(Arc::new);
-        let mut edges: Vec<[u32; 2]> = triangles
-            .iter()
-            .flat_map(|&[a, b, c]| [[a, b], [b, c], [c, a]])
-            .map(|[a, b]| [a.min(b), a.max(b)])
-            .collect();
-        edges.sort_unstable();
-        edges.dedup();
-        Ok(Self { vertices, triangles, edges, bvh, hull, sdf: None })
+        Ok(Self { vertices, triangles, edges: LazyEdges::default(), bvh, hull, sdf: None })
     }
 
     /// The closed surface of a box with half extents `h` (8 vertices, 12 triangles, counter-clockwise from outside),
@@ -152,9 +156,19 @@ impl TriangleMesh {
         self.sdf.as_deref()
     }
 
-    /// The undirected edges `[a, b]` (`a < b`), each once, sorted.
+    /// The undirected edges `[a, b]` (`a < b`), each once, sorted; computed on the first call.
     pub fn edges(&self) -> &[[u32; 2]] {
-        &self.edges
+        self.edges.0.get_or_init(|| {
+            let mut edges: Vec<[u32; 2]> = self
+                .triangles
+                .iter()
+                .flat_map(|&[a, b, c]| [[a, b], [b, c], [c, a]])
+                .map(|[a, b]| [a.min(b), a.max(b)])
+                .collect();
+            edges.sort_unstable();
+            edges.dedup();
+            edges
+        })
     }
 
     /// The convex hull of the vertices the triangles use; `None` when they do not span a volume (a flat mesh).
