@@ -169,6 +169,11 @@ impl SimLayout {
         if !o.box_box_detection {
             return Err(unsupported("box_box_detection = false (boxes as hulls)"));
         }
+        if o.integrator == IntegratorKind::Rk4 {
+            return Err(unsupported(
+                "the rk4 integrator (the GPU path implements the one-evaluation integrators)",
+            ));
+        }
         let velocity_gains =
             m.dof_damping.iter().any(|&d| d != 0.0) || m.actuator_bias.iter().any(|b| b[2] != 0.0);
         if o.integrator != IntegratorKind::ApproximateImplicitFast && velocity_gains {

@@ -4,14 +4,16 @@ use signorini_model::DynamicsError;
 use thiserror::Error;
 
 /// The names [`crate::integrator_from_name`] accepts, in the order [`crate::IntegratorKind::ALL`] lists them.
-pub const INTEGRATOR_NAMES: [&str; 3] = ["euler", "implicitfast", "approximate_implicitfast"];
+pub const INTEGRATOR_NAMES: [&str; 4] = ["euler", "implicitfast", "approximate_implicitfast", "rk4"];
 
 /// What an integrator cannot do.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
 pub enum IntegratorError {
     /// A name that is not one of [`INTEGRATOR_NAMES`].
-    #[error("unknown integrator '{name}': valid names are euler, implicitfast, approximate_implicitfast")]
+    #[error(
+        "unknown integrator '{name}': valid names are euler, implicitfast, approximate_implicitfast, rk4"
+    )]
     UnknownName {
         /// The name given.
         name: String,
@@ -38,6 +40,18 @@ pub enum IntegratorError {
         dof: usize,
         /// The pivot found.
         pivot: f64,
+    },
+    /// [`crate::Integrator::stage`] called for a stage the integrator does not have (`stage + 1` must be below its
+    /// [`crate::Integrator::evaluations`]), or [`crate::Integrator::advance`] of a multi-evaluation integrator
+    /// called without its stages.
+    #[error(
+        "integrator stage {stage} does not exist: the integrator evaluates the dynamics {evaluations} time(s) per step"
+    )]
+    Stage {
+        /// The stage asked for.
+        stage: usize,
+        /// The integrator's evaluations per step.
+        evaluations: usize,
     },
     /// The model layer failed (factorization of the modified `M` in the approximate_implicitfast preparation).
     #[error(transparent)]

@@ -2,22 +2,27 @@
 //!
 //! Time integrators of signorini (layer 6, spec `reference-semantics.md` §D): given the acceleration the
 //! constraint solver returned (or `qacc_smooth` when there are no constraints), advance `qvel`, `qpos` and `time`
-//! by one step `h`. All three are semi-implicit (symplectic) Euler — `q̇' = q̇ + h a`, then the positions with the
-//! **new** velocity (§D.4) — and differ in how the velocity-dependent forces are treated implicitly:
+//! by one step `h`. Three are semi-implicit (symplectic) Euler — `q̇' = q̇ + h a`, then the positions with the
+//! **new** velocity (§D.4) — and differ in how the velocity-dependent forces are treated implicitly; the fourth is
+//! MuJoCo's explicit Runge–Kutta:
 //!
-//! | name | type | implicit terms |
-//! |---|---|---|
-//! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) |
-//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping and actuator `kv`), after the solve (§D.3) |
-//! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) |
+//! | name | type | implicit terms | evaluations per step |
+//! |---|---|---|---|
+//! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) | 1 |
+//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping and actuator `kv`), after the solve (§D.3) | 1 |
+//! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) | 1 |
+//! | `rk4` | [`Rk4`] | none (MuJoCo's `RK4`) | 4 |
 //!
 //! One step, per §D.1: [`Model::forward`] → [`Integrator::prepare`] → constraint assembly and solve (using
-//! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. [`step_unconstrained`] does it without constraints.
+//! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. An integrator with several evaluations
+//! ([`Integrator::evaluations`]) has the caller repeat the evaluation (forward, prepare, solve) at the states that
+//! [`Integrator::stage`] sets, then advance once. [`step_unconstrained`] does it without constraints.
 //! The integrators hold no state (they are configuration, `Send + Sync`, used as `dyn Integrator`, built from an
 //! [`IntegratorKind`] by [`IntegratorKind::build`]); their buffers live in an
 //! [`IntegratorScratch`] the caller passes in (allocated on the first step of a model, reused afterwards).
 
 mod error;
+mod rk4;
 mod shifted;
 
 use std::fmt;
@@ -27,14 +32,18 @@ use serde::{Deserialize, Serialize};
 use signorini_model::{Data, Model};
 
 pub use error::{INTEGRATOR_NAMES, IntegratorError};
+pub use rk4::Rk4;
+use rk4::RungeKuttaStages;
 use shifted::ShiftedMass;
 
 /// The working buffers of the integrators: the factor of the shifted mass matrix `M + diag(s)` and its right-hand
-/// side. Nothing in it carries from one step to the next (each call overwrites what it reads); it exists so that
-/// the buffers are allocated once per model and reused. One scratch per thread; any integrator may use any scratch.
+/// side, and the stages of a multi-evaluation step. Nothing in it carries from one step to the next (each step
+/// overwrites what it reads); it exists so that the buffers are allocated once per model and reused. One scratch
+/// per thread; any integrator may use any scratch.
 #[derive(Debug, Clone, Default)]
 pub struct IntegratorScratch {
     mass: ShiftedMass,
+    stages: RungeKuttaStages,
 }
 
 impl IntegratorScratch {
@@ -44,12 +53,39 @@ impl IntegratorScratch {
     }
 }
 
-/// A time integrator: configuration only (`&self`), its buffers in the caller's [`IntegratorScratch`]. Call
-/// [`Integrator::prepare`] once after [`Model::forward`] and before the constraint solve, then
-/// [`Integrator::advance`] once with the solver's acceleration.
+/// A time integrator: configuration only (`&self`), its buffers in the caller's [`IntegratorScratch`]. One step is
+/// [`Integrator::evaluations`] evaluations of the dynamics, each [`Model::forward`], [`Integrator::prepare`] and the
+/// constraint solve at the state the integrator set; between two evaluations the caller passes the acceleration to
+/// [`Integrator::stage`], after the last one to [`Integrator::advance`].
+///
+/// ```text
+/// for i in 0..n { forward; prepare; solve → a; if i + 1 < n { stage(i, a) } }
+/// advance(a)
+/// ```
 pub trait Integrator: fmt::Debug + Send + Sync {
     /// Which integrator this is.
     fn kind(&self) -> IntegratorKind;
+
+    /// How many evaluations of the dynamics one step takes: 1, or 4 for [`Rk4`].
+    fn evaluations(&self) -> usize {
+        1
+    }
+
+    /// Between evaluations `stage` and `stage + 1` of one step (`stage + 1 < evaluations()`): records `qacc`, the
+    /// acceleration at `data`'s current state, and moves `data`'s `qpos`, `qvel` and `time` to the state of the next
+    /// evaluation. A single-evaluation integrator has no stages: [`IntegratorError::Stage`].
+    fn stage(
+        &self,
+        model: &Model,
+        data: &mut Data,
+        scratch: &mut IntegratorScratch,
+        stage: usize,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        let _ = (model, data, scratch, qacc, h);
+        Err(IntegratorError::Stage { stage, evaluations: self.evaluations() })
+    }
 
     /// The integrator's name, as [`integrator_from_name`] accepts it.
     fn name(&self) -> &'static str {
@@ -70,9 +106,10 @@ pub trait Integrator: fmt::Debug + Send + Sync {
         check_timestep(h)
     }
 
-    /// Advances `data` by `h`: writes the final acceleration to `data.qacc`, then `qvel += h·qacc`, the position
-    /// update of [`integrate_positions`] with the new `qvel`, and `time += h`. `qacc` is the constraint solver's
-    /// acceleration (or `qacc_smooth`) at the state [`Model::forward`] last computed (its `Data::qm` is used).
+    /// Advances `data` by `h` after the last evaluation: writes the final acceleration to `data.qacc`, then (Euler
+    /// family) `qvel += h·qacc`, the position update of [`integrate_positions`] with the new `qvel`, and `time += h`.
+    /// `qacc` is the constraint solver's acceleration (or `qacc_smooth`) at the state [`Model::forward`] last
+    /// computed (its `Data::qm` is used). [`Rk4`] combines it with the earlier stages' instead.
     fn advance(
         &self,
         model: &Model,
@@ -83,7 +120,7 @@ pub trait Integrator: fmt::Debug + Send + Sync {
     ) -> Result<(), IntegratorError>;
 }
 
-/// The integrators, by name: `euler`, `implicitfast`, `approximate_implicitfast` (serde, [`Self::name`],
+/// The integrators, by name: `euler`, `implicitfast`, `approximate_implicitfast`, `rk4` (serde, [`Self::name`],
 /// [`Self::from_name`], [`FromStr`], [`fmt::Display`]). It is itself an [`Integrator`] (dispatching to the
 /// integrator it names without a `dyn` call).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -97,13 +134,16 @@ pub enum IntegratorKind {
     /// [`ApproximateImplicitFast`] (Genesis' default).
     #[serde(rename = "approximate_implicitfast")]
     ApproximateImplicitFast,
+    /// [`Rk4`].
+    Rk4,
 }
 
 impl IntegratorKind {
     /// Every kind, in the order of [`INTEGRATOR_NAMES`].
-    pub const ALL: [IntegratorKind; 3] = [Self::Euler, Self::ImplicitFast, Self::ApproximateImplicitFast];
+    pub const ALL: [IntegratorKind; 4] =
+        [Self::Euler, Self::ImplicitFast, Self::ApproximateImplicitFast, Self::Rk4];
 
-    /// The name: `euler`, `implicitfast` or `approximate_implicitfast`.
+    /// The name: `euler`, `implicitfast`, `approximate_implicitfast` or `rk4`.
     pub fn name(self) -> &'static str {
         INTEGRATOR_NAMES[self as usize]
     }
@@ -122,6 +162,7 @@ impl IntegratorKind {
             Self::Euler => Box::new(Euler),
             Self::ImplicitFast => Box::new(ImplicitFast),
             Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast),
+            Self::Rk4 => Box::new(Rk4),
         }
     }
 }
@@ -140,7 +181,7 @@ impl FromStr for IntegratorKind {
     }
 }
 
-/// The integrator called `name` (`euler`, `implicitfast`, `approximate_implicitfast`), or
+/// The integrator called `name` (`euler`, `implicitfast`, `approximate_implicitfast`, `rk4`), or
 /// [`IntegratorError::UnknownName`] listing the valid names.
 pub fn integrator_from_name(name: &str) -> Result<Box<dyn Integrator>, IntegratorError> {
     IntegratorKind::from_name(name).map(IntegratorKind::build)
@@ -323,8 +364,8 @@ impl Integrator for ApproximateImplicitFast {
     }
 }
 
-/// One step without constraints: [`Model::forward`], [`Integrator::prepare`], then [`Integrator::advance`] with
-/// `qacc_smooth`.
+/// One step without constraints: per evaluation [`Model::forward`] and [`Integrator::prepare`], then
+/// [`Integrator::stage`] (or, after the last, [`Integrator::advance`]) with `qacc_smooth`.
 pub fn step_unconstrained(
     integrator: &dyn Integrator,
     model: &Model,
@@ -332,10 +373,18 @@ pub fn step_unconstrained(
     scratch: &mut IntegratorScratch,
     h: f64,
 ) -> Result<(), IntegratorError> {
-    model.forward(data)?;
-    integrator.prepare(model, data, scratch, h)?;
-    let qacc = std::mem::take(&mut data.qacc_smooth);
-    let result = integrator.advance(model, data, scratch, &qacc, h);
-    data.qacc_smooth = qacc;
-    result
+    let n = integrator.evaluations();
+    for i in 0..n {
+        model.forward(data)?;
+        integrator.prepare(model, data, scratch, h)?;
+        let qacc = std::mem::take(&mut data.qacc_smooth);
+        let result = if i + 1 < n {
+            integrator.stage(model, data, scratch, i, &qacc, h)
+        } else {
+            integrator.advance(model, data, scratch, &qacc, h)
+        };
+        data.qacc_smooth = qacc;
+        result?;
+    }
+    Ok(())
 }

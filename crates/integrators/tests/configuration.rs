@@ -6,7 +6,7 @@ mod common;
 use common::damped_arm;
 use signorini_integrators::{
     ApproximateImplicitFast, Euler, INTEGRATOR_NAMES, ImplicitFast, Integrator, IntegratorKind,
-    IntegratorScratch, step_unconstrained,
+    IntegratorScratch, Rk4, step_unconstrained,
 };
 use signorini_model::{Data, Model};
 
@@ -20,6 +20,7 @@ fn integrators_are_send_and_sync_configuration() {
     assert_send_sync::<Euler>();
     assert_send_sync::<ImplicitFast>();
     assert_send_sync::<ApproximateImplicitFast>();
+    assert_send_sync::<Rk4>();
     assert_send_sync::<IntegratorKind>();
     assert_send_sync::<Box<dyn Integrator>>();
     assert_send_sync::<IntegratorScratch>();
@@ -27,7 +28,7 @@ fn integrators_are_send_and_sync_configuration() {
 
 #[test]
 fn kind_names_serde_fromstr_and_display_agree() {
-    assert_eq!(INTEGRATOR_NAMES, ["euler", "implicitfast", "approximate_implicitfast"]);
+    assert_eq!(INTEGRATOR_NAMES, ["euler", "implicitfast", "approximate_implicitfast", "rk4"]);
     for (name, kind) in INTEGRATOR_NAMES.iter().zip(IntegratorKind::ALL) {
         assert_eq!(kind.name(), *name);
         assert_eq!(kind.to_string(), *name);

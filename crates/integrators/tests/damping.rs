@@ -25,7 +25,7 @@ fn stiff_damping_is_stable_and_follows_the_implicit_euler_recurrence() {
     assert!(data.qvel[0].abs() > 1e15 * v0);
 
     let ratio = m / (m + h * b);
-    for kind in IntegratorKind::ALL {
+    for kind in IntegratorKind::ALL.into_iter().filter(|&k| k != IntegratorKind::Rk4) {
         let integrator = kind.build();
         let mut scratch = IntegratorScratch::default();
         let mut data = Data::new(&model);
@@ -40,6 +40,37 @@ fn stiff_damping_is_stable_and_follows_the_implicit_euler_recurrence() {
         }
         println!("{}: max relative deviation from v_n = v₀ (m/(m+hb))ⁿ: {worst:.2e}", kind.name());
         assert!(worst < 1e-12, "{}: {worst}", kind.name());
+    }
+}
+
+/// RK4's amplification factor on `v̇ = λv`: `R(z) = 1 + z + z²/2 + z³/6 + z⁴/24`, `z = hλ`; the position advances
+/// by `h Σ bⱼ vⱼ = v (R(z) − 1)/λ`.
+fn rk4_linear(z: f64, lambda: f64, v: f64) -> (f64, f64) {
+    let r = 1.0 + z + z * z / 2.0 + z.powi(3) / 6.0 + z.powi(4) / 24.0;
+    (r * v, v * (r - 1.0) / lambda)
+}
+
+#[test]
+fn rk4_damping_is_explicit_and_follows_its_amplification_factor() {
+    // Stable (z = −1: R = 0.375) and unstable (z = −10: R = 291) damping, as MuJoCo's RK4 treats damping explicitly.
+    for (b, h) in [(100.0, 0.01), (1000.0, 0.01)] {
+        let (m, v0) = (1.0, 2.0);
+        let model = damped_slide(m, b, 0.0, 1.0);
+        let lambda = -b / m;
+        let mut data = Data::new(&model);
+        data.qvel[0] = v0;
+        let mut scratch = IntegratorScratch::default();
+        let (mut v, mut x) = (v0, 0.0);
+        let mut worst: f64 = 0.0;
+        for _ in 0..20 {
+            step_unconstrained(&signorini_integrators::Rk4, &model, &mut data, &mut scratch, h)
+                .expect("step");
+            let (v1, dx) = rk4_linear(h * lambda, lambda, v);
+            (v, x) = (v1, x + dx);
+            worst = worst.max((data.qvel[0] - v).abs() / v.abs()).max((data.qpos[0] - x).abs() / x.abs());
+        }
+        println!("rk4, z = {}: v after 20 steps {:.3e}, max relative deviation {worst:.2e}", h * lambda, v);
+        assert!(worst < 1e-12, "{worst}");
     }
 }
 
@@ -63,6 +94,11 @@ fn actuator_kv_is_implicit_in_implicitfast_and_approximate_but_explicit_in_euler
         println!("{}: v after 10 steps {:.3e} (implicit recurrence {v:.3e})", kind.name(), data.qvel[0]);
         match kind {
             IntegratorKind::Euler => assert!((data.qvel[0] - v0 * (-4.0f64).powi(10)).abs() < 1e-6),
+            // Explicit too: z = −5, R(z) = 1 − 5 + 12.5 − 125/6 + 625/24.
+            IntegratorKind::Rk4 => {
+                let (v, _) = rk4_linear(-5.0, -100.0, 1.0);
+                assert!((data.qvel[0] - v0 * v.powi(10)).abs() < 1e-9 * v.powi(10).abs());
+            }
             _ => assert!((data.qvel[0] - v).abs() < 1e-12 * v.abs()),
         }
     }
@@ -201,7 +237,7 @@ fn names_round_trip_and_unknown_names_are_typed_errors() {
         assert_eq!(integrator.kind(), kind);
         assert_eq!(integrator.name(), *name);
     }
-    for bad in ["rk4", "implicit", "Euler", ""] {
+    for bad in ["RK4", "implicit", "Euler", ""] {
         let err = integrator_from_name(bad).expect_err("unknown name");
         assert_eq!(err, IntegratorError::UnknownName { name: bad.to_owned() });
         let message = err.to_string();

@@ -32,7 +32,7 @@ pub struct MjcfOptions {
     pub gravity: Option<[f64; 3]>,
     /// `magnetic` (T; only read by magnetometer sensors).
     pub magnetic: Option<[f64; 3]>,
-    /// `integrator` (`Euler`, `implicitfast`; MuJoCo's `RK4` and `implicit` are load errors: not built).
+    /// `integrator` (`Euler`, `RK4`, `implicitfast`; MuJoCo's `implicit` is a load error: not built).
     pub integrator: Option<IntegratorKind>,
     /// `cone`.
     pub cone: Option<FrictionCone>,
@@ -186,13 +186,13 @@ impl MjcfOptions {
             "integrator",
             &[
                 ("Euler", Some(IntegratorKind::Euler)),
-                ("RK4", None),
+                ("RK4", Some(IntegratorKind::Rk4)),
                 ("implicit", None),
                 ("implicitfast", Some(IntegratorKind::ImplicitFast)),
             ],
         )?;
         if integrator == Some(None) {
-            return Err(a.unsupported(Some("integrator"), "the RK4 and implicit integrators").into());
+            return Err(a.unsupported(Some("integrator"), "the implicit integrator").into());
         }
         set(&mut self.integrator, integrator.flatten());
         set(

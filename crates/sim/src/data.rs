@@ -91,6 +91,9 @@ pub struct Data {
     pub(crate) solver: SolverData,
     pub(crate) noslip: NoSlip,
     pub(crate) integrator: IntegratorScratch,
+    /// The warm start at the start of a step, given to every evaluation of a multi-evaluation integrator (RK4), as
+    /// MuJoCo does: `qacc_warmstart` changes only when the step ends.
+    pub(crate) step_warmstart: Vec<f64>,
     pub(crate) hibernation: Option<Hibernation>,
     pub(crate) body_poses: Vec<Pose>,
     /// Scratch of the swept collision (`Options::enable_ccd`).
@@ -120,6 +123,7 @@ impl Data {
             solver: SolverData::new(),
             noslip: NoSlip::default(),
             integrator: IntegratorScratch::default(),
+            step_warmstart: Vec::new(),
             hibernation: model.hibernation_thresh_vel.map(|t| Hibernation::new(m, t)),
             body_poses: vec![Pose::IDENTITY; m.nbody],
             ccd: Default::default(),

@@ -48,7 +48,8 @@ pub struct Options {
     pub contact_resolution: ContactResolution,
     /// Elliptic-cone friction-to-normal impedance ratio, > 0. Default auto: 100 for elliptic in native mode, else 1.
     pub impratio: Option<f64>,
-    /// Integrator. Default approximate_implicitfast.
+    /// Integrator: `euler`, `implicitfast`, `approximate_implicitfast` or `rk4` (four evaluations of the whole step
+    /// before the integration, collision included, as MuJoCo's `RK4`). Default approximate_implicitfast.
     pub integrator: IntegratorKind,
     /// No-slip post-process sweeps (spec §C.8, [`signorini_solver::noslip`]): after the solve, Gauss–Seidel on
     /// the pyramidal friction edges and DOF friction loss against `J M⁻¹ Jᵀ`, which removes the soft constraints'
@@ -301,6 +302,7 @@ impl Options {
                         ("euler", IntegratorKind::Euler),
                         ("implicitfast", IntegratorKind::ImplicitFast),
                         ("approximate_implicitfast", IntegratorKind::ApproximateImplicitFast),
+                        ("rk4", IntegratorKind::Rk4),
                     ],
                 )?
             }
@@ -417,6 +419,14 @@ impl Options {
         }
         if self.friction_cone == FrictionCone::Elliptic && self.noslip_iterations > 0 {
             return invalid("noslip_iterations", "no-slip is not available with the elliptic cone".into());
+        }
+        if self.enable_ccd && self.integrator == IntegratorKind::Rk4 {
+            return invalid(
+                "enable_ccd",
+                "swept collision needs a one-evaluation integrator (euler, implicitfast, approximate_implicitfast): \
+                 it sweeps from the poses of the step's only evaluation, and rk4 evaluates four states"
+                    .into(),
+            );
         }
         if self.enable_rolling_friction && !self.enable_torsional_friction {
             return invalid(

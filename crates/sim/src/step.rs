@@ -2,12 +2,14 @@
 //! `h = dt/substeps`: forward dynamics (kinematics, mass matrix and its factor, bias, passive and actuator forces,
 //! `qacc_smooth`) → collision (AABBs, broad phase, narrow phase, sorted contact set) → constraint rows → integrator
 //! preparation (the implicit damping of approximate_implicitfast enters `M` here) → constraint solve (`qacc`, row
-//! forces) → optional no-slip → integration. Every buffer lives in [`Data`] and is reused.
+//! forces) → optional no-slip → integration. An integrator with several evaluations per step (RK4) repeats everything
+//! before the integration at each of its stages. Every buffer lives in [`Data`] and is reused.
 
 use std::time::Instant;
 
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_geometry::Pose;
+use signorini_solver::SolveStats;
 use signorini_solver::noslip::NoSlipStats;
 
 use crate::data::Data;
@@ -27,6 +29,70 @@ pub fn step(model: &Model, data: &mut Data) -> Result<()> {
 }
 
 fn substep(model: &Model, d: &mut Data) -> Result<()> {
+    let m = &model.multibody;
+    let h = model.options.h();
+    let evaluations = model.integrator.evaluations();
+    if evaluations > 1 {
+        d.step_warmstart.clone_from(&d.qacc_warmstart);
+    }
+    let mut times = [0.0; 4];
+    let (mut solve, mut noslip) = evaluate(model, d, &mut times)?;
+    for i in 1..evaluations {
+        // A multi-evaluation integrator (RK4) moves the state to its next stage; every evaluation warm-starts from
+        // the step's incoming acceleration.
+        model.integrator.stage(m, &mut d.multibody, &mut d.integrator, i - 1, &d.qacc_warmstart, h)?;
+        d.qacc_warmstart.copy_from_slice(&d.step_warmstart);
+        (solve, noslip) = evaluate(model, d, &mut times)?;
+    }
+    let t4 = Instant::now();
+    model.integrator.advance(m, &mut d.multibody, &mut d.integrator, &d.qacc_warmstart, h)?;
+    let clamped = if model.options.enable_ccd {
+        crate::swept::clamp_fast_bodies(model, &mut d.multibody, &d.collision, &d.body_poses, &mut d.ccd)?
+    } else {
+        0
+    };
+    if let Some(hib) = &mut d.hibernation {
+        let first_new = hib.groups_before();
+        hib.update(m, &mut d.multibody, &d.rows);
+        if model.dialect.keeps_sleeping_contacts() && hib.groups_before() > first_new {
+            let tangents = model.constraint_options.tangent_frame;
+            let step = Contacts::from_rows(d.collision.contacts(), &d.rows, &d.efc_force, tangents);
+            hib.keep_contacts(&step, first_new);
+        }
+    }
+    let t5 = Instant::now();
+    if let Some(what) = non_finite(&d.multibody) {
+        return Err(SimError::NonFinite { step: d.steps + 1, time: d.multibody.time, what });
+    }
+    let world = d.collision.stats();
+    let s = &mut d.stats;
+    s.iterations = solve.iterations;
+    s.cost = solve.cost;
+    s.gradient_norm = solve.gradient_norm;
+    s.converged = solve.converged;
+    s.islands = solve.islands;
+    s.factorizations = solve.factorizations;
+    s.rank_one_updates = solve.rank_one_updates;
+    s.noslip_iterations = noslip.iterations;
+    s.ccd_clamped_bodies = clamped;
+    s.sleeping_trees = d.hibernation.as_ref().map_or(0, Hibernation::sleeping_trees);
+    s.contacts = world.contacts;
+    s.candidate_pairs = world.candidate_pairs;
+    s.rows = d.rows.len();
+    s.rows_by_kind = count_rows(&d.rows);
+    s.max_penetration = d.collision.contacts().penetration.iter().copied().fold(0.0, f64::max);
+    s.time_forward = times[0];
+    s.time_collision = times[1];
+    s.time_assembly = times[2];
+    s.time_solve = times[3];
+    s.time_integrate = (t5 - t4).as_secs_f64();
+    Ok(())
+}
+
+/// One evaluation of the dynamics at `d`'s state: forward, collision, rows, integrator preparation, constraint solve
+/// and no-slip. The constrained acceleration is left in `d.qacc_warmstart`; the stages' wall times are added to
+/// `times` (forward, collision, assembly, solve).
+fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveStats, NoSlipStats)> {
     let m = &model.multibody;
     let cm = model.collision();
     let h = model.options.h();
@@ -104,48 +170,10 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         hib.freeze(m, &mut d.qacc_warmstart);
     }
     let t4 = Instant::now();
-    model.integrator.advance(m, &mut d.multibody, &mut d.integrator, &d.qacc_warmstart, h)?;
-    let clamped = if model.options.enable_ccd {
-        crate::swept::clamp_fast_bodies(model, &mut d.multibody, &d.collision, &d.body_poses, &mut d.ccd)?
-    } else {
-        0
-    };
-    if let Some(hib) = &mut d.hibernation {
-        let first_new = hib.groups_before();
-        hib.update(m, &mut d.multibody, &d.rows);
-        if model.dialect.keeps_sleeping_contacts() && hib.groups_before() > first_new {
-            let tangents = model.constraint_options.tangent_frame;
-            let step = Contacts::from_rows(d.collision.contacts(), &d.rows, &d.efc_force, tangents);
-            hib.keep_contacts(&step, first_new);
-        }
+    for (t, (a, b)) in times.iter_mut().zip([(t0, t1), (t1, t2), (t2, t3), (t3, t4)]) {
+        *t += (b - a).as_secs_f64();
     }
-    let t5 = Instant::now();
-    if let Some(what) = non_finite(&d.multibody) {
-        return Err(SimError::NonFinite { step: d.steps + 1, time: d.multibody.time, what });
-    }
-    let world = d.collision.stats();
-    let s = &mut d.stats;
-    s.iterations = solve.iterations;
-    s.cost = solve.cost;
-    s.gradient_norm = solve.gradient_norm;
-    s.converged = solve.converged;
-    s.islands = solve.islands;
-    s.factorizations = solve.factorizations;
-    s.rank_one_updates = solve.rank_one_updates;
-    s.noslip_iterations = noslip.iterations;
-    s.ccd_clamped_bodies = clamped;
-    s.sleeping_trees = d.hibernation.as_ref().map_or(0, Hibernation::sleeping_trees);
-    s.contacts = world.contacts;
-    s.candidate_pairs = world.candidate_pairs;
-    s.rows = d.rows.len();
-    s.rows_by_kind = count_rows(&d.rows);
-    s.max_penetration = d.collision.contacts().penetration.iter().copied().fold(0.0, f64::max);
-    s.time_forward = (t1 - t0).as_secs_f64();
-    s.time_collision = (t2 - t1).as_secs_f64();
-    s.time_assembly = (t3 - t2).as_secs_f64();
-    s.time_solve = (t4 - t3).as_secs_f64();
-    s.time_integrate = (t5 - t4).as_secs_f64();
-    Ok(())
+    Ok((solve, noslip))
 }
 
 fn non_finite(d: &signorini_model::Data) -> Option<String> {

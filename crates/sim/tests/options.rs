@@ -35,6 +35,15 @@ fn elliptic_with_noslip_is_rejected() {
 }
 
 #[test]
+fn swept_collision_needs_a_one_evaluation_integrator() {
+    let mut o = Options { enable_ccd: true, ..Options::default() };
+    o.validate().unwrap();
+    o.set("integrator", "rk4").unwrap();
+    assert_eq!(o.integrator, signorini_sim::IntegratorKind::Rk4);
+    rejected(&o, "enable_ccd");
+}
+
+#[test]
 fn rolling_requires_torsional() {
     let o = Options { enable_rolling_friction: true, ..Options::default() };
     rejected(&o, "enable_rolling_friction");
