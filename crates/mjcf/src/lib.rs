@@ -39,6 +39,7 @@ mod compile_inertia;
 mod contact;
 mod defaults;
 mod equality;
+mod frame;
 mod geom;
 mod hfield;
 mod include;

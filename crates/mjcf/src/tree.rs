@@ -1,5 +1,6 @@
 //! `<worldbody>`: the kinematic tree. Bodies are numbered depth-first in document order (world = 0), joints and
 //! geoms in body order, as MuJoCo numbers them; a body's joints, geoms and sites come before its child bodies'.
+//! `<frame>` and `<replicate>` are flattened into their bodies as they are read ([`crate::frame`]).
 
 use std::collections::HashMap;
 
@@ -8,6 +9,7 @@ use signorini_model::spec::{BodySpec, JointKind, JointSpec};
 
 use crate::compile_inertia::{self, GeomMass, InertiaSource, ZERO_INERTIAL};
 use crate::error::{Location, MjcfError, Result};
+use crate::frame::{self, Placement};
 use crate::geom;
 use crate::joint;
 use crate::orientation;
@@ -50,7 +52,7 @@ pub struct Tree {
 /// Body children that are accepted but not simulated.
 const NOT_SIMULATED: &[&str] = &["camera", "light"];
 /// MuJoCo body children that signorini does not support.
-const UNSUPPORTED: &[&str] = &["frame", "composite", "flexcomp", "replicate", "attach", "plugin"];
+const UNSUPPORTED: &[&str] = &["composite", "flexcomp", "attach", "plugin"];
 
 impl Default for Tree {
     fn default() -> Self {
@@ -89,11 +91,6 @@ fn check_unique<V>(map: &HashMap<String, V>, name: &str, e: &Element, kind: &'st
     Ok(())
 }
 
-/// The `<body>` children of `e`, last first (popped from a stack, they come out in file order).
-fn child_bodies(e: &Element) -> impl Iterator<Item = &Element> {
-    e.children.iter().filter(|c| c.name == "body").rev()
-}
-
 impl Tree {
     /// Reads one `<worldbody>` section (several add to the same world).
     ///
@@ -102,11 +99,15 @@ impl Tree {
     /// costs no thread stack (the XML reader bounds it at `signorini_xml::element::MAX_DEPTH`).
     pub fn add_worldbody(&mut self, e: &Element, ctx: &Ctx<'_>) -> Result<()> {
         e.check_attributes(&[])?;
-        self.add_children(e, 0, 0, ctx)?;
-        let mut pending: Vec<(&Element, usize, usize)> = child_bodies(e).map(|c| (c, 0, 0)).collect();
-        while let Some((child, parent, class)) = pending.pop() {
-            let (index, class) = self.add_body(child, parent, class, ctx)?;
-            pending.extend(child_bodies(child).map(|c| (c, index, class)));
+        let placed = frame::placed_children(e, &Placement::body(0, ""), ctx)?;
+        // Pending bodies, last first (popped from the stack, they come out in file order).
+        let mut pending: Vec<(&Element, usize, Placement)> =
+            self.add_children(e, &placed, 0, ctx)?.into_iter().rev().map(|(c, p)| (c, 0, p)).collect();
+        while let Some((child, parent, placement)) = pending.pop() {
+            let (index, inside) = self.add_body(child, parent, &placement, ctx)?;
+            let placed = frame::placed_children(child, &inside, ctx)?;
+            let bodies = self.add_children(child, &placed, index, ctx)?;
+            pending.extend(bodies.into_iter().rev().map(|(c, p)| (c, index, p)));
         }
         Ok(())
     }
@@ -119,15 +120,27 @@ impl Tree {
         })
     }
 
-    fn add_children(&mut self, e: &Element, body: usize, class: usize, ctx: &Ctx<'_>) -> Result<()> {
+    /// Adds the placed children of body `e` (index `body`) except its child bodies, which it returns with their
+    /// placements in file order.
+    fn add_children<'a>(
+        &mut self,
+        e: &Element,
+        placed: &[(&'a Element, Placement)],
+        body: usize,
+        ctx: &Ctx<'_>,
+    ) -> Result<Vec<(&'a Element, Placement)>> {
         let mut inertial_seen: Option<&Location> = None;
         let mut plane: Option<&Element> = None;
-        for child in &e.children {
+        let mut bodies = Vec::new();
+        for (child, placement) in placed {
+            let (child, class) = (*child, placement.class);
             match child.name.as_str() {
-                "body" => {}
+                "body" => bodies.push((child, placement.clone())),
                 "geom" => {
                     let geom_class = ctx.defaults.resolve(child, class)?;
-                    let g = geom::read_geom(child, geom_class, ctx)?;
+                    let mut g = geom::read_geom(child, geom_class, ctx)?;
+                    (g.spec.pos, g.spec.quat) = placement.pose(g.spec.pos, g.spec.quat);
+                    g.spec.name = placement.name(&g.spec.name);
                     if !Attrs::new(child, ctx.defaults.layers(geom_class, "geom")).has("solref") {
                         self.unwritten.geoms.push((body, self.bodies[body].geoms.len()));
                     }
@@ -151,7 +164,9 @@ impl Tree {
                     self.bodies[body].geoms.push(g.spec);
                 }
                 "site" => {
-                    let s = geom::read_site(child, ctx.defaults.resolve(child, class)?, ctx)?;
+                    let (name, pos, quat) = geom::read_site(child, ctx.defaults.resolve(child, class)?, ctx)?;
+                    let (pos, quat) = placement.pose(pos, quat);
+                    let s = (placement.name(&name), pos, quat);
                     check_unique(&self.site_names, &s.0, child, "site")?;
                     if !s.0.is_empty() {
                         self.site_names.insert(s.0.clone(), ());
@@ -159,7 +174,7 @@ impl Tree {
                     self.bodies[body].sites.push(s);
                 }
                 "joint" | "freejoint" if body != 0 => {
-                    let (j, written) = if child.name == "joint" {
+                    let (mut j, written) = if child.name == "joint" {
                         let joint_class = ctx.defaults.resolve(child, class)?;
                         let a = Attrs::new(child, ctx.defaults.layers(joint_class, "joint"));
                         let written = [a.has("solreflimit"), a.has("solreffriction")];
@@ -167,6 +182,9 @@ impl Tree {
                     } else {
                         (joint::read_freejoint(child)?, [false; 2])
                     };
+                    j.pos = placement.pose(j.pos, DQuat::IDENTITY).0;
+                    j.axis = placement.direction(j.axis);
+                    j.name = placement.name(&j.name);
                     let at = (body, self.bodies[body].joints.len());
                     if !written[0] {
                         self.unwritten.joint_limits.push(at);
@@ -207,7 +225,7 @@ impl Tree {
                     .into(),
             });
         }
-        Ok(())
+        Ok(bodies)
     }
 
     fn add_joint(&mut self, e: &Element, body: usize, j: JointSpec) -> Result<()> {
@@ -220,15 +238,15 @@ impl Tree {
         Ok(())
     }
 
-    /// Adds body `e` under `parent` with its geoms, sites, joints and inertial (not its child bodies); returns its
-    /// index and the default class its children inherit.
+    /// Adds body `e` under `parent`, placed by `placement` (the frames and replicates around it), without its
+    /// children; returns its index and the placement of its own children (its class and name suffix).
     fn add_body(
         &mut self,
         e: &Element,
         parent: usize,
-        class: usize,
+        placement: &Placement,
         ctx: &Ctx<'_>,
-    ) -> Result<(usize, usize)> {
+    ) -> Result<(usize, Placement)> {
         e.check_attributes(schema::BODY)?;
         let a = Attrs::own(e);
         if a.bool("mocap")? == Some(true) {
@@ -237,34 +255,30 @@ impl Tree {
         if a.f64_or("gravcomp", 0.0)? != 0.0 {
             return Err(a.unsupported(Some("gravcomp"), "gravity compensation").into());
         }
-        let name = a.str("name").unwrap_or_default().to_string();
+        let name = placement.name(a.str("name").unwrap_or_default());
         check_unique(&self.body_names, &name, e, "body")?;
         let class = match a.get("childclass") {
             Some(c) => ctx.defaults.class_of(e, "childclass", &c.value)?,
-            None => class,
+            None => placement.class,
         };
         let index = self.bodies.len();
         if !name.is_empty() {
             self.body_names.insert(name.clone(), index);
         }
+        let (pos, quat) = placement
+            .pose(DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?), orientation::read(&a, ctx.compiler)?);
         self.bodies.push(BodySpec {
             name,
             parent,
-            pos: DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?),
-            quat: orientation::read(&a, ctx.compiler)?,
+            pos,
+            quat,
             inertial: ZERO_INERTIAL,
             joints: Vec::new(),
             geoms: Vec::new(),
             sites: Vec::new(),
         });
-        let body = &self.bodies[index];
-        self.inertia.push(InertiaSource {
-            frame: (body.pos, body.quat),
-            at: Some(e.at.clone()),
-            ..Default::default()
-        });
-        self.add_children(e, index, class, ctx)?;
-        Ok((index, class))
+        self.inertia.push(InertiaSource { frame: (pos, quat), at: Some(e.at.clone()), ..Default::default() });
+        Ok((index, Placement::body(class, &placement.suffix)))
     }
 
     /// Compiles the inertias and fills `inertial` of every body and `mass` of every geom.

@@ -119,8 +119,8 @@ fn unsupported_features_name_the_attribute() {
                  <general joint=\"j\" dyntype=\"filter\"/>\n</actuator>\n</mujoco>",
     );
     expect(&e, 6, "general", Some("dyntype"));
-    let e = err("<mujoco>\n<worldbody>\n<frame/>\n</worldbody>\n</mujoco>");
-    expect(&e, 3, "frame", None);
+    let e = err("<mujoco>\n<worldbody>\n<composite/>\n</worldbody>\n</mujoco>");
+    expect(&e, 3, "composite", None);
 }
 
 #[test]
