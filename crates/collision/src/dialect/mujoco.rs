@@ -79,9 +79,16 @@ impl PairDispatcher for MujocoDispatcher {
         reach_a + reach_b
     }
 
+    /// The box inflated by the margin, then by one ulp per side: MuJoCo's bounding tests are inclusive (two bodies
+    /// resting exactly on each other, `dist = 0 ≤ margin`, are a candidate pair and make a contact), while the
+    /// broad-phase contract is strict overlap.
     fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb {
         let aabb = shape.world_aabb(pose);
-        if margin > 0.0 { aabb.expanded(margin) } else { aabb }
+        let aabb = if margin > 0.0 { aabb.expanded(margin) } else { aabb };
+        Aabb::new(
+            aabb.min.to_array().map(f64::next_down).into(),
+            aabb.max.to_array().map(f64::next_up).into(),
+        )
     }
 }
 
@@ -165,7 +172,7 @@ mod tests {
         assert_eq!(d.mix_params(&a, &direct).solref, [-1000.0, -10.0]);
     }
 
-    /// Relative tolerance 1e-3, multiccd on, and boxes inflated by the margin.
+    /// Relative tolerance 1e-3, multiccd on, and boxes inflated by the margin and one ulp: touching boxes overlap.
     #[test]
     fn request_defaults_and_boxes() {
         let d = MujocoDispatcher;
@@ -175,7 +182,13 @@ mod tests {
         assert_eq!(ContactRequest { tolerance: 1e-2, ..r }, ContactRequest::default());
         let cube: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
         let pose = Pose::from_translation(DVec3::new(1.0, 0.0, 0.0));
-        assert_eq!(d.world_aabb(&cube, &pose, 0.1), cube.world_aabb(&pose).expanded(0.1));
-        assert_eq!(d.world_aabb(&cube, &pose, 0.0), cube.world_aabb(&pose));
+        let ulp = |a: Aabb| {
+            Aabb::new(a.min.to_array().map(f64::next_down).into(), a.max.to_array().map(f64::next_up).into())
+        };
+        assert_eq!(d.world_aabb(&cube, &pose, 0.1), ulp(cube.world_aabb(&pose).expanded(0.1)));
+        assert_eq!(d.world_aabb(&cube, &pose, 0.0), ulp(cube.world_aabb(&pose)));
+        let on_top = Pose::from_translation(DVec3::new(1.0, 0.0, 1.0));
+        assert!(!cube.world_aabb(&pose).overlaps(&cube.world_aabb(&on_top)));
+        assert!(d.world_aabb(&cube, &pose, 0.0).overlaps(&d.world_aabb(&cube, &on_top, 0.0)));
     }
 }
