@@ -4,7 +4,9 @@
 //! **Rules**, checked in this order for a geom pair on bodies `a`, `b` (the first that applies is the reason
 //! reported by [`FilterReason`]):
 //! 1. same body;
-//! 2. both bodies fixed to the world (no moving joint on the chain to the world);
+//! 2. both bodies without a degree of freedom: fixed to the world (no moving joint on the chain to the world) or
+//!    carried by a kinematic body (MuJoCo's mocap bodies: moved by the caller, they push what they touch but a
+//!    pair of them, or one with the static world, makes no contact, as in MuJoCo);
 //! 3. `contype`/`conaffinity`: `(contype_i & conaffinity_j) | (contype_j & conaffinity_i) == 0` rejects the pair if
 //!    the bodies belong to the same entity or neither entity declares its mask local
 //!    ([`crate::world::CollisionWorld::set_local_collision_mask`]);
@@ -41,7 +43,7 @@ use crate::world::{BodyTable, CollisionOptions, CollisionWorld, GeomTable};
 pub enum FilterReason {
     /// Both geoms belong to the same body.
     SameBody,
-    /// Both bodies are fixed to the world.
+    /// Neither body has a degree of freedom (fixed to the world, or kinematic).
     BothFixed,
     /// `contype`/`conaffinity` do not match.
     Masks,
@@ -120,7 +122,7 @@ impl PairFilter {
         if a == b {
             return Some(FilterReason::SameBody);
         }
-        if bodies.fixed[a] && bodies.fixed[b] {
+        if bodies.dofless[a] && bodies.dofless[b] {
             return Some(FilterReason::BothFixed);
         }
         let matched =

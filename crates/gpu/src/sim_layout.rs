@@ -169,6 +169,9 @@ impl SimLayout {
         if !o.box_box_detection {
             return Err(unsupported("box_box_detection = false (boxes as hulls)"));
         }
+        if m.nmocap > 0 {
+            return Err(unsupported("mocap bodies (their poses are inputs of the CPU path only)"));
+        }
         if o.integrator == IntegratorKind::Rk4 {
             return Err(unsupported(
                 "the rk4 integrator (the GPU path implements the one-evaluation integrators)",

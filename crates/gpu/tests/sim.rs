@@ -384,6 +384,10 @@ fn unsupported_features_are_named() {
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &set).unwrap().model().clone();
     let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
     assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("rk4")), "{err}");
+    let xml = r#"<mujoco><worldbody><body mocap="true"><geom size="0.1"/></body><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"#;
+    let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+    let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
+    assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("mocap")), "{err}");
     let err =
         GpuBatch::new(ctx, scene("sphere_drop", Dialect::Mujoco), 2, GpuBatchOptions::default()).unwrap_err();
     assert!(err.to_string().contains("MuJoCo-compatible"), "{err}");

@@ -1,6 +1,6 @@
-//! `<keyframe>`: named states. Each given vector must have the model's size (`qpos`: nq, `qvel`: nv, `ctrl`: nu);
-//! an omitted one stays empty (meaning `qpos0`, zeros, zeros). Activations and mocap poses are errors: signorini
-//! models have neither.
+//! `<keyframe>`: named states. Each given vector must have the model's size (`qpos`: nq, `qvel`: nv, `ctrl`: nu,
+//! `mpos`: 3·nmocap, `mquat`: 4·nmocap); an omitted one stays empty (meaning `qpos0`, zeros, zeros, the mocap bodies'
+//! own poses). Activations are errors: signorini models have none.
 
 use signorini_model::spec::KeyframeSpec;
 
@@ -8,8 +8,12 @@ use crate::error::{MjcfError, Result};
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
 
-/// Reads one `<keyframe>` section for a model of sizes `nq`, `nv`, `nu`.
-pub fn read_section(e: &Element, nq: usize, nv: usize, nu: usize, out: &mut Vec<KeyframeSpec>) -> Result<()> {
+/// Reads one `<keyframe>` section for a model of sizes `[nq, nv, nu, nmocap]`.
+pub fn read_section(
+    e: &Element,
+    [nq, nv, nu, nmocap]: [usize; 4],
+    out: &mut Vec<KeyframeSpec>,
+) -> Result<()> {
     e.check_attributes(&[])?;
     for child in &e.children {
         if child.name != "key" {
@@ -28,8 +32,6 @@ pub fn read_section(e: &Element, nq: usize, nv: usize, nu: usize, out: &mut Vec<
             Ok(v)
         };
         vector("act", 0)?;
-        vector("mpos", 0)?;
-        vector("mquat", 0)?;
         let name = a.str("name").unwrap_or_default().to_string();
         if !name.is_empty() && out.iter().any(|k| k.name == name) {
             return Err(MjcfError::DuplicateName {
@@ -45,6 +47,8 @@ pub fn read_section(e: &Element, nq: usize, nv: usize, nu: usize, out: &mut Vec<
             qpos: vector("qpos", nq)?,
             qvel: vector("qvel", nv)?,
             ctrl: vector("ctrl", nu)?,
+            mpos: vector("mpos", 3 * nmocap)?,
+            mquat: vector("mquat", 4 * nmocap)?,
         });
     }
     Ok(())

@@ -124,8 +124,9 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         sensors_raw.extend(s.children.iter().map(RawElement::from_element));
     }
     let (nq, nv) = tree.dims();
+    let nmocap = tree.bodies.iter().filter(|b| b.mocap).count();
     for s in sections("keyframe") {
-        keyframe::read_section(s, nq, nv, spec.actuators.len(), &mut spec.keyframes)?;
+        keyframe::read_section(s, [nq, nv, spec.actuators.len(), nmocap], &mut spec.keyframes)?;
     }
     collect_not_simulated(&root, &mut not_simulated);
     spec.bodies = tree.bodies;

@@ -66,6 +66,7 @@ impl Default for Tree {
                 joints: Vec::new(),
                 geoms: Vec::new(),
                 sites: Vec::new(),
+                mocap: false,
             }],
             inertia: vec![InertiaSource::default()],
             joints: Vec::new(),
@@ -213,7 +214,16 @@ impl Tree {
             }
         }
         if body != 0 {
-            let moving = self.moving[self.bodies[body].parent] || !self.bodies[body].joints.is_empty();
+            let b = &self.bodies[body];
+            if b.mocap && !b.joints.is_empty() {
+                let at = placed.iter().find(|(c, _)| c.name.ends_with("joint")).map_or(&e.at, |(c, _)| &c.at);
+                return Err(MjcfError::Invalid {
+                    at: at.clone(),
+                    element: "joint".into(),
+                    reason: "a mocap body cannot have joints (its pose is set from outside)".into(),
+                });
+            }
+            let moving = self.moving[b.parent] || !b.joints.is_empty() || b.mocap;
             self.moving.push(moving);
         }
         if let (true, Some(p)) = (self.moving[body], plane) {
@@ -249,8 +259,9 @@ impl Tree {
     ) -> Result<(usize, Placement)> {
         e.check_attributes(schema::BODY)?;
         let a = Attrs::own(e);
-        if a.bool("mocap")? == Some(true) {
-            return Err(a.unsupported(Some("mocap"), "mocap bodies").into());
+        let mocap = a.bool("mocap")?.unwrap_or(false);
+        if mocap && parent != 0 {
+            return Err(a.invalid_named("mocap", "a mocap body must be a child of the world body").into());
         }
         if a.f64_or("gravcomp", 0.0)? != 0.0 {
             return Err(a.unsupported(Some("gravcomp"), "gravity compensation").into());
@@ -276,6 +287,7 @@ impl Tree {
             joints: Vec::new(),
             geoms: Vec::new(),
             sites: Vec::new(),
+            mocap,
         });
         self.inertia.push(InertiaSource { frame: (pos, quat), at: Some(e.at.clone()), ..Default::default() });
         Ok((index, Placement::body(class, &placement.suffix)))

@@ -109,9 +109,9 @@ fn tendons_are_not_supported_yet() {
 
 #[test]
 fn unsupported_features_name_the_attribute() {
-    let e = err("<mujoco>\n<worldbody>\n<body mocap=\"true\"/>\n</worldbody>\n</mujoco>");
+    let e = err("<mujoco>\n<worldbody>\n<body gravcomp=\"1\"/>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 3, "body", Some("mocap"));
+    expect(&e, 3, "body", Some("gravcomp"));
     let e = err("<mujoco>\n<option density=\"1.2\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("density"));
     let e = err(
@@ -121,6 +121,20 @@ fn unsupported_features_name_the_attribute() {
     expect(&e, 6, "general", Some("dyntype"));
     let e = err("<mujoco>\n<worldbody>\n<composite/>\n</worldbody>\n</mujoco>");
     expect(&e, 3, "composite", None);
+}
+
+#[test]
+fn misplaced_mocap_bodies_and_mocap_keyframes_are_errors() {
+    let e = err("<mujoco>\n<worldbody>\n<body><body mocap=\"true\"/></body>\n</worldbody>\n</mujoco>");
+    expect(&e, 3, "body", Some("mocap"));
+    let e = err(
+        "<mujoco>\n<worldbody>\n<body mocap=\"true\">\n<joint/><geom size=\"1\"/></body>\n</worldbody>\n</mujoco>",
+    );
+    expect(&e, 4, "joint", None);
+    let e = err(
+        "<mujoco>\n<worldbody>\n<body mocap=\"true\"/>\n</worldbody>\n<keyframe>\n<key mpos=\"1 2\"/>\n</keyframe>\n</mujoco>",
+    );
+    expect(&e, 6, "key", Some("mpos"));
 }
 
 #[test]

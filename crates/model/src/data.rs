@@ -49,6 +49,12 @@ pub struct Data {
     pub qfrc_applied: Vec<f64>,
     /// Applied body wrenches at the centres of mass, world frame (`nbody`).
     pub xfrc_applied: Vec<Wrench>,
+    /// World positions of the mocap bodies (`nmocap`, in body order; [`Model::body_mocapid`]): inputs, like `ctrl`,
+    /// read by forward kinematics. Start at the bodies' `pos`.
+    pub mocap_pos: Vec<DVec3>,
+    /// World orientations of the mocap bodies (`nmocap`; normalised when read, a zero quaternion reads as the
+    /// identity, as MuJoCo's `mju_normalize4`). Start at the bodies' `quat`.
+    pub mocap_quat: Vec<DQuat>,
 
     /// Body frame positions (world).
     pub xpos: Vec<DVec3>,
@@ -150,6 +156,8 @@ impl Data {
             ctrl: vec![0.0; nu],
             qfrc_applied: vec![0.0; nv],
             xfrc_applied: vec![Wrench::default(); nb],
+            mocap_pos: model.mocap_bodies().map(|b| model.body_pos[b]).collect(),
+            mocap_quat: model.mocap_bodies().map(|b| model.body_quat[b]).collect(),
             xpos: vec![DVec3::ZERO; nb],
             xquat: vec![DQuat::IDENTITY; nb],
             xmat: vec![DMat3::IDENTITY; nb],
@@ -231,6 +239,10 @@ impl Data {
             v.fill(0.0);
         }
         self.xfrc_applied.fill(Wrench::default());
+        for (i, b) in model.mocap_bodies().enumerate() {
+            self.mocap_pos[i] = model.body_pos[b];
+            self.mocap_quat[i] = model.body_quat[b];
+        }
         self.wake_all();
     }
 
@@ -266,8 +278,8 @@ impl Data {
         self.body_awake[b]
     }
 
-    /// [`Data::reset`], then the time, `qpos`, `qvel` and `ctrl` of keyframe `index` (empty fields keep the reset
-    /// values).
+    /// [`Data::reset`], then the time, `qpos`, `qvel`, `ctrl`, `mocap_pos` and `mocap_quat` of keyframe `index`
+    /// (empty fields keep the reset values).
     pub fn reset_to_keyframe(&mut self, model: &Model, index: usize) -> Result<(), DynamicsError> {
         let key = model
             .keyframes
@@ -281,6 +293,12 @@ impl Data {
             if !src.is_empty() {
                 dst.copy_from_slice(src);
             }
+        }
+        for (i, p) in key.mpos.chunks_exact(3).enumerate() {
+            self.mocap_pos[i] = DVec3::new(p[0], p[1], p[2]);
+        }
+        for (i, q) in key.mquat.chunks_exact(4).enumerate() {
+            self.mocap_quat[i] = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
         }
         Ok(())
     }

@@ -26,6 +26,14 @@ pub enum ModelError {
         /// The parent index given.
         parent: usize,
     },
+    /// A mocap body that is not a child of the world or has joints.
+    #[error("{body}: a mocap body must be a child of the world without joints ({reason})")]
+    BadMocap {
+        /// The body.
+        body: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A parameter is NaN or infinite.
     #[error("{object}: `{parameter}` must be finite")]
     NonFinite {

@@ -56,6 +56,11 @@ fn rotated(mat: DMat3, q: DQuat) -> DMat3 {
 }
 
 impl Model {
+    /// The mocap bodies in order of their mocap index.
+    pub fn mocap_bodies(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.nbody).filter(|&b| self.body_mocapid[b].is_some())
+    }
+
     /// `qpos ← qpos ⊕ h·qvel` (MuJoCo `mj_integratePos`): hinge/slide and free translations add `h·q̇`; ball and
     /// free orientations are right-multiplied by `exp(h ω)` with the body-frame `ω`.
     pub fn integrate_qpos(&self, qpos: &mut [f64], qvel: &[f64], h: f64) {
@@ -93,8 +98,13 @@ impl Model {
                 continue;
             }
             let parent = self.body_parent[b];
-            let mut pos = d.xpos[parent] + d.xmat[parent] * self.body_pos[b];
-            let mut quat = d.xquat[parent] * self.body_quat[b];
+            let (mut pos, mut quat) = match self.body_mocapid[b] {
+                // A mocap body is a child of the world: its input pose is its world pose.
+                Some(i) => (d.mocap_pos[i], unit_quat(d.mocap_quat[i])),
+                None => {
+                    (d.xpos[parent] + d.xmat[parent] * self.body_pos[b], d.xquat[parent] * self.body_quat[b])
+                }
+            };
             let jnt0 = self.body_jntadr[b];
             for j in jnt0..jnt0 + self.body_jntnum[b] {
                 let qa = self.jnt_qposadr[j];

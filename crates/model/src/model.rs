@@ -71,8 +71,12 @@ pub struct Model {
     pub body_parent: Vec<usize>,
     /// The child of the world whose tree holds the body (0 for the world).
     pub body_rootid: Vec<usize>,
-    /// The nearest body at or above this one that has joints (0 when welded to the world).
+    /// The nearest body at or above this one that has joints or is a mocap body (0 when welded to the world).
     pub body_weldid: Vec<usize>,
+    /// Index into each [`Data`](crate::Data)'s `mocap_pos`/`mocap_quat` of a mocap body (`None` for the others).
+    pub body_mocapid: Vec<Option<usize>>,
+    /// Number of mocap bodies.
+    pub nmocap: usize,
     /// First joint of the body.
     pub body_jntadr: Vec<usize>,
     /// Number of joints of the body.
@@ -405,6 +409,12 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         if b > 0 && body.parent >= b {
             return Err(ModelError::BadParent { body: name, parent: body.parent });
         }
+        if body.mocap && (b == 0 || body.parent != 0) {
+            return Err(ModelError::BadMocap { body: name, reason: "its parent is not the world" });
+        }
+        if body.mocap && !body.joints.is_empty() {
+            return Err(ModelError::BadMocap { body: name, reason: "it has joints" });
+        }
         position(&name, "pos", body.pos)?;
         unit_quat(&name, "quat", body.quat)?;
         let inertial = &body.inertial;
@@ -537,12 +547,17 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
     let nq: usize = joints.iter().map(|k| k.nq()).sum();
     let nv: usize = joints.iter().map(|k| k.nv()).sum();
     let nu = spec.actuators.len();
+    let nmocap = spec.bodies.iter().filter(|b| b.mocap).count();
     for (k, key) in spec.keyframes.iter().enumerate() {
         let kname = object_name("keyframe", &key.name, k);
         finite(&kname, "time", &[key.time])?;
-        for (field, values, expected) in
-            [("qpos", &key.qpos, nq), ("qvel", &key.qvel, nv), ("ctrl", &key.ctrl, nu)]
-        {
+        for (field, values, expected) in [
+            ("qpos", &key.qpos, nq),
+            ("qvel", &key.qvel, nv),
+            ("ctrl", &key.ctrl, nu),
+            ("mpos", &key.mpos, 3 * nmocap),
+            ("mquat", &key.mquat, 4 * nmocap),
+        ] {
             if !values.is_empty() && values.len() != expected {
                 return Err(ModelError::KeyframeSize { keyframe: kname, field, len: values.len(), expected });
             }
@@ -622,6 +637,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         body_parent: Vec::with_capacity(nbody),
         body_rootid: Vec::with_capacity(nbody),
         body_weldid: Vec::with_capacity(nbody),
+        body_mocapid: Vec::with_capacity(nbody),
+        nmocap: 0,
         body_jntadr: Vec::with_capacity(nbody),
         body_jntnum: Vec::with_capacity(nbody),
         body_dofadr: Vec::with_capacity(nbody),
@@ -700,9 +717,13 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         });
         m.body_weldid.push(match b {
             0 => 0,
-            _ if !body.joints.is_empty() => b,
+            _ if !body.joints.is_empty() || body.mocap => b,
             _ => m.body_weldid[parent],
         });
+        m.body_mocapid.push(body.mocap.then(|| {
+            m.nmocap += 1;
+            m.nmocap - 1
+        }));
         m.body_pos.push(body.pos);
         m.body_quat.push(body.quat.normalize());
         m.body_mass.push(body.inertial.mass);
@@ -798,7 +819,10 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     }
 
     for b in 1..nbody {
-        let desc = BodyDesc::new(m.body_name[b].clone(), m.body_parent[b], m.body_jntnum[b] > 0);
+        let desc = BodyDesc {
+            kinematic: m.body_mocapid[b].is_some(),
+            ..BodyDesc::new(m.body_name[b].clone(), m.body_parent[b], m.body_jntnum[b] > 0)
+        };
         m.collision.add_body(desc)?;
     }
     for desc in geoms {

@@ -128,6 +128,10 @@ pub struct BodySpec {
     pub geoms: Vec<GeomSpec>,
     /// Sites: named frames `(name, pos, quat)` in the body frame.
     pub sites: Vec<(String, DVec3, DQuat)>,
+    /// A mocap body (MuJoCo `mocap="true"`): a child of the world without joints whose world pose is input, each
+    /// [`crate::Data`]'s `mocap_pos`/`mocap_quat` (starting at `pos`/`quat`). It has no degrees of freedom: it pushes
+    /// what it touches and nothing pushes it.
+    pub mocap: bool,
 }
 
 /// Actuator transmission gain and bias (MuJoCo `general` semantics: `force = gain·ctrl + bias₀ + bias₁ q + bias₂ q̇`
@@ -217,6 +221,12 @@ pub struct KeyframeSpec {
     pub qvel: Vec<f64>,
     /// `ctrl` (empty: zeros).
     pub ctrl: Vec<f64>,
+    /// Mocap positions, `(x, y, z)` per mocap body in body order (empty: the bodies' `pos`).
+    #[serde(default)]
+    pub mpos: Vec<f64>,
+    /// Mocap orientations, `(w, x, y, z)` per mocap body (empty: the bodies' `quat`; normalised when used).
+    #[serde(default)]
+    pub mquat: Vec<f64>,
 }
 
 /// An explicit contact pair (MJCF `<contact><pair>`): its parameters override the geoms' mixed ones.
@@ -350,6 +360,7 @@ impl BodySpec {
             joints: Vec::new(),
             geoms: Vec::new(),
             sites: Vec::new(),
+            mocap: false,
         }
     }
 

@@ -195,6 +195,8 @@ fn keyframes_reset_the_state() {
         qpos: vec![0.3],
         qvel: vec![],
         ctrl: vec![0.9],
+        mpos: vec![],
+        mquat: vec![],
     });
     let model = Model::compile(spec).expect("compiles");
     let mut d = Data::new(&model);

@@ -182,6 +182,49 @@ fn references_are_checked() {
         qpos: vec![0.0, 1.0],
         qvel: vec![],
         ctrl: vec![],
+        mpos: vec![],
+        mquat: vec![],
     });
     assert!(matches!(rejects(spec, "'home'"), ModelError::KeyframeSize { field: "qpos", .. }));
+}
+
+#[test]
+fn mocap_bodies_are_children_of_the_world_without_joints() {
+    let mut spec = valid();
+    spec.bodies[2].mocap = true;
+    assert!(matches!(rejects(spec, "'hand'"), ModelError::BadMocap { .. }));
+    let mut spec = valid();
+    spec.bodies[1].mocap = true;
+    assert!(matches!(rejects(spec, "'arm'"), ModelError::BadMocap { reason: "it has joints", .. }));
+    let mut spec = valid();
+    let target =
+        BodySpec { mocap: true, ..BodySpec::new("target", 0, DVec3::new(1.0, 2.0, 3.0), DQuat::IDENTITY) };
+    spec.add_body(target);
+    spec.keyframes.push(KeyframeSpec {
+        name: "k".into(),
+        time: 0.0,
+        qpos: vec![],
+        qvel: vec![],
+        ctrl: vec![],
+        mpos: vec![0.0; 2],
+        mquat: vec![],
+    });
+    assert!(matches!(
+        rejects(spec.clone(), "'k'"),
+        ModelError::KeyframeSize { field: "mpos", expected: 3, .. }
+    ));
+    spec.keyframes[0].mpos = vec![4.0, 5.0, 6.0];
+    spec.keyframes[0].mquat = vec![0.0, 0.0, 0.0, 2.0];
+    let model = Model::compile(spec).expect("valid");
+    assert_eq!((model.nmocap, model.body_mocapid[3], model.body_weldid[3]), (1, Some(0), 3));
+    // Forward kinematics reads the input pose (normalised); the keyframe sets it.
+    let mut d = signorini_model::Data::new(&model);
+    assert_eq!(d.mocap_pos, [DVec3::new(1.0, 2.0, 3.0)]);
+    d.reset_to_keyframe(&model, 0).expect("keyframe");
+    model.forward_kinematics(&mut d);
+    assert_eq!(d.xpos[3], DVec3::new(4.0, 5.0, 6.0));
+    assert!((d.xquat[3].z - 1.0).abs() < 1e-15 && d.xquat[3].length() - 1.0 < 1e-15);
+    d.mocap_quat[0] = DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    model.forward_kinematics(&mut d);
+    assert_eq!(d.xquat[3], DQuat::IDENTITY, "a zero quaternion reads as the identity");
 }

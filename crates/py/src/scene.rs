@@ -110,6 +110,34 @@ impl Scene {
         let rows = rows_of(values, selection.count(batch.n_envs()))?;
         set(&mut batch, rows.view(), selection.envs()).map_err(to_py)
     }
+
+    /// Applies `set` to per-object frames of `width` numbers: `(selected, n, width)` values, or `(n, width)` for every
+    /// selected environment, flattened to one row per environment.
+    fn set_frames(
+        &self,
+        values: &PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+        width: usize,
+        set: impl FnOnce(&mut Batch, ArrayView2<'_, f64>, Envs<'_>) -> signorini_sim::Result<()>,
+    ) -> PyResult<()> {
+        let selection = Selection::from_py(envs)?;
+        let mut batch = self.batch();
+        let rows = selection.count(batch.n_envs());
+        let view = values.as_array();
+        let shape = view.shape().to_vec();
+        let flat: Vec<f64> = view.iter().copied().collect();
+        let rows = match shape.as_slice() {
+            [n, w] if *w == width => ndarray::Array2::from_shape_fn((rows, n * w), |(_, k)| flat[k]),
+            [r, n, w] if *w == width => ndarray::Array2::from_shape_vec((*r, n * w), flat)
+                .map_err(|e| SignoriniError::new_err(e.to_string()))?,
+            _ => {
+                return Err(SignoriniError::new_err(format!(
+                    "values must have shape (n, {width}) or (selected, n, {width}), got {shape:?}"
+                )));
+            }
+        };
+        set(&mut batch, rows.view(), selection.envs()).map_err(to_py)
+    }
 }
 
 #[pymethods]
@@ -253,6 +281,16 @@ impl Scene {
     fn body_quat<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         self.batch().body_quat().into_pyarray(py).into_any()
     }
+    /// World positions of the mocap bodies (m), `(n_envs, nmocap, 3)`.
+    #[getter]
+    fn mocap_pos<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.batch().mocap_pos().into_pyarray(py).into_any()
+    }
+    /// World orientations of the mocap bodies (`(w, x, y, z)`, as set), `(n_envs, nmocap, 4)`.
+    #[getter]
+    fn mocap_quat<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.batch().mocap_quat().into_pyarray(py).into_any()
+    }
     /// Gravity of every environment (m/s²), `(n_envs, 3)`.
     #[getter]
     fn gravity<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
@@ -335,6 +373,25 @@ impl Scene {
         envs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         self.set_rows(&values, envs, |b, v, e| b.set_ctrl(v, e))
+    }
+    /// Sets the mocap bodies' world positions (m): `(selected, nmocap, 3)`, or `(nmocap, 3)` for every selected
+    /// environment. They take effect at the next step.
+    #[pyo3(signature = (values, envs=None))]
+    fn set_mocap_pos(
+        &self,
+        values: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.set_frames(&values, envs, 3, |b, v, e| b.set_mocap_pos(v, e))
+    }
+    /// Sets the mocap bodies' world orientations (`(w, x, y, z)`): `(selected, nmocap, 4)` or `(nmocap, 4)`.
+    #[pyo3(signature = (values, envs=None))]
+    fn set_mocap_quat(
+        &self,
+        values: PyArrayLikeDyn<'_, f64, AllowTypeChange>,
+        envs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.set_frames(&values, envs, 4, |b, v, e| b.set_mocap_quat(v, e))
     }
     /// Sets gravity (m/s², `(selected, 3)` or one row).
     #[pyo3(signature = (values, envs=None))]

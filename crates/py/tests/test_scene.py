@@ -159,3 +159,31 @@ def test_the_gil_is_released_while_stepping(shared):
     worker.join()
     assert elapsed > 0.05, "the step is long enough to measure"
     assert ticks > 1000, f"the main thread ran only {ticks} times in {elapsed:.2f} s while stepping"
+
+
+MOCAP = """<mujoco><option timestep="0.002"/><worldbody>
+  <geom type="plane" size="5 5 0.1"/>
+  <body name="pusher" mocap="true" pos="-0.3 0 0.05"><geom type="box" size="0.02 0.2 0.05"/></body>
+  <body name="box" pos="0 0 0.05"><freejoint/><geom type="box" size="0.05 0.05 0.05"/></body>
+</worldbody></mujoco>"""
+
+
+def test_mocap_poses_are_read_and_set_per_environment(tmp_path):
+    path = tmp_path / "mocap.xml"
+    path.write_text(MOCAP)
+    s = sg.Scene(str(path), n_envs=2, dialect="mujoco")
+    assert s.mocap_pos.shape == (2, 1, 3) and s.mocap_quat.shape == (2, 1, 4)
+    assert np.allclose(s.mocap_pos[1, 0], [-0.3, 0, 0.05]) and np.allclose(s.mocap_quat[0, 0], [1, 0, 0, 0])
+    # Environment 1's pusher sweeps through the box's place; environment 0's stays away.
+    for k in range(300):
+        s.set_mocap_pos([[[0.2 * k / 300 - 0.12, 0.0, 0.05]]], envs=[1])
+        s.step()
+    assert s.mocap_pos[1, 0, 0] == pytest.approx(0.2 * 299 / 300 - 0.12)
+    assert s.qpos[0, 0] == pytest.approx(0.0, abs=1e-6), "untouched"
+    assert s.qpos[1, 0] > 0.02, "pushed along +x"
+    s.set_mocap_quat([[0.0, 0.0, 0.0, 1.0]])
+    assert np.array_equal(s.mocap_quat[:, 0], [[0, 0, 0, 1], [0, 0, 0, 1]])
+    with pytest.raises(sg.SignoriniError):
+        s.set_mocap_pos([[0.0, 0.0]])
+    with pytest.raises(sg.SignoriniError):
+        s.set_mocap_pos([[np.nan, 0.0, 0.0]])

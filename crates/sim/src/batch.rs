@@ -261,6 +261,58 @@ impl Batch {
         })
     }
 
+    /// World positions of the mocap bodies of every environment (m; `n_envs × nmocap × 3`, mocap order).
+    pub fn mocap_pos(&self) -> Array3<f64> {
+        let n = self.model.multibody.nmocap;
+        Array3::from_shape_fn((self.n_envs(), n, 3), |(e, i, k)| self.envs[e].multibody.mocap_pos[i][k])
+    }
+
+    /// World orientations of the mocap bodies of every environment (`w, x, y, z`; `n_envs × nmocap × 4`), as set.
+    pub fn mocap_quat(&self) -> Array3<f64> {
+        let n = self.model.multibody.nmocap;
+        Array3::from_shape_fn((self.n_envs(), n, 4), |(e, i, k)| {
+            let q = self.envs[e].multibody.mocap_quat[i];
+            [q.w, q.x, q.y, q.z][k]
+        })
+    }
+
+    /// Sets the mocap positions of the selected environments (`selected × 3·nmocap`: `x, y, z` per mocap body).
+    pub fn set_mocap_pos(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        let n = self.model.multibody.nmocap;
+        self.set_rows(
+            "mocap_pos",
+            3 * n,
+            values,
+            envs,
+            |_| Ok(()),
+            |d, row| {
+                for (p, v) in d.multibody.mocap_pos.iter_mut().zip(row.chunks_exact(3)) {
+                    *p = glam::DVec3::new(v[0], v[1], v[2]);
+                }
+                Ok(())
+            },
+        )
+    }
+
+    /// Sets the mocap orientations of the selected environments (`selected × 4·nmocap`: `w, x, y, z` per mocap body;
+    /// normalised when read, a zero quaternion reads as the identity).
+    pub fn set_mocap_quat(&mut self, values: ArrayView2<'_, f64>, envs: Envs<'_>) -> Result<()> {
+        let n = self.model.multibody.nmocap;
+        self.set_rows(
+            "mocap_quat",
+            4 * n,
+            values,
+            envs,
+            |_| Ok(()),
+            |d, row| {
+                for (q, v) in d.multibody.mocap_quat.iter_mut().zip(row.chunks_exact(4)) {
+                    *q = glam::DQuat::from_xyzw(v[1], v[2], v[3], v[0]);
+                }
+                Ok(())
+            },
+        )
+    }
+
     /// Net contact force on every body of every environment (N, world; `n_envs × nbody × 3`).
     pub fn links_net_contact_force(&self) -> Array3<f64> {
         let nbody = self.model.multibody.nbody;

@@ -4,7 +4,7 @@
 //! sleep state) and all scratch. It is made for one [`Model`], allocated once and reused by every step; cloning it
 //! snapshots the simulation, and a clone stepped with the same model continues bit for bit as the original would.
 
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 use signorini_collision::world::CollisionData;
 use signorini_constraints::{AssemblyScratch, ConstraintRows, EnvironmentOverrides, SolOverrides};
 use signorini_geometry::Pose;
@@ -194,6 +194,25 @@ impl Data {
     pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<()> {
         copy_state("ctrl", ctrl, &mut self.multibody.ctrl)?;
         self.wake_all();
+        Ok(())
+    }
+
+    /// Sets the world pose of mocap body `mocap` (its index in `multibody.mocap_pos`, [`signorini_model::Model::body_mocapid`]):
+    /// the next step's forward kinematics places the body there (a unit or non-unit quaternion, normalised; a zero
+    /// one is the identity, as in MuJoCo). Mocap bodies have no velocity: moving one pushes what it touches through
+    /// penetration only. Errors: an index out of range, a non-finite value.
+    pub fn set_mocap_pose(&mut self, mocap: usize, pos: DVec3, quat: DQuat) -> Result<()> {
+        let n = self.multibody.mocap_pos.len();
+        if mocap >= n {
+            return Err(SimError::InvalidState {
+                what: format!("mocap index {mocap}: the model has {n} mocap bodies"),
+            });
+        }
+        if !pos.is_finite() || !quat.is_finite() {
+            return Err(SimError::InvalidState { what: format!("mocap {mocap}: non-finite pose") });
+        }
+        self.multibody.mocap_pos[mocap] = pos;
+        self.multibody.mocap_quat[mocap] = quat;
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 use signorini_model::spec::ModelSpec;
 
 use crate::data::Data;
@@ -98,6 +98,11 @@ impl Scene {
     /// Sets `ctrl` (length `nu`, finite).
     pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<()> {
         self.data.set_ctrl(ctrl)
+    }
+
+    /// Sets the world pose of mocap body `mocap` ([`Data::set_mocap_pose`]).
+    pub fn set_mocap_pose(&mut self, mocap: usize, pos: DVec3, quat: DQuat) -> Result<()> {
+        self.data.set_mocap_pose(mocap, pos, quat)
     }
 
     /// Advances the scene by `dt` (`substeps` physics steps).

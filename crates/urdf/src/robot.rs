@@ -231,6 +231,7 @@ impl<'a> Builder<'a> {
             joints,
             geoms,
             sites: Vec::new(),
+            mocap: false,
         });
         Ok(())
     }

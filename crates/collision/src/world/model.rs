@@ -74,6 +74,7 @@ impl CollisionModel {
         bodies.moving_joint.push(false);
         bodies.entity.push(0);
         bodies.fixed.push(true);
+        bodies.dofless.push(true);
         bodies.root.push(0);
         bodies.weld_root.push(0);
         let mut model = Self {
@@ -155,12 +156,14 @@ impl CollisionModel {
         }
         let p = desc.parent;
         let root = if p == 0 { idx } else { self.bodies.root[p] };
-        let weld_root = if desc.moving_joint { idx } else { self.bodies.weld_root[p] };
+        let weld_root = if desc.moving_joint || desc.kinematic { idx } else { self.bodies.weld_root[p] };
+        let dofless = !desc.moving_joint && (desc.kinematic || self.bodies.dofless[p]);
         let b = &mut self.bodies;
         b.parent.push(Some(p));
         b.moving_joint.push(desc.moving_joint);
         b.entity.push(desc.entity);
         b.fixed.push(weld_root == 0);
+        b.dofless.push(dofless);
         b.root.push(root);
         b.weld_root.push(weld_root);
         if !desc.name.is_empty() {

@@ -24,12 +24,16 @@ pub struct BodyDesc {
     pub moving_joint: bool,
     /// Entity (model instance) id, for the local-mask rule of `contype`/`conaffinity`. Default 0.
     pub entity: u32,
+    /// Moved by the caller, not by joints (a MuJoCo mocap body): no degree of freedom, yet not attached to its
+    /// parent, so it is not fixed and is its own weld group. Its pairs with fixed or other kinematic bodies are
+    /// never examined (filter rule 2). Default false.
+    pub kinematic: bool,
 }
 
 impl BodyDesc {
     /// A body on `parent`, moving or welded.
     pub fn new(name: impl Into<String>, parent: usize, moving_joint: bool) -> Self {
-        Self { name: name.into(), parent, moving_joint, entity: 0 }
+        Self { name: name.into(), parent, moving_joint, entity: 0, kinematic: false }
     }
 
     /// A free-floating body (moving joint to the world).
@@ -116,8 +120,10 @@ pub struct BodyTable {
     pub moving_joint: Vec<bool>,
     /// Entity ids.
     pub entity: Vec<u32>,
-    /// Fixed to the world: no moving joint on the chain to the world.
+    /// Fixed to the world: no moving joint and no kinematic body on the chain to the world.
     pub fixed: Vec<bool>,
+    /// No degree of freedom on the chain to the world: fixed, or carried by a kinematic body only.
+    pub dofless: Vec<bool>,
     /// Kinematic-tree root: the ancestor whose parent is the world (the world's root is itself).
     pub root: Vec<usize>,
     /// Weld group: the topmost body reached through bodies without a moving joint (0 when welded to the world).
