@@ -169,6 +169,9 @@ impl SimLayout {
         if !o.box_box_detection {
             return Err(unsupported("box_box_detection = false (boxes as hulls)"));
         }
+        if m.has_gravcomp {
+            return Err(unsupported("gravity compensation (gravcomp)"));
+        }
         if m.nmocap > 0 {
             return Err(unsupported("mocap bodies (their poses are inputs of the CPU path only)"));
         }

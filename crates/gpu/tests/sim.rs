@@ -388,6 +388,11 @@ fn unsupported_features_are_named() {
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
     let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
     assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("mocap")), "{err}");
+    let xml =
+        r#"<mujoco><worldbody><body gravcomp="1"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"#;
+    let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+    let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
+    assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("gravcomp")), "{err}");
     let err =
         GpuBatch::new(ctx, scene("sphere_drop", Dialect::Mujoco), 2, GpuBatchOptions::default()).unwrap_err();
     assert!(err.to_string().contains("MuJoCo-compatible"), "{err}");

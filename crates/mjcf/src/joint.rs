@@ -95,9 +95,6 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
     if resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)? {
         return Err(a.unsupported(Some("actuatorfrcrange"), "per-joint actuator force limits").into());
     }
-    if a.bool("actuatorgravcomp")? == Some(true) {
-        return Err(a.unsupported(Some("actuatorgravcomp"), "gravity compensation").into());
-    }
     a.int("group")?;
 
     Ok(JointSpec {
@@ -116,6 +113,7 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
         solimp_limit: a.partial::<5>("solimplimit", DEFAULT_SOLIMP)?,
         solref_friction: a.partial::<2>("solreffriction", DEFAULT_SOLREF)?,
         solimp_friction: a.partial::<5>("solimpfriction", DEFAULT_SOLIMP)?,
+        actuatorgravcomp: a.bool("actuatorgravcomp")?.unwrap_or(false),
     })
 }
 

@@ -67,6 +67,7 @@ impl Default for Tree {
                 geoms: Vec::new(),
                 sites: Vec::new(),
                 mocap: false,
+                gravcomp: 0.0,
             }],
             inertia: vec![InertiaSource::default()],
             joints: Vec::new(),
@@ -263,9 +264,7 @@ impl Tree {
         if mocap && parent != 0 {
             return Err(a.invalid_named("mocap", "a mocap body must be a child of the world body").into());
         }
-        if a.f64_or("gravcomp", 0.0)? != 0.0 {
-            return Err(a.unsupported(Some("gravcomp"), "gravity compensation").into());
-        }
+        let gravcomp = a.f64_or("gravcomp", 0.0)?;
         let name = placement.name(a.str("name").unwrap_or_default());
         check_unique(&self.body_names, &name, e, "body")?;
         let class = match a.get("childclass") {
@@ -288,6 +287,7 @@ impl Tree {
             geoms: Vec::new(),
             sites: Vec::new(),
             mocap,
+            gravcomp,
         });
         self.inertia.push(InertiaSource { frame: (pos, quat), at: Some(e.at.clone()), ..Default::default() });
         Ok((index, Placement::body(class, &placement.suffix)))

@@ -109,9 +109,9 @@ fn tendons_are_not_supported_yet() {
 
 #[test]
 fn unsupported_features_name_the_attribute() {
-    let e = err("<mujoco>\n<worldbody>\n<body gravcomp=\"1\"/>\n</worldbody>\n</mujoco>");
+    let e = err("<mujoco>\n<worldbody>\n<body><joint springdamper=\"1 1\"/></body>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 3, "body", Some("gravcomp"));
+    expect(&e, 3, "joint", Some("springdamper"));
     let e = err("<mujoco>\n<option density=\"1.2\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("density"));
     let e = err(

@@ -35,5 +35,13 @@ impl Model {
             d.actuator_force[u] = force;
             d.qfrc_actuator[dof] += gear * force;
         }
+        if self.has_gravcomp {
+            // MuJoCo `actuatorgravcomp`: the compensation of these joints' dofs is applied as an actuator force.
+            for dof in 0..self.nv {
+                if self.jnt_actgravcomp[self.dof_jntid[dof]] {
+                    d.qfrc_actuator[dof] += d.qfrc_gravcomp[dof];
+                }
+            }
+        }
     }
 }

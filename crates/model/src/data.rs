@@ -101,6 +101,9 @@ pub struct Data {
     pub qfrc_bias: Vec<f64>,
     /// Passive forces: joint springs and dampers (`nv`).
     pub qfrc_passive: Vec<f64>,
+    /// Gravity compensation (`nv`; [`Model::passive`]): part of `qfrc_passive`, or of `qfrc_actuator` for the dofs of
+    /// `actuatorgravcomp` joints. Zero in models without `gravcomp`.
+    pub qfrc_gravcomp: Vec<f64>,
     /// Actuator forces in joint space (`nv`).
     pub qfrc_actuator: Vec<f64>,
     /// Actuator lengths `gear·q` (`nu`).
@@ -179,6 +182,7 @@ impl Data {
             qld_diag_inv: vec![0.0; nv],
             qfrc_bias: vec![0.0; nv],
             qfrc_passive: vec![0.0; nv],
+            qfrc_gravcomp: vec![0.0; nv],
             qfrc_actuator: vec![0.0; nv],
             actuator_length: vec![0.0; nu],
             actuator_velocity: vec![0.0; nu],

@@ -77,6 +77,10 @@ pub struct Model {
     pub body_mocapid: Vec<Option<usize>>,
     /// Number of mocap bodies.
     pub nmocap: usize,
+    /// Gravity compensation of each body (MuJoCo `gravcomp`; 0: none).
+    pub body_gravcomp: Vec<f64>,
+    /// Whether some body has gravity compensation.
+    pub has_gravcomp: bool,
     /// First joint of the body.
     pub body_jntadr: Vec<usize>,
     /// Number of joints of the body.
@@ -132,6 +136,8 @@ pub struct Model {
     pub jnt_solref: Vec<SolRef>,
     /// Limit `solimp`.
     pub jnt_solimp: Vec<SolImp>,
+    /// Whether the joint takes its dofs' gravity compensation as an actuator force (MuJoCo `actuatorgravcomp`).
+    pub jnt_actgravcomp: Vec<bool>,
 
     /// Body of each dof.
     pub dof_bodyid: Vec<usize>,
@@ -419,6 +425,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         unit_quat(&name, "quat", body.quat)?;
         let inertial = &body.inertial;
         non_negative(&name, "mass", inertial.mass)?;
+        finite(&name, "gravcomp", &[body.gravcomp])?;
         for &i in &inertial.inertia.to_array() {
             non_negative(&name, "inertia", i)?;
         }
@@ -639,6 +646,9 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         body_weldid: Vec::with_capacity(nbody),
         body_mocapid: Vec::with_capacity(nbody),
         nmocap: 0,
+        body_gravcomp: Vec::with_capacity(nbody),
+        has_gravcomp: false,
+        jnt_actgravcomp: Vec::new(),
         body_jntadr: Vec::with_capacity(nbody),
         body_jntnum: Vec::with_capacity(nbody),
         body_dofadr: Vec::with_capacity(nbody),
@@ -720,6 +730,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             _ if !body.joints.is_empty() || body.mocap => b,
             _ => m.body_weldid[parent],
         });
+        m.body_gravcomp.push(body.gravcomp);
+        m.has_gravcomp |= body.gravcomp != 0.0;
         m.body_mocapid.push(body.mocap.then(|| {
             m.nmocap += 1;
             m.nmocap - 1
@@ -754,6 +766,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.jnt_stiffness.push(joint.stiffness);
             m.jnt_solref.push(joint.solref_limit);
             m.jnt_solimp.push(joint.solimp_limit);
+            m.jnt_actgravcomp.push(joint.actuatorgravcomp);
             match kind {
                 JointKind::Free => {
                     let q = m.body_quat[b];

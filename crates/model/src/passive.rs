@@ -1,4 +1,7 @@
-//! Passive joint forces (MuJoCo `mj_passive`, springs and dampers): `qfrc_passive = −k (q ⊖ q_spring) − b q̇`.
+//! Passive joint forces (MuJoCo `mj_passive`, springs, dampers and gravity compensation):
+//! `qfrc_passive = −k (q ⊖ q_spring) − b q̇ + qfrc_gravcomp`, where `qfrc_gravcomp = Σ_b J_bᵀ (−gravcomp_b m_b g)`
+//! with `J_b` the translational Jacobian of body `b`'s centre of mass (the dofs of `actuatorgravcomp` joints take
+//! it as an actuator force instead, [`Model::actuation`]).
 //!
 //! Hinge/slide: `q ⊖ q_s = q − springref`. Ball and the rotation of a free joint: the body-frame rotation vector
 //! `log(q_s⁻¹ q)` (angle in `[−π, π]`); the translation of a free joint: `x − x_s`. Damping is per dof.
@@ -8,6 +11,7 @@ use glam::{DQuat, DVec3};
 use crate::data::Data;
 use crate::kinematics::quat_from_wxyz;
 use crate::model::Model;
+use crate::spatial::SpatialVec;
 use crate::spec::JointKind;
 
 /// The rotation vector `θ a` of a unit quaternion, `θ ∈ [−π, π]` (MuJoCo `mju_quat2Vel` with unit time).
@@ -67,6 +71,35 @@ impl Model {
             for (t, x) in dq.iter().take(self.jnt_type[j].nv()).enumerate() {
                 d.qfrc_passive[da + t] -= k * x;
             }
+        }
+        if self.has_gravcomp {
+            self.gravity_compensation(d);
+            for dof in 0..self.nv {
+                if !self.jnt_actgravcomp[self.dof_jntid[dof]] {
+                    d.qfrc_passive[dof] += d.qfrc_gravcomp[dof];
+                }
+            }
+        }
+    }
+
+    /// `qfrc_gravcomp = Σ_b J_bᵀ f_b`, `f_b = −gravcomp_b m_b g` at `xipos[b]` (MuJoCo `mj_gravcomp`, with this data's
+    /// gravity and masses), accumulated as body wrenches about each tree's reference point (as `xfrc_applied`).
+    fn gravity_compensation(&self, d: &mut Data) {
+        d.cfrc[0] = SpatialVec::ZERO;
+        for b in 1..self.nbody {
+            let f = -self.body_gravcomp[b] * d.body_mass[b] * d.gravity;
+            let r = d.xipos[b] - d.subtree_com[self.body_rootid[b]];
+            d.cfrc[b] = SpatialVec::new(r.cross(f), f);
+        }
+        for b in (1..self.nbody).rev() {
+            let p = self.body_parent[b];
+            if p > 0 {
+                let f = d.cfrc[b];
+                d.cfrc[p] += f;
+            }
+        }
+        for dof in 0..self.nv {
+            d.qfrc_gravcomp[dof] = d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]);
         }
     }
 }

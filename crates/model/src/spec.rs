@@ -59,6 +59,9 @@ pub struct JointSpec {
     pub solref_friction: SolRef,
     /// Friction-loss constraint `solimp`.
     pub solimp_friction: SolImp,
+    /// MuJoCo `actuatorgravcomp`: the gravity compensation of this joint's dofs is an actuator force
+    /// (`qfrc_actuator`) rather than a passive one (`qfrc_passive`).
+    pub actuatorgravcomp: bool,
 }
 
 /// A collision/visual geom attached to a body.
@@ -132,6 +135,9 @@ pub struct BodySpec {
     /// [`crate::Data`]'s `mocap_pos`/`mocap_quat` (starting at `pos`/`quat`). It has no degrees of freedom: it pushes
     /// what it touches and nothing pushes it.
     pub mocap: bool,
+    /// Gravity compensation (MuJoCo `gravcomp`): a force `−gravcomp·m·g` at the centre of mass, every step (1: the
+    /// body floats; 0: none).
+    pub gravcomp: f64,
 }
 
 /// Actuator transmission gain and bias (MuJoCo `general` semantics: `force = gain·ctrl + bias₀ + bias₁ q + bias₂ q̇`
@@ -293,6 +299,7 @@ impl JointSpec {
             solimp_limit: DEFAULT_SOLIMP,
             solref_friction: DEFAULT_SOLREF,
             solimp_friction: DEFAULT_SOLIMP,
+            actuatorgravcomp: false,
         }
     }
 
@@ -361,6 +368,7 @@ impl BodySpec {
             geoms: Vec::new(),
             sites: Vec::new(),
             mocap: false,
+            gravcomp: 0.0,
         }
     }
 

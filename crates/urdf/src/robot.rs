@@ -232,6 +232,7 @@ impl<'a> Builder<'a> {
             geoms,
             sites: Vec::new(),
             mocap: false,
+            gravcomp: 0.0,
         });
         Ok(())
     }
@@ -346,6 +347,7 @@ impl<'a> Builder<'a> {
             solimp_limit: DEFAULT_SOLIMP,
             solref_friction: DEFAULT_SOLREF,
             solimp_friction: DEFAULT_SOLIMP,
+            actuatorgravcomp: false,
         }))
     }
 
