@@ -26,7 +26,8 @@ pub const DEFAULT_SCENE: &str = include_str!("../scenes/default_pile.xml");
 /// Arguments of `signorini run` (parsed by clap; their docs are the `--help` text).
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// MJCF scene file or URDF robot (`.urdf`, its root welded to the world); omit it for the built-in scene.
+    /// MJCF scene file or URDF robot (`.urdf`: its root welded to the world unless --floating-base); omit it for the
+    /// built-in scene.
     pub scene: Option<PathBuf>,
     /// Number of steps.
     #[arg(long, default_value_t = 1000)]
@@ -73,6 +74,54 @@ pub struct RunArgs {
     /// Write a self-contained HTML replay of the run (body poses and contacts every --every steps, 10 by default).
     #[arg(long, value_name = "OUT.html")]
     pub record: Option<PathBuf>,
+    /// URDF scenes: put the root link on a free joint instead of welding it to the world (Genesis's
+    /// `gs.morphs.URDF(fixed=False)`).
+    #[arg(long)]
+    pub floating_base: bool,
+    /// URDF scenes: add a ground plane (the half-space z ≤ HEIGHT, default 0) to the world.
+    #[arg(long, value_name = "HEIGHT", num_args = 0..=1, default_missing_value = "0")]
+    pub ground: Option<f64>,
+}
+
+/// How a URDF robot becomes a scene (`--floating-base`, `--ground`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct UrdfScene {
+    pub(crate) floating_base: bool,
+    pub(crate) ground: Option<f64>,
+}
+
+impl UrdfScene {
+    /// The URDF settings of `args`; errors when they are given for a scene that is not a URDF.
+    pub(crate) fn of(args: &RunArgs) -> Result<UrdfScene, CliError> {
+        let urdf = UrdfScene { floating_base: args.floating_base, ground: args.ground };
+        let is_urdf = args.scene.as_deref().is_some_and(is_urdf);
+        if urdf != UrdfScene::default() && !is_urdf {
+            return Err(CliError::Usage(
+                "--floating-base and --ground apply to URDF robots (.urdf); an MJCF scene states its own base and floor"
+                    .into(),
+            ));
+        }
+        if urdf.ground.is_some_and(|h| !h.is_finite()) {
+            return Err(CliError::Usage("--ground HEIGHT must be finite".into()));
+        }
+        Ok(urdf)
+    }
+
+    /// The model of the URDF at `path` with these settings.
+    pub(crate) fn spec(&self, path: &Path) -> Result<signorini_model::spec::ModelSpec, CliError> {
+        let options = signorini_urdf::UrdfOptions { floating_base: self.floating_base, ..Default::default() };
+        let mut spec =
+            signorini_urdf::load_urdf(path, &options).map_err(|e| CliError::Scene(e.to_string()))?.spec;
+        if let Some(height) = self.ground {
+            let plane = signorini_geometry::Shape::from(signorini_geometry::Plane::half_space());
+            let ground = signorini_model::spec::GeomSpec {
+                pos: signorini_geometry::DVec3::new(0.0, 0.0, height),
+                ..signorini_model::spec::GeomSpec::new("ground", plane)
+            };
+            spec.bodies[0].geoms.push(ground);
+        }
+        Ok(spec)
+    }
 }
 
 /// Where `signorini run` steps the scene.
@@ -288,31 +337,35 @@ fn resolve(args: &RunArgs) -> Result<Resolved, CliError> {
     Ok(Resolved { overrides, dialect, threads })
 }
 
-/// The scene of `path`: MJCF, or a URDF robot with its root welded to the world, under `dialect`'s defaults and
-/// `overrides`.
-fn load(path: &Path, dialect: Dialect, overrides: &[(String, String)]) -> Result<Scene, CliError> {
+/// The scene of `path`: MJCF, or a URDF robot made a scene by `urdf`, under `dialect`'s defaults and `overrides`.
+fn load(
+    path: &Path,
+    urdf: UrdfScene,
+    dialect: Dialect,
+    overrides: &[(String, String)],
+) -> Result<Scene, CliError> {
     if !is_urdf(path) {
         return load_scene(path, dialect, overrides).map_err(|e| CliError::Scene(e.to_string()));
     }
-    let loaded = signorini_urdf::load_urdf(path, &signorini_urdf::UrdfOptions::default())
-        .map_err(|e| CliError::Scene(e.to_string()))?;
+    let spec = urdf.spec(path)?;
     let options = dialect
         .default_options(false)
         .with_overrides(overrides)
         .map_err(|e| CliError::Scene(e.to_string()))?;
     let scene = |e: signorini_sim::SimError| CliError::Scene(format!("{}: {e}", path.display()));
-    let model = Model::new(loaded.spec, options).map_err(scene)?;
+    let model = Model::new(spec, options).map_err(scene)?;
     Scene::from_model(std::sync::Arc::new(model)).map_err(scene)
 }
 
 /// Runs the subcommand.
 pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let Resolved { mut overrides, dialect, threads } = resolve(args)?;
+    let urdf = UrdfScene::of(args)?;
     if args.envs.is_none() {
         overrides.push(("threads".into(), threads.to_string()));
     }
     let build = |overrides: &[(String, String)]| match &args.scene {
-        Some(path) => load(path, dialect, overrides),
+        Some(path) => load(path, urdf, dialect, overrides),
         None => load_scene_str(DEFAULT_SCENE, Path::new("."), dialect, overrides)
             .map_err(|e| CliError::Scene(e.to_string())),
     };

@@ -137,6 +137,34 @@ fn urdf_robots_run_and_inspect() {
     assert_eq!(lines[0]["body_mass"].as_array().unwrap().len(), 9, "world + 8 links");
 }
 
+/// `--floating-base` puts the root link on a free joint (the robot falls), `--ground` adds the floor it lands on; both
+/// are usage errors for an MJCF scene.
+#[test]
+fn urdf_scenes_float_and_stand_on_a_ground_when_asked() {
+    let urdf = shared("robots/kuka_iiwa/model.urdf");
+    let dir = tempdir("urdf_ground");
+    let run = |args: &[&str]| {
+        let dump = dir.join(format!("{}.json", args.join("_")));
+        let o =
+            bin().arg("run").arg(&urdf).args(["--steps", "300"]).args(args).arg("--dump").arg(&dump).output();
+        let o = o.unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let dump: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+        let last = &dump["snapshots"]["300"];
+        let base_z = last["qpos_free"].get(0).map(|q| q[2].as_f64().unwrap());
+        (last["ncon"].as_u64().unwrap(), base_z)
+    };
+    assert_eq!(run(&[]), (0, None), "welded, no floor: no free joint, no contact");
+    let (ncon, z) = run(&["--floating-base"]);
+    let z = z.unwrap();
+    assert!(ncon == 0 && z < -0.3, "free fall: base at z = {z}");
+    let (ncon, z) = run(&["--floating-base", "--ground"]);
+    let z = z.unwrap();
+    assert!(ncon > 0 && z > -0.02, "on the ground: {ncon} contacts, base at z = {z}");
+    fails_with(bin().arg("run").arg(shared("scenes/box_stack.xml")).arg("--ground"), "apply to URDF robots");
+    fails_with(bin().arg("run").arg(&urdf).args(["--ground", "nan"]), "must be finite");
+}
+
 #[test]
 fn grow_capacity_raises_the_budget_and_the_run_is_the_one_with_that_budget() {
     let dir = tempdir("grow");
