@@ -98,6 +98,8 @@ pub struct ConstraintAssembler {
     equalities: Vec<Equality>,
     dof_sol: Vec<ResolvedSol>,
     jnt_sol: Vec<ResolvedSol>,
+    /// Per tendon: `(limit, friction)` parameters.
+    ten_sol: Vec<(ResolvedSol, ResolvedSol)>,
 }
 
 /// What one environment changes about an assembly (Genesis's per-environment constraint switches and
@@ -238,6 +240,16 @@ impl ConstraintAssembler {
                 ResolvedSol::resolve(&options, &|| jnt_name(j), model.jnt_solref[j], model.jnt_solimp[j])
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let t = &model.tendons;
+        let ten_sol = (0..t.len())
+            .map(|i| {
+                let name = || object_name("tendon", &t.name[i], i);
+                Ok((
+                    ResolvedSol::resolve(&options, &name, t.solref_limit[i], t.solimp_limit[i])?,
+                    ResolvedSol::resolve(&options, &name, t.solref_friction[i], t.solimp_friction[i])?,
+                ))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let geoms = model.collision.geoms();
         for g in 0..model.ngeom {
             let object = || object_name("geom", &geoms.name[g], g);
@@ -246,7 +258,7 @@ impl ConstraintAssembler {
 
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Self { id, options, impratio: options.impratio(), equalities, dof_sol, jnt_sol })
+        Ok(Self { id, options, impratio: options.impratio(), equalities, dof_sol, jnt_sol, ten_sol })
     }
 
     /// The options in force.
@@ -369,6 +381,7 @@ impl ConstraintAssembler {
         }
         if env.friction_loss {
             self.friction_loss(model, data, rows);
+            self.tendon_friction_loss(model, data, rows);
         }
         if contacts_on {
             for c in 0..contacts.len() {
@@ -377,8 +390,60 @@ impl ConstraintAssembler {
         }
         if self.options.enable_joint_limit && env.limit {
             self.limits(model, data, env.sol, rows);
+            self.tendon_limits(model, data, rows);
         }
         Ok(())
+    }
+
+    /// One friction-loss row along each tendon with `frictionloss` above the threshold (MuJoCo
+    /// `mjCNSTR_FRICTION_TENDON`; `data.ten_velocity` from [`Model::forward`]).
+    fn tendon_friction_loss(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
+        let t = &model.tendons;
+        for i in 0..t.len() {
+            let frictionloss = t.frictionloss[i];
+            if !(frictionloss > self.options.frictionloss_threshold) {
+                continue;
+            }
+            for (dof, c) in t.jacobian(i) {
+                rows.push_entry(dof, c);
+            }
+            let sol = &self.ten_sol[i].1;
+            let imp = sol.impedance(0.0);
+            let vel = data.ten_velocity[i];
+            let row = RowData {
+                imp,
+                vel,
+                aref: sol.aref(imp, vel, 0.0),
+                r: regularizer(t.invweight0[i], imp),
+                frictionloss,
+                ..plain()
+            };
+            rows.finish_row(RowKind::FrictionTendon, i, row);
+        }
+    }
+
+    /// The violated sides of every limited tendon (MuJoCo `mjCNSTR_LIMIT_TENDON`): `L − lower` along `J`, `upper − L`
+    /// along `−J`.
+    fn tendon_limits(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
+        let t = &model.tendons;
+        for i in 0..t.len() {
+            let Some([lo, hi]) = t.range[i] else { continue };
+            let length = data.ten_length[i];
+            for (dist, sign) in [(length - lo, 1.0), (hi - length, -1.0)] {
+                if dist >= 0.0 {
+                    continue;
+                }
+                for (dof, c) in t.jacobian(i) {
+                    rows.push_entry(dof, sign * c);
+                }
+                let sol = &self.ten_sol[i].0;
+                let vel = sign * data.ten_velocity[i];
+                let imp = sol.impedance(dist);
+                let r = regularizer(t.invweight0[i], imp);
+                let row = RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r, ..plain() };
+                rows.finish_row(RowKind::LimitTendon, i, row);
+            }
+        }
     }
 
     fn equality(

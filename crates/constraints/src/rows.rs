@@ -34,6 +34,12 @@ pub enum RowKind {
     ContactElliptic,
     /// Hinge/slide joint limit (§B.7). `id` = joint.
     LimitJoint,
+    /// Fixed-tendon friction loss (MuJoCo `mjCNSTR_FRICTION_TENDON`), a friction-loss row along `J_tendon`. `id` =
+    /// tendon.
+    FrictionTendon,
+    /// Fixed-tendon limit (MuJoCo `mjCNSTR_LIMIT_TENDON`): `J_tendon` at the lower bound, `−J_tendon` at the upper.
+    /// `id` = tendon.
+    LimitTendon,
 }
 
 impl RowKind {
@@ -42,10 +48,21 @@ impl RowKind {
         matches!(self, RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint)
     }
 
-    /// Whether the row is a plain one-sided row (joint limit, pyramidal or frictionless contact): quadratic cost
-    /// below zero, none above. Elliptic contact rows are costed per contact block instead.
+    /// Whether the row is a plain one-sided row (joint or tendon limit, pyramidal or frictionless contact): quadratic
+    /// cost below zero, none above. Elliptic contact rows are costed per contact block instead.
     pub fn is_one_sided(self) -> bool {
-        matches!(self, RowKind::LimitJoint | RowKind::ContactPyramidal | RowKind::ContactFrictionless)
+        matches!(
+            self,
+            RowKind::LimitJoint
+                | RowKind::LimitTendon
+                | RowKind::ContactPyramidal
+                | RowKind::ContactFrictionless
+        )
+    }
+
+    /// Whether the row is a friction-loss row (of a dof or of a tendon): a Huber cost bounded by `frictionloss`.
+    pub fn is_friction_loss(self) -> bool {
+        matches!(self, RowKind::FrictionLoss | RowKind::FrictionTendon)
     }
 
     /// Whether the row belongs to a contact.

@@ -169,6 +169,9 @@ impl SimLayout {
         if !o.box_box_detection {
             return Err(unsupported("box_box_detection = false (boxes as hulls)"));
         }
+        if !m.tendons.is_empty() {
+            return Err(unsupported("tendons (and tendon actuators)"));
+        }
         if m.has_gravcomp {
             return Err(unsupported("gravity compensation (gravcomp)"));
         }
@@ -319,7 +322,15 @@ impl SimLayout {
         a.u("MU_DOF_SIMPLE", m.dof_simple.iter().map(|&s| u32::from(s)).collect::<Vec<_>>());
         a.u("MU_GEOM_BODY", us(&geoms.body));
         a.u("MU_GEOM_TYPE", gtype);
-        a.u("MU_ACT_JNT", us(&m.actuator_jntid));
+        let act_jnt = m
+            .actuator_transmission
+            .iter()
+            .map(|t| match *t {
+                signorini_model::Transmission::Joint(j) => Ok(j),
+                signorini_model::Transmission::Tendon(_) => Err(unsupported("tendon actuators")),
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        a.u("MU_ACT_JNT", us(&act_jnt));
         a.u(
             "MU_ACT_CTRLLIMITED",
             m.actuator_ctrlrange.iter().map(|r| u32::from(r.is_some())).collect::<Vec<_>>(),

@@ -29,7 +29,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-use signorini_model::{Data, Model};
+use signorini_model::{Data, Model, Transmission};
 
 pub use error::{INTEGRATOR_NAMES, IntegratorError};
 pub use rk4::Rk4;
@@ -228,9 +228,11 @@ fn add_actuator_velocity_gains(model: &Model, data: &Data, h: f64, skip_clamped:
                 continue;
             }
         }
+        // A tendon actuator's velocity gain is `gear²·b₂·JᵀJ`, not diagonal: the simulator refuses it with the
+        // implicit integrators, so only joint actuators reach this point with `b₂ ≠ 0`.
+        let Transmission::Joint(j) = model.actuator_transmission[u] else { continue };
         let gear = model.actuator_gear[u];
-        let dof = model.jnt_dofadr[model.actuator_jntid[u]];
-        shift[dof] -= h * gear * gear * model.actuator_bias[u][2];
+        shift[model.jnt_dofadr[j]] -= h * gear * gear * model.actuator_bias[u][2];
     }
 }
 

@@ -6,7 +6,7 @@
 //! on. The result is `force = gear-scaled (gainprm₀·ctrl + biasprm₀ + biasprm₁·q + biasprm₂·q̇)`. Activation
 //! dynamics, non-fixed gains and transmissions other than a hinge or slide joint are errors.
 
-use signorini_model::spec::{ActuatorSpec, JointKind};
+use signorini_model::spec::{ActuatorSpec, JointKind, TendonSpec, Transmission};
 
 use crate::Ctx;
 use crate::error::{MjcfError, Result};
@@ -144,8 +144,14 @@ impl Params {
     }
 }
 
-/// Reads one `<actuator>` section, appending to `out`.
-pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<ActuatorSpec>) -> Result<()> {
+/// Reads one `<actuator>` section, appending to `out`; `tendons` are the model's (for `tendon=` transmissions).
+pub fn read_section(
+    e: &Element,
+    tree: &Tree,
+    tendons: &[TendonSpec],
+    ctx: &Ctx<'_>,
+    out: &mut Vec<ActuatorSpec>,
+) -> Result<()> {
     e.check_attributes(&[])?;
     for child in &e.children {
         let kind = child.name.as_str();
@@ -157,7 +163,7 @@ pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<Actua
         if !schema::ACTUATORS.contains(&kind) {
             return Err(e.unknown_child(child).into());
         }
-        let actuator = read_actuator(child, tree, ctx)?;
+        let actuator = read_actuator(child, tree, tendons, ctx)?;
         if !actuator.name.is_empty() && out.iter().any(|o| o.name == actuator.name) {
             return Err(MjcfError::DuplicateName {
                 at: child.at.clone(),
@@ -171,7 +177,7 @@ pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<Actua
     Ok(())
 }
 
-fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec> {
+fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>) -> Result<ActuatorSpec> {
     let kind = e.name.as_str();
     let mut allowed = schema::ACTUATOR_COMMON.to_vec();
     allowed.extend_from_slice(schema::actuator_specific(kind));
@@ -189,28 +195,48 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
 
     let a = Attrs::new(e, layers.iter().map(|d| d.attributes.as_slice()).collect());
 
-    for target in ["tendon", "site", "body", "cranksite", "slidersite", "refsite"] {
+    for target in ["site", "body", "cranksite", "slidersite", "refsite"] {
         if a.has(target) {
-            return Err(a.unsupported(Some(target), "transmissions other than a joint").into());
+            return Err(a
+                .unsupported(Some(target), "transmissions other than a joint or a fixed tendon")
+                .into());
         }
     }
     if a.bool("actlimited")? == Some(true) {
         return Err(a.unsupported(Some("actlimited"), "actuator activation").into());
     }
     a.array::<2>("actrange")?;
-    let joint_attr = match (a.has("joint"), a.has("jointinparent")) {
-        (true, false) => "joint",
-        (false, true) => "jointinparent",
-        (true, true) => {
-            return Err(a.invalid_named("jointinparent", "give joint or jointinparent, not both").into());
+    let given: Vec<&str> = ["joint", "jointinparent", "tendon"].into_iter().filter(|t| a.has(t)).collect();
+    let (transmission, target_range) = match given.as_slice() {
+        [] => return Err(a.missing("joint", "the actuator's transmission (joint or tendon)").into()),
+        [_, second, ..] => {
+            return Err(a
+                .invalid_named(second, "give one transmission: joint, jointinparent or tendon")
+                .into());
         }
-        (false, false) => return Err(a.missing("joint", "the actuator's transmission").into()),
+        ["tendon"] => {
+            let attr = a.get("tendon").ok_or_else(|| a.missing("tendon", ""))?;
+            let t =
+                tendons.iter().position(|t| !t.name.is_empty() && t.name == attr.value).ok_or_else(|| {
+                    MjcfError::UndefinedName {
+                        at: attr.at.clone(),
+                        element: a.element().to_string(),
+                        attribute: "tendon".into(),
+                        kind: "tendon",
+                        name: attr.value.clone(),
+                    }
+                })?;
+            (Transmission::Tendon(t), tendons[t].range)
+        }
+        [joint_attr] => {
+            let joint = tree.joint(&a, joint_attr)?.unwrap_or_default();
+            let info = &tree.joints[joint];
+            if !matches!(info.kind, JointKind::Hinge | JointKind::Slide) {
+                return Err(a.unsupported(Some(joint_attr), "actuators on ball or free joints").into());
+            }
+            (Transmission::Joint(joint), info.range)
+        }
     };
-    let joint = tree.joint(&a, joint_attr)?.unwrap_or_default();
-    let info = &tree.joints[joint];
-    if !matches!(info.kind, JointKind::Hinge | JointKind::Slide) {
-        return Err(a.unsupported(Some(joint_attr), "actuators on ball or free joints").into());
-    }
     if !params.dyn_none {
         return Err(a.unsupported(Some("dyntype"), "activation dynamics (dyntype, timeconst)").into());
     }
@@ -242,8 +268,8 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
                 .invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given")
                 .into());
         }
-        let r =
-            info.range.ok_or_else(|| a.invalid_named("inheritrange", "the joint has no range to inherit"))?;
+        let r = target_range
+            .ok_or_else(|| a.invalid_named("inheritrange", "the joint or tendon has no range to inherit"))?;
         let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
         ctrlrange = Some([mid - params.inheritrange * half, mid + params.inheritrange * half]);
     }
@@ -258,7 +284,7 @@ fn read_actuator(e: &Element, tree: &Tree, ctx: &Ctx<'_>) -> Result<ActuatorSpec
     }
     Ok(ActuatorSpec {
         name: a.str("name").unwrap_or_default().to_string(),
-        joint,
+        transmission,
         gear: params.gear[0],
         gain: params.gainprm[0],
         bias,

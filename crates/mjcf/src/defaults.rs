@@ -13,7 +13,7 @@ use crate::schema;
 use signorini_xml::{Attribute, Element};
 
 /// Element kinds a default class holds attributes for (other than actuators).
-const KINDS: &[&str] = &["geom", "joint", "site", "mesh", "pair", "equality"];
+const KINDS: &[&str] = &["geom", "joint", "site", "mesh", "pair", "equality", "tendon"];
 /// Kinds accepted in a default class but not simulated (their attributes are not checked).
 const NOT_SIMULATED: &[&str] = &["camera", "light", "material", "texture"];
 
@@ -80,8 +80,6 @@ impl Defaults {
                 self.classes[index].actuators.push(child.clone());
             } else if schema::UNSUPPORTED_ACTUATORS.contains(&name) {
                 return Err(not_supported(child, "this actuator type"));
-            } else if name == "tendon" {
-                return Err(not_supported(child, "tendons (not yet)"));
             } else if !NOT_SIMULATED.contains(&name) {
                 return Err(e.unknown_child(child).into());
             }
@@ -177,6 +175,7 @@ fn check_default_attributes(e: &Element, kind: &str) -> Result<()> {
         "mesh" => schema::MESH.to_vec(),
         "pair" => schema::PAIR.to_vec(),
         "equality" => schema::EQUALITY_COMMON.to_vec(),
+        "tendon" => schema::TENDON.to_vec(),
         _ => {
             let mut v = schema::ACTUATOR_COMMON.to_vec();
             v.extend_from_slice(schema::actuator_specific(kind));

@@ -49,6 +49,7 @@ pub mod nonconvex;
 mod parse;
 pub mod scene;
 mod schema;
+mod tendon;
 mod tree;
 
 use std::path::Path;

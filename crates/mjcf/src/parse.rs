@@ -14,7 +14,9 @@ use crate::error::{MjcfError, Result};
 use crate::nonconvex::NonconvexMeshes;
 use crate::options::MjcfOptions;
 use crate::tree::Tree;
-use crate::{Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe};
+use crate::{
+    Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe, tendon,
+};
 use signorini_xml::Element;
 
 /// Top-level sections that signorini reads.
@@ -26,6 +28,7 @@ const SECTIONS: &[&str] = &[
     "worldbody",
     "contact",
     "equality",
+    "tendon",
     "actuator",
     "sensor",
     "keyframe",
@@ -53,9 +56,6 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     let mut not_simulated = Vec::new();
     for s in &root.children {
         let name = s.name.as_str();
-        if name == "tendon" {
-            return Err(not_supported(s, "tendons (not yet)"));
-        }
         if matches!(name, "extension" | "deformable") {
             return Err(not_supported(s, "plugins and deformable objects"));
         }
@@ -95,6 +95,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         bodies: Vec::new(),
         actuators: Vec::new(),
         equalities: Vec::new(),
+        tendons: Vec::new(),
         keyframes: Vec::new(),
         gravity: options.gravity.map_or(DEFAULT_GRAVITY, DVec3::from_array),
         contact_excludes: Vec::new(),
@@ -115,8 +116,11 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
             &mut unwritten_equalities,
         )?;
     }
+    for s in sections("tendon") {
+        tendon::read_section(s, &tree, &ctx, &mut spec.tendons)?;
+    }
     for s in sections("actuator") {
-        actuator::read_section(s, &tree, &ctx, &mut spec.actuators)?;
+        actuator::read_section(s, &tree, &spec.tendons, &ctx, &mut spec.actuators)?;
     }
     let mut sensors_raw = Vec::new();
     for s in sections("sensor") {

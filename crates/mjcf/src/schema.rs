@@ -39,6 +39,31 @@ pub const GEOM: &[&str] = &[
     "user",
 ];
 
+/// `<fixed>` in `<tendon>` (and a `<tendon>` default).
+pub const TENDON: &[&str] = &[
+    "name",
+    "class",
+    "group",
+    "limited",
+    "range",
+    "solreflimit",
+    "solimplimit",
+    "solreffriction",
+    "solimpfriction",
+    "margin",
+    "frictionloss",
+    "width",
+    "material",
+    "rgba",
+    "springlength",
+    "stiffness",
+    "damping",
+    "armature",
+    "actuatorfrclimited",
+    "actuatorfrcrange",
+    "user",
+];
+
 /// `<joint>`.
 pub const JOINT: &[&str] = &[
     "name",

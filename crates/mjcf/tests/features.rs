@@ -1,6 +1,7 @@
 //! The MJCF subset feature by feature: default classes, orientations, inertia compilation, meshes, actuators,
 //! equalities, contacts, options, includes, sensors.
 
+use signorini_model::Transmission;
 use std::f64::consts::{FRAC_PI_2, PI};
 use std::path::{Path, PathBuf};
 
@@ -291,9 +292,12 @@ fn actuators() {
 </mujoco>"#,
     );
     let a = &m.spec.actuators;
-    assert_eq!((a[0].joint, a[0].gear, a[0].gain, a[0].bias), (0, 2.0, 1.0, [0.0; 3]));
+    assert_eq!(
+        (a[0].transmission, a[0].gear, a[0].gain, a[0].bias),
+        (Transmission::Joint(0), 2.0, 1.0, [0.0; 3])
+    );
     assert_eq!((a[0].ctrlrange, a[0].forcerange), (Some([-1.0, 1.0]), Some([-5.0, 5.0])));
-    assert_eq!((a[1].joint, a[1].gain, a[1].bias), (1, 50.0, [0.0, -50.0, -5.0]));
+    assert_eq!((a[1].transmission, a[1].gain, a[1].bias), (Transmission::Joint(1), 50.0, [0.0, -50.0, -5.0]));
     assert_eq!((a[2].gain, a[2].bias), (50.0, [0.0, -50.0, -5.0]), "general inherits the class's servo");
     assert_eq!((a[3].gain, a[3].bias, a[3].ctrlrange, a[3].gear), (3.0, [0.0, 0.0, -3.0], None, 2.0));
     assert_eq!((a[4].gain, a[4].bias), (7.0, [1.0, 2.0, -3.0]));

@@ -100,14 +100,6 @@ fn undefined_class_and_names() {
 }
 
 #[test]
-fn tendons_are_not_supported_yet() {
-    let e = err("<mujoco>\n<worldbody/>\n<tendon>\n<fixed/>\n</tendon>\n</mujoco>");
-    assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 3, "tendon", None);
-    assert!(e.to_string().contains("not supported: tendons (not yet)"), "{e}");
-}
-
-#[test]
 fn unsupported_features_name_the_attribute() {
     let e = err("<mujoco>\n<worldbody>\n<body><joint springdamper=\"1 1\"/></body>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
@@ -135,6 +127,34 @@ fn misplaced_mocap_bodies_and_mocap_keyframes_are_errors() {
         "<mujoco>\n<worldbody>\n<body mocap=\"true\"/>\n</worldbody>\n<keyframe>\n<key mpos=\"1 2\"/>\n</keyframe>\n</mujoco>",
     );
     expect(&e, 6, "key", Some("mpos"));
+}
+
+#[test]
+fn tendons_outside_the_fixed_subset_are_located_errors() {
+    let arm = "<mujoco>\n<worldbody><body><joint name=\"h\"/><joint name=\"b\" type=\"ball\"/><geom size=\"1\"/></body></worldbody>\n<tendon>\n";
+    let case = |inner: &str| err(&format!("{arm}{inner}\n</tendon>\n</mujoco>"));
+    let e = case("<spatial><site site=\"s\"/></spatial>");
+    assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
+    expect(&e, 4, "spatial", None);
+    expect(&case("<fixed margin=\"0.1\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("margin"));
+    expect(&case("<fixed><joint joint=\"b\"/></fixed>"), 4, "joint", Some("joint"));
+    expect(&case("<fixed><joint joint=\"nope\"/></fixed>"), 4, "joint", Some("joint"));
+    expect(&case("<fixed range=\"1 0\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("range"));
+    expect(
+        &case("<fixed springlength=\"1 2 3\"><joint joint=\"h\"/></fixed>"),
+        4,
+        "fixed",
+        Some("springlength"),
+    );
+    expect(&case("<fixed/>"), 4, "fixed", None);
+    // Tendon transmissions: the tendon must exist, and an actuator has one transmission.
+    let actuated = |act: &str| {
+        err(&format!(
+            "{arm}<fixed name=\"t\"><joint joint=\"h\"/></fixed>\n</tendon>\n<actuator>\n{act}\n</actuator>\n</mujoco>"
+        ))
+    };
+    expect(&actuated("<motor tendon=\"nope\"/>"), 7, "motor", Some("tendon"));
+    expect(&actuated("<motor tendon=\"t\" joint=\"h\"/>"), 7, "motor", Some("tendon"));
 }
 
 #[test]

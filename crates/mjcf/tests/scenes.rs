@@ -1,5 +1,6 @@
 //! Every `../shared/scenes/*.xml` loads, with the sizes and options MuJoCo reports for it.
 
+use signorini_model::Transmission;
 use std::path::PathBuf;
 
 use signorini_geometry::Shape;
@@ -109,7 +110,10 @@ fn arm_actuators_keyframe_and_defaults() {
     assert_eq!(j1.range, Some([-2.9, 2.9]));
     // position kp overrides the class's kp=100; bias = (0, −kp, −kv) with kv = 0.
     let a1 = &s.actuators[0];
-    assert_eq!((a1.joint, a1.gain, a1.bias, a1.gear), (1, 300.0, [0.0, -300.0, 0.0], 1.0));
+    assert_eq!(
+        (a1.transmission, a1.gain, a1.bias, a1.gear),
+        (Transmission::Joint(1), 300.0, [0.0, -300.0, 0.0], 1.0)
+    );
     assert_eq!((a1.ctrlrange, a1.forcerange), (None, None));
     assert_eq!(s.actuators[6].gain, 20.0);
     assert_eq!(s.keyframes.len(), 1);

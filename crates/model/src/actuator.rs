@@ -1,12 +1,14 @@
-//! Joint actuators (MuJoCo `general` with affine gain and bias, joint transmission).
+//! Actuators (MuJoCo `general` with affine gain and bias; joint or fixed-tendon transmission).
 //!
-//! `length = gear·q`, `velocity = gear·q̇`, `ctrl` clamped to `ctrlrange`,
+//! `length = gear·q` (a tendon: `gear·L`), `velocity = gear·q̇` (`gear·L̇`), `ctrl` clamped to `ctrlrange`,
 //! `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity` clamped to `forcerange`, and
-//! `qfrc_actuator[dof] += gear·force`. Motor: `gain = 1`, no bias; position: `gain = kp`, `bias = (0, −kp, −kv)`;
+//! `qfrc_actuator += gear·force·J` (`J` the joint's unit row or the tendon's Jacobian; [`Model::tendon_state`] runs
+//! first, in [`Model::passive`]). Motor: `gain = 1`, no bias; position: `gain = kp`, `bias = (0, −kp, −kv)`;
 //! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
 
 use crate::data::Data;
 use crate::model::Model;
+use crate::spec::Transmission;
 
 fn clamp(x: f64, range: Option<[f64; 2]>) -> f64 {
     match range {
@@ -21,11 +23,12 @@ impl Model {
     pub fn actuation(&self, d: &mut Data) {
         d.qfrc_actuator.fill(0.0);
         for u in 0..self.nu {
-            let j = self.actuator_jntid[u];
-            let dof = self.jnt_dofadr[j];
             let gear = self.actuator_gear[u];
-            let length = gear * d.qpos[self.jnt_qposadr[j]];
-            let velocity = gear * d.qvel[dof];
+            let (length, velocity) = match self.actuator_transmission[u] {
+                Transmission::Joint(j) => (d.qpos[self.jnt_qposadr[j]], d.qvel[self.jnt_dofadr[j]]),
+                Transmission::Tendon(t) => (d.ten_length[t], d.ten_velocity[t]),
+            };
+            let (length, velocity) = (gear * length, gear * velocity);
             let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
             let [b0, b1, b2] = self.actuator_bias[u];
             let force = self.actuator_gain[u] * ctrl + b0 + b1 * length + b2 * velocity;
@@ -33,7 +36,14 @@ impl Model {
             d.actuator_length[u] = length;
             d.actuator_velocity[u] = velocity;
             d.actuator_force[u] = force;
-            d.qfrc_actuator[dof] += gear * force;
+            match self.actuator_transmission[u] {
+                Transmission::Joint(j) => d.qfrc_actuator[self.jnt_dofadr[j]] += gear * force,
+                Transmission::Tendon(t) => {
+                    for (dof, c) in self.tendons.jacobian(t) {
+                        d.qfrc_actuator[dof] += gear * force * c;
+                    }
+                }
+            }
         }
         if self.has_gravcomp {
             // MuJoCo `actuatorgravcomp`: the compensation of these joints' dofs is applied as an actuator force.

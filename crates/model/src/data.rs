@@ -101,6 +101,10 @@ pub struct Data {
     pub qfrc_bias: Vec<f64>,
     /// Passive forces: joint springs and dampers (`nv`).
     pub qfrc_passive: Vec<f64>,
+    /// Tendon lengths (`ntendon`; [`Model::tendon_state`], run by [`Model::passive`]).
+    pub ten_length: Vec<f64>,
+    /// Tendon velocities `J q̇` (`ntendon`).
+    pub ten_velocity: Vec<f64>,
     /// Gravity compensation (`nv`; [`Model::passive`]): part of `qfrc_passive`, or of `qfrc_actuator` for the dofs of
     /// `actuatorgravcomp` joints. Zero in models without `gravcomp`.
     pub qfrc_gravcomp: Vec<f64>,
@@ -183,6 +187,8 @@ impl Data {
             qfrc_bias: vec![0.0; nv],
             qfrc_passive: vec![0.0; nv],
             qfrc_gravcomp: vec![0.0; nv],
+            ten_length: vec![0.0; model.tendons.len()],
+            ten_velocity: vec![0.0; model.tendons.len()],
             qfrc_actuator: vec![0.0; nv],
             actuator_length: vec![0.0; nu],
             actuator_velocity: vec![0.0; nu],

@@ -17,7 +17,8 @@ use crate::error::{ModelError, object_name};
 use crate::model::{MINVAL, Model};
 use crate::spec::JointKind;
 
-/// Fills `body_invweight0`, `dof_invweight0`, `meaninertia` and `dof_length` of a freshly built model.
+/// Fills `body_invweight0`, `dof_invweight0`, `meaninertia`, `dof_length` and the tendon constants of a freshly
+/// built model.
 pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     let mut d = Data::new(m);
     m.forward_kinematics(&mut d);
@@ -38,6 +39,7 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     }
     let nv = m.nv;
     m.meaninertia = if nv == 0 { 1.0 } else { (0..nv).map(|i| d.qm[m.dof_madr[i]]).sum::<f64>() / nv as f64 };
+    crate::tendon::set_constants(m, &mut d)?;
 
     // Each solve is restricted to the kinematic tree of its right-hand side (the rest of `M` is block-diagonal
     // apart): the cost is linear in the number of trees, not quadratic.

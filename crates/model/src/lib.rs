@@ -41,6 +41,7 @@ pub mod passive;
 pub mod rne;
 pub mod spatial;
 pub mod spec;
+pub mod tendon;
 
 pub use data::Data;
 pub use error::{DynamicsError, ModelError};
@@ -49,5 +50,6 @@ pub use model::{DofChain, Model};
 pub use spatial::{SpatialInertia, SpatialVec, Wrench};
 pub use spec::{
     ActuatorSpec, BodySpec, ContactPairSpec, EqualitySpec, GeomSpec, InertialSpec, JointKind, JointSpec,
-    KeyframeSpec, ModelSpec,
+    KeyframeSpec, ModelSpec, TendonSpec, Transmission,
 };
+pub use tendon::Tendons;

@@ -13,6 +13,7 @@ use signorini_geometry::{Pose, Shape};
 use crate::error::{ModelError, object_name};
 use crate::spec::{
     ActuatorSpec, ContactPairSpec, EqualitySpec, JointKind, KeyframeSpec, ModelSpec, SolImp, SolRef,
+    Transmission,
 };
 
 /// Below this a mass, an axis length or an invweight counts as zero (MuJoCo `mjMINVAL`).
@@ -215,9 +216,10 @@ pub struct Model {
 
     /// Actuator names.
     pub actuator_name: Vec<String>,
-    /// Driven joint (hinge or slide).
-    pub actuator_jntid: Vec<usize>,
-    /// Gear: actuator length `= gear·q`, joint force `= gear·force`.
+    /// What each actuator drives: a hinge or slide joint, or a fixed tendon.
+    pub actuator_transmission: Vec<Transmission>,
+    /// Gear: actuator length `= gear·q` (or `gear·L` of a tendon), generalized force `= gear·force` along the
+    /// target's Jacobian.
     pub actuator_gear: Vec<f64>,
     /// Gain: `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity`.
     pub actuator_gain: Vec<f64>,
@@ -230,6 +232,8 @@ pub struct Model {
 
     /// Equality constraints (indices validated).
     pub equalities: Vec<EqualitySpec>,
+    /// Fixed tendons ([`crate::tendon`]).
+    pub tendons: crate::tendon::Tendons,
     /// Keyframes (sizes validated).
     pub keyframes: Vec<KeyframeSpec>,
     /// Explicit contact pairs (indices validated; see [`Model::geom_index`]).
@@ -512,7 +516,25 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
     };
 
     for (u, act) in spec.actuators.iter().enumerate() {
-        validate_actuator(&object_name("actuator", &act.name, u), act, &scalar_joint)?;
+        validate_actuator(&object_name("actuator", &act.name, u), act, spec.tendons.len(), &scalar_joint)?;
+    }
+    for (t, tendon) in spec.tendons.iter().enumerate() {
+        let tname = object_name("tendon", &tendon.name, t);
+        for &(j, coef) in &tendon.joints {
+            scalar_joint(&tname, "joint", j)?;
+            finite(&tname, "coef", &[coef])?;
+        }
+        range(&tname, "range", tendon.range, "lower < upper", |lo, hi| lo < hi)?;
+        range(&tname, "springlength", tendon.springlength, "lower <= upper", |lo, hi| lo <= hi)?;
+        for (parameter, value) in [
+            ("stiffness", tendon.stiffness),
+            ("damping", tendon.damping),
+            ("frictionloss", tendon.frictionloss),
+        ] {
+            non_negative(&tname, parameter, value)?;
+        }
+        sol(&tname, &tendon.solref_limit, &tendon.solimp_limit)?;
+        sol(&tname, &tendon.solref_friction, &tendon.solimp_friction)?;
     }
 
     let nbody = spec.bodies.len();
@@ -597,9 +619,13 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
 fn validate_actuator(
     name: &str,
     act: &ActuatorSpec,
+    ntendon: usize,
     scalar_joint: &impl Fn(&str, &'static str, usize) -> Result<(), ModelError>,
 ) -> Result<(), ModelError> {
-    scalar_joint(name, "joint", act.joint)?;
+    match act.transmission {
+        Transmission::Joint(j) => scalar_joint(name, "joint", j)?,
+        Transmission::Tendon(t) => index(name, "tendon", t, ntendon)?,
+    }
     finite(name, "gear", &[act.gear])?;
     finite(name, "gain", &[act.gain])?;
     finite(name, "bias", &act.bias)?;
@@ -702,19 +728,21 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         site_pos: Vec::new(),
         site_quat: Vec::new(),
         actuator_name: Vec::new(),
-        actuator_jntid: Vec::new(),
+        actuator_transmission: Vec::new(),
         actuator_gear: Vec::new(),
         actuator_gain: Vec::new(),
         actuator_bias: Vec::new(),
         actuator_ctrlrange: Vec::new(),
         actuator_forcerange: Vec::new(),
         equalities: spec.equalities,
+        tendons: crate::tendon::Tendons::default(),
         keyframes: spec.keyframes,
         contact_pairs: spec.contact_pairs,
         meaninertia: 1.0,
     };
 
     let contact_excludes = spec.contact_excludes;
+    let tendons = spec.tendons;
     let mut geoms = Vec::new();
     for (b, body) in spec.bodies.into_iter().enumerate() {
         let parent = if b == 0 { 0 } else { body.parent };
@@ -831,6 +859,10 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         }
     }
 
+    for tendon in tendons {
+        m.tendons.push(tendon, &m.jnt_dofadr, &m.jnt_qposadr);
+    }
+
     for b in 1..nbody {
         let desc = BodyDesc {
             kinematic: m.body_mocapid[b].is_some(),
@@ -876,7 +908,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
 
     for act in spec.actuators {
         m.actuator_name.push(act.name);
-        m.actuator_jntid.push(act.joint);
+        m.actuator_transmission.push(act.transmission);
         m.actuator_gear.push(act.gear);
         m.actuator_gain.push(act.gain);
         m.actuator_bias.push(act.bias);

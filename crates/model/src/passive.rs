@@ -1,5 +1,5 @@
-//! Passive joint forces (MuJoCo `mj_passive`, springs, dampers and gravity compensation):
-//! `qfrc_passive = −k (q ⊖ q_spring) − b q̇ + qfrc_gravcomp`, where `qfrc_gravcomp = Σ_b J_bᵀ (−gravcomp_b m_b g)`
+//! Passive joint forces (MuJoCo `mj_passive`, springs, dampers, tendons and gravity compensation):
+//! `qfrc_passive = −k (q ⊖ q_spring) − b q̇ + Jᵀ f_tendon + qfrc_gravcomp`, where `qfrc_gravcomp = Σ_b J_bᵀ (−gravcomp_b m_b g)`
 //! with `J_b` the translational Jacobian of body `b`'s centre of mass (the dofs of `actuatorgravcomp` joints take
 //! it as an actuator force instead, [`Model::actuation`]).
 //!
@@ -71,6 +71,10 @@ impl Model {
             for (t, x) in dq.iter().take(self.jnt_type[j].nv()).enumerate() {
                 d.qfrc_passive[da + t] -= k * x;
             }
+        }
+        if !self.tendons.is_empty() {
+            self.tendon_state(d);
+            self.tendon_passive(d);
         }
         if self.has_gravcomp {
             self.gravity_compensation(d);

@@ -146,8 +146,8 @@ pub struct BodySpec {
 pub struct ActuatorSpec {
     /// Name.
     pub name: String,
-    /// Index of the joint (in model order) it drives.
-    pub joint: usize,
+    /// What it drives.
+    pub transmission: Transmission,
     /// Gear ratio.
     pub gear: f64,
     /// Fixed gain `gainprm[0]`.
@@ -158,6 +158,16 @@ pub struct ActuatorSpec {
     pub ctrlrange: Option<[f64; 2]>,
     /// Force clamping range, if limited.
     pub forcerange: Option<[f64; 2]>,
+}
+
+/// What an actuator drives (MuJoCo's transmission): its length `l` and moment `∂l/∂q` are `gear` times the target's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transmission {
+    /// A hinge or slide joint (index in model order): `l = gear·q`.
+    Joint(usize),
+    /// A fixed tendon (index in [`ModelSpec::tendons`]): `l = gear·L`, the force acting along `J_tendon`.
+    Tendon(usize),
 }
 
 /// An equality constraint (solved by the constraints layer).
@@ -258,6 +268,54 @@ pub struct ContactPairSpec {
     pub gap: f64,
 }
 
+/// A fixed tendon (MuJoCo `<tendon><fixed>`): the length `L = Σ coefₖ qₖ` over hinge and slide joints, with a
+/// spring-damper, dry friction and limits along it. Units follow the joints (m or rad, times the coefficients).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TendonSpec {
+    /// Name (may be empty).
+    pub name: String,
+    /// `(joint index in model order, coefficient)`; hinge and slide joints only.
+    pub joints: Vec<(usize, f64)>,
+    /// Limits `(lower, upper)` of the length, `None` when unlimited.
+    pub range: Option<[f64; 2]>,
+    /// Spring stiffness (N/m or N·m/rad per unit length).
+    pub stiffness: f64,
+    /// Viscous damping along the tendon.
+    pub damping: f64,
+    /// Dry friction (friction loss) along the tendon.
+    pub frictionloss: f64,
+    /// Spring rest length range `(lower, upper)`: no spring force in between (MuJoCo `springlength`); `None`: the
+    /// length at `qpos_spring`.
+    pub springlength: Option<[f64; 2]>,
+    /// Limit constraint `solref`.
+    pub solref_limit: SolRef,
+    /// Limit constraint `solimp`.
+    pub solimp_limit: SolImp,
+    /// Friction-loss constraint `solref`.
+    pub solref_friction: SolRef,
+    /// Friction-loss constraint `solimp`.
+    pub solimp_friction: SolImp,
+}
+
+impl TendonSpec {
+    /// A fixed tendon over `joints` with MuJoCo's defaults: unlimited, no spring, damper or friction.
+    pub fn fixed(name: impl Into<String>, joints: Vec<(usize, f64)>) -> Self {
+        Self {
+            name: name.into(),
+            joints,
+            range: None,
+            stiffness: 0.0,
+            damping: 0.0,
+            frictionloss: 0.0,
+            springlength: None,
+            solref_limit: DEFAULT_SOLREF,
+            solimp_limit: DEFAULT_SOLIMP,
+            solref_friction: DEFAULT_SOLREF,
+            solimp_friction: DEFAULT_SOLIMP,
+        }
+    }
+}
+
 /// Everything needed to compile a [`crate::Model`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSpec {
@@ -269,6 +327,8 @@ pub struct ModelSpec {
     pub actuators: Vec<ActuatorSpec>,
     /// Equality constraints.
     pub equalities: Vec<EqualitySpec>,
+    /// Fixed tendons.
+    pub tendons: Vec<TendonSpec>,
     /// Keyframes.
     pub keyframes: Vec<KeyframeSpec>,
     /// Gravity (m/s²).
@@ -397,7 +457,15 @@ impl ActuatorSpec {
 
     /// A general affine actuator: `force = gain·ctrl + bias₀ + bias₁·q + bias₂·q̇`, unclamped.
     pub fn general(name: impl Into<String>, joint: usize, gear: f64, gain: f64, bias: [f64; 3]) -> Self {
-        Self { name: name.into(), joint, gear, gain, bias, ctrlrange: None, forcerange: None }
+        Self {
+            name: name.into(),
+            transmission: Transmission::Joint(joint),
+            gear,
+            gain,
+            bias,
+            ctrlrange: None,
+            forcerange: None,
+        }
     }
 }
 
@@ -409,6 +477,7 @@ impl Default for ModelSpec {
             bodies: vec![BodySpec::world()],
             actuators: Vec::new(),
             equalities: Vec::new(),
+            tendons: Vec::new(),
             keyframes: Vec::new(),
             gravity: DVec3::new(0.0, 0.0, -9.81),
             contact_excludes: Vec::new(),

@@ -17,7 +17,7 @@
 
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::ConstraintRows;
-use signorini_model::{Data, Model};
+use signorini_model::{Data, Model, Transmission};
 use signorini_solver::islands::Islands;
 
 use crate::readback::Contacts;
@@ -211,8 +211,14 @@ impl Hibernation {
         }
         for (u, &c) in data.ctrl.iter().enumerate() {
             if c != 0.0 {
-                let j = model.actuator_jntid[u];
-                self.driven[model.dof_treeid[model.jnt_dofadr[j]]] = true;
+                match model.actuator_transmission[u] {
+                    Transmission::Joint(j) => self.driven[model.dof_treeid[model.jnt_dofadr[j]]] = true,
+                    Transmission::Tendon(t) => {
+                        for (dof, _) in model.tendons.jacobian(t) {
+                            self.driven[model.dof_treeid[dof]] = true;
+                        }
+                    }
+                }
             }
         }
         for t in 0..ntrees {

@@ -6,13 +6,13 @@
 use signorini_collision::world::{CollisionData, CollisionModel};
 use signorini_constraints::{ConstraintAssembler, ConstraintOptions};
 use signorini_geometry::Pose;
-use signorini_integrators::Integrator;
-use signorini_model::spec::{EqualitySpec, JointKind, ModelSpec};
+use signorini_integrators::{Integrator, IntegratorKind};
+use signorini_model::spec::{EqualitySpec, JointKind, ModelSpec, Transmission};
 use signorini_solver::noslip::NoSlipOptions;
 use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 
 use crate::dialect::{Dialect, DialectStages};
-use crate::error::Result;
+use crate::error::{Result, SimError};
 use crate::options::Options;
 
 /// Genesis's neutral-pose pair filter (spec §A.2 rule 7): unless `enable_neutral_collision`, the geom pairs of one
@@ -81,6 +81,35 @@ impl Model {
 
     /// Configures every stage of `multibody` for validated `options`.
     fn configure(mut multibody: signorini_model::Model, options: Options) -> Result<Model> {
+        let implicit = matches!(
+            options.integrator,
+            IntegratorKind::ImplicitFast | IntegratorKind::ApproximateImplicitFast
+        );
+        let tendon_gain = (0..multibody.nu).any(|u| {
+            matches!(multibody.actuator_transmission[u], Transmission::Tendon(_))
+                && multibody.actuator_bias[u][2] != 0.0
+        });
+        if implicit && tendon_gain {
+            return Err(SimError::InvalidOption {
+                name: "integrator".into(),
+                what: format!(
+                    "{}: a tendon actuator's velocity gain couples the dofs of its tendon, which MuJoCo's implicit \
+                     integrators treat implicitly and signorini's (diagonal) ones cannot; use euler or rk4",
+                    options.integrator
+                ),
+            });
+        }
+        if implicit && multibody.tendons.damping.iter().any(|&b| b > 0.0) {
+            return Err(SimError::InvalidOption {
+                name: "integrator".into(),
+                what: format!(
+                    "{}: tendon damping couples the dofs of a tendon, which MuJoCo's implicit integrators treat \
+                     implicitly and signorini's (diagonal) ones cannot; use euler or rk4 (tendon damping explicit, \
+                     as MuJoCo's Euler)",
+                    options.integrator
+                ),
+            });
+        }
         let dialect = Dialect::of(&options);
         multibody.collision.set_options(dialect.collision_options(&options))?;
         if dialect.structural_filters() {

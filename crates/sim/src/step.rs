@@ -191,9 +191,9 @@ fn count_rows(rows: &ConstraintRows) -> [usize; 4] {
     for k in &rows.kind {
         let i = match k {
             RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint => 0,
-            RowKind::FrictionLoss => 1,
+            RowKind::FrictionLoss | RowKind::FrictionTendon => 1,
             RowKind::ContactFrictionless | RowKind::ContactPyramidal | RowKind::ContactElliptic => 2,
-            RowKind::LimitJoint => 3,
+            RowKind::LimitJoint | RowKind::LimitTendon => 3,
         };
         n[i] += 1;
     }

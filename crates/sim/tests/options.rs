@@ -44,6 +44,35 @@ fn swept_collision_needs_a_one_evaluation_integrator() {
 }
 
 #[test]
+fn tendon_damping_needs_an_explicit_integrator() {
+    let xml = r#"<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="a"/><geom size="0.1"/>
+      <body><joint name="b"/><geom size="0.1"/></body></body></worldbody>
+      <tendon><fixed damping="1"><joint joint="a"/><joint joint="b" coef="-1"/></fixed></tendon></mujoco>"#;
+    let err =
+        signorini_mjcf::load_scene_str(xml, std::path::Path::new("."), signorini_sim::Dialect::Mujoco, &[])
+            .expect_err("rejected");
+    assert!(err.to_string().contains("tendon damping"), "{err}");
+    let euler = [("integrator".to_string(), "euler".to_string())];
+    signorini_mjcf::load_scene_str(xml, std::path::Path::new("."), signorini_sim::Dialect::Mujoco, &euler)
+        .unwrap();
+    // A tendon servo's velocity gain couples the tendon's dofs too; a motor does not.
+    let servo = |act: &str| {
+        format!(
+            r#"<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="a"/><geom size="0.1"/>
+      <body><joint name="b"/><geom size="0.1"/></body></body></worldbody>
+      <tendon><fixed name="t"><joint joint="a"/><joint joint="b" coef="-1"/></fixed></tendon>
+      <actuator>{act}</actuator></mujoco>"#
+        )
+    };
+    let load = |xml: &str| {
+        signorini_mjcf::load_scene_str(xml, std::path::Path::new("."), signorini_sim::Dialect::Mujoco, &[])
+    };
+    let err = load(&servo(r#"<position tendon="t" kp="1" kv="0.5"/>"#)).expect_err("rejected");
+    assert!(err.to_string().contains("velocity gain"), "{err}");
+    load(&servo(r#"<motor tendon="t"/>"#)).unwrap();
+}
+
+#[test]
 fn rolling_requires_torsional() {
     let o = Options { enable_rolling_friction: true, ..Options::default() };
     rejected(&o, "enable_rolling_friction");

@@ -547,3 +547,69 @@ fn mujoco_parity_gravcomp() {
     }
     println!("gravcomp vs MuJoCo: state max |Δ| {worst:.1e}");
 }
+
+/// Fixed tendons (`tests/data/tendon.xml`: a spring-damper tendon with a dead band, dry friction, limits and a
+/// position servo coupling an arm's three hinges; the limited, motor-driven sum and the frictional difference of two
+/// sliders) against MuJoCo 4.0
+/// (`tests/data/tendon_reference.json`, `scripts/mujoco_tendon_reference.py`): the compiled `tendon_invweight0` and
+/// spring lengths, lengths, velocities, passive and actuator forces at the keyframe, then the tendon rows and the state over
+/// 1000 Euler steps.
+#[test]
+fn mujoco_parity_fixed_tendons() {
+    use signorini_constraints::RowKind;
+    let reference: Value = serde_json::from_str(include_str!("data/tendon_reference.json")).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tendon.xml");
+    let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+    let vec = |v: &Value| -> Vec<f64> { serde_json::from_value(v.clone()).unwrap() };
+    let close = |what: &str, ours: &[f64], theirs: &[f64], tol: f64| {
+        assert_eq!(ours.len(), theirs.len(), "{what}");
+        for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
+            assert!((a - b).abs() <= tol * b.abs().max(1.0), "{what}[{i}]: {a} vs {b}");
+        }
+    };
+    let t = &scene.model().multibody.tendons;
+    close("tendon_invweight0", &t.invweight0, &vec(&reference["tendon_invweight0"]), 1e-12);
+    let spring: Vec<f64> = t.lengthspring.iter().flatten().copied().collect();
+    let theirs: Vec<f64> = vec(&reference["tendon_lengthspring"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p.as_array().unwrap().clone())
+        .collect::<Value>());
+    close("tendon_lengthspring", &spring, &theirs, 1e-15);
+    let key = &reference["at_keyframe"];
+    let mut d = scene.data().multibody.clone();
+    scene.model().multibody.forward(&mut d).unwrap();
+    close("ten_length", &d.ten_length, &vec(&key["ten_length"]), 1e-14);
+    close("ten_velocity", &d.ten_velocity, &vec(&key["ten_velocity"]), 1e-14);
+    close("qfrc_passive", &d.qfrc_passive, &vec(&key["qfrc_passive"]), 1e-13);
+    close("qfrc_actuator", &d.qfrc_actuator, &vec(&key["qfrc_actuator"]), 1e-13);
+    close("actuator_length", &d.actuator_length, &vec(&key["actuator_length"]), 1e-14);
+    let mut worst: f64 = 0.0;
+    let mut limit_steps = 0;
+    for k in 1..=reference["steps"].as_u64().unwrap() {
+        scene.step().unwrap();
+        let rows = &scene.data().rows;
+        limit_steps += u64::from(rows.count(RowKind::LimitTendon) > 0);
+        let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
+        assert_eq!(
+            rows.count(RowKind::FrictionTendon) as u64,
+            snap["rows"]["friction_tendon"].as_u64().unwrap()
+        );
+        assert_eq!(
+            rows.count(RowKind::LimitTendon) as u64,
+            snap["rows"]["limit_tendon"].as_u64().unwrap(),
+            "step {k}"
+        );
+        let d = &scene.data().multibody;
+        for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel), ("ten_length", &d.ten_length)] {
+            let theirs = vec(&snap[field]);
+            for (a, b) in ours.iter().zip(&theirs) {
+                worst = worst.max((a - b).abs());
+            }
+            close(&format!("{field} at step {k}"), ours, &theirs, 1e-6);
+        }
+    }
+    assert_eq!(limit_steps, reference["steps_with_limit_rows"].as_u64().unwrap());
+    println!("fixed tendons vs MuJoCo: {limit_steps} steps with limit rows, state max |Δ| {worst:.1e}");
+}

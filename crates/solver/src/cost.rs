@@ -235,7 +235,7 @@ impl ConeLine {
 pub fn row_state(rows: &ConstraintRows, i: usize, x: f64) -> RowState {
     match rows.kind[i] {
         RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint => RowState::Quadratic,
-        RowKind::FrictionLoss => {
+        RowKind::FrictionLoss | RowKind::FrictionTendon => {
             let bound = rows.r[i] * rows.frictionloss[i];
             if x >= bound {
                 RowState::LinearPos
@@ -247,6 +247,7 @@ pub fn row_state(rows: &ConstraintRows, i: usize, x: f64) -> RowState {
         }
         // Limits and one-sided contact rows (elliptic rows are evaluated per block by [`ConeBlock`]).
         RowKind::LimitJoint
+        | RowKind::LimitTendon
         | RowKind::ContactPyramidal
         | RowKind::ContactFrictionless
         | RowKind::ContactElliptic => {

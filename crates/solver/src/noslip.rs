@@ -152,7 +152,7 @@ impl NoSlip {
             let mut p = 0;
             while p < sweep.len() {
                 let k = sweep[p];
-                if rows.kind[self.updated[k]] == RowKind::FrictionLoss {
+                if rows.kind[self.updated[k]].is_friction_loss() {
                     improvement -= self.friction_loss(rows, k, force);
                     p += 1;
                 } else {
@@ -198,7 +198,10 @@ impl NoSlip {
         self.updated.clear();
         self.row_k.clear();
         for i in 0..rows.len() {
-            if matches!(rows.kind[i], RowKind::FrictionLoss | RowKind::ContactPyramidal) {
+            if matches!(
+                rows.kind[i],
+                RowKind::FrictionLoss | RowKind::FrictionTendon | RowKind::ContactPyramidal
+            ) {
                 self.row_k.push(self.updated.len());
                 self.updated.push(i);
             } else {

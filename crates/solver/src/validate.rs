@@ -40,7 +40,7 @@ pub(crate) fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) ->
         .kind
         .iter()
         .zip(&rows.frictionloss)
-        .fold(true, |ok, (&k, &f)| ok & ((k != RowKind::FrictionLoss) | (f >= 0.0)));
+        .fold(true, |ok, (&k, &f)| ok & (!k.is_friction_loss() | (f >= 0.0)));
     let all_ok = sorted_starts && dofs_in_range && finite_values && rows_ok;
     // Locate the offending row.
     if !all_ok {
@@ -63,7 +63,7 @@ pub(crate) fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) ->
             if !rows.aref[i].is_finite() {
                 return Err(SolverError::InvalidRow { row: i, reason: "non-finite aref" });
             }
-            if rows.kind[i] == RowKind::FrictionLoss && !(rows.frictionloss[i] >= 0.0) {
+            if rows.kind[i].is_friction_loss() && !(rows.frictionloss[i] >= 0.0) {
                 return Err(SolverError::InvalidRow { row: i, reason: "negative friction loss" });
             }
         }

@@ -1,0 +1,112 @@
+//! `<tendon>`: fixed tendons (`<fixed>` with `<joint joint coef>` children), as MuJoCo reads them. Spatial tendons
+//! (sites and wrapping) are a precise `NotSupported` error.
+//!
+//! A tendon's `range` is in its own length units (the joints' units times the coefficients: no degree conversion,
+//! as in MuJoCo); `limited` follows `autolimits`; `springlength` is one value (no dead band) or two (the band), and
+//! its default `-1 -1` means the length at the springs' reference pose.
+
+use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, TendonSpec};
+
+use crate::Ctx;
+use crate::error::Result;
+use crate::joint::resolve_limited;
+use crate::schema;
+use crate::tree::Tree;
+use signorini_xml::Element;
+use signorini_xml::attrs::Attrs;
+
+/// Reads one `<tendon>` section, appending its fixed tendons to `out`.
+pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<TendonSpec>) -> Result<()> {
+    e.check_attributes(&[])?;
+    for child in &e.children {
+        match child.name.as_str() {
+            "fixed" => out.push(read_fixed(child, tree, ctx, out)?),
+            "spatial" => {
+                return Err(child
+                    .not_supported("spatial tendons (sites and wrapping); fixed tendons are")
+                    .into());
+            }
+            _ => return Err(e.unknown_child(child).into()),
+        }
+    }
+    Ok(())
+}
+
+fn read_fixed(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) -> Result<TendonSpec> {
+    e.check_attributes(schema::TENDON)?;
+    let class = ctx.defaults.resolve(e, 0)?;
+    let a = Attrs::new(e, ctx.defaults.layers(class, "tendon"));
+    let name = a.str("name").unwrap_or_default().to_string();
+    if !name.is_empty() && earlier.iter().any(|t| t.name == name) {
+        return Err(crate::error::MjcfError::DuplicateName {
+            at: e.attribute("name").map_or(e.at.clone(), |x| x.at.clone()),
+            element: e.name.clone(),
+            kind: "tendon",
+            name,
+        });
+    }
+    for (attribute, what) in [("margin", "tendon limit margins"), ("armature", "tendon armature")] {
+        if a.f64_or(attribute, 0.0)? != 0.0 {
+            return Err(a.unsupported(Some(attribute), what).into());
+        }
+    }
+    let frc = a.array_or::<2>("actuatorfrcrange", [0.0; 2])?;
+    if resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)? {
+        return Err(a.unsupported(Some("actuatorfrcrange"), "tendon actuator force limits").into());
+    }
+    let range = a.array_or::<2>("range", [0.0; 2])?;
+    let limited = resolve_limited(&a, "limited", "range", range, ctx.compiler.autolimits)?;
+    if limited && !(range[0] < range[1]) {
+        return Err(a.invalid_named("range", "the lower bound must be below the upper").into());
+    }
+    let springlength = match a.numbers("springlength")?.as_deref() {
+        None | Some([-1.0, -1.0]) => None,
+        Some(&[l]) => Some([l, l]),
+        Some(&[lo, hi]) if lo <= hi => Some([lo, hi]),
+        Some(&[_, _]) => {
+            return Err(a.invalid_named("springlength", "the lower length must not exceed the upper").into());
+        }
+        Some(v) => {
+            return Err(a
+                .invalid_named("springlength", format!("expected 1 or 2 numbers, got {}", v.len()))
+                .into());
+        }
+    };
+    let mut joints = Vec::new();
+    for c in &e.children {
+        if c.name != "joint" {
+            return Err(e.unknown_child(c).into());
+        }
+        c.check_attributes(&["joint", "coef"])?;
+        if let Some(cc) = c.children.first() {
+            return Err(c.unknown_child(cc).into());
+        }
+        let ca = Attrs::own(c);
+        let j = tree.joint(&ca, "joint")?.ok_or_else(|| ca.missing("joint", "the joint of the tendon"))?;
+        let kind = tree.joints[j].kind;
+        if !matches!(kind, signorini_model::JointKind::Hinge | signorini_model::JointKind::Slide) {
+            return Err(ca.invalid_named("joint", "a fixed tendon joins hinge and slide joints only").into());
+        }
+        joints.push((j, ca.f64_or("coef", 1.0)?));
+    }
+    if joints.is_empty() {
+        return Err(crate::error::MjcfError::Invalid {
+            at: e.at.clone(),
+            element: "fixed".into(),
+            reason: "a fixed tendon needs at least one <joint>".into(),
+        });
+    }
+    Ok(TendonSpec {
+        name,
+        joints,
+        range: limited.then_some(range),
+        stiffness: a.nonneg_or("stiffness", 0.0)?,
+        damping: a.nonneg_or("damping", 0.0)?,
+        frictionloss: a.nonneg_or("frictionloss", 0.0)?,
+        springlength,
+        solref_limit: a.partial::<2>("solreflimit", DEFAULT_SOLREF)?,
+        solimp_limit: a.partial::<5>("solimplimit", DEFAULT_SOLIMP)?,
+        solref_friction: a.partial::<2>("solreffriction", DEFAULT_SOLREF)?,
+        solimp_friction: a.partial::<5>("solimpfriction", DEFAULT_SOLIMP)?,
+    })
+}
