@@ -172,6 +172,9 @@ impl SimLayout {
         if !m.tendons.is_empty() {
             return Err(unsupported("tendons (and tendon actuators)"));
         }
+        if m.jnt_actfrcrange.iter().any(Option::is_some) {
+            return Err(unsupported("joint actuator force limits (actuatorfrcrange)"));
+        }
         if m.has_gravcomp {
             return Err(unsupported("gravity compensation (gravcomp)"));
         }

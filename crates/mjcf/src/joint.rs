@@ -92,8 +92,16 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
         return Err(a.unsupported(Some("springdamper"), "springdamper; give stiffness and damping").into());
     }
     let frc = a.array_or::<2>("actuatorfrcrange", [0.0; 2])?;
-    if resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)? {
-        return Err(a.unsupported(Some("actuatorfrcrange"), "per-joint actuator force limits").into());
+    let actuatorfrcrange =
+        resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)?
+            .then_some(frc);
+    if actuatorfrcrange.is_some() && !matches!(kind, JointKind::Hinge | JointKind::Slide) {
+        return Err(a
+            .invalid_named("actuatorfrcrange", "actuator force limits apply to hinge and slide joints")
+            .into());
+    }
+    if actuatorfrcrange.is_some_and(|r| !(r[0] <= r[1])) {
+        return Err(a.invalid_named("actuatorfrcrange", "the lower limit must not exceed the upper").into());
     }
     a.int("group")?;
 
@@ -114,6 +122,7 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
         solref_friction: a.partial::<2>("solreffriction", DEFAULT_SOLREF)?,
         solimp_friction: a.partial::<5>("solimpfriction", DEFAULT_SOLIMP)?,
         actuatorgravcomp: a.bool("actuatorgravcomp")?.unwrap_or(false),
+        actuatorfrcrange,
     })
 }
 

@@ -53,5 +53,12 @@ impl Model {
                 }
             }
         }
+        // Joint-level limits of the total actuator force (MuJoCo `actuatorfrcrange`), gravity compensation included.
+        for (j, range) in self.jnt_actfrcrange.iter().enumerate() {
+            if let Some(r) = range {
+                let dof = self.jnt_dofadr[j];
+                d.qfrc_actuator[dof] = clamp(d.qfrc_actuator[dof], Some(*r));
+            }
+        }
     }
 }

@@ -139,6 +139,8 @@ pub struct Model {
     pub jnt_solimp: Vec<SolImp>,
     /// Whether the joint takes its dofs' gravity compensation as an actuator force (MuJoCo `actuatorgravcomp`).
     pub jnt_actgravcomp: Vec<bool>,
+    /// The clamp of the total actuator force on a hinge or slide joint (MuJoCo `actuatorfrcrange`).
+    pub jnt_actfrcrange: Vec<Option<[f64; 2]>>,
 
     /// Body of each dof.
     pub dof_bodyid: Vec<usize>,
@@ -457,6 +459,10 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
             finite(&jname, "reference", &[joint.reference])?;
             sol(&jname, &joint.solref_limit, &joint.solimp_limit)?;
             sol(&jname, &joint.solref_friction, &joint.solimp_friction)?;
+            if joint.actuatorfrcrange.is_some() && matches!(joint.kind, JointKind::Free | JointKind::Ball) {
+                let r = joint.actuatorfrcrange;
+                range(&jname, "actuatorfrcrange", r, "hinge and slide joints only", |_, _| false)?;
+            }
             match joint.kind {
                 JointKind::Free => {
                     if body.joints.len() != 1 || body.parent != 0 || b == 0 {
@@ -477,6 +483,9 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
                         return Err(ModelError::ZeroAxis { joint: jname });
                     }
                     range(&jname, "range", joint.range, "lower < upper", |lo, hi| lo < hi)?;
+                    range(&jname, "actuatorfrcrange", joint.actuatorfrcrange, "lower <= upper", |lo, hi| {
+                        lo <= hi
+                    })?;
                 }
             }
         }
@@ -675,6 +684,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         body_gravcomp: Vec::with_capacity(nbody),
         has_gravcomp: false,
         jnt_actgravcomp: Vec::new(),
+        jnt_actfrcrange: Vec::new(),
         body_jntadr: Vec::with_capacity(nbody),
         body_jntnum: Vec::with_capacity(nbody),
         body_dofadr: Vec::with_capacity(nbody),
@@ -795,6 +805,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.jnt_solref.push(joint.solref_limit);
             m.jnt_solimp.push(joint.solimp_limit);
             m.jnt_actgravcomp.push(joint.actuatorgravcomp);
+            m.jnt_actfrcrange.push(joint.actuatorfrcrange);
             match kind {
                 JointKind::Free => {
                     let q = m.body_quat[b];

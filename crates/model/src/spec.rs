@@ -62,6 +62,9 @@ pub struct JointSpec {
     /// MuJoCo `actuatorgravcomp`: the gravity compensation of this joint's dofs is an actuator force
     /// (`qfrc_actuator`) rather than a passive one (`qfrc_passive`).
     pub actuatorgravcomp: bool,
+    /// MuJoCo `actuatorfrcrange` (hinge and slide joints): the total actuator force on the joint's dof is clamped to
+    /// it, after every actuator and the actuator gravity compensation; `None`: unlimited.
+    pub actuatorfrcrange: Option<[f64; 2]>,
 }
 
 /// A collision/visual geom attached to a body.
@@ -360,6 +363,7 @@ impl JointSpec {
             solref_friction: DEFAULT_SOLREF,
             solimp_friction: DEFAULT_SOLIMP,
             actuatorgravcomp: false,
+            actuatorfrcrange: None,
         }
     }
 

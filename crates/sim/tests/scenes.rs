@@ -508,8 +508,8 @@ fn mujoco_parity_mocap() {
     println!("mocap vs MuJoCo: {paddle_contacts} paddle contacts, qpos max |Δ| {worst:.1e}");
 }
 
-/// Gravity compensation (`tests/data/gravcomp.xml`: a floating arm with a servo and an `actuatorgravcomp` wrist, a
-/// half-compensated ball, an over-compensated box) against MuJoCo 4.0 (`tests/data/gravcomp_reference.json`,
+/// Gravity compensation (`tests/data/gravcomp.xml`: a floating arm with a servo and an `actuatorgravcomp` wrist
+/// whose motor and compensation its `actuatorfrcrange` clamps, a half-compensated ball, an over-compensated box) against MuJoCo 4.0 (`tests/data/gravcomp_reference.json`,
 /// `scripts/mujoco_gravcomp_reference.py`): `qfrc_gravcomp`, `qfrc_passive` and `qfrc_actuator` at the keyframe to
 /// 1e-12, then equal contact counts and the state to 1e-8 over 1000 steps.
 #[test]

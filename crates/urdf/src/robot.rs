@@ -348,6 +348,7 @@ impl<'a> Builder<'a> {
             solref_friction: DEFAULT_SOLREF,
             solimp_friction: DEFAULT_SOLIMP,
             actuatorgravcomp: false,
+            actuatorfrcrange: None,
         }))
     }
 
