@@ -172,6 +172,9 @@ impl SimLayout {
         if !m.tendons.is_empty() {
             return Err(unsupported("tendons (and tendon actuators)"));
         }
+        if m.na > 0 || m.actuator_gain_affine.iter().any(|g| *g != [0.0; 2]) {
+            return Err(unsupported("actuator activation dynamics or affine gains"));
+        }
         if m.jnt_actfrcrange.iter().any(Option::is_some) {
             return Err(unsupported("joint actuator force limits (actuatorfrcrange)"));
         }

@@ -207,17 +207,20 @@ pub fn integrate_positions(model: &Model, data: &mut Data, h: f64) {
     model.integrate_qpos(&mut data.qpos, &data.qvel, h);
 }
 
-/// Writes `a` to `qacc`, then `qvel += h a`, positions with the new velocity, `time += h`.
+/// Writes `a` to `qacc`, then `qvel += h a`, positions with the new velocity, activations at `act_dot`
+/// ([`Model::advance_activations`]), `time += h`.
 fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
     data.qacc.copy_from_slice(a);
     for (v, a) in data.qvel.iter_mut().zip(a) {
         *v += h * a;
     }
     integrate_positions(model, data, h);
+    model.advance_activations(&mut data.act, &data.act_dot, h);
     data.time += h;
 }
 
-/// `∂qfrc_actuator/∂q̇` on the diagonal (joint transmission: `gear²·biasprm₂`), added times `−h` to `shift`.
+/// `∂qfrc_actuator/∂q̇` on the diagonal (joint transmission: `gear²·(gainprm₂·input + biasprm₂)`), added times `−h`
+/// to `shift`.
 /// With `skip_clamped`, actuators whose force sits at a bound of `forcerange` contribute nothing (their force does
 /// not depend on `q̇` there; MuJoCo `mjd_actuator_vel`).
 fn add_actuator_velocity_gains(model: &Model, data: &Data, h: f64, skip_clamped: bool, shift: &mut [f64]) {
@@ -228,11 +231,17 @@ fn add_actuator_velocity_gains(model: &Model, data: &Data, h: f64, skip_clamped:
                 continue;
             }
         }
-        // A tendon actuator's velocity gain is `gear²·b₂·JᵀJ`, not diagonal: the simulator refuses it with the
-        // implicit integrators, so only joint actuators reach this point with `b₂ ≠ 0`.
+        // A tendon actuator's velocity gain is `gear²·(…)·JᵀJ`, not diagonal: the simulator refuses it with the
+        // implicit integrators, so only joint actuators reach this point with one.
         let Transmission::Joint(j) = model.actuator_transmission[u] else { continue };
         let gear = model.actuator_gear[u];
-        shift[model.jnt_dofadr[j]] -= h * gear * gear * model.actuator_bias[u][2];
+        // ∂force/∂velocity = gainprm₂·input + biasprm₂, the input being the activation or the clamped control.
+        let input = match model.actuator_actadr[u] {
+            Some(a) => data.act[a],
+            None => model.actuator_ctrlrange[u].map_or(data.ctrl[u], |[lo, hi]| data.ctrl[u].clamp(lo, hi)),
+        };
+        let slope = model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2];
+        shift[model.jnt_dofadr[j]] -= h * gear * gear * slope;
     }
 }
 

@@ -12,7 +12,8 @@
 //!                         | 1/6  1/3  1/3  1/6
 //! ```
 //!
-//! evaluation `i` sees `xᵢ = x₀ ⊕ h Σⱼ Aᵢⱼ f(xⱼ)` at time `t₀ + cᵢ h`, and the step is `x₀ ⊕ h Σⱼ bⱼ f(xⱼ)`. The
+//! evaluation `i` sees `xᵢ = x₀ ⊕ h Σⱼ Aᵢⱼ f(xⱼ)` at time `t₀ + cᵢ h`, and the step is `x₀ ⊕ h Σⱼ bⱼ f(xⱼ)`
+//! (actuator activations are part of the state, with `act_dot` their rate). The
 //! position part of `⊕` is [`Model::integrate_qpos`] (orientations by the exponential map of the weighted
 //! velocity), the velocity part a plain sum. All terms are explicit: joint damping and actuator velocity gains enter
 //! through `a` only.
@@ -34,7 +35,11 @@ const B: [f64; STAGES] = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0];
 pub(crate) struct RungeKuttaStages {
     qpos0: Vec<f64>,
     qvel0: Vec<f64>,
+    act0: Vec<f64>,
     time0: f64,
+    /// `act_dot` of evaluation `j` (`STAGES × na`).
+    act_dot: [Vec<f64>; STAGES],
+    dact: Vec<f64>,
     /// `q̇` of evaluation `j` (`STAGES × nv`).
     vel: [Vec<f64>; STAGES],
     /// `a` of evaluation `j` (`STAGES × nv`).
@@ -51,8 +56,10 @@ impl RungeKuttaStages {
         if stage == 0 {
             self.qpos0.clone_from(&data.qpos);
             self.qvel0.clone_from(&data.qvel);
+            self.act0.clone_from(&data.act);
             self.time0 = data.time;
         }
+        self.act_dot[stage].clone_from(&data.act_dot);
         self.vel[stage].clone_from(&data.qvel);
         self.acc[stage].clear();
         self.acc[stage].extend_from_slice(qacc);
@@ -65,20 +72,34 @@ impl RungeKuttaStages {
         self.dvel.resize(nv, 0.0);
         self.dacc.clear();
         self.dacc.resize(nv, 0.0);
+        self.dact.clear();
+        self.dact.resize(self.act0.len(), 0.0);
         for (j, &w) in weights.iter().enumerate() {
             for k in 0..nv {
                 self.dvel[k] += w * self.vel[j][k];
                 self.dacc[k] += w * self.acc[j][k];
             }
+            for (d, a) in self.dact.iter_mut().zip(&self.act_dot[j]) {
+                *d += w * a;
+            }
         }
     }
 
-    /// Puts `data` at `x₀ ⊕ h (dvel, dacc)`.
-    fn apply(&self, model: &Model, data: &mut Data, h: f64) {
+    /// Puts `data` at `x₀ ⊕ h (dvel, dacc, dact)`; the activations of a stage by a plain Euler step, of the end of the
+    /// step by [`Model::advance_activations`] (exact filters, `actrange`), as MuJoCo.
+    fn apply(&self, model: &Model, data: &mut Data, h: f64, end: bool) {
         data.qpos.copy_from_slice(&self.qpos0);
         model.integrate_qpos(&mut data.qpos, &self.dvel, h);
         for ((v, v0), a) in data.qvel.iter_mut().zip(&self.qvel0).zip(&self.dacc) {
             *v = v0 + h * a;
+        }
+        data.act.copy_from_slice(&self.act0);
+        if end {
+            model.advance_activations(&mut data.act, &self.dact, h);
+        } else {
+            for (a, d) in data.act.iter_mut().zip(&self.dact) {
+                *a += h * d;
+            }
         }
     }
 }
@@ -117,7 +138,7 @@ impl Integrator for Rk4 {
         s.record(data, stage, qacc);
         let row = &A[stage];
         s.combine(&row[..=stage]);
-        s.apply(model, data, h);
+        s.apply(model, data, h, false);
         data.time = s.time0 + row.iter().sum::<f64>() * h;
         Ok(())
     }
@@ -137,7 +158,7 @@ impl Integrator for Rk4 {
         }
         s.record(data, STAGES - 1, qacc);
         s.combine(&B);
-        s.apply(model, data, h);
+        s.apply(model, data, h, true);
         data.qacc.copy_from_slice(qacc);
         data.time = s.time0 + h;
         Ok(())

@@ -1,12 +1,15 @@
-//! `<actuator>`: `motor`, `position`, `velocity` and `general` on a joint transmission.
+//! `<actuator>`: `motor`, `position` (with `timeconst`: filtered), `velocity`, `intvelocity`, `damper` and `general`
+//! (fixed or affine gain, none or affine bias, `integrator`/`filter`/`filterexact` dynamics) on a joint or a fixed
+//! tendon.
 //!
 //! As in MuJoCo, the shortcut elements write MuJoCo's `general` parameters (`gainprm`, `biasprm`, `biastype`, ...),
 //! and every actuator element of a default class writes into the same per-class actuator slot, in document order:
 //! `position kp` defaults to the class's `gainprm[0]`, `kv` keeps the class's `biasprm[2]` when not given, and so
-//! on. The result is `force = gear-scaled (gainprm₀·ctrl + biasprm₀ + biasprm₁·q + biasprm₂·q̇)`. Activation
-//! dynamics, non-fixed gains and transmissions other than a hinge or slide joint are errors.
+//! on. The result is `force = (gainprm₀ + gainprm₁·l + gainprm₂·l̇)·input + biasprm₀ + biasprm₁·l + biasprm₂·l̇` with
+//! `input` the control or the activation. Muscle and user dynamics or gains, `actearly` and the other transmissions
+//! are errors.
 
-use signorini_model::spec::{ActuatorSpec, JointKind, TendonSpec, Transmission};
+use signorini_model::spec::{ActuatorDynamics, ActuatorSpec, JointKind, TendonSpec, Transmission};
 
 use crate::Ctx;
 use crate::error::{MjcfError, Result};
@@ -23,15 +26,38 @@ enum Bias {
     Muscle,
 }
 
+/// MuJoCo's `dyntype`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dyn {
+    None,
+    Integrator,
+    Filter,
+    FilterExact,
+    Other,
+}
+
+/// MuJoCo's `gaintype`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gain {
+    Fixed,
+    Affine,
+    Other,
+}
+
 /// MuJoCo's `mjsActuator` fields that signorini reads.
 #[derive(Debug, Clone)]
 struct Params {
     gear: [f64; 6],
-    gain_fixed: bool,
+    gain: Gain,
     gainprm: [f64; 10],
     bias: Bias,
     biasprm: [f64; 10],
-    dyn_none: bool,
+    dynamics: Dyn,
+    dynprm: [f64; 10],
+    /// A shortcut that limits the activation by default (`intvelocity`).
+    act_limited: bool,
+    /// A shortcut that limits the control by default (`damper`).
+    ctrl_limited: bool,
     inheritrange: f64,
 }
 
@@ -39,13 +65,18 @@ impl Default for Params {
     fn default() -> Self {
         let mut gainprm = [0.0; 10];
         gainprm[0] = 1.0;
+        let mut dynprm = [0.0; 10];
+        dynprm[0] = 1.0;
         Params {
             gear: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-            gain_fixed: true,
+            gain: Gain::Fixed,
             gainprm,
             bias: Bias::None,
             biasprm: [0.0; 10],
-            dyn_none: true,
+            dynamics: Dyn::None,
+            dynprm,
+            act_limited: false,
+            ctrl_limited: false,
             inheritrange: 0.0,
         }
     }
@@ -58,9 +89,9 @@ impl Params {
         match kind {
             "motor" => {
                 self.gainprm[0] = 1.0;
-                self.gain_fixed = true;
+                self.gain = Gain::Fixed;
                 self.bias = Bias::None;
-                self.dyn_none = true;
+                self.dynamics = Dyn::None;
             }
             "position" => {
                 let kp = a.f64_or("kp", self.gainprm[0])?;
@@ -76,7 +107,7 @@ impl Params {
                     return Err(a.invalid_named("dampratio", "kv and dampratio cannot both be given").into());
                 }
                 self.gainprm[0] = kp;
-                self.gain_fixed = true;
+                self.gain = Gain::Fixed;
                 self.bias = Bias::Affine;
                 self.biasprm[1] = -kp;
                 if let Some(kv) = kv {
@@ -86,9 +117,50 @@ impl Params {
                     self.biasprm[2] = d;
                 }
                 if let Some(t) = a.f64("timeconst")? {
-                    self.dyn_none = t == 0.0;
+                    if t < 0.0 {
+                        return Err(a.invalid_named("timeconst", "must be >= 0").into());
+                    }
+                    // MuJoCo: a positive time constant makes the servo's setpoint an exactly filtered control.
+                    self.dynamics = if t > 0.0 { Dyn::FilterExact } else { Dyn::None };
+                    self.dynprm[0] = t;
                 }
                 self.inheritrange = a.f64_or("inheritrange", self.inheritrange)?;
+            }
+            "intvelocity" => {
+                let kp = a.f64_or("kp", self.gainprm[0])?;
+                let kv = a.f64("kv")?;
+                if kp < 0.0 || kv.is_some_and(|v| v < 0.0) {
+                    return Err(a.invalid_named(if kp < 0.0 { "kp" } else { "kv" }, "must be >= 0").into());
+                }
+                // An integrated-velocity servo: the activation integrates the control; the force tracks it.
+                self.gainprm[0] = kp;
+                self.gain = Gain::Fixed;
+                self.bias = Bias::Affine;
+                self.biasprm[1] = -kp;
+                if let Some(kv) = kv {
+                    self.biasprm[2] = -kv;
+                }
+                if a.f64("dampratio")?.is_some_and(|d| d != 0.0) {
+                    return Err(a
+                        .unsupported(Some("dampratio"), "dampratio (needs the compiled mass matrix); give kv")
+                        .into());
+                }
+                self.dynamics = Dyn::Integrator;
+                self.act_limited = true;
+                self.inheritrange = a.f64_or("inheritrange", self.inheritrange)?;
+            }
+            "damper" => {
+                let kv = a.f64_or("kv", 0.0)?;
+                if kv < 0.0 {
+                    return Err(a.invalid_named("kv", "must be >= 0").into());
+                }
+                // force = −kv·velocity·ctrl, ctrl ≥ 0: an affine gain, no bias.
+                self.gainprm = [0.0; 10];
+                self.gainprm[2] = -kv;
+                self.gain = Gain::Affine;
+                self.bias = Bias::None;
+                self.dynamics = Dyn::None;
+                self.ctrl_limited = true;
             }
             "velocity" => {
                 let kv = a.f64_or("kv", self.gainprm[0])?;
@@ -96,27 +168,32 @@ impl Params {
                     return Err(a.invalid_named("kv", "must be >= 0").into());
                 }
                 self.gainprm[0] = kv;
-                self.gain_fixed = true;
-                self.dyn_none = true;
+                self.gain = Gain::Fixed;
+                self.dynamics = Dyn::None;
                 self.bias = Bias::Affine;
                 self.biasprm = [0.0; 10];
                 self.biasprm[2] = -kv;
             }
             _ => {
                 let dyn_types = [
-                    ("none", true),
-                    ("integrator", false),
-                    ("filter", false),
-                    ("filterexact", false),
-                    ("muscle", false),
-                    ("user", false),
+                    ("none", Dyn::None),
+                    ("integrator", Dyn::Integrator),
+                    ("filter", Dyn::Filter),
+                    ("filterexact", Dyn::FilterExact),
+                    ("muscle", Dyn::Other),
+                    ("user", Dyn::Other),
                 ];
                 if let Some(d) = a.keyword("dyntype", &dyn_types)? {
-                    self.dyn_none = d;
+                    self.dynamics = d;
                 }
-                let gain_types = [("fixed", true), ("affine", false), ("muscle", false), ("user", false)];
+                let gain_types = [
+                    ("fixed", Gain::Fixed),
+                    ("affine", Gain::Affine),
+                    ("muscle", Gain::Other),
+                    ("user", Gain::Other),
+                ];
                 if let Some(g) = a.keyword("gaintype", &gain_types)? {
-                    self.gain_fixed = g;
+                    self.gain = g;
                 }
                 let bias_types = [
                     ("none", Bias::None),
@@ -127,7 +204,7 @@ impl Params {
                 if let Some(b) = a.keyword("biastype", &bias_types)? {
                     self.bias = b;
                 }
-                a.partial::<10>("dynprm", [0.0; 10])?;
+                self.dynprm = a.partial::<10>("dynprm", self.dynprm)?;
                 self.gainprm = a.partial::<10>("gainprm", self.gainprm)?;
                 self.biasprm = a.partial::<10>("biasprm", self.biasprm)?;
                 a.int("actdim")?;
@@ -136,7 +213,11 @@ impl Params {
         a.int("group")?;
         a.array::<2>("lengthrange")?;
         a.f64("cranklength")?;
-        a.bool("actearly")?;
+        if a.bool("actearly")? == Some(true) {
+            return Err(a
+                .unsupported(Some("actearly"), "actearly (the force from the next step's activation)")
+                .into());
+        }
         if a.int("nsample")?.is_some_and(|n| n > 0) || a.f64_or("delay", 0.0)? != 0.0 {
             return Err(a.unsupported(Some("delay"), "actuator delays").into());
         }
@@ -202,10 +283,6 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
                 .into());
         }
     }
-    if a.bool("actlimited")? == Some(true) {
-        return Err(a.unsupported(Some("actlimited"), "actuator activation").into());
-    }
-    a.array::<2>("actrange")?;
     let given: Vec<&str> = ["joint", "jointinparent", "tendon"].into_iter().filter(|t| a.has(t)).collect();
     let (transmission, target_range) = match given.as_slice() {
         [] => return Err(a.missing("joint", "the actuator's transmission (joint or tendon)").into()),
@@ -237,12 +314,24 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
             (Transmission::Joint(joint), info.range)
         }
     };
-    if !params.dyn_none {
-        return Err(a.unsupported(Some("dyntype"), "activation dynamics (dyntype, timeconst)").into());
-    }
-    if !params.gain_fixed {
-        return Err(a.unsupported(Some("gaintype"), "gains other than fixed").into());
-    }
+    let tau = params.dynprm[0];
+    let dynamics = match params.dynamics {
+        Dyn::None => ActuatorDynamics::None,
+        Dyn::Integrator => ActuatorDynamics::Integrator,
+        Dyn::Filter | Dyn::FilterExact if !(tau > 0.0) => {
+            return Err(a.invalid_named("dynprm", "a filter's time constant dynprm[0] must be > 0").into());
+        }
+        Dyn::Filter => ActuatorDynamics::Filter { tau },
+        Dyn::FilterExact => ActuatorDynamics::FilterExact { tau },
+        Dyn::Other => {
+            return Err(a.unsupported(Some("dyntype"), "muscle and user activation dynamics").into());
+        }
+    };
+    let gain_affine = match params.gain {
+        Gain::Fixed => [0.0; 2],
+        Gain::Affine => [params.gainprm[1], params.gainprm[2]],
+        Gain::Other => return Err(a.unsupported(Some("gaintype"), "muscle and user gains").into()),
+    };
     let bias = match params.bias {
         Bias::None => [0.0; 3],
         Bias::Affine => {
@@ -262,7 +351,35 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
     let ctrl = a.array_or::<2>("ctrlrange", [0.0; 2])?;
     let mut ctrlrange =
         resolve_limited(&a, "ctrllimited", "ctrlrange", ctrl, ctx.compiler.autolimits)?.then_some(ctrl);
-    if params.inheritrange > 0.0 {
+    if params.ctrl_limited {
+        match ctrlrange {
+            None => return Err(a.missing("ctrlrange", "a damper needs a non-negative ctrlrange").into()),
+            Some(r) if r[0] < 0.0 => {
+                return Err(a.invalid_named("ctrlrange", "a damper needs a non-negative ctrlrange").into());
+            }
+            Some(_) => {}
+        }
+    }
+    let act = a.array_or::<2>("actrange", [0.0; 2])?;
+    let act_limited = match a.bool("actlimited")? {
+        Some(l) => l,
+        None => {
+            params.act_limited || resolve_limited(&a, "actlimited", "actrange", act, ctx.compiler.autolimits)?
+        }
+    };
+    let mut actrange = act_limited.then_some(act);
+    if dynamics == ActuatorDynamics::None && actrange.is_some() {
+        return Err(a
+            .invalid_named("actrange", "an actuator without activation dynamics has no activation")
+            .into());
+    }
+    if params.inheritrange > 0.0 && params.act_limited {
+        // intvelocity: the inherited range bounds the activation (the position setpoint).
+        let r = target_range
+            .ok_or_else(|| a.invalid_named("inheritrange", "the joint or tendon has no range to inherit"))?;
+        let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
+        actrange = Some([mid - params.inheritrange * half, mid + params.inheritrange * half]);
+    } else if params.inheritrange > 0.0 {
         if ctrl != [0.0; 2] {
             return Err(a
                 .invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given")
@@ -275,6 +392,9 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
     }
     if ctrlrange.is_some_and(|r| !(r[0] < r[1])) {
         return Err(a.invalid_named("ctrlrange", "the lower limit must be below the upper limit").into());
+    }
+    if actrange.is_some_and(|r| !(r[0] <= r[1])) {
+        return Err(a.invalid_named("actrange", "the lower limit must not exceed the upper limit").into());
     }
     let force = a.array_or::<2>("forcerange", [0.0; 2])?;
     let forcerange =
@@ -290,5 +410,8 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
         bias,
         ctrlrange,
         forcerange,
+        gain_affine,
+        dynamics,
+        actrange,
     })
 }

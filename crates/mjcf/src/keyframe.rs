@@ -1,6 +1,6 @@
 //! `<keyframe>`: named states. Each given vector must have the model's size (`qpos`: nq, `qvel`: nv, `ctrl`: nu,
-//! `mpos`: 3·nmocap, `mquat`: 4·nmocap); an omitted one stays empty (meaning `qpos0`, zeros, zeros, the mocap bodies'
-//! own poses). Activations are errors: signorini models have none.
+//! `act`: na, `mpos`: 3·nmocap, `mquat`: 4·nmocap); an omitted one stays empty (meaning `qpos0`, zeros, zeros, zeros,
+//! the mocap bodies' own poses).
 
 use signorini_model::spec::KeyframeSpec;
 
@@ -8,10 +8,10 @@ use crate::error::{MjcfError, Result};
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
 
-/// Reads one `<keyframe>` section for a model of sizes `[nq, nv, nu, nmocap]`.
+/// Reads one `<keyframe>` section for a model of sizes `[nq, nv, nu, na, nmocap]`.
 pub fn read_section(
     e: &Element,
-    [nq, nv, nu, nmocap]: [usize; 4],
+    [nq, nv, nu, na, nmocap]: [usize; 5],
     out: &mut Vec<KeyframeSpec>,
 ) -> Result<()> {
     e.check_attributes(&[])?;
@@ -31,7 +31,6 @@ pub fn read_section(
             }
             Ok(v)
         };
-        vector("act", 0)?;
         let name = a.str("name").unwrap_or_default().to_string();
         if !name.is_empty() && out.iter().any(|k| k.name == name) {
             return Err(MjcfError::DuplicateName {
@@ -47,6 +46,7 @@ pub fn read_section(
             qpos: vector("qpos", nq)?,
             qvel: vector("qvel", nv)?,
             ctrl: vector("ctrl", nu)?,
+            act: vector("act", na)?,
             mpos: vector("mpos", 3 * nmocap)?,
             mquat: vector("mquat", 4 * nmocap)?,
         });

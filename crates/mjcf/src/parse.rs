@@ -17,6 +17,7 @@ use crate::tree::Tree;
 use crate::{
     Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe, tendon,
 };
+use signorini_model::spec::ActuatorDynamics;
 use signorini_xml::Element;
 
 /// Top-level sections that signorini reads.
@@ -130,7 +131,8 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     let (nq, nv) = tree.dims();
     let nmocap = tree.bodies.iter().filter(|b| b.mocap).count();
     for s in sections("keyframe") {
-        keyframe::read_section(s, [nq, nv, spec.actuators.len(), nmocap], &mut spec.keyframes)?;
+        let na = spec.actuators.iter().filter(|a| a.dynamics != ActuatorDynamics::None).count();
+        keyframe::read_section(s, [nq, nv, spec.actuators.len(), na, nmocap], &mut spec.keyframes)?;
     }
     collect_not_simulated(&root, &mut not_simulated);
     spec.bodies = tree.bodies;

@@ -211,13 +211,15 @@ pub fn actuator_specific(kind: &str) -> &'static [&'static str] {
         "position" => &["kp", "kv", "dampratio", "timeconst", "inheritrange"],
         "velocity" => &["kv"],
         "general" => &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actdim"],
+        "intvelocity" => &["kp", "kv", "dampratio", "inheritrange"],
+        "damper" => &["kv"],
         _ => &[],
     }
 }
 
 /// The supported actuator elements.
-pub const ACTUATORS: &[&str] = &["motor", "position", "velocity", "general"];
+pub const ACTUATORS: &[&str] = &["motor", "position", "velocity", "intvelocity", "damper", "general"];
 
 /// MuJoCo actuator elements that signorini does not support.
 pub const UNSUPPORTED_ACTUATORS: &[&str] =
-    &["intvelocity", "damper", "cylinder", "muscle", "adhesion", "dcmotor", "pid", "orientation", "plugin"];
+    &["cylinder", "muscle", "adhesion", "dcmotor", "pid", "orientation", "plugin"];

@@ -108,7 +108,7 @@ fn unsupported_features_name_the_attribute() {
     expect(&e, 2, "option", Some("density"));
     let e = err(
         "<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n\
-                 <general joint=\"j\" dyntype=\"filter\"/>\n</actuator>\n</mujoco>",
+                 <general joint=\"j\" dyntype=\"muscle\"/>\n</actuator>\n</mujoco>",
     );
     expect(&e, 6, "general", Some("dyntype"));
     let e = err("<mujoco>\n<worldbody>\n<composite/>\n</worldbody>\n</mujoco>");
@@ -155,6 +155,22 @@ fn tendons_outside_the_fixed_subset_are_located_errors() {
     };
     expect(&actuated("<motor tendon=\"nope\"/>"), 7, "motor", Some("tendon"));
     expect(&actuated("<motor tendon=\"t\" joint=\"h\"/>"), 7, "motor", Some("tendon"));
+}
+
+#[test]
+fn activation_dynamics_outside_the_subset_are_located_errors() {
+    let case = |act: &str| {
+        err(&format!(
+            "<mujoco>\n<worldbody><body><joint name=\"h\"/><geom size=\"1\"/></body></worldbody>\n<actuator>\n{act}\n</actuator>\n</mujoco>"
+        ))
+    };
+    expect(&case("<general joint=\"h\" dyntype=\"muscle\"/>"), 4, "general", Some("dyntype"));
+    expect(&case("<general joint=\"h\" dyntype=\"filter\" dynprm=\"0\"/>"), 4, "general", Some("dynprm"));
+    expect(&case("<general joint=\"h\" gaintype=\"muscle\"/>"), 4, "general", Some("gaintype"));
+    expect(&case("<position joint=\"h\" actearly=\"true\"/>"), 4, "position", Some("actearly"));
+    expect(&case("<damper joint=\"h\" kv=\"1\"/>"), 4, "damper", Some("ctrlrange"));
+    expect(&case("<motor joint=\"h\" actrange=\"0 1\"/>"), 4, "motor", Some("actrange"));
+    expect(&case("<intvelocity joint=\"h\" kp=\"1\" actrange=\"1 0\"/>"), 4, "intvelocity", Some("actrange"));
 }
 
 #[test]

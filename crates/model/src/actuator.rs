@@ -7,8 +7,19 @@
 //! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
 
 use crate::data::Data;
-use crate::model::Model;
-use crate::spec::Transmission;
+use crate::model::{MINVAL, Model};
+use crate::spec::{ActuatorDynamics, Transmission};
+
+/// `act_dot` of activation dynamics `dynamics` at control `ctrl` (clamped) and activation `act`.
+fn activation_rate(dynamics: ActuatorDynamics, ctrl: f64, act: f64) -> f64 {
+    match dynamics {
+        ActuatorDynamics::None => 0.0,
+        ActuatorDynamics::Integrator => ctrl,
+        ActuatorDynamics::Filter { tau } | ActuatorDynamics::FilterExact { tau } => {
+            (ctrl - act) / tau.max(MINVAL)
+        }
+    }
+}
 
 fn clamp(x: f64, range: Option<[f64; 2]>) -> f64 {
     match range {
@@ -18,8 +29,8 @@ fn clamp(x: f64, range: Option<[f64; 2]>) -> f64 {
 }
 
 impl Model {
-    /// Computes `actuator_length`, `actuator_velocity`, `actuator_force` and `qfrc_actuator` from `ctrl`, `qpos`
-    /// and `qvel`.
+    /// Computes `actuator_length`, `actuator_velocity`, `act_dot`, `actuator_force` and `qfrc_actuator` from `ctrl`,
+    /// `act`, `qpos` and `qvel`. An actuator with activation dynamics takes `act` as its input, else `ctrl`.
     pub fn actuation(&self, d: &mut Data) {
         d.qfrc_actuator.fill(0.0);
         for u in 0..self.nu {
@@ -30,8 +41,17 @@ impl Model {
             };
             let (length, velocity) = (gear * length, gear * velocity);
             let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
+            let input = match self.actuator_actadr[u] {
+                None => ctrl,
+                Some(a) => {
+                    d.act_dot[a] = activation_rate(self.actuator_dynamics[u], ctrl, d.act[a]);
+                    d.act[a]
+                }
+            };
             let [b0, b1, b2] = self.actuator_bias[u];
-            let force = self.actuator_gain[u] * ctrl + b0 + b1 * length + b2 * velocity;
+            let [g1, g2] = self.actuator_gain_affine[u];
+            let gain = self.actuator_gain[u] + g1 * length + g2 * velocity;
+            let force = gain * input + b0 + b1 * length + b2 * velocity;
             let force = clamp(force, self.actuator_forcerange[u]);
             d.actuator_length[u] = length;
             d.actuator_velocity[u] = velocity;
@@ -58,6 +78,28 @@ impl Model {
             if let Some(r) = range {
                 let dof = self.jnt_dofadr[j];
                 d.qfrc_actuator[dof] = clamp(d.qfrc_actuator[dof], Some(*r));
+            }
+        }
+    }
+
+    /// `act` after a step `h` at rate `act_dot` (MuJoCo `mj_nextActivation`): `act + h·act_dot`, exact for
+    /// `filterexact` (`act + act_dot·τ·(1 − e^{−h/τ})`), then clamped to `actrange`.
+    pub fn next_activation(&self, u: usize, act: f64, act_dot: f64, h: f64) -> f64 {
+        let next = match self.actuator_dynamics[u] {
+            ActuatorDynamics::FilterExact { tau } => {
+                act + act_dot * tau * (1.0 - (-h / tau.max(MINVAL)).exp())
+            }
+            _ => act + h * act_dot,
+        };
+        clamp(next, self.actuator_actrange[u])
+    }
+
+    /// Advances every activation by `h` at the rates `act_dot` (one per activation, e.g. `Data::act_dot` or an
+    /// integrator's weighted sum).
+    pub fn advance_activations(&self, act: &mut [f64], act_dot: &[f64], h: f64) {
+        for u in 0..self.nu {
+            if let Some(a) = self.actuator_actadr[u] {
+                act[a] = self.next_activation(u, act[a], act_dot[a], h);
             }
         }
     }

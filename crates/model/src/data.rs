@@ -45,6 +45,10 @@ pub struct Data {
     pub qacc: Vec<f64>,
     /// Actuator controls (`nu`).
     pub ctrl: Vec<f64>,
+    /// Actuator activations (`na`; [`Model::actuator_actadr`]): state, advanced by the integrators.
+    pub act: Vec<f64>,
+    /// Their time derivatives (`na`), from [`Model::actuation`].
+    pub act_dot: Vec<f64>,
     /// Applied generalized forces (`nv`).
     pub qfrc_applied: Vec<f64>,
     /// Applied body wrenches at the centres of mass, world frame (`nbody`).
@@ -161,6 +165,8 @@ impl Data {
             qvel: vec![0.0; nv],
             qacc: vec![0.0; nv],
             ctrl: vec![0.0; nu],
+            act: vec![0.0; model.na],
+            act_dot: vec![0.0; model.na],
             qfrc_applied: vec![0.0; nv],
             xfrc_applied: vec![Wrench::default(); nb],
             mocap_pos: model.mocap_bodies().map(|b| model.body_pos[b]).collect(),
@@ -245,7 +251,14 @@ impl Data {
     pub fn reset(&mut self, model: &Model) {
         self.time = 0.0;
         self.qpos.copy_from_slice(&model.qpos0);
-        for v in [&mut self.qvel, &mut self.qacc, &mut self.ctrl, &mut self.qfrc_applied] {
+        for v in [
+            &mut self.qvel,
+            &mut self.qacc,
+            &mut self.ctrl,
+            &mut self.act,
+            &mut self.act_dot,
+            &mut self.qfrc_applied,
+        ] {
             v.fill(0.0);
         }
         self.xfrc_applied.fill(Wrench::default());
@@ -288,7 +301,7 @@ impl Data {
         self.body_awake[b]
     }
 
-    /// [`Data::reset`], then the time, `qpos`, `qvel`, `ctrl`, `mocap_pos` and `mocap_quat` of keyframe `index`
+    /// [`Data::reset`], then the time, `qpos`, `qvel`, `ctrl`, `act`, `mocap_pos` and `mocap_quat` of keyframe `index`
     /// (empty fields keep the reset values).
     pub fn reset_to_keyframe(&mut self, model: &Model, index: usize) -> Result<(), DynamicsError> {
         let key = model
@@ -297,9 +310,12 @@ impl Data {
             .ok_or(DynamicsError::NoKeyframe { index, len: model.keyframes.len() })?;
         self.reset(model);
         self.time = key.time;
-        for (dst, src) in
-            [(&mut self.qpos, &key.qpos), (&mut self.qvel, &key.qvel), (&mut self.ctrl, &key.ctrl)]
-        {
+        for (dst, src) in [
+            (&mut self.qpos, &key.qpos),
+            (&mut self.qvel, &key.qvel),
+            (&mut self.ctrl, &key.ctrl),
+            (&mut self.act, &key.act),
+        ] {
             if !src.is_empty() {
                 dst.copy_from_slice(src);
             }

@@ -26,6 +26,16 @@ pub enum ModelError {
         /// The parent index given.
         parent: usize,
     },
+    /// A parameter that must be positive and finite is not.
+    #[error("{object}: `{parameter}` must be positive and finite, got {value}")]
+    NonPositive {
+        /// The object.
+        object: String,
+        /// The parameter.
+        parameter: &'static str,
+        /// The value given.
+        value: f64,
+    },
     /// A mocap body that is not a child of the world or has joints.
     #[error("{body}: a mocap body must be a child of the world without joints ({reason})")]
     BadMocap {

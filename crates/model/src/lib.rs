@@ -49,7 +49,7 @@ pub use factor::TreeLayout;
 pub use model::{DofChain, Model};
 pub use spatial::{SpatialInertia, SpatialVec, Wrench};
 pub use spec::{
-    ActuatorSpec, BodySpec, ContactPairSpec, EqualitySpec, GeomSpec, InertialSpec, JointKind, JointSpec,
-    KeyframeSpec, ModelSpec, TendonSpec, Transmission,
+    ActuatorDynamics, ActuatorSpec, BodySpec, ContactPairSpec, EqualitySpec, GeomSpec, InertialSpec,
+    JointKind, JointSpec, KeyframeSpec, ModelSpec, TendonSpec, Transmission,
 };
 pub use tendon::Tendons;

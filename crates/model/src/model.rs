@@ -12,8 +12,8 @@ use signorini_geometry::{Pose, Shape};
 
 use crate::error::{ModelError, object_name};
 use crate::spec::{
-    ActuatorSpec, ContactPairSpec, EqualitySpec, JointKind, KeyframeSpec, ModelSpec, SolImp, SolRef,
-    Transmission,
+    ActuatorDynamics, ActuatorSpec, ContactPairSpec, EqualitySpec, JointKind, KeyframeSpec, ModelSpec,
+    SolImp, SolRef, Transmission,
 };
 
 /// Below this a mass, an axis length or an invweight counts as zero (MuJoCo `mjMINVAL`).
@@ -225,6 +225,16 @@ pub struct Model {
     pub actuator_gear: Vec<f64>,
     /// Gain: `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity`.
     pub actuator_gain: Vec<f64>,
+    /// Affine gain terms `(gainprm₁, gainprm₂)` (zero for a fixed gain).
+    pub actuator_gain_affine: Vec<[f64; 2]>,
+    /// Activation dynamics of each actuator.
+    pub actuator_dynamics: Vec<ActuatorDynamics>,
+    /// Index of each actuator's activation in `Data::act` (`None` without dynamics).
+    pub actuator_actadr: Vec<Option<usize>>,
+    /// Activation clamp (`actlimited`).
+    pub actuator_actrange: Vec<Option<[f64; 2]>>,
+    /// Number of activations.
+    pub na: usize,
     /// Bias `(bias₀, bias₁, bias₂)`.
     pub actuator_bias: Vec<[f64; 3]>,
     /// Control clamping range.
@@ -585,6 +595,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
     let nq: usize = joints.iter().map(|k| k.nq()).sum();
     let nv: usize = joints.iter().map(|k| k.nv()).sum();
     let nu = spec.actuators.len();
+    let na = spec.actuators.iter().filter(|a| a.dynamics != ActuatorDynamics::None).count();
     let nmocap = spec.bodies.iter().filter(|b| b.mocap).count();
     for (k, key) in spec.keyframes.iter().enumerate() {
         let kname = object_name("keyframe", &key.name, k);
@@ -593,6 +604,7 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
             ("qpos", &key.qpos, nq),
             ("qvel", &key.qvel, nv),
             ("ctrl", &key.ctrl, nu),
+            ("act", &key.act, na),
             ("mpos", &key.mpos, 3 * nmocap),
             ("mquat", &key.mquat, 4 * nmocap),
         ] {
@@ -637,6 +649,13 @@ fn validate_actuator(
     }
     finite(name, "gear", &[act.gear])?;
     finite(name, "gain", &[act.gain])?;
+    finite(name, "gain_affine", &act.gain_affine)?;
+    if let ActuatorDynamics::Filter { tau } | ActuatorDynamics::FilterExact { tau } = act.dynamics
+        && !(tau > 0.0 && tau.is_finite())
+    {
+        return Err(ModelError::NonPositive { object: name.to_owned(), parameter: "timeconst", value: tau });
+    }
+    range(name, "actrange", act.actrange, "lower <= upper", |lo, hi| lo <= hi)?;
     finite(name, "bias", &act.bias)?;
     range(name, "ctrlrange", act.ctrlrange, "lower < upper", |lo, hi| lo < hi)?;
     range(name, "forcerange", act.forcerange, "lower < upper", |lo, hi| lo < hi)
@@ -741,6 +760,11 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         actuator_transmission: Vec::new(),
         actuator_gear: Vec::new(),
         actuator_gain: Vec::new(),
+        actuator_gain_affine: Vec::new(),
+        actuator_dynamics: Vec::new(),
+        actuator_actadr: Vec::new(),
+        actuator_actrange: Vec::new(),
+        na: 0,
         actuator_bias: Vec::new(),
         actuator_ctrlrange: Vec::new(),
         actuator_forcerange: Vec::new(),
@@ -922,6 +946,13 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         m.actuator_transmission.push(act.transmission);
         m.actuator_gear.push(act.gear);
         m.actuator_gain.push(act.gain);
+        m.actuator_gain_affine.push(act.gain_affine);
+        m.actuator_dynamics.push(act.dynamics);
+        m.actuator_actadr.push((act.dynamics != ActuatorDynamics::None).then(|| {
+            m.na += 1;
+            m.na - 1
+        }));
+        m.actuator_actrange.push(act.actrange);
         m.actuator_bias.push(act.bias);
         m.actuator_ctrlrange.push(act.ctrlrange);
         m.actuator_forcerange.push(act.forcerange);

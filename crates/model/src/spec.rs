@@ -161,6 +161,35 @@ pub struct ActuatorSpec {
     pub ctrlrange: Option<[f64; 2]>,
     /// Force clamping range, if limited.
     pub forcerange: Option<[f64; 2]>,
+    /// Affine gain terms `(gainprm₁, gainprm₂)`: `gain = gainprm₀ + gainprm₁·length + gainprm₂·velocity` (MuJoCo
+    /// `gaintype="affine"`; zero for a fixed gain).
+    pub gain_affine: [f64; 2],
+    /// Activation dynamics: what the force's input is (the control itself, or an activation state).
+    pub dynamics: ActuatorDynamics,
+    /// Clamp of the activation after each step (MuJoCo `actrange` with `actlimited`); `None`: unlimited.
+    pub actrange: Option<[f64; 2]>,
+}
+
+/// An actuator's activation dynamics (MuJoCo `dyntype`): the force's input is `ctrl` (`None`) or an activation
+/// `act` with `act_dot` as below.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActuatorDynamics {
+    /// No state: the input is `ctrl`.
+    None,
+    /// `act_dot = ctrl` (MuJoCo `integrator`; an integrated-velocity servo when the bias follows `act`).
+    Integrator,
+    /// `act_dot = (ctrl − act)/τ`, integrated like the velocities (MuJoCo `filter`).
+    Filter {
+        /// Time constant τ (s), > 0.
+        tau: f64,
+    },
+    /// `act_dot = (ctrl − act)/τ`, integrated exactly over the step: `act += act_dot·τ·(1 − e^{−h/τ})` (MuJoCo
+    /// `filterexact`).
+    FilterExact {
+        /// Time constant τ (s), > 0.
+        tau: f64,
+    },
 }
 
 /// What an actuator drives (MuJoCo's transmission): its length `l` and moment `∂l/∂q` are `gear` times the target's.
@@ -240,6 +269,9 @@ pub struct KeyframeSpec {
     pub qvel: Vec<f64>,
     /// `ctrl` (empty: zeros).
     pub ctrl: Vec<f64>,
+    /// Activations `act` (`na`, in actuator order; empty: zeros).
+    #[serde(default)]
+    pub act: Vec<f64>,
     /// Mocap positions, `(x, y, z)` per mocap body in body order (empty: the bodies' `pos`).
     #[serde(default)]
     pub mpos: Vec<f64>,
@@ -469,6 +501,9 @@ impl ActuatorSpec {
             bias,
             ctrlrange: None,
             forcerange: None,
+            gain_affine: [0.0; 2],
+            dynamics: ActuatorDynamics::None,
+            actrange: None,
         }
     }
 }

@@ -195,6 +195,7 @@ fn keyframes_reset_the_state() {
         qpos: vec![0.3],
         qvel: vec![],
         ctrl: vec![0.9],
+        act: vec![],
         mpos: vec![],
         mquat: vec![],
     });

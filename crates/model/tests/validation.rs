@@ -182,6 +182,7 @@ fn references_are_checked() {
         qpos: vec![0.0, 1.0],
         qvel: vec![],
         ctrl: vec![],
+        act: vec![],
         mpos: vec![],
         mquat: vec![],
     });
@@ -206,6 +207,7 @@ fn mocap_bodies_are_children_of_the_world_without_joints() {
         qpos: vec![],
         qvel: vec![],
         ctrl: vec![],
+        act: vec![],
         mpos: vec![0.0; 2],
         mquat: vec![],
     });

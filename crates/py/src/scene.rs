@@ -261,7 +261,7 @@ impl Scene {
     fn ctrl<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         self.batch().ctrl().into_pyarray(py).into_any()
     }
-    /// Actuator activations, `(n_envs, 0)`: activation dynamics are not supported (a load error).
+    /// Actuator activations, `(n_envs, na)` (the actuators with activation dynamics, in order).
     #[getter]
     fn act<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         self.batch().act().into_pyarray(py).into_any()

@@ -234,11 +234,9 @@ impl Batch {
         self.rows(self.model.multibody.nu, |d| &d.multibody.ctrl)
     }
 
-    /// Actuator activations of every environment (`n_envs × na`). `na` is 0: activation dynamics (`dyntype`) are not
-    /// supported (loading them is an error), so every actuator is stateless and this array has no columns, as
-    /// MuJoCo's `act` for such a model.
+    /// Actuator activations of every environment (`n_envs × na`; the actuators with activation dynamics, in order).
     pub fn act(&self) -> Array2<f64> {
-        Array2::zeros((self.n_envs(), 0))
+        self.rows(self.model.multibody.na, |d| &d.multibody.act)
     }
 
     /// Simulated time of every environment (s).
