@@ -407,17 +407,7 @@ impl ConstraintAssembler {
             for (dof, c) in t.jacobian(i) {
                 rows.push_entry(dof, c);
             }
-            let sol = &self.ten_sol[i].1;
-            let imp = sol.impedance(0.0);
-            let vel = data.ten_velocity[i];
-            let row = RowData {
-                imp,
-                vel,
-                aref: sol.aref(imp, vel, 0.0),
-                r: regularizer(t.invweight0[i], imp),
-                frictionloss,
-                ..plain()
-            };
+            let row = friction_row(&self.ten_sol[i].1, data.ten_velocity[i], t.invweight0[i], frictionloss);
             rows.finish_row(RowKind::FrictionTendon, i, row);
         }
     }
@@ -436,11 +426,7 @@ impl ConstraintAssembler {
                 for (dof, c) in t.jacobian(i) {
                     rows.push_entry(dof, sign * c);
                 }
-                let sol = &self.ten_sol[i].0;
-                let vel = sign * data.ten_velocity[i];
-                let imp = sol.impedance(dist);
-                let r = regularizer(t.invweight0[i], imp);
-                let row = RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r, ..plain() };
+                let row = limit_row(&self.ten_sol[i].0, dist, sign * data.ten_velocity[i], t.invweight0[i]);
                 rows.finish_row(RowKind::LimitTendon, i, row);
             }
         }
@@ -559,18 +545,9 @@ impl ConstraintAssembler {
             if !(frictionloss > threshold) {
                 continue;
             }
-            let sol = &self.dof_sol[dof];
             rows.push_entry(dof, 1.0);
-            let imp = sol.impedance(0.0);
-            let vel = data.qvel[dof];
-            let row = RowData {
-                imp,
-                vel,
-                aref: sol.aref(imp, vel, 0.0),
-                r: regularizer(model.dof_invweight0[dof], imp),
-                frictionloss,
-                ..plain()
-            };
+            let row =
+                friction_row(&self.dof_sol[dof], data.qvel[dof], model.dof_invweight0[dof], frictionloss);
             rows.finish_row(RowKind::FrictionLoss, dof, row);
         }
     }
@@ -744,10 +721,7 @@ impl ConstraintAssembler {
                 let dof = model.jnt_dofadr[j];
                 let sol = sols.and_then(|o| o.joint_limit(j)).unwrap_or(&self.jnt_sol[j]);
                 rows.push_entry(dof, sign);
-                let vel = sign * data.qvel[dof];
-                let imp = sol.impedance(dist);
-                let r = regularizer(model.dof_invweight0[dof], imp);
-                let row = RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r, ..plain() };
+                let row = limit_row(sol, dist, sign * data.qvel[dof], model.dof_invweight0[dof]);
                 rows.finish_row(RowKind::LimitJoint, j, row);
             };
             match self.options.joint_limit_sides {
@@ -770,6 +744,26 @@ impl ConstraintAssembler {
 }
 
 /// A row's scalar data with every field zero.
+/// A friction-loss row at velocity `vel` (`J q̇`) with weight `invweight`: reference acceleration `−b·vel`, bound
+/// `frictionloss`.
+fn friction_row(sol: &ResolvedSol, vel: f64, invweight: f64, frictionloss: f64) -> RowData {
+    let imp = sol.impedance(0.0);
+    RowData {
+        imp,
+        vel,
+        aref: sol.aref(imp, vel, 0.0),
+        r: regularizer(invweight, imp),
+        frictionloss,
+        ..plain()
+    }
+}
+
+/// A limit row violated by `dist` (< 0) at velocity `vel` with weight `invweight`.
+fn limit_row(sol: &ResolvedSol, dist: f64, vel: f64, invweight: f64) -> RowData {
+    let imp = sol.impedance(dist);
+    RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r: regularizer(invweight, imp), ..plain() }
+}
+
 fn plain() -> RowData {
     RowData {
         pos: 0.0,
