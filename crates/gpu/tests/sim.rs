@@ -393,6 +393,26 @@ fn unsupported_features_are_named() {
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
     let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
     assert!(matches!(&err, GpuError::Unsupported { what } if what.contains("gravcomp")), "{err}");
+    for (xml, what) in [
+        (
+            r#"<mujoco><worldbody><body><joint name="a"/><geom size="0.1"/></body></worldbody>
+               <tendon><fixed><joint joint="a"/></fixed></tendon></mujoco>"#,
+            "tendons",
+        ),
+        (
+            r#"<mujoco><worldbody><body><joint name="a"/><geom size="0.1"/></body></worldbody>
+               <actuator><general joint="a" dyntype="integrator"/></actuator></mujoco>"#,
+            "activation",
+        ),
+        (
+            r#"<mujoco><worldbody><body><joint name="a" actuatorfrcrange="-1 1"/><geom size="0.1"/></body></worldbody></mujoco>"#,
+            "actuatorfrcrange",
+        ),
+    ] {
+        let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+        let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();
+        assert!(matches!(&err, GpuError::Unsupported { what: w } if w.contains(what)), "{err}");
+    }
     let err =
         GpuBatch::new(ctx, scene("sphere_drop", Dialect::Mujoco), 2, GpuBatchOptions::default()).unwrap_err();
     assert!(err.to_string().contains("MuJoCo-compatible"), "{err}");
