@@ -1,6 +1,7 @@
-"""A MuJoCo 4.0 reference run of crates/sim/tests/data/tendon.xml (fixed tendons), for the sim tests.
+"""MuJoCo 4.0 reference runs of crates/sim/tests/data/tendon.xml (fixed tendons) and spatial_tendon.xml (spatial
+tendons through sites), for the sim tests.
 
-Writes crates/sim/tests/data/tendon_reference.json: the compiled tendon_invweight0 and tendon_lengthspring; at the
+Writes crates/sim/tests/data/{tendon,spatial_tendon}_reference.json: the compiled tendon_invweight0 and tendon_lengthspring; at the
 keyframe after `mj_forward` ten_length, ten_velocity, qfrc_passive, qfrc_actuator, actuator_length (the tendon
 actuators) and the constraint rows by type; then, from the
 keyframe, the row count by type, qpos, qvel and ten_length at steps 1, 50, 200, 500 and 1000 of `mj_step`. Needs
@@ -15,7 +16,7 @@ from pathlib import Path
 import mujoco
 
 ROOT = Path(__file__).resolve().parents[1]
-SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "tendon.xml"
+DATA = ROOT / "crates" / "sim" / "tests" / "data"
 STEPS = 1000
 SNAPSHOTS = (1, 50, 200, 500, 1000)
 C = mujoco.mjtConstraint
@@ -27,8 +28,8 @@ def rows(d):
     return {k: int(sum(1 for t in d.efc_type[: d.nefc] if t == v)) for k, v in kinds.items()}
 
 
-def main():
-    m = mujoco.MjModel.from_xml_path(str(SCENE))
+def reference(scene):
+    m = mujoco.MjModel.from_xml_path(str(scene))
     d = mujoco.MjData(m)
     mujoco.mj_resetDataKeyframe(m, d, 0)
     mujoco.mj_forward(m, d)
@@ -49,7 +50,7 @@ def main():
                              "ten_length": d.ten_length.tolist()}
     out = {
         "mujoco": mujoco.__version__,
-        "scene_sha256": hashlib.sha256(SCENE.read_bytes()).hexdigest(),
+        "scene_sha256": hashlib.sha256(scene.read_bytes()).hexdigest(),
         "tendon_invweight0": m.tendon_invweight0.tolist(),
         "tendon_lengthspring": m.tendon_lengthspring.tolist(),
         "at_keyframe": at_key,
@@ -57,9 +58,14 @@ def main():
         "steps_with_limit_rows": limit_steps,
         "snapshots": snaps,
     }
-    path = SCENE.parent / "tendon_reference.json"
+    path = scene.parent / f"{scene.stem}_reference.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {path}: {limit_steps} steps with tendon limit rows")
+
+
+def main():
+    for name in ("tendon", "spatial_tendon"):
+        reference(DATA / f"{name}.xml")
 
 
 if __name__ == "__main__":

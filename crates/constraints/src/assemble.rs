@@ -404,7 +404,7 @@ impl ConstraintAssembler {
             if !(frictionloss > self.options.frictionloss_threshold) {
                 continue;
             }
-            for (dof, c) in t.jacobian(i) {
+            for (dof, c) in data.tendon_jacobian(i) {
                 rows.push_entry(dof, c);
             }
             let row = friction_row(&self.ten_sol[i].1, data.ten_velocity[i], t.invweight0[i], frictionloss);
@@ -423,7 +423,7 @@ impl ConstraintAssembler {
                 if dist >= 0.0 {
                     continue;
                 }
-                for (dof, c) in t.jacobian(i) {
+                for (dof, c) in data.tendon_jacobian(i) {
                     rows.push_entry(dof, sign * c);
                 }
                 let row = limit_row(&self.ten_sol[i].0, dist, sign * data.ten_velocity[i], t.invweight0[i]);

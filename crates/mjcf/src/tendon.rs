@@ -1,5 +1,6 @@
-//! `<tendon>`: fixed tendons (`<fixed>` with `<joint joint coef>` children), as MuJoCo reads them. Spatial tendons
-//! (sites and wrapping) are a precise `NotSupported` error.
+//! `<tendon>`: fixed tendons (`<fixed>` with `<joint joint coef>` children) and spatial tendons through sites
+//! (`<spatial>` with `<site site>` children), as MuJoCo reads them. Wrapping around geoms and pulleys are a precise
+//! `NotSupported` error.
 //!
 //! A tendon's `range` is in its own length units (the joints' units times the coefficients: no degree conversion,
 //! as in MuJoCo); `limited` follows `autolimits`; `springlength` is one value (no dead band) or two (the band), and
@@ -15,24 +16,19 @@ use crate::tree::Tree;
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
 
-/// Reads one `<tendon>` section, appending its fixed tendons to `out`.
+/// Reads one `<tendon>` section, appending its tendons to `out`.
 pub fn read_section(e: &Element, tree: &Tree, ctx: &Ctx<'_>, out: &mut Vec<TendonSpec>) -> Result<()> {
     e.check_attributes(&[])?;
     for child in &e.children {
         match child.name.as_str() {
-            "fixed" => out.push(read_fixed(child, tree, ctx, out)?),
-            "spatial" => {
-                return Err(child
-                    .not_supported("spatial tendons (sites and wrapping); fixed tendons are")
-                    .into());
-            }
+            "fixed" | "spatial" => out.push(read_tendon(child, tree, ctx, out)?),
             _ => return Err(e.unknown_child(child).into()),
         }
     }
     Ok(())
 }
 
-fn read_fixed(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) -> Result<TendonSpec> {
+fn read_tendon(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) -> Result<TendonSpec> {
     e.check_attributes(schema::TENDON)?;
     let class = ctx.defaults.resolve(e, 0)?;
     let a = Attrs::new(e, ctx.defaults.layers(class, "tendon"));
@@ -72,16 +68,37 @@ fn read_fixed(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) -
                 .into());
         }
     };
-    let mut joints = Vec::new();
+    let (mut joints, mut sites) = (Vec::new(), Vec::new());
+    let spatial = e.name == "spatial";
     for c in &e.children {
-        if c.name != "joint" {
-            return Err(e.unknown_child(c).into());
+        match (spatial, c.name.as_str()) {
+            (false, "joint") => c.check_attributes(&["joint", "coef"])?,
+            (true, "site") => c.check_attributes(&["site"])?,
+            (true, "geom" | "pulley") => {
+                return Err(c
+                    .not_supported("wrapping spatial tendons around geoms and pulleys; sites are")
+                    .into());
+            }
+            _ => return Err(e.unknown_child(c).into()),
         }
-        c.check_attributes(&["joint", "coef"])?;
         if let Some(cc) = c.children.first() {
             return Err(c.unknown_child(cc).into());
         }
         let ca = Attrs::own(c);
+        if spatial {
+            let name = ca.get("site").ok_or_else(|| ca.missing("site", "the site the tendon passes"))?;
+            let found = tree.bodies.iter().enumerate().find_map(|(b, body)| {
+                body.sites.iter().find(|s| !s.0.is_empty() && s.0 == name.value).map(|s| (b, s.1))
+            });
+            sites.push(found.ok_or_else(|| crate::error::MjcfError::UndefinedName {
+                at: name.at.clone(),
+                element: "site".into(),
+                attribute: "site".into(),
+                kind: "site",
+                name: name.value.clone(),
+            })?);
+            continue;
+        }
         let j = tree.joint(&ca, "joint")?.ok_or_else(|| ca.missing("joint", "the joint of the tendon"))?;
         let kind = tree.joints[j].kind;
         if !matches!(kind, signorini_model::JointKind::Hinge | signorini_model::JointKind::Slide) {
@@ -89,16 +106,21 @@ fn read_fixed(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) -
         }
         joints.push((j, ca.f64_or("coef", 1.0)?));
     }
-    if joints.is_empty() {
+    if joints.is_empty() && sites.len() < 2 {
         return Err(crate::error::MjcfError::Invalid {
             at: e.at.clone(),
-            element: "fixed".into(),
-            reason: "a fixed tendon needs at least one <joint>".into(),
+            element: e.name.clone(),
+            reason: if spatial {
+                "a spatial tendon passes at least two <site>s".into()
+            } else {
+                "a fixed tendon needs at least one <joint>".into()
+            },
         });
     }
     Ok(TendonSpec {
         name,
         joints,
+        sites,
         range: limited.then_some(range),
         stiffness: a.nonneg_or("stiffness", 0.0)?,
         damping: a.nonneg_or("damping", 0.0)?,

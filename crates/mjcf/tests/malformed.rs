@@ -130,12 +130,15 @@ fn misplaced_mocap_bodies_and_mocap_keyframes_are_errors() {
 }
 
 #[test]
-fn tendons_outside_the_fixed_subset_are_located_errors() {
+fn tendons_outside_the_subset_are_located_errors() {
     let arm = "<mujoco>\n<worldbody><body><joint name=\"h\"/><joint name=\"b\" type=\"ball\"/><geom size=\"1\"/></body></worldbody>\n<tendon>\n";
     let case = |inner: &str| err(&format!("{arm}{inner}\n</tendon>\n</mujoco>"));
-    let e = case("<spatial><site site=\"s\"/></spatial>");
+    let e = case("<spatial><site site=\"s\"/><geom geom=\"g\"/></spatial>");
+    assert!(matches!(e, MjcfError::UndefinedName { kind: "site", .. }), "{e}");
+    let e = case("<spatial><geom geom=\"g\"/></spatial>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 4, "spatial", None);
+    expect(&e, 4, "geom", None);
+    expect(&case("<spatial/>"), 4, "spatial", None);
     expect(&case("<fixed margin=\"0.1\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("margin"));
     expect(&case("<fixed><joint joint=\"b\"/></fixed>"), 4, "joint", Some("joint"));
     expect(&case("<fixed><joint joint=\"nope\"/></fixed>"), 4, "joint", Some("joint"));

@@ -59,7 +59,8 @@ impl Model {
             match self.actuator_transmission[u] {
                 Transmission::Joint(j) => d.qfrc_actuator[self.jnt_dofadr[j]] += gear * force,
                 Transmission::Tendon(t) => {
-                    for (dof, c) in self.tendons.jacobian(t) {
+                    let nv = self.nv;
+                    for (dof, c) in d.ten_j[t * nv..(t + 1) * nv].iter().enumerate() {
                         d.qfrc_actuator[dof] += gear * force * c;
                     }
                 }

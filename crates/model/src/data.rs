@@ -109,6 +109,8 @@ pub struct Data {
     pub ten_length: Vec<f64>,
     /// Tendon velocities `J q̇` (`ntendon`).
     pub ten_velocity: Vec<f64>,
+    /// Tendon Jacobians `∂L/∂q`, one dense row of `nv` per tendon ([`Data::tendon_jacobian`]).
+    pub ten_j: Vec<f64>,
     /// Gravity compensation (`nv`; [`Model::passive`]): part of `qfrc_passive`, or of `qfrc_actuator` for the dofs of
     /// `actuatorgravcomp` joints. Zero in models without `gravcomp`.
     pub qfrc_gravcomp: Vec<f64>,
@@ -195,6 +197,7 @@ impl Data {
             qfrc_gravcomp: vec![0.0; nv],
             ten_length: vec![0.0; model.tendons.len()],
             ten_velocity: vec![0.0; model.tendons.len()],
+            ten_j: vec![0.0; model.tendons.len() * nv],
             qfrc_actuator: vec![0.0; nv],
             actuator_length: vec![0.0; nu],
             actuator_velocity: vec![0.0; nu],
@@ -294,6 +297,14 @@ impl Data {
         self.awake_dofs.clear();
         self.awake_dofs.extend(0..self.dof_awake.len());
         self.all_awake = true;
+    }
+
+    /// The non-zero entries `(dof, ∂L/∂q_dof)` of tendon `t`'s Jacobian, by decreasing dof (the order of constraint
+    /// rows), from the last [`Model::tendon_state`].
+    pub fn tendon_jacobian(&self, t: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let nv = self.qvel.len();
+        let row = &self.ten_j[t * nv..(t + 1) * nv];
+        (0..nv).rev().filter(move |&k| row[k] != 0.0).map(move |k| (k, row[k]))
     }
 
     /// Whether body `b`'s derived quantities are recomputed ([`Data::set_awake`]).

@@ -36,6 +36,12 @@ pub enum ModelError {
         /// The value given.
         value: f64,
     },
+    /// A tendon that is neither fixed (joints) nor spatial (at least two points), or both.
+    #[error("{tendon}: a tendon has joints (fixed) or at least two points (spatial), not both")]
+    InvalidTendonPath {
+        /// The tendon.
+        tendon: String,
+    },
     /// A mocap body that is not a child of the world or has joints.
     #[error("{body}: a mocap body must be a child of the world without joints ({reason})")]
     BadMocap {

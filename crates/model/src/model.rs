@@ -543,6 +543,14 @@ fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
             scalar_joint(&tname, "joint", j)?;
             finite(&tname, "coef", &[coef])?;
         }
+        for &(b, pos) in &tendon.sites {
+            index(&tname, "site body", b, spec.bodies.len())?;
+            position(&tname, "site pos", pos)?;
+        }
+        let points = tendon.sites.len();
+        if tendon.joints.is_empty() == (points == 0) || points == 1 {
+            return Err(ModelError::InvalidTendonPath { tendon: tname });
+        }
         range(&tname, "range", tendon.range, "lower < upper", |lo, hi| lo < hi)?;
         range(&tname, "springlength", tendon.springlength, "lower <= upper", |lo, hi| lo <= hi)?;
         for (parameter, value) in [

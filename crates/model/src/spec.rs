@@ -303,14 +303,19 @@ pub struct ContactPairSpec {
     pub gap: f64,
 }
 
-/// A fixed tendon (MuJoCo `<tendon><fixed>`): the length `L = Σ coefₖ qₖ` over hinge and slide joints, with a
-/// spring-damper, dry friction and limits along it. Units follow the joints (m or rad, times the coefficients).
+/// A tendon: fixed (MuJoCo `<tendon><fixed>`, the length `L = Σ coefₖ qₖ` over hinge and slide joints; units follow
+/// the joints) or spatial (`<spatial>` through sites: the length of the polyline through its points, metres), with a
+/// spring-damper, dry friction and limits along it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TendonSpec {
     /// Name (may be empty).
     pub name: String,
-    /// `(joint index in model order, coefficient)`; hinge and slide joints only.
+    /// Fixed tendon: `(joint index in model order, coefficient)`, hinge and slide joints only. Empty for a spatial
+    /// tendon.
     pub joints: Vec<(usize, f64)>,
+    /// Spatial tendon (MuJoCo `<spatial>` through sites, without wrapping): the path's points `(body, position in
+    /// the body frame)`, at least two; `L` is the length of the polyline. Empty for a fixed tendon.
+    pub sites: Vec<(usize, DVec3)>,
     /// Limits `(lower, upper)` of the length, `None` when unlimited.
     pub range: Option<[f64; 2]>,
     /// Spring stiffness (N/m or N·m/rad per unit length).
@@ -333,11 +338,18 @@ pub struct TendonSpec {
 }
 
 impl TendonSpec {
+    /// A spatial tendon through the points `sites` (`(body, position in the body frame)`), with the defaults of
+    /// [`TendonSpec::fixed`].
+    pub fn spatial(name: impl Into<String>, sites: Vec<(usize, DVec3)>) -> Self {
+        Self { sites, ..Self::fixed(name, Vec::new()) }
+    }
+
     /// A fixed tendon over `joints` with MuJoCo's defaults: unlimited, no spring, damper or friction.
     pub fn fixed(name: impl Into<String>, joints: Vec<(usize, f64)>) -> Self {
         Self {
             name: name.into(),
             joints,
+            sites: Vec::new(),
             range: None,
             stiffness: 0.0,
             damping: 0.0,

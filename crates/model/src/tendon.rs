@@ -1,14 +1,19 @@
-//! Fixed tendons (MuJoCo `<tendon><fixed>`): `L = Σₖ cₖ q_{jₖ}` over hinge and slide joints, so the Jacobian
-//! `J = ∂L/∂q` is the constant row with `cₖ` at joint `jₖ`'s dof, and `L̇ = J q̇`.
+//! Tendons. A fixed tendon (MuJoCo `<tendon><fixed>`) has `L = Σₖ cₖ q_{jₖ}` over hinge and slide joints, so its
+//! Jacobian `J = ∂L/∂q` is the constant row with `cₖ` at joint `jₖ`'s dof. A spatial tendon through sites
+//! (`<spatial>`, no wrapping) has `L = Σₖ |pₖ₊₁ − pₖ|` over its points, and `J = Σₖ uₖᵀ (J_{pₖ₊₁} − J_{pₖ})` with
+//! `uₖ` the unit direction of segment `k` and `J_p` the translational Jacobian of a point (a segment shorter than
+//! `MINVAL` adds nothing, as in MuJoCo). Either way `L̇ = J q̇`; `J` is kept per [`Data`] (`ten_j`, dense rows).
 //!
 //! Along a tendon act a spring with a dead band, `f = −k (L − l_upper)` above it and `−k (L − l_lower)` below, and a
 //! damper `f = −b L̇` (MuJoCo's `mj_passive`), applied as `qfrc_passive += Jᵀ f`. Its dry friction and limits are
 //! constraint rows (`signorini-constraints`), with the regulariser weight `tendon_invweight0 = J M⁻¹ Jᵀ` at `qpos0`
 //! (MuJoCo `mj_setConst`).
 
+use glam::DVec3;
+
 use crate::data::Data;
 use crate::error::ModelError;
-use crate::model::Model;
+use crate::model::{MINVAL, Model};
 use crate::spec::{SolImp, SolRef, TendonSpec};
 
 /// The compiled tendons of a [`Model`] (structure of arrays, one entry per tendon; the joint lists flattened).
@@ -26,6 +31,14 @@ pub struct Tendons {
     pub qposadr: Vec<usize>,
     /// The coefficient of each entry.
     pub coef: Vec<f64>,
+    /// First point of each tendon in `site_body`/`site_pos` (spatial tendons).
+    pub site_adr: Vec<usize>,
+    /// Number of points of each tendon (0 for a fixed tendon).
+    pub site_num: Vec<usize>,
+    /// The body of each point.
+    pub site_body: Vec<usize>,
+    /// The position of each point in its body's frame.
+    pub site_pos: Vec<DVec3>,
     /// Length limits, `None` when unlimited.
     pub range: Vec<Option<[f64; 2]>>,
     /// Spring stiffness.
@@ -59,14 +72,19 @@ impl Tendons {
         self.name.is_empty()
     }
 
-    /// Entries `(dof, coefficient)` of tendon `t`'s Jacobian row.
-    pub fn jacobian(&self, t: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+    /// Whether tendon `t` is spatial (through points) rather than fixed.
+    pub fn is_spatial(&self, t: usize) -> bool {
+        self.site_num[t] > 0
+    }
+
+    /// Entries `(dof, coefficient)` of fixed tendon `t`'s constant Jacobian row (none for a spatial tendon).
+    fn fixed_jacobian(&self, t: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
         let range = self.adr[t]..self.adr[t] + self.num[t];
         self.dof[range.clone()].iter().copied().zip(self.coef[range].iter().copied())
     }
 
-    /// The length of tendon `t` at `qpos`.
-    pub fn length(&self, t: usize, qpos: &[f64]) -> f64 {
+    /// The length of fixed tendon `t` at `qpos` (0 for a spatial tendon).
+    fn fixed_length(&self, t: usize, qpos: &[f64]) -> f64 {
         let range = self.adr[t]..self.adr[t] + self.num[t];
         self.qposadr[range.clone()].iter().zip(&self.coef[range]).map(|(&a, &c)| c * qpos[a]).sum()
     }
@@ -87,6 +105,12 @@ impl Tendons {
         self.name.push(spec.name);
         self.adr.push(self.dof.len());
         self.num.push(entries.len());
+        self.site_adr.push(self.site_body.len());
+        self.site_num.push(spec.sites.len());
+        for (body, pos) in spec.sites {
+            self.site_body.push(body);
+            self.site_pos.push(pos);
+        }
         for (dof, qposadr, coef) in entries {
             self.dof.push(dof);
             self.qposadr.push(qposadr);
@@ -107,18 +131,47 @@ impl Tendons {
 }
 
 impl Model {
-    /// `ten_length` and `ten_velocity` of every tendon from `qpos` and `qvel`.
+    /// `ten_length`, the Jacobian rows `ten_j` and `ten_velocity` of every tendon, from the kinematics of `d`
+    /// (after [`Model::forward_kinematics`]) and `qvel`.
     pub fn tendon_state(&self, d: &mut Data) {
-        let t = &self.tendons;
+        let (t, nv) = (&self.tendons, self.nv);
+        let mut ten_j = std::mem::take(&mut d.ten_j);
         for i in 0..t.len() {
-            d.ten_length[i] = t.length(i, &d.qpos);
-            d.ten_velocity[i] = t.jacobian(i).map(|(dof, c)| c * d.qvel[dof]).sum();
+            let row = &mut ten_j[i * nv..(i + 1) * nv];
+            row.fill(0.0);
+            if t.is_spatial(i) {
+                let mut length = 0.0;
+                let points = t.site_adr[i]..t.site_adr[i] + t.site_num[i];
+                let world = |k: usize| d.xpos[t.site_body[k]] + d.xquat[t.site_body[k]] * t.site_pos[k];
+                for k in points.start..points.end - 1 {
+                    let (a, b) = (world(k), world(k + 1));
+                    let span = (b - a).length();
+                    length += span;
+                    if span < MINVAL {
+                        continue;
+                    }
+                    let u = (b - a) / span;
+                    for (body, point, sign) in [(t.site_body[k + 1], b, 1.0), (t.site_body[k], a, -1.0)] {
+                        for dof in self.dof_chain(body) {
+                            row[dof] += sign * u.dot(self.jacobian_column(d, dof, point).0);
+                        }
+                    }
+                }
+                d.ten_length[i] = length;
+            } else {
+                for (dof, c) in t.fixed_jacobian(i) {
+                    row[dof] += c;
+                }
+                d.ten_length[i] = t.fixed_length(i, &d.qpos);
+            }
+            d.ten_velocity[i] = row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum();
         }
+        d.ten_j = ten_j;
     }
 
     /// Adds every tendon's spring and damper force `Jᵀ f` to `qfrc_passive` (after [`Model::tendon_state`]).
     pub(crate) fn tendon_passive(&self, d: &mut Data) {
-        let t = &self.tendons;
+        let (t, nv) = (&self.tendons, self.nv);
         for i in 0..t.len() {
             let (k, b) = (t.stiffness[i], t.damping[i]);
             if k == 0.0 && b == 0.0 {
@@ -134,8 +187,8 @@ impl Model {
                 0.0
             };
             let force = -k * stretch - b * d.ten_velocity[i];
-            for (dof, c) in t.jacobian(i) {
-                d.qfrc_passive[dof] += c * force;
+            for (dof, j) in d.ten_j[i * nv..(i + 1) * nv].iter().enumerate() {
+                d.qfrc_passive[dof] += j * force;
             }
         }
     }
@@ -144,17 +197,27 @@ impl Model {
 /// Fills the constants of a freshly built model's tendons: the spring lengths left to `qpos_spring` and
 /// `invweight0 = J M⁻¹ Jᵀ` at `qpos0` (`d` holds the factor of `M` at `qpos0`).
 pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelError> {
-    let mut x = vec![0.0; m.nv];
+    let nv = m.nv;
+    let mut x = vec![0.0; nv];
     for i in 0..m.tendons.len() {
         if m.tendons.lengthspring[i].iter().any(|l| l.is_nan()) {
-            let l = m.tendons.length(i, &m.qpos_spring);
+            let l = if m.tendons.is_spatial(i) {
+                // The length at `qpos_spring`: the kinematics there.
+                let mut at_spring = Data::new(m);
+                at_spring.qpos.clone_from(&m.qpos_spring);
+                m.forward_kinematics(&mut at_spring);
+                m.tendon_state(&mut at_spring);
+                at_spring.ten_length[i]
+            } else {
+                m.tendons.fixed_length(i, &m.qpos_spring)
+            };
             m.tendons.lengthspring[i] = [l, l];
         }
-        x.fill(0.0);
-        for (dof, c) in m.tendons.jacobian(i) {
-            x[dof] += c;
-        }
-        let row = x.clone();
+    }
+    m.tendon_state(d);
+    for i in 0..m.tendons.len() {
+        let row = d.ten_j[i * nv..(i + 1) * nv].to_vec();
+        x.copy_from_slice(&row);
         m.solve_m(d, &mut x);
         m.tendons.invweight0[i] = row.iter().zip(&x).map(|(a, b)| a * b).sum();
     }

@@ -214,7 +214,7 @@ impl Hibernation {
                 match model.actuator_transmission[u] {
                     Transmission::Joint(j) => self.driven[model.dof_treeid[model.jnt_dofadr[j]]] = true,
                     Transmission::Tendon(t) => {
-                        for (dof, _) in model.tendons.jacobian(t) {
+                        for (dof, _) in data.tendon_jacobian(t) {
                             self.driven[model.dof_treeid[dof]] = true;
                         }
                     }

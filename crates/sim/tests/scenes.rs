@@ -548,17 +548,14 @@ fn mujoco_parity_gravcomp() {
     println!("gravcomp vs MuJoCo: state max |Δ| {worst:.1e}");
 }
 
-/// Fixed tendons (`tests/data/tendon.xml`: a spring-damper tendon with a dead band, dry friction, limits and a
-/// position servo coupling an arm's three hinges; the limited, motor-driven sum and the frictional difference of two
-/// sliders) against MuJoCo 4.0
-/// (`tests/data/tendon_reference.json`, `scripts/mujoco_tendon_reference.py`): the compiled `tendon_invweight0` and
-/// spring lengths, lengths, velocities, passive and actuator forces at the keyframe, then the tendon rows and the state over
-/// 1000 Euler steps.
-#[test]
-fn mujoco_parity_fixed_tendons() {
+/// A tendon scene of `tests/data` against its MuJoCo 4.0 reference (`scripts/mujoco_tendon_reference.py`): the
+/// compiled `tendon_invweight0` and spring lengths; lengths, velocities, passive and actuator forces at the keyframe;
+/// then the tendon rows and the state over 1000 Euler steps (state to `tol`).
+fn tendon_parity(scene: &str, reference: &str, tol: f64) {
     use signorini_constraints::RowKind;
-    let reference: Value = serde_json::from_str(include_str!("data/tendon_reference.json")).unwrap();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tendon.xml");
+    let reference: Value = serde_json::from_str(reference).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(scene);
+    let name = scene;
     let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
     let vec = |v: &Value| -> Vec<f64> { serde_json::from_value(v.clone()).unwrap() };
     let close = |what: &str, ours: &[f64], theirs: &[f64], tol: f64| {
@@ -607,11 +604,27 @@ fn mujoco_parity_fixed_tendons() {
             for (a, b) in ours.iter().zip(&theirs) {
                 worst = worst.max((a - b).abs());
             }
-            close(&format!("{field} at step {k}"), ours, &theirs, 1e-6);
+            close(&format!("{name}: {field} at step {k}"), ours, &theirs, tol);
         }
     }
     assert_eq!(limit_steps, reference["steps_with_limit_rows"].as_u64().unwrap());
-    println!("fixed tendons vs MuJoCo: {limit_steps} steps with limit rows, state max |Δ| {worst:.1e}");
+    println!("{name} vs MuJoCo: {limit_steps} steps with tendon limit rows, state max |Δ| {worst:.1e}");
+}
+
+/// Fixed tendons (`tests/data/tendon.xml`: a spring-damper tendon with a dead band, dry friction, limits and a
+/// position servo coupling an arm's three hinges; the limited, motor-driven sum and the frictional difference of two
+/// sliders): the state to 1e-10 (1.2e-11 measured).
+#[test]
+fn mujoco_parity_fixed_tendons() {
+    tendon_parity("tendon.xml", include_str!("data/tendon_reference.json"), 1e-10);
+}
+
+/// Spatial tendons through sites (`tests/data/spatial_tendon.xml`: a ball on a length-limited rope, an arm pulled
+/// by a spring tendon with a motor, a three-point sling over two free boxes with damping, friction and a limit):
+/// the state to 5e-6 (7.2e-7 measured: the boxes the sling drags slide on the floor).
+#[test]
+fn mujoco_parity_spatial_tendons() {
+    tendon_parity("spatial_tendon.xml", include_str!("data/spatial_tendon_reference.json"), 5e-6);
 }
 
 /// Activation dynamics and affine gains (`tests/data/actuators.xml`: a filtered position servo, an
