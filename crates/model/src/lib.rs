@@ -42,6 +42,7 @@ pub mod rne;
 pub mod spatial;
 pub mod spec;
 pub mod tendon;
+mod validate;
 
 pub use data::Data;
 pub use error::{DynamicsError, ModelError};

@@ -1,0 +1,357 @@
+//! What a [`ModelSpec`] must satisfy before [`crate::Model::compile`] builds it: finite and in-range parameters,
+//! parents before children, unit quaternions, valid indices and sizes. Each failure is a [`ModelError`] naming the
+//! object (`object_name`) and the parameter at fault.
+
+use glam::{DQuat, DVec3};
+use signorini_geometry::pose::QUAT_NORM_TOLERANCE;
+
+use crate::error::{ModelError, object_name};
+use crate::spec::{
+    ActuatorDynamics, ActuatorSpec, EqualitySpec, JointKind, ModelSpec, SolImp, SolRef, Transmission,
+};
+
+fn finite(object: &str, parameter: &'static str, values: &[f64]) -> Result<(), ModelError> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(ModelError::NonFinite { object: object.to_owned(), parameter })
+    }
+}
+
+fn non_negative(object: &str, parameter: &'static str, value: f64) -> Result<(), ModelError> {
+    finite(object, parameter, &[value])?;
+    if value < 0.0 {
+        return Err(ModelError::Negative { object: object.to_owned(), parameter, value });
+    }
+    Ok(())
+}
+
+fn vec3(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelError> {
+    finite(object, parameter, &v.to_array())
+}
+
+/// An equality between a body and itself constrains nothing (and has no rows to solve): refused.
+fn distinct_bodies(object: &str, body1: usize, body2: usize) -> Result<(), ModelError> {
+    if body1 == body2 {
+        return Err(ModelError::SameBody { object: object.to_owned(), body: body1 });
+    }
+    Ok(())
+}
+
+/// A position (m): finite and within [`signorini_geometry::MAX_COORDINATE`] of the origin on every axis.
+fn position(object: &str, parameter: &'static str, v: DVec3) -> Result<(), ModelError> {
+    vec3(object, parameter, v)?;
+    match v.to_array().into_iter().find(|c| c.abs() > signorini_geometry::MAX_COORDINATE) {
+        Some(value) => Err(ModelError::TooLarge { object: object.to_owned(), parameter, value }),
+        None => Ok(()),
+    }
+}
+
+fn unit_quat(object: &str, parameter: &'static str, q: DQuat) -> Result<(), ModelError> {
+    finite(object, parameter, &q.to_array())?;
+    let norm = q.length();
+    if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
+        return Err(ModelError::NotUnitQuaternion { object: object.to_owned(), parameter, norm });
+    }
+    Ok(())
+}
+
+fn sol(object: &str, solref: &SolRef, solimp: &SolImp) -> Result<(), ModelError> {
+    finite(object, "solref", solref)?;
+    finite(object, "solimp", solimp)
+}
+
+fn range(
+    object: &str,
+    parameter: &'static str,
+    r: Option<[f64; 2]>,
+    rule: &'static str,
+    ok: impl Fn(f64, f64) -> bool,
+) -> Result<(), ModelError> {
+    let Some(r) = r else { return Ok(()) };
+    finite(object, parameter, &r)?;
+    if ok(r[0], r[1]) {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidRange { object: object.to_owned(), parameter, range: r, rule })
+    }
+}
+
+fn index(object: &str, parameter: &'static str, index: usize, len: usize) -> Result<(), ModelError> {
+    if index < len {
+        Ok(())
+    } else {
+        Err(ModelError::IndexOutOfRange { object: object.to_owned(), parameter, index, len })
+    }
+}
+
+fn condim(geom: &str, c: u8) -> Result<(), ModelError> {
+    if matches!(c, 1 | 3 | 4 | 6) {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidCondim { geom: geom.to_owned(), condim: c })
+    }
+}
+
+pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
+    let world = spec.bodies.first().ok_or(ModelError::InvalidWorld { what: "no bodies" })?;
+    let world_error = |what| Err(ModelError::InvalidWorld { what });
+    if world.parent != 0 {
+        return world_error("its parent must be 0");
+    }
+    if !world.joints.is_empty() {
+        return world_error("it cannot have joints");
+    }
+    if world.inertial.mass != 0.0 || world.inertial.inertia != DVec3::ZERO {
+        return world_error("it cannot have mass or inertia");
+    }
+    if world.pos != DVec3::ZERO || world.quat != DQuat::IDENTITY {
+        return world_error("its frame must be the identity");
+    }
+    vec3("model", "gravity", spec.gravity)?;
+
+    let mut njnt = 0;
+    let mut ngeom = 0;
+    let mut nsite = 0;
+    for (b, body) in spec.bodies.iter().enumerate() {
+        let name = object_name("body", &body.name, b);
+        if b > 0 && body.parent >= b {
+            return Err(ModelError::BadParent { body: name, parent: body.parent });
+        }
+        if body.mocap && (b == 0 || body.parent != 0) {
+            return Err(ModelError::BadMocap { body: name, reason: "its parent is not the world" });
+        }
+        if body.mocap && !body.joints.is_empty() {
+            return Err(ModelError::BadMocap { body: name, reason: "it has joints" });
+        }
+        position(&name, "pos", body.pos)?;
+        unit_quat(&name, "quat", body.quat)?;
+        let inertial = &body.inertial;
+        non_negative(&name, "mass", inertial.mass)?;
+        finite(&name, "gravcomp", &[body.gravcomp])?;
+        for &i in &inertial.inertia.to_array() {
+            non_negative(&name, "inertia", i)?;
+        }
+        let [a, bb, c] = inertial.inertia.to_array();
+        let slack = 1e-12 * (a + bb + c);
+        if a + bb + slack < c || bb + c + slack < a || c + a + slack < bb {
+            return Err(ModelError::InertiaTriangle { body: name, inertia: [a, bb, c] });
+        }
+        position(&name, "inertial pos", inertial.pos)?;
+        unit_quat(&name, "inertial quat", inertial.quat)?;
+
+        for joint in &body.joints {
+            let jname = object_name("joint", &joint.name, njnt);
+            njnt += 1;
+            position(&jname, "pos", joint.pos)?;
+            for (parameter, value) in [
+                ("armature", joint.armature),
+                ("damping", joint.damping),
+                ("stiffness", joint.stiffness),
+                ("frictionloss", joint.frictionloss),
+            ] {
+                non_negative(&jname, parameter, value)?;
+            }
+            finite(&jname, "springref", &[joint.springref])?;
+            finite(&jname, "reference", &[joint.reference])?;
+            sol(&jname, &joint.solref_limit, &joint.solimp_limit)?;
+            sol(&jname, &joint.solref_friction, &joint.solimp_friction)?;
+            if joint.actuatorfrcrange.is_some() && matches!(joint.kind, JointKind::Free | JointKind::Ball) {
+                let r = joint.actuatorfrcrange;
+                range(&jname, "actuatorfrcrange", r, "hinge and slide joints only", |_, _| false)?;
+            }
+            match joint.kind {
+                JointKind::Free => {
+                    if body.joints.len() != 1 || body.parent != 0 || b == 0 {
+                        return Err(ModelError::FreeJointPlacement { joint: jname });
+                    }
+                    if let Some(r) = joint.range {
+                        range(&jname, "range", Some(r), "a free joint has no range", |_, _| false)?;
+                    }
+                }
+                JointKind::Ball => {
+                    range(&jname, "range", joint.range, "a ball range is (0, max angle > 0)", |lo, hi| {
+                        lo == 0.0 && hi > 0.0
+                    })?;
+                }
+                JointKind::Hinge | JointKind::Slide => {
+                    vec3(&jname, "axis", joint.axis)?;
+                    if !(joint.axis.length() > 1e-14) {
+                        return Err(ModelError::ZeroAxis { joint: jname });
+                    }
+                    range(&jname, "range", joint.range, "lower < upper", |lo, hi| lo < hi)?;
+                    range(&jname, "actuatorfrcrange", joint.actuatorfrcrange, "lower <= upper", |lo, hi| {
+                        lo <= hi
+                    })?;
+                }
+            }
+        }
+
+        for geom in &body.geoms {
+            let gname = object_name("geom", &geom.name, ngeom);
+            ngeom += 1;
+            position(&gname, "pos", geom.pos)?;
+            unit_quat(&gname, "quat", geom.quat)?;
+            condim(&gname, geom.condim)?;
+            for &f in &geom.friction {
+                non_negative(&gname, "friction", f)?;
+            }
+            sol(&gname, &geom.solref, &geom.solimp)?;
+            for (parameter, value) in
+                [("solmix", geom.solmix), ("margin", geom.margin), ("gap", geom.gap), ("mass", geom.mass)]
+            {
+                non_negative(&gname, parameter, value)?;
+            }
+        }
+        for (site, pos, quat) in &body.sites {
+            let sname = object_name("site", site, nsite);
+            nsite += 1;
+            position(&sname, "pos", *pos)?;
+            unit_quat(&sname, "quat", *quat)?;
+        }
+    }
+
+    let joints: Vec<JointKind> = spec.bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.kind)).collect();
+    let scalar_joint = |object: &str, parameter, j: usize| -> Result<(), ModelError> {
+        index(object, parameter, j, joints.len())?;
+        if matches!(joints[j], JointKind::Hinge | JointKind::Slide) {
+            Ok(())
+        } else {
+            Err(ModelError::NotScalarJoint { object: object.to_owned(), joint: j })
+        }
+    };
+
+    for (u, act) in spec.actuators.iter().enumerate() {
+        validate_actuator(&object_name("actuator", &act.name, u), act, spec.tendons.len(), &scalar_joint)?;
+    }
+    for (t, tendon) in spec.tendons.iter().enumerate() {
+        let tname = object_name("tendon", &tendon.name, t);
+        for &(j, coef) in &tendon.joints {
+            scalar_joint(&tname, "joint", j)?;
+            finite(&tname, "coef", &[coef])?;
+        }
+        for &(b, pos) in &tendon.sites {
+            index(&tname, "site body", b, spec.bodies.len())?;
+            position(&tname, "site pos", pos)?;
+        }
+        let points = tendon.sites.len();
+        if tendon.joints.is_empty() == (points == 0) || points == 1 {
+            return Err(ModelError::InvalidTendonPath { tendon: tname });
+        }
+        range(&tname, "range", tendon.range, "lower < upper", |lo, hi| lo < hi)?;
+        range(&tname, "springlength", tendon.springlength, "lower <= upper", |lo, hi| lo <= hi)?;
+        for (parameter, value) in [
+            ("stiffness", tendon.stiffness),
+            ("damping", tendon.damping),
+            ("frictionloss", tendon.frictionloss),
+        ] {
+            non_negative(&tname, parameter, value)?;
+        }
+        sol(&tname, &tendon.solref_limit, &tendon.solimp_limit)?;
+        sol(&tname, &tendon.solref_friction, &tendon.solimp_friction)?;
+    }
+
+    let nbody = spec.bodies.len();
+    for (e, eq) in spec.equalities.iter().enumerate() {
+        match eq {
+            EqualitySpec::Connect { name, body1, body2, anchor, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                index(&ename, "body1", *body1, nbody)?;
+                index(&ename, "body2", *body2, nbody)?;
+                distinct_bodies(&ename, *body1, *body2)?;
+                position(&ename, "anchor", *anchor)?;
+                sol(&ename, solref, solimp)?;
+            }
+            EqualitySpec::Weld { name, body1, body2, anchor, relpose, torquescale, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                index(&ename, "body1", *body1, nbody)?;
+                index(&ename, "body2", *body2, nbody)?;
+                distinct_bodies(&ename, *body1, *body2)?;
+                position(&ename, "anchor", *anchor)?;
+                if let Some((pos, quat)) = relpose {
+                    position(&ename, "relpose pos", *pos)?;
+                    unit_quat(&ename, "relpose quat", *quat)?;
+                }
+                non_negative(&ename, "torquescale", *torquescale)?;
+                sol(&ename, solref, solimp)?;
+            }
+            EqualitySpec::Joint { name, joint1, joint2, polycoef, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                scalar_joint(&ename, "joint1", *joint1)?;
+                if let Some(j2) = joint2 {
+                    scalar_joint(&ename, "joint2", *j2)?;
+                }
+                finite(&ename, "polycoef", polycoef)?;
+                sol(&ename, solref, solimp)?;
+            }
+        }
+    }
+
+    let nq: usize = joints.iter().map(|k| k.nq()).sum();
+    let nv: usize = joints.iter().map(|k| k.nv()).sum();
+    let nu = spec.actuators.len();
+    let na = spec.actuators.iter().filter(|a| a.dynamics != ActuatorDynamics::None).count();
+    let nmocap = spec.bodies.iter().filter(|b| b.mocap).count();
+    for (k, key) in spec.keyframes.iter().enumerate() {
+        let kname = object_name("keyframe", &key.name, k);
+        finite(&kname, "time", &[key.time])?;
+        for (field, values, expected) in [
+            ("qpos", &key.qpos, nq),
+            ("qvel", &key.qvel, nv),
+            ("ctrl", &key.ctrl, nu),
+            ("act", &key.act, na),
+            ("mpos", &key.mpos, 3 * nmocap),
+            ("mquat", &key.mquat, 4 * nmocap),
+        ] {
+            if !values.is_empty() && values.len() != expected {
+                return Err(ModelError::KeyframeSize { keyframe: kname, field, len: values.len(), expected });
+            }
+            finite(&kname, field, values)?;
+        }
+    }
+
+    for (k, &(b1, b2)) in spec.contact_excludes.iter().enumerate() {
+        let xname = object_name("contact exclude", "", k);
+        index(&xname, "body1", b1, nbody)?;
+        index(&xname, "body2", b2, nbody)?;
+    }
+    for (k, pair) in spec.contact_pairs.iter().enumerate() {
+        let pname = object_name("contact pair", &pair.name, k);
+        for (parameter, (b, g)) in [("geom1", pair.geom1), ("geom2", pair.geom2)] {
+            index(&pname, parameter, b, nbody)?;
+            index(&pname, parameter, g, spec.bodies[b].geoms.len())?;
+        }
+        condim(&pname, pair.condim)?;
+        for &f in &pair.friction {
+            non_negative(&pname, "friction", f)?;
+        }
+        sol(&pname, &pair.solref, &pair.solimp)?;
+        finite(&pname, "margin", &[pair.margin])?;
+        finite(&pname, "gap", &[pair.gap])?;
+    }
+    Ok(())
+}
+
+fn validate_actuator(
+    name: &str,
+    act: &ActuatorSpec,
+    ntendon: usize,
+    scalar_joint: &impl Fn(&str, &'static str, usize) -> Result<(), ModelError>,
+) -> Result<(), ModelError> {
+    match act.transmission {
+        Transmission::Joint(j) => scalar_joint(name, "joint", j)?,
+        Transmission::Tendon(t) => index(name, "tendon", t, ntendon)?,
+    }
+    finite(name, "gear", &[act.gear])?;
+    finite(name, "gain", &[act.gain])?;
+    finite(name, "gain_affine", &act.gain_affine)?;
+    if let ActuatorDynamics::Filter { tau } | ActuatorDynamics::FilterExact { tau } = act.dynamics
+        && !(tau > 0.0 && tau.is_finite())
+    {
+        return Err(ModelError::NonPositive { object: name.to_owned(), parameter: "timeconst", value: tau });
+    }
+    range(name, "actrange", act.actrange, "lower <= upper", |lo, hi| lo <= hi)?;
+    finite(name, "bias", &act.bias)?;
+    range(name, "ctrlrange", act.ctrlrange, "lower < upper", |lo, hi| lo < hi)?;
+    range(name, "forcerange", act.forcerange, "lower < upper", |lo, hi| lo < hi)
+}
