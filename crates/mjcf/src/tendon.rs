@@ -87,9 +87,7 @@ fn read_tendon(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) 
         let ca = Attrs::own(c);
         if spatial {
             let name = ca.get("site").ok_or_else(|| ca.missing("site", "the site the tendon passes"))?;
-            let found = tree.bodies.iter().enumerate().find_map(|(b, body)| {
-                body.sites.iter().find(|s| !s.0.is_empty() && s.0 == name.value).map(|s| (b, s.1))
-            });
+            let found = tree.site_names.get(&name.value).map(|&(b, k)| (b, tree.bodies[b].sites[k].1));
             sites.push(found.ok_or_else(|| crate::error::MjcfError::UndefinedName {
                 at: name.at.clone(),
                 element: "site".into(),

@@ -42,7 +42,8 @@ pub struct Tree {
     pub joint_names: HashMap<String, usize>,
     /// `(body, geom within body)` by geom name.
     pub geom_names: HashMap<String, (usize, usize)>,
-    site_names: HashMap<String, ()>,
+    /// `(body, site within body)` by site name.
+    pub site_names: HashMap<String, (usize, usize)>,
     /// The geoms and joints whose `solref`, `solreflimit` or `solreffriction` the file does not write.
     pub unwritten: UnwrittenSolref,
     /// Per body (filled as bodies are completed): whether it or an ancestor has a joint.
@@ -171,7 +172,7 @@ impl Tree {
                     let s = (placement.name(&name), pos, quat);
                     check_unique(&self.site_names, &s.0, child, "site")?;
                     if !s.0.is_empty() {
-                        self.site_names.insert(s.0.clone(), ());
+                        self.site_names.insert(s.0.clone(), (body, self.bodies[body].sites.len()));
                     }
                     self.bodies[body].sites.push(s);
                 }

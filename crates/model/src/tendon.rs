@@ -199,19 +199,16 @@ impl Model {
 pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelError> {
     let nv = m.nv;
     let mut x = vec![0.0; nv];
-    for i in 0..m.tendons.len() {
-        if m.tendons.lengthspring[i].iter().any(|l| l.is_nan()) {
-            let l = if m.tendons.is_spatial(i) {
-                // The length at `qpos_spring`: the kinematics there.
-                let mut at_spring = Data::new(m);
-                at_spring.qpos.clone_from(&m.qpos_spring);
-                m.forward_kinematics(&mut at_spring);
-                m.tendon_state(&mut at_spring);
-                at_spring.ten_length[i]
-            } else {
-                m.tendons.fixed_length(i, &m.qpos_spring)
-            };
-            m.tendons.lengthspring[i] = [l, l];
+    if m.tendons.lengthspring.iter().flatten().any(|l| l.is_nan()) {
+        // The lengths at `qpos_spring` (the kinematics there, once for every tendon left to it).
+        let mut at_spring = Data::new(m);
+        at_spring.qpos.clone_from(&m.qpos_spring);
+        m.forward_kinematics(&mut at_spring);
+        m.tendon_state(&mut at_spring);
+        for (spring, &l) in m.tendons.lengthspring.iter_mut().zip(&at_spring.ten_length) {
+            if spring.iter().any(|s| s.is_nan()) {
+                *spring = [l, l];
+            }
         }
     }
     m.tendon_state(d);
