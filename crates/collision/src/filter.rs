@@ -142,7 +142,14 @@ impl PairFilter {
         if !self.welds.is_empty() && self.welds.contains(&body_pair) {
             return Some(FilterReason::Weld);
         }
-        if rules.adjacent && same_root && !options.enable_adjacent_collision && is_adjacent(bodies, a, b) {
+        let through_world =
+            options.world_weld_adjacent || (bodies.weld_root[a] != 0 && bodies.weld_root[b] != 0);
+        if rules.adjacent
+            && same_root
+            && !options.enable_adjacent_collision
+            && through_world
+            && is_adjacent(bodies, a, b)
+        {
             return Some(FilterReason::Adjacent);
         }
         if rules.neutral

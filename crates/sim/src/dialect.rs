@@ -121,6 +121,7 @@ impl DialectStages for Dialect {
             contacts_per_nonconvex_pair: options.contacts_per_nonconvex_pair,
             enable_self_collision: options.enable_self_collision,
             enable_adjacent_collision: options.enable_adjacent_collision,
+            world_weld_adjacent: self == Dialect::Native,
             enable_neutral_collision: options.enable_neutral_collision,
             enable_multi_contact: options.enable_multi_contact,
             box_box_detection: options.box_box_detection,

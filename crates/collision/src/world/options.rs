@@ -42,6 +42,11 @@ pub struct CollisionOptions {
     pub enable_self_collision: bool,
     /// Check adjacent bodies (see [`crate::filter::is_adjacent`]). Default false.
     pub enable_adjacent_collision: bool,
+    /// Whether a body jointed to a body fixed to the world counts as adjacent to it (and to everything welded to
+    /// the world). Genesis: yes (default). MuJoCo's parent filter leaves out the world's weld group (its
+    /// `filterBodyPair` needs both weld bodies non-zero): a link hinged to a static post collides with the post.
+    #[serde(default = "world_weld_adjacent")]
+    pub world_weld_adjacent: bool,
     /// Check geom pairs that penetrate at the neutral pose (see [`CollisionModel::apply_neutral_filter`](super::CollisionModel::apply_neutral_filter)). Default
     /// false.
     pub enable_neutral_collision: bool,
@@ -69,12 +74,17 @@ impl Default for CollisionOptions {
             contacts_per_nonconvex_pair: default_nonconvex_cap(),
             enable_self_collision: true,
             enable_adjacent_collision: false,
+            world_weld_adjacent: true,
             enable_neutral_collision: false,
             enable_multi_contact: true,
             box_box_detection: true,
             threads: 1,
         }
     }
+}
+
+fn world_weld_adjacent() -> bool {
+    true
 }
 
 fn default_height_field_cap() -> usize {
