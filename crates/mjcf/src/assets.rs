@@ -82,7 +82,6 @@ impl Assets {
                     }
                     self.hfields.insert(hfield.name.clone(), hfield);
                 }
-                "model" => return Err(child.not_supported("model assets (not yet)").into()),
                 n if VISUAL.contains(&n) => {}
                 _ => return Err(e.unknown_child(child).into()),
             }

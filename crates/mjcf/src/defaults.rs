@@ -63,6 +63,25 @@ impl Defaults {
         self.fill(0, e)
     }
 
+    /// Adds a separate root class (`<default class="name">` that inherits nothing): the `main` of an attached
+    /// file ([`crate::attach`]), its nested classes below it.
+    pub fn add_root(&mut self, e: &Element) -> Result<()> {
+        e.check_attributes(&["class"])?;
+        let attr = e.required("class")?;
+        if self.by_name.contains_key(&attr.value) {
+            return Err(MjcfError::DuplicateName {
+                at: attr.at.clone(),
+                element: "default".into(),
+                kind: "default class",
+                name: attr.value.clone(),
+            });
+        }
+        let index = self.classes.len();
+        self.classes.push(DefaultClass { name: attr.value.clone(), parent: None, ..Default::default() });
+        self.by_name.insert(attr.value.clone(), index);
+        self.fill(index, e)
+    }
+
     fn fill(&mut self, index: usize, e: &Element) -> Result<()> {
         for child in &e.children {
             let name = child.name.as_str();

@@ -40,18 +40,22 @@ pub struct Placement {
     pub suffix: String,
     /// Whether a `<frame>` or `<replicate>` is around the element (between it and its body).
     pub framed: bool,
+    /// The outermost `<replicate>` around the element (its location), when there is one: the copies of that
+    /// replicate are one group for the elements that refer to them ([`crate::replicated`]).
+    pub group: Option<String>,
 }
 
 impl Placement {
     /// Directly in a body whose children use default class `class` and whose names get `suffix` (the body's own, when
     /// it is inside a replicate).
-    pub fn body(class: usize, suffix: &str) -> Self {
+    pub fn body(class: usize, suffix: &str, group: Option<String>) -> Self {
         Placement {
             pos: DVec3::ZERO,
             quat: DQuat::IDENTITY,
             class,
             suffix: suffix.to_string(),
             framed: false,
+            group,
         }
     }
 
@@ -73,9 +77,16 @@ impl Placement {
         if name.is_empty() { String::new() } else { format!("{name}{}", self.suffix) }
     }
 
-    fn inner(&self, pos: DVec3, quat: DQuat, class: usize, suffix: &str) -> Placement {
+    fn inner(&self, pos: DVec3, quat: DQuat, class: usize, suffix: &str, group: Option<&str>) -> Placement {
         let (pos, quat) = self.pose(pos, quat);
-        Placement { pos, quat, class, suffix: format!("{suffix}{}", self.suffix), framed: true }
+        Placement {
+            pos,
+            quat,
+            class,
+            suffix: format!("{suffix}{}", self.suffix),
+            framed: true,
+            group: self.group.clone().or_else(|| group.map(str::to_string)),
+        }
     }
 }
 
@@ -105,7 +116,7 @@ fn expand<'a>(
                 let class = child_class(child, &a, placement.class, ctx)?;
                 let pos = DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?);
                 let quat = orientation::read(&a, ctx.compiler)?;
-                expand(child, &placement.inner(pos, quat, class, ""), ctx, out)?;
+                expand(child, &placement.inner(pos, quat, class, "", None), ctx, out)?;
             }
             "replicate" => {
                 child.check_attributes(REPLICATE)?;
@@ -122,10 +133,11 @@ fn expand<'a>(
                 let sep = a.str("sep").unwrap_or_default();
                 let digits = count.to_string().len();
                 let mut pos = DVec3::ZERO;
+                let group = child.at.to_string();
                 for i in 0..count {
                     let quat = euler_to_quat(euler.map(|x| x * i as f64), ctx.compiler.eulerseq).normalize();
                     let suffix = format!("{sep}{i:0digits$}");
-                    expand(child, &placement.inner(pos, quat, class, &suffix), ctx, out)?;
+                    expand(child, &placement.inner(pos, quat, class, &suffix, Some(&group)), ctx, out)?;
                     pos += quat * offset;
                 }
             }
@@ -157,9 +169,15 @@ mod tests {
 
     #[test]
     fn placements_compose_and_suffix() {
-        let outer =
-            Placement::body(0, "").inner(DVec3::new(1.0, 0.0, 0.0), DQuat::from_rotation_z(0.5), 0, "-1");
-        let inner = outer.inner(DVec3::new(0.0, 2.0, 0.0), DQuat::from_rotation_z(0.25), 3, "2");
+        let outer = Placement::body(0, "", None).inner(
+            DVec3::new(1.0, 0.0, 0.0),
+            DQuat::from_rotation_z(0.5),
+            0,
+            "-1",
+            Some("outer"),
+        );
+        let inner =
+            outer.inner(DVec3::new(0.0, 2.0, 0.0), DQuat::from_rotation_z(0.25), 3, "2", Some("inner"));
         let (p, q) = inner.pose(DVec3::X, DQuat::IDENTITY);
         let expect = DVec3::new(1.0, 0.0, 0.0)
             + DQuat::from_rotation_z(0.5)
@@ -169,7 +187,8 @@ mod tests {
         assert_eq!(inner.name("ring"), "ring2-1");
         assert_eq!(inner.name(""), "");
         assert_eq!(inner.class, 3);
-        assert!(!Placement::body(2, "-1").framed && inner.framed);
-        assert_eq!(Placement::body(2, "-1").name("pole"), "pole-1");
+        assert_eq!(inner.group.as_deref(), Some("outer"));
+        assert!(!Placement::body(2, "-1", None).framed && inner.framed);
+        assert_eq!(Placement::body(2, "-1", None).name("pole"), "pole-1");
     }
 }

@@ -35,6 +35,7 @@ pub mod orientation;
 
 mod actuator;
 mod assets;
+mod attach;
 mod compile_inertia;
 mod contact;
 mod defaults;
@@ -47,6 +48,7 @@ mod joint;
 mod keyframe;
 pub mod nonconvex;
 mod parse;
+mod replicated;
 pub mod scene;
 mod schema;
 mod tendon;

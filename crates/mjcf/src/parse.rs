@@ -15,7 +15,7 @@ use crate::nonconvex::NonconvexMeshes;
 use crate::options::MjcfOptions;
 use crate::tree::Tree;
 use crate::{
-    Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, contact, equality, include, keyframe, tendon,
+    Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, attach, contact, equality, include, keyframe, tendon,
 };
 use signorini_model::spec::ActuatorDynamics;
 use signorini_xml::Element;
@@ -53,6 +53,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     }
     root.check_attributes(&["model"])?;
     include::expand(&mut root, model_dir, &mut stack)?;
+    let attached = attach::expand(&mut root, model_dir, &mut stack)?;
 
     let mut not_simulated = Vec::new();
     for s in &root.children {
@@ -80,6 +81,9 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     for s in sections("default") {
         defaults.add_top_level(s)?;
     }
+    for r in &attached.default_roots {
+        defaults.add_root(r)?;
+    }
     let mut assets = Assets::default();
     for s in sections("asset") {
         assets.add_section(s, &defaults, &compiler, model_dir)?;
@@ -90,6 +94,24 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         tree.add_worldbody(s, &ctx)?;
     }
     tree.compile_inertia(&ctx)?;
+    // Elements that refer to what a <replicate> copied become one element per copy.
+    let mut replicas = std::mem::take(&mut tree.replicas);
+    let mut section_names = std::collections::HashSet::new();
+    let mut expanded = |kind: &'static str| -> Result<Vec<Element>> {
+        let mut out = Vec::new();
+        for s in sections(kind) {
+            let exists = |n: &str| tree.has_name(n) || section_names.contains(n);
+            let e = replicas.expand_section(s, &exists)?;
+            section_names.extend(e.children.iter().filter_map(|c| c.attr("name")).map(str::to_string));
+            out.push(e);
+        }
+        Ok(out)
+    };
+    let contact_sections = expanded("contact")?;
+    let equality_sections = expanded("equality")?;
+    let tendon_sections = expanded("tendon")?;
+    let actuator_sections = expanded("actuator")?;
+    let sensor_sections = expanded("sensor")?;
 
     let mut spec = ModelSpec {
         name: root.attr("model").unwrap_or("MuJoCo Model").to_string(),
@@ -102,12 +124,12 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         contact_excludes: Vec::new(),
         contact_pairs: Vec::new(),
     };
-    for s in sections("contact") {
+    for s in &contact_sections {
         contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;
     }
     let mut equality_active = Vec::new();
     let mut unwritten_equalities = Vec::new();
-    for s in sections("equality") {
+    for s in &equality_sections {
         equality::read_section(
             s,
             &tree,
@@ -117,19 +139,22 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
             &mut unwritten_equalities,
         )?;
     }
-    for s in sections("tendon") {
+    for s in &tendon_sections {
         tendon::read_section(s, &tree, &ctx, &mut spec.tendons)?;
     }
-    for s in sections("actuator") {
+    for s in &actuator_sections {
         actuator::read_section(s, &tree, &spec.tendons, &ctx, &mut spec.actuators)?;
     }
     let mut sensors_raw = Vec::new();
-    for s in sections("sensor") {
+    for s in &sensor_sections {
         s.check_attributes(&[])?;
         sensors_raw.extend(s.children.iter().map(RawElement::from_element));
     }
     let (nq, nv) = tree.dims();
     let nmocap = tree.bodies.iter().filter(|b| b.mocap).count();
+    for k in &attached.keys {
+        keyframe::read_attached(k, &tree, &replicas, &spec.actuators, &mut spec.keyframes)?;
+    }
     for s in sections("keyframe") {
         let na = spec.actuators.iter().filter(|a| a.dynamics != ActuatorDynamics::None).count();
         keyframe::read_section(s, [nq, nv, spec.actuators.len(), na, nmocap], &mut spec.keyframes)?;

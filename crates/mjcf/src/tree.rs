@@ -13,6 +13,7 @@ use crate::frame::{self, Placement};
 use crate::geom;
 use crate::joint;
 use crate::orientation;
+use crate::replicated::Replicas;
 use crate::schema;
 use crate::{Ctx, UnwrittenSolref};
 use signorini_xml::Element;
@@ -46,6 +47,8 @@ pub struct Tree {
     pub site_names: HashMap<String, (usize, usize)>,
     /// The geoms and joints whose `solref`, `solreflimit` or `solreffriction` the file does not write.
     pub unwritten: UnwrittenSolref,
+    /// The names made inside `<replicate>`s, for the elements that refer to them.
+    pub replicas: Replicas,
     /// Per body (filled as bodies are completed): whether it or an ancestor has a joint.
     moving: Vec<bool>,
 }
@@ -77,6 +80,7 @@ impl Default for Tree {
             geom_names: HashMap::new(),
             site_names: HashMap::new(),
             unwritten: UnwrittenSolref::default(),
+            replicas: Replicas::default(),
             moving: vec![false],
         }
     }
@@ -102,7 +106,7 @@ impl Tree {
     /// costs no thread stack (the XML reader bounds it at `signorini_xml::element::MAX_DEPTH`).
     pub fn add_worldbody(&mut self, e: &Element, ctx: &Ctx<'_>) -> Result<()> {
         e.check_attributes(&[])?;
-        let placed = frame::placed_children(e, &Placement::body(0, ""), ctx)?;
+        let placed = frame::placed_children(e, &Placement::body(0, "", None), ctx)?;
         // Pending bodies, last first (popped from the stack, they come out in file order).
         let mut pending: Vec<(&Element, usize, Placement)> =
             self.add_children(e, &placed, 0, ctx)?.into_iter().rev().map(|(c, p)| (c, 0, p)).collect();
@@ -113,6 +117,14 @@ impl Tree {
             pending.extend(bodies.into_iter().rev().map(|(c, p)| (c, index, p)));
         }
         Ok(())
+    }
+
+    /// Whether a body, joint, geom or site is named `name`.
+    pub fn has_name(&self, name: &str) -> bool {
+        self.body_names.contains_key(name)
+            || self.joint_names.contains_key(name)
+            || self.geom_names.contains_key(name)
+            || self.site_names.contains_key(name)
     }
 
     /// Number of position and velocity coordinates.
@@ -143,7 +155,7 @@ impl Tree {
                     let geom_class = ctx.defaults.resolve(child, class)?;
                     let mut g = geom::read_geom(child, geom_class, ctx)?;
                     (g.spec.pos, g.spec.quat) = placement.pose(g.spec.pos, g.spec.quat);
-                    g.spec.name = placement.name(&g.spec.name);
+                    g.spec.name = self.replicas.name(&g.spec.name, placement);
                     if !Attrs::new(child, ctx.defaults.layers(geom_class, "geom")).has("solref") {
                         self.unwritten.geoms.push((body, self.bodies[body].geoms.len()));
                     }
@@ -169,7 +181,7 @@ impl Tree {
                 "site" => {
                     let (name, pos, quat) = geom::read_site(child, ctx.defaults.resolve(child, class)?, ctx)?;
                     let (pos, quat) = placement.pose(pos, quat);
-                    let s = (placement.name(&name), pos, quat);
+                    let s = (self.replicas.name(&name, placement), pos, quat);
                     check_unique(&self.site_names, &s.0, child, "site")?;
                     if !s.0.is_empty() {
                         self.site_names.insert(s.0.clone(), (body, self.bodies[body].sites.len()));
@@ -187,7 +199,7 @@ impl Tree {
                     };
                     j.pos = placement.pose(j.pos, DQuat::IDENTITY).0;
                     j.axis = placement.direction(j.axis);
-                    j.name = placement.name(&j.name);
+                    j.name = self.replicas.name(&j.name, placement);
                     let at = (body, self.bodies[body].joints.len());
                     if !written[0] {
                         self.unwritten.joint_limits.push(at);
@@ -266,7 +278,7 @@ impl Tree {
             return Err(a.invalid_named("mocap", "a mocap body must be a child of the world body").into());
         }
         let gravcomp = a.f64_or("gravcomp", 0.0)?;
-        let name = placement.name(a.str("name").unwrap_or_default());
+        let name = self.replicas.name(a.str("name").unwrap_or_default(), placement);
         check_unique(&self.body_names, &name, e, "body")?;
         let class = match a.get("childclass") {
             Some(c) => ctx.defaults.class_of(e, "childclass", &c.value)?,
@@ -291,7 +303,7 @@ impl Tree {
             gravcomp,
         });
         self.inertia.push(InertiaSource { frame: (pos, quat), at: Some(e.at.clone()), ..Default::default() });
-        Ok((index, Placement::body(class, &placement.suffix)))
+        Ok((index, Placement::body(class, &placement.suffix, placement.group.clone())))
     }
 
     /// Compiles the inertias and fills `inertial` of every body and `mass` of every geom.
