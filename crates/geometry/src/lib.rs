@@ -14,6 +14,7 @@
 //! | [`support`] | support mappings `s(d) = argmax_{x∈S} d·x` (closed forms per shape) |
 //! | [`support_field`] | the precomputed 180×180 direction table for convex meshes |
 //! | [`quickhull`] | convex hull construction |
+//! | [`ray`] | ray casts against the solid primitives |
 //! | [`aabb`] | local and world AABBs |
 //! | [`bvh`] | the AABB tree a [`TriangleMesh`] holds over its triangles |
 //! | [`mass`] | volume, centre of mass, inertia, principal frames |
@@ -25,6 +26,7 @@ pub mod error;
 pub mod mass;
 pub mod pose;
 pub mod quickhull;
+pub mod ray;
 pub mod sdf;
 pub mod shape;
 pub mod support;
