@@ -261,6 +261,38 @@ impl ConstraintAssembler {
         Ok(Self { id, options, impratio: options.impratio(), equalities, dof_sol, jnt_sol, ten_sol })
     }
 
+    /// The wrenches that the rows of connect or weld equality `e` apply, given their `forces` (3 for a connect, 6 for
+    /// a weld, in row order), at the state of `data`: `[(body1, point1, force, torque), (body2, point2, −force,
+    /// −torque)]`, world frame, the force acting at the point. `None` for a joint equality (no body wrench) or a
+    /// wrong number of forces. The rows' Jacobian is `J₁(p₁) − J₂(p₂)`, so body 1 takes `+`; a weld's rotational
+    /// forces `f_r` map to the torque `½·torquescale·vec(q₂ ⊗ (0, f_r) ⊗ q⁻¹)`, `q = q₁ ⊗ relquat` (the transpose
+    /// of the rows' angular part).
+    pub fn equality_wrenches(
+        &self,
+        data: &Data,
+        e: usize,
+        forces: &[f64],
+    ) -> Option<[(usize, DVec3, DVec3, DVec3); 2]> {
+        let (body1, body2, anchor1, anchor2, torque) = match *self.equalities.get(e)? {
+            Equality::Connect { body1, body2, anchor1, anchor2, .. } if forces.len() == 3 => {
+                (body1, body2, anchor1, anchor2, DVec3::ZERO)
+            }
+            Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, .. }
+                if forces.len() == 6 =>
+            {
+                let q = data.xquat[body1] * relquat;
+                let fr = DQuat::from_xyzw(forces[3], forces[4], forces[5], 0.0);
+                let w = data.xquat[body2] * fr * q.conjugate();
+                (body1, body2, anchor1, anchor2, 0.5 * torquescale * DVec3::new(w.x, w.y, w.z))
+            }
+            _ => return None,
+        };
+        let force = DVec3::new(forces[0], forces[1], forces[2]);
+        let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
+        let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
+        Some([(body1, p1, force, torque), (body2, p2, -force, -torque)])
+    }
+
     /// The options in force.
     pub fn options(&self) -> &ConstraintOptions {
         &self.options
@@ -454,11 +486,16 @@ impl ConstraintAssembler {
                 let imp = sol.impedance(err.length());
                 let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
                 let r = regularizer(iw, imp);
+                let bias = if self.options.equality_velocity_bias {
+                    jac_dot_v(model, data, body1, p1).0 - jac_dot_v(model, data, body2, p2).0
+                } else {
+                    DVec3::ZERO
+                };
                 for k in 0..3 {
                     push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
                     let vel = rows.open_row_dot(qvel);
-                    let row =
-                        RowData { pos: err[k], imp, vel, aref: sol.aref(imp, vel, err[k]), r, ..plain() };
+                    let aref = sol.aref(imp, vel, err[k]) - bias[k];
+                    let row = RowData { pos: err[k], imp, vel, aref, r, ..plain() };
                     if k == 0 {
                         rows.finish_row(RowKind::EqualityConnect, e, row);
                     } else {
@@ -480,11 +517,16 @@ impl ConstraintAssembler {
                 let [t1, r1] = model.body_invweight0[body1];
                 let [t2, r2] = model.body_invweight0[body2];
                 let (rt, rr) = (regularizer(t1 + t2, imp), regularizer(r1 + r2, imp));
+                let (bias_t, bias_r) = if self.options.equality_velocity_bias {
+                    weld_velocity_bias(model, data, (body1, p1), (body2, p2), relquat, torquescale)
+                } else {
+                    (DVec3::ZERO, DVec3::ZERO)
+                };
                 for k in 0..3 {
                     push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
                     let vel = rows.open_row_dot(qvel);
-                    let row =
-                        RowData { pos: ep[k], imp, vel, aref: sol.aref(imp, vel, ep[k]), r: rt, ..plain() };
+                    let aref = sol.aref(imp, vel, ep[k]) - bias_t[k];
+                    let row = RowData { pos: ep[k], imp, vel, aref, r: rt, ..plain() };
                     if k == 0 {
                         rows.finish_row(RowKind::EqualityWeld, e, row);
                     } else {
@@ -497,8 +539,8 @@ impl ConstraintAssembler {
                         rows.push_entry(c.dof, 0.5 * torquescale * [w.x, w.y, w.z][k]);
                     }
                     let vel = rows.open_row_dot(qvel);
-                    let row =
-                        RowData { pos: er[k], imp, vel, aref: sol.aref(imp, vel, er[k]), r: rr, ..plain() };
+                    let aref = sol.aref(imp, vel, er[k]) - bias_r[k];
+                    let row = RowData { pos: er[k], imp, vel, aref, r: rr, ..plain() };
                     rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
                 }
             }
@@ -861,6 +903,63 @@ fn relative_columns(
         };
         out.push(column);
     }
+}
+
+/// `(J̇_p q̇, J̇_r q̇)` of world point `point` fixed to `body`: the acceleration of the point (and of the body's
+/// rotation) at `q̈ = 0` without gravity, as MuJoCo's `mj_jacDot` builds the columns (a ball or free rotation dof's
+/// `ċdof` taken with the body's whole velocity).
+fn jac_dot_v(model: &Model, data: &Data, body: usize, point: DVec3) -> (DVec3, DVec3) {
+    let c = data.subtree_com[model.body_rootid[body]];
+    let offset = point - c;
+    let v = data.cvel[body];
+    let point_vel = v.lin - offset.cross(v.ang);
+    let (mut lin, mut ang) = (DVec3::ZERO, DVec3::ZERO);
+    for dof in model.dof_chain(body) {
+        let cdof = data.cdof[dof];
+        let j = model.dof_jntid[dof];
+        let rotation = match model.jnt_type[j] {
+            JointKind::Ball => true,
+            JointKind::Free => dof >= model.jnt_dofadr[j] + 3,
+            JointKind::Hinge | JointKind::Slide => false,
+        };
+        let cdof_dot =
+            if rotation { data.cvel[model.dof_bodyid[dof]].cross_motion(cdof) } else { data.cdof_dot[dof] };
+        let qv = data.qvel[dof];
+        ang += cdof_dot.ang * qv;
+        lin += (cdof_dot.lin + cdof_dot.ang.cross(offset) + cdof.ang.cross(point_vel)) * qv;
+    }
+    (lin, ang)
+}
+
+/// The `J̇ q̇` of a weld's translational and rotational rows (MuJoCo 4.0's `mj_Jdotv`): the points' difference, and
+/// the product rule on `½·torquescale·vec(q₂⁻¹ ⊗ (0, ω₁ − ω₂) ⊗ q₁ ⊗ relquat)` with `q̇ = ½ (0, ω) ⊗ q`.
+fn weld_velocity_bias(
+    model: &Model,
+    data: &Data,
+    (body1, p1): (usize, DVec3),
+    (body2, p2): (usize, DVec3),
+    relquat: DQuat,
+    torquescale: f64,
+) -> (DVec3, DVec3) {
+    let (l1, a1) = jac_dot_v(model, data, body1, p1);
+    let (l2, a2) = jac_dot_v(model, data, body2, p2);
+    let axis = |v: DVec3| DQuat::from_xyzw(v.x, v.y, v.z, 0.0);
+    let derivative = |q: DQuat, w: DVec3| {
+        let d = axis(w) * q;
+        DQuat::from_xyzw(0.5 * d.x, 0.5 * d.y, 0.5 * d.z, 0.5 * d.w)
+    };
+    let (q1, q2) = (data.xquat[body1], data.xquat[body2]);
+    let (w1, w2) = (data.cvel[body1].ang, data.cvel[body2].ang);
+    let q0r = q1 * relquat;
+    let neg_q1 = q2.conjugate();
+    let dw = w1 - w2;
+    let qdot0r = derivative(q1, w1) * relquat;
+    let neg_qdot1 = derivative(q2, w2).conjugate();
+    let t1 = neg_qdot1 * axis(dw) * q0r;
+    let t2 = neg_q1 * axis(a1 - a2) * q0r;
+    let t3 = neg_q1 * axis(dw) * qdot0r;
+    let sum = DVec3::new(t1.x + t2.x + t3.x, t1.y + t2.y + t3.y, t1.z + t2.z + t3.z);
+    (l1 - l2, 0.5 * sum * torquescale)
 }
 
 /// An equality's name, as its spec gives it.

@@ -184,6 +184,12 @@ pub struct ConstraintOptions {
     ///
     /// Default: `false`; MuJoCo: `true`.
     pub direct_solref: bool,
+    /// Connect and weld rows take the velocity product of their Jacobian's time derivative into their reference
+    /// acceleration, `aref −= J̇ q̇` (MuJoCo 4.0's `mj_Jdotv`: the constraint holds `J q̈ + J̇ q̇`, the true acceleration
+    /// of the residual, instead of `J q̈`).
+    ///
+    /// Default: `false` (Genesis); MuJoCo: `true`.
+    pub equality_velocity_bias: bool,
     /// Elliptic contacts are built for the Signorini resolution: the spin and rolling rows keep the friction rows'
     /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone.
     ///
@@ -212,6 +218,7 @@ impl Default for ConstraintOptions {
             joint_limit_sides: JointLimitSides::MostViolated,
             impedance_curve: ImpedanceCurve::StepAtZeroWidth,
             direct_solref: false,
+            equality_velocity_bias: false,
         }
     }
 }
@@ -219,8 +226,8 @@ impl Default for ConstraintOptions {
 impl ConstraintOptions {
     /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
     /// tangents, MuJoCo's pyramid regularizer and zero-coefficient edges, contact margins, friction loss above 0,
-    /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, and `impratio` 1 for
-    /// every cone unless given. The other fields are the defaults.
+    /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, the `J̇ q̇` bias of
+    /// connect and weld rows, and `impratio` 1 for every cone unless given. The other fields are the defaults.
     pub fn mujoco() -> Self {
         Self {
             elliptic_auto_impratio: 1.0,
@@ -233,6 +240,7 @@ impl ConstraintOptions {
             joint_limit_sides: JointLimitSides::EachViolated,
             impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
             direct_solref: true,
+            equality_velocity_bias: true,
             ..Self::default()
         }
     }

@@ -53,6 +53,7 @@ fn the_mujoco_preset_sets_every_rule_and_nothing_else() {
         joint_limit_sides: JointLimitSides::EachViolated,
         impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
         direct_solref: true,
+        equality_velocity_bias: true,
         ..native
     };
     assert_eq!(mujoco, expected);
