@@ -163,6 +163,36 @@ pub(crate) struct Snapshot {
     pub(crate) energy_potential: f64,
     /// `max |qvel|` over the dofs.
     pub(crate) max_abs_qvel: f64,
+    /// The sensor values (layout: the dump's `sensors`) of the state the last step started from, as MuJoCo's
+    /// `sensordata` after `mj_step`; absent when the model has no sensor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) sensordata: Option<Vec<f64>>,
+}
+
+/// A sensor's place in `sensordata`.
+#[derive(Serialize)]
+pub(crate) struct SensorEntry {
+    pub(crate) name: String,
+    /// Its kind, as signorini's `SensorKind` prints it.
+    pub(crate) kind: String,
+    pub(crate) adr: usize,
+    pub(crate) dim: usize,
+}
+
+/// The sensors of `model`, in `sensordata` order.
+pub(crate) fn sensor_entries(model: &Model) -> Vec<SensorEntry> {
+    let m = &model.multibody;
+    m.sensors
+        .iter()
+        .zip(&m.sensor_adr)
+        .map(|(s, &adr)| {
+            let kind = match &s.kind {
+                signorini_model::SensorKind::Frame { quantity, .. } => format!("Frame{quantity:?}"),
+                other => format!("{other:?}").split(['(', ' ', '{']).next().unwrap_or_default().to_string(),
+            };
+            SensorEntry { name: s.name.clone(), kind, adr, dim: s.kind.dim() }
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -170,6 +200,9 @@ pub(crate) struct Dump {
     pub(crate) scene: String,
     pub(crate) mujoco_compatibility: bool,
     pub(crate) steps: u64,
+    /// The model's sensors (the layout of each snapshot's `sensordata`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) sensors: Vec<SensorEntry>,
     pub(crate) snapshots: BTreeMap<String, Snapshot>,
     pub(crate) settled: Settled,
     pub(crate) perf: Perf,
@@ -265,6 +298,7 @@ pub(crate) fn snapshot(model: &Model, data: &Data) -> Snapshot {
         energy_kinetic,
         energy_potential,
         max_abs_qvel: d.qvel.iter().fold(0.0, |a: f64, v| a.max(v.abs())),
+        sensordata: (!m.sensors.is_empty()).then(|| d.sensordata.clone()),
     }
 }
 
@@ -506,6 +540,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             scene: label.clone(),
             mujoco_compatibility,
             steps,
+            sensors: sensor_entries(scene.model()),
             snapshots,
             settled: Settled {
                 max_abs_qvel_at_n: scene.data().multibody.qvel.iter().fold(0.0, |m, v| m.max(v.abs())),

@@ -184,6 +184,7 @@ pub fn run(
                 scene: label.to_string(),
                 mujoco_compatibility: model.dialect == signorini_sim::Dialect::Mujoco,
                 steps,
+                sensors: crate::run::sensor_entries(&model),
                 snapshots: t.snapshots,
                 settled: Settled {
                     max_abs_qvel_at_n: qvel.row(e).iter().fold(0.0, |m, v| m.max(v.abs())),

@@ -181,6 +181,9 @@ impl SimLayout {
         if m.has_gravcomp {
             return Err(unsupported("gravity compensation (gravcomp)"));
         }
+        if !m.sensors.is_empty() {
+            return Err(unsupported("sensors (sensordata is computed by the CPU path only)"));
+        }
         if m.nmocap > 0 {
             return Err(unsupported("mocap bodies (their poses are inputs of the CPU path only)"));
         }

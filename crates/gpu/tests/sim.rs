@@ -408,6 +408,11 @@ fn unsupported_features_are_named() {
             r#"<mujoco><worldbody><body><joint name="a" actuatorfrcrange="-1 1"/><geom size="0.1"/></body></worldbody></mujoco>"#,
             "actuatorfrcrange",
         ),
+        (
+            r#"<mujoco><worldbody><body><joint name="a"/><geom size="0.1"/></body></worldbody>
+               <sensor><jointpos joint="a"/></sensor></mujoco>"#,
+            "sensors",
+        ),
     ] {
         let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
         let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();

@@ -265,15 +265,35 @@ fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties
     Ok(if density > 0.0 { unit.scaled(density) } else { MassProperties::ZERO })
 }
 
-/// Reads a `<site>` of default class `class`: its name and frame.
-pub fn read_site(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<(String, DVec3, DQuat)> {
+/// A `<site>`: its name, frame and shape.
+#[derive(Debug, Clone)]
+pub struct ParsedSite {
+    /// Name (may be empty).
+    pub name: String,
+    /// Position in the body (or frame).
+    pub pos: DVec3,
+    /// Orientation in the body (or frame).
+    pub quat: DQuat,
+    /// The site's volume (its `type` and `size`; a touch sensor's zone), `None` when a size is not positive.
+    pub shape: Option<Shape>,
+}
+
+/// Reads a `<site>` of default class `class`.
+pub fn read_site(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedSite> {
     e.check_attributes(schema::SITE)?;
     if let Some(c) = e.children.first() {
         return Err(e.unknown_child(c).into());
     }
     let a = Attrs::new(e, ctx.defaults.layers(class, "site"));
-    a.keyword("type", &[("sphere", ()), ("capsule", ()), ("ellipsoid", ()), ("cylinder", ()), ("box", ())])?;
-    a.partial::<3>("size", [0.005; 3])?;
+    let types = [
+        ("sphere", GeomType::Sphere),
+        ("capsule", GeomType::Capsule),
+        ("ellipsoid", GeomType::Ellipsoid),
+        ("cylinder", GeomType::Cylinder),
+        ("box", GeomType::Box),
+    ];
+    let ty = a.keyword("type", &types)?.unwrap_or(GeomType::Sphere);
+    let mut size = a.partial::<3>("size", [0.005; 3])?;
     let (pos, quat) = match a.array::<6>("fromto")? {
         Some(v) => {
             let (p, q, half) = fromto_frame(v);
@@ -283,9 +303,21 @@ pub fn read_site(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<(String, DV
             if a.array_or::<3>("pos", [0.0; 3])? != [0.0; 3] {
                 return Err(a.invalid_named("pos", "pos and fromto cannot both be given").into());
             }
+            match ty {
+                GeomType::Capsule | GeomType::Cylinder => size[1] = half,
+                GeomType::Box | GeomType::Ellipsoid => (size[1], size[2]) = (size[0], half),
+                _ => {}
+            }
             (p, q)
         }
         None => (DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?), orientation::read(&a, ctx.compiler)?),
     };
-    Ok((a.str("name").unwrap_or_default().to_string(), pos, quat))
+    let shape = match ty {
+        GeomType::Sphere => Sphere::new(size[0]).ok().map(Shape::from),
+        GeomType::Capsule => Capsule::new(size[0], size[1]).ok().map(Shape::from),
+        GeomType::Cylinder => Cylinder::new(size[0], size[1]).ok().map(Shape::from),
+        GeomType::Box => Cuboid::new(DVec3::from_array(size)).ok().map(Shape::from),
+        _ => Ellipsoid::new(DVec3::from_array(size)).ok().map(Shape::from),
+    };
+    Ok(ParsedSite { name: a.str("name").unwrap_or_default().to_string(), pos, quat, shape })
 }

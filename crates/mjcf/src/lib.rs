@@ -51,6 +51,7 @@ mod parse;
 mod replicated;
 pub mod scene;
 mod schema;
+mod sensor;
 mod tendon;
 mod tree;
 
@@ -76,7 +77,7 @@ pub struct LoadedMjcf {
     pub options: MjcfOptions,
     /// The `<compiler>` settings in effect.
     pub compiler: Compiler,
-    /// The `<sensor>` children, kept as written (sensors are not simulated yet).
+    /// The `<sensor>` children as written (the sensors themselves are `spec.sensors`).
     pub sensors_raw: Vec<RawElement>,
     /// The `active` flag of each equality constraint, in the order of `spec.equalities`.
     pub equality_active: Vec<bool>,

@@ -15,7 +15,8 @@ use crate::nonconvex::NonconvexMeshes;
 use crate::options::MjcfOptions;
 use crate::tree::Tree;
 use crate::{
-    Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, attach, contact, equality, include, keyframe, tendon,
+    Ctx, LoadedMjcf, NotSimulated, RawElement, actuator, attach, contact, equality, include, keyframe,
+    sensor, tendon,
 };
 use signorini_model::spec::ActuatorDynamics;
 use signorini_xml::Element;
@@ -123,6 +124,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         gravity: options.gravity.map_or(DEFAULT_GRAVITY, DVec3::from_array),
         contact_excludes: Vec::new(),
         contact_pairs: Vec::new(),
+        sensors: Vec::new(),
     };
     for s in &contact_sections {
         contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;
@@ -146,8 +148,9 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         actuator::read_section(s, &tree, &spec.tendons, &ctx, &mut spec.actuators)?;
     }
     let mut sensors_raw = Vec::new();
+    let magnetic = options.magnetic.unwrap_or(sensor::DEFAULT_MAGNETIC);
     for s in &sensor_sections {
-        s.check_attributes(&[])?;
+        sensor::read_section(s, &tree, &spec.tendons, &spec.actuators, magnetic, &mut spec.sensors)?;
         sensors_raw.extend(s.children.iter().map(RawElement::from_element));
     }
     let (nq, nv) = tree.dims();

@@ -45,6 +45,8 @@ pub struct Tree {
     pub geom_names: HashMap<String, (usize, usize)>,
     /// `(body, site within body)` by site name.
     pub site_names: HashMap<String, (usize, usize)>,
+    /// The volume of each site `(body, site within body)` whose size is valid (for touch sensors).
+    pub site_shapes: HashMap<(usize, usize), signorini_geometry::Shape>,
     /// The geoms and joints whose `solref`, `solreflimit` or `solreffriction` the file does not write.
     pub unwritten: UnwrittenSolref,
     /// The names made inside `<replicate>`s, for the elements that refer to them.
@@ -79,6 +81,7 @@ impl Default for Tree {
             joint_names: HashMap::new(),
             geom_names: HashMap::new(),
             site_names: HashMap::new(),
+            site_shapes: HashMap::new(),
             unwritten: UnwrittenSolref::default(),
             replicas: Replicas::default(),
             moving: vec![false],
@@ -179,12 +182,16 @@ impl Tree {
                     self.bodies[body].geoms.push(g.spec);
                 }
                 "site" => {
-                    let (name, pos, quat) = geom::read_site(child, ctx.defaults.resolve(child, class)?, ctx)?;
-                    let (pos, quat) = placement.pose(pos, quat);
-                    let s = (self.replicas.name(&name, placement), pos, quat);
+                    let site = geom::read_site(child, ctx.defaults.resolve(child, class)?, ctx)?;
+                    let (pos, quat) = placement.pose(site.pos, site.quat);
+                    let s = (self.replicas.name(&site.name, placement), pos, quat);
                     check_unique(&self.site_names, &s.0, child, "site")?;
+                    let at = (body, self.bodies[body].sites.len());
                     if !s.0.is_empty() {
-                        self.site_names.insert(s.0.clone(), (body, self.bodies[body].sites.len()));
+                        self.site_names.insert(s.0.clone(), at);
+                    }
+                    if let Some(shape) = site.shape {
+                        self.site_shapes.insert(at, shape);
                     }
                     self.bodies[body].sites.push(s);
                 }

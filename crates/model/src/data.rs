@@ -131,6 +131,20 @@ pub struct Data {
     /// Kinetic energy `½ q̇ᵀ M q̇`, armature included (J).
     pub energy_kinetic: f64,
 
+    /// Sensor values (`nsensordata`; [`Model::sensor_adr`]): after a step, those of the state it started from.
+    pub sensordata: Vec<f64>,
+    /// Body accelerations of the constrained motion (`nbody`; [`crate::sensor`]), gravity as `cacc[0] = (0, −g)`.
+    /// Computed for the sensors that need them ([`Model::rne_post_constraint`]).
+    pub cacc: Vec<SpatialVec>,
+    /// The wrench each body's parent exerts on its subtree (`nbody`), with `cacc`.
+    pub cfrc_int: Vec<SpatialVec>,
+    /// External wrenches on each body (`nbody`): contacts, equality constraints, spatial tendons, `xfrc_applied`.
+    pub cfrc_ext: Vec<SpatialVec>,
+    /// Linear momentum over mass of each body's subtree (`nbody`, world; [`Model::subtree_velocity`]).
+    pub subtree_linvel: Vec<DVec3>,
+    /// Angular momentum of each body's subtree about its centre of mass (`nbody`, world).
+    pub subtree_angmom: Vec<DVec3>,
+
     /// Bodies whose derived quantities the forward stages recompute (`nbody`); see [`Data::set_awake`].
     pub(crate) body_awake: Vec<bool>,
     /// The dofs of awake bodies (`nv` flags, and their indices, increasing), and whether every body is awake.
@@ -140,12 +154,14 @@ pub struct Data {
 
     /// Scratch: composite inertias (`nbody`).
     pub(crate) crb: Vec<SpatialInertia>,
-    /// Scratch: body accelerations (`nbody`).
-    pub(crate) cacc: Vec<SpatialVec>,
+    /// Scratch: body accelerations of the bias and inverse-dynamics passes (`nbody`).
+    pub(crate) rne_cacc: Vec<SpatialVec>,
     /// Scratch: body forces (`nbody`).
     pub(crate) cfrc: Vec<SpatialVec>,
     /// Scratch (`nv`).
     pub(crate) scratch: Vec<f64>,
+    /// Scratch: linear velocity of each body's centre of mass (`nbody`).
+    pub(crate) body_linvel: Vec<DVec3>,
 }
 
 impl Data {
@@ -211,7 +227,14 @@ impl Data {
             awake_dofs: (0..nv).collect(),
             all_awake: true,
             crb: vec![SpatialInertia::ZERO; nb],
+            rne_cacc: vec![SpatialVec::ZERO; nb],
             cacc: vec![SpatialVec::ZERO; nb],
+            cfrc_int: vec![SpatialVec::ZERO; nb],
+            cfrc_ext: vec![SpatialVec::ZERO; nb],
+            subtree_linvel: vec![DVec3::ZERO; nb],
+            subtree_angmom: vec![DVec3::ZERO; nb],
+            body_linvel: vec![DVec3::ZERO; nb],
+            sensordata: vec![0.0; model.nsensordata],
             cfrc: vec![SpatialVec::ZERO; nb],
             scratch: vec![0.0; nv],
         }

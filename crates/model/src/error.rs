@@ -159,6 +159,14 @@ pub enum ModelError {
         /// The number of valid targets.
         len: usize,
     },
+    /// A sensor that cannot measure what it names.
+    #[error("{sensor}: {reason}")]
+    InvalidSensor {
+        /// The sensor.
+        sensor: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A joint used where only a hinge or slide (one qpos, one dof) is allowed.
     #[error("{object}: joint #{joint} must be a hinge or a slide")]
     NotScalarJoint {

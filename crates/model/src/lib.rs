@@ -21,6 +21,7 @@
 //! | [`invweight`] | constants at `qpos0`: invweights, meaninertia, dof lengths |
 //! | [`energy`] | potential and kinetic energy |
 //! | [`forward`] | the smooth forward dynamics of one state |
+//! | [`sensor`] | sensor definitions, `sensordata` layout, constrained accelerations and subtree momenta |
 //!
 //! Staging per state: [`Model::forward_kinematics`] → [`Model::mass_matrix`] → [`Model::factor_m`] →
 //! [`Model::bias`] → [`Model::passive`] → [`Model::actuation`] → [`Model::smooth_acceleration`], or all of them by
@@ -39,6 +40,7 @@ pub mod kinematics;
 pub mod model;
 pub mod passive;
 pub mod rne;
+pub mod sensor;
 pub mod spatial;
 pub mod spec;
 pub mod tendon;
@@ -48,6 +50,7 @@ pub use data::Data;
 pub use error::{DynamicsError, ModelError};
 pub use factor::TreeLayout;
 pub use model::{DofChain, Model};
+pub use sensor::{FrameQuantity, SensorFrame, SensorKind, SensorSpec};
 pub use spatial::{SpatialInertia, SpatialVec, Wrench};
 pub use spec::{
     ActuatorDynamics, ActuatorSpec, BodySpec, ContactPairSpec, EqualitySpec, GeomSpec, InertialSpec,

@@ -252,6 +252,13 @@ pub struct Model {
 
     /// Mean diagonal of `M(qpos0)` (armature included), 1 without dofs (MuJoCo `stat.meaninertia`).
     pub meaninertia: f64,
+
+    /// Sensors (indices validated; [`crate::sensor`]).
+    pub sensors: Vec<crate::sensor::SensorSpec>,
+    /// Address of each sensor's first value in `sensordata`.
+    pub sensor_adr: Vec<usize>,
+    /// Number of sensor values.
+    pub nsensordata: usize,
 }
 
 /// Iterator over the dofs on a chain to the world, from the last one down (see [`Model::dof_chain`]).
@@ -434,6 +441,17 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         keyframes: spec.keyframes,
         contact_pairs: spec.contact_pairs,
         meaninertia: 1.0,
+        sensor_adr: spec
+            .sensors
+            .iter()
+            .scan(0, |adr, s| {
+                let here = *adr;
+                *adr += s.kind.dim();
+                Some(here)
+            })
+            .collect(),
+        nsensordata: spec.sensors.iter().map(|s| s.kind.dim()).sum(),
+        sensors: spec.sensors,
     };
 
     let contact_excludes = spec.contact_excludes;

@@ -67,12 +67,12 @@ impl Model {
 
     /// Fills `cacc` and the accumulated body forces `cfrc` (subtree sums).
     fn rne_passes(&self, d: &mut Data, qacc: Option<&[f64]>) {
-        d.cacc[0] = SpatialVec::new(glam::DVec3::ZERO, -d.gravity);
+        d.rne_cacc[0] = SpatialVec::new(glam::DVec3::ZERO, -d.gravity);
         for b in 1..self.nbody {
             if !d.body_awake[b] {
                 continue;
             }
-            let mut a = d.cacc[self.body_parent[b]];
+            let mut a = d.rne_cacc[self.body_parent[b]];
             let dof0 = self.body_dofadr[b];
             for dof in dof0..dof0 + self.body_dofnum[b] {
                 a += d.cdof_dot[dof].scale(d.qvel[dof]);
@@ -80,7 +80,7 @@ impl Model {
                     a += d.cdof[dof].scale(qacc[dof]);
                 }
             }
-            d.cacc[b] = a;
+            d.rne_cacc[b] = a;
             let inertia = &d.cinert[b];
             let v = d.cvel[b];
             d.cfrc[b] = inertia.mul_motion(a) + v.cross_force(inertia.mul_motion(v));

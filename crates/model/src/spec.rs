@@ -384,6 +384,8 @@ pub struct ModelSpec {
     pub contact_excludes: Vec<(usize, usize)>,
     /// Explicit contact pairs (MJCF `<contact><pair>`).
     pub contact_pairs: Vec<ContactPairSpec>,
+    /// Sensors, in the order of their values in `sensordata` ([`crate::sensor`]).
+    pub sensors: Vec<crate::sensor::SensorSpec>,
 }
 
 impl JointSpec {
@@ -533,6 +535,7 @@ impl Default for ModelSpec {
             gravity: DVec3::new(0.0, 0.0, -9.81),
             contact_excludes: Vec::new(),
             contact_pairs: Vec::new(),
+            sensors: Vec::new(),
         }
     }
 }

@@ -169,24 +169,30 @@ impl Model {
         d.ten_j = ten_j;
     }
 
+    /// The spring and damper tension of tendon `i`, `−k·stretch − b·L̇` (positive pulls the ends apart), with the
+    /// dead band `lengthspring` (after [`Model::tendon_state`]).
+    pub fn tendon_passive_force(&self, d: &Data, i: usize) -> f64 {
+        let t = &self.tendons;
+        let [lower, upper] = t.lengthspring[i];
+        let length = d.ten_length[i];
+        let stretch = if length > upper {
+            length - upper
+        } else if length < lower {
+            length - lower
+        } else {
+            0.0
+        };
+        -t.stiffness[i] * stretch - t.damping[i] * d.ten_velocity[i]
+    }
+
     /// Adds every tendon's spring and damper force `Jᵀ f` to `qfrc_passive` (after [`Model::tendon_state`]).
     pub(crate) fn tendon_passive(&self, d: &mut Data) {
         let (t, nv) = (&self.tendons, self.nv);
         for i in 0..t.len() {
-            let (k, b) = (t.stiffness[i], t.damping[i]);
-            if k == 0.0 && b == 0.0 {
+            if t.stiffness[i] == 0.0 && t.damping[i] == 0.0 {
                 continue;
             }
-            let [lower, upper] = t.lengthspring[i];
-            let length = d.ten_length[i];
-            let stretch = if length > upper {
-                length - upper
-            } else if length < lower {
-                length - lower
-            } else {
-                0.0
-            };
-            let force = -k * stretch - b * d.ten_velocity[i];
+            let force = self.tendon_passive_force(d, i);
             for (dof, j) in d.ten_j[i * nv..(i + 1) * nv].iter().enumerate() {
                 d.qfrc_passive[dof] += j * force;
             }

@@ -6,6 +6,9 @@ use glam::{DQuat, DVec3};
 use signorini_geometry::pose::QUAT_NORM_TOLERANCE;
 
 use crate::error::{ModelError, object_name};
+use signorini_geometry::Shape;
+
+use crate::sensor::SensorSpec;
 use crate::spec::{
     ActuatorDynamics, ActuatorSpec, EqualitySpec, JointKind, ModelSpec, SolImp, SolRef, Transmission,
 };
@@ -252,6 +255,22 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
     }
 
     let nbody = spec.bodies.len();
+    let limited: Vec<bool> =
+        spec.bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.range.is_some())).collect();
+    for (i, sensor) in spec.sensors.iter().enumerate() {
+        let sname = object_name("sensor", &sensor.name, i);
+        let sizes = SensorSizes {
+            joints: &joints,
+            limited: &limited,
+            ntendon: spec.tendons.len(),
+            tendon_limited: &spec.tendons.iter().map(|t| t.range.is_some()).collect::<Vec<_>>(),
+            nu: spec.actuators.len(),
+            nbody,
+            ngeom,
+            nsite,
+        };
+        validate_sensor(&sname, sensor, &sizes)?;
+    }
     for (e, eq) in spec.equalities.iter().enumerate() {
         match eq {
             EqualitySpec::Connect { name, body1, body2, anchor, solref, solimp } => {
@@ -354,4 +373,100 @@ fn validate_actuator(
     finite(name, "bias", &act.bias)?;
     range(name, "ctrlrange", act.ctrlrange, "lower < upper", |lo, hi| lo < hi)?;
     range(name, "forcerange", act.forcerange, "lower < upper", |lo, hi| lo < hi)
+}
+
+/// Model sizes a sensor's indices are checked against.
+struct SensorSizes<'a> {
+    joints: &'a [JointKind],
+    limited: &'a [bool],
+    ntendon: usize,
+    tendon_limited: &'a [bool],
+    nu: usize,
+    nbody: usize,
+    ngeom: usize,
+    nsite: usize,
+}
+
+fn validate_sensor(name: &str, sensor: &SensorSpec, n: &SensorSizes<'_>) -> Result<(), ModelError> {
+    use crate::sensor::{SensorFrame, SensorKind as K};
+    let joint = |j: usize, kinds: &[JointKind], rule: &'static str| -> Result<(), ModelError> {
+        index(name, "joint", j, n.joints.len())?;
+        if kinds.contains(&n.joints[j]) {
+            Ok(())
+        } else {
+            Err(ModelError::InvalidSensor { sensor: name.to_owned(), reason: rule })
+        }
+    };
+    let scalar = [JointKind::Hinge, JointKind::Slide];
+    let frame = |f: SensorFrame, parameter: &'static str| match f {
+        SensorFrame::Body(b) | SensorFrame::XBody(b) => index(name, parameter, b, n.nbody),
+        SensorFrame::Geom(g) => index(name, parameter, g, n.ngeom),
+        SensorFrame::Site(s) => index(name, parameter, s, n.nsite),
+    };
+    match &sensor.kind {
+        K::JointPos(j) | K::JointVel(j) | K::JointActuatorFrc(j) => {
+            joint(*j, &scalar, "its joint must be a hinge or a slide")?
+        }
+        K::JointLimitPos(j) | K::JointLimitVel(j) | K::JointLimitFrc(j) => {
+            joint(*j, &scalar, "its joint must be a hinge or a slide")?;
+            if !n.limited[*j] {
+                return Err(ModelError::InvalidSensor {
+                    sensor: name.to_owned(),
+                    reason: "its joint is not limited",
+                });
+            }
+        }
+        K::BallQuat(j) | K::BallAngVel(j) => joint(*j, &[JointKind::Ball], "its joint must be a ball joint")?,
+        K::TendonPos(t) | K::TendonVel(t) | K::TendonActuatorFrc(t) => index(name, "tendon", *t, n.ntendon)?,
+        K::TendonLimitPos(t) | K::TendonLimitVel(t) | K::TendonLimitFrc(t) => {
+            index(name, "tendon", *t, n.ntendon)?;
+            if !n.tendon_limited[*t] {
+                return Err(ModelError::InvalidSensor {
+                    sensor: name.to_owned(),
+                    reason: "its tendon is not limited",
+                });
+            }
+        }
+        K::ActuatorPos(a) | K::ActuatorVel(a) | K::ActuatorFrc(a) => index(name, "actuator", *a, n.nu)?,
+        K::Frame { object, reference, .. } => {
+            frame(*object, "object")?;
+            if let Some(r) = reference {
+                frame(*r, "reference")?;
+            }
+        }
+        K::SubtreeCom(b) | K::SubtreeLinVel(b) | K::SubtreeAngMom(b) => index(name, "body", *b, n.nbody)?,
+        K::Accelerometer(s) | K::Velocimeter(s) | K::Gyro(s) | K::Force(s) | K::Torque(s) => {
+            index(name, "site", *s, n.nsite)?
+        }
+        K::Magnetometer { site, field } => {
+            index(name, "site", *site, n.nsite)?;
+            vec3(name, "field", *field)?;
+        }
+        K::Touch { site, shape } => {
+            index(name, "site", *site, n.nsite)?;
+            if !matches!(
+                shape,
+                Shape::Sphere(_)
+                    | Shape::Capsule(_)
+                    | Shape::Ellipsoid(_)
+                    | Shape::Cylinder(_)
+                    | Shape::Box(_)
+            ) {
+                return Err(ModelError::InvalidSensor {
+                    sensor: name.to_owned(),
+                    reason: "a touch site is a sphere, capsule, ellipsoid, cylinder or box",
+                });
+            }
+        }
+        K::Clock => {}
+    }
+    non_negative(name, "cutoff", sensor.cutoff)?;
+    non_negative(name, "noise", sensor.noise)?;
+    if sensor.cutoff > 0.0 && sensor.kind.is_direction() {
+        return Err(ModelError::InvalidSensor {
+            sensor: name.to_owned(),
+            reason: "a cutoff does not apply to an axis or a quaternion",
+        });
+    }
+    Ok(())
 }

@@ -266,6 +266,22 @@ impl Scene {
     fn act<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         self.batch().act().into_pyarray(py).into_any()
     }
+    /// Sensor values, `(n_envs, nsensordata)`, in the order of `sensor_names` (each sensor's values at
+    /// `sensor_adr`): those of the state the last step started from, as MuJoCo's `sensordata` after `mj_step`.
+    #[getter]
+    fn sensordata<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.batch().sensordata().into_pyarray(py).into_any()
+    }
+    /// Sensor names, in `sensordata` order (an unnamed sensor is `""`).
+    #[getter]
+    fn sensor_names(&self) -> Vec<String> {
+        self.model.multibody.sensors.iter().map(|s| s.name.clone()).collect()
+    }
+    /// Address of each sensor's first value in a row of `sensordata`.
+    #[getter]
+    fn sensor_adr(&self) -> Vec<usize> {
+        self.model.multibody.sensor_adr.clone()
+    }
     /// Simulated time of every environment (s), `(n_envs,)`.
     #[getter]
     fn time<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {

@@ -187,3 +187,24 @@ def test_mocap_poses_are_read_and_set_per_environment(tmp_path):
         s.set_mocap_pos([[0.0, 0.0]])
     with pytest.raises(sg.SignoriniError):
         s.set_mocap_pos([[np.nan, 0.0, 0.0]])
+
+
+def test_sensordata_is_the_state_each_step_started_from(tmp_path):
+    xml = """<mujoco><option timestep="0.002"/><worldbody>
+      <body><joint name="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+        <site name="tip" pos="0.3 0 0"/></body></worldbody>
+      <sensor><jointpos name="angle" joint="hinge"/><jointvel joint="hinge"/><accelerometer site="tip"/><clock/></sensor>
+    </mujoco>"""
+    path = tmp_path / "pendulum.xml"
+    path.write_text(xml)
+    s = sg.Scene(str(path), n_envs=2)
+    assert s.sensor_names == ["angle", "", "", ""]
+    assert s.sensor_adr == [0, 1, 2, 5]
+    before = s.qpos.copy()
+    s.step()
+    data = s.sensordata
+    assert data.shape == (2, 6)
+    assert np.array_equal(data[:, 0], before[:, 0])
+    assert np.all(data[:, 5] == 0.0)
+    # At rest, horizontal, the tip's accelerometer reads +g upwards in the site frame, less the pendulum's fall.
+    assert data[0, 4] > 0.0

@@ -239,6 +239,12 @@ impl Batch {
         self.rows(self.model.multibody.na, |d| &d.multibody.act)
     }
 
+    /// Sensor values of every environment (`n_envs × nsensordata`; [`signorini_model::Model::sensor_adr`]): those of
+    /// the state each environment's last step started from, as MuJoCo's `sensordata` after `mj_step`.
+    pub fn sensordata(&self) -> Array2<f64> {
+        self.rows(self.model.multibody.nsensordata, |d| &d.multibody.sensordata)
+    }
+
     /// Simulated time of every environment (s).
     pub fn time(&self) -> Array1<f64> {
         self.envs.iter().map(|d| d.multibody.time).collect()

@@ -19,6 +19,7 @@ pub mod options;
 pub mod parameters;
 pub mod readback;
 pub mod scene;
+mod sensor;
 pub mod step;
 mod swept;
 
