@@ -181,6 +181,9 @@ impl SimLayout {
         if m.has_gravcomp {
             return Err(unsupported("gravity compensation (gravcomp)"));
         }
+        if m.medium.is_active() {
+            return Err(unsupported("fluid forces (density, viscosity)"));
+        }
         if !m.sensors.is_empty() {
             return Err(unsupported("sensors (sensordata is computed by the CPU path only)"));
         }

@@ -413,6 +413,10 @@ fn unsupported_features_are_named() {
                <sensor><jointpos joint="a"/></sensor></mujoco>"#,
             "sensors",
         ),
+        (
+            r#"<mujoco><option density="1.2"/><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"#,
+            "fluid",
+        ),
     ] {
         let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
         let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();

@@ -9,7 +9,7 @@
 //! | name | type | implicit terms | evaluations per step |
 //! |---|---|---|---|
 //! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) | 1 |
-//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping and actuator `kv`), after the solve (§D.3) | 1 |
+//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces), after the solve (§D.3) | 1 |
 //! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) | 1 |
 //! | `rk4` | [`Rk4`] | none (MuJoCo's `RK4`) | 4 |
 //!
@@ -318,6 +318,7 @@ impl Integrator for ImplicitFast {
         let s = &mut scratch.mass;
         s.reset_to_damping(model, &data.dof_damping, h);
         add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
+        s.add_fluid(model, data, h);
         advance_shifted(s, model, data, qacc, h)
     }
 }

@@ -1,6 +1,8 @@
-//! The tree-sparse `Lᵀ D L` factor of a diagonally shifted mass matrix `M + diag(s)`, in the layout of
-//! [`Model::dof_madr`] (the kernels of [`signorini_model::TreeLayout`], on buffers the integrator owns, so `Data::qld` keeps
-//! the factor of the plain `M`). A diagonal shift keeps the sparsity of `M`: no fill-in.
+//! The tree-sparse `Lᵀ D L` factor of a shifted mass matrix `M + diag(s) + S`, in the layout of [`Model::dof_madr`]
+//! (the kernels of [`signorini_model::TreeLayout`], on buffers the integrator owns, so `Data::qld` keeps the factor of
+//! the plain `M`). A diagonal shift keeps the sparsity of `M`; so does a matrix shift `S` in `M`'s layout (the
+//! velocity derivative of a force on one body, `Jᵀ B J`, couples only the dofs of its chain), factored over whole
+//! rows (a simple dof's off-diagonal entries may be non-zero in `S`).
 
 use signorini_model::{Data, Model};
 
@@ -11,6 +13,12 @@ use crate::error::IntegratorError;
 pub(crate) struct ShiftedMass {
     /// `∂`-terms per dof, already multiplied by `h` (`nv`).
     pub(crate) shift: Vec<f64>,
+    /// A shift in the layout of `M` (`nm`), already multiplied by `h`; zero unless set.
+    pub(crate) shift_matrix: Vec<f64>,
+    /// Whether `shift_matrix` has non-zero entries.
+    pub(crate) has_matrix: bool,
+    /// Every row's full length (the layout's `rownnz` when a matrix shift is in use).
+    full_rownnz: Vec<usize>,
     /// `M + diag(shift)`, then its factor (`nm`).
     qh: Vec<f64>,
     /// `1 / D` (`nv`).
@@ -24,6 +32,9 @@ impl ShiftedMass {
     pub(crate) fn reset(&mut self, model: &Model) {
         self.shift.clear();
         self.shift.resize(model.nv, 0.0);
+        self.shift_matrix.clear();
+        self.shift_matrix.resize(model.nm, 0.0);
+        self.has_matrix = false;
         self.qh.resize(model.nm, 0.0);
         self.diag_inv.resize(model.nv, 0.0);
         self.rhs.resize(model.nv, 0.0);
@@ -40,6 +51,7 @@ impl ShiftedMass {
     /// Sizes and returns `shift` alone, set to the implicit damping `h·damping_d` (the factor buffers are left as
     /// they are).
     pub(crate) fn damping_shift(&mut self, damping: &[f64], h: f64) -> &mut Vec<f64> {
+        self.has_matrix = false;
         self.shift.clear();
         self.shift.extend(damping.iter().map(|b| h * b));
         &mut self.shift
@@ -47,23 +59,54 @@ impl ShiftedMass {
 
     /// Whether any shift is nonzero.
     pub(crate) fn any(&self) -> bool {
-        self.shift.iter().any(|&s| s != 0.0)
+        self.has_matrix || self.shift.iter().any(|&s| s != 0.0)
+    }
+
+    /// Adds the fluid forces' `−h ∂f/∂q̇` to the matrix shift (after [`ShiftedMass::reset`]).
+    pub(crate) fn add_fluid(&mut self, model: &Model, d: &Data, h: f64) {
+        if model.medium.is_active() {
+            model.fluid_velocity_jacobian(d, h, &mut self.shift_matrix);
+            self.has_matrix = true;
+        }
+    }
+
+    /// The layout the kernels run on: the model's, or whole rows under a matrix shift.
+    fn layout<'a>(&'a mut self, model: &'a Model) -> signorini_model::TreeLayout<'a> {
+        if !self.has_matrix {
+            return model.tree_layout();
+        }
+        self.full_rownnz.clear();
+        self.full_rownnz.extend(model.dof_madr.windows(2).map(|w| w[1] - w[0]));
+        signorini_model::TreeLayout {
+            madr: &model.dof_madr,
+            colind: &model.dof_colind,
+            rownnz: &self.full_rownnz,
+        }
     }
 
     /// Factors `d.qm + diag(shift)`.
     pub(crate) fn factor(&mut self, model: &Model, d: &Data) -> Result<(), IntegratorError> {
-        self.qh.copy_from_slice(&d.qm);
+        let mut qh = std::mem::take(&mut self.qh);
+        qh.copy_from_slice(&d.qm);
         for (dof, s) in self.shift.iter().enumerate() {
-            self.qh[model.dof_madr[dof]] += s;
+            qh[model.dof_madr[dof]] += s;
         }
-        model
-            .tree_layout()
-            .factor(&mut self.qh, &mut self.diag_inv)
-            .map_err(|(dof, pivot)| IntegratorError::NotPositiveDefinite { dof, pivot })
+        if self.has_matrix {
+            for (q, s) in qh.iter_mut().zip(&self.shift_matrix) {
+                *q += s;
+            }
+        }
+        let mut diag_inv = std::mem::take(&mut self.diag_inv);
+        let result = self.layout(model).factor(&mut qh, &mut diag_inv);
+        (self.qh, self.diag_inv) = (qh, diag_inv);
+        result.map_err(|(dof, pivot)| IntegratorError::NotPositiveDefinite { dof, pivot })
     }
 
-    /// `rhs ← (M + diag(shift))⁻¹ rhs` with the factor from [`ShiftedMass::factor`].
+    /// `rhs ← (M + diag(shift) + S)⁻¹ rhs` with the factor from [`ShiftedMass::factor`].
     pub(crate) fn solve(&mut self, model: &Model) {
-        model.tree_layout().solve(&self.qh, &self.diag_inv, &mut self.rhs);
+        let (qh, diag_inv, mut rhs) =
+            (std::mem::take(&mut self.qh), std::mem::take(&mut self.diag_inv), std::mem::take(&mut self.rhs));
+        self.layout(model).solve(&qh, &diag_inv, &mut rhs);
+        (self.qh, self.diag_inv, self.rhs) = (qh, diag_inv, rhs);
     }
 }

@@ -97,9 +97,17 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
     if a.bool("shellinertia")? == Some(true) {
         return Err(a.unsupported(Some("shellinertia"), "shell inertia").into());
     }
-    if a.keyword("fluidshape", &[("none", false), ("ellipsoid", true)])? == Some(true) {
-        return Err(a.unsupported(Some("fluidshape"), "fluid forces").into());
-    }
+    let fluid = match a.keyword("fluidshape", &[("none", false), ("ellipsoid", true)])? {
+        Some(true) => {
+            if matches!(ty, GeomType::Plane | GeomType::HeightField) {
+                return Err(a
+                    .invalid_named("fluidshape", "a plane or height field has no fluid ellipsoid")
+                    .into());
+            }
+            Some(a.partial::<5>("fluidcoef", signorini_model::fluid::DEFAULT_FLUIDCOEF)?)
+        }
+        _ => None,
+    };
     if a.has("hfield") && ty != GeomType::HeightField {
         return Err(a.invalid_named("hfield", "an hfield is only used by a geom of type=\"hfield\"").into());
     }
@@ -161,6 +169,7 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         margin: a.nonneg_or("margin", 0.0)?,
         gap: a.nonneg_or("gap", 0.0)?,
         mass: 0.0,
+        fluid,
     };
     let props = mass_of(&spec.shape, &a, ctx)?;
     Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec })

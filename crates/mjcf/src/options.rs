@@ -32,6 +32,12 @@ pub struct MjcfOptions {
     pub gravity: Option<[f64; 3]>,
     /// `magnetic` (T; only read by magnetometer sensors).
     pub magnetic: Option<[f64; 3]>,
+    /// `density` of the medium (kg/m³; fluid forces).
+    pub density: Option<f64>,
+    /// `viscosity` of the medium (Pa·s; fluid forces).
+    pub viscosity: Option<f64>,
+    /// `wind` (m/s, world; fluid forces).
+    pub wind: Option<[f64; 3]>,
     /// `integrator` (`Euler`, `RK4`, `implicitfast`; MuJoCo's `implicit` is a load error: not built).
     pub integrator: Option<IntegratorKind>,
     /// `cone`.
@@ -174,11 +180,15 @@ impl MjcfOptions {
         }
         set(&mut self.gravity, a.array::<3>("gravity")?);
         set(&mut self.magnetic, a.array::<3>("magnetic")?);
-        for name in ["wind", "density", "viscosity"] {
-            if a.numbers(name)?.is_some_and(|v| v.iter().any(|x| *x != 0.0)) {
-                return Err(a.unsupported(Some(name), "fluid forces (wind, density, viscosity)").into());
+        for (name, slot) in [("density", &mut self.density), ("viscosity", &mut self.viscosity)] {
+            if let Some(x) = a.f64(name)? {
+                if !(x >= 0.0) || !x.is_finite() {
+                    return Err(a.invalid_named(name, "must be finite and >= 0").into());
+                }
+                *slot = Some(x);
             }
         }
+        set(&mut self.wind, a.array::<3>("wind")?);
         if a.get("actuatorgroupdisable").is_some_and(|g| !g.value.trim().is_empty()) {
             return Err(a.unsupported(Some("actuatorgroupdisable"), "disabling actuator groups").into());
         }

@@ -125,6 +125,11 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         contact_excludes: Vec::new(),
         contact_pairs: Vec::new(),
         sensors: Vec::new(),
+        medium: signorini_model::fluid::Medium {
+            density: options.density.unwrap_or(0.0),
+            viscosity: options.viscosity.unwrap_or(0.0),
+            wind: options.wind.map_or(DVec3::ZERO, DVec3::from_array),
+        },
     };
     for s in &contact_sections {
         contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;

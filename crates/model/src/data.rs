@@ -105,6 +105,8 @@ pub struct Data {
     pub qfrc_bias: Vec<f64>,
     /// Passive forces: joint springs and dampers (`nv`).
     pub qfrc_passive: Vec<f64>,
+    /// Fluid forces (`nv`; [`crate::fluid`]): part of `qfrc_passive`. Zero without a medium.
+    pub qfrc_fluid: Vec<f64>,
     /// Tendon lengths (`ntendon`; [`Model::tendon_state`], run by [`Model::passive`]).
     pub ten_length: Vec<f64>,
     /// Tendon velocities `J q̇` (`ntendon`).
@@ -235,6 +237,7 @@ impl Data {
             subtree_angmom: vec![DVec3::ZERO; nb],
             body_linvel: vec![DVec3::ZERO; nb],
             sensordata: vec![0.0; model.nsensordata],
+            qfrc_fluid: vec![0.0; nv],
             cfrc: vec![SpatialVec::ZERO; nb],
             scratch: vec![0.0; nv],
         }

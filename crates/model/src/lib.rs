@@ -21,6 +21,7 @@
 //! | [`invweight`] | constants at `qpos0`: invweights, meaninertia, dof lengths |
 //! | [`energy`] | potential and kinetic energy |
 //! | [`forward`] | the smooth forward dynamics of one state |
+//! | [`fluid`] | fluid forces (inertia-box and ellipsoid models) and their velocity derivative |
 //! | [`sensor`] | sensor definitions, `sensordata` layout, constrained accelerations and subtree momenta |
 //!
 //! Staging per state: [`Model::forward_kinematics`] → [`Model::mass_matrix`] → [`Model::factor_m`] →
@@ -33,6 +34,7 @@ pub mod data;
 pub mod energy;
 pub mod error;
 pub mod factor;
+pub mod fluid;
 pub mod forward;
 pub mod invweight;
 pub mod jacobian;

@@ -205,6 +205,12 @@ pub struct Model {
     /// cylinder `√(r² + h²)`, box `‖half extents‖`, ellipsoid largest semi-axis, meshes the farthest vertex, height
     /// field `√(hx² + hy² + max(|z|, base)²)`.
     pub geom_rbound: Vec<f64>,
+    /// Each geom's ellipsoid fluid model (MJCF `fluidshape="ellipsoid"`; [`crate::fluid`]).
+    pub geom_fluid: Vec<Option<crate::fluid::FluidEllipsoid>>,
+    /// Per body: whether a geom of it has an ellipsoid fluid model (then the body has no inertia-box force).
+    pub body_fluid_ellipsoid: Vec<bool>,
+    /// The fluid medium (density, viscosity, wind; [`crate::fluid`]).
+    pub medium: crate::fluid::Medium,
 
     /// Site names.
     pub site_name: Vec<String>,
@@ -420,6 +426,9 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         collision: CollisionModel::new(CollisionOptions::default())?,
         geom_mass: Vec::new(),
         geom_rbound: Vec::new(),
+        geom_fluid: Vec::new(),
+        body_fluid_ellipsoid: Vec::new(),
+        medium: spec.medium,
         site_name: Vec::new(),
         site_bodyid: Vec::new(),
         site_pos: Vec::new(),
@@ -545,9 +554,13 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
 
         m.body_geomadr.push(m.ngeom);
         m.body_geomnum.push(body.geoms.len());
+        let mut fluid_ellipsoid = false;
         for geom in body.geoms {
             m.ngeom += 1;
             m.geom_rbound.push(shape_rbound(&geom.shape));
+            let fluid = geom.fluid.and_then(|coefs| crate::fluid::FluidEllipsoid::new(&geom.shape, coefs));
+            fluid_ellipsoid |= fluid.is_some();
+            m.geom_fluid.push(fluid);
             m.geom_mass.push(geom.mass);
             let mut desc = GeomDesc::new(geom.shape, b)
                 .at(Pose { translation: geom.pos, rotation: geom.quat.normalize() })
@@ -564,6 +577,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             desc.gap = geom.gap;
             geoms.push(desc);
         }
+        m.body_fluid_ellipsoid.push(fluid_ellipsoid);
         for (name, pos, quat) in body.sites {
             m.nsite += 1;
             m.site_name.push(name);

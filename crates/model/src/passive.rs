@@ -76,6 +76,7 @@ impl Model {
             self.tendon_state(d);
             self.tendon_passive(d);
         }
+        self.fluid(d);
         if self.has_gravcomp {
             self.gravity_compensation(d);
             for dof in 0..self.nv {

@@ -100,6 +100,9 @@ pub struct GeomSpec {
     pub gap: f64,
     /// Mass of this geom as compiled (kg); 0 for geoms that do not contribute inertia.
     pub mass: f64,
+    /// The ellipsoid fluid model's coefficients `(C_Db, C_Ds, C_Da, C_K, C_M)` when the geom has one (MJCF
+    /// `fluidshape="ellipsoid"`, `fluidcoef`); `None`: the body's inertia box ([`crate::fluid`]).
+    pub fluid: Option<[f64; 5]>,
 }
 
 /// Inertial properties of a body: mass and principal inertia in the inertial frame.
@@ -386,6 +389,8 @@ pub struct ModelSpec {
     pub contact_pairs: Vec<ContactPairSpec>,
     /// Sensors, in the order of their values in `sensordata` ([`crate::sensor`]).
     pub sensors: Vec<crate::sensor::SensorSpec>,
+    /// The fluid medium (MJCF `<option density viscosity wind>`; none by default).
+    pub medium: crate::fluid::Medium,
 }
 
 impl JointSpec {
@@ -454,6 +459,7 @@ impl GeomSpec {
             margin: 0.0,
             gap: 0.0,
             mass: 0.0,
+            fluid: None,
         }
     }
 }
@@ -536,6 +542,7 @@ impl Default for ModelSpec {
             contact_excludes: Vec::new(),
             contact_pairs: Vec::new(),
             sensors: Vec::new(),
+            medium: crate::fluid::Medium::default(),
         }
     }
 }

@@ -112,6 +112,9 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         return world_error("its frame must be the identity");
     }
     vec3("model", "gravity", spec.gravity)?;
+    non_negative("model", "density", spec.medium.density)?;
+    non_negative("model", "viscosity", spec.medium.viscosity)?;
+    vec3("model", "wind", spec.medium.wind)?;
 
     let mut njnt = 0;
     let mut ngeom = 0;
@@ -200,6 +203,17 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
                 non_negative(&gname, "friction", f)?;
             }
             sol(&gname, &geom.solref, &geom.solimp)?;
+            if let Some(coefs) = &geom.fluid {
+                finite(&gname, "fluidcoef", coefs)?;
+                if matches!(geom.shape, Shape::Plane(_) | Shape::HeightField(_)) {
+                    return Err(ModelError::InvalidRange {
+                        object: gname,
+                        parameter: "fluidshape",
+                        range: [0.0, 0.0],
+                        rule: "a plane or height field has no fluid ellipsoid",
+                    });
+                }
+            }
             for (parameter, value) in
                 [("solmix", geom.solmix), ("margin", geom.margin), ("gap", geom.gap), ("mass", geom.mass)]
             {
