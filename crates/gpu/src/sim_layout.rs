@@ -340,6 +340,10 @@ impl SimLayout {
             .map(|t| match *t {
                 signorini_model::Transmission::Joint(j) => Ok(j),
                 signorini_model::Transmission::Tendon(_) => Err(unsupported("tendon actuators")),
+                signorini_model::Transmission::Site { .. }
+                | signorini_model::Transmission::SliderCrank { .. } => {
+                    Err(unsupported("site and slider-crank transmissions"))
+                }
             })
             .collect::<Result<Vec<usize>>>()?;
         a.u("MU_ACT_JNT", us(&act_jnt));

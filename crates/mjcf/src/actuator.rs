@@ -1,13 +1,14 @@
-//! `<actuator>`: `motor`, `position` (with `timeconst`: filtered), `velocity`, `intvelocity`, `damper` and `general`
-//! (fixed or affine gain, none or affine bias, `integrator`/`filter`/`filterexact` dynamics) on a joint or a fixed
-//! tendon.
+//! `<actuator>`: `motor`, `position` (with `timeconst`: filtered), `velocity`, `intvelocity`, `damper`, `cylinder` and
+//! `general` (fixed or affine gain, none or affine bias, `integrator`/`filter`/`filterexact` dynamics) on a joint, a
+//! fixed or spatial tendon, a site (with or without a reference site) or a slider-crank.
 //!
 //! As in MuJoCo, the shortcut elements write MuJoCo's `general` parameters (`gainprm`, `biasprm`, `biastype`, ...),
 //! and every actuator element of a default class writes into the same per-class actuator slot, in document order:
 //! `position kp` defaults to the class's `gainprm[0]`, `kv` keeps the class's `biasprm[2]` when not given, and so
 //! on. The result is `force = (gainprm₀ + gainprm₁·l + gainprm₂·l̇)·input + biasprm₀ + biasprm₁·l + biasprm₂·l̇` with
-//! `input` the control or the activation. Muscle and user dynamics or gains, `actearly` and the other transmissions
-//! are errors.
+//! `input` the control or the activation. A servo's `dampratio` is kept as a positive `biasprm₂`, which the model
+//! compiler turns into a damping (MuJoCo 4.0's rule). Muscle and user dynamics or gains, `actearly` and body
+//! transmissions (adhesion) are errors.
 
 use signorini_model::spec::{ActuatorDynamics, ActuatorSpec, JointKind, TendonSpec, Transmission};
 
@@ -114,6 +115,9 @@ impl Params {
                     self.biasprm[2] = -kv;
                 }
                 if let Some(d) = dampratio {
+                    if d < 0.0 {
+                        return Err(a.invalid_named("dampratio", "must be >= 0").into());
+                    }
                     self.biasprm[2] = d;
                 }
                 if let Some(t) = a.f64("timeconst")? {
@@ -140,10 +144,13 @@ impl Params {
                 if let Some(kv) = kv {
                     self.biasprm[2] = -kv;
                 }
-                if a.f64("dampratio")?.is_some_and(|d| d != 0.0) {
-                    return Err(a
-                        .unsupported(Some("dampratio"), "dampratio (needs the compiled mass matrix); give kv")
-                        .into());
+                if let Some(d) = a.f64("dampratio")? {
+                    if d < 0.0 || kv.is_some() && d != 0.0 {
+                        return Err(a
+                            .invalid_named("dampratio", "must be >= 0, and not given with kv")
+                            .into());
+                    }
+                    self.biasprm[2] = d;
                 }
                 self.dynamics = Dyn::Integrator;
                 self.act_limited = true;
@@ -161,6 +168,25 @@ impl Params {
                 self.bias = Bias::None;
                 self.dynamics = Dyn::None;
                 self.ctrl_limited = true;
+            }
+            "cylinder" => {
+                let timeconst = a.f64_or("timeconst", self.dynprm[0])?;
+                if !(timeconst > 0.0) {
+                    return Err(a.invalid_named("timeconst", "must be > 0").into());
+                }
+                let area = match a.f64("diameter")? {
+                    Some(d) => std::f64::consts::PI / 4.0 * d * d,
+                    None => a.f64_or("area", self.gainprm[0])?,
+                };
+                // A pneumatic or hydraulic cylinder: the activation (pressure) follows the control through a filter;
+                // force = area·pressure + bias₀ + bias₁·l + bias₂·l̇.
+                self.dynamics = Dyn::Filter;
+                self.dynprm[0] = timeconst;
+                self.gain = Gain::Fixed;
+                self.gainprm[0] = area;
+                self.bias = Bias::Affine;
+                let bias = a.partial::<3>("bias", [self.biasprm[0], self.biasprm[1], self.biasprm[2]])?;
+                self.biasprm[..3].copy_from_slice(&bias);
             }
             "velocity" => {
                 let kv = a.f64_or("kv", self.gainprm[0])?;
@@ -276,20 +302,52 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
 
     let a = Attrs::new(e, layers.iter().map(|d| d.attributes.as_slice()).collect());
 
-    for target in ["site", "body", "cranksite", "slidersite", "refsite"] {
-        if a.has(target) {
+    if a.has("body") {
+        return Err(a.unsupported(Some("body"), "body transmissions (adhesion)").into());
+    }
+    let given: Vec<&str> =
+        ["joint", "jointinparent", "tendon", "site", "cranksite"].into_iter().filter(|t| a.has(t)).collect();
+    let site = |attribute: &str| -> Result<usize> {
+        let attr = a.get(attribute).ok_or_else(|| a.missing(attribute, "the site it acts through"))?;
+        tree.site_index(&attr.value).ok_or_else(|| MjcfError::UndefinedName {
+            at: attr.at.clone(),
+            element: a.element().to_string(),
+            attribute: attribute.into(),
+            kind: "site",
+            name: attr.value.clone(),
+        })
+    };
+    if a.has("refsite") && given != ["site"] {
+        return Err(a.invalid_named("refsite", "a reference site goes with a site transmission").into());
+    }
+    if a.has("slidersite") && given != ["cranksite"] {
+        return Err(a.invalid_named("slidersite", "a slider site goes with a cranksite").into());
+    }
+    let (transmission, target_range) = match given.as_slice() {
+        [] => {
             return Err(a
-                .unsupported(Some(target), "transmissions other than a joint or a fixed tendon")
+                .missing("joint", "the actuator's transmission (joint, tendon, site or cranksite)")
                 .into());
         }
-    }
-    let given: Vec<&str> = ["joint", "jointinparent", "tendon"].into_iter().filter(|t| a.has(t)).collect();
-    let (transmission, target_range) = match given.as_slice() {
-        [] => return Err(a.missing("joint", "the actuator's transmission (joint or tendon)").into()),
         [_, second, ..] => {
             return Err(a
-                .invalid_named(second, "give one transmission: joint, jointinparent or tendon")
+                .invalid_named(
+                    second,
+                    "give one transmission: joint, jointinparent, tendon, site or cranksite",
+                )
                 .into());
+        }
+        ["site"] => {
+            let refsite = if a.has("refsite") { Some(site("refsite")?) } else { None };
+            (Transmission::Site { site: site("site")?, refsite, gear: params.gear }, None)
+        }
+        ["cranksite"] => {
+            let rod = a.f64("cranklength")?.unwrap_or(0.0);
+            if !(rod > 0.0) {
+                return Err(a.missing("cranklength", "a slider-crank needs a positive cranklength").into());
+            }
+            let slider = site("slidersite")?;
+            (Transmission::SliderCrank { crank: site("cranksite")?, slider, rod }, None)
         }
         ["tendon"] => {
             let attr = a.get("tendon").ok_or_else(|| a.missing("tendon", ""))?;
@@ -334,15 +392,8 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
     };
     let bias = match params.bias {
         Bias::None => [0.0; 3],
-        Bias::Affine => {
-            let b = [params.biasprm[0], params.biasprm[1], params.biasprm[2]];
-            if b[2] > 0.0 && b[1] == -params.gainprm[0] {
-                return Err(a
-                    .unsupported(Some("dampratio"), "dampratio (needs the compiled mass matrix); give kv")
-                    .into());
-            }
-            b
-        }
+        // A positive biasprm₂ of a servo is a damping ratio, turned into a damping when the model is compiled.
+        Bias::Affine => [params.biasprm[0], params.biasprm[1], params.biasprm[2]],
         Bias::Muscle => {
             return Err(a.unsupported(Some("biastype"), "bias types other than none and affine").into());
         }

@@ -213,13 +213,14 @@ pub fn actuator_specific(kind: &str) -> &'static [&'static str] {
         "general" => &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actdim"],
         "intvelocity" => &["kp", "kv", "dampratio", "inheritrange"],
         "damper" => &["kv"],
+        "cylinder" => &["timeconst", "area", "diameter", "bias"],
         _ => &[],
     }
 }
 
 /// The supported actuator elements.
-pub const ACTUATORS: &[&str] = &["motor", "position", "velocity", "intvelocity", "damper", "general"];
+pub const ACTUATORS: &[&str] =
+    &["motor", "position", "velocity", "intvelocity", "damper", "cylinder", "general"];
 
 /// MuJoCo actuator elements that signorini does not support.
-pub const UNSUPPORTED_ACTUATORS: &[&str] =
-    &["cylinder", "muscle", "adhesion", "dcmotor", "pid", "orientation", "plugin"];
+pub const UNSUPPORTED_ACTUATORS: &[&str] = &["muscle", "adhesion", "dcmotor", "pid", "orientation", "plugin"];

@@ -130,6 +130,12 @@ impl Tree {
             || self.site_names.contains_key(name)
     }
 
+    /// The model-order index (sites numbered body by body) of the site named `name`.
+    pub fn site_index(&self, name: &str) -> Option<usize> {
+        let &(body, k) = self.site_names.get(name)?;
+        Some(self.bodies[..body].iter().map(|b| b.sites.len()).sum::<usize>() + k)
+    }
+
     /// Number of position and velocity coordinates.
     pub fn dims(&self) -> (usize, usize) {
         self.joints.iter().fold((0, 0), |(q, v), j| {

@@ -93,6 +93,7 @@ fn attached_model_compiles_as_mujoco_does() {
         let target = match a.transmission {
             Transmission::Joint(j) => joint_names[j].clone(),
             Transmission::Tendon(t) => spec.tendons[t].name.clone(),
+            other => panic!("{}: unexpected transmission {other:?}", a.name),
         };
         assert_eq!(target, theirs["target"].as_str().unwrap(), "{}", a.name);
     }

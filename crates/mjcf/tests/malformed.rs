@@ -104,7 +104,9 @@ fn unsupported_features_name_the_attribute() {
     let e = err("<mujoco>\n<worldbody>\n<body><joint springdamper=\"1 1\"/></body>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
     expect(&e, 3, "joint", Some("springdamper"));
-    let e = err("<mujoco>\n<option density=\"1.2\"/>\n</mujoco>");
+    let e = err("<mujoco>\n<option integrator=\"implicit\"/>\n</mujoco>");
+    expect(&e, 2, "option", Some("integrator"));
+    let e = err("<mujoco>\n<option density=\"-1.2\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("density"));
     let e = err(
         "<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n\
@@ -157,6 +159,10 @@ fn tendons_outside_the_subset_are_located_errors() {
         ))
     };
     expect(&actuated("<motor tendon=\"nope\"/>"), 7, "motor", Some("tendon"));
+    expect(&actuated("<motor site=\"nope\"/>"), 7, "motor", Some("site"));
+    expect(&actuated("<motor cranksite=\"nope\"/>"), 7, "motor", Some("cranklength"));
+    expect(&actuated("<motor joint=\"h\" refsite=\"x\"/>"), 7, "motor", Some("refsite"));
+    expect(&actuated("<general body=\"world\"/>"), 7, "general", Some("body"));
     expect(&actuated("<motor tendon=\"t\" joint=\"h\"/>"), 7, "motor", Some("tendon"));
 }
 

@@ -1,10 +1,14 @@
-//! Actuators (MuJoCo `general` with affine gain and bias; joint or fixed-tendon transmission).
+//! Actuators (MuJoCo `general` with affine gain and bias; joint, fixed-tendon, site and slider-crank
+//! transmissions).
 //!
-//! `length = gear·q` (a tendon: `gear·L`), `velocity = gear·q̇` (`gear·L̇`), `ctrl` clamped to `ctrlrange`,
+//! `length = gear·q` (a tendon: `gear·L`; a site or slider-crank: [`Transmission`]'s formulas, with the moment row
+//! `∂l/∂q` in `Data::actuator_moment`), `velocity = gear·q̇` (`moment·q̇`), `ctrl` clamped to `ctrlrange`,
 //! `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity` clamped to `forcerange`, and
 //! `qfrc_actuator += gear·force·J` (`J` the joint's unit row or the tendon's Jacobian; [`Model::tendon_state`] runs
 //! first, in [`Model::passive`]). Motor: `gain = 1`, no bias; position: `gain = kp`, `bias = (0, −kp, −kv)`;
 //! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
+
+use glam::{DQuat, DVec3};
 
 use crate::data::Data;
 use crate::model::{MINVAL, Model};
@@ -33,13 +37,24 @@ impl Model {
     /// `act`, `qpos` and `qvel`. An actuator with activation dynamics takes `act` as its input, else `ctrl`.
     pub fn actuation(&self, d: &mut Data) {
         d.qfrc_actuator.fill(0.0);
+        let nv = self.nv;
+        let mut moment = std::mem::take(&mut d.actuator_moment);
         for u in 0..self.nu {
             let gear = self.actuator_gear[u];
-            let (length, velocity) = match self.actuator_transmission[u] {
-                Transmission::Joint(j) => (d.qpos[self.jnt_qposadr[j]], d.qvel[self.jnt_dofadr[j]]),
-                Transmission::Tendon(t) => (d.ten_length[t], d.ten_velocity[t]),
+            let transmission = self.actuator_transmission[u];
+            let row = self.actuator_momentadr[u].map(|r| r * nv..(r + 1) * nv);
+            let (length, velocity) = match (transmission, &row) {
+                (Transmission::Joint(j), _) => {
+                    (gear * d.qpos[self.jnt_qposadr[j]], gear * d.qvel[self.jnt_dofadr[j]])
+                }
+                (Transmission::Tendon(t), _) => (gear * d.ten_length[t], gear * d.ten_velocity[t]),
+                (_, Some(row)) => {
+                    let row = &mut moment[row.clone()];
+                    let length = self.pose_transmission(d, transmission, gear, row);
+                    (length, row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum())
+                }
+                (_, None) => (0.0, 0.0),
             };
-            let (length, velocity) = (gear * length, gear * velocity);
             let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
             let input = match self.actuator_actadr[u] {
                 None => ctrl,
@@ -50,22 +65,39 @@ impl Model {
             };
             let [b0, b1, b2] = self.actuator_bias[u];
             let [g1, g2] = self.actuator_gain_affine[u];
+            let input = match transmission {
+                // MuJoCo 4.0 wraps a servo's setpoint on a purely rotational reference-site transmission to within
+                // half a turn of the current angle.
+                Transmission::Site { refsite: Some(_), gear: g, .. }
+                    if g[..3] == [0.0; 3] && [g1, g2] == [0.0; 2] && b1 == -self.actuator_gain[u] =>
+                {
+                    let period = 2.0 * std::f64::consts::PI * DVec3::new(g[3], g[4], g[5]).length();
+                    input - period * ((input - length) / period).round()
+                }
+                _ => input,
+            };
             let gain = self.actuator_gain[u] + g1 * length + g2 * velocity;
             let force = gain * input + b0 + b1 * length + b2 * velocity;
             let force = clamp(force, self.actuator_forcerange[u]);
             d.actuator_length[u] = length;
             d.actuator_velocity[u] = velocity;
             d.actuator_force[u] = force;
-            match self.actuator_transmission[u] {
-                Transmission::Joint(j) => d.qfrc_actuator[self.jnt_dofadr[j]] += gear * force,
-                Transmission::Tendon(t) => {
-                    let nv = self.nv;
+            match (transmission, row) {
+                (Transmission::Joint(j), _) => d.qfrc_actuator[self.jnt_dofadr[j]] += gear * force,
+                (Transmission::Tendon(t), _) => {
                     for (dof, c) in d.ten_j[t * nv..(t + 1) * nv].iter().enumerate() {
                         d.qfrc_actuator[dof] += gear * force * c;
                     }
                 }
+                (_, Some(row)) => {
+                    for (q, j) in d.qfrc_actuator.iter_mut().zip(&moment[row]) {
+                        *q += j * force;
+                    }
+                }
+                (_, None) => {}
             }
         }
+        d.actuator_moment = moment;
         if self.has_gravcomp {
             // MuJoCo `actuatorgravcomp`: the compensation of these joints' dofs is applied as an actuator force.
             for dof in 0..self.nv {
@@ -80,6 +112,118 @@ impl Model {
                 let dof = self.jnt_dofadr[j];
                 d.qfrc_actuator[dof] = clamp(d.qfrc_actuator[dof], Some(*r));
             }
+        }
+    }
+
+    /// The length of a site or slider-crank transmission and its moment `∂l/∂q` into `row` (MuJoCo
+    /// `mj_transmission`); 0 for the others.
+    fn pose_transmission(&self, d: &Data, transmission: Transmission, gear: f64, row: &mut [f64]) -> f64 {
+        row.fill(0.0);
+        match transmission {
+            Transmission::Site { site, refsite: None, gear: g } => {
+                let r = d.site_xmat[site];
+                let (force, torque) = (r * DVec3::new(g[0], g[1], g[2]), r * DVec3::new(g[3], g[4], g[5]));
+                for dof in self.dof_chain(self.site_bodyid[site]) {
+                    let (lin, ang) = self.jacobian_column(d, dof, d.site_xpos[site]);
+                    row[dof] = lin.dot(force) + ang.dot(torque);
+                }
+                0.0
+            }
+            Transmission::Site { site, refsite: Some(reference), gear: g } => {
+                let (gf, gt) = (DVec3::new(g[0], g[1], g[2]), DVec3::new(g[3], g[4], g[5]));
+                let rr = d.site_xmat[reference];
+                let (bs, br) = (self.site_bodyid[site], self.site_bodyid[reference]);
+                let (ps, pr) = (d.site_xpos[site], d.site_xpos[reference]);
+                let mut length = 0.0;
+                if gf != DVec3::ZERO {
+                    length += (rr.transpose() * (ps - pr)).dot(gf);
+                    let axis = rr * gf;
+                    for dof in self.dof_chain(bs) {
+                        row[dof] += self.jacobian_column(d, dof, ps).0.dot(axis);
+                    }
+                    for dof in self.dof_chain(br) {
+                        row[dof] -= self.jacobian_column(d, dof, pr).0.dot(axis);
+                    }
+                }
+                if gt != DVec3::ZERO {
+                    let qs = d.xquat[bs] * self.site_quat[site];
+                    let qr = d.xquat[br] * self.site_quat[reference];
+                    length += quat_to_rotation_vector(qr.conjugate() * qs).dot(gt);
+                    let axis = rr * gt;
+                    for dof in self.dof_chain(bs) {
+                        row[dof] += self.jacobian_column(d, dof, ps).1.dot(axis);
+                    }
+                    for dof in self.dof_chain(br) {
+                        row[dof] -= self.jacobian_column(d, dof, pr).1.dot(axis);
+                    }
+                }
+                // The dofs both chains share move the two sites together: left out, as MuJoCo does.
+                for dof in self.dof_chain(bs) {
+                    if self.dof_chain(br).any(|x| x == dof) {
+                        row[dof] = 0.0;
+                    }
+                }
+                length
+            }
+            Transmission::SliderCrank { crank, slider, rod } => {
+                let a = d.site_xmat[slider].z_axis;
+                let (pc, ps) = (d.site_xpos[crank], d.site_xpos[slider]);
+                let v = pc - ps;
+                let av = a.dot(v);
+                let det = av * av + rod * rod - v.dot(v);
+                let (length, dlda, dldv) = if det <= 0.0 {
+                    (av, v, a)
+                } else {
+                    let sdet = det.sqrt();
+                    (av - sdet, v * (1.0 - av / sdet), a * (1.0 - av / sdet) + v / sdet)
+                };
+                for dof in self.dof_chain(self.site_bodyid[slider]) {
+                    let (lin, ang) = self.jacobian_column(d, dof, ps);
+                    row[dof] += dlda.dot(ang.cross(a)) - dldv.dot(lin);
+                }
+                for dof in self.dof_chain(self.site_bodyid[crank]) {
+                    row[dof] += dldv.dot(self.jacobian_column(d, dof, pc).0);
+                }
+                for j in row.iter_mut() {
+                    *j *= gear;
+                }
+                gear * length
+            }
+            Transmission::Joint(_) | Transmission::Tendon(_) => 0.0,
+        }
+    }
+
+    /// MuJoCo's `dampratio` (4.0): a servo (`gain = −bias₁`) whose `bias₂ > 0` holds a damping ratio, replaced by
+    /// the damping `bias₂ = −ratio·2·√(kp·m)` with `m = 1/(J M⁻¹ Jᵀ)` the inertia its moment `J` sees at `qpos0`.
+    /// `d` holds the kinematics, tendons and factored `M` at `qpos0`.
+    pub(crate) fn resolve_dampratio(&mut self, d: &mut Data) {
+        let nv = self.nv;
+        let mut row = vec![0.0; nv];
+        let mut x = vec![0.0; nv];
+        for u in 0..self.nu {
+            let [_, b1, ratio] = self.actuator_bias[u];
+            let kp = self.actuator_gain[u];
+            if !(ratio > 0.0 && b1 == -kp && self.actuator_gain_affine[u] == [0.0; 2]) {
+                continue;
+            }
+            let gear = self.actuator_gear[u];
+            row.fill(0.0);
+            match self.actuator_transmission[u] {
+                Transmission::Joint(j) => row[self.jnt_dofadr[j]] = gear,
+                Transmission::Tendon(t) => {
+                    for (r, j) in row.iter_mut().zip(&d.ten_j[t * nv..(t + 1) * nv]) {
+                        *r = gear * j;
+                    }
+                }
+                transmission => {
+                    self.pose_transmission(d, transmission, gear, &mut row);
+                }
+            }
+            x.copy_from_slice(&row);
+            self.solve_m(d, &mut x);
+            let inverse_mass: f64 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
+            let mass = if inverse_mass > 0.0 { 1.0 / inverse_mass } else { 0.0 };
+            self.actuator_bias[u][2] = -(ratio * 2.0 * (kp * mass).sqrt());
         }
     }
 
@@ -104,4 +248,16 @@ impl Model {
             }
         }
     }
+}
+
+/// The rotation vector (axis times angle, the angle in `(−π, π]`) of unit quaternion `q` (MuJoCo `mju_quat2Vel` with
+/// unit time).
+fn quat_to_rotation_vector(q: DQuat) -> DVec3 {
+    let axis = DVec3::new(q.x, q.y, q.z);
+    let s = axis.length();
+    let mut angle = 2.0 * s.atan2(q.w);
+    if angle > std::f64::consts::PI {
+        angle -= 2.0 * std::f64::consts::PI;
+    }
+    if s > 0.0 { axis / s * angle } else { axis * angle }
 }

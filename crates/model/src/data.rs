@@ -122,6 +122,9 @@ pub struct Data {
     pub actuator_length: Vec<f64>,
     /// Actuator velocities `gear·q̇` (`nu`).
     pub actuator_velocity: Vec<f64>,
+    /// Moments `∂l/∂q` of the site and slider-crank actuators, one dense row of `nv` per
+    /// [`Model::actuator_momentadr`].
+    pub actuator_moment: Vec<f64>,
     /// Actuator forces after clamping (`nu`).
     pub actuator_force: Vec<f64>,
     /// Every force but the constraints': `applied + passive + actuator + Jᵀ xfrc − bias` (`nv`).
@@ -218,6 +221,7 @@ impl Data {
             ten_j: vec![0.0; model.tendons.len() * nv],
             qfrc_actuator: vec![0.0; nv],
             actuator_length: vec![0.0; nu],
+            actuator_moment: vec![0.0; model.nmoment * nv],
             actuator_velocity: vec![0.0; nu],
             actuator_force: vec![0.0; nu],
             qfrc_smooth: vec![0.0; nv],

@@ -228,6 +228,11 @@ pub struct Model {
     /// Gear: actuator length `= gear·q` (or `gear·L` of a tendon), generalized force `= gear·force` along the
     /// target's Jacobian.
     pub actuator_gear: Vec<f64>,
+    /// Per actuator: its row in `Data::actuator_moment` (site and slider-crank transmissions, whose moment depends on
+    /// the pose); `None` for joints and tendons.
+    pub actuator_momentadr: Vec<Option<usize>>,
+    /// Number of those rows.
+    pub nmoment: usize,
     /// Gain: `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity`.
     pub actuator_gain: Vec<f64>,
     /// Affine gain terms `(gainprm₁, gainprm₂)` (zero for a fixed gain).
@@ -436,6 +441,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         actuator_name: Vec::new(),
         actuator_transmission: Vec::new(),
         actuator_gear: Vec::new(),
+        actuator_momentadr: Vec::new(),
+        nmoment: 0,
         actuator_gain: Vec::new(),
         actuator_gain_affine: Vec::new(),
         actuator_dynamics: Vec::new(),
@@ -637,6 +644,14 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     for act in spec.actuators {
         m.actuator_name.push(act.name);
         m.actuator_transmission.push(act.transmission);
+        m.actuator_momentadr.push(
+            matches!(act.transmission, Transmission::Site { .. } | Transmission::SliderCrank { .. }).then(
+                || {
+                    m.nmoment += 1;
+                    m.nmoment - 1
+                },
+            ),
+        );
         m.actuator_gear.push(act.gear);
         m.actuator_gain.push(act.gain);
         m.actuator_gain_affine.push(act.gain_affine);

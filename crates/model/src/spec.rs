@@ -195,14 +195,38 @@ pub enum ActuatorDynamics {
     },
 }
 
-/// What an actuator drives (MuJoCo's transmission): its length `l` and moment `∂l/∂q` are `gear` times the target's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What an actuator drives (MuJoCo's transmission): its length `l` and moment `∂l/∂q` (for a joint or tendon `gear`
+/// times the target's). Sites are indexed in model order (body by body).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transmission {
     /// A hinge or slide joint (index in model order): `l = gear·q`.
     Joint(usize),
     /// A fixed tendon (index in [`ModelSpec::tendons`]): `l = gear·L`, the force acting along `J_tendon`.
     Tendon(usize),
+    /// A site (MuJoCo `site`): the wrench `force·(R g_f, R g_τ)` at the site, `gear = (g_f, g_τ)` in the site
+    /// frame `R`, length 0. With `refsite`, the site's pose relative to the reference site, `l = g_f·R_refᵀ(p −
+    /// p_ref) + g_τ·log(q_ref⁻¹ q)`, the wrench in the reference frame, the dofs both sites share left out (MuJoCo's
+    /// moment).
+    Site {
+        /// The site.
+        site: usize,
+        /// The reference site.
+        refsite: Option<usize>,
+        /// Force and torque axes (site or reference frame).
+        gear: [f64; 6],
+    },
+    /// A slider-crank (MuJoCo `cranksite`/`slidersite`): a rod of length `rod` from the crank site to the slider,
+    /// which moves along the slider site's z axis `a`: `l = gear·(a·v − √((a·v)² + rod² − v·v))`, `v = p_crank −
+    /// p_slider` (`gear·a·v` where the root is imaginary).
+    SliderCrank {
+        /// The crank site.
+        crank: usize,
+        /// The slider site.
+        slider: usize,
+        /// Rod length (m, > 0).
+        rod: f64,
+    },
 }
 
 /// An equality constraint (solved by the constraints layer).

@@ -239,7 +239,13 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
     };
 
     for (u, act) in spec.actuators.iter().enumerate() {
-        validate_actuator(&object_name("actuator", &act.name, u), act, spec.tendons.len(), &scalar_joint)?;
+        validate_actuator(
+            &object_name("actuator", &act.name, u),
+            act,
+            spec.tendons.len(),
+            nsite,
+            &scalar_joint,
+        )?;
     }
     for (t, tendon) in spec.tendons.iter().enumerate() {
         let tname = object_name("tendon", &tendon.name, t);
@@ -369,11 +375,30 @@ fn validate_actuator(
     name: &str,
     act: &ActuatorSpec,
     ntendon: usize,
+    nsite: usize,
     scalar_joint: &impl Fn(&str, &'static str, usize) -> Result<(), ModelError>,
 ) -> Result<(), ModelError> {
     match act.transmission {
         Transmission::Joint(j) => scalar_joint(name, "joint", j)?,
         Transmission::Tendon(t) => index(name, "tendon", t, ntendon)?,
+        Transmission::Site { site, refsite, gear } => {
+            index(name, "site", site, nsite)?;
+            if let Some(r) = refsite {
+                index(name, "refsite", r, nsite)?;
+            }
+            finite(name, "gear", &gear)?;
+        }
+        Transmission::SliderCrank { crank, slider, rod } => {
+            index(name, "cranksite", crank, nsite)?;
+            index(name, "slidersite", slider, nsite)?;
+            if !(rod > 0.0 && rod.is_finite()) {
+                return Err(ModelError::NonPositive {
+                    object: name.to_owned(),
+                    parameter: "cranklength",
+                    value: rod,
+                });
+            }
+        }
     }
     finite(name, "gear", &[act.gear])?;
     finite(name, "gain", &[act.gain])?;

@@ -218,6 +218,15 @@ impl Hibernation {
                             self.driven[model.dof_treeid[dof]] = true;
                         }
                     }
+                    Transmission::Site { .. } | Transmission::SliderCrank { .. } => {
+                        let r = model.actuator_momentadr[u].unwrap_or_default();
+                        let row = &data.actuator_moment[r * model.nv..(r + 1) * model.nv];
+                        for (dof, &j) in row.iter().enumerate() {
+                            if j != 0.0 {
+                                self.driven[model.dof_treeid[dof]] = true;
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -86,15 +86,16 @@ impl Model {
             IntegratorKind::ImplicitFast | IntegratorKind::ApproximateImplicitFast
         );
         let tendon_gain = (0..multibody.nu).any(|u| {
-            matches!(multibody.actuator_transmission[u], Transmission::Tendon(_))
-                && multibody.actuator_bias[u][2] != 0.0
+            !matches!(multibody.actuator_transmission[u], Transmission::Joint(_))
+                && (multibody.actuator_bias[u][2] != 0.0 || multibody.actuator_gain_affine[u][1] != 0.0)
         });
         if implicit && tendon_gain {
             return Err(SimError::InvalidOption {
                 name: "integrator".into(),
                 what: format!(
-                    "{}: a tendon actuator's velocity gain couples the dofs of its tendon, which MuJoCo's implicit \
-                     integrators treat implicitly and signorini's (diagonal) ones cannot; use euler or rk4",
+                    "{}: the velocity gain of an actuator on a tendon, site or slider-crank couples the dofs of its \
+                     transmission, which MuJoCo's implicit integrators treat implicitly and signorini's (diagonal) \
+                     ones cannot; use euler or rk4",
                     options.integrator
                 ),
             });
