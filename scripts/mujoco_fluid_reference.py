@@ -2,7 +2,8 @@
 pendulum), for mujoco_parity_fluid in crates/sim/tests/scenes.rs.
 
 Writes crates/sim/tests/data/fluid_reference.json: for Euler and implicitfast, qpos and qfrc_fluid (the fluid forces
-of the step's evaluation) after steps 1, 100, 250 and 500. Needs `pip install mujoco`.
+of the step's evaluation) after steps 1, 100, 250 and 500; and ("spin") qpos, qvel of tests/data/spin.xml (a free box
+spinning in vacuum under implicitfast: the gyroscopic derivative of standalone free bodies) after steps 1, 50, 200. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_fluid_reference.py
 """
@@ -30,6 +31,17 @@ def main():
             if step in STEPS:
                 snaps[str(step)] = {"qpos": d.qpos.tolist(), "qfrc_fluid": d.qfrc_fluid.tolist()}
         out["runs"][name] = snaps
+    spin = SCENE.with_name("spin.xml")
+    m = mujoco.MjModel.from_xml_path(str(spin))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    snaps = {}
+    for step in range(1, 201):
+        mujoco.mj_step(m, d)
+        if step in (1, 50, 200):
+            snaps[str(step)] = {"qpos": d.qpos.tolist(), "qvel": d.qvel.tolist()}
+    out["spin"] = snaps
+    out["spin_sha256"] = hashlib.sha256(spin.read_bytes()).hexdigest()
     target = SCENE.with_name("fluid_reference.json")
     target.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {target}")

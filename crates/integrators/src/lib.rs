@@ -9,7 +9,7 @@
 //! | name | type | implicit terms | evaluations per step |
 //! |---|---|---|---|
 //! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) | 1 |
-//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces), after the solve (§D.3) | 1 |
+//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces; a standalone free body's block with its gyroscopic derivative, as MuJoCo 4.0), after the solve (§D.3) | 1 |
 //! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) | 1 |
 //! | `rk4` | [`Rk4`] | none (MuJoCo's `RK4`) | 4 |
 //!
@@ -22,6 +22,7 @@
 //! [`IntegratorScratch`] the caller passes in (allocated on the first step of a model, reused afterwards).
 
 mod error;
+mod free_body;
 mod rk4;
 mod shifted;
 
@@ -319,7 +320,30 @@ impl Integrator for ImplicitFast {
         s.reset_to_damping(model, &data.dof_damping, h);
         add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
         s.add_fluid(model, data, h);
-        advance_shifted(s, model, data, qacc, h)
+        let mut free = false;
+        free_body::for_each_standalone(model, data, |_, _| free = true);
+        if !free {
+            return advance_shifted(s, model, data, qacc, h);
+        }
+        // Standalone free bodies: their blocks are re-solved with the bias derivative (MuJoCo 4.0). In the global
+        // matrix their rows are plain `M` (their shifts, which may be unsymmetric, belong to the local solve), which
+        // keeps the global factor positive definite.
+        model.mul_m(data, qacc, &mut s.rhs);
+        s.qfrc.clone_from(&s.rhs);
+        s.block_shift.clone_from(&s.shift);
+        free_body::for_each_standalone(model, data, |_, adr| {
+            s.shift[adr..adr + 6].fill(0.0);
+            s.shift_matrix[model.dof_madr[adr]..model.dof_madr[adr + 6]].fill(0.0);
+        });
+        if s.any() {
+            s.factor(model, data)?;
+            s.solve(model);
+        } else {
+            s.rhs.copy_from_slice(qacc);
+        }
+        free_body::solve_blocks(model, data, h, &s.block_shift, &s.qfrc, &mut s.rhs);
+        finish(model, data, &s.rhs, h);
+        Ok(())
     }
 }
 

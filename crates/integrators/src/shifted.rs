@@ -25,6 +25,10 @@ pub(crate) struct ShiftedMass {
     diag_inv: Vec<f64>,
     /// Right-hand side and solution (`nv`).
     pub(crate) rhs: Vec<f64>,
+    /// The right-hand side kept before the solve (`nv`; the free-body blocks of `implicitfast`).
+    pub(crate) qfrc: Vec<f64>,
+    /// The diagonal shift kept for those blocks (`nv`).
+    pub(crate) block_shift: Vec<f64>,
 }
 
 impl ShiftedMass {

@@ -99,8 +99,8 @@ impl FluidEllipsoid {
     }
 
     /// `∂(τ, f)/∂(ω, v)` of [`FluidEllipsoid::force`] at `(ω, v)` by central differences (relative step 1e-6),
-    /// symmetrised.
-    fn derivative(&self, medium: &Medium, w: DVec3, v: DVec3) -> [[f64; 6]; 6] {
+    /// symmetrised when `symmetric`.
+    fn derivative(&self, medium: &Medium, w: DVec3, v: DVec3, symmetric: bool) -> [[f64; 6]; 6] {
         let f = |x: [f64; 6]| {
             let (t, f) = self.force(medium, DVec3::new(x[0], x[1], x[2]), DVec3::new(x[3], x[4], x[5]));
             [t.x, t.y, t.z, f.x, f.y, f.z]
@@ -115,8 +115,12 @@ impl FluidEllipsoid {
             let (fp, fm) = (f(plus), f(minus));
             *out = std::array::from_fn(|row| (fp[row] - fm[row]) / (2.0 * step));
         }
-        // `columns[c][r] = ∂out_r/∂in_c`; the symmetric part.
-        std::array::from_fn(|r| std::array::from_fn(|c| 0.5 * (columns[c][r] + columns[r][c])))
+        // `columns[c][r] = ∂out_r/∂in_c`.
+        if symmetric {
+            std::array::from_fn(|r| std::array::from_fn(|c| 0.5 * (columns[c][r] + columns[r][c])))
+        } else {
+            std::array::from_fn(|r| std::array::from_fn(|c| columns[c][r]))
+        }
     }
 
     /// The local force and torque `(τ, f)` on the geom moving at local `(ω, v)` (relative to the wind) in `medium`.
@@ -144,7 +148,9 @@ impl FluidEllipsoid {
         let a_proj = pi * (denom / num.max(1e-15)).sqrt();
         let n = DVec3::new(yz * yz * v.x, zx * zx * v.y, xy * xy * v.z);
         let speed = v.length();
-        let cos_alpha = num / (speed * denom).max(1e-15);
+        // MuJoCo 4.0 does not clamp this denominator to mjMINVAL (its 3.x source did, which zeroes the lift of thin
+        // ellipsoids, whose `denom` is ~1e-20: the leaves of MuJoCo's `replicate/leaves.xml`); only 0/0 is avoided.
+        let cos_alpha = num / (speed * denom).max(f64::MIN_POSITIVE);
         let circulation = c_kutta * rho * cos_alpha * a_proj * n.cross(v);
         let kutta = circulation.cross(v);
         let d_eq = 2.0 / 3.0 * (r.x + r.y + r.z);
@@ -362,6 +368,47 @@ impl Model {
         d.qfrc_fluid = out;
     }
 
+    /// `−h ∂f_fluid/∂q̇` on the six dofs `adr..adr + 6` of free body `body`, unsymmetrised (for MuJoCo's local solve
+    /// of a standalone free body in `implicitfast`).
+    pub fn fluid_free_body_block(&self, d: &Data, body: usize, adr: usize, h: f64) -> [[f64; 6]; 6] {
+        let mut block = [[0.0; 6]; 6];
+        if !self.medium.is_active() {
+            return block;
+        }
+        self.for_each_fluid_site(d, |site| {
+            if site.body != body {
+                return;
+            }
+            let (w, v) = self.fluid_velocity(d, &site);
+            let b = match &site.model {
+                Some(e) => e.derivative(&self.medium, w, v, false),
+                None => {
+                    let box_ = inertia_box(d.body_inertia[body], d.body_mass[body]);
+                    let diag = box_derivative(&self.medium, box_, w, v);
+                    std::array::from_fn(|r| std::array::from_fn(|c| if r == c { diag[r] } else { 0.0 }))
+                }
+            };
+            let rt = site.axes.transpose();
+            let local: [[f64; 6]; 6] = std::array::from_fn(|k| {
+                let (lin, ang) = self.jacobian_column(d, adr + k, site.point);
+                let (a, l) = (rt * ang, rt * lin);
+                [a.x, a.y, a.z, l.x, l.y, l.z]
+            });
+            for (i, row) in block.iter_mut().enumerate() {
+                for (j, out) in row.iter_mut().enumerate() {
+                    let mut value = 0.0;
+                    for (r, b_row) in b.iter().enumerate() {
+                        for (c, b_rc) in b_row.iter().enumerate() {
+                            value += local[i][r] * b_rc * local[j][c];
+                        }
+                    }
+                    *out -= h * value;
+                }
+            }
+        });
+        block
+    }
+
     /// Adds `−h ∂f_fluid/∂q̇ = −h Jᵀ B J` to `out`, a matrix in the layout of `M` ([`Model::dof_madr`]), at `d`'s
     /// velocities (after [`Model::com_velocity`]); nothing without a medium.
     pub fn fluid_velocity_jacobian(&self, d: &Data, h: f64, out: &mut [f64]) {
@@ -371,7 +418,7 @@ impl Model {
         self.for_each_fluid_site(d, |site| {
             let (w, v) = self.fluid_velocity(d, &site);
             let b = match &site.model {
-                Some(e) => e.derivative(&self.medium, w, v),
+                Some(e) => e.derivative(&self.medium, w, v, true),
                 None => {
                     let diag = box_derivative(
                         &self.medium,
