@@ -7,6 +7,9 @@ actuators) and the constraint rows by type; then, from the
 keyframe, the row count by type, qpos, qvel and ten_length at steps 1, 50, 200, 500 and 1000 of `mj_step`. Needs
 `pip install mujoco`.
 
+Also writes tendon_equality_reference.json (tendon equality constraints: qpos, qvel, sensordata at steps 1, 100, 500,
+1000 from qpos0).
+
 Usage: python3 scripts/mujoco_tendon_reference.py
 """
 import hashlib
@@ -63,9 +66,27 @@ def reference(scene):
     print(f"wrote {path}: {limit_steps} steps with tendon limit rows")
 
 
+def equality_reference(scene):
+    """qpos, qvel and sensordata of tendon_equality.xml after steps 1, 100, 500 and 1000 (from qpos0)."""
+    m = mujoco.MjModel.from_xml_path(str(scene))
+    d = mujoco.MjData(m)
+    snaps = {}
+    for k in range(1, STEPS + 1):
+        mujoco.mj_step(m, d)
+        if k in (1, 100, 500, 1000):
+            snaps[str(k)] = {"qpos": d.qpos.tolist(), "qvel": d.qvel.tolist(), "sensordata": d.sensordata.tolist(),
+                             "equality_rows": int(sum(1 for t in d.efc_type[: d.nefc] if t == C.mjCNSTR_EQUALITY))}
+    out = {"mujoco": mujoco.__version__, "scene_sha256": hashlib.sha256(scene.read_bytes()).hexdigest(),
+           "snapshots": snaps}
+    path = scene.parent / f"{scene.stem}_reference.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {path}")
+
+
 def main():
     for name in ("tendon", "spatial_tendon"):
         reference(DATA / f"{name}.xml")
+    equality_reference(DATA / "tendon_equality.xml")
 
 
 if __name__ == "__main__":

@@ -83,6 +83,14 @@ enum Equality {
         poly: [f64; 5],
         sol: ResolvedSol,
     },
+    /// Tendon lengths at `qpos0`.
+    Tendon {
+        t1: usize,
+        l01: f64,
+        second: Option<(usize, f64)>,
+        poly: [f64; 5],
+        sol: ResolvedSol,
+    },
 }
 
 /// Builds the constraint rows of each step. Configuration only, built once per model and options
@@ -167,6 +175,9 @@ impl ConstraintAssembler {
         options.validate()?;
         let mut data = Data::new(model);
         model.forward_kinematics(&mut data);
+        if !model.tendons.is_empty() {
+            model.tendon_state(&mut data);
+        }
 
         let mut equalities = Vec::with_capacity(model.equalities.len());
         for (e, eq) in model.equalities.iter().enumerate() {
@@ -223,6 +234,17 @@ impl ConstraintAssembler {
                     let (dof1, qadr1, q01) = scalar(*joint1)?;
                     let second = joint2.map(scalar).transpose()?;
                     Equality::Joint { dof1, qadr1, q01, second, poly: *polycoef, sol }
+                }
+                EqualitySpec::Tendon { name, tendon1, tendon2, polycoef, solref, solimp } => {
+                    let object = || object_name("equality", name, e);
+                    let sol = ResolvedSol::resolve(&options, &object, *solref, *solimp)?;
+                    Equality::Tendon {
+                        t1: *tendon1,
+                        l01: data.ten_length[*tendon1],
+                        second: tendon2.map(|t| (t, data.ten_length[t])),
+                        poly: *polycoef,
+                        sol,
+                    }
                 }
             };
             equalities.push(eq);
@@ -291,6 +313,17 @@ impl ConstraintAssembler {
         let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
         let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
         Some([(body1, p1, force, torque), (body2, p2, -force, -torque)])
+    }
+
+    /// How the row of tendon equality `e` pulls on its tendons at the state of `data`: `(t₁, 1)` and, with a second
+    /// tendon, `(t₂, −poly'(L₂ − L₂⁰))` (the row's Jacobian is `J₁ − poly'·J₂`). `None` for another equality.
+    pub fn tendon_equality_coefficients(&self, data: &Data, e: usize) -> Option<[(usize, f64); 2]> {
+        let Equality::Tendon { t1, second, poly, .. } = *self.equalities.get(e)? else { return None };
+        let second = second.map_or((t1, 0.0), |(t2, l02)| {
+            let delta = data.ten_length[t2] - l02;
+            (t2, -(1..5).rev().fold(0.0, |acc, k| acc * delta + k as f64 * poly[k]))
+        });
+        Some([(t1, 1.0), second])
     }
 
     /// The options in force.
@@ -576,6 +609,41 @@ impl ConstraintAssembler {
                     ..plain()
                 };
                 rows.finish_row(RowKind::EqualityJoint, e, row);
+            }
+            Equality::Tendon { t1, l01, second, poly, sol } => {
+                let sol = replaced.unwrap_or(&sol);
+                let nv = model.nv;
+                let x1 = data.ten_length[t1] - l01;
+                let (x, slope, iw) = match second {
+                    None => (x1 - poly[0], 0.0, model.tendons.invweight0[t1]),
+                    Some((t2, l02)) => {
+                        let delta = data.ten_length[t2] - l02;
+                        let value = poly.iter().rev().fold(0.0, |acc, a| acc * delta + a);
+                        let slope = (1..5).rev().fold(0.0, |acc, k| acc * delta + k as f64 * poly[k]);
+                        (x1 - value, slope, model.tendons.invweight0[t1] + model.tendons.invweight0[t2])
+                    }
+                };
+                // Entries by decreasing dof, as every row's.
+                for dof in (0..nv).rev() {
+                    let mut c = data.ten_j[t1 * nv + dof];
+                    if let Some((t2, _)) = second {
+                        c -= slope * data.ten_j[t2 * nv + dof];
+                    }
+                    if c != 0.0 {
+                        rows.push_entry(dof, c);
+                    }
+                }
+                let imp = sol.impedance(x);
+                let vel = rows.open_row_dot(qvel);
+                let row = RowData {
+                    pos: x,
+                    imp,
+                    vel,
+                    aref: sol.aref(imp, vel, x),
+                    r: regularizer(iw, imp),
+                    ..plain()
+                };
+                rows.finish_row(RowKind::EqualityTendon, e, row);
             }
         }
     }
@@ -967,6 +1035,7 @@ fn equality_name(eq: &EqualitySpec) -> &str {
     match eq {
         EqualitySpec::Connect { name, .. }
         | EqualitySpec::Weld { name, .. }
-        | EqualitySpec::Joint { name, .. } => name,
+        | EqualitySpec::Joint { name, .. }
+        | EqualitySpec::Tendon { name, .. } => name,
     }
 }

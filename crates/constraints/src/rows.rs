@@ -24,6 +24,8 @@ pub enum RowKind {
     EqualityWeld,
     /// Joint-coupling equality (§B.5). `id` = equality index.
     EqualityJoint,
+    /// Tendon equality: `J₁ − poly'(L₂ − L₂⁰) J₂` (tendon Jacobians). `id` = equality.
+    EqualityTendon,
     /// DOF friction loss (§B.6). `id` = dof.
     FrictionLoss,
     /// Frictionless contact (`condim` 1, MuJoCo mode): one normal row. `id` = contact index.
@@ -45,7 +47,13 @@ pub enum RowKind {
 impl RowKind {
     /// Whether the row belongs to an equality.
     pub fn is_equality(self) -> bool {
-        matches!(self, RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint)
+        matches!(
+            self,
+            RowKind::EqualityConnect
+                | RowKind::EqualityWeld
+                | RowKind::EqualityJoint
+                | RowKind::EqualityTendon
+        )
     }
 
     /// Whether the row is a plain one-sided row (joint or tendon limit, pyramidal or frictionless contact): quadratic

@@ -1,10 +1,10 @@
 //! `<equality>`: `connect`, `weld` and `joint` constraints between bodies or joints named in the tree.
 
 use glam::DVec3;
-use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, EqualitySpec, JointKind};
+use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, EqualitySpec, JointKind, TendonSpec};
 
 use crate::Ctx;
-use crate::error::Result;
+use crate::error::{MjcfError, Result};
 use crate::schema;
 use crate::tree::Tree;
 use signorini_xml::Element;
@@ -15,6 +15,7 @@ use signorini_xml::orientation::quat_wxyz;
 pub fn read_section(
     e: &Element,
     tree: &Tree,
+    tendons: &[TendonSpec],
     ctx: &Ctx<'_>,
     out: &mut Vec<EqualitySpec>,
     active: &mut Vec<bool>,
@@ -26,10 +27,9 @@ pub fn read_section(
             "connect" => &["body1", "body2", "anchor", "site1", "site2"],
             "weld" => &["body1", "body2", "relpose", "anchor", "torquescale", "site1", "site2"],
             "joint" => &["joint1", "joint2", "polycoef"],
-            "tendon" | "flex" | "distance" => {
-                return Err(child
-                    .not_supported("tendon, flex and distance equality constraints (not yet)")
-                    .into());
+            "tendon" => &["tendon1", "tendon2", "polycoef"],
+            "flex" | "distance" => {
+                return Err(child.not_supported("flex and distance equality constraints").into());
             }
             _ => return Err(e.unknown_child(child).into()),
         };
@@ -76,6 +76,31 @@ pub fn read_section(
                     anchor: DVec3::from_array(a.array_or::<3>("anchor", [0.0; 3])?),
                     relpose,
                     torquescale: a.f64_or("torquescale", 1.0)?,
+                    solref,
+                    solimp,
+                }
+            }
+            "tendon" => {
+                let tendon = |attribute: &str| -> Result<Option<usize>> {
+                    let Some(attr) = a.get(attribute) else { return Ok(None) };
+                    tendons
+                        .iter()
+                        .position(|t| !t.name.is_empty() && t.name == attr.value)
+                        .map(Some)
+                        .ok_or_else(|| MjcfError::UndefinedName {
+                            at: attr.at.clone(),
+                            element: "tendon".into(),
+                            attribute: attribute.into(),
+                            kind: "tendon",
+                            name: attr.value.clone(),
+                        })
+                };
+                EqualitySpec::Tendon {
+                    name,
+                    tendon1: tendon("tendon1")?
+                        .ok_or_else(|| a.missing("tendon1", "the constrained tendon"))?,
+                    tendon2: tendon("tendon2")?,
+                    polycoef: a.partial::<5>("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])?,
                     solref,
                     solimp,
                 }

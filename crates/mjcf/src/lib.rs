@@ -126,7 +126,8 @@ impl UnwrittenSolref {
             if let Some(
                 EqualitySpec::Connect { solref, .. }
                 | EqualitySpec::Weld { solref, .. }
-                | EqualitySpec::Joint { solref, .. },
+                | EqualitySpec::Joint { solref, .. }
+                | EqualitySpec::Tendon { solref, .. },
             ) = spec.equalities.get_mut(e)
             {
                 solref[0] = timeconst;

@@ -134,20 +134,22 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
     for s in &contact_sections {
         contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;
     }
+    for s in &tendon_sections {
+        tendon::read_section(s, &tree, &ctx, &mut spec.tendons)?;
+    }
+    // Equalities after tendons: a tendon equality names tendons.
     let mut equality_active = Vec::new();
     let mut unwritten_equalities = Vec::new();
     for s in &equality_sections {
         equality::read_section(
             s,
             &tree,
+            &spec.tendons,
             &ctx,
             &mut spec.equalities,
             &mut equality_active,
             &mut unwritten_equalities,
         )?;
-    }
-    for s in &tendon_sections {
-        tendon::read_section(s, &tree, &ctx, &mut spec.tendons)?;
     }
     for s in &actuator_sections {
         actuator::read_section(s, &tree, &spec.tendons, &ctx, &mut spec.actuators)?;

@@ -281,6 +281,22 @@ pub enum EqualitySpec {
         /// `solimp`.
         solimp: SolImp,
     },
+    /// `L₁ − L₁⁰ = poly(L₂ − L₂⁰)` for two tendons, lengths relative to those at `qpos0` (`tendon2 = None`:
+    /// `L₁ − L₁⁰ = polycoef₀`; MuJoCo's tendon equality).
+    Tendon {
+        /// Name.
+        name: String,
+        /// Constrained tendon (index in [`ModelSpec::tendons`]).
+        tendon1: usize,
+        /// Driving tendon.
+        tendon2: Option<usize>,
+        /// Polynomial coefficients.
+        polycoef: [f64; 5],
+        /// `solref`.
+        solref: SolRef,
+        /// `solimp`.
+        solimp: SolImp,
+    },
 }
 
 /// A keyframe: named state and controls.

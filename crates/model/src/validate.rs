@@ -323,6 +323,15 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
                 finite(&ename, "polycoef", polycoef)?;
                 sol(&ename, solref, solimp)?;
             }
+            EqualitySpec::Tendon { name, tendon1, tendon2, polycoef, solref, solimp } => {
+                let ename = object_name("equality", name, e);
+                index(&ename, "tendon1", *tendon1, spec.tendons.len())?;
+                if let Some(t2) = tendon2 {
+                    index(&ename, "tendon2", *t2, spec.tendons.len())?;
+                }
+                finite(&ename, "polycoef", polycoef)?;
+                sol(&ename, solref, solimp)?;
+            }
         }
     }
 

@@ -295,7 +295,7 @@ fn tendon_tension(model: &Model, d: &Data, k: usize) -> f64 {
     let rows = &d.rows;
     let mut constraint = 0.0;
     for i in 0..rows.len() {
-        if rows.id[i] != k {
+        if rows.id[i] != k || !matches!(rows.kind[i], RowKind::LimitTendon | RowKind::FrictionTendon) {
             continue;
         }
         constraint += match rows.kind[i] {
@@ -308,6 +308,14 @@ fn tendon_tension(model: &Model, d: &Data, k: usize) -> f64 {
             RowKind::FrictionTendon => d.efc_force[i],
             _ => 0.0,
         };
+    }
+    for i in 0..rows.len() {
+        if rows.kind[i] != RowKind::EqualityTendon {
+            continue;
+        }
+        if let Some(pulls) = model.assembler.tendon_equality_coefficients(b, rows.id[i]) {
+            constraint += pulls.iter().filter(|(t, _)| *t == k).map(|(_, c)| c * d.efc_force[i]).sum::<f64>();
+        }
     }
     let actuators: f64 = (0..m.nu)
         .filter(|&a| m.actuator_transmission[a] == Transmission::Tendon(k))

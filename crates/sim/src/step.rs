@@ -191,7 +191,10 @@ fn count_rows(rows: &ConstraintRows) -> [usize; 4] {
     let mut n = [0usize; 4];
     for k in &rows.kind {
         let i = match k {
-            RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint => 0,
+            RowKind::EqualityConnect
+            | RowKind::EqualityWeld
+            | RowKind::EqualityJoint
+            | RowKind::EqualityTendon => 0,
             RowKind::FrictionLoss | RowKind::FrictionTendon => 1,
             RowKind::ContactFrictionless | RowKind::ContactPyramidal | RowKind::ContactElliptic => 2,
             RowKind::LimitJoint | RowKind::LimitTendon => 3,

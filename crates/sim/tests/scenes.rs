@@ -769,3 +769,30 @@ fn mujoco_parity_transmissions() {
     }
     println!("transmissions vs MuJoCo 4.0: max relative |Δ| {worst:.1e}");
 }
+
+/// Tendon equality constraints against MuJoCo 4.0 (`tests/data/tendon_equality.xml`, `scripts/mujoco_tendon_reference.py`):
+/// two pendulums coupled through a polynomial of their fixed tendons, and a bob held at its spatial tendon's length
+/// (a force sensor reads the tension through the equality): 1000 steps.
+#[test]
+fn mujoco_parity_tendon_equality() {
+    let reference: Value = serde_json::from_str(include_str!("data/tendon_equality_reference.json")).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tendon_equality.xml");
+    let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+    let mut worst: f64 = 0.0;
+    for k in 1..=1000u64 {
+        scene.step().unwrap();
+        let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
+        let rows = scene.stats().rows_by_kind[0];
+        assert_eq!(rows as u64, snap["equality_rows"].as_u64().unwrap(), "equality rows at step {k}");
+        let d = &scene.data().multibody;
+        for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel), ("sensordata", &d.sensordata)] {
+            let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
+            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+                let err = (a - b).abs() / b.abs().max(1.0);
+                worst = worst.max(err);
+                assert!(err < 1e-9, "{field}[{i}] at step {k}: {a} vs {b}");
+            }
+        }
+    }
+    println!("tendon equality vs MuJoCo 4.0: max relative |Δ| {worst:.1e}");
+}

@@ -234,7 +234,10 @@ impl ConeLine {
 #[inline]
 pub fn row_state(rows: &ConstraintRows, i: usize, x: f64) -> RowState {
     match rows.kind[i] {
-        RowKind::EqualityConnect | RowKind::EqualityWeld | RowKind::EqualityJoint => RowState::Quadratic,
+        RowKind::EqualityConnect
+        | RowKind::EqualityWeld
+        | RowKind::EqualityJoint
+        | RowKind::EqualityTendon => RowState::Quadratic,
         RowKind::FrictionLoss | RowKind::FrictionTendon => {
             let bound = rows.r[i] * rows.frictionloss[i];
             if x >= bound {
