@@ -126,6 +126,7 @@ pub const BODY: &[&str] = &[
     "euler",
     "mocap",
     "gravcomp",
+    "sleep",
     "user",
 ];
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use glam::{DQuat, DVec3};
-use signorini_model::spec::{BodySpec, JointKind, JointSpec};
+use signorini_model::spec::{BodySpec, JointKind, JointSpec, SleepPolicy};
 
 use crate::compile_inertia::{self, GeomMass, InertiaSource, ZERO_INERTIAL};
 use crate::error::{Location, MjcfError, Result};
@@ -74,6 +74,7 @@ impl Default for Tree {
                 sites: Vec::new(),
                 mocap: false,
                 gravcomp: 0.0,
+                sleep: Default::default(),
             }],
             inertia: vec![InertiaSource::default()],
             joints: Vec::new(),
@@ -291,6 +292,18 @@ impl Tree {
             return Err(a.invalid_named("mocap", "a mocap body must be a child of the world body").into());
         }
         let gravcomp = a.f64_or("gravcomp", 0.0)?;
+        let policies = [
+            ("auto", SleepPolicy::Auto),
+            ("never", SleepPolicy::Never),
+            ("allowed", SleepPolicy::Allowed),
+            ("init", SleepPolicy::Init),
+        ];
+        let sleep = a.keyword("sleep", &policies)?.unwrap_or_default();
+        if sleep != SleepPolicy::Auto && parent != 0 {
+            return Err(a
+                .invalid_named("sleep", "a sleep policy belongs to a tree's root (a child of the world)")
+                .into());
+        }
         let name = self.replicas.name(a.str("name").unwrap_or_default(), placement);
         check_unique(&self.body_names, &name, e, "body")?;
         let class = match a.get("childclass") {
@@ -314,6 +327,7 @@ impl Tree {
             sites: Vec::new(),
             mocap,
             gravcomp,
+            sleep,
         });
         self.inertia.push(InertiaSource { frame: (pos, quat), at: Some(e.at.clone()), ..Default::default() });
         Ok((index, Placement::body(class, &placement.suffix, placement.group.clone())))

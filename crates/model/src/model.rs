@@ -79,6 +79,8 @@ pub struct Model {
     pub nmocap: usize,
     /// Gravity compensation of each body (MuJoCo `gravcomp`; 0: none).
     pub body_gravcomp: Vec<f64>,
+    /// Sleep policy of each body (MJCF `sleep`; meaningful on tree roots, [`crate::spec::SleepPolicy`]).
+    pub body_sleep: Vec<crate::spec::SleepPolicy>,
     /// Whether some body has gravity compensation.
     pub has_gravcomp: bool,
     /// First joint of the body.
@@ -380,6 +382,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         body_mocapid: Vec::with_capacity(nbody),
         nmocap: 0,
         body_gravcomp: Vec::with_capacity(nbody),
+        body_sleep: Vec::with_capacity(nbody),
         has_gravcomp: false,
         jnt_actgravcomp: Vec::new(),
         jnt_actfrcrange: Vec::new(),
@@ -477,6 +480,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         let parent = if b == 0 { 0 } else { body.parent };
         m.body_name.push(body.name);
         m.body_parent.push(parent);
+        m.body_sleep.push(body.sleep);
         m.body_rootid.push(match b {
             0 => 0,
             _ if parent == 0 => b,

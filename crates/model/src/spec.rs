@@ -144,6 +144,25 @@ pub struct BodySpec {
     /// Gravity compensation (MuJoCo `gravcomp`): a force `−gravcomp·m·g` at the centre of mass, every step (1: the
     /// body floats; 0: none).
     pub gravcomp: f64,
+    /// Whether the kinematic tree rooted here may sleep (MuJoCo `sleep`; only on a tree root, a child of the world
+    /// with degrees of freedom, unless [`SleepPolicy::Auto`]).
+    pub sleep: SleepPolicy,
+}
+
+/// A kinematic tree's sleep policy (MuJoCo body `sleep`), when hibernation is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SleepPolicy {
+    /// The simulator's rule (MuJoCo-compatible mode: an actuated tree, or one joined to others by a tendon with a
+    /// spring or damper or by a tendon through three or more trees, never sleeps; otherwise it may).
+    #[default]
+    Auto,
+    /// Never sleeps (and keeps its whole island awake).
+    Never,
+    /// May sleep, even actuated.
+    Allowed,
+    /// May sleep, and starts asleep (at every reset).
+    Init,
 }
 
 /// Actuator transmission gain and bias (MuJoCo `general` semantics: `force = gain·ctrl + bias₀ + bias₁ q + bias₂ q̇`
@@ -525,6 +544,7 @@ impl BodySpec {
             sites: Vec::new(),
             mocap: false,
             gravcomp: 0.0,
+            sleep: Default::default(),
         }
     }
 

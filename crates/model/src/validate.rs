@@ -127,6 +127,16 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         if body.mocap && (b == 0 || body.parent != 0) {
             return Err(ModelError::BadMocap { body: name, reason: "its parent is not the world" });
         }
+        if body.sleep != crate::spec::SleepPolicy::Auto
+            && (b == 0 || body.parent != 0 || body.joints.is_empty())
+        {
+            return Err(ModelError::InvalidRange {
+                object: name,
+                parameter: "sleep",
+                range: [0.0, 0.0],
+                rule: "a sleep policy belongs to a moving tree root (a child of the world with joints)",
+            });
+        }
         if body.mocap && !body.joints.is_empty() {
             return Err(ModelError::BadMocap { body: name, reason: "it has joints" });
         }

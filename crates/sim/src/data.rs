@@ -12,6 +12,7 @@ use signorini_integrators::IntegratorScratch;
 use signorini_solver::SolverData;
 use signorini_solver::noslip::NoSlip;
 
+use crate::dialect::DialectStages;
 use crate::error::{Result, SimError};
 use crate::hibernation::Hibernation;
 use crate::model::Model;
@@ -103,14 +104,15 @@ pub struct Data {
 }
 
 impl Data {
-    /// The initial state of `model`: `qpos0` (or keyframe 0 when the model has one), zero velocity, all awake.
+    /// The initial state of `model`: `qpos0` (or keyframe 0 when the model has one), zero velocity, all awake but the
+    /// trees whose sleep policy is `init` (with hibernation on).
     pub fn new(model: &Model) -> Result<Data> {
         let m = &model.multibody;
         let mut multibody = signorini_model::Data::new(m);
         if !m.keyframes.is_empty() {
             multibody.reset_to_keyframe(m, 0)?;
         }
-        Ok(Data {
+        let mut data = Data {
             multibody,
             collision: CollisionData::new(model.collision()),
             rows: ConstraintRows::new(),
@@ -124,12 +126,18 @@ impl Data {
             noslip: NoSlip::default(),
             integrator: IntegratorScratch::default(),
             step_warmstart: Vec::new(),
-            hibernation: model.hibernation_thresh_vel.map(|t| Hibernation::new(m, t)),
+            hibernation: model
+                .hibernation_thresh_vel
+                .map(|t| Hibernation::new(m, t, &model.tree_sleep, !model.dialect.model_sleep_policy())),
             body_poses: vec![Pose::IDENTITY; m.nbody],
             ccd: Default::default(),
             stats: StepStatistics::default(),
             steps: 0,
-        })
+        };
+        if let Some(h) = &mut data.hibernation {
+            h.sleep_initial(m, &mut data.multibody);
+        }
+        Ok(data)
     }
 
     /// Back to `qpos0` (or keyframe 0 when the model has one) without freeing memory: zero velocity and warm
@@ -163,9 +171,16 @@ impl Data {
         self.steps = 0;
         if let Some(h) = &mut self.hibernation {
             h.reset();
+            h.sleep_initial(m, &mut self.multibody);
         }
         self.multibody.wake_all();
         Ok(())
+    }
+
+    /// Whether kinematic tree `tree` ([`signorini_model::Model::dof_treeid`]) sleeps (always `false` without
+    /// hibernation).
+    pub fn is_tree_asleep(&self, tree: usize) -> bool {
+        self.hibernation.as_ref().is_some_and(|h| h.is_asleep(tree))
     }
 
     /// Wakes every sleeping tree (hibernation); the state setters and [`Data::reset`] do it.

@@ -45,6 +45,10 @@ pub trait DialectStages: Copy {
     /// Whether a sleeping group keeps the contacts (and forces) of the step it fell asleep in for read-back
     /// (Genesis, seed 001 §8.4); MuJoCo 4.0 reports none for a sleeper.
     fn keeps_sleeping_contacts(self) -> bool;
+    /// Whether hibernation decides from the model which trees may sleep (MuJoCo's automatic sleep policy: actuated
+    /// trees and trees coupled by a compliant tendon never sleep, a tree's controls do not matter) rather than
+    /// keeping awake a tree whose control is non-zero (Genesis).
+    fn model_sleep_policy(self) -> bool;
 }
 
 impl DialectStages for Dialect {
@@ -177,5 +181,9 @@ impl DialectStages for Dialect {
 
     fn keeps_sleeping_contacts(self) -> bool {
         self == Dialect::Native
+    }
+
+    fn model_sleep_policy(self) -> bool {
+        self == Dialect::Mujoco
     }
 }

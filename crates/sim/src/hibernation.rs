@@ -3,7 +3,10 @@
 //!
 //! - **Rest test**, per tree after each step: `max_i |q̇_i| · dof_length_i < hibernation_thresh_vel` over its dofs
 //!   (`dof_length` turns angular speed into surface speed), with no applied force (`qfrc_applied`, `xfrc_applied`)
-//!   and no nonzero `ctrl` acting on it. A tree counts its consecutive steps at rest.
+//!   and, natively, no nonzero `ctrl` acting on it. A tree counts its consecutive steps at rest. Its policy
+//!   ([`SleepPolicy`], MJCF body `sleep`) may forbid it (`never`: its island stays awake); MuJoCo's automatic policy
+//!   (MuJoCo-compatible mode) forbids actuated trees and trees coupled by a compliant tendon instead of looking at
+//!   the controls. `init` trees start asleep at every reset.
 //! - **Sleep**: an island (trees linked by this step's rows: contacts, equalities) sleeps when every tree in it has
 //!   been at rest for [`MIN_STEPS`] steps. Its velocities are zeroed and its trees form one sleeping group.
 //! - **While asleep**: the collision world pairs its geoms only with awake moving geoms (no contact with the static
@@ -17,6 +20,7 @@
 
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::ConstraintRows;
+use signorini_model::spec::SleepPolicy;
 use signorini_model::{Data, Model, Transmission};
 use signorini_solver::islands::Islands;
 
@@ -29,6 +33,10 @@ pub const MIN_STEPS: u32 = 10;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Hibernation {
     threshold: f64,
+    /// Per tree: its sleep policy (`Never`, `Allowed` or `Init`).
+    policy: Vec<SleepPolicy>,
+    /// Whether a non-zero control keeps its trees awake (Genesis; MuJoCo decides by [`SleepPolicy`] instead).
+    ctrl_keeps_awake: bool,
     /// The tree of every body (`None`: welded to the world; dofs: [`Model::dof_treeid`]).
     body_tree: Vec<Option<usize>>,
     /// The dofs of tree `t`: `tree_dofs[tree_start[t]..tree_start[t + 1]]`.
@@ -52,8 +60,13 @@ pub(crate) struct Hibernation {
 }
 
 impl Hibernation {
-    /// All trees awake; `threshold` in m/s.
-    pub(crate) fn new(model: &Model, threshold: f64) -> Hibernation {
+    /// All trees awake; `threshold` in m/s; `policy` per tree.
+    pub(crate) fn new(
+        model: &Model,
+        threshold: f64,
+        policy: &[SleepPolicy],
+        ctrl_keeps_awake: bool,
+    ) -> Hibernation {
         let (dof_tree, ntrees) = (&model.dof_treeid, model.ntree);
         let body_tree = (0..model.nbody).map(|b| model.body_lastdof[b].map(|d| dof_tree[d])).collect();
         let mut tree_start = vec![0; ntrees + 1];
@@ -71,6 +84,8 @@ impl Hibernation {
         }
         Hibernation {
             threshold,
+            policy: policy.to_vec(),
+            ctrl_keeps_awake,
             body_tree,
             tree_start,
             tree_dofs,
@@ -97,6 +112,11 @@ impl Hibernation {
         &self.body_awake
     }
 
+    /// Whether tree `t` sleeps.
+    pub(crate) fn is_asleep(&self, t: usize) -> bool {
+        self.group.get(t).is_some_and(Option::is_some)
+    }
+
     /// Number of sleeping trees.
     pub(crate) fn sleeping_trees(&self) -> usize {
         self.group.iter().filter(|g| g.is_some()).count()
@@ -117,6 +137,32 @@ impl Hibernation {
         self.wake_all();
         self.next_group = 0;
         self.driven.fill(false);
+    }
+
+    /// Puts the trees whose policy is [`SleepPolicy::Init`] to sleep, each as its own group, when they are at their
+    /// initial state (`qpos0`, at rest), as MuJoCo does at a reset (a keyframe that moves them leaves them awake).
+    pub(crate) fn sleep_initial(&mut self, model: &Model, data: &mut Data) {
+        let mut slept = false;
+        for t in 0..self.policy.len() {
+            if self.policy[t] != SleepPolicy::Init || self.group[t].is_some() {
+                continue;
+            }
+            let dofs = &self.tree_dofs[self.tree_start[t]..self.tree_start[t + 1]];
+            let still = dofs.iter().all(|&d| data.qvel[d] == 0.0);
+            let at_qpos0 = dofs.iter().all(|&d| {
+                let j = model.dof_jntid[d];
+                let range = model.jnt_qposadr[j]..model.jnt_qposadr[j] + model.jnt_type[j].nq();
+                data.qpos[range.clone()] == model.qpos0[range]
+            });
+            if still && at_qpos0 {
+                self.group[t] = Some(self.next_group + t);
+                slept = true;
+            }
+        }
+        if slept {
+            self.next_group += self.policy.len();
+            self.refresh_bodies();
+        }
     }
 
     /// Wakes the group of every sleeping tree that touches an awake tree in `contacts`; returns whether any woke.
@@ -197,6 +243,11 @@ impl Hibernation {
     pub(crate) fn update(&mut self, model: &Model, data: &mut Data, rows: &ConstraintRows) {
         let ntrees = self.rest_steps.len();
         self.driven.fill(false);
+        for (t, p) in self.policy.iter().enumerate() {
+            if *p == SleepPolicy::Never {
+                self.driven[t] = true;
+            }
+        }
         for (d, &f) in data.qfrc_applied.iter().enumerate() {
             if f != 0.0 {
                 self.driven[model.dof_treeid[d]] = true;
@@ -210,7 +261,7 @@ impl Hibernation {
             }
         }
         for (u, &c) in data.ctrl.iter().enumerate() {
-            if c != 0.0 {
+            if c != 0.0 && self.ctrl_keeps_awake {
                 match model.actuator_transmission[u] {
                     Transmission::Joint(j) => self.driven[model.dof_treeid[model.jnt_dofadr[j]]] = true,
                     Transmission::Tendon(t) => {

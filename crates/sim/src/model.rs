@@ -7,7 +7,7 @@ use signorini_collision::world::{CollisionData, CollisionModel};
 use signorini_constraints::{ConstraintAssembler, ConstraintOptions};
 use signorini_geometry::Pose;
 use signorini_integrators::{Integrator, IntegratorKind};
-use signorini_model::spec::{EqualitySpec, JointKind, ModelSpec, Transmission};
+use signorini_model::spec::{EqualitySpec, JointKind, ModelSpec, SleepPolicy, Transmission};
 use signorini_solver::noslip::NoSlipOptions;
 use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
 
@@ -61,6 +61,8 @@ pub struct Model {
     pub(crate) integrator: Box<dyn Integrator>,
     /// Hibernation's rest threshold (m/s), when hibernation is on.
     pub(crate) hibernation_thresh_vel: Option<f64>,
+    /// Per kinematic tree, its resolved sleep policy (`Never`, `Allowed` or `Init`; [`tree_sleep_policies`]).
+    pub(crate) tree_sleep: Vec<SleepPolicy>,
     /// Per equality, the bodies of a weld whose active link stops their collisions (Genesis's rule 5; empty in
     /// MuJoCo's dialect, which has no such rule).
     pub(crate) weld_bodies: Vec<Option<(usize, usize)>>,
@@ -138,6 +140,7 @@ impl Model {
             noslip_options,
             integrator: options.integrator.build(),
             hibernation_thresh_vel,
+            tree_sleep: tree_sleep_policies(&multibody, dialect.model_sleep_policy()),
             weld_bodies,
             dialect,
             equality_active0: vec![true; multibody.equalities.len()],
@@ -165,6 +168,64 @@ impl Model {
     pub fn free_joints(&self) -> Vec<usize> {
         let m = &self.multibody;
         (0..m.njnt).filter(|&j| m.jnt_type[j] == JointKind::Free).collect()
+    }
+}
+
+/// Each tree's sleep policy: the root body's written `never`, `allowed` or `init`, else (`Auto`) MuJoCo's rule when
+/// `model_rule` (an actuated tree, a tree reached by a tendon through three or more trees or by a tendon with a spring
+/// or damper through two, never sleeps) or `Allowed`.
+fn tree_sleep_policies(m: &signorini_model::Model, model_rule: bool) -> Vec<SleepPolicy> {
+    let mut policy = vec![SleepPolicy::Allowed; m.ntree];
+    if model_rule {
+        let mut never = |dofs: &mut dyn Iterator<Item = usize>| {
+            for dof in dofs {
+                policy[m.dof_treeid[dof]] = SleepPolicy::Never;
+            }
+        };
+        for u in 0..m.nu {
+            match m.actuator_transmission[u] {
+                Transmission::Joint(j) => never(&mut std::iter::once(m.jnt_dofadr[j])),
+                Transmission::Tendon(t) => never(&mut tendon_dofs(m, t).into_iter()),
+                Transmission::Site { site, refsite, .. } => {
+                    never(&mut m.dof_chain(m.site_bodyid[site]));
+                    if let Some(r) = refsite {
+                        never(&mut m.dof_chain(m.site_bodyid[r]));
+                    }
+                }
+                Transmission::SliderCrank { crank, slider, .. } => {
+                    never(&mut m.dof_chain(m.site_bodyid[crank]));
+                    never(&mut m.dof_chain(m.site_bodyid[slider]));
+                }
+            }
+        }
+        let t = &m.tendons;
+        for k in 0..t.len() {
+            let dofs = tendon_dofs(m, k);
+            let mut trees: Vec<usize> = dofs.iter().map(|&d| m.dof_treeid[d]).collect();
+            trees.sort_unstable();
+            trees.dedup();
+            let compliant = t.stiffness[k] != 0.0 || t.damping[k] != 0.0;
+            if trees.len() >= 3 || (trees.len() == 2 && compliant) {
+                never(&mut dofs.into_iter());
+            }
+        }
+    }
+    for (b, &p) in m.body_sleep.iter().enumerate() {
+        if p != SleepPolicy::Auto && m.body_dofnum[b] > 0 {
+            policy[m.dof_treeid[m.body_dofadr[b]]] = p;
+        }
+    }
+    policy
+}
+
+/// The dofs a tendon's length depends on.
+fn tendon_dofs(m: &signorini_model::Model, k: usize) -> Vec<usize> {
+    let t = &m.tendons;
+    if t.is_spatial(k) {
+        let sites = t.site_adr[k]..t.site_adr[k] + t.site_num[k];
+        sites.flat_map(|p| m.dof_chain(t.site_body[p]).collect::<Vec<_>>()).collect()
+    } else {
+        t.dof[t.adr[k]..t.adr[k] + t.num[k]].to_vec()
     }
 }
 

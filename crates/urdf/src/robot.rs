@@ -233,6 +233,7 @@ impl<'a> Builder<'a> {
             sites: Vec::new(),
             mocap: false,
             gravcomp: 0.0,
+            sleep: Default::default(),
         });
         Ok(())
     }
