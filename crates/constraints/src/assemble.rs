@@ -735,6 +735,22 @@ impl ConstraintAssembler {
                 }
             }
         }
+        if model.has_surfacevel {
+            // Moving surfaces (MuJoCo `surfacevel`): the rows measure the slip and spin relative to the surfaces,
+            // `σ_A − σ_B` at the contact point (no normal or rolling part).
+            let (ga, gb) = (cs.geom_a[c], cs.geom_b[c]);
+            let surface = |g: usize| {
+                let v = model.geom_surfacevel[g];
+                let r = data.geom_xmat[g];
+                let w = r * DVec3::new(v[3], v[4], v[5]);
+                (r * DVec3::new(v[0], v[1], v[2]) + w.cross(p - data.geom_xpos[g]), w)
+            };
+            let ((va, wa), (vb, wb)) = (surface(ga), surface(gb));
+            let (s, w) = (va - vb, wa - wb);
+            basis_vel[1] += s.dot(t1);
+            basis_vel[2] += s.dot(t2);
+            basis_vel[3] += w.dot(n);
+        }
         let (basis, cols) = (&*basis, &*cols);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
             rows.jac_dof.extend(cols.iter().map(|c| c.dof));

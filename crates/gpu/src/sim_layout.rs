@@ -181,6 +181,9 @@ impl SimLayout {
         if m.has_gravcomp {
             return Err(unsupported("gravity compensation (gravcomp)"));
         }
+        if m.has_surfacevel {
+            return Err(unsupported("surface velocities (surfacevel)"));
+        }
         if m.medium.is_active() {
             return Err(unsupported("fluid forces (density, viscosity)"));
         }

@@ -170,6 +170,7 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         gap: a.nonneg_or("gap", 0.0)?,
         mass: 0.0,
         fluid,
+        surfacevel: a.partial::<6>("surfacevel", [0.0; 6])?,
     };
     let props = mass_of(&spec.shape, &a, ctx)?;
     Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec })

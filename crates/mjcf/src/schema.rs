@@ -36,6 +36,7 @@ pub const GEOM: &[&str] = &[
     "fitscale",
     "fluidshape",
     "fluidcoef",
+    "surfacevel",
     "user",
 ];
 

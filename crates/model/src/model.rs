@@ -209,6 +209,10 @@ pub struct Model {
     pub geom_rbound: Vec<f64>,
     /// Each geom's ellipsoid fluid model (MJCF `fluidshape="ellipsoid"`; [`crate::fluid`]).
     pub geom_fluid: Vec<Option<crate::fluid::FluidEllipsoid>>,
+    /// Each geom's surface velocity `(v, ω)`, geom frame ([`crate::spec::GeomSpec::surfacevel`]).
+    pub geom_surfacevel: Vec<[f64; 6]>,
+    /// Whether any geom has a surface velocity.
+    pub has_surfacevel: bool,
     /// Per body: whether a geom of it has an ellipsoid fluid model (then the body has no inertia-box force).
     pub body_fluid_ellipsoid: Vec<bool>,
     /// The fluid medium (density, viscosity, wind; [`crate::fluid`]).
@@ -435,6 +439,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         geom_mass: Vec::new(),
         geom_rbound: Vec::new(),
         geom_fluid: Vec::new(),
+        geom_surfacevel: Vec::new(),
+        has_surfacevel: false,
         body_fluid_ellipsoid: Vec::new(),
         medium: spec.medium,
         site_name: Vec::new(),
@@ -572,6 +578,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             let fluid = geom.fluid.and_then(|coefs| crate::fluid::FluidEllipsoid::new(&geom.shape, coefs));
             fluid_ellipsoid |= fluid.is_some();
             m.geom_fluid.push(fluid);
+            m.geom_surfacevel.push(geom.surfacevel);
+            m.has_surfacevel |= geom.surfacevel != [0.0; 6];
             m.geom_mass.push(geom.mass);
             let mut desc = GeomDesc::new(geom.shape, b)
                 .at(Pose { translation: geom.pos, rotation: geom.quat.normalize() })

@@ -103,6 +103,10 @@ pub struct GeomSpec {
     /// The ellipsoid fluid model's coefficients `(C_Db, C_Ds, C_Da, C_K, C_M)` when the geom has one (MJCF
     /// `fluidshape="ellipsoid"`, `fluidcoef`); `None`: the body's inertia box ([`crate::fluid`]).
     pub fluid: Option<[f64; 5]>,
+    /// Velocity of the geom's surface material (MuJoCo `surfacevel`: a conveyor belt, a turntable), `(v, ω)` in the
+    /// geom frame about its origin, `σ(x) = v + ω × (x − p)`: contacts see it as a sliding and spinning velocity; the
+    /// geom itself does not move.
+    pub surfacevel: [f64; 6],
 }
 
 /// Inertial properties of a body: mass and principal inertia in the inertial frame.
@@ -519,6 +523,7 @@ impl GeomSpec {
             gap: 0.0,
             mass: 0.0,
             fluid: None,
+            surfacevel: [0.0; 6],
         }
     }
 }
