@@ -6,6 +6,9 @@ body, type, range, damping, stiffness, armature), geoms (name, body, type, size,
 limited range), actuators (name, gear, transmission target), contact exclusions, keyframes, and qpos after 20, 40
 and 60 MuJoCo-compatible steps from keyframe 1 with its controls. Needs `pip install mujoco`.
 
+Also writes frame_attach_reference.json: the geoms (names, bodies, world positions, sizes) and bodies of
+frame_attach.xml (<attach frame> within one file).
+
 Usage: python3 scripts/mujoco_attach_reference.py
 """
 import hashlib
@@ -82,5 +85,24 @@ def main():
     print(f"wrote {target}")
 
 
+def frame_reference():
+    """The geoms (name, body, world position) and bodies of frame_attach.xml after mj_forward."""
+    scene = DATA / "frame_attach.xml"
+    m = mujoco.MjModel.from_xml_path(str(scene))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    out = {
+        "mujoco": mujoco.__version__,
+        "scene_sha256": hashlib.sha256(scene.read_bytes()).hexdigest(),
+        "geoms": [{"name": name(m, mujoco.mjtObj.mjOBJ_GEOM, g), "body": int(m.geom_bodyid[g]),
+                   "xpos": d.geom_xpos[g].tolist(), "size": m.geom_size[g].tolist()} for g in range(m.ngeom)],
+        "bodies": [name(m, mujoco.mjtObj.mjOBJ_BODY, b) for b in range(m.nbody)],
+    }
+    target = DATA / "frame_attach_reference.json"
+    target.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {target}")
+
+
 if __name__ == "__main__":
     main()
+    frame_reference()

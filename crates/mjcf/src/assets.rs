@@ -89,6 +89,11 @@ impl Assets {
         Ok(())
     }
 
+    /// The meshes, in declaration order.
+    pub fn meshes(&self) -> &[MeshAsset] {
+        &self.meshes
+    }
+
     /// The mesh named `name`.
     pub fn mesh(&self, name: &str) -> Option<&MeshAsset> {
         self.by_name.get(name).map(|&i| &self.meshes[i])
@@ -134,7 +139,16 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
         v => v.unwrap_or(false),
     };
     a.bool("smoothnormal")?;
+    let builtin = a.has("builtin");
+    if builtin && (a.has("file") || a.has("vertex") || a.has("face")) {
+        return Err(a.invalid_named("builtin", "a builtin mesh has no `file`, `vertex` or `face`").into());
+    }
     let (name, data) = match (a.get("file"), a.get("vertex")) {
+        _ if builtin => {
+            let name =
+                a.str("name").ok_or_else(|| a.missing("name", "a builtin mesh needs a name"))?.to_string();
+            (name, crate::builtin_mesh::generate(&a)?)
+        }
         (Some(f), None) => {
             if a.has("face") {
                 return Err(a

@@ -16,6 +16,9 @@
 //!   defaults (`qpos0`, zero velocity and controls) elsewhere. Inside a replicate they apply to the first copy, as in
 //!   MuJoCo.
 //!
+//! `<attach frame="f" prefix="p"/>` without a model copies frame `f` of this same file there, its names prefixed (its
+//! classes and assets are this file's).
+//!
 //! This runs on the XML tree before anything else is read. The file's `<option>` and its other sections are not used
 //! (MuJoCo keeps the parent's options). A file whose `<compiler>` reads angles, Euler sequences, limits or inertia
 //! differently from this one is an error rather than a silent reinterpretation.
@@ -90,6 +93,14 @@ pub fn expand(root: &mut Element, model_dir: &Path, stack: &mut Vec<PathBuf>) ->
         }
     }
     let mut out = Attached::default();
+    // `<attach frame="f">` without a model copies frame `f` of this file (MuJoCo 4.0).
+    let mut frames = Vec::new();
+    for w in root.children.iter().filter(|s| s.name == "worldbody") {
+        collect_frames(w, &mut frames);
+    }
+    for section in root.children.iter_mut().filter(|s| s.name == "worldbody") {
+        graft_frames(section, &frames)?;
+    }
     if models.is_empty() {
         return match find_attach(root) {
             Some(a) => {
@@ -153,9 +164,64 @@ fn check_attach(a: &Element) -> Result<()> {
     a.check_attributes(&["model", "body", "prefix", "frame"])?;
     a.check_no_children()?;
     if a.attribute("frame").is_some() {
-        return Err(a.not_supported("attaching a <frame> (attach a body)").into());
+        return Err(a.not_supported("attaching a <frame> of another model (attach a body)").into());
     }
     Ok(())
+}
+
+/// The named frames below `e` (bodies and frames), as written.
+fn collect_frames(e: &Element, out: &mut Vec<Element>) {
+    for c in &e.children {
+        if c.name == "frame" && c.attr("name").is_some() {
+            out.push(c.clone());
+        }
+        if matches!(c.name.as_str(), "body" | "frame" | "replicate") {
+            collect_frames(c, out);
+        }
+    }
+}
+
+/// Replaces every `<attach frame="f" prefix="p">` without a model by a copy of this file's frame `f` (its names
+/// prefixed; it keeps this file's classes and assets).
+fn graft_frames(e: &mut Element, frames: &[Element]) -> Result<()> {
+    for child in &mut e.children {
+        if child.name == "attach" && child.attribute("frame").is_some() && child.attribute("model").is_none()
+        {
+            child.check_attributes(&["frame", "prefix"])?;
+            child.check_no_children()?;
+            let attr = child.required("frame")?;
+            let frame =
+                frames.iter().find(|f| f.attr("name") == Some(attr.value.as_str())).ok_or_else(|| {
+                    MjcfError::UndefinedName {
+                        at: attr.at.clone(),
+                        element: "attach".into(),
+                        attribute: "frame".into(),
+                        kind: "frame",
+                        name: attr.value.clone(),
+                    }
+                })?;
+            let prefix = child.attr("prefix").unwrap_or_default().to_string();
+            let mut copy = frame.clone();
+            prefix_names(&mut copy, &prefix);
+            *child = copy;
+        } else if matches!(child.name.as_str(), "body" | "frame" | "replicate") {
+            graft_frames(child, frames)?;
+        }
+    }
+    Ok(())
+}
+
+/// Prefixes every name and every reference to an element name in `e` and below (not classes or assets).
+fn prefix_names(e: &mut Element, prefix: &str) {
+    for a in &mut e.attributes {
+        let n = a.name.as_str();
+        if (n == "name" && !a.value.is_empty()) || (REFERENCES.contains(&n) && a.value != "world") {
+            a.value.insert_str(0, prefix);
+        }
+    }
+    for c in &mut e.children {
+        prefix_names(c, prefix);
+    }
 }
 
 fn find_attach(e: &Element) -> Option<&Element> {

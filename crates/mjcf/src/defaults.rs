@@ -202,6 +202,11 @@ fn check_default_attributes(e: &Element, kind: &str) -> Result<()> {
             v
         }
     };
-    allowed.retain(|a| !matches!(*a, "name" | "class" | "file" | "vertex" | "face" | "normal" | "texcoord"));
+    allowed.retain(|a| {
+        !matches!(
+            *a,
+            "name" | "class" | "file" | "vertex" | "face" | "normal" | "texcoord" | "builtin" | "params"
+        )
+    });
     Ok(e.check_attributes(&allowed)?)
 }

@@ -36,6 +36,7 @@ pub mod orientation;
 mod actuator;
 mod assets;
 mod attach;
+mod builtin_mesh;
 mod compile_inertia;
 mod contact;
 mod defaults;
@@ -88,6 +89,9 @@ pub struct LoadedMjcf {
     pub nonconvex: nonconvex::NonconvexMeshes,
     /// Elements accepted but not simulated (visual, statistic, size, custom, camera, light, texture, material, skin).
     pub not_simulated: Vec<NotSimulated>,
+    /// The mesh assets' surfaces by name: vertices (mesh frame, scaled) and triangles, as read, written or generated
+    /// (`builtin`).
+    pub mesh_surfaces: std::collections::BTreeMap<String, std::sync::Arc<signorini_mesh_io::MeshData>>,
 }
 
 /// Where a file leaves a `solref` unwritten: neither on the element nor in one of its default classes. The spec

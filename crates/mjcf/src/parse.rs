@@ -182,6 +182,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
         unwritten_solref,
         nonconvex,
         not_simulated,
+        mesh_surfaces: assets.meshes().iter().map(|m| (m.name.clone(), m.surface.clone())).collect(),
     })
 }
 

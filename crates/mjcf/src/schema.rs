@@ -139,6 +139,8 @@ pub const INERTIAL: &[&str] =
 pub const MESH: &[&str] = &[
     "name",
     "class",
+    "builtin",
+    "params",
     "content_type",
     "file",
     "vertex",

@@ -190,3 +190,34 @@ fn replicate_copies_the_elements_that_refer_to_it() {
     let e = load_mjcf_str(&mixed, std::path::Path::new(".")).unwrap_err();
     assert!(e.to_string().contains("two different <replicate>s"), "{e}");
 }
+
+/// `<attach frame>` without a model copies a named frame of the same file, names prefixed, against MuJoCo 4.0's
+/// compiled geoms (`tests/data/attach/frame_attach.xml`).
+#[test]
+fn attached_frames_compile_as_mujoco_does() {
+    let reference: Value =
+        serde_json::from_str(include_str!("data/attach/frame_attach_reference.json")).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/attach/frame_attach.xml");
+    let scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+    let m = &scene.model().multibody;
+    let bodies: Vec<String> = serde_json::from_value(reference["bodies"].clone()).unwrap();
+    assert_eq!(m.body_name, bodies);
+    let geoms = reference["geoms"].as_array().unwrap();
+    let names = &scene.model().collision().geoms().name;
+    assert_eq!(names.len(), geoms.len());
+    let d = &scene.data().multibody;
+    let mut forward = d.clone();
+    m.forward_kinematics(&mut forward);
+    for (g, theirs) in geoms.iter().enumerate() {
+        assert_eq!(names[g], theirs["name"].as_str().unwrap());
+        for k in 0..3 {
+            let b = theirs["xpos"][k].as_f64().unwrap();
+            assert!(
+                (forward.geom_xpos[g][k] - b).abs() < 1e-12,
+                "{}: xpos {:?}",
+                names[g],
+                forward.geom_xpos[g]
+            );
+        }
+    }
+}
