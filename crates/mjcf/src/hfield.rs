@@ -85,7 +85,8 @@ pub fn read_hfield(e: &Element, compiler: &Compiler, model_dir: &Path) -> Result
                     .ok_or_else(|| a.invalid_named(attr, format!("{n} is not a positive count")).into())
             };
             let (nrow, ncol) = (count("nrow")?, count("ncol")?);
-            let values = a.numbers("elevation")?.unwrap_or_default();
+            // Without `elevation` the field is flat (MuJoCo: the heights are then set at run time).
+            let values = a.numbers("elevation")?.unwrap_or_else(|| vec![0.0; nrow * ncol]);
             if values.len() != nrow * ncol {
                 return Err(a
                     .invalid_named(

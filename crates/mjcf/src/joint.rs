@@ -88,8 +88,11 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
     if a.f64_or("margin", 0.0)? != 0.0 {
         return Err(a.unsupported(Some("margin"), "joint-limit margins").into());
     }
-    if a.array_or::<2>("springdamper", [0.0; 2])? != [0.0; 2] {
-        return Err(a.unsupported(Some("springdamper"), "springdamper; give stiffness and damping").into());
+    let springdamper = a.array_or::<2>("springdamper", [0.0; 2])?;
+    if springdamper.iter().any(|&x| x < 0.0) {
+        return Err(a
+            .invalid_named("springdamper", "the time constant and damping ratio must be >= 0")
+            .into());
     }
     let frc = a.array_or::<2>("actuatorfrcrange", [0.0; 2])?;
     let actuatorfrcrange =
@@ -123,6 +126,7 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
         solimp_friction: a.partial::<5>("solimpfriction", DEFAULT_SOLIMP)?,
         actuatorgravcomp: a.bool("actuatorgravcomp")?.unwrap_or(false),
         actuatorfrcrange,
+        springdamper: (springdamper[0] > 0.0 && springdamper[1] > 0.0).then_some(springdamper),
     })
 }
 

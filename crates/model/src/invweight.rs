@@ -129,5 +129,18 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
         };
         m.dof_length[dof] = if rotational { size[m.dof_bodyid[dof]].max(1e-5) } else { 1.0 };
     }
+    // MuJoCo's `springdamper`: a spring and damper of time constant τ and damping ratio ζ for the joint's mean
+    // inertia `I = n / Σ invweight0`: `k = I/(τζ)²`, `b = 2I/τ`.
+    for jnt in 0..m.njnt {
+        let Some([timeconst, dampratio]) = m.jnt_springdamper[jnt] else { continue };
+        if !(timeconst > 0.0 && dampratio > 0.0) {
+            continue;
+        }
+        let (adr, n) = (m.jnt_dofadr[jnt], m.jnt_type[jnt].nv());
+        let inertia = n as f64 / m.dof_invweight0[adr..adr + n].iter().sum::<f64>().max(1e-15);
+        m.jnt_stiffness[jnt] = inertia / (timeconst * timeconst * dampratio * dampratio).max(1e-15);
+        let damping = 2.0 * inertia / timeconst.max(1e-15);
+        m.dof_damping[adr..adr + n].fill(damping);
+    }
     Ok(())
 }

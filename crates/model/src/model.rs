@@ -142,6 +142,8 @@ pub struct Model {
     pub jnt_actgravcomp: Vec<bool>,
     /// The clamp of the total actuator force on a hinge or slide joint (MuJoCo `actuatorfrcrange`).
     pub jnt_actfrcrange: Vec<Option<[f64; 2]>>,
+    /// Per joint, MuJoCo's `springdamper = (timeconst, dampratio)` (its stiffness and damping, computed at compile).
+    pub jnt_springdamper: Vec<Option<[f64; 2]>>,
 
     /// Body of each dof.
     pub dof_bodyid: Vec<usize>,
@@ -390,6 +392,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         has_gravcomp: false,
         jnt_actgravcomp: Vec::new(),
         jnt_actfrcrange: Vec::new(),
+        jnt_springdamper: Vec::new(),
         body_jntadr: Vec::with_capacity(nbody),
         body_jntnum: Vec::with_capacity(nbody),
         body_dofadr: Vec::with_capacity(nbody),
@@ -535,6 +538,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.jnt_solimp.push(joint.solimp_limit);
             m.jnt_actgravcomp.push(joint.actuatorgravcomp);
             m.jnt_actfrcrange.push(joint.actuatorfrcrange);
+            m.jnt_springdamper.push(joint.springdamper);
             match kind {
                 JointKind::Free => {
                     let q = m.body_quat[b];

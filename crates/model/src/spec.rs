@@ -65,6 +65,9 @@ pub struct JointSpec {
     /// MuJoCo `actuatorfrcrange` (hinge and slide joints): the total actuator force on the joint's dof is clamped to
     /// it, after every actuator and the actuator gravity compensation; `None`: unlimited.
     pub actuatorfrcrange: Option<[f64; 2]>,
+    /// MuJoCo `springdamper = (timeconst, dampratio)`: the stiffness and damping are computed when the model is
+    /// compiled, from the joint's inertia at `qpos0` (replacing `stiffness` and `damping`).
+    pub springdamper: Option<[f64; 2]>,
 }
 
 /// A collision/visual geom attached to a body.
@@ -478,6 +481,7 @@ impl JointSpec {
             solimp_friction: DEFAULT_SOLIMP,
             actuatorgravcomp: false,
             actuatorfrcrange: None,
+            springdamper: None,
         }
     }
 

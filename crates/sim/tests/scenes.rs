@@ -823,3 +823,32 @@ fn mujoco_parity_surfacevel() {
         println!("surfacevel, {cone}, vs MuJoCo 4.0: max |Δ| {worst:.1e}");
     }
 }
+
+/// MuJoCo's `springdamper` against MuJoCo 4.0's compiled stiffness and damping of the same XML (printed by
+/// `mujoco.MjModel.from_xml_string(XML).jnt_stiffness`, `.dof_damping` with MuJoCo 4.0.0): a hinge, a ball and a slide.
+#[test]
+fn springdamper_compiles_as_mujoco_does() {
+    let xml = r#"<mujoco><worldbody>
+      <body pos="0 0 1"><joint name="hinge" axis="0 1 0" springdamper="0.2 0.7"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <body pos="0.3 0 0"><joint name="ball" type="ball" springdamper="0.1 1.2"/>
+          <geom type="box" size="0.1 0.05 0.02" pos="0.1 0 0"/></body></body>
+      <body pos="1 0 1"><joint name="slide" type="slide" axis="1 0 0" springdamper="0.5 0.3"/><geom size="0.1"/></body>
+    </worldbody></mujoco>"#;
+    let scene = load_scene_str(xml, std::path::Path::new("."), Dialect::Mujoco, &[]).unwrap();
+    let m = &scene.model().multibody;
+    let stiffness = [2.5349083857217676, 0.12372449082675882, 186.16845354606184];
+    let damping = [
+        0.4968420436014665,
+        0.035632653358106545,
+        0.035632653358106545,
+        0.035632653358106545,
+        16.755160819145566,
+    ];
+    for (a, b) in m.jnt_stiffness.iter().zip(stiffness) {
+        assert!((a - b).abs() < 1e-12 * b, "stiffness {a} vs {b}");
+    }
+    for (a, b) in m.dof_damping.iter().zip(damping) {
+        assert!((a - b).abs() < 1e-12 * b, "damping {a} vs {b}");
+    }
+}

@@ -350,6 +350,7 @@ impl<'a> Builder<'a> {
             solimp_friction: DEFAULT_SOLIMP,
             actuatorgravcomp: false,
             actuatorfrcrange: None,
+            springdamper: None,
         }))
     }
 
