@@ -206,5 +206,6 @@ def test_sensordata_is_the_state_each_step_started_from(tmp_path):
     assert data.shape == (2, 6)
     assert np.array_equal(data[:, 0], before[:, 0])
     assert np.all(data[:, 5] == 0.0)
-    # At rest, horizontal, the tip's accelerometer reads +g upwards in the site frame, less the pendulum's fall.
-    assert data[0, 4] > 0.0
+    # Released horizontal, the tip of a rod pinned at its end falls faster than g (about 1.5 g for a thin rod), so its
+    # accelerometer (proper acceleration, gravity as -g) reads about -0.5 g along z.
+    assert -0.6 * 9.81 < data[0, 4] < -0.3 * 9.81
