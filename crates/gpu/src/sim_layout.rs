@@ -193,6 +193,9 @@ impl SimLayout {
         if m.nmocap > 0 {
             return Err(unsupported("mocap bodies (their poses are inputs of the CPU path only)"));
         }
+        if o.integrator == IntegratorKind::Implicit {
+            return Err(unsupported("the implicit integrator (the GPU path implements the symmetric ones)"));
+        }
         if o.integrator == IntegratorKind::Rk4 {
             return Err(unsupported(
                 "the rk4 integrator (the GPU path implements the one-evaluation integrators)",

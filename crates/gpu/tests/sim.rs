@@ -417,6 +417,10 @@ fn unsupported_features_are_named() {
             r#"<mujoco><option density="1.2"/><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"#,
             "fluid",
         ),
+        (
+            r#"<mujoco><option integrator="implicit"/><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"#,
+            "implicit",
+        ),
     ] {
         let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
         let err = GpuBatch::new(ctx.clone(), model, 2, GpuBatchOptions::default()).unwrap_err();

@@ -4,7 +4,8 @@ use signorini_model::DynamicsError;
 use thiserror::Error;
 
 /// The names [`crate::integrator_from_name`] accepts, in the order [`crate::IntegratorKind::ALL`] lists them.
-pub const INTEGRATOR_NAMES: [&str; 4] = ["euler", "implicitfast", "approximate_implicitfast", "rk4"];
+pub const INTEGRATOR_NAMES: [&str; 5] =
+    ["euler", "implicitfast", "approximate_implicitfast", "rk4", "implicit"];
 
 /// What an integrator cannot do.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -12,7 +13,7 @@ pub const INTEGRATOR_NAMES: [&str; 4] = ["euler", "implicitfast", "approximate_i
 pub enum IntegratorError {
     /// A name that is not one of [`INTEGRATOR_NAMES`].
     #[error(
-        "unknown integrator '{name}': valid names are euler, implicitfast, approximate_implicitfast, rk4"
+        "unknown integrator '{name}': valid names are euler, implicitfast, approximate_implicitfast, rk4, implicit"
     )]
     UnknownName {
         /// The name given.

@@ -12,6 +12,7 @@
 //! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces; a standalone free body's block with its gyroscopic derivative, as MuJoCo 4.0), after the solve (§D.3) | 1 |
 //! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) | 1 |
 //! | `rk4` | [`Rk4`] | none (MuJoCo's `RK4`) | 4 |
+//! | `implicit` | [`Implicit`] | `M − h·∂f/∂q̇` with every velocity derivative (bias forces included), unsymmetric, after the solve | 1 |
 //!
 //! One step, per §D.1: [`Model::forward`] → [`Integrator::prepare`] → constraint assembly and solve (using
 //! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. An integrator with several evaluations
@@ -23,6 +24,7 @@
 
 mod error;
 mod free_body;
+mod implicit;
 mod rk4;
 mod shifted;
 
@@ -33,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use signorini_model::{Data, Model, Transmission};
 
 pub use error::{INTEGRATOR_NAMES, IntegratorError};
+pub use implicit::Implicit;
 pub use rk4::Rk4;
 use rk4::RungeKuttaStages;
 use shifted::ShiftedMass;
@@ -45,6 +48,7 @@ use shifted::ShiftedMass;
 pub struct IntegratorScratch {
     mass: ShiftedMass,
     stages: RungeKuttaStages,
+    implicit: implicit::ImplicitScratch,
 }
 
 impl IntegratorScratch {
@@ -137,14 +141,16 @@ pub enum IntegratorKind {
     ApproximateImplicitFast,
     /// [`Rk4`].
     Rk4,
+    /// [`Implicit`] (MuJoCo's `implicit`).
+    Implicit,
 }
 
 impl IntegratorKind {
     /// Every kind, in the order of [`INTEGRATOR_NAMES`].
-    pub const ALL: [IntegratorKind; 4] =
-        [Self::Euler, Self::ImplicitFast, Self::ApproximateImplicitFast, Self::Rk4];
+    pub const ALL: [IntegratorKind; 5] =
+        [Self::Euler, Self::ImplicitFast, Self::ApproximateImplicitFast, Self::Rk4, Self::Implicit];
 
-    /// The name: `euler`, `implicitfast`, `approximate_implicitfast` or `rk4`.
+    /// The name: `euler`, `implicitfast`, `approximate_implicitfast`, `rk4` or `implicit`.
     pub fn name(self) -> &'static str {
         INTEGRATOR_NAMES[self as usize]
     }
@@ -164,6 +170,7 @@ impl IntegratorKind {
             Self::ImplicitFast => Box::new(ImplicitFast),
             Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast),
             Self::Rk4 => Box::new(Rk4),
+            Self::Implicit => Box::new(Implicit),
         }
     }
 }
@@ -210,7 +217,7 @@ pub fn integrate_positions(model: &Model, data: &mut Data, h: f64) {
 
 /// Writes `a` to `qacc`, then `qvel += h a`, positions with the new velocity, activations at `act_dot`
 /// ([`Model::advance_activations`]), `time += h`.
-fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
+pub(crate) fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
     data.qacc.copy_from_slice(a);
     for (v, a) in data.qvel.iter_mut().zip(a) {
         *v += h * a;

@@ -28,7 +28,7 @@ fn integrators_are_send_and_sync_configuration() {
 
 #[test]
 fn kind_names_serde_fromstr_and_display_agree() {
-    assert_eq!(INTEGRATOR_NAMES, ["euler", "implicitfast", "approximate_implicitfast", "rk4"]);
+    assert_eq!(INTEGRATOR_NAMES, ["euler", "implicitfast", "approximate_implicitfast", "rk4", "implicit"]);
     for (name, kind) in INTEGRATOR_NAMES.iter().zip(IntegratorKind::ALL) {
         assert_eq!(kind.name(), *name);
         assert_eq!(kind.to_string(), *name);

@@ -237,7 +237,7 @@ fn names_round_trip_and_unknown_names_are_typed_errors() {
         assert_eq!(integrator.kind(), kind);
         assert_eq!(integrator.name(), *name);
     }
-    for bad in ["RK4", "implicit", "Euler", ""] {
+    for bad in ["RK4", "Implicit", "Euler", ""] {
         let err = integrator_from_name(bad).expect_err("unknown name");
         assert_eq!(err, IntegratorError::UnknownName { name: bad.to_owned() });
         let message = err.to_string();

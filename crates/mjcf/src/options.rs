@@ -195,16 +195,13 @@ impl MjcfOptions {
         let integrator = a.keyword(
             "integrator",
             &[
-                ("Euler", Some(IntegratorKind::Euler)),
-                ("RK4", Some(IntegratorKind::Rk4)),
-                ("implicit", None),
-                ("implicitfast", Some(IntegratorKind::ImplicitFast)),
+                ("Euler", IntegratorKind::Euler),
+                ("RK4", IntegratorKind::Rk4),
+                ("implicit", IntegratorKind::Implicit),
+                ("implicitfast", IntegratorKind::ImplicitFast),
             ],
         )?;
-        if integrator == Some(None) {
-            return Err(a.unsupported(Some("integrator"), "the implicit integrator").into());
-        }
-        set(&mut self.integrator, integrator.flatten());
+        set(&mut self.integrator, integrator);
         set(
             &mut self.cone,
             a.keyword(

@@ -368,6 +368,45 @@ impl Model {
         d.qfrc_fluid = out;
     }
 
+    /// Adds `∂f_fluid/∂q̇ = Jᵀ B J` (unsymmetrised) to `out`, dense row-major `nv × nv`, at `d`'s velocities (for the
+    /// `implicit` integrator).
+    pub fn fluid_velocity_derivative_dense(&self, d: &Data, out: &mut [f64]) {
+        if !self.medium.is_active() {
+            return;
+        }
+        let nv = self.nv;
+        self.for_each_fluid_site(d, |site| {
+            let (w, v) = self.fluid_velocity(d, &site);
+            let b = match &site.model {
+                Some(e) => e.derivative(&self.medium, w, v, false),
+                None => {
+                    let box_ = inertia_box(d.body_inertia[site.body], d.body_mass[site.body]);
+                    let diag = box_derivative(&self.medium, box_, w, v);
+                    std::array::from_fn(|r| std::array::from_fn(|c| if r == c { diag[r] } else { 0.0 }))
+                }
+            };
+            let rt = site.axes.transpose();
+            let local = |dof: usize| {
+                let (lin, ang) = self.jacobian_column(d, dof, site.point);
+                let (a, l) = (rt * ang, rt * lin);
+                [a.x, a.y, a.z, l.x, l.y, l.z]
+            };
+            for i in self.dof_chain(site.body) {
+                let li = local(i);
+                for j in self.dof_chain(site.body) {
+                    let lj = local(j);
+                    let mut value = 0.0;
+                    for (r, b_row) in b.iter().enumerate() {
+                        for (c, b_rc) in b_row.iter().enumerate() {
+                            value += li[r] * b_rc * lj[c];
+                        }
+                    }
+                    out[i * nv + j] += value;
+                }
+            }
+        });
+    }
+
     /// `−h ∂f_fluid/∂q̇` on the six dofs `adr..adr + 6` of free body `body`, unsymmetrised (for MuJoCo's local solve
     /// of a standalone free body in `implicitfast`).
     pub fn fluid_free_body_block(&self, d: &Data, body: usize, adr: usize, h: f64) -> [[f64; 6]; 6] {

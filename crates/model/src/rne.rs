@@ -94,3 +94,70 @@ impl Model {
         }
     }
 }
+
+impl Model {
+    /// `∂qfrc_bias/∂q̇` (Coriolis, centrifugal and gyroscopic terms; gravity does not depend on `q̇`), dense and
+    /// row-major (`out[i·nv + j] = ∂bias_i/∂q̇_j`, `nv × nv`), after [`Model::bias`] at `d`'s state: the tangent of the
+    /// recursive Newton–Euler pass along each `q̇_j` (MuJoCo `mjd_rne_vel`), `O(nv·nbody)`.
+    #[allow(clippy::needless_range_loop)] // dof indices address several arrays at once
+    pub fn bias_velocity_derivative(&self, d: &Data, out: &mut [f64]) {
+        let nv = self.nv;
+        out[..nv * nv].fill(0.0);
+        let mut dvel = vec![SpatialVec::ZERO; self.nbody];
+        let mut dacc = vec![SpatialVec::ZERO; self.nbody];
+        let mut dfrc = vec![SpatialVec::ZERO; self.nbody];
+        let mut dcdof_dot = vec![SpatialVec::ZERO; nv];
+        for j in 0..nv {
+            // The tangent along q̇_j touches only the subtree of the body of dof j (its velocity) and the chain
+            // below it (forces), but a full pass keeps this simple.
+            for b in 1..self.nbody {
+                let parent = self.body_parent[b];
+                let mut v = dvel[parent];
+                let mut a = dacc[parent];
+                let jnt0 = self.body_jntadr[b];
+                for jnt in jnt0..jnt0 + self.body_jntnum[b] {
+                    let da = self.jnt_dofadr[jnt];
+                    let groups: &[(usize, usize)] = match self.jnt_type[jnt] {
+                        JointKind::Free => &[(0, 3), (3, 3)],
+                        JointKind::Ball => &[(0, 3)],
+                        JointKind::Hinge | JointKind::Slide => &[(0, 1)],
+                    };
+                    for &(start, len) in groups {
+                        let mut dv = SpatialVec::ZERO;
+                        for dof in da + start..da + start + len {
+                            dcdof_dot[dof] = v.cross_motion(d.cdof[dof]);
+                            if dof == j {
+                                dv += d.cdof[dof];
+                            }
+                        }
+                        v += dv;
+                    }
+                }
+                let dof0 = self.body_dofadr[b];
+                for dof in dof0..dof0 + self.body_dofnum[b] {
+                    a += dcdof_dot[dof].scale(d.qvel[dof]);
+                    if dof == j {
+                        a += d.cdof_dot[dof];
+                    }
+                }
+                dvel[b] = v;
+                dacc[b] = a;
+                let inertia = &d.cinert[b];
+                let cv = d.cvel[b];
+                dfrc[b] = inertia.mul_motion(a)
+                    + v.cross_force(inertia.mul_motion(cv))
+                    + cv.cross_force(inertia.mul_motion(v));
+            }
+            for b in (1..self.nbody).rev() {
+                let p = self.body_parent[b];
+                if p > 0 {
+                    let f = dfrc[b];
+                    dfrc[p] += f;
+                }
+            }
+            for i in 0..nv {
+                out[i * nv + j] = d.cdof[i].dot(dfrc[self.dof_bodyid[i]]);
+            }
+        }
+    }
+}

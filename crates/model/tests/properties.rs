@@ -291,3 +291,44 @@ fn tree_ids_follow_the_dof_parents() {
         }
     }
 }
+
+/// `∂qfrc_bias/∂q̇` of the tangent RNE pass equals central differences of `qfrc_bias`, on random trees with every
+/// joint kind.
+#[test]
+fn bias_velocity_derivative_matches_finite_differences() {
+    let mut rng = Rng(11);
+    for seed in 0..12u64 {
+        let model = random_model(&mut rng, 2 + seed as usize % 7);
+        let nv = model.nv;
+        if nv == 0 {
+            continue;
+        }
+        let mut d = signorini_model::Data::new(&model);
+        let (mut qpos, mut qvel) = (d.qpos.clone(), d.qvel.clone());
+        random_state(&mut rng, &model, &mut qpos, &mut qvel);
+        d.qpos = qpos;
+        d.qvel = qvel;
+        model.forward_kinematics(&mut d);
+        model.bias(&mut d);
+        let mut ours = vec![0.0; nv * nv];
+        model.bias_velocity_derivative(&d, &mut ours);
+        let eps = 1e-6;
+        for j in 0..nv {
+            let bump = |s: f64| {
+                let mut e = d.clone();
+                e.qvel[j] += s;
+                model.bias(&mut e);
+                e.qfrc_bias.clone()
+            };
+            let (plus, minus) = (bump(eps), bump(-eps));
+            for i in 0..nv {
+                let fd = (plus[i] - minus[i]) / (2.0 * eps);
+                let a = ours[i * nv + j];
+                assert!(
+                    (a - fd).abs() < 1e-6 * fd.abs().max(1.0),
+                    "seed {seed}: ∂bias[{i}]/∂q̇[{j}] {a} vs {fd}"
+                );
+            }
+        }
+    }
+}

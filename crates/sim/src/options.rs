@@ -303,6 +303,7 @@ impl Options {
                         ("implicitfast", IntegratorKind::ImplicitFast),
                         ("approximate_implicitfast", IntegratorKind::ApproximateImplicitFast),
                         ("rk4", IntegratorKind::Rk4),
+                        ("implicit", IntegratorKind::Implicit),
                     ],
                 )?
             }
