@@ -101,9 +101,9 @@ fn undefined_class_and_names() {
 
 #[test]
 fn unsupported_features_name_the_attribute() {
-    let e = err("<mujoco>\n<worldbody>\n<body><joint springdamper=\"1 1\"/></body>\n</worldbody>\n</mujoco>");
+    let e = err("<mujoco>\n<worldbody>\n<body><joint margin=\"0.1\"/></body>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 3, "joint", Some("springdamper"));
+    expect(&e, 3, "joint", Some("margin"));
     let e = err("<mujoco>\n<option solver=\"PGS\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("solver"));
     let e = err("<mujoco>\n<option density=\"-1.2\"/>\n</mujoco>");
