@@ -7,8 +7,8 @@ actuators) and the constraint rows by type; then, from the
 keyframe, the row count by type, qpos, qvel and ten_length at steps 1, 50, 200, 500 and 1000 of `mj_step`. Needs
 `pip install mujoco`.
 
-Also writes tendon_equality_reference.json (tendon equality constraints: qpos, qvel, sensordata at steps 1, 100, 500,
-1000 from qpos0).
+Also writes tendon_equality_reference.json and tendon_wrap_reference.json (tendon equalities; wrapping and pulleys:
+qpos, qvel, sensordata at steps 1, 100, 500, 1000 from qpos0).
 
 Usage: python3 scripts/mujoco_tendon_reference.py
 """
@@ -87,6 +87,7 @@ def main():
     for name in ("tendon", "spatial_tendon"):
         reference(DATA / f"{name}.xml")
     equality_reference(DATA / "tendon_equality.xml")
+    equality_reference(DATA / "tendon_wrap.xml")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 //! as in MuJoCo); `limited` follows `autolimits`; `springlength` is one value (no dead band) or two (the band), and
 //! its default `-1 -1` means the length at the springs' reference pose.
 
+use glam::DVec3;
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, TendonSpec};
 
 use crate::Ctx;
@@ -69,32 +70,69 @@ fn read_tendon(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) 
         }
     };
     let (mut joints, mut sites) = (Vec::new(), Vec::new());
+    let (mut wraps, mut pulleys) = (Vec::new(), Vec::new());
     let spatial = e.name == "spatial";
+    let site_point = |ca: &Attrs<'_>, attribute: &str| -> Result<(usize, DVec3)> {
+        let name = ca.get(attribute).ok_or_else(|| ca.missing(attribute, "the site the tendon passes"))?;
+        let found = tree.site_names.get(&name.value).map(|&(b, k)| (b, tree.bodies[b].sites[k].1));
+        found.ok_or_else(|| crate::error::MjcfError::UndefinedName {
+            at: name.at.clone(),
+            element: ca.element().to_string(),
+            attribute: attribute.into(),
+            kind: "site",
+            name: name.value.clone(),
+        })
+    };
+    let mut pending_wrap: Option<(signorini_model::spec::TendonWrap, &signorini_xml::Element)> = None;
     for c in &e.children {
         match (spatial, c.name.as_str()) {
             (false, "joint") => c.check_attributes(&["joint", "coef"])?,
             (true, "site") => c.check_attributes(&["site"])?,
-            (true, "geom" | "pulley") => {
-                return Err(c
-                    .not_supported("wrapping spatial tendons around geoms and pulleys; sites are")
-                    .into());
-            }
+            (true, "geom") => c.check_attributes(&["geom", "sidesite"])?,
+            (true, "pulley") => c.check_attributes(&["divisor"])?,
             _ => return Err(e.unknown_child(c).into()),
         }
         if let Some(cc) = c.children.first() {
             return Err(c.unknown_child(cc).into());
         }
         let ca = Attrs::own(c);
+        if spatial && c.name == "geom" {
+            let (b, k) =
+                tree.geom(&ca, "geom")?.ok_or_else(|| ca.missing("geom", "the geom the tendon wraps"))?;
+            let g = &tree.bodies[b].geoms[k];
+            let (sphere, radius) = match &g.shape {
+                signorini_geometry::Shape::Sphere(s) => (true, s.radius()),
+                signorini_geometry::Shape::Cylinder(c) => (false, c.radius()),
+                _ => {
+                    return Err(ca
+                        .invalid_named("geom", "a tendon wraps around a sphere or a cylinder")
+                        .into());
+                }
+            };
+            if sites.is_empty() || pending_wrap.is_some() {
+                return Err(ca.invalid_named("geom", "a wrapping geom sits between two sites").into());
+            }
+            let index = tree.bodies[..b].iter().map(|body| body.geoms.len()).sum::<usize>() + k;
+            let side = if ca.has("sidesite") { Some(site_point(&ca, "sidesite")?) } else { None };
+            pending_wrap = Some((signorini_model::spec::TendonWrap { geom: index, sphere, radius, side }, c));
+            continue;
+        }
+        if spatial && c.name == "pulley" {
+            let divisor = ca.f64("divisor")?.ok_or_else(|| ca.missing("divisor", "a pulley's divisor"))?;
+            if !(divisor > 0.0) {
+                return Err(ca.invalid_named("divisor", "must be > 0").into());
+            }
+            if pending_wrap.is_some() {
+                return Err(ca.invalid_named("divisor", "a wrapping geom sits between two sites").into());
+            }
+            pulleys.push((sites.len(), divisor));
+            continue;
+        }
         if spatial {
-            let name = ca.get("site").ok_or_else(|| ca.missing("site", "the site the tendon passes"))?;
-            let found = tree.site_names.get(&name.value).map(|&(b, k)| (b, tree.bodies[b].sites[k].1));
-            sites.push(found.ok_or_else(|| crate::error::MjcfError::UndefinedName {
-                at: name.at.clone(),
-                element: "site".into(),
-                attribute: "site".into(),
-                kind: "site",
-                name: name.value.clone(),
-            })?);
+            if let Some((wrap, _)) = pending_wrap.take() {
+                wraps.push((sites.len() - 1, wrap));
+            }
+            sites.push(site_point(&ca, "site")?);
             continue;
         }
         let j = tree.joint(&ca, "joint")?.ok_or_else(|| ca.missing("joint", "the joint of the tendon"))?;
@@ -115,10 +153,15 @@ fn read_tendon(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) 
             },
         });
     }
+    if let Some((_, c)) = pending_wrap {
+        return Err(Attrs::own(c).invalid_named("geom", "a wrapping geom sits between two sites").into());
+    }
     Ok(TendonSpec {
         name,
         joints,
         sites,
+        wraps,
+        pulleys,
         range: limited.then_some(range),
         stiffness: a.nonneg_or("stiffness", 0.0)?,
         damping: a.nonneg_or("damping", 0.0)?,

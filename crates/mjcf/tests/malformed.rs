@@ -137,9 +137,38 @@ fn tendons_outside_the_subset_are_located_errors() {
     let case = |inner: &str| err(&format!("{arm}{inner}\n</tendon>\n</mujoco>"));
     let e = case("<spatial><site site=\"s\"/><geom geom=\"g\"/></spatial>");
     assert!(matches!(e, MjcfError::UndefinedName { kind: "site", .. }), "{e}");
+    // A wrapping geom must exist, be a sphere or a cylinder, and sit between two sites.
     let e = case("<spatial><geom geom=\"g\"/></spatial>");
-    assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 4, "geom", None);
+    assert!(matches!(e, MjcfError::UndefinedName { kind: "geom", .. }), "{e}");
+    let wrapped = |inner: &str| {
+        err(&format!(
+            "<mujoco>\n<worldbody><site name=\"a\"/><site name=\"b\" pos=\"1 0 0\"/><geom name=\"box\" type=\"box\" size=\"1 1 1\"/><geom name=\"ball\" size=\"0.1\"/></worldbody>\n<tendon>\n{inner}\n</tendon>\n</mujoco>"
+        ))
+    };
+    expect(
+        &wrapped("<spatial><site site=\"a\"/><geom geom=\"box\"/><site site=\"b\"/></spatial>"),
+        4,
+        "geom",
+        Some("geom"),
+    );
+    expect(
+        &wrapped("<spatial><geom geom=\"ball\"/><site site=\"a\"/><site site=\"b\"/></spatial>"),
+        4,
+        "geom",
+        Some("geom"),
+    );
+    expect(
+        &wrapped("<spatial><site site=\"a\"/><site site=\"b\"/><geom geom=\"ball\"/></spatial>"),
+        4,
+        "geom",
+        Some("geom"),
+    );
+    expect(
+        &wrapped("<spatial><site site=\"a\"/><pulley divisor=\"0\"/><site site=\"b\"/></spatial>"),
+        4,
+        "pulley",
+        Some("divisor"),
+    );
     expect(&case("<spatial/>"), 4, "spatial", None);
     expect(&case("<fixed margin=\"0.1\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("margin"));
     expect(&case("<fixed><joint joint=\"b\"/></fixed>"), 4, "joint", Some("joint"));

@@ -56,6 +56,6 @@ pub use sensor::{FrameQuantity, SensorFrame, SensorKind, SensorSpec};
 pub use spatial::{SpatialInertia, SpatialVec, Wrench};
 pub use spec::{
     ActuatorDynamics, ActuatorSpec, BodySpec, ContactPairSpec, EqualitySpec, GeomSpec, InertialSpec,
-    JointKind, JointSpec, KeyframeSpec, ModelSpec, SleepPolicy, TendonSpec, Transmission,
+    JointKind, JointSpec, KeyframeSpec, ModelSpec, SleepPolicy, TendonSpec, TendonWrap, Transmission,
 };
 pub use tendon::Tendons;

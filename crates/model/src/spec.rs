@@ -325,6 +325,23 @@ pub enum EqualitySpec {
     },
 }
 
+/// An obstacle a spatial tendon wraps around (MuJoCo's sphere or cylinder wrapping): the tendon leaves the straight
+/// line between its neighbouring points when that line crosses the circle of `radius` about the geom's frame (a
+/// sphere: the great circle in the plane of the two points; a cylinder: its cross-section, the path's height
+/// interpolated), taking the shorter way round or the side of `side`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TendonWrap {
+    /// The geom (model index).
+    pub geom: usize,
+    /// A sphere (`false`: a cylinder along the geom's z axis).
+    pub sphere: bool,
+    /// The radius (m).
+    pub radius: f64,
+    /// The side site `(body, position in the body frame)`: the tendon passes on its side (inside the circle: the
+    /// tendon wraps from the inside).
+    pub side: Option<(usize, DVec3)>,
+}
+
 /// A keyframe: named state and controls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KeyframeSpec {
@@ -382,9 +399,15 @@ pub struct TendonSpec {
     /// Fixed tendon: `(joint index in model order, coefficient)`, hinge and slide joints only. Empty for a spatial
     /// tendon.
     pub joints: Vec<(usize, f64)>,
-    /// Spatial tendon (MuJoCo `<spatial>` through sites, without wrapping): the path's points `(body, position in
-    /// the body frame)`, at least two; `L` is the length of the polyline. Empty for a fixed tendon.
+    /// Spatial tendon (MuJoCo `<spatial>`): the path's points `(body, position in the body frame)`, at least two; `L`
+    /// is the length of the path (with `wraps` and `pulleys`). Empty for a fixed tendon.
     pub sites: Vec<(usize, DVec3)>,
+    /// Wrapping obstacles of a spatial tendon (MuJoCo `<geom>` in `<spatial>`): `(k, wrap)` puts `wrap` between
+    /// points `k` and `k + 1`, where the tendon goes around it when it touches it.
+    pub wraps: Vec<(usize, TendonWrap)>,
+    /// Pulleys of a spatial tendon (MuJoCo `<pulley divisor>`): `(k, divisor)` starts a new branch at point `k` (no
+    /// segment from point `k − 1`), whose lengths count `1/divisor`.
+    pub pulleys: Vec<(usize, f64)>,
     /// Limits `(lower, upper)` of the length, `None` when unlimited.
     pub range: Option<[f64; 2]>,
     /// Spring stiffness (N/m or N·m/rad per unit length).
@@ -419,6 +442,8 @@ impl TendonSpec {
             name: name.into(),
             joints,
             sites: Vec::new(),
+            wraps: Vec::new(),
+            pulleys: Vec::new(),
             range: None,
             stiffness: 0.0,
             damping: 0.0,

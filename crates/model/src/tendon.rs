@@ -39,6 +39,10 @@ pub struct Tendons {
     pub site_body: Vec<usize>,
     /// The position of each point in its body's frame.
     pub site_pos: Vec<DVec3>,
+    /// Per point: the obstacle the tendon wraps around on its way to the next point.
+    pub site_wrap: Vec<Option<crate::spec::TendonWrap>>,
+    /// Per point: the divisor of the branch a pulley starts at this point (no segment from the previous point).
+    pub site_pulley: Vec<Option<f64>>,
     /// Length limits, `None` when unlimited.
     pub range: Vec<Option<[f64; 2]>>,
     /// Spring stiffness.
@@ -107,9 +111,18 @@ impl Tendons {
         self.num.push(entries.len());
         self.site_adr.push(self.site_body.len());
         self.site_num.push(spec.sites.len());
+        let first = self.site_body.len();
         for (body, pos) in spec.sites {
             self.site_body.push(body);
             self.site_pos.push(pos);
+            self.site_wrap.push(None);
+            self.site_pulley.push(None);
+        }
+        for (k, wrap) in spec.wraps {
+            self.site_wrap[first + k] = Some(wrap);
+        }
+        for (k, divisor) in spec.pulleys {
+            self.site_pulley[first + k] = Some(divisor);
         }
         for (dof, qposadr, coef) in entries {
             self.dof.push(dof);
@@ -141,19 +154,43 @@ impl Model {
             row.fill(0.0);
             if t.is_spatial(i) {
                 let mut length = 0.0;
-                let points = t.site_adr[i]..t.site_adr[i] + t.site_num[i];
+                let mut divisor = 1.0;
                 let world = |k: usize| d.xpos[t.site_body[k]] + d.xquat[t.site_body[k]] * t.site_pos[k];
-                for k in points.start..points.end - 1 {
-                    let (a, b) = (world(k), world(k + 1));
-                    let span = (b - a).length();
-                    length += span;
-                    if span < MINVAL {
+                let segment =
+                    |row: &mut [f64], (ba, a): (usize, DVec3), (bb, b): (usize, DVec3), div: f64| {
+                        if ba == bb {
+                            return;
+                        }
+                        let u = (b - a).normalize_or_zero();
+                        for dof in self.dof_chain(bb) {
+                            row[dof] += u.dot(self.jacobian_column(d, dof, b).0) / div;
+                        }
+                        for dof in self.dof_chain(ba) {
+                            row[dof] -= u.dot(self.jacobian_column(d, dof, a).0) / div;
+                        }
+                    };
+                for k in t.site_adr[i]..t.site_adr[i] + t.site_num[i] - 1 {
+                    if let Some(div) = t.site_pulley[k + 1] {
+                        // A pulley: the next branch starts at point k + 1.
+                        divisor = div;
                         continue;
                     }
-                    let u = (b - a) / span;
-                    for (body, point, sign) in [(t.site_body[k + 1], b, 1.0), (t.site_body[k], a, -1.0)] {
-                        for dof in self.dof_chain(body) {
-                            row[dof] += sign * u.dot(self.jacobian_column(d, dof, point).0);
+                    let (a, b) = ((t.site_body[k], world(k)), (t.site_body[k + 1], world(k + 1)));
+                    let wrapped = t.site_wrap[k].and_then(|w| {
+                        let g = w.geom;
+                        let side = w.side.map(|(body, pos)| d.xpos[body] + d.xquat[body] * pos);
+                        wrap(a.1, b.1, d.geom_xpos[g], d.geom_xmat[g], w.radius, w.sphere, side)
+                            .map(|(t0, t1, arc)| (self.collision.geoms().body[g], t0, t1, arc))
+                    });
+                    match wrapped {
+                        Some((gb, t0, t1, arc)) => {
+                            length += ((t0 - a.1).length() + arc + (b.1 - t1).length()) / divisor;
+                            segment(row, a, (gb, t0), divisor);
+                            segment(row, (gb, t1), b, divisor);
+                        }
+                        None => {
+                            length += (b.1 - a.1).length() / divisor;
+                            segment(row, a, b, divisor);
                         }
                     }
                 }
@@ -167,6 +204,37 @@ impl Model {
             d.ten_velocity[i] = row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum();
         }
         d.ten_j = ten_j;
+    }
+
+    /// The points of spatial tendon `i`'s path at `d`'s pose (MuJoCo `wrap_xpos`): `(body, world point, divisor)`,
+    /// the tangent points of a wrap on the geom's body, a pulley marked by a point with a `NaN` divisor (no segment
+    /// across it). Appended to `out`.
+    pub fn tendon_path_points(&self, d: &Data, i: usize, out: &mut Vec<(usize, DVec3, f64)>) {
+        let t = &self.tendons;
+        let world = |k: usize| d.xpos[t.site_body[k]] + d.xquat[t.site_body[k]] * t.site_pos[k];
+        let mut divisor = 1.0;
+        let last = t.site_adr[i] + t.site_num[i];
+        for k in t.site_adr[i]..last {
+            if let Some(div) = t.site_pulley[k] {
+                divisor = div;
+                out.push((0, DVec3::ZERO, f64::NAN));
+            }
+            out.push((t.site_body[k], world(k), divisor));
+            if k + 1 < last
+                && t.site_pulley[k + 1].is_none()
+                && let Some(w) = t.site_wrap[k]
+            {
+                let side = w.side.map(|(body, pos)| d.xpos[body] + d.xquat[body] * pos);
+                let g = w.geom;
+                if let Some((t0, t1, _)) =
+                    wrap(world(k), world(k + 1), d.geom_xpos[g], d.geom_xmat[g], w.radius, w.sphere, side)
+                {
+                    let gb = self.collision.geoms().body[g];
+                    out.push((gb, t0, divisor));
+                    out.push((gb, t1, divisor));
+                }
+            }
+        }
     }
 
     /// The spring and damper tension of tendon `i`, `−k·stretch − b·L̇` (positive pulls the ends apart), with the
@@ -225,4 +293,216 @@ pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelErro
         m.tendons.invweight0[i] = row.iter().zip(&x).map(|(a, b)| a * b).sum();
     }
     Ok(())
+}
+
+/// MuJoCo's `mju_wrap`: the two tangent points and the arc length of a tendon from `x0` to `x1` around a sphere or a
+/// cylinder (axis `z` of `mat`) of `radius` at `pos`, or `None` when the straight segment does not touch it. `side`:
+/// the side site (world), which picks the side and, inside the circle, wraps from the inside.
+pub fn wrap(
+    x0: DVec3,
+    x1: DVec3,
+    pos: DVec3,
+    mat: glam::DMat3,
+    radius: f64,
+    sphere: bool,
+    side: Option<DVec3>,
+) -> Option<(DVec3, DVec3, f64)> {
+    let rt = mat.transpose();
+    let p = [rt * (x0 - pos), rt * (x1 - pos)];
+    if p[0].length() < MINVAL || p[1].length() < MINVAL {
+        return None;
+    }
+    let axis = if sphere {
+        let a0 = p[0].normalize();
+        let mut normal = p[0].cross(p[1]);
+        if normal.length() < MINVAL {
+            let i = if a0.y.abs() > a0.x.abs() && a0.y.abs() > a0.z.abs() {
+                1
+            } else if a0.z.abs() > a0.x.abs() && a0.z.abs() > a0.y.abs() {
+                2
+            } else {
+                0
+            };
+            let mut a1 = DVec3::ONE;
+            a1[i] = 0.0;
+            normal = a0.cross(a1);
+        }
+        let normal = normal.normalize();
+        [a0, normal.cross(a0).normalize()]
+    } else {
+        [DVec3::X, DVec3::Y]
+    };
+    let d = [p[0].dot(axis[0]), p[0].dot(axis[1]), p[1].dot(axis[0]), p[1].dot(axis[1])];
+    let s = side.map(|x| rt * (x - pos));
+    let sd = s.map(|s| {
+        let v = glam::DVec2::new(s.dot(axis[0]), s.dot(axis[1]));
+        let n = v.length();
+        if n > 0.0 { v / n * radius } else { v }
+    });
+    let (pnt, arc) = match s {
+        Some(s) if s.length() < radius => (wrap_inside(d, radius)?, 0.0),
+        _ => wrap_circle(d, sd, radius)?,
+    };
+    let mut res = [axis[0] * pnt[0] + axis[1] * pnt[1], axis[0] * pnt[2] + axis[1] * pnt[3]];
+    let mut arc = arc;
+    if !sphere {
+        let l0 = ((p[0].x - res[0].x).powi(2) + (p[0].y - res[0].y).powi(2)).sqrt();
+        let l1 = ((p[1].x - res[1].x).powi(2) + (p[1].y - res[1].y).powi(2)).sqrt();
+        res[0].z = p[0].z + (p[1].z - p[0].z) * l0 / (l0 + arc + l1);
+        res[1].z = p[0].z + (p[1].z - p[0].z) * (l0 + arc) / (l0 + arc + l1);
+        let height = (res[1].z - res[0].z).abs();
+        arc = (arc * arc + height * height).sqrt();
+    }
+    Some((mat * res[0] + pos, mat * res[1] + pos, arc))
+}
+
+/// Whether segments `p1–p2` and `p3–p4` (2D) cross.
+fn segments_cross(p1: [f64; 2], p2: [f64; 2], p3: [f64; 2], p4: [f64; 2]) -> bool {
+    let det = (p4[1] - p3[1]) * (p2[0] - p1[0]) - (p4[0] - p3[0]) * (p2[1] - p1[1]);
+    if det.abs() < MINVAL {
+        return false;
+    }
+    let a = ((p4[0] - p3[0]) * (p1[1] - p3[1]) - (p4[1] - p3[1]) * (p1[0] - p3[0])) / det;
+    let b = ((p2[0] - p1[0]) * (p1[1] - p3[1]) - (p2[1] - p1[1]) * (p1[0] - p3[0])) / det;
+    (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b)
+}
+
+/// The arc length from `p0` to `p1` on the circle, the long way round when `ind` says so.
+fn circle_length(p0: [f64; 2], p1: [f64; 2], ind: bool, radius: f64) -> f64 {
+    let (n0, n1) = (glam::DVec2::from(p0).normalize(), glam::DVec2::from(p1).normalize());
+    let mut angle = n0.dot(n1).clamp(-1.0, 1.0).acos();
+    let cross = p0[1] * p1[0] - p0[0] * p1[1];
+    if (cross > 0.0 && ind) || (cross < 0.0 && !ind) {
+        angle = 2.0 * std::f64::consts::PI - angle;
+    }
+    radius * angle
+}
+
+/// The tangent points (2D, `[x0, y0, x1, y1]`) and arc length of the wrap of `end` around the circle of `radius`
+/// (MuJoCo `wrap_circle`).
+fn wrap_circle(end: [f64; 4], side: Option<glam::DVec2>, radius: f64) -> Option<([f64; 4], f64)> {
+    let sqlen0 = end[0] * end[0] + end[1] * end[1];
+    let sqlen1 = end[2] * end[2] + end[3] * end[3];
+    let sqrad = radius * radius;
+    if sqlen0 < sqrad || sqlen1 < sqrad || radius < MINVAL {
+        return None;
+    }
+    let dif = [end[2] - end[0], end[3] - end[1]];
+    let dd = dif[0] * dif[0] + dif[1] * dif[1];
+    if dd < MINVAL {
+        return None;
+    }
+    let a = (-(dif[0] * end[0] + dif[1] * end[1]) / dd).clamp(0.0, 1.0);
+    let near = [a * dif[0] + end[0], a * dif[1] + end[1]];
+    if near[0] * near[0] + near[1] * near[1] > sqrad
+        && side.is_none_or(|s| s.x * near[0] + s.y * near[1] >= 0.0)
+    {
+        return None;
+    }
+    let (sqrt0, sqrt1) = ((sqlen0 - sqrad).sqrt(), (sqlen1 - sqrad).sqrt());
+    let mut sol = [[[0.0; 2]; 2]; 2];
+    let mut good = [0.0; 2];
+    for i in 0..2 {
+        let sgn = if i == 0 { 1.0 } else { -1.0 };
+        sol[i][0] = [
+            (end[0] * sqrad + sgn * radius * end[1] * sqrt0) / sqlen0,
+            (end[1] * sqrad - sgn * radius * end[0] * sqrt0) / sqlen0,
+        ];
+        sol[i][1] = [
+            (end[2] * sqrad - sgn * radius * end[3] * sqrt1) / sqlen1,
+            (end[3] * sqrad + sgn * radius * end[2] * sqrt1) / sqlen1,
+        ];
+        good[i] = match side {
+            Some(s) => {
+                let sum = glam::DVec2::new(sol[i][0][0] + sol[i][1][0], sol[i][0][1] + sol[i][1][1]);
+                let n = sum.length();
+                let sum = if n > 0.0 { sum / n } else { sum };
+                sum.dot(s)
+            }
+            None => {
+                let dx = [sol[i][0][0] - sol[i][1][0], sol[i][0][1] - sol[i][1][1]];
+                -(dx[0] * dx[0] + dx[1] * dx[1])
+            }
+        };
+        if segments_cross([end[0], end[1]], sol[i][0], [end[2], end[3]], sol[i][1]) {
+            good[i] = -10000.0;
+        }
+    }
+    let i = if good[0] > good[1] { 0 } else { 1 };
+    let pnt = [sol[i][0][0], sol[i][0][1], sol[i][1][0], sol[i][1][1]];
+    if segments_cross([end[0], end[1]], [pnt[0], pnt[1]], [end[2], end[3]], [pnt[2], pnt[3]]) {
+        return None;
+    }
+    Some((pnt, circle_length(sol[i][0], sol[i][1], i == 1, radius)))
+}
+
+/// The tangent point of a wrap from inside the circle (MuJoCo `wrap_inside`, Newton's method on
+/// `asin(Az) + asin(Bz) − 2 asin(z) + G = 0`); `None` when there is no wrap. Iterated to `|f| ≤ 1e-12`: MuJoCo 4.0's
+/// points agree with that to 1e-14, not with its 3.x source's 1e-6 tolerance.
+fn wrap_inside(end: [f64; 4], radius: f64) -> Option<[f64; 4]> {
+    let (len0, len1) =
+        ((end[0] * end[0] + end[1] * end[1]).sqrt(), (end[2] * end[2] + end[3] * end[3]).sqrt());
+    let dif = [end[2] - end[0], end[3] - end[1]];
+    let dd = dif[0] * dif[0] + dif[1] * dif[1];
+    if len0 <= radius || len1 <= radius || radius < MINVAL || len0 < MINVAL || len1 < MINVAL {
+        return None;
+    }
+    if dd > MINVAL {
+        let a = -(dif[0] * end[0] + dif[1] * end[1]) / dd;
+        if a > 0.0 && a < 1.0 {
+            let near = [end[0] + a * dif[0], end[1] + a * dif[1]];
+            if (near[0] * near[0] + near[1] * near[1]).sqrt() <= radius {
+                return None;
+            }
+        }
+    }
+    let mid = glam::DVec2::new(0.5 * (end[0] + end[2]), 0.5 * (end[1] + end[3]));
+    let n = mid.length();
+    let mid = if n > 0.0 { mid / n * radius } else { mid * radius };
+    let fallback = Some([mid.x, mid.y, mid.x, mid.y]);
+    let (a_, b_) = (radius / len0, radius / len1);
+    let cos_g = (len0 * len0 + len1 * len1 - dd) / (2.0 * len0 * len1);
+    if cos_g < -1.0 + MINVAL {
+        return None;
+    } else if cos_g > 1.0 - MINVAL {
+        return fallback;
+    }
+    let g = cos_g.acos();
+    let f_of = |z: f64| (a_ * z).asin() + (b_ * z).asin() - 2.0 * z.asin() + g;
+    let mut z = 1.0 - 1e-7;
+    let mut f = f_of(z);
+    if f > 0.0 {
+        return fallback;
+    }
+    let mut iter = 0;
+    while iter < 20 && f.abs() > 1e-12 {
+        let df = a_ / (1.0 - z * z * a_ * a_).sqrt().max(MINVAL)
+            + b_ / (1.0 - z * z * b_ * b_).sqrt().max(MINVAL)
+            - 2.0 / (1.0 - z * z).sqrt().max(MINVAL);
+        if df > -MINVAL {
+            return fallback;
+        }
+        let z1 = z - f / df;
+        if z1 > z {
+            return fallback;
+        }
+        z = z1;
+        f = f_of(z);
+        if f > 1e-6 {
+            return fallback;
+        }
+        iter += 1;
+    }
+    if iter >= 20 {
+        return fallback;
+    }
+    let (vec, ang) = if end[0] * end[3] - end[1] * end[2] > 0.0 {
+        (glam::DVec2::new(end[0], end[1]), z.asin() - (a_ * z).asin())
+    } else {
+        (glam::DVec2::new(end[2], end[3]), z.asin() - (b_ * z).asin())
+    };
+    let vec = vec.normalize();
+    let x = radius * (ang.cos() * vec.x - ang.sin() * vec.y);
+    let y = radius * (ang.sin() * vec.x + ang.cos() * vec.y);
+    Some([x, y, x, y])
 }

@@ -272,15 +272,19 @@ fn external_wrenches(model: &Model, d: &mut Data) {
         i += n;
     }
     let t = &m.tendons;
+    let mut path = Vec::new();
     for k in (0..t.len()).filter(|&k| t.is_spatial(k)) {
         let tension = tendon_tension(model, d, k);
-        let world =
-            |p: usize| (t.site_body[p], b.xpos[t.site_body[p]] + b.xquat[t.site_body[p]] * t.site_pos[p]);
-        for p in t.site_adr[k]..t.site_adr[k] + t.site_num[k] - 1 {
-            let ((body_a, pa), (body_b, pb)) = (world(p), world(p + 1));
+        path.clear();
+        m.tendon_path_points(b, k, &mut path);
+        for pair in path.windows(2) {
+            let ((body_a, pa, before), (body_b, pb, div)) = (pair[0], pair[1]);
+            if before.is_nan() || div.is_nan() {
+                continue;
+            }
             let u = (pb - pa).normalize_or_zero();
-            add(&mut ext, body_b, pb, tension * u, DVec3::ZERO);
-            add(&mut ext, body_a, pa, -tension * u, DVec3::ZERO);
+            add(&mut ext, body_b, pb, tension / div * u, DVec3::ZERO);
+            add(&mut ext, body_a, pa, -tension / div * u, DVec3::ZERO);
         }
     }
     d.multibody.cfrc_ext = ext;

@@ -799,26 +799,39 @@ fn mujoco_parity_transmissions() {
 /// (a force sensor reads the tension through the equality): 1000 steps.
 #[test]
 fn mujoco_parity_tendon_equality() {
-    let reference: Value = serde_json::from_str(include_str!("data/tendon_equality_reference.json")).unwrap();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tendon_equality.xml");
+    tendon_state_parity("tendon_equality.xml", include_str!("data/tendon_equality_reference.json"));
+}
+
+/// Spatial tendons wrapping around a sphere and a cylinder (side sites, a wrap from inside) and a pulley against
+/// MuJoCo 4.0 (`tests/data/tendon_wrap.xml`, `scripts/mujoco_tendon_reference.py`): lengths, force sensors through
+/// the wrapped paths, 1000 steps.
+#[test]
+fn mujoco_parity_tendon_wrap() {
+    tendon_state_parity("tendon_wrap.xml", include_str!("data/tendon_wrap_reference.json"));
+}
+
+/// `qpos`, `qvel` and `sensordata` of `file` against its reference after steps 1, 100, 500 and 1000 from `qpos0`.
+fn tendon_state_parity(file: &str, reference: &str) {
+    let reference: Value = serde_json::from_str(reference).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file);
     let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
     let mut worst: f64 = 0.0;
     for k in 1..=1000u64 {
         scene.step().unwrap();
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
         let rows = scene.stats().rows_by_kind[0];
-        assert_eq!(rows as u64, snap["equality_rows"].as_u64().unwrap(), "equality rows at step {k}");
+        assert_eq!(rows as u64, snap["equality_rows"].as_u64().unwrap(), "{file}: equality rows at step {k}");
         let d = &scene.data().multibody;
         for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel), ("sensordata", &d.sensordata)] {
             let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
             for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
                 let err = (a - b).abs() / b.abs().max(1.0);
                 worst = worst.max(err);
-                assert!(err < 1e-9, "{field}[{i}] at step {k}: {a} vs {b}");
+                assert!(err < 1e-9, "{file}: {field}[{i}] at step {k}: {a} vs {b}");
             }
         }
     }
-    println!("tendon equality vs MuJoCo 4.0: max relative |Δ| {worst:.1e}");
+    println!("{file} vs MuJoCo 4.0: max relative |Δ| {worst:.1e}");
 }
 
 /// Moving surfaces against MuJoCo 4.0 (`tests/data/surfacevel.xml`, `scripts/mujoco_surfacevel_reference.py`): a box
