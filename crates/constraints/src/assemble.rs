@@ -319,10 +319,8 @@ impl ConstraintAssembler {
     /// tendon, `(t₂, −poly'(L₂ − L₂⁰))` (the row's Jacobian is `J₁ − poly'·J₂`). `None` for another equality.
     pub fn tendon_equality_coefficients(&self, data: &Data, e: usize) -> Option<[(usize, f64); 2]> {
         let Equality::Tendon { t1, second, poly, .. } = *self.equalities.get(e)? else { return None };
-        let second = second.map_or((t1, 0.0), |(t2, l02)| {
-            let delta = data.ten_length[t2] - l02;
-            (t2, -(1..5).rev().fold(0.0, |acc, k| acc * delta + k as f64 * poly[k]))
-        });
+        let second =
+            second.map_or((t1, 0.0), |(t2, l02)| (t2, -polynomial(&poly, data.ten_length[t2] - l02).1));
         Some([(t1, 1.0), second])
     }
 
@@ -586,9 +584,7 @@ impl ConstraintAssembler {
                         (q1 - poly[0], model.dof_invweight0[dof1])
                     }
                     Some((dof2, qadr2, q02)) => {
-                        let delta = data.qpos[qadr2] - q02;
-                        let value = poly.iter().rev().fold(0.0, |acc, a| acc * delta + a);
-                        let slope = (1..5).rev().fold(0.0, |acc, k| acc * delta + k as f64 * poly[k]);
+                        let (value, slope) = polynomial(&poly, data.qpos[qadr2] - q02);
                         if dof2 == dof1 {
                             rows.push_entry(dof1, 1.0 - slope);
                         } else {
@@ -598,16 +594,7 @@ impl ConstraintAssembler {
                         (q1 - value, model.dof_invweight0[dof1] + model.dof_invweight0[dof2])
                     }
                 };
-                let imp = sol.impedance(x);
-                let vel = rows.open_row_dot(qvel);
-                let row = RowData {
-                    pos: x,
-                    imp,
-                    vel,
-                    aref: sol.aref(imp, vel, x),
-                    r: regularizer(iw, imp),
-                    ..plain()
-                };
+                let row = scalar_row(sol, x, iw, rows.open_row_dot(qvel));
                 rows.finish_row(RowKind::EqualityJoint, e, row);
             }
             Equality::Tendon { t1, l01, second, poly, sol } => {
@@ -617,9 +604,7 @@ impl ConstraintAssembler {
                 let (x, slope, iw) = match second {
                     None => (x1 - poly[0], 0.0, model.tendons.invweight0[t1]),
                     Some((t2, l02)) => {
-                        let delta = data.ten_length[t2] - l02;
-                        let value = poly.iter().rev().fold(0.0, |acc, a| acc * delta + a);
-                        let slope = (1..5).rev().fold(0.0, |acc, k| acc * delta + k as f64 * poly[k]);
+                        let (value, slope) = polynomial(&poly, data.ten_length[t2] - l02);
                         (x1 - value, slope, model.tendons.invweight0[t1] + model.tendons.invweight0[t2])
                     }
                 };
@@ -633,16 +618,7 @@ impl ConstraintAssembler {
                         rows.push_entry(dof, c);
                     }
                 }
-                let imp = sol.impedance(x);
-                let vel = rows.open_row_dot(qvel);
-                let row = RowData {
-                    pos: x,
-                    imp,
-                    vel,
-                    aref: sol.aref(imp, vel, x),
-                    r: regularizer(iw, imp),
-                    ..plain()
-                };
+                let row = scalar_row(sol, x, iw, rows.open_row_dot(qvel));
                 rows.finish_row(RowKind::EqualityTendon, e, row);
             }
         }
@@ -987,6 +963,19 @@ fn relative_columns(
         };
         out.push(column);
     }
+}
+
+/// `(p(x), p'(x))` for the polynomial `p = Σ polyₖ xᵏ` of a joint or tendon equality.
+fn polynomial(poly: &[f64; 5], x: f64) -> (f64, f64) {
+    let value = poly.iter().rev().fold(0.0, |acc, a| acc * x + a);
+    let slope = (1..5).rev().fold(0.0, |acc, k| acc * x + k as f64 * poly[k]);
+    (value, slope)
+}
+
+/// The data of a one-row equality at residual `x` with velocity `vel` and inverse weight `iw`.
+fn scalar_row(sol: &ResolvedSol, x: f64, iw: f64, vel: f64) -> RowData {
+    let imp = sol.impedance(x);
+    RowData { pos: x, imp, vel, aref: sol.aref(imp, vel, x), r: regularizer(iw, imp), ..plain() }
 }
 
 /// `(J̇_p q̇, J̇_r q̇)` of world point `point` fixed to `body`: the acceleration of the point (and of the body's

@@ -65,19 +65,7 @@ impl Integrator for Implicit {
             }
         }
         for u in 0..model.nu {
-            if let Some([lo, hi]) = model.actuator_forcerange[u] {
-                let f = data.actuator_force[u];
-                if f <= lo || f >= hi {
-                    continue;
-                }
-            }
-            let input = match model.actuator_actadr[u] {
-                Some(a) => data.act[a],
-                None => {
-                    model.actuator_ctrlrange[u].map_or(data.ctrl[u], |[lo, hi]| data.ctrl[u].clamp(lo, hi))
-                }
-            };
-            let slope = model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2];
+            let slope = crate::actuator_velocity_slope(model, data, u, true).unwrap_or(0.0);
             if slope == 0.0 {
                 continue;
             }

@@ -233,24 +233,35 @@ pub(crate) fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
 /// not depend on `q̇` there; MuJoCo `mjd_actuator_vel`).
 fn add_actuator_velocity_gains(model: &Model, data: &Data, h: f64, skip_clamped: bool, shift: &mut [f64]) {
     for u in 0..model.nu {
-        if skip_clamped && let Some([lo, hi]) = model.actuator_forcerange[u] {
-            let f = data.actuator_force[u];
-            if f <= lo || f >= hi {
-                continue;
-            }
-        }
         // A tendon actuator's velocity gain is `gear²·(…)·JᵀJ`, not diagonal: the simulator refuses it with the
         // implicit integrators, so only joint actuators reach this point with one.
         let Transmission::Joint(j) = model.actuator_transmission[u] else { continue };
+        let Some(slope) = actuator_velocity_slope(model, data, u, skip_clamped) else { continue };
         let gear = model.actuator_gear[u];
-        // ∂force/∂velocity = gainprm₂·input + biasprm₂, the input being the activation or the clamped control.
-        let input = match model.actuator_actadr[u] {
-            Some(a) => data.act[a],
-            None => model.actuator_ctrlrange[u].map_or(data.ctrl[u], |[lo, hi]| data.ctrl[u].clamp(lo, hi)),
-        };
-        let slope = model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2];
         shift[model.jnt_dofadr[j]] -= h * gear * gear * slope;
     }
+}
+
+/// `∂force/∂velocity = gainprm₂·input + biasprm₂` of actuator `u`, the input being the activation or the clamped
+/// control (MuJoCo `mjd_actuator_vel`); `None` when `skip_clamped` and the force is at a limit of its range (it does
+/// not depend on the velocity there).
+pub(crate) fn actuator_velocity_slope(
+    model: &Model,
+    data: &Data,
+    u: usize,
+    skip_clamped: bool,
+) -> Option<f64> {
+    if skip_clamped && let Some([lo, hi]) = model.actuator_forcerange[u] {
+        let f = data.actuator_force[u];
+        if f <= lo || f >= hi {
+            return None;
+        }
+    }
+    let input = match model.actuator_actadr[u] {
+        Some(a) => data.act[a],
+        None => model.actuator_ctrlrange[u].map_or(data.ctrl[u], |[lo, hi]| data.ctrl[u].clamp(lo, hi)),
+    };
+    Some(model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2])
 }
 
 /// Solves `(M + diag(shift)) a = M qacc` (= `f_s + Jᵀλ`, the forces of the explicit solve), skipping the solve when

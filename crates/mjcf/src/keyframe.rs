@@ -35,15 +35,7 @@ pub fn read_section(
             }
             Ok(v)
         };
-        let name = a.str("name").unwrap_or_default().to_string();
-        if !name.is_empty() && out.iter().any(|k| k.name == name) {
-            return Err(MjcfError::DuplicateName {
-                at: child.at.clone(),
-                element: "key".into(),
-                kind: "keyframe",
-                name,
-            });
-        }
+        let name = unique_name(&a, child, out)?;
         out.push(KeyframeSpec {
             name,
             time: a.f64_or("time", 0.0)?,
@@ -139,15 +131,7 @@ pub fn read_attached(
             }
         }
     }
-    let name = a.str("name").unwrap_or_default().to_string();
-    if !name.is_empty() && out.iter().any(|x| x.name == name) {
-        return Err(MjcfError::DuplicateName {
-            at: e.at.clone(),
-            element: "key".into(),
-            kind: "keyframe",
-            name,
-        });
-    }
+    let name = unique_name(&a, e, out)?;
     out.push(KeyframeSpec {
         name,
         time: a.f64_or("time", 0.0)?,
@@ -191,4 +175,18 @@ impl Layout {
         }
         Layout { adr, nq: qpos0.len(), qpos0, nv }
     }
+}
+
+/// The `name` of key `e`, unless a keyframe of `out` already has it.
+fn unique_name(a: &Attrs<'_>, e: &Element, out: &[KeyframeSpec]) -> Result<String> {
+    let name = a.str("name").unwrap_or_default().to_string();
+    if !name.is_empty() && out.iter().any(|k| k.name == name) {
+        return Err(MjcfError::DuplicateName {
+            at: e.at.clone(),
+            element: "key".into(),
+            kind: "keyframe",
+            name,
+        });
+    }
+    Ok(name)
 }
