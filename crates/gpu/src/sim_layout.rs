@@ -172,8 +172,9 @@ impl SimLayout {
         if !m.tendons.is_empty() {
             return Err(unsupported("tendons (and tendon actuators)"));
         }
-        if m.na > 0 || m.actuator_gain_affine.iter().any(|g| *g != [0.0; 2]) {
-            return Err(unsupported("actuator activation dynamics or affine gains"));
+        let muscle = m.actuator_gain_muscle.iter().chain(&m.actuator_bias_muscle).any(Option::is_some);
+        if m.na > 0 || muscle || m.actuator_gain_affine.iter().any(|g| *g != [0.0; 2]) {
+            return Err(unsupported("actuator activation dynamics, affine gains or muscles"));
         }
         if m.jnt_actfrcrange.iter().any(Option::is_some) {
             return Err(unsupported("joint actuator force limits (actuatorfrcrange)"));

@@ -258,6 +258,10 @@ pub(crate) fn actuator_velocity_slope(
         }
     }
     let input = match model.actuator_actadr[u] {
+        // The force took the next activation (MuJoCo's derivative does the same).
+        Some(a) if model.actuator_actearly[u] => {
+            model.next_activation(u, data.act[a], data.act_dot[a], model.timestep)
+        }
         Some(a) => data.act[a],
         None => model.actuator_ctrlrange[u].map_or(data.ctrl[u], |[lo, hi]| data.ctrl[u].clamp(lo, hi)),
     };

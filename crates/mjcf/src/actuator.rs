@@ -1,15 +1,18 @@
 //! `<actuator>`: `motor`, `position` (with `timeconst`: filtered), `velocity`, `intvelocity`, `damper`, `cylinder` and
-//! `general` (fixed or affine gain, none or affine bias, `integrator`/`filter`/`filterexact` dynamics) on a joint, a
-//! fixed or spatial tendon, a site (with or without a reference site) or a slider-crank.
+//! `muscle` and `general` (fixed, affine or muscle gain, none, affine or muscle bias, `integrator`/`filter`/
+//! `filterexact`/`muscle` dynamics, `actearly`) on a joint, a fixed or spatial tendon, a site (with or without a
+//! reference site) or a slider-crank.
 //!
 //! As in MuJoCo, the shortcut elements write MuJoCo's `general` parameters (`gainprm`, `biasprm`, `biastype`, ...),
 //! and every actuator element of a default class writes into the same per-class actuator slot, in document order:
 //! `position kp` defaults to the class's `gainprm[0]`, `kv` keeps the class's `biasprm[2]` when not given, and so
 //! on. The result is `force = (gainprm₀ + gainprm₁·l + gainprm₂·l̇)·input + biasprm₀ + biasprm₁·l + biasprm₂·l̇` with
 //! `input` the control or the activation. A servo's `dampratio` is kept as a positive `biasprm₂`, which the model
-//! compiler turns into a damping (MuJoCo 4.0's rule). Muscle and user dynamics or gains, `actearly` and body
+//! compiler turns into a damping (MuJoCo 4.0's rule). A muscle without `lengthrange` gets one computed
+//! when the simulator compiles the model (`<compiler><lengthrange>`). User dynamics, gains or biases and body
 //! transmissions (adhesion) are errors.
 
+use signorini_model::muscle::Muscle;
 use signorini_model::spec::{ActuatorDynamics, ActuatorSpec, JointKind, TendonSpec, Transmission};
 
 use crate::Ctx;
@@ -20,11 +23,13 @@ use crate::tree::Tree;
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
 
+/// MuJoCo's `biastype`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bias {
     None,
     Affine,
     Muscle,
+    User,
 }
 
 /// MuJoCo's `dyntype`.
@@ -34,7 +39,8 @@ enum Dyn {
     Integrator,
     Filter,
     FilterExact,
-    Other,
+    Muscle,
+    User,
 }
 
 /// MuJoCo's `gaintype`.
@@ -42,7 +48,8 @@ enum Dyn {
 enum Gain {
     Fixed,
     Affine,
-    Other,
+    Muscle,
+    User,
 }
 
 /// MuJoCo's `mjsActuator` fields that signorini reads.
@@ -60,6 +67,7 @@ struct Params {
     /// A shortcut that limits the control by default (`damper`).
     ctrl_limited: bool,
     inheritrange: f64,
+    actearly: bool,
 }
 
 impl Default for Params {
@@ -79,6 +87,7 @@ impl Default for Params {
             act_limited: false,
             ctrl_limited: false,
             inheritrange: 0.0,
+            actearly: false,
         }
     }
 }
@@ -200,14 +209,15 @@ impl Params {
                 self.biasprm = [0.0; 10];
                 self.biasprm[2] = -kv;
             }
+            "muscle" => self.apply_muscle(a)?,
             _ => {
                 let dyn_types = [
                     ("none", Dyn::None),
                     ("integrator", Dyn::Integrator),
                     ("filter", Dyn::Filter),
                     ("filterexact", Dyn::FilterExact),
-                    ("muscle", Dyn::Other),
-                    ("user", Dyn::Other),
+                    ("muscle", Dyn::Muscle),
+                    ("user", Dyn::User),
                 ];
                 if let Some(d) = a.keyword("dyntype", &dyn_types)? {
                     self.dynamics = d;
@@ -215,8 +225,8 @@ impl Params {
                 let gain_types = [
                     ("fixed", Gain::Fixed),
                     ("affine", Gain::Affine),
-                    ("muscle", Gain::Other),
-                    ("user", Gain::Other),
+                    ("muscle", Gain::Muscle),
+                    ("user", Gain::User),
                 ];
                 if let Some(g) = a.keyword("gaintype", &gain_types)? {
                     self.gain = g;
@@ -225,7 +235,7 @@ impl Params {
                     ("none", Bias::None),
                     ("affine", Bias::Affine),
                     ("muscle", Bias::Muscle),
-                    ("user", Bias::Muscle),
+                    ("user", Bias::User),
                 ];
                 if let Some(b) = a.keyword("biastype", &bias_types)? {
                     self.bias = b;
@@ -237,16 +247,63 @@ impl Params {
             }
         }
         a.int("group")?;
-        a.array::<2>("lengthrange")?;
         a.f64("cranklength")?;
-        if a.bool("actearly")? == Some(true) {
-            return Err(a
-                .unsupported(Some("actearly"), "actearly (the force from the next step's activation)")
-                .into());
-        }
+        self.actearly = a.bool("actearly")?.unwrap_or(self.actearly);
         if a.int("nsample")?.is_some_and(|n| n > 0) || a.f64_or("delay", 0.0)? != 0.0 {
             return Err(a.unsupported(Some("delay"), "actuator delays").into());
         }
+        Ok(())
+    }
+
+    /// `<muscle>` (MuJoCo's `mjs_setToMuscle`): parameters still at the general actuator's defaults take the
+    /// muscle's (time constants 0.01/0.04 s, range 0.75–1.05, force −1 (`scale/acc0`), scale 200, lmin 0.5, lmax
+    /// 1.6, vmax 1.5, fpmax 1.3, fvmax 1.2); the attributes given override them; the bias takes the gain's
+    /// parameters.
+    fn apply_muscle(&mut self, a: &Attrs<'_>) -> Result<()> {
+        let (g, d) = (&mut self.gainprm, &mut self.dynprm);
+        for (k, general, muscle) in [(0, 1.0, 0.01), (1, 0.0, 0.04)] {
+            if d[k] == general {
+                d[k] = muscle;
+            }
+        }
+        for (k, general, muscle) in
+            [(0, 1.0, 0.75), (1, 0.0, 1.05), (2, 0.0, -1.0), (3, 0.0, 200.0), (4, 0.0, 0.5)]
+                .into_iter()
+                .chain([(5, 0.0, 1.6), (6, 0.0, 1.5), (7, 0.0, 1.3), (8, 0.0, 1.2)])
+        {
+            if g[k] == general {
+                g[k] = muscle;
+            }
+        }
+        let tausmooth = a.f64_or("tausmooth", d[2])?;
+        if tausmooth < 0.0 {
+            return Err(a.invalid_named("tausmooth", "must be >= 0").into());
+        }
+        d[2] = tausmooth;
+        // As MuJoCo: a negative value leaves the parameter as it was.
+        let set = |slot: &mut f64, v: f64| {
+            if v >= 0.0 {
+                *slot = v;
+            }
+        };
+        if let Some([act, deact]) = a.array::<2>("timeconst")? {
+            set(&mut d[0], act);
+            set(&mut d[1], deact);
+        }
+        if let Some([lo, hi]) = a.array::<2>("range")? {
+            set(&mut g[0], lo);
+            set(&mut g[1], hi);
+        }
+        for (k, name) in ["force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"].into_iter().enumerate()
+        {
+            if let Some(v) = a.f64(name)? {
+                set(&mut g[k + 2], v);
+            }
+        }
+        self.biasprm[..9].copy_from_slice(&g[..9]);
+        self.dynamics = Dyn::Muscle;
+        self.gain = Gain::Muscle;
+        self.bias = Bias::Muscle;
         Ok(())
     }
 }
@@ -381,22 +438,47 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
         }
         Dyn::Filter => ActuatorDynamics::Filter { tau },
         Dyn::FilterExact => ActuatorDynamics::FilterExact { tau },
-        Dyn::Other => {
-            return Err(a.unsupported(Some("dyntype"), "muscle and user activation dynamics").into());
+        Dyn::Muscle => {
+            let [tau_act, tau_deact, tausmooth] = [params.dynprm[0], params.dynprm[1], params.dynprm[2]];
+            if !(tau_act > 0.0 && tau_deact > 0.0) {
+                let attribute = if kind == "muscle" { "timeconst" } else { "dynprm" };
+                return Err(a.invalid_named(attribute, "a muscle's time constants must be > 0").into());
+            }
+            ActuatorDynamics::Muscle { tau_act, tau_deact, tausmooth }
         }
+        Dyn::User => return Err(a.unsupported(Some("dyntype"), "user activation dynamics").into()),
     };
-    let gain_affine = match params.gain {
-        Gain::Fixed => [0.0; 2],
-        Gain::Affine => [params.gainprm[1], params.gainprm[2]],
-        Gain::Other => return Err(a.unsupported(Some("gaintype"), "muscle and user gains").into()),
+    let muscle = |prm: &[f64; 10], attribute: &str| -> Result<Muscle> {
+        let m = Muscle::from_prm(prm);
+        if !(m.range[0] < m.range[1] && m.lmin < 1.0 && m.lmax > 1.0 && m.vmax > 0.0) {
+            return Err(a
+                .invalid_named(attribute, "a muscle needs range[0] < range[1], lmin < 1 < lmax and vmax > 0")
+                .into());
+        }
+        Ok(m)
     };
-    let bias = match params.bias {
-        Bias::None => [0.0; 3],
+    let (gain_affine, gain_muscle) = match params.gain {
+        Gain::Fixed => ([0.0; 2], None),
+        Gain::Affine => ([params.gainprm[1], params.gainprm[2]], None),
+        Gain::Muscle => ([0.0; 2], Some(muscle(&params.gainprm, "gainprm")?)),
+        Gain::User => return Err(a.unsupported(Some("gaintype"), "user gains").into()),
+    };
+    let (bias, bias_muscle) = match params.bias {
+        Bias::None => ([0.0; 3], None),
         // A positive biasprm₂ of a servo is a damping ratio, turned into a damping when the model is compiled.
-        Bias::Affine => [params.biasprm[0], params.biasprm[1], params.biasprm[2]],
-        Bias::Muscle => {
-            return Err(a.unsupported(Some("biastype"), "bias types other than none and affine").into());
+        Bias::Affine => ([params.biasprm[0], params.biasprm[1], params.biasprm[2]], None),
+        Bias::Muscle => ([0.0; 3], Some(muscle(&params.biasprm, "biasprm")?)),
+        Bias::User => return Err(a.unsupported(Some("biastype"), "user biases").into()),
+    };
+    let lengthrange = match a.array::<2>("lengthrange")? {
+        // MuJoCo keeps a range only when it is not empty (`useexisting`); [0, 0] means "compute it".
+        Some([lo, hi]) if lo < hi => Some([lo, hi]),
+        Some([lo, hi]) if lo > hi => {
+            return Err(a
+                .invalid_named("lengthrange", "the lower limit must not exceed the upper limit")
+                .into());
         }
+        _ => None,
     };
 
     let ctrl = a.array_or::<2>("ctrlrange", [0.0; 2])?;
@@ -464,5 +546,9 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
         gain_affine,
         dynamics,
         actrange,
+        gain_muscle,
+        bias_muscle,
+        lengthrange,
+        actearly: params.actearly,
     })
 }

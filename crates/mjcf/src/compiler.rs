@@ -1,11 +1,12 @@
 //! `<compiler>`: how the file is to be read (angle unit, Euler sequence, limits, inertia from geoms, asset folders,
-//! mass post-processing). Several `<compiler>` elements apply in document order.
+//! mass post-processing, `<lengthrange>`). Several `<compiler>` elements apply in document order.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use signorini_model::spec::{LengthRangeMode, LengthRangeOptions};
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
 
@@ -46,6 +47,8 @@ pub struct Compiler {
     pub balanceinertia: bool,
     /// `strippath`: file names keep only their last component.
     pub strippath: bool,
+    /// `<lengthrange>`: how missing actuator length ranges are computed.
+    pub lengthrange: LengthRangeOptions,
 }
 
 impl Default for Compiler {
@@ -62,6 +65,7 @@ impl Default for Compiler {
             boundinertia: 0.0,
             balanceinertia: false,
             strippath: false,
+            lengthrange: LengthRangeOptions::default(),
         }
     }
 }
@@ -97,6 +101,56 @@ impl Compiler {
         if self.degrees { a.to_radians() } else { a }
     }
 
+    /// Applies one `<lengthrange>` element (MuJoCo's `mjLROpt`).
+    fn apply_lengthrange(&mut self, e: &Element) -> Result<()> {
+        e.check_attributes(&[
+            "mode",
+            "useexisting",
+            "uselimit",
+            "accel",
+            "maxforce",
+            "timeconst",
+            "timestep",
+            "inttotal",
+            "interval",
+            "tolrange",
+        ])?;
+        if let Some(c) = e.children.first() {
+            return Err(e.unknown_child(c).into());
+        }
+        let a = Attrs::own(e);
+        let o = &mut self.lengthrange;
+        let modes = [
+            ("none", LengthRangeMode::None),
+            ("muscle", LengthRangeMode::Muscle),
+            ("muscleuser", LengthRangeMode::MuscleUser),
+            ("all", LengthRangeMode::All),
+        ];
+        if let Some(m) = a.keyword("mode", &modes)? {
+            o.mode = m;
+        }
+        o.useexisting = a.bool("useexisting")?.unwrap_or(o.useexisting);
+        o.uselimit = a.bool("uselimit")?.unwrap_or(o.uselimit);
+        for (name, value) in [
+            ("accel", &mut o.accel),
+            ("maxforce", &mut o.maxforce),
+            ("timeconst", &mut o.timeconst),
+            ("timestep", &mut o.timestep),
+            ("inttotal", &mut o.inttotal),
+            ("interval", &mut o.interval),
+            ("tolrange", &mut o.tolrange),
+        ] {
+            *value = a.f64_or(name, *value)?;
+        }
+        if !(o.inttotal > 0.0 && o.interval > 0.0 && o.interval <= o.inttotal) {
+            return Err(a.invalid_named("interval", "need 0 < interval <= inttotal").into());
+        }
+        if !(o.accel > 0.0) {
+            return Err(a.invalid_named("accel", "must be > 0").into());
+        }
+        Ok(())
+    }
+
     /// Applies one `<compiler>` element.
     pub fn apply(&mut self, e: &Element) -> Result<()> {
         e.check_attributes(ATTRIBUTES)?;
@@ -104,6 +158,7 @@ impl Compiler {
             if child.name != "lengthrange" {
                 return Err(e.unknown_child(child).into());
             }
+            self.apply_lengthrange(child)?;
         }
         let a = Attrs::own(e);
         if let Some(d) = a.keyword("angle", &[("degree", true), ("radian", false)])? {

@@ -130,6 +130,7 @@ pub fn load(mut root: Element, model_dir: &Path, mut stack: Vec<PathBuf>) -> Res
             viscosity: options.viscosity.unwrap_or(0.0),
             wind: options.wind.map_or(DVec3::ZERO, DVec3::from_array),
         },
+        lengthrange: ctx.compiler.lengthrange,
     };
     for s in &contact_sections {
         contact::read_section(s, &tree, &ctx, &mut spec.contact_excludes, &mut spec.contact_pairs)?;

@@ -199,7 +199,6 @@ pub const ACTUATOR_COMMON: &[&str] = &[
     "refsite",
     "body",
     "user",
-    "actearly",
     "nsample",
     "interp",
     "delay",
@@ -214,17 +213,20 @@ pub fn actuator_specific(kind: &str) -> &'static [&'static str] {
     match kind {
         "position" => &["kp", "kv", "dampratio", "timeconst", "inheritrange"],
         "velocity" => &["kv"],
-        "general" => &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actdim"],
+        "general" => &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actdim", "actearly"],
         "intvelocity" => &["kp", "kv", "dampratio", "inheritrange"],
         "damper" => &["kv"],
         "cylinder" => &["timeconst", "area", "diameter", "bias"],
+        "muscle" => {
+            &["timeconst", "tausmooth", "range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"]
+        }
         _ => &[],
     }
 }
 
 /// The supported actuator elements.
 pub const ACTUATORS: &[&str] =
-    &["motor", "position", "velocity", "intvelocity", "damper", "cylinder", "general"];
+    &["motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "general"];
 
 /// MuJoCo actuator elements that signorini does not support.
-pub const UNSUPPORTED_ACTUATORS: &[&str] = &["muscle", "adhesion", "dcmotor", "pid", "orientation", "plugin"];
+pub const UNSUPPORTED_ACTUATORS: &[&str] = &["adhesion", "dcmotor", "pid", "orientation", "plugin"];

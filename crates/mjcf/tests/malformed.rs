@@ -110,7 +110,7 @@ fn unsupported_features_name_the_attribute() {
     expect(&e, 2, "option", Some("density"));
     let e = err(
         "<mujoco>\n<worldbody>\n<body><joint name=\"j\"/><geom size=\"1\"/></body>\n</worldbody>\n<actuator>\n\
-                 <general joint=\"j\" dyntype=\"muscle\"/>\n</actuator>\n</mujoco>",
+                 <general joint=\"j\" dyntype=\"user\"/>\n</actuator>\n</mujoco>",
     );
     expect(&e, 6, "general", Some("dyntype"));
     let e = err("<mujoco>\n<worldbody>\n<composite/>\n</worldbody>\n</mujoco>");
@@ -202,10 +202,15 @@ fn activation_dynamics_outside_the_subset_are_located_errors() {
             "<mujoco>\n<worldbody><body><joint name=\"h\"/><geom size=\"1\"/></body></worldbody>\n<actuator>\n{act}\n</actuator>\n</mujoco>"
         ))
     };
-    expect(&case("<general joint=\"h\" dyntype=\"muscle\"/>"), 4, "general", Some("dyntype"));
+    expect(&case("<general joint=\"h\" dyntype=\"user\"/>"), 4, "general", Some("dyntype"));
+    // A muscle's deactivation time constant dynprm[1] defaults to 0 on a general actuator.
+    expect(&case("<general joint=\"h\" dyntype=\"muscle\"/>"), 4, "general", None);
     expect(&case("<general joint=\"h\" dyntype=\"filter\" dynprm=\"0\"/>"), 4, "general", Some("dynprm"));
-    expect(&case("<general joint=\"h\" gaintype=\"muscle\"/>"), 4, "general", Some("gaintype"));
-    expect(&case("<position joint=\"h\" actearly=\"true\"/>"), 4, "position", Some("actearly"));
+    expect(&case("<general joint=\"h\" gaintype=\"user\"/>"), 4, "general", Some("gaintype"));
+    // The general actuator's gainprm (1, 0, ...) is no muscle's: its range is empty.
+    expect(&case("<general joint=\"h\" gaintype=\"muscle\"/>"), 4, "general", None);
+    expect(&case("<muscle joint=\"h\" timeconst=\"0 0.04\"/>"), 4, "muscle", Some("timeconst"));
+    expect(&case("<muscle joint=\"h\" lengthrange=\"1 0\"/>"), 4, "muscle", Some("lengthrange"));
     expect(&case("<damper joint=\"h\" kv=\"1\"/>"), 4, "damper", Some("ctrlrange"));
     expect(&case("<motor joint=\"h\" actrange=\"0 1\"/>"), 4, "motor", Some("actrange"));
     expect(&case("<intvelocity joint=\"h\" kp=\"1\" actrange=\"1 0\"/>"), 4, "intvelocity", Some("actrange"));

@@ -1,9 +1,11 @@
-//! Actuators (MuJoCo `general` with affine gain and bias; joint, fixed-tendon, site and slider-crank
-//! transmissions).
+//! Actuators (MuJoCo `general` with affine or muscle gain and bias; joint, tendon, site and slider-crank
+//! transmissions; activation dynamics, `actearly`).
 //!
 //! `length = gear·q` (a tendon: `gear·L`; a site or slider-crank: [`Transmission`]'s formulas, with the moment row
 //! `∂l/∂q` in `Data::actuator_moment`), `velocity = gear·q̇` (`moment·q̇`), `ctrl` clamped to `ctrlrange`,
-//! `force = gain·ctrl + bias₀ + bias₁·length + bias₂·velocity` clamped to `forcerange`, and
+//! `force = gain·input + bias₀ + bias₁·length + bias₂·velocity` clamped to `forcerange` (`input`: `ctrl`, or the
+//! activation `act` — the next one, `act + h·act_dot`, with `actearly`; a muscle's gain and bias are
+//! [`crate::muscle`]'s curves), and
 //! `qfrc_actuator += gear·force·J` (`J` the joint's unit row or the tendon's Jacobian; [`Model::tendon_state`] runs
 //! first, in [`Model::passive`]). Motor: `gain = 1`, no bias; position: `gain = kp`, `bias = (0, −kp, −kv)`;
 //! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
@@ -21,6 +23,9 @@ fn activation_rate(dynamics: ActuatorDynamics, ctrl: f64, act: f64) -> f64 {
         ActuatorDynamics::Integrator => ctrl,
         ActuatorDynamics::Filter { tau } | ActuatorDynamics::FilterExact { tau } => {
             (ctrl - act) / tau.max(MINVAL)
+        }
+        ActuatorDynamics::Muscle { tau_act, tau_deact, tausmooth } => {
+            crate::muscle::activation_rate(ctrl, act, tau_act, tau_deact, tausmooth)
         }
     }
 }
@@ -59,8 +64,13 @@ impl Model {
             let input = match self.actuator_actadr[u] {
                 None => ctrl,
                 Some(a) => {
-                    d.act_dot[a] = activation_rate(self.actuator_dynamics[u], ctrl, d.act[a]);
-                    d.act[a]
+                    let rate = activation_rate(self.actuator_dynamics[u], ctrl, d.act[a]);
+                    d.act_dot[a] = rate;
+                    if self.actuator_actearly[u] {
+                        self.next_activation(u, d.act[a], rate, self.timestep)
+                    } else {
+                        d.act[a]
+                    }
                 }
             };
             let [b0, b1, b2] = self.actuator_bias[u];
@@ -76,8 +86,16 @@ impl Model {
                 }
                 _ => input,
             };
-            let gain = self.actuator_gain[u] + g1 * length + g2 * velocity;
-            let force = gain * input + b0 + b1 * length + b2 * velocity;
+            let (lengthrange, acc0) = (self.actuator_lengthrange[u], self.actuator_acc0[u]);
+            let gain = match &self.actuator_gain_muscle[u] {
+                Some(muscle) => muscle.gain(length, velocity, lengthrange, acc0),
+                None => self.actuator_gain[u] + g1 * length + g2 * velocity,
+            };
+            let bias = match &self.actuator_bias_muscle[u] {
+                Some(muscle) => muscle.bias(length, lengthrange, acc0),
+                None => b0 + b1 * length + b2 * velocity,
+            };
+            let force = gain * input + bias;
             let force = clamp(force, self.actuator_forcerange[u]);
             d.actuator_length[u] = length;
             d.actuator_velocity[u] = velocity;
@@ -193,34 +211,42 @@ impl Model {
         }
     }
 
-    /// MuJoCo's `dampratio` (4.0): a servo (`gain = −bias₁`) whose `bias₂ > 0` holds a damping ratio, replaced by
-    /// the damping `bias₂ = −ratio·2·√(kp·m)` with `m = 1/(J M⁻¹ Jᵀ)` the inertia its moment `J` sees at `qpos0`.
-    /// `d` holds the kinematics, tendons and factored `M` at `qpos0`.
-    pub(crate) fn resolve_dampratio(&mut self, d: &mut Data) {
+    /// Actuator `u`'s dense moment row `∂l/∂q` into `row` (`nv`): `gear` times the joint's unit row or the tendon's
+    /// Jacobian, or the site/slider-crank moment. `d` holds the kinematics and tendons of the pose.
+    pub fn actuator_moment_row(&self, d: &Data, u: usize, row: &mut [f64]) {
+        let (nv, gear) = (self.nv, self.actuator_gear[u]);
+        row.fill(0.0);
+        match self.actuator_transmission[u] {
+            Transmission::Joint(j) => row[self.jnt_dofadr[j]] = gear,
+            Transmission::Tendon(t) => {
+                for (r, j) in row.iter_mut().zip(&d.ten_j[t * nv..(t + 1) * nv]) {
+                    *r = gear * j;
+                }
+            }
+            transmission => {
+                self.pose_transmission(d, transmission, gear, row);
+            }
+        }
+    }
+
+    /// The constants of the actuators at `qpos0` (MuJoCo `set0`): `actuator_acc0 = ‖M⁻¹ Jᵀ‖` and 4.0's `dampratio`:
+    /// a servo (`gain = −bias₁`) whose `bias₂ > 0` holds a damping ratio gets the damping `bias₂ = −ratio·2·√(kp·m)`
+    /// with `m = 1/(J M⁻¹ Jᵀ)` the inertia its moment `J` sees. `d` holds the kinematics, tendons and factored `M` at
+    /// `qpos0`.
+    pub(crate) fn set_actuator_constants(&mut self, d: &mut Data) {
         let nv = self.nv;
         let mut row = vec![0.0; nv];
         let mut x = vec![0.0; nv];
         for u in 0..self.nu {
+            self.actuator_moment_row(d, u, &mut row);
+            x.copy_from_slice(&row);
+            self.solve_m(d, &mut x);
+            self.actuator_acc0[u] = x.iter().map(|v| v * v).sum::<f64>().sqrt();
             let [_, b1, ratio] = self.actuator_bias[u];
             let kp = self.actuator_gain[u];
             if !(ratio > 0.0 && b1 == -kp && self.actuator_gain_affine[u] == [0.0; 2]) {
                 continue;
             }
-            let gear = self.actuator_gear[u];
-            row.fill(0.0);
-            match self.actuator_transmission[u] {
-                Transmission::Joint(j) => row[self.jnt_dofadr[j]] = gear,
-                Transmission::Tendon(t) => {
-                    for (r, j) in row.iter_mut().zip(&d.ten_j[t * nv..(t + 1) * nv]) {
-                        *r = gear * j;
-                    }
-                }
-                transmission => {
-                    self.pose_transmission(d, transmission, gear, &mut row);
-                }
-            }
-            x.copy_from_slice(&row);
-            self.solve_m(d, &mut x);
             let inverse_mass: f64 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
             let mass = if inverse_mass > 0.0 { 1.0 / inverse_mass } else { 0.0 };
             self.actuator_bias[u][2] = -(ratio * 2.0 * (kp * mass).sqrt());

@@ -167,6 +167,14 @@ pub enum ModelError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// An actuator whose parameters contradict each other.
+    #[error("{actuator}: {reason}")]
+    InvalidActuator {
+        /// The actuator.
+        actuator: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A joint used where only a hinge or slide (one qpos, one dof) is allowed.
     #[error("{object}: joint #{joint} must be a hinge or a slide")]
     NotScalarJoint {

@@ -40,7 +40,7 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     let nv = m.nv;
     m.meaninertia = if nv == 0 { 1.0 } else { (0..nv).map(|i| d.qm[m.dof_madr[i]]).sum::<f64>() / nv as f64 };
     crate::tendon::set_constants(m, &mut d)?;
-    m.resolve_dampratio(&mut d);
+    m.set_actuator_constants(&mut d);
 
     // Each solve is restricted to the kinematic tree of its right-hand side (the rest of `M` is block-diagonal
     // apart): the cost is linear in the number of trees, not quadratic.

@@ -16,7 +16,8 @@
 //! | [`factor`] | tree-sparse `M = Lᵀ D L`, `M⁻¹ x` |
 //! | [`rne`] | velocities, bias forces, inverse dynamics |
 //! | [`passive`] | joint springs and dampers |
-//! | [`actuator`] | motors and servos |
+//! | [`actuator`] | motors, servos, activation dynamics, transmissions |
+//! | [`muscle`] | MuJoCo's muscle curves and activation |
 //! | [`jacobian`] | point/body Jacobians, `J·v`, `Jᵀ·f` along the dof chain |
 //! | [`invweight`] | constants at `qpos0`: invweights, meaninertia, dof lengths |
 //! | [`energy`] | potential and kinetic energy |
@@ -40,6 +41,7 @@ pub mod invweight;
 pub mod jacobian;
 pub mod kinematics;
 pub mod model;
+pub mod muscle;
 pub mod passive;
 pub mod rne;
 pub mod sensor;

@@ -259,6 +259,26 @@ pub struct Model {
     pub actuator_ctrlrange: Vec<Option<[f64; 2]>>,
     /// Force clamping range.
     pub actuator_forcerange: Vec<Option<[f64; 2]>>,
+    /// Muscle gain, replacing `actuator_gain` and `actuator_gain_affine` ([`crate::muscle`]).
+    pub actuator_gain_muscle: Vec<Option<crate::muscle::Muscle>>,
+    /// Muscle bias (passive force), replacing `actuator_bias`.
+    pub actuator_bias_muscle: Vec<Option<crate::muscle::Muscle>>,
+    /// The range of the actuator's length (MuJoCo `actuator_lengthrange`; `[0, 0]` when neither given nor
+    /// computed). The simulator computes the missing ones of a muscle when it compiles the model
+    /// ([`crate::spec::LengthRangeOptions`]).
+    pub actuator_lengthrange: Vec<[f64; 2]>,
+    /// Whether the length range was given by the spec (else computed, or none).
+    pub actuator_lengthrange_given: Vec<bool>,
+    /// `‖M⁻¹ Jᵀ‖` at `qpos0` for the actuator's moment `J` (MuJoCo `actuator_acc0`): the acceleration a unit force
+    /// causes; a muscle's default peak force is `scale/acc0`.
+    pub actuator_acc0: Vec<f64>,
+    /// The force takes the next step's activation (MuJoCo `actearly`).
+    pub actuator_actearly: Vec<bool>,
+    /// The physics step `h` (s) that `actearly` actuators look ahead by. The simulator sets it from its own step
+    /// (`dt/substeps`); 0.002 (MuJoCo's default) on a model compiled alone.
+    pub timestep: f64,
+    /// How missing length ranges are computed ([`crate::spec::LengthRangeOptions`]).
+    pub lengthrange_options: crate::spec::LengthRangeOptions,
 
     /// Equality constraints (indices validated).
     pub equalities: Vec<EqualitySpec>,
@@ -464,6 +484,14 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         actuator_bias: Vec::new(),
         actuator_ctrlrange: Vec::new(),
         actuator_forcerange: Vec::new(),
+        actuator_gain_muscle: Vec::new(),
+        actuator_bias_muscle: Vec::new(),
+        actuator_lengthrange: Vec::new(),
+        actuator_lengthrange_given: Vec::new(),
+        actuator_acc0: Vec::new(),
+        actuator_actearly: Vec::new(),
+        timestep: 0.002,
+        lengthrange_options: spec.lengthrange,
         equalities: spec.equalities,
         tendons: crate::tendon::Tendons::default(),
         keyframes: spec.keyframes,
@@ -680,7 +708,13 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         m.actuator_bias.push(act.bias);
         m.actuator_ctrlrange.push(act.ctrlrange);
         m.actuator_forcerange.push(act.forcerange);
+        m.actuator_gain_muscle.push(act.gain_muscle);
+        m.actuator_bias_muscle.push(act.bias_muscle);
+        m.actuator_lengthrange.push(act.lengthrange.unwrap_or([0.0; 2]));
+        m.actuator_lengthrange_given.push(act.lengthrange.is_some());
+        m.actuator_actearly.push(act.actearly);
     }
+    m.actuator_acc0 = vec![0.0; m.nu];
     m.dof_invweight0 = vec![0.0; m.nv];
     m.dof_length = vec![1.0; m.nv];
     Ok(m)

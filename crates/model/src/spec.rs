@@ -197,6 +197,81 @@ pub struct ActuatorSpec {
     pub dynamics: ActuatorDynamics,
     /// Clamp of the activation after each step (MuJoCo `actrange` with `actlimited`); `None`: unlimited.
     pub actrange: Option<[f64; 2]>,
+    /// MuJoCo's muscle gain (`gaintype="muscle"`): replaces `gain` and `gain_affine` by
+    /// [`Muscle::gain`](crate::muscle::Muscle::gain) of the actuator's length and velocity.
+    pub gain_muscle: Option<crate::muscle::Muscle>,
+    /// MuJoCo's muscle bias (`biastype="muscle"`): replaces `bias` by the passive force
+    /// [`Muscle::bias`](crate::muscle::Muscle::bias).
+    pub bias_muscle: Option<crate::muscle::Muscle>,
+    /// The range of lengths the actuator can reach (MuJoCo `lengthrange`), which normalises a muscle's length;
+    /// `None`: computed when the simulator compiles the model ([`LengthRangeOptions`]).
+    pub lengthrange: Option<[f64; 2]>,
+    /// The force takes the activation after this step (`act + h·act_dot`, MuJoCo `actearly`) rather than the
+    /// current one, removing the one-step delay of activation dynamics.
+    pub actearly: bool,
+}
+
+/// How actuator length ranges are computed when a file does not give them (MuJoCo `<compiler><lengthrange>`).
+///
+/// For each selected actuator, two runs from `qpos0` with contacts, gravity, springs, dampers, friction loss and
+/// actuation off push along the actuator's moment `J` with the generalised force `±accel·J/‖M⁻¹J‖` (capped at
+/// `maxforce` when positive), damping the velocity by `e^{−h/max(0.01, timeconst)}` each step `h = timestep`, for
+/// `inttotal` seconds; the smallest (first run) and largest (second run) lengths over the last `interval` seconds
+/// are the range. Each run must settle: its lengths over that interval must span less than `tolrange` of the range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LengthRangeOptions {
+    /// Which actuators: MuJoCo `mode` (`none`, `muscle` (default), `muscleuser`, `all`).
+    pub mode: LengthRangeMode,
+    /// Keep a range the file gives (`lengthrange` with `min < max`).
+    pub useexisting: bool,
+    /// Take the range of a limited joint or tendon instead of simulating.
+    pub uselimit: bool,
+    /// Target acceleration (default 20).
+    pub accel: f64,
+    /// Force cap (0: none).
+    pub maxforce: f64,
+    /// Velocity damping time constant (s, default 1).
+    pub timeconst: f64,
+    /// Step (s, default 0.01; `≤ 0`: the model's).
+    pub timestep: f64,
+    /// Simulated time per run (s, default 10).
+    pub inttotal: f64,
+    /// The final interval over which lengths are recorded (s, default 2).
+    pub interval: f64,
+    /// Convergence tolerance, relative to the range (default 0.05).
+    pub tolrange: f64,
+}
+
+/// Which actuators get a computed length range ([`LengthRangeOptions::mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LengthRangeMode {
+    /// None.
+    None,
+    /// Muscles (muscle gain or bias).
+    Muscle,
+    /// Muscles and user gains or biases (signorini has none: as `Muscle`).
+    MuscleUser,
+    /// Every actuator.
+    All,
+}
+
+impl Default for LengthRangeOptions {
+    fn default() -> Self {
+        LengthRangeOptions {
+            mode: LengthRangeMode::Muscle,
+            useexisting: true,
+            uselimit: false,
+            accel: 20.0,
+            maxforce: 0.0,
+            timeconst: 1.0,
+            timestep: 0.01,
+            inttotal: 10.0,
+            interval: 2.0,
+            tolrange: 0.05,
+        }
+    }
 }
 
 /// An actuator's activation dynamics (MuJoCo `dyntype`): the force's input is `ctrl` (`None`) or an activation
@@ -218,6 +293,16 @@ pub enum ActuatorDynamics {
     FilterExact {
         /// Time constant τ (s), > 0.
         tau: f64,
+    },
+    /// MuJoCo's muscle activation ([`crate::muscle::activation_rate`]): a first-order filter of `clamp(ctrl, 0, 1)`
+    /// whose time constant depends on the activation and on whether it rises or falls.
+    Muscle {
+        /// Activation time constant (s, default 0.01).
+        tau_act: f64,
+        /// Deactivation time constant (s, default 0.04).
+        tau_deact: f64,
+        /// Width of the smooth blend between the two (0: a hard switch).
+        tausmooth: f64,
     },
 }
 
@@ -482,6 +567,8 @@ pub struct ModelSpec {
     pub sensors: Vec<crate::sensor::SensorSpec>,
     /// The fluid medium (MJCF `<option density viscosity wind>`; none by default).
     pub medium: crate::fluid::Medium,
+    /// How missing actuator length ranges are computed (MJCF `<compiler><lengthrange>`).
+    pub lengthrange: LengthRangeOptions,
 }
 
 impl JointSpec {
@@ -618,6 +705,10 @@ impl ActuatorSpec {
             gain_affine: [0.0; 2],
             dynamics: ActuatorDynamics::None,
             actrange: None,
+            gain_muscle: None,
+            bias_muscle: None,
+            lengthrange: None,
+            actearly: false,
         }
     }
 }
@@ -637,6 +728,7 @@ impl Default for ModelSpec {
             contact_pairs: Vec::new(),
             sensors: Vec::new(),
             medium: crate::fluid::Medium::default(),
+            lengthrange: LengthRangeOptions::default(),
         }
     }
 }

@@ -427,6 +427,29 @@ fn validate_actuator(
     {
         return Err(ModelError::NonPositive { object: name.to_owned(), parameter: "timeconst", value: tau });
     }
+    if let ActuatorDynamics::Muscle { tau_act, tau_deact, tausmooth } = act.dynamics {
+        for (parameter, value) in [("timeconst[0]", tau_act), ("timeconst[1]", tau_deact)] {
+            if !(value > 0.0 && value.is_finite()) {
+                return Err(ModelError::NonPositive { object: name.to_owned(), parameter, value });
+            }
+        }
+        finite(name, "tausmooth", &[tausmooth])?;
+    }
+    for muscle in [act.gain_muscle, act.bias_muscle].iter().flatten() {
+        let m = muscle;
+        finite(
+            name,
+            "muscle",
+            &[m.range[0], m.range[1], m.force, m.scale, m.lmin, m.lmax, m.vmax, m.fpmax, m.fvmax],
+        )?;
+        if !(m.range[0] < m.range[1] && m.lmin < 1.0 && m.lmax > 1.0 && m.vmax > 0.0) {
+            return Err(ModelError::InvalidActuator {
+                actuator: name.to_owned(),
+                reason: "a muscle needs range[0] < range[1], lmin < 1 < lmax and vmax > 0",
+            });
+        }
+    }
+    range(name, "lengthrange", act.lengthrange, "lower <= upper", |lo, hi| lo <= hi)?;
     range(name, "actrange", act.actrange, "lower <= upper", |lo, hi| lo <= hi)?;
     finite(name, "bias", &act.bias)?;
     range(name, "ctrlrange", act.ctrlrange, "lower < upper", |lo, hi| lo < hi)?;

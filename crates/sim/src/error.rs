@@ -14,6 +14,14 @@ pub enum SimError {
         /// What is wrong and what is valid.
         what: String,
     },
+    /// An actuator's length range could not be computed (MuJoCo `mj_setLengthRange`'s errors).
+    #[error("actuator {actuator}: lengthrange: {what}")]
+    LengthRange {
+        /// The actuator.
+        actuator: String,
+        /// What went wrong.
+        what: String,
+    },
     /// The model could not be compiled.
     #[error(transparent)]
     Model(#[from] signorini_model::ModelError),

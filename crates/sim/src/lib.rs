@@ -14,6 +14,7 @@ pub mod dialect;
 pub mod env_batch;
 pub mod error;
 mod hibernation;
+mod lengthrange;
 pub mod model;
 pub mod options;
 pub mod parameters;

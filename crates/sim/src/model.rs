@@ -83,6 +83,8 @@ impl Model {
 
     /// Configures every stage of `multibody` for validated `options`.
     fn configure(mut multibody: signorini_model::Model, options: Options) -> Result<Model> {
+        multibody.timestep = options.h();
+        crate::lengthrange::compute(&mut multibody, &options)?;
         let implicit = matches!(
             options.integrator,
             IntegratorKind::ImplicitFast | IntegratorKind::ApproximateImplicitFast

@@ -889,3 +889,77 @@ fn springdamper_compiles_as_mujoco_does() {
         assert!((a - b).abs() < 1e-12 * b, "damping {a} vs {b}");
     }
 }
+
+/// Muscles against MuJoCo 4.0 (`tests/data/muscles.xml`, `scripts/mujoco_muscle_reference.py`): the length ranges the
+/// compiler simulates (spatial tendons, joints stopped by their limits) or keeps (given), `acc0`, then 1000 Euler
+/// steps of muscle activation, force–length–velocity and passive forces, `tausmooth` and `actearly`.
+#[test]
+fn mujoco_parity_muscles() {
+    let reference: Value = serde_json::from_str(include_str!("data/muscles_reference.json")).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/muscles.xml");
+    let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+    let m = &scene.model().multibody;
+    let lengthrange: Vec<[f64; 2]> = serde_json::from_value(reference["lengthrange"].clone()).unwrap();
+    let acc0: Vec<f64> = serde_json::from_value(reference["acc0"].clone()).unwrap();
+    let mut worst_range: f64 = 0.0;
+    for u in 0..m.nu {
+        for (k, theirs) in lengthrange[u].iter().enumerate() {
+            let ours = m.actuator_lengthrange[u][k];
+            worst_range = worst_range.max((ours - theirs).abs());
+            assert!((ours - theirs).abs() < 1e-9, "lengthrange[{u}][{k}]: {ours} vs {theirs}");
+        }
+        assert!(
+            (m.actuator_acc0[u] - acc0[u]).abs() < 1e-12 * acc0[u],
+            "acc0[{u}]: {} vs {}",
+            m.actuator_acc0[u],
+            acc0[u]
+        );
+    }
+    let mut worst: f64 = 0.0;
+    for k in 1..=1000u64 {
+        scene.step().unwrap();
+        let Some(snap) = reference["steps"].get(k.to_string()) else { continue };
+        let d = &scene.data().multibody;
+        for (field, ours) in [
+            ("qpos", &d.qpos),
+            ("act", &d.act),
+            ("actuator_length", &d.actuator_length),
+            ("actuator_velocity", &d.actuator_velocity),
+            ("actuator_force", &d.actuator_force),
+        ] {
+            let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
+            assert_eq!(ours.len(), theirs.len(), "{field}");
+            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+                let err = (a - b).abs() / b.abs().max(1.0);
+                worst = worst.max(err);
+                assert!(err < 1e-8, "{field}[{i}] at step {k}: {a} vs {b}");
+            }
+        }
+    }
+    println!(
+        "muscles vs MuJoCo 4.0: lengthrange |Δ| {worst_range:.1e}, 1000 steps max relative |Δ| {worst:.1e}"
+    );
+}
+
+/// A muscle on an unlimited hinge has no length range: the compiler's runs never settle, and the model is rejected,
+/// as MuJoCo 4.0 rejects it ("Lengthrange computation did not converge in actuator 1: eval (-181.003, -140.808),
+/// range (-181.003, 181.003)").
+#[test]
+fn muscle_without_a_length_range_is_an_error() {
+    let xml = r#"<mujoco><worldbody><body><joint name="spin" type="hinge" axis="0 0 1"/>
+        <geom size="0.1 0.02" type="cylinder"/></body></worldbody>
+        <actuator><motor joint="spin"/><muscle name="free_spin" joint="spin"/></actuator></mujoco>"#;
+    let err = load_scene_str(xml, std::path::Path::new("."), Dialect::Mujoco, &[]).unwrap_err().to_string();
+    assert!(err.contains("free_spin") && err.contains("did not settle"), "{err}");
+    // MuJoCo's numbers (printed to 6 digits): the shortening run's lengths over the last 2 s and the range.
+    let numbers: Vec<f64> = err
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .filter_map(|w| w.trim_end_matches('.').parse().ok())
+        .collect();
+    for theirs in [-181.003, -140.808, 181.003] {
+        assert!(numbers.iter().any(|ours| (ours - theirs).abs() < 5e-4), "{err} lacks {theirs}");
+    }
+    let given =
+        xml.replace(r#"joint="spin"/></actuator>"#, r#"joint="spin" lengthrange="-1 1"/></actuator>"#);
+    load_scene_str(&given, std::path::Path::new("."), Dialect::Mujoco, &[]).unwrap();
+}
