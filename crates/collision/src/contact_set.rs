@@ -46,6 +46,8 @@ pub struct GeomContactParams {
     pub margin: f64,
     /// Gap (m).
     pub gap: f64,
+    /// Adhesion (N, MuJoCo 4.0).
+    pub adhesion: f64,
 }
 
 /// The mixed parameters of a pair (see the module docs).
@@ -63,6 +65,8 @@ pub struct MixedParams {
     pub margin: f64,
     /// Gap (m).
     pub gap: f64,
+    /// Adhesion (N, MuJoCo 4.0): a constant pull along the normal, which also keeps a contact in the gap active.
+    pub adhesion: f64,
 }
 
 /// One contact with its pair data (array-of-structs view of one row of a [`ContactSet`]).
@@ -163,6 +167,8 @@ pub struct ContactSet {
     pub margin: Vec<f64>,
     /// Mixed gap (m).
     pub gap: Vec<f64>,
+    /// Mixed adhesion (N, MuJoCo 4.0; 0 without).
+    pub adhesion: Vec<f64>,
     /// Number of geom pairs that produced at least one contact.
     pub n_pairs: usize,
 }
@@ -195,6 +201,7 @@ impl ContactSet {
         self.condim.clear();
         self.margin.clear();
         self.gap.clear();
+        self.adhesion.clear();
         self.n_pairs = 0;
     }
 
@@ -220,6 +227,7 @@ impl ContactSet {
                 condim: self.condim[i],
                 margin: self.margin[i],
                 gap: self.gap[i],
+                adhesion: self.adhesion[i],
             },
         })
     }
@@ -250,6 +258,7 @@ impl ContactSet {
         self.condim.push(r.params.condim);
         self.margin.push(r.params.margin);
         self.gap.push(r.params.gap);
+        self.adhesion.push(r.params.adhesion);
     }
 
     /// Replaces the contents of this set with `staged` in the order of spec §A.16 (sorted through `order`: the
@@ -299,6 +308,7 @@ mod tests {
             condim: 3,
             margin: 0.0,
             gap: 0.0,
+            adhesion: 0.0,
         };
         let mut seed = 7u64;
         let mut next = |n: u64| {

@@ -261,6 +261,7 @@ fn parameters_are_mixed_per_spec() {
         solmix,
         margin: 0.0,
         gap: 0.0,
+        adhesion: 0.0,
     };
     let (a, b) = (p(0.002, [0.02, 1.0], 0, 1.0), p(0.004, [0.04, 0.5], 1, 3.0));
     let native = NativeDispatcher.mix_params(&a, &b);

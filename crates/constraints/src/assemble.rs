@@ -659,12 +659,15 @@ impl ConstraintAssembler {
         };
         let (a, b, p, n) = (cs.link_a[c], cs.link_b[c], cs.position[c], cs.normal[c]);
         let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
-        let dim = opts.contact_condim(cs.condim[c]);
         let (t1, t2) = opts.tangent_frame.tangents(n);
         let margin = if opts.include_contact_margin { cs.margin[c] } else { 0.0 };
         let dist = -cs.penetration[c];
         let x = dist - margin;
-        if opts.include_contact_margin && x >= 0.0 {
+        let adhesion = cs.adhesion[c];
+        // MuJoCo 4.0: an adhesive contact within the gap stays active, frictionless.
+        let in_gap = opts.include_contact_margin && x >= 0.0;
+        let dim = if in_gap { 1 } else { opts.contact_condim(cs.condim[c]) };
+        if in_gap && adhesion == 0.0 {
             // MuJoCo's `exclude`: a contact found within the gap, beyond the margin, makes no rows.
             rows.contact_row_start.push(rows.len());
             rows.contact_nrows.push(0);
@@ -734,9 +737,13 @@ impl ConstraintAssembler {
             basis_vel[d]
         };
 
+        // MuJoCo 4.0's adhesion: the normal's reference acceleration gains `R·adhesion` (each pyramid edge
+        // `R·adhesion/(2(dim − 1))`), so the solver's force is the net force plus the adhesion, which the passive
+        // pull ([`signorini_model::Model::contact_pull`]) takes back out.
         let contact_mu = if dim <= 1 {
             let vel = push_basis(rows, 0);
-            let row = RowData { vel, aref: sol.aref(imp, vel, x), r: regularizer(tran, imp), ..base };
+            let r = regularizer(tran, imp);
+            let row = RowData { vel, aref: sol.aref(imp, vel, x) + r * adhesion, r, ..base };
             rows.finish_row(RowKind::ContactFrictionless, c, row);
             0.0
         } else {
@@ -768,7 +775,8 @@ impl ConstraintAssembler {
                             rows.jac_dof.extend(cols.iter().map(|c| c.dof));
                             rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
                             let vel = basis_vel[0] + w * basis_vel[d + 1];
-                            let row = RowData { vel, aref: sol.aref(imp, vel, x), r, mu: f, ..base };
+                            let aref = sol.aref(imp, vel, x) + r * adhesion / (2 * (dim - 1)) as f64;
+                            let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
                                 rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
                             } else {
@@ -782,7 +790,7 @@ impl ConstraintAssembler {
                 FrictionCone::Elliptic => {
                     let vel = push_basis(rows, 0);
                     let r0 = regularizer(tran, imp);
-                    let row = RowData { vel, aref: sol.aref(imp, vel, x), r: r0, mu, ..base };
+                    let row = RowData { vel, aref: sol.aref(imp, vel, x) + r0 * adhesion, r: r0, mu, ..base };
                     rows.finish_row(RowKind::ContactElliptic, c, row);
                     let r1 = r0 / ir;
                     for (k, &(_, _, f)) in dirs[..dim - 1].iter().enumerate() {

@@ -172,6 +172,9 @@ impl SimLayout {
         if !m.tendons.is_empty() {
             return Err(unsupported("tendons (and tendon actuators)"));
         }
+        if m.has_contact_forces {
+            return Err(unsupported("adhesion (geom adhesion and adhesion actuators)"));
+        }
         let muscle = m.actuator_gain_muscle.iter().chain(&m.actuator_bias_muscle).any(Option::is_some);
         if m.na > 0 || muscle || m.actuator_gain_affine.iter().any(|g| *g != [0.0; 2]) {
             return Err(unsupported("actuator activation dynamics, affine gains or muscles"));
@@ -351,6 +354,7 @@ impl SimLayout {
                 | signorini_model::Transmission::SliderCrank { .. } => {
                     Err(unsupported("site and slider-crank transmissions"))
                 }
+                signorini_model::Transmission::Body(_) => Err(unsupported("body transmissions (adhesion)")),
             })
             .collect::<Result<Vec<usize>>>()?;
         a.u("MU_ACT_JNT", us(&act_jnt));

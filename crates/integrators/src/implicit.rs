@@ -79,7 +79,7 @@ impl Integrator for Implicit {
                         *r = gear * j;
                     }
                 }
-                Transmission::Site { .. } | Transmission::SliderCrank { .. } => {
+                Transmission::Site { .. } | Transmission::SliderCrank { .. } | Transmission::Body(_) => {
                     let r = model.actuator_momentadr[u].unwrap_or_default();
                     s.row.copy_from_slice(&data.actuator_moment[r * nv..(r + 1) * nv]);
                 }

@@ -1,7 +1,7 @@
 //! `<actuator>`: `motor`, `position` (with `timeconst`: filtered), `velocity`, `intvelocity`, `damper`, `cylinder` and
 //! `muscle` and `general` (fixed, affine or muscle gain, none, affine or muscle bias, `integrator`/`filter`/
 //! `filterexact`/`muscle` dynamics, `actearly`) on a joint, a fixed or spatial tendon, a site (with or without a
-//! reference site) or a slider-crank.
+//! reference site), a slider-crank or a body's contacts (`adhesion`, `body=`).
 //!
 //! As in MuJoCo, the shortcut elements write MuJoCo's `general` parameters (`gainprm`, `biasprm`, `biastype`, ...),
 //! and every actuator element of a default class writes into the same per-class actuator slot, in document order:
@@ -9,8 +9,7 @@
 //! on. The result is `force = (gainprm₀ + gainprm₁·l + gainprm₂·l̇)·input + biasprm₀ + biasprm₁·l + biasprm₂·l̇` with
 //! `input` the control or the activation. A servo's `dampratio` is kept as a positive `biasprm₂`, which the model
 //! compiler turns into a damping (MuJoCo 4.0's rule). A muscle without `lengthrange` gets one computed
-//! when the simulator compiles the model (`<compiler><lengthrange>`). User dynamics, gains or biases and body
-//! transmissions (adhesion) are errors.
+//! when the simulator compiles the model (`<compiler><lengthrange>`). User dynamics, gains or biases are errors.
 
 use signorini_model::muscle::Muscle;
 use signorini_model::spec::{ActuatorDynamics, ActuatorSpec, JointKind, TendonSpec, Transmission};
@@ -68,6 +67,8 @@ struct Params {
     ctrl_limited: bool,
     inheritrange: f64,
     actearly: bool,
+    /// An `adhesion` element: its control is limited and non-negative.
+    adhesion: bool,
 }
 
 impl Default for Params {
@@ -88,6 +89,7 @@ impl Default for Params {
             ctrl_limited: false,
             inheritrange: 0.0,
             actearly: false,
+            adhesion: false,
         }
     }
 }
@@ -210,6 +212,17 @@ impl Params {
                 self.biasprm[2] = -kv;
             }
             "muscle" => self.apply_muscle(a)?,
+            "adhesion" => {
+                // MuJoCo's `mjs_setToAdhesion`: a fixed gain, no bias, a limited non-negative control.
+                let gain = a.f64_or("gain", self.gainprm[0])?;
+                if gain < 0.0 {
+                    return Err(a.invalid_named("gain", "must be >= 0").into());
+                }
+                self.gainprm[0] = gain;
+                self.gain = Gain::Fixed;
+                self.bias = Bias::None;
+                self.adhesion = true;
+            }
             _ => {
                 let dyn_types = [
                     ("none", Dyn::None),
@@ -359,11 +372,10 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
 
     let a = Attrs::new(e, layers.iter().map(|d| d.attributes.as_slice()).collect());
 
-    if a.has("body") {
-        return Err(a.unsupported(Some("body"), "body transmissions (adhesion)").into());
-    }
-    let given: Vec<&str> =
-        ["joint", "jointinparent", "tendon", "site", "cranksite"].into_iter().filter(|t| a.has(t)).collect();
+    let given: Vec<&str> = ["joint", "jointinparent", "tendon", "site", "cranksite", "body"]
+        .into_iter()
+        .filter(|t| a.has(t))
+        .collect();
     let site = |attribute: &str| -> Result<usize> {
         let attr = a.get(attribute).ok_or_else(|| a.missing(attribute, "the site it acts through"))?;
         tree.site_index(&attr.value).ok_or_else(|| MjcfError::UndefinedName {
@@ -383,14 +395,15 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
     let (transmission, target_range) = match given.as_slice() {
         [] => {
             return Err(a
-                .missing("joint", "the actuator's transmission (joint, tendon, site or cranksite)")
+                .missing("joint", "the actuator's transmission (joint, tendon, site, cranksite or body)")
                 .into());
         }
+        ["body"] => (Transmission::Body(tree.body(&a, "body")?.unwrap_or_default()), None),
         [_, second, ..] => {
             return Err(a
                 .invalid_named(
                     second,
-                    "give one transmission: joint, jointinparent, tendon, site or cranksite",
+                    "give one transmission: joint, jointinparent, tendon, site, cranksite or body",
                 )
                 .into());
         }
@@ -484,11 +497,22 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
     let ctrl = a.array_or::<2>("ctrlrange", [0.0; 2])?;
     let mut ctrlrange =
         resolve_limited(&a, "ctrllimited", "ctrlrange", ctrl, ctx.compiler.autolimits)?.then_some(ctrl);
-    if params.ctrl_limited {
+    if params.adhesion {
+        if !a.has("ctrlrange") {
+            return Err(a.missing("ctrlrange", "an adhesion actuator needs a non-negative ctrlrange").into());
+        }
+        ctrlrange = Some(ctrl);
+    }
+    if params.ctrl_limited || params.adhesion {
+        let what = if params.adhesion { "an adhesion actuator" } else { "a damper" };
         match ctrlrange {
-            None => return Err(a.missing("ctrlrange", "a damper needs a non-negative ctrlrange").into()),
-            Some(r) if r[0] < 0.0 => {
-                return Err(a.invalid_named("ctrlrange", "a damper needs a non-negative ctrlrange").into());
+            None => {
+                return Err(a.missing("ctrlrange", format!("{what} needs a non-negative ctrlrange")).into());
+            }
+            Some(r) if r[0] < 0.0 || r[1] < 0.0 => {
+                return Err(a
+                    .invalid_named("ctrlrange", format!("{what} needs a non-negative ctrlrange"))
+                    .into());
             }
             Some(_) => {}
         }

@@ -89,6 +89,7 @@ fn read_pair(a: &Attrs<'_>, tree: &Tree) -> Result<ContactPairSpec> {
         solimp: if a.has("solimp") { a.partial::<5>("solimp", mixed.solimp)? } else { mixed.solimp },
         margin: a.nonneg_or("margin", s1.margin.max(s2.margin))?,
         gap: a.nonneg_or("gap", s1.gap.max(s2.gap))?,
+        adhesion: a.f64_or("adhesion", 0.0)?,
     })
 }
 

@@ -168,6 +168,7 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         priority: a.int_in("priority", 0, i32::MIN as i64, i32::MAX as i64)? as i32,
         margin: a.nonneg_or("margin", 0.0)?,
         gap: a.nonneg_or("gap", 0.0)?,
+        adhesion: a.f64_or("adhesion", 0.0)?,
         mass: 0.0,
         fluid,
         surfacevel: a.partial::<6>("surfacevel", [0.0; 6])?,

@@ -24,6 +24,7 @@ pub const GEOM: &[&str] = &[
     "solimp",
     "margin",
     "gap",
+    "adhesion",
     "fromto",
     "pos",
     "quat",
@@ -168,6 +169,7 @@ pub const PAIR: &[&str] = &[
     "solimp",
     "gap",
     "margin",
+    "adhesion",
 ];
 
 /// `<exclude>` in `<contact>`.
@@ -213,10 +215,13 @@ pub fn actuator_specific(kind: &str) -> &'static [&'static str] {
     match kind {
         "position" => &["kp", "kv", "dampratio", "timeconst", "inheritrange"],
         "velocity" => &["kv"],
-        "general" => &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actdim", "actearly"],
+        "general" => {
+            &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actdim", "actearly"]
+        }
         "intvelocity" => &["kp", "kv", "dampratio", "inheritrange"],
         "damper" => &["kv"],
         "cylinder" => &["timeconst", "area", "diameter", "bias"],
+        "adhesion" => &["gain"],
         "muscle" => {
             &["timeconst", "tausmooth", "range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"]
         }
@@ -226,7 +231,7 @@ pub fn actuator_specific(kind: &str) -> &'static [&'static str] {
 
 /// The supported actuator elements.
 pub const ACTUATORS: &[&str] =
-    &["motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "general"];
+    &["motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "adhesion", "general"];
 
 /// MuJoCo actuator elements that signorini does not support.
-pub const UNSUPPORTED_ACTUATORS: &[&str] = &["adhesion", "dcmotor", "pid", "orientation", "plugin"];
+pub const UNSUPPORTED_ACTUATORS: &[&str] = &["dcmotor", "pid", "orientation", "plugin"];

@@ -191,7 +191,15 @@ fn tendons_outside_the_subset_are_located_errors() {
     expect(&actuated("<motor site=\"nope\"/>"), 7, "motor", Some("site"));
     expect(&actuated("<motor cranksite=\"nope\"/>"), 7, "motor", Some("cranklength"));
     expect(&actuated("<motor joint=\"h\" refsite=\"x\"/>"), 7, "motor", Some("refsite"));
-    expect(&actuated("<general body=\"world\"/>"), 7, "general", Some("body"));
+    expect(&actuated("<general body=\"nope\"/>"), 7, "general", Some("body"));
+    expect(&actuated("<adhesion body=\"world\"/>"), 7, "adhesion", Some("ctrlrange"));
+    expect(&actuated("<adhesion body=\"world\" ctrlrange=\"-1 1\"/>"), 7, "adhesion", Some("ctrlrange"));
+    expect(
+        &actuated("<adhesion body=\"world\" ctrlrange=\"0 1\" gain=\"-1\"/>"),
+        7,
+        "adhesion",
+        Some("gain"),
+    );
     expect(&actuated("<motor tendon=\"t\" joint=\"h\"/>"), 7, "motor", Some("tendon"));
 }
 

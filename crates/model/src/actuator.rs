@@ -60,43 +60,11 @@ impl Model {
                 }
                 (_, None) => (0.0, 0.0),
             };
-            let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
-            let input = match self.actuator_actadr[u] {
-                None => ctrl,
-                Some(a) => {
-                    let rate = activation_rate(self.actuator_dynamics[u], ctrl, d.act[a]);
-                    d.act_dot[a] = rate;
-                    if self.actuator_actearly[u] {
-                        self.next_activation(u, d.act[a], rate, self.timestep)
-                    } else {
-                        d.act[a]
-                    }
-                }
-            };
-            let [b0, b1, b2] = self.actuator_bias[u];
-            let [g1, g2] = self.actuator_gain_affine[u];
-            let input = match transmission {
-                // MuJoCo 4.0 wraps a servo's setpoint on a purely rotational reference-site transmission to within
-                // half a turn of the current angle.
-                Transmission::Site { refsite: Some(_), gear: g, .. }
-                    if g[..3] == [0.0; 3] && [g1, g2] == [0.0; 2] && b1 == -self.actuator_gain[u] =>
-                {
-                    let period = 2.0 * std::f64::consts::PI * DVec3::new(g[3], g[4], g[5]).length();
-                    input - period * ((input - length) / period).round()
-                }
-                _ => input,
-            };
-            let (lengthrange, acc0) = (self.actuator_lengthrange[u], self.actuator_acc0[u]);
-            let gain = match &self.actuator_gain_muscle[u] {
-                Some(muscle) => muscle.gain(length, velocity, lengthrange, acc0),
-                None => self.actuator_gain[u] + g1 * length + g2 * velocity,
-            };
-            let bias = match &self.actuator_bias_muscle[u] {
-                Some(muscle) => muscle.bias(length, lengthrange, acc0),
-                None => b0 + b1 * length + b2 * velocity,
-            };
-            let force = gain * input + bias;
-            let force = clamp(force, self.actuator_forcerange[u]);
+            if let Some(a) = self.actuator_actadr[u] {
+                let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
+                d.act_dot[a] = activation_rate(self.actuator_dynamics[u], ctrl, d.act[a]);
+            }
+            let force = self.actuator_force_at(d, u, length, velocity);
             d.actuator_length[u] = length;
             d.actuator_velocity[u] = velocity;
             d.actuator_force[u] = force;
@@ -131,6 +99,42 @@ impl Model {
                 d.qfrc_actuator[dof] = clamp(d.qfrc_actuator[dof], Some(*r));
             }
         }
+    }
+
+    /// The force of actuator `u` at transmission length `length` and velocity `velocity`: `gain·input + bias`
+    /// clamped to `forcerange`, `input` the clamped control or the activation (the next one with `actearly`; `act_dot`
+    /// must be current).
+    pub(crate) fn actuator_force_at(&self, d: &Data, u: usize, length: f64, velocity: f64) -> f64 {
+        let input = match self.actuator_actadr[u] {
+            None => clamp(d.ctrl[u], self.actuator_ctrlrange[u]),
+            Some(a) if self.actuator_actearly[u] => {
+                self.next_activation(u, d.act[a], d.act_dot[a], self.timestep)
+            }
+            Some(a) => d.act[a],
+        };
+        let [b0, b1, b2] = self.actuator_bias[u];
+        let [g1, g2] = self.actuator_gain_affine[u];
+        let input = match self.actuator_transmission[u] {
+            // MuJoCo 4.0 wraps a servo's setpoint on a purely rotational reference-site transmission to within
+            // half a turn of the current angle.
+            Transmission::Site { refsite: Some(_), gear: g, .. }
+                if g[..3] == [0.0; 3] && [g1, g2] == [0.0; 2] && b1 == -self.actuator_gain[u] =>
+            {
+                let period = 2.0 * std::f64::consts::PI * DVec3::new(g[3], g[4], g[5]).length();
+                input - period * ((input - length) / period).round()
+            }
+            _ => input,
+        };
+        let (lengthrange, acc0) = (self.actuator_lengthrange[u], self.actuator_acc0[u]);
+        let gain = match &self.actuator_gain_muscle[u] {
+            Some(muscle) => muscle.gain(length, velocity, lengthrange, acc0),
+            None => self.actuator_gain[u] + g1 * length + g2 * velocity,
+        };
+        let bias = match &self.actuator_bias_muscle[u] {
+            Some(muscle) => muscle.bias(length, lengthrange, acc0),
+            None => b0 + b1 * length + b2 * velocity,
+        };
+        clamp(gain * input + bias, self.actuator_forcerange[u])
     }
 
     /// The length of a site or slider-crank transmission and its moment `∂l/∂q` into `row` (MuJoCo
@@ -207,7 +211,8 @@ impl Model {
                 }
                 gear * length
             }
-            Transmission::Joint(_) | Transmission::Tendon(_) => 0.0,
+            // Set from the step's contacts ([`Model::contact_forces`]).
+            Transmission::Joint(_) | Transmission::Tendon(_) | Transmission::Body(_) => 0.0,
         }
     }
 

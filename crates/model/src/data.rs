@@ -116,6 +116,9 @@ pub struct Data {
     /// Gravity compensation (`nv`; [`Model::passive`]): part of `qfrc_passive`, or of `qfrc_actuator` for the dofs of
     /// `actuatorgravcomp` joints. Zero in models without `gravcomp`.
     pub qfrc_gravcomp: Vec<f64>,
+    /// The adhesion pull of the step's contacts (`nv`; MuJoCo 4.0 `qfrc_adhesion`, [`Model::contact_forces`]): part
+    /// of `qfrc_passive`. Zero without adhesive geoms.
+    pub qfrc_adhesion: Vec<f64>,
     /// Actuator forces in joint space (`nv`).
     pub qfrc_actuator: Vec<f64>,
     /// Actuator lengths `gear·q` (`nu`).
@@ -216,6 +219,7 @@ impl Data {
             qfrc_bias: vec![0.0; nv],
             qfrc_passive: vec![0.0; nv],
             qfrc_gravcomp: vec![0.0; nv],
+            qfrc_adhesion: vec![0.0; nv],
             ten_length: vec![0.0; model.tendons.len()],
             ten_velocity: vec![0.0; model.tendons.len()],
             ten_j: vec![0.0; model.tendons.len() * nv],

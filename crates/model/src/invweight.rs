@@ -3,7 +3,8 @@
 //!
 //! - `body_invweight0[b] = (tr(A₀₀)/3, tr(A₁₁)/3)` with `A = J M⁻¹ Jᵀ` for the 6 × nv Jacobian `J = (jacp; jacr)`
 //!   of the body's centre of mass; a body welded to the world gets 0; when one part is below [`MINVAL`] and the
-//!   other above, it takes the other's value.
+//!   other above, it takes the other's value. A simple body ([`Model::dof_simple`]) moved by slides alone gets
+//!   `(1/mass, 0)`, and its dofs `dof_invweight0 = 1/mass` (MuJoCo's `body_simple == 2`).
 //! - `dof_invweight0[d] = (M⁻¹)_dd`, averaged over the 3 translations and over the 3 rotations of a free joint and
 //!   over the 3 dofs of a ball.
 //! - `dof_m0[d] = M_dd` (the diagonal of simple bodies, [`Model::dof_simple`]).
@@ -50,9 +51,21 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
     }
     let mut x = vec![0.0; nv];
     let mut row = vec![0.0; nv];
+    // MuJoCo's "simple body with no rotations" (`body_simple == 2`): a simple body moved by slides alone has
+    // `body_invweight0 = (1/mass, 0)` and `dof_invweight0 = 1/mass`, whatever the number of slides.
+    let slides_only = |b: usize| {
+        let joints = m.body_jntadr[b]..m.body_jntadr[b] + m.body_jntnum[b];
+        m.body_dofnum[b] > 0
+            && m.dof_simple[m.body_dofadr[b]]
+            && joints.into_iter().all(|j| m.jnt_type[j] == JointKind::Slide)
+    };
     let mut invweight = vec![[0.0; 2]; m.nbody];
     for (b, out) in invweight.iter_mut().enumerate().skip(1) {
         if m.body_weldid[b] == 0 {
+            continue;
+        }
+        if slides_only(b) {
+            *out = [1.0 / m.body_mass[b].max(MINVAL), 0.0];
             continue;
         }
         let chain: Vec<usize> = m.dof_chain(b).collect();
@@ -100,6 +113,10 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
             JointKind::Ball => &[(0, 3)],
             JointKind::Hinge | JointKind::Slide => &[(0, 1)],
         };
+        if slides_only(m.jnt_bodyid[j]) {
+            m.dof_invweight0[da] = 1.0 / m.body_mass[m.jnt_bodyid[j]].max(MINVAL);
+            continue;
+        }
         for &(start, len) in groups {
             let dofs = da + start..da + start + len;
             let mean = minv_diag[dofs.clone()].iter().sum::<f64>() / len as f64;

@@ -18,6 +18,7 @@
 //! | [`passive`] | joint springs and dampers |
 //! | [`actuator`] | motors, servos, activation dynamics, transmissions |
 //! | [`muscle`] | MuJoCo's muscle curves and activation |
+//! | [`contact_forces`] | adhesion pull and body transmissions, from the step's contacts |
 //! | [`jacobian`] | point/body Jacobians, `J·v`, `Jᵀ·f` along the dof chain |
 //! | [`invweight`] | constants at `qpos0`: invweights, meaninertia, dof lengths |
 //! | [`energy`] | potential and kinetic energy |
@@ -30,6 +31,7 @@
 //! [`Model::forward`]. None of them allocates.
 
 pub mod actuator;
+pub mod contact_forces;
 pub mod crba;
 pub mod data;
 pub mod energy;

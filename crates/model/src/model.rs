@@ -83,6 +83,9 @@ pub struct Model {
     pub body_sleep: Vec<crate::spec::SleepPolicy>,
     /// Whether some body has gravity compensation.
     pub has_gravcomp: bool,
+    /// Whether some forces depend on the step's contacts (adhesive geoms, body transmissions):
+    /// [`Model::contact_forces`] has work to do.
+    pub has_contact_forces: bool,
     /// First joint of the body.
     pub body_jntadr: Vec<usize>,
     /// Number of joints of the body.
@@ -410,6 +413,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         body_gravcomp: Vec::with_capacity(nbody),
         body_sleep: Vec::with_capacity(nbody),
         has_gravcomp: false,
+        has_contact_forces: false,
         jnt_actgravcomp: Vec::new(),
         jnt_actfrcrange: Vec::new(),
         jnt_springdamper: Vec::new(),
@@ -626,6 +630,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             desc.priority = geom.priority;
             desc.margin = geom.margin;
             desc.gap = geom.gap;
+            desc.adhesion = geom.adhesion;
+            m.has_contact_forces |= geom.adhesion != 0.0;
             geoms.push(desc);
         }
         m.body_fluid_ellipsoid.push(fluid_ellipsoid);
@@ -689,12 +695,14 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         m.actuator_name.push(act.name);
         m.actuator_transmission.push(act.transmission);
         m.actuator_momentadr.push(
-            matches!(act.transmission, Transmission::Site { .. } | Transmission::SliderCrank { .. }).then(
-                || {
-                    m.nmoment += 1;
-                    m.nmoment - 1
-                },
-            ),
+            matches!(
+                act.transmission,
+                Transmission::Site { .. } | Transmission::SliderCrank { .. } | Transmission::Body(_)
+            )
+            .then(|| {
+                m.nmoment += 1;
+                m.nmoment - 1
+            }),
         );
         m.actuator_gear.push(act.gear);
         m.actuator_gain.push(act.gain);
@@ -715,6 +723,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         m.actuator_actearly.push(act.actearly);
     }
     m.actuator_acc0 = vec![0.0; m.nu];
+    m.has_contact_forces |= m.actuator_transmission.iter().any(|t| matches!(t, Transmission::Body(_)));
     m.dof_invweight0 = vec![0.0; m.nv];
     m.dof_length = vec![1.0; m.nv];
     Ok(m)

@@ -101,6 +101,9 @@ pub struct GeomSpec {
     pub margin: f64,
     /// Contact gap (m).
     pub gap: f64,
+    /// Adhesion (N, MuJoCo 4.0 `adhesion`, MuJoCo-compatible mode): each of its contacts pulls the two geoms together
+    /// with this force (summed over the pair's geoms) and stays active within the gap.
+    pub adhesion: f64,
     /// Mass of this geom as compiled (kg); 0 for geoms that do not contribute inertia.
     pub mass: f64,
     /// The ellipsoid fluid model's coefficients `(C_Db, C_Ds, C_Da, C_K, C_M)` when the geom has one (MJCF
@@ -338,6 +341,11 @@ pub enum Transmission {
         /// Rod length (m, > 0).
         rod: f64,
     },
+    /// A body's contacts (MuJoCo `body`, the adhesion actuator): the moment is minus the mean of the separating
+    /// normal Jacobians `n·(J_A − J_B)` of the step's contacts that involve one of the body's geoms, so a positive
+    /// force pulls the body onto what it touches; length 0, no moment without contacts; the gear is not used (as in
+    /// MuJoCo). Computed after collision ([`crate::Model::contact_forces`]).
+    Body(usize),
 }
 
 /// An equality constraint (solved by the constraints layer).
@@ -472,6 +480,8 @@ pub struct ContactPairSpec {
     pub margin: f64,
     /// Gap (m).
     pub gap: f64,
+    /// Adhesion (N, MuJoCo 4.0; a pair's own, 0 unless given).
+    pub adhesion: f64,
 }
 
 /// A tendon: fixed (MuJoCo `<tendon><fixed>`, the length `L = Σ coefₖ qₖ` over hinge and slide joints; units follow
@@ -637,6 +647,7 @@ impl GeomSpec {
             priority: 0,
             margin: 0.0,
             gap: 0.0,
+            adhesion: 0.0,
             mass: 0.0,
             fluid: None,
             surfacevel: [0.0; 6],

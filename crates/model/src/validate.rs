@@ -254,6 +254,7 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
             act,
             spec.tendons.len(),
             nsite,
+            spec.bodies.len(),
             &scalar_joint,
         )?;
     }
@@ -395,6 +396,7 @@ fn validate_actuator(
     act: &ActuatorSpec,
     ntendon: usize,
     nsite: usize,
+    nbody: usize,
     scalar_joint: &impl Fn(&str, &'static str, usize) -> Result<(), ModelError>,
 ) -> Result<(), ModelError> {
     match act.transmission {
@@ -407,6 +409,7 @@ fn validate_actuator(
             }
             finite(name, "gear", &gear)?;
         }
+        Transmission::Body(b) => index(name, "body", b, nbody)?,
         Transmission::SliderCrank { crank, slider, rod } => {
             index(name, "cranksite", crank, nsite)?;
             index(name, "slidersite", slider, nsite)?;

@@ -173,6 +173,7 @@ fn references_are_checked() {
         solimp: DEFAULT_SOLIMP,
         margin: 0.0,
         gap: 0.0,
+        adhesion: 0.0,
     });
     assert!(matches!(rejects(spec, "'touch'"), ModelError::IndexOutOfRange { parameter: "geom2", .. }));
     let mut spec = valid();

@@ -269,7 +269,7 @@ impl Hibernation {
                             self.driven[model.dof_treeid[dof]] = true;
                         }
                     }
-                    Transmission::Site { .. } | Transmission::SliderCrank { .. } => {
+                    Transmission::Site { .. } | Transmission::SliderCrank { .. } | Transmission::Body(_) => {
                         let r = model.actuator_momentadr[u].unwrap_or_default();
                         let row = &data.actuator_moment[r * model.nv..(r + 1) * model.nv];
                         for (dof, &j) in row.iter().enumerate() {

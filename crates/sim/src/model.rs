@@ -198,6 +198,7 @@ fn tree_sleep_policies(m: &signorini_model::Model, model_rule: bool) -> Vec<Slee
                     never(&mut m.dof_chain(m.site_bodyid[crank]));
                     never(&mut m.dof_chain(m.site_bodyid[slider]));
                 }
+                Transmission::Body(b) => never(&mut m.dof_chain(b)),
             }
         }
         let t = &m.tendons;

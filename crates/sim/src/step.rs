@@ -138,6 +138,8 @@ fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveS
             cm.collide(&mut d.collision)?;
         }
     }
+    // Adhesion and body transmissions act through the contacts just found.
+    m.contact_forces(&mut d.multibody, d.collision.contacts());
     let t2 = Instant::now();
     let overrides = d.constraint_types.overrides(&d.equality_active, &d.sol);
     model.assembler.assemble_for(

@@ -82,6 +82,7 @@ fn contact(cs: &mut ContactSet, link: usize, position: DVec3, penetration: f64, 
     cs.condim.push(condim);
     cs.margin.push(0.0);
     cs.gap.push(0.0);
+    cs.adhesion.push(0.0);
 }
 
 fn state(model: &Model) -> Data {

@@ -10,7 +10,7 @@
 //!   (`includemargin`); a contact beyond it, within the gap, makes no rows.
 //! - **Mixing** ([`mix_params`]): the higher `priority` wins outright; otherwise `condim` and each friction the max,
 //!   `solref` and `solimp` the `solmix`-weighted mean (`solref` elementwise min when either is in direct mode,
-//!   negative), and `margin`/`gap` the sums. The mixed `timeconst` is stored as is: its `2h` floor belongs to the
+//!   negative), and `margin`/`gap`/`adhesion` the sums (the winner's adhesion under priority). The mixed `timeconst` is stored as is: its `2h` floor belongs to the
 //!   constraint layer (spec §4).
 //! - **Boxes**: the world AABB inflated by the geom's margin plus gap (MuJoCo detects contacts within them).
 //! - **Request**: [`ContactRequest::default`] with relative tolerance 1e-3 (spec §A.9); multiccd on (MuJoCo 4.0).
@@ -113,6 +113,8 @@ pub fn mix_params(a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
             condim: w.condim,
             margin,
             gap,
+            // The winner's own adhesion, even zero.
+            adhesion: w.adhesion,
         };
     }
     let wa = match (a.solmix < MINVAL, b.solmix < MINVAL) {
@@ -131,6 +133,7 @@ pub fn mix_params(a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
         condim: a.condim.max(b.condim),
         margin,
         gap,
+        adhesion: a.adhesion + b.adhesion,
     }
 }
 
@@ -151,7 +154,21 @@ mod tests {
             solmix,
             margin: 0.0,
             gap: 0.0,
+            adhesion: 0.0,
         }
+    }
+
+    /// MuJoCo 4.0's adhesion: the sum of the geoms', or the higher-priority geom's own (even zero).
+    #[test]
+    fn adhesion_mixes_the_mujoco_way() {
+        let with = |adhesion: f64, priority: i32| GeomContactParams {
+            adhesion,
+            ..params(1.0, [0.02, 1.0], priority, 1.0)
+        };
+        assert_eq!(mix_params(&with(0.3, 0), &with(0.4, 0)).adhesion, 0.3 + 0.4);
+        assert_eq!(mix_params(&with(0.3, 1), &with(0.4, 0)).adhesion, 0.3);
+        assert_eq!(mix_params(&with(0.0, 1), &with(0.4, 0)).adhesion, 0.0);
+        assert_eq!(mix_params(&with(-0.3, 0), &with(0.1, 0)).adhesion, -0.3 + 0.1);
     }
 
     /// Priority wins outright; equal priorities weight by `solmix`; no friction floor; direct `solref` takes the

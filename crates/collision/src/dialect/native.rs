@@ -84,6 +84,7 @@ pub fn mix_params(a: &GeomContactParams, b: &GeomContactParams) -> MixedParams {
         condim: a.condim.max(b.condim),
         margin: a.margin.max(b.margin),
         gap: a.gap.max(b.gap),
+        adhesion: a.adhesion + b.adhesion,
     }
 }
 
@@ -104,6 +105,7 @@ mod tests {
             solmix: 1.0,
             margin,
             gap: 0.0,
+            adhesion: 0.0,
         }
     }
 

@@ -198,6 +198,9 @@ impl CollisionModel {
         if !desc.solref.iter().chain(&desc.solimp).all(|x| x.is_finite()) {
             return bad(format!("solref/solimp must be finite, got {:?} / {:?}", desc.solref, desc.solimp));
         }
+        if !desc.adhesion.is_finite() {
+            return bad(format!("adhesion must be finite, got {}", desc.adhesion));
+        }
         for (name, v) in [("solmix", desc.solmix), ("margin", desc.margin), ("gap", desc.gap)] {
             if !finite_nonneg(v) {
                 return bad(format!("{name} must be finite and ≥ 0, got {v}"));
@@ -222,6 +225,7 @@ impl CollisionModel {
         g.solmix.push(desc.solmix);
         g.margin.push(desc.margin);
         g.gap.push(desc.gap);
+        g.adhesion.push(desc.adhesion);
         self.geom_fixed.push(self.bodies.fixed[desc.body]);
         self.n_boxes += usize::from(hull.is_some());
         self.hulls.push(hull);

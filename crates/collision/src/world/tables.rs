@@ -73,6 +73,8 @@ pub struct GeomDesc {
     pub margin: f64,
     /// Gap (m), finite and ≥ 0 (default 0). Recorded only.
     pub gap: f64,
+    /// Adhesion (N, MuJoCo 4.0 `adhesion`, default 0): the pull of its contacts, in MuJoCo-compatible mode.
+    pub adhesion: f64,
 }
 
 impl GeomDesc {
@@ -93,6 +95,7 @@ impl GeomDesc {
             solmix: 1.0,
             margin: 0.0,
             gap: 0.0,
+            adhesion: 0.0,
         }
     }
 
@@ -173,6 +176,8 @@ pub struct GeomTable {
     pub margin: Vec<f64>,
     /// Gap (m).
     pub gap: Vec<f64>,
+    /// Adhesion (N).
+    pub adhesion: Vec<f64>,
 }
 
 impl GeomTable {
@@ -198,6 +203,7 @@ impl GeomTable {
             solmix: self.solmix[g],
             margin: self.margin[g],
             gap: self.gap[g],
+            adhesion: self.adhesion[g],
         }
     }
 }

@@ -137,6 +137,7 @@ pub fn push_contact(
     cs.condim.push(condim);
     cs.margin.push(0.0);
     cs.gap.push(0.0);
+    cs.adhesion.push(0.0);
 }
 
 /// Row `i` as a dense vector over the `nv` dofs.
