@@ -468,3 +468,60 @@ fn the_dialect_decides_boxes_and_mixing() {
     );
     assert_eq!(w.step(&touching).unwrap().friction, [0.001], "no floor in MuJoCo's mixing");
 }
+
+/// An explicit pair collides whatever the masks and the exclusions say, with its own parameters (not the geoms'
+/// mixed ones), within its own margin; it replaces the broad phase's pair of the same geoms; a pair of one geom or
+/// a pair given twice is an error.
+#[test]
+fn explicit_pairs_bypass_the_filters_with_their_own_parameters() {
+    // MuJoCo-compatible: contacts within a margin.
+    let mut w = CollisionWorld::new(CollisionOptions::mujoco_compatible()).unwrap();
+    w.add_geom(GeomDesc::new(Plane::new(), 0)).unwrap();
+    let ball = w.add_body(BodyDesc::free("ball")).unwrap();
+    let mut g = GeomDesc::new(Sphere::new(0.1).unwrap(), ball);
+    (g.contype, g.conaffinity) = (0, 0);
+    w.add_geom(g).unwrap();
+    let boxed = w.add_body(BodyDesc::free("box")).unwrap();
+    w.add_geom(GeomDesc::new(Cuboid::new(DVec3::splat(0.1)).unwrap(), boxed)).unwrap();
+    w.exclude_bodies(ball, boxed).unwrap();
+    // The ball 2 mm above the floor, the box resting on it 1 mm deep.
+    let poses = [
+        Pose::IDENTITY,
+        Pose::from_translation(DVec3::new(0.0, 0.0, 0.102)),
+        Pose::from_translation(DVec3::new(0.0, 0.0, 0.301)),
+    ];
+    let before = w.step(&poses).unwrap().len();
+    assert_eq!(before, 0, "masks and the exclusion filter every pair");
+    let params = signorini_collision::contact_set::MixedParams {
+        friction: [0.3, 0.01, 0.001],
+        solref: [0.01, 1.0],
+        solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+        condim: 4,
+        margin: 0.005,
+        gap: 0.0,
+        adhesion: 0.5,
+    };
+    w.add_explicit_pair(1, 0, params).unwrap();
+    w.add_explicit_pair(1, 2, MixedParamsExt::frictionless(params)).unwrap();
+    let cs = w.step(&poses).unwrap();
+    assert_eq!(cs.len(), 2, "{cs:?}");
+    let floor = (0..cs.len()).find(|&c| cs.geom_a[c] == 0 || cs.geom_b[c] == 0).unwrap();
+    assert_eq!((cs.condim[floor], cs.friction[floor], cs.adhesion[floor]), (4, 0.3, 0.5));
+    assert!(
+        (cs.penetration[floor] + 0.002).abs() < 1e-12,
+        "within the pair's margin: {}",
+        cs.penetration[floor]
+    );
+    assert!(matches!(w.add_explicit_pair(0, 1, params), Err(CollisionError::InvalidRequest { .. })));
+    assert!(matches!(w.add_explicit_pair(2, 2, params), Err(CollisionError::InvalidRequest { .. })));
+}
+
+trait MixedParamsExt {
+    fn frictionless(self) -> Self;
+}
+
+impl MixedParamsExt for signorini_collision::contact_set::MixedParams {
+    fn frictionless(self) -> Self {
+        Self { condim: 1, margin: 0.0, adhesion: 0.0, ..self }
+    }
+}

@@ -340,17 +340,13 @@ fn equalities_contacts_keyframes() {
     assert_eq!((*joint1, *joint2, polycoef[1]), (2, Some(1), 2.0));
     assert_eq!(m.equality_active, vec![true, false, true, true]);
     assert_eq!(s.contact_excludes, vec![(1, 2)]);
-    // Different priorities: the higher one's parameters.
+    // MuJoCo 4.0: a pair's own defaults, not the geoms' values.
     let p0 = &s.contact_pairs[0];
     assert_eq!((p0.geom1, p0.geom2), ((1, 0), (2, 0)));
-    assert_eq!(p0.friction, [0.3, 0.3, 0.01, 0.001, 0.001]);
-    assert_eq!(p0.margin, 0.01);
-    // Equal priorities: max friction, solmix-weighted solref.
+    assert_eq!(p0.friction, [1.0, 1.0, 0.005, 0.0001, 0.0001]);
+    assert_eq!((p0.condim, p0.margin, p0.solref), (3, 0.0, [0.02, 1.0]));
     let p1 = &s.contact_pairs[1];
-    assert_eq!(p1.friction, [0.9, 0.9, 0.005, 0.0001, 0.0001]);
     assert_eq!((p1.condim, p1.gap), (4, 0.1));
-    let w = 3.0 / 4.0;
-    assert!((p1.solref[0] - (w * 0.02 + (1.0 - w) * 0.04)).abs() < 1e-15);
     assert_eq!(s.keyframes[0].qpos.len(), 9);
     assert_eq!(s.keyframes[0].time, 1.0);
     assert!(s.bodies[2].joints.iter().all(|j| j.kind != JointKind::Free && j.range.is_none()));

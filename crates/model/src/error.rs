@@ -175,6 +175,14 @@ pub enum ModelError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// An explicit contact pair whose parameters are not supported or contradict each other.
+    #[error("{pair}: {reason}")]
+    InvalidContactPair {
+        /// The pair.
+        pair: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// A joint used where only a hinge or slide (one qpos, one dof) is allowed.
     #[error("{object}: joint #{joint} must be a hinge or a slide")]
     NotScalarJoint {

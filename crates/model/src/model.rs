@@ -661,6 +661,20 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     for (a, b) in contact_excludes {
         m.collision.exclude_bodies(a, b)?;
     }
+    for pair in &m.contact_pairs {
+        let params = signorini_collision::contact_set::MixedParams {
+            friction: [pair.friction[0], pair.friction[2], pair.friction[3]],
+            solref: pair.solref,
+            solimp: pair.solimp,
+            condim: pair.condim,
+            margin: pair.margin,
+            gap: pair.gap,
+            adhesion: pair.adhesion,
+        };
+        let (g1, g2) = (m.geom_index(pair.geom1.0, pair.geom1.1), m.geom_index(pair.geom2.0, pair.geom2.1));
+        m.collision.add_explicit_pair(g1, g2, params)?;
+        m.has_contact_forces |= pair.adhesion != 0.0;
+    }
 
     m.body_subtreemass = m.body_mass.clone();
     for b in (1..nbody).rev() {

@@ -387,6 +387,26 @@ pub(crate) fn validate(spec: &ModelSpec) -> Result<(), ModelError> {
         sol(&pname, &pair.solref, &pair.solimp)?;
         finite(&pname, "margin", &[pair.margin])?;
         finite(&pname, "gap", &[pair.gap])?;
+        finite(&pname, "adhesion", &[pair.adhesion])?;
+        if pair.margin < 0.0 || pair.gap < 0.0 {
+            return Err(ModelError::InvalidContactPair {
+                pair: pname,
+                reason: "a contact pair's margin and gap must be >= 0",
+            });
+        }
+        if pair.geom1 == pair.geom2 {
+            return Err(ModelError::InvalidContactPair {
+                pair: pname,
+                reason: "a contact pair needs two geoms",
+            });
+        }
+        let f = pair.friction;
+        if f[0] != f[1] || f[3] != f[4] {
+            return Err(ModelError::InvalidContactPair {
+                pair: pname,
+                reason: "anisotropic friction (two different sliding or rolling coefficients) is not supported",
+            });
+        }
     }
     Ok(())
 }

@@ -971,12 +971,48 @@ fn muscle_without_a_length_range_is_an_error() {
 #[test]
 fn mujoco_parity_adhesion() {
     let reference: Value = serde_json::from_str(include_str!("data/adhesion_reference.json")).unwrap();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/adhesion.xml");
+    let worst = two_cone_parity("adhesion.xml", &reference, |cone, scene, snap| {
+        let Some(moments) = snap.get("moment") else { return };
+        let (m, d) = (&scene.model().multibody, &scene.data().multibody);
+        for u in 0..m.nu {
+            let theirs: Vec<f64> = serde_json::from_value(moments[u].clone()).unwrap();
+            let mut ours = vec![0.0; m.nv];
+            m.actuator_moment_row(d, u, &mut ours);
+            if let Some(r) = m.actuator_momentadr[u] {
+                ours.copy_from_slice(&d.actuator_moment[r * m.nv..(r + 1) * m.nv]);
+            }
+            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+                assert!((a - b).abs() < 1e-12, "{cone}: moment[{u}][{i}]: {a} vs {b}");
+            }
+        }
+    });
+    println!("adhesion vs MuJoCo 4.0: 300 steps, max relative |Δ| {worst:.1e}");
+}
+
+/// Explicit contact pairs against MuJoCo 4.0 (`tests/data/contact_pairs.xml`, `scripts/mujoco_pair_reference.py`):
+/// a ball that collides with the floor only through a pair (its condim, friction, margin and adhesion), a pushed box
+/// whose dynamic floor contact the pair replaces (low friction), a parent and child and an excluded body pair that
+/// collide only through pairs; 300 steps with the pyramidal and the elliptic cone.
+#[test]
+fn mujoco_parity_contact_pairs() {
+    let reference: Value = serde_json::from_str(include_str!("data/contact_pairs_reference.json")).unwrap();
+    let worst = two_cone_parity("contact_pairs.xml", &reference, |_, _, _| {});
+    println!("contact pairs vs MuJoCo 4.0: 300 steps, max relative |Δ| {worst:.1e}");
+}
+
+/// Runs `file` from keyframe 0 for 300 steps with each cone and compares the contact count, `qpos`, `qvel`,
+/// `qfrc_adhesion` and the actuators' velocities and forces with `reference[cone][step]`, calling `extra` on each
+/// snapshot; returns the largest relative difference.
+fn two_cone_parity(
+    file: &str,
+    reference: &Value,
+    extra: impl Fn(&str, &signorini_sim::Scene, &Value),
+) -> f64 {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(file);
     let mut worst: f64 = 0.0;
     for cone in ["pyramidal", "elliptic"] {
         let overrides = [("friction_cone".to_string(), cone.to_string())];
         let mut scene = load_scene(&path, Dialect::Mujoco, &overrides).unwrap();
-        let (nu, nv) = (scene.model().multibody.nu, scene.model().multibody.nv);
         for k in 1..=300u64 {
             scene.step().unwrap();
             let Some(snap) = reference[cone].get(k.to_string()) else { continue };
@@ -998,24 +1034,11 @@ fn mujoco_parity_adhesion() {
                 for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
                     let err = (a - b).abs() / b.abs().max(1.0);
                     worst = worst.max(err);
-                    assert!(err < 1e-8, "{cone}: {field}[{i}] at step {k}: {a} vs {b}");
+                    assert!(err < 1e-8, "{file} {cone}: {field}[{i}] at step {k}: {a} vs {b}");
                 }
             }
-            if let Some(moments) = snap.get("moment") {
-                let m = &scene.model().multibody;
-                for u in 0..nu {
-                    let theirs: Vec<f64> = serde_json::from_value(moments[u].clone()).unwrap();
-                    let mut ours = vec![0.0; nv];
-                    m.actuator_moment_row(d, u, &mut ours);
-                    if let Some(r) = m.actuator_momentadr[u] {
-                        ours.copy_from_slice(&d.actuator_moment[r * nv..(r + 1) * nv]);
-                    }
-                    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                        assert!((a - b).abs() < 1e-12, "{cone}: moment[{u}][{i}]: {a} vs {b}");
-                    }
-                }
-            }
+            extra(cone, &scene, snap);
         }
     }
-    println!("adhesion vs MuJoCo 4.0: 300 steps, max relative |Δ| {worst:.1e}");
+    worst
 }

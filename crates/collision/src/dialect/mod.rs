@@ -99,6 +99,8 @@ pub struct PairSlot {
     pub cached_normal: Option<DVec3>,
     /// The pair's error, if the dispatcher could not answer it (the manifold is then empty or partial).
     pub error: Option<CollisionError>,
+    /// The detection margin of an explicit pair (its own margin plus gap), replacing the geoms'.
+    pub margin: Option<f64>,
 }
 
 /// Pair dispatch of one dialect: for a pair of posed shapes, which routine answers the contact manifold, and the
@@ -224,7 +226,7 @@ pub trait PairDispatcher: Debug + Send + Sync {
             let reach = |g: usize| {
                 geoms.margins.get(g).copied().unwrap_or(0.0) + geoms.gaps.get(g).copied().unwrap_or(0.0)
             };
-            let margin = self.detection_margin(reach(a), reach(b));
+            let margin = slot.margin.unwrap_or_else(|| self.detection_margin(reach(a), reach(b)));
             let request = ContactRequest { cached_normal: slot.cached_normal, margin, ..*request };
             slot.error = self
                 .contacts_into(ws, sa, &geoms.poses[a], sb, &geoms.poses[b], &request, &mut slot.manifold)

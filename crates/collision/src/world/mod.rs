@@ -236,6 +236,16 @@ impl CollisionWorld {
         self.model.exclude_bodies(a, b)
     }
 
+    /// See [`CollisionModel::add_explicit_pair`].
+    pub fn add_explicit_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        params: crate::contact_set::MixedParams,
+    ) -> Result<()> {
+        self.model.add_explicit_pair(a, b, params)
+    }
+
     /// See [`CollisionModel::set_local_collision_mask`].
     pub fn set_local_collision_mask(&mut self, entity: u32, local: bool) {
         self.model.set_local_collision_mask(entity, local)

@@ -12,6 +12,8 @@ use signorini_geometry::{ConvexMesh, Pose, Shape};
 
 use super::options::CollisionOptions;
 use super::tables::{BodyDesc, BodyTable, GeomDesc, GeomTable};
+use crate::broad::GeomPair;
+use crate::contact_set::MixedParams;
 use crate::dialect::{PairDispatcher, ParamMixing};
 use crate::error::{CollisionError, Result};
 use crate::filter::{AllowedCollisionMatrix, FilterReason, PairFilter, PairRules};
@@ -31,6 +33,8 @@ pub struct CollisionModel {
     /// Number of box geoms (for Genesis's `n_contacts_per_pair`).
     pub(crate) n_boxes: usize,
     pub(crate) filter: PairFilter,
+    /// Explicit geom pairs (MuJoCo `<contact><pair>`), sorted by their geoms `(low, high)`, with their own parameters.
+    pub(crate) explicit_pairs: Vec<(GeomPair, MixedParams)>,
     pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
     /// The dialect's pair dispatch, from `options.dialect`.
     pub(crate) dispatcher: Arc<dyn PairDispatcher>,
@@ -84,6 +88,7 @@ impl CollisionModel {
             geoms: GeomTable::default(),
             geom_fixed: Vec::new(),
             hulls: Vec::new(),
+            explicit_pairs: Vec::new(),
             n_boxes: 0,
             filter: PairFilter::default(),
             pool: build_pool(options.threads)?,
@@ -268,6 +273,39 @@ impl CollisionModel {
     /// Removes a weld registered with [`add_weld`](Self::add_weld); returns whether it existed.
     pub fn remove_weld(&mut self, a: usize, b: usize) -> bool {
         self.filter.welds.remove(&(a.min(b), a.max(b)))
+    }
+
+    /// Adds an explicit geom pair (MuJoCo `<contact><pair>`): it collides whatever the filters (masks, parent,
+    /// exclusions, welds, allowed-collision matrix) say, within `params.margin + params.gap`, with `params` instead of
+    /// the geoms' mixed parameters; the broad phase's pair of the same geoms is replaced by it. Errors: a geom index
+    /// out of range, a geom paired with itself, a pair given twice.
+    pub fn add_explicit_pair(&mut self, a: usize, b: usize, params: MixedParams) -> Result<()> {
+        let n = self.geoms.len();
+        if a >= n || b >= n || a == b {
+            return Err(CollisionError::InvalidRequest {
+                what: format!("explicit pair [{a}, {b}] is not a pair of distinct geoms among {n}"),
+            });
+        }
+        let key = [a.min(b) as u32, a.max(b) as u32];
+        match self.explicit_pairs.binary_search_by(|(k, _)| k.cmp(&key)) {
+            Ok(_) => {
+                Err(CollisionError::InvalidRequest { what: format!("explicit pair [{a}, {b}] given twice") })
+            }
+            Err(at) => {
+                self.explicit_pairs.insert(at, (key, params));
+                Ok(())
+            }
+        }
+    }
+
+    /// The parameters of the explicit pair of geoms `pair` (either order), if it is one.
+    #[inline]
+    pub(crate) fn explicit_pair(&self, pair: GeomPair) -> Option<&MixedParams> {
+        if self.explicit_pairs.is_empty() {
+            return None;
+        }
+        let key = if pair[0] <= pair[1] { pair } else { [pair[1], pair[0]] };
+        self.explicit_pairs.binary_search_by(|(k, _)| k.cmp(&key)).ok().map(|i| &self.explicit_pairs[i].1)
     }
 
     /// Excludes a body pair from contact (MJCF `<contact><exclude>`).

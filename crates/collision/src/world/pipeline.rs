@@ -89,7 +89,7 @@ impl CollisionModel {
         let input = BroadPhaseInput::new(&data.geom_aabb, &data.geom_frozen)?;
         data.broad.find_pairs(&input, &mut data.candidates);
         data.candidates.sort_unstable();
-        self.run_pairs(data)
+        self.run_pairs(data, true)
     }
 
     /// Like [`collide`](Self::collide), with the candidate pairs given instead of found by the broad phase. Pairs
@@ -123,7 +123,7 @@ impl CollisionModel {
         if let Some(w) = data.scratch.windows(2).find(|w| w[0] == w[1]) {
             return Err(CollisionError::InvalidRequest { what: format!("pair {:?} given twice", w[0]) });
         }
-        self.run_pairs(data)
+        self.run_pairs(data, false)
     }
 
     /// Marks sleeping bodies (one flag per body, the world body first; hibernation, spec §E): their geoms are
@@ -143,15 +143,29 @@ impl CollisionModel {
         Ok(())
     }
 
-    /// Filters `data.candidates` into `data.pairs`, then narrow phase, merge and sort.
-    fn run_pairs<'d>(&self, data: &'d mut CollisionData) -> Result<&'d ContactSet> {
+    /// Filters `data.candidates` into `data.pairs` (with the explicit pairs in place of theirs when `explicit`),
+    /// then narrow phase, merge and sort.
+    fn run_pairs<'d>(&self, data: &'d mut CollisionData, explicit: bool) -> Result<&'d ContactSet> {
         data.pairs.clear();
         for &[i, j] in &data.candidates {
+            if explicit && self.explicit_pair([i, j]).is_some() {
+                continue;
+            }
             let (i, j) = (i as usize, j as usize);
             if self.filter.reason(&self.bodies, &self.geoms, &self.options, i, j, PairRules::ALL).is_none()
                 && !data.welded(self.geoms.body[i], self.geoms.body[j])
             {
                 data.pairs.push(narrow_order(&self.geoms.shape, i, j));
+            }
+        }
+        if explicit {
+            // Explicit pairs skip the filters and the broad phase (the narrow phase finds nothing beyond their
+            // margin), not the sleep of both geoms.
+            for &([i, j], _) in &self.explicit_pairs {
+                let (i, j) = (i as usize, j as usize);
+                if !(data.geom_frozen[i] && data.geom_frozen[j]) {
+                    data.pairs.push(narrow_order(&self.geoms.shape, i, j));
+                }
             }
         }
         data.stats = super::StepStats {
@@ -179,6 +193,7 @@ impl CollisionModel {
         }
         for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs) {
             slot.cached_normal = data.cache.lookup(pair);
+            slot.margin = self.explicit_pair(pair).map(|p| p.margin + p.gap);
         }
         let ctx = NarrowContext {
             dispatcher: &*self.dispatcher,
@@ -223,15 +238,21 @@ impl CollisionModel {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let (mut pa, mut pb) = match &data.geom_params {
-                Some(p) => (p[a], p[b]),
-                None => (g.params(a), g.params(b)),
+            let params = match self.explicit_pair([a as u32, b as u32]) {
+                Some(params) => *params,
+                None => {
+                    let (mut pa, mut pb) = match &data.geom_params {
+                        Some(p) => (p[a], p[b]),
+                        None => (g.params(a), g.params(b)),
+                    };
+                    for (p, ratio) in
+                        [(&mut pa, data.geom_friction_ratio[a]), (&mut pb, data.geom_friction_ratio[b])]
+                    {
+                        p.friction = p.friction.map(|f| f * ratio);
+                    }
+                    mixing.mix(&pa, &pb)
+                }
             };
-            for (p, ratio) in [(&mut pa, data.geom_friction_ratio[a]), (&mut pb, data.geom_friction_ratio[b])]
-            {
-                p.friction = p.friction.map(|f| f * ratio);
-            }
-            let params = mixing.mix(&pa, &pb);
             let (link_a, link_b) = (g.body[a], g.body[b]);
             let frame = data.body_pose[link_b];
             for c in &slot.manifold.contacts {
