@@ -2,10 +2,13 @@
 //! `y = e_y` when `|n_y| < 0.5`, else `e_z`, and `t = normalize(y − (n·y) n)`.
 //!
 //! - [`TangentFrame::Orthogonals`] (Genesis `qd_orthogonals`, spec §B.8): `(d₁, d₂) = (t × n, t)`;
-//! - [`TangentFrame::MakeFrame`] (MuJoCo `mju_makeFrame` with the normal as x axis): `(d₁, d₂) = (t, n × t)`.
+//! - [`TangentFrame::MakeFrame`] (MuJoCo): `(d₁, d₂) = (−t, n × t)`. MuJoCo builds its frame with `mju_makeFrame`
+//!   from its own normal, which points the other way (from geom A to geom B: `−n`), as `(e₁, e₂) = (t, −n × t)`
+//!   ([`mujoco_tangents`] of `−n`), and its rows measure `e·(v_B − v_A)`; signorini's rows measure `d·(v_A − v_B)`, so
+//!   `d = −e` gives the same rows, pyramid edges and friction forces as MuJoCo's, in the same order.
 //!
-//! Both are right-handed with `n` (`d₁ × d₂ = n` for the first; `n × d₁ = d₂` for the second). The choice only
-//! orients the pyramid edges (spec §H).
+//! The choice only orients the pyramid edges and the friction rows (spec §H): a Newton or CG solve does not depend
+//! on it, MuJoCo's PGS (which visits the rows in a shuffled order) does.
 
 use glam::DVec3;
 
@@ -25,7 +28,7 @@ impl TangentFrame {
     pub fn tangents(self, n: DVec3) -> (DVec3, DVec3) {
         match self {
             Self::Orthogonals => native_tangents(n),
-            Self::MakeFrame => mujoco_tangents(n),
+            Self::MakeFrame => mujoco_row_tangents(n),
         }
     }
 }
@@ -41,10 +44,17 @@ pub fn native_tangents(n: DVec3) -> (DVec3, DVec3) {
     (t.cross(n), t)
 }
 
-/// MuJoCo's `mju_makeFrame` tangents `(t, n × t)` of a unit normal `n` ([`TangentFrame::MakeFrame`]).
+/// MuJoCo's `mju_makeFrame` tangents `(t, n × t)` of a unit normal `n`.
 pub fn mujoco_tangents(n: DVec3) -> (DVec3, DVec3) {
     let t = helper(n);
     (t, n.cross(t))
+}
+
+/// The tangents of [`TangentFrame::MakeFrame`] for signorini's normal `n` (from B to A): minus MuJoCo's
+/// `mju_makeFrame` tangents of its normal `−n`, `(−t, n × t)` (see the module docs).
+pub fn mujoco_row_tangents(n: DVec3) -> (DVec3, DVec3) {
+    let (e1, e2) = mujoco_tangents(-n);
+    (-e1, -e2)
 }
 
 #[cfg(test)]
@@ -70,14 +80,15 @@ mod tests {
     }
 
     /// The setting picks the construction and nothing else: for `n = +z` (helper `t = e_y`) the orthogonals are
-    /// `(e_y × e_z, e_y) = (e_x, e_y)` and MuJoCo's frame `(e_y, e_z × e_y) = (e_y, −e_x)`.
+    /// `(e_y × e_z, e_y) = (e_x, e_y)` and MuJoCo's rows `(−e_y, e_z × e_y) = (−e_y, −e_x)`.
     #[test]
     fn tangent_frame_selects_the_construction() {
         assert_eq!(TangentFrame::default(), TangentFrame::Orthogonals);
         assert_eq!(TangentFrame::Orthogonals.tangents(DVec3::Z), (DVec3::X, DVec3::Y));
-        assert_eq!(TangentFrame::MakeFrame.tangents(DVec3::Z), (DVec3::Y, DVec3::NEG_X));
+        // Signorini's normal +z is MuJoCo's −z: its frame (e_y, −e_z × e_y) = (e_y, e_x), negated.
+        assert_eq!(TangentFrame::MakeFrame.tangents(DVec3::Z), (DVec3::NEG_Y, DVec3::NEG_X));
         let n = DVec3::new(0.3, -0.6, 0.2).normalize();
         assert_eq!(TangentFrame::Orthogonals.tangents(n), native_tangents(n));
-        assert_eq!(TangentFrame::MakeFrame.tangents(n), mujoco_tangents(n));
+        assert_eq!(TangentFrame::MakeFrame.tangents(n), mujoco_row_tangents(n));
     }
 }

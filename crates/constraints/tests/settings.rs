@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use glam::DVec3;
 use signorini_collision::contact_set::ContactSet;
-use signorini_constraints::frame::{mujoco_tangents, native_tangents};
+use signorini_constraints::frame::{mujoco_row_tangents, native_tangents};
 use signorini_constraints::{
     AssemblyScratch, ConstraintAssembler, ConstraintOptions, ConstraintRows, ContactDimension, FrictionCone,
     ImpedanceCurve, JointLimitSides, PyramidRegularizer, RowKind, TangentFrame, ZeroRotationalFriction,
@@ -96,14 +96,14 @@ fn tangent_frame_orients_the_friction_rows() {
     let (va, _) = model.point_velocity(&d, BALL, p, &d.qvel);
     let (vb, _) = model.point_velocity(&d, LINK2, p, &d.qvel);
     for (frame, (t1, t2)) in
-        [(TangentFrame::Orthogonals, native_tangents(n)), (TangentFrame::MakeFrame, mujoco_tangents(n))]
+        [(TangentFrame::Orthogonals, native_tangents(n)), (TangentFrame::MakeFrame, mujoco_row_tangents(n))]
     {
         let rows = assemble(&model, &d, &cs, ConstraintOptions { tangent_frame: frame, ..elliptic() });
         let e0 = rows.contact_row_start[0];
         assert_close(rows.row_dot(e0 + 1, &d.qvel), (va - vb).dot(t1), 1e-12, "d1 row");
         assert_close(rows.row_dot(e0 + 2, &d.qvel), (va - vb).dot(t2), 1e-12, "d2 row");
     }
-    assert_ne!(native_tangents(n).0, mujoco_tangents(n).0);
+    assert_ne!(native_tangents(n).0, mujoco_row_tangents(n).0);
 }
 
 /// `pyramid_regularizer`: with `impratio = 4`, `μ_reg² = μ²/4` in both factors or in the leading factor only.

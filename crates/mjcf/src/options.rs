@@ -211,12 +211,9 @@ impl MjcfOptions {
         );
         let solver = a.keyword(
             "solver",
-            &[("PGS", None), ("CG", Some(SolverKind::Cg)), ("Newton", Some(SolverKind::Newton))],
+            &[("PGS", SolverKind::Pgs), ("CG", SolverKind::Cg), ("Newton", SolverKind::Newton)],
         )?;
-        if solver == Some(None) {
-            return Err(a.unsupported(Some("solver"), "the PGS solver").into());
-        }
-        set(&mut self.solver, solver.flatten());
+        set(&mut self.solver, solver);
         set(
             &mut self.jacobian,
             a.keyword(

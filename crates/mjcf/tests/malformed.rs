@@ -104,7 +104,7 @@ fn unsupported_features_name_the_attribute() {
     let e = err("<mujoco>\n<worldbody>\n<body><joint margin=\"0.1\"/></body>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
     expect(&e, 3, "joint", Some("margin"));
-    let e = err("<mujoco>\n<option solver=\"PGS\"/>\n</mujoco>");
+    let e = err("<mujoco>\n<option solver=\"Jacobi\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("solver"));
     let e = err("<mujoco>\n<option density=\"-1.2\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("density"));

@@ -31,7 +31,7 @@ pub struct Options {
     pub dt: f64,
     /// Substeps per step, ≥ 1; the physics step is `h = dt/substeps`. Default 1.
     pub substeps: usize,
-    /// Constraint solver. Default Newton.
+    /// Constraint solver: `newton`, `cg` or `pgs` (MuJoCo's projected Gauss–Seidel on the dual). Default Newton.
     pub constraint_solver: SolverKind,
     /// Solver iteration cap (an upper bound, not a guarantee), ≥ 1. Default 25 native, 100 MuJoCo-compatible (MuJoCo's
     /// default; `None`: the mode's).
@@ -268,8 +268,11 @@ impl Options {
             "dt" => self.dt = parse_f64(name, value)?,
             "substeps" => self.substeps = parse_usize(name, value)?,
             "constraint_solver" | "solver" => {
-                self.constraint_solver =
-                    parse_choice(name, value, &[("newton", SolverKind::Newton), ("cg", SolverKind::Cg)])?
+                self.constraint_solver = parse_choice(
+                    name,
+                    value,
+                    &[("newton", SolverKind::Newton), ("cg", SolverKind::Cg), ("pgs", SolverKind::Pgs)],
+                )?
             }
             "iterations" => self.iterations = Some(parse_usize(name, value)?),
             "tolerance" => self.tolerance = Some(parse_f64(name, value)?),

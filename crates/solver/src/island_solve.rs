@@ -47,7 +47,7 @@ pub(crate) fn solve_islands(
         qacc.copy_from_slice(&data.qacc_smooth);
         return Ok(SolveStats { converged: true, ..SolveStats::default() });
     }
-    let SolverData { primal, mass, islands: sc } = work;
+    let SolverData { primal, mass, islands: sc, .. } = work;
     rows.dof_groups(&mut sc.groups);
     sc.islands.build_with_groups(model, rows, &sc.groups);
     // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed

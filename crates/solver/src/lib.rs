@@ -27,6 +27,7 @@
 //! | [`dense`] | the dense Cholesky factorisation of the Newton Hessian (small problems) |
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
 //! | [`noslip`] | the no-slip post-process (§C.8): Gauss–Seidel on the friction forces against `J M⁻¹ Jᵀ` |
+//! | [`pgs`] | MuJoCo's projected Gauss–Seidel on the dual problem (`solver="PGS"`) |
 //!
 //! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
 //! `Box<dyn ConstraintSolver>`. A solver holds configuration only; everything a solve writes (and may carry to the
@@ -50,6 +51,7 @@ pub mod linesearch;
 pub mod mass;
 mod newton;
 pub mod noslip;
+pub mod pgs;
 pub mod primal;
 mod reduce;
 pub mod signorini;
@@ -74,6 +76,8 @@ pub enum SolverKind {
     Newton,
     /// Nonlinear conjugate gradient preconditioned by `M⁻¹`, Hager–Zhang or Polak–Ribière+ (§C.3).
     Cg,
+    /// MuJoCo's projected Gauss–Seidel on the dual problem ([`pgs`]).
+    Pgs,
 }
 
 /// The conjugate-gradient direction update (§C.3).
@@ -225,11 +229,17 @@ pub trait ConstraintSolver: std::fmt::Debug + Send + Sync {
 
 /// The solver of `kind` (its method is fixed; `options.kind` is ignored by the returned solver).
 pub fn solver_for(kind: SolverKind) -> Box<dyn ConstraintSolver> {
-    Box::new(PrimalSolver::new(kind))
+    match kind {
+        SolverKind::Pgs => Box::new(pgs::PgsSolver::new()),
+        kind => Box::new(PrimalSolver::new(kind)),
+    }
 }
 
 /// The solver of `kind` that solves and terminates every island (§C.6) on its own, with the termination scale
 /// `1/tr(M_island)`.
 pub fn island_solver_for(kind: SolverKind) -> Box<dyn ConstraintSolver> {
-    Box::new(PrimalSolver::with_islands(kind))
+    match kind {
+        SolverKind::Pgs => Box::new(pgs::PgsSolver::with_islands()),
+        kind => Box::new(PrimalSolver::with_islands(kind)),
+    }
 }

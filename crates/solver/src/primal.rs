@@ -266,7 +266,8 @@ impl PrimalWork {
         self.mgrad.copy_from_slice(&self.g);
         match kind {
             SolverKind::Newton => self.newton.solve(mass.nv, &mut self.mgrad),
-            SolverKind::Cg => mass.solve(&mut self.mgrad),
+            // A primal solver asked for PGS (served by `pgs::PgsSolver` through `solver_for`) runs CG.
+            SolverKind::Cg | SolverKind::Pgs => mass.solve(&mut self.mgrad),
         }
     }
 

@@ -22,6 +22,8 @@ pub struct SolverData {
     pub(crate) mass: TreeMass,
     /// The per-island copies.
     pub(crate) islands: IslandWork,
+    /// PGS's dual matrix and sweeps.
+    pub(crate) pgs: crate::pgs::PgsWork,
 }
 
 impl SolverData {
