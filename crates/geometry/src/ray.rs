@@ -1,8 +1,11 @@
-//! Ray casts against the solid primitives, in the shape's frame (MuJoCo `mju_rayGeom`).
+//! Ray casts in the shape's frame (MuJoCo `mju_rayGeom`, `mj_rayMesh`, `mj_rayHfield`).
 //!
 //! [`ray_distance`] returns the smallest `t ≥ 0` at which `origin + t·dir` lies on the surface, so a ray that starts
-//! inside the shape hits where it leaves it. `t` is in units of `|dir|` (the distance when `dir` is a unit vector).
-//! Planes, meshes and height fields are not cast against here (`None`).
+//! inside a primitive hits where it leaves it. `t` is in units of `|dir|` (the distance when `dir` is a unit
+//! vector). As in MuJoCo: a plane is hit only on its front face (a ray going down through `z = 0`), unbounded here
+//! (the caller bounds it to a rendered rectangle if it wants); a mesh is hit on any of its triangles, from either
+//! side; a height field is hit on its surface triangles, its vertical sides (below the boundary's surface) and its
+//! base box.
 
 use glam::DVec3;
 
@@ -30,8 +33,116 @@ pub fn ray_distance(shape: &Shape, origin: DVec3, dir: DVec3) -> Option<f64> {
             });
             side.into_iter().chain(caps).reduce(f64::min)
         }
-        _ => None,
+        Shape::Plane(_) => {
+            if dir.z > -MINVAL {
+                return None;
+            }
+            let t = -origin.z / dir.z;
+            (t >= 0.0).then_some(t)
+        }
+        Shape::TriangleMesh(m) => ray_triangles(m.vertices(), m.triangles(), origin, dir),
+        Shape::ConvexMesh(m) => ray_triangles(m.vertices(), m.triangles(), origin, dir),
+        Shape::HeightField(h) => ray_height_field(h, origin, dir),
     }
+}
+
+/// MuJoCo's `mjMINVAL`.
+const MINVAL: f64 = 1e-15;
+
+/// The nearest hit `t ≥ 0` of the segment-free ray on triangle `(a, b, c)` (either side), Möller–Trumbore.
+fn ray_triangle(o: DVec3, d: DVec3, [a, b, c]: [DVec3; 3]) -> Option<f64> {
+    let (e1, e2) = (b - a, c - a);
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < MINVAL {
+        return None;
+    }
+    let s = o - a;
+    let u = s.dot(p) / det;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = d.dot(q) / det;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let t = e2.dot(q) / det;
+    (t >= 0.0).then_some(t)
+}
+
+fn ray_triangles(vertices: &[DVec3], triangles: &[[u32; 3]], o: DVec3, d: DVec3) -> Option<f64> {
+    triangles.iter().filter_map(|t| ray_triangle(o, d, t.map(|i| vertices[i as usize]))).reduce(f64::min)
+}
+
+/// The height field's solid: the base box `z ∈ [−base, 0]`, the surface triangles of the cells under the ray, and the
+/// four vertical sides up to the boundary's surface.
+fn ray_height_field(h: &crate::shape::HeightField, o: DVec3, d: DVec3) -> Option<f64> {
+    let (hx, hy) = h.half_extents();
+    let base = h.base_depth();
+    let top = h.height_range().1.max(0.0);
+    let mut best = ray_box(o - DVec3::new(0.0, 0.0, -0.5 * base), d, DVec3::new(hx, hy, 0.5 * base));
+    let mut keep = |t: Option<f64>| {
+        if let Some(t) = t
+            && best.is_none_or(|b| t < b)
+        {
+            best = Some(t);
+        }
+    };
+    // The part of the ray inside the box above the base, `[−hx, hx] × [−hy, hy] × [0, top]`.
+    let (lo, hi) = (DVec3::new(-hx, -hy, 0.0), DVec3::new(hx, hy, top));
+    let (mut t0, mut t1) = (0.0f64, f64::INFINITY);
+    for k in 0..3 {
+        if d[k] == 0.0 {
+            if o[k] < lo[k] || o[k] > hi[k] {
+                return best;
+            }
+            continue;
+        }
+        let (a, b) = ((lo[k] - o[k]) / d[k], (hi[k] - o[k]) / d[k]);
+        t0 = t0.max(a.min(b));
+        t1 = t1.min(a.max(b));
+    }
+    if t0 > t1 {
+        return best;
+    }
+    let (p0, p1) = (o + t0 * d, o + t1 * d);
+    let (dx, dy) = h.cell_size();
+    let (rows, cols) = (h.rows(), h.cols());
+    let cell = |x: f64, n: usize, half: f64, step: f64| {
+        (((x + half) / step).floor() as isize).clamp(0, n as isize - 2)
+    };
+    let (c0, c1) = (cell(p0.x.min(p1.x), cols, hx, dx), cell(p0.x.max(p1.x), cols, hx, dx));
+    let (r0, r1) = (cell(p0.y.min(p1.y), rows, hy, dy), cell(p0.y.max(p1.y), rows, hy, dy));
+    for r in r0 as usize..=r1 as usize {
+        for c in c0 as usize..=c1 as usize {
+            for k in 0..2 {
+                if let Some(p) = h.prism(r, c, k) {
+                    keep(ray_triangle(o, d, [p[3], p[4], p[5]]));
+                }
+            }
+        }
+    }
+    // The sides x = ±hx and y = ±hy, below the surface along the boundary.
+    for (axis, side) in [(0, -hx), (0, hx), (1, -hy), (1, hy)] {
+        if d[axis] == 0.0 {
+            continue;
+        }
+        let t = (side - o[axis]) / d[axis];
+        if t < 0.0 {
+            continue;
+        }
+        let p = o + t * d;
+        let other = 1 - axis;
+        if p[other].abs() > [hx, hy][other] || p.z < 0.0 {
+            continue;
+        }
+        let surface = if axis == 0 { h.height_at(side, p.y) } else { h.height_at(p.x, side) };
+        if surface.is_some_and(|z| p.z < z) {
+            keep(Some(t));
+        }
+    }
+    best
 }
 
 /// Smallest non-negative root of `|o + t d|² = r²`.
@@ -181,6 +292,68 @@ mod tests {
             assert!(hits > 50, "{:?}: too few hits to test ({hits})", shape.kind());
             assert!(grazing <= 3, "{:?}: {grazing} disagreements on hit or miss", shape.kind());
         }
+    }
+
+    /// A mesh cube gives the box's distances from outside; a plane is hit only from the front.
+    #[test]
+    fn meshes_and_planes() {
+        let half = DVec3::new(0.3, 0.5, 0.8);
+        let cube = Cuboid::new(half).unwrap();
+        let mesh = Shape::ConvexMesh(crate::shape::ConvexMesh::from_points(&cube.corners()).unwrap().into());
+        let solid = Shape::Box(cube);
+        for (o, d) in [
+            (DVec3::new(2.0, 0.1, 0.2), DVec3::NEG_X),
+            (DVec3::new(1.0, 1.0, 1.0), DVec3::new(-1.0, -1.2, -0.9).normalize()),
+            (DVec3::new(0.0, 0.0, 3.0), DVec3::new(0.05, 0.02, -1.0).normalize()),
+        ] {
+            let (a, b) = (ray_distance(&mesh, o, d).unwrap(), ray_distance(&solid, o, d).unwrap());
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+        let plane = Shape::Plane(crate::shape::Plane::new());
+        assert_eq!(ray_distance(&plane, DVec3::new(1.0, 2.0, 3.0), DVec3::NEG_Z), Some(3.0));
+        assert_eq!(ray_distance(&plane, DVec3::new(1.0, 2.0, -3.0), DVec3::Z), None, "back face");
+        assert_eq!(ray_distance(&plane, DVec3::new(1.0, 2.0, 3.0), DVec3::Z), None, "away");
+    }
+
+    /// A height field's ray distances against marching through its solid (below the interpolated surface, inside
+    /// the footprint, above the base).
+    #[test]
+    fn height_field_matches_marching() {
+        let (rows, cols) = (7, 9);
+        let heights: Vec<f64> = (0..rows * cols)
+            .map(|k| 0.2 + 0.15 * ((k % cols) as f64 * 0.7).sin() * ((k / cols) as f64 * 0.5).cos())
+            .collect();
+        let hf = crate::shape::HeightField::new(rows, cols, heights, 1.2, 0.9, 0.3).unwrap();
+        let inside = |p: DVec3| hf.height_at(p.x, p.y).is_some_and(|z| p.z <= z && p.z >= -0.3);
+        let shape = Shape::HeightField(hf.clone().into());
+        let mut seed = 11u64;
+        let mut uniform = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let (mut hits, mut disagreements) = (0, 0);
+        for k in 0..300 {
+            // From above and from the sides, aimed at the footprint.
+            let o = if k % 3 == 0 {
+                DVec3::new(2.0 * uniform(), 2.0 * uniform(), 0.2 + 0.3 * uniform())
+            } else {
+                DVec3::new(1.5 * uniform(), 1.2 * uniform(), 1.0 + 0.5 * uniform().abs())
+            };
+            let target = DVec3::new(1.1 * uniform(), 0.8 * uniform(), 0.2 * uniform());
+            let d = (target - o).normalize();
+            if inside(o) {
+                continue;
+            }
+            match (ray_distance(&shape, o, d), march(inside, o, d)) {
+                (Some(a), Some(b)) => {
+                    hits += 1;
+                    assert!((a - b).abs() < 2e-3, "{a} vs {b} from {o} along {d}");
+                }
+                (None, None) => {}
+                _ => disagreements += 1,
+            }
+        }
+        assert!(hits > 150 && disagreements <= 3, "{hits} hits, {disagreements} disagreements");
     }
 
     #[test]

@@ -40,6 +40,8 @@ pub struct Assets {
     meshes: Vec<MeshAsset>,
     by_name: HashMap<String, usize>,
     hfields: HashMap<String, HFieldAsset>,
+    /// The alpha of each material's `rgba` (ray casts skip a geom whose material is transparent).
+    material_alpha: HashMap<String, f64>,
 }
 
 /// Asset elements that are accepted but only used for rendering.
@@ -82,6 +84,13 @@ impl Assets {
                     }
                     self.hfields.insert(hfield.name.clone(), hfield);
                 }
+                "material" => {
+                    if let Some(name) = child.attr("name") {
+                        let a = Attrs::own(child);
+                        let alpha = a.array::<4>("rgba")?.map_or(1.0, |c| c[3]);
+                        self.material_alpha.insert(name.to_string(), alpha);
+                    }
+                }
                 n if VISUAL.contains(&n) => {}
                 _ => return Err(e.unknown_child(child).into()),
             }
@@ -107,6 +116,11 @@ impl Assets {
     /// The height field named `name`.
     pub fn hfield(&self, name: &str) -> Option<&HFieldAsset> {
         self.hfields.get(name)
+    }
+
+    /// The alpha of material `name`'s colour, if the material exists.
+    pub fn material_alpha(&self, name: &str) -> Option<f64> {
+        self.material_alpha.get(name).copied()
     }
 }
 

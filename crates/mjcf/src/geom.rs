@@ -172,6 +172,12 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         mass: 0.0,
         fluid,
         surfacevel: a.partial::<6>("surfacevel", [0.0; 6])?,
+        // MuJoCo's ray casts skip a geom whose material (when it has one) or rgba has alpha 0.
+        visible: match a.str("material").and_then(|m| ctx.assets.material_alpha(m)) {
+            Some(alpha) => alpha != 0.0,
+            None => a.array_or::<4>("rgba", [0.5, 0.5, 0.5, 1.0])?[3] != 0.0,
+        },
+        plane_extent: if ty == GeomType::Plane { [size[0], size[1]] } else { [0.0; 2] },
     };
     let props = mass_of(&spec.shape, &a, ctx)?;
     Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec })

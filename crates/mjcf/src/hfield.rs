@@ -1,8 +1,9 @@
 //! `<hfield>` assets: an elevation grid of `nrow × ncol` samples over `size = (half_x, half_y, elevation, base)`.
 //!
-//! The samples come from inline `elevation` (row-major, row 0 at `y = −half_y`), a PNG file (grey levels; the image's
-//! top row is the `+y` edge, so rows are reversed as MuJoCo does), or MuJoCo's binary format
-//! (`int32 nrow, int32 ncol, float32 data[nrow·ncol]`, little-endian). As in MuJoCo, the samples are stored in
+//! The samples come from inline `elevation` (row-major, written like an image: the first row is the `+y` edge, so
+//! rows are reversed, as MuJoCo 4.0 does), a PNG file (grey levels; the image's top row is the `+y` edge, reversed
+//! likewise), or MuJoCo's binary format (`int32 nrow, int32 ncol, float32 data[nrow·ncol]`, little-endian, row 0 at
+//! `y = −half_y`, kept as it is). As in MuJoCo, the samples are stored in
 //! single precision and normalised to `[0, 1]` (subtract the minimum, divide by the range when it exceeds `f32`'s
 //! epsilon), and a sample's height is `data · elevation` metres.
 
@@ -95,7 +96,9 @@ pub fn read_hfield(e: &Element, compiler: &Compiler, model_dir: &Path) -> Result
                     )
                     .into());
             }
-            (name.to_string(), nrow, ncol, values.iter().map(|&v| v as f32).collect())
+            // The first written row is the +y edge.
+            let rows: Vec<f32> = values.chunks(ncol).rev().flatten().map(|&v| v as f32).collect();
+            (name.to_string(), nrow, ncol, rows)
         }
     };
     let heights = normalised(&data).into_iter().map(|d| f64::from(d) * size[2]).collect();

@@ -2,8 +2,8 @@
 //!
 //! Every element takes `name`, `noise` (kept, never applied, as in MuJoCo), `cutoff` and `user` (not simulated).
 //! Sensor history (`nsample`, `interp`, `delay`, `interval`), cameras as frames, and the sensor types signorini does
-//! not compute (rangefinder, camprojection, distance/normal/fromto, contact, energies, tactile, insidesite, user and
-//! plugin sensors) are `NotSupported` errors.
+//! not compute (camprojection, distance/normal/fromto, contact, energies, tactile, insidesite, user and plugin
+//! sensors; a rangefinder on a camera or with `data` other than `dist`) are `NotSupported` errors.
 
 use std::collections::HashMap;
 
@@ -24,7 +24,6 @@ const COMMON: &[&str] = &["name", "noise", "cutoff", "user", "nsample", "interp"
 
 /// Sensor types MuJoCo has and signorini does not compute.
 const NOT_COMPUTED: &[&str] = &[
-    "rangefinder",
     "camprojection",
     "distance",
     "normal",
@@ -93,6 +92,7 @@ pub fn read_section(
             "accelerometer" | "velocimeter" | "gyro" | "magnetometer" | "force" | "torque" | "touch" => {
                 &["site"]
             }
+            "rangefinder" => &["site", "camera", "data"],
             "clock" => &[],
             _ => return Err(e.unknown_child(child).into()),
         };
@@ -231,6 +231,17 @@ pub fn read_section(
                     a.invalid_named("site", "a touch sensor's site needs a positive size (its volume)")
                 })?;
                 SensorKind::Touch { site: s, shape }
+            }
+            "rangefinder" => {
+                if a.has("camera") {
+                    return Err(a
+                        .unsupported(Some("camera"), "rangefinders on cameras (depth images)")
+                        .into());
+                }
+                if a.str("data").is_some_and(|d| d.split_whitespace().ne(["dist"])) {
+                    return Err(a.unsupported(Some("data"), "rangefinder data other than dist").into());
+                }
+                SensorKind::Rangefinder(site()?)
             }
             _ => SensorKind::Clock,
         };

@@ -29,9 +29,9 @@ fn heights(s: &signorini_sim::Scene) -> Vec<f64> {
 fn inline_png_and_binary_agree() {
     let dir = std::env::temp_dir().join(format!("signorini-hfield-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // Rows from y = −half_y: 0 50 100, then 150 200 250.
+    // Rows from y = −half_y: 0 50 100, then 150 200 250. Inline rows are written from +y (MuJoCo 4.0 reverses them).
     let inline =
-        r#"<hfield name="h" nrow="2" ncol="3" size="1 0.5 0.2 0.1" elevation="0 50 100 150 200 250"/>"#;
+        r#"<hfield name="h" nrow="2" ncol="3" size="1 0.5 0.2 0.1" elevation="150 200 250 0 50 100"/>"#;
     let expected: Vec<f64> = [0.0f32, 0.2, 0.4, 0.6, 0.8, 1.0].iter().map(|&v| f64::from(v) * 0.2).collect();
     let a = heights(&scene(inline, &dir).unwrap());
     for (x, y) in a.iter().zip(&expected) {

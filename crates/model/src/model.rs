@@ -218,6 +218,10 @@ pub struct Model {
     pub geom_surfacevel: Vec<[f64; 6]>,
     /// Whether any geom has a surface velocity.
     pub has_surfacevel: bool,
+    /// Whether ray casts see each geom ([`crate::spec::GeomSpec::visible`]).
+    pub geom_visible: Vec<bool>,
+    /// Each plane's rendered half sizes, bounding ray hits ([`crate::spec::GeomSpec::plane_extent`]).
+    pub geom_plane_extent: Vec<[f64; 2]>,
     /// Per body: whether a geom of it has an ellipsoid fluid model (then the body has no inertia-box force).
     pub body_fluid_ellipsoid: Vec<bool>,
     /// The fluid medium (density, viscosity, wind; [`crate::fluid`]).
@@ -467,6 +471,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         geom_rbound: Vec::new(),
         geom_fluid: Vec::new(),
         geom_surfacevel: Vec::new(),
+        geom_visible: Vec::new(),
+        geom_plane_extent: Vec::new(),
         has_surfacevel: false,
         body_fluid_ellipsoid: Vec::new(),
         medium: spec.medium,
@@ -615,6 +621,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             fluid_ellipsoid |= fluid.is_some();
             m.geom_fluid.push(fluid);
             m.geom_surfacevel.push(geom.surfacevel);
+            m.geom_visible.push(geom.visible);
+            m.geom_plane_extent.push(geom.plane_extent);
             m.has_surfacevel |= geom.surfacevel != [0.0; 6];
             m.geom_mass.push(geom.mass);
             let mut desc = GeomDesc::new(geom.shape, b)

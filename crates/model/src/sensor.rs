@@ -136,6 +136,9 @@ pub enum SensorKind {
         /// The site's shape (sphere, capsule, ellipsoid, cylinder or box).
         shape: Shape,
     },
+    /// The distance along the site's z axis to the nearest geom surface a ray from the site hits, the site's body's
+    /// geoms and invisible geoms left out; −1 when it hits nothing (1; MuJoCo `rangefinder` with `data="dist"`).
+    Rangefinder(usize),
     /// Simulation time (1).
     Clock,
 }
@@ -158,8 +161,8 @@ pub struct SensorSpec {
     pub name: String,
     /// What it measures.
     pub kind: SensorKind,
-    /// When positive, each value is clamped to `[−cutoff, cutoff]` (to `≤ cutoff` for touch); axes and quaternions
-    /// are never clamped.
+    /// When positive, each value is clamped to `[−cutoff, cutoff]` (to `≤ cutoff` for touch); axes and
+    /// quaternions are never clamped.
     pub cutoff: f64,
     /// MuJoCo `noise`: kept for the user, never applied (as MuJoCo).
     pub noise: f64,
@@ -198,6 +201,7 @@ impl SensorKind {
             | SensorKind::ActuatorPos(_)
             | SensorKind::SubtreeCom(_)
             | SensorKind::Magnetometer { .. }
+            | SensorKind::Rangefinder(_)
             | SensorKind::Clock => SensorStage::Pos,
             SensorKind::Frame { quantity: Q::Pos | Q::Quat | Q::XAxis | Q::YAxis | Q::ZAxis, .. } => {
                 SensorStage::Pos

@@ -113,6 +113,11 @@ pub struct GeomSpec {
     /// geom frame about its origin, `σ(x) = v + ω × (x − p)`: contacts see it as a sliding and spinning velocity; the
     /// geom itself does not move.
     pub surfacevel: [f64; 6],
+    /// Whether ray casts see the geom (MuJoCo skips a geom whose rgba, or its material's, has alpha 0).
+    pub visible: bool,
+    /// The half sizes of a plane as rendered: MuJoCo's ray casts hit a plane only within them (a zero entry:
+    /// unbounded along that axis). Unused for other shapes.
+    pub plane_extent: [f64; 2],
 }
 
 /// Inertial properties of a body: mass and principal inertia in the inertial frame.
@@ -648,6 +653,8 @@ impl GeomSpec {
             margin: 0.0,
             gap: 0.0,
             adhesion: 0.0,
+            visible: true,
+            plane_extent: [0.0; 2],
             mass: 0.0,
             fluid: None,
             surfacevel: [0.0; 6],

@@ -546,6 +546,7 @@ fn validate_sensor(name: &str, sensor: &SensorSpec, n: &SensorSizes<'_>) -> Resu
             index(name, "site", *site, n.nsite)?;
             vec3(name, "field", *field)?;
         }
+        K::Rangefinder(site) => index(name, "site", *site, n.nsite)?,
         K::Touch { site, shape } => {
             index(name, "site", *site, n.nsite)?;
             if !matches!(

@@ -99,6 +99,7 @@ fn read(model: &Model, d: &Data, kind: &SensorKind, out: &mut [f64]) {
             put3(out, if matches!(kind, SensorKind::Force(_)) { w.lin } else { w.ang });
         }
         SensorKind::Touch { site, ref shape } => out[0] = touch(model, d, site, shape),
+        SensorKind::Rangefinder(site) => out[0] = rangefinder(model, d, site),
         SensorKind::Clock => out[0] = b.time,
     }
 }
@@ -326,6 +327,37 @@ fn tendon_tension(model: &Model, d: &Data, k: usize) -> f64 {
         .map(|a| b.actuator_force[a] * m.actuator_gear[a])
         .sum();
     passive + (constraint + actuators)
+}
+
+/// MuJoCo's site rangefinder (`mj_ray` from the site along its z axis, every geom but the site's body's and the
+/// invisible ones, static geoms included): the nearest hit's distance, or −1.
+fn rangefinder(model: &Model, d: &Data, site: usize) -> f64 {
+    let m = &model.multibody;
+    let b = &d.multibody;
+    let exclude = m.site_bodyid[site];
+    let (origin, dir) = (b.site_xpos[site], b.site_xmat[site].z_axis);
+    let geoms = m.collision.geoms();
+    let mut best = -1.0;
+    for g in 0..m.ngeom {
+        if geoms.body[g] == exclude || !m.geom_visible[g] {
+            continue;
+        }
+        let rot = b.geom_xmat[g];
+        let (o, v) = (rot.transpose() * (origin - b.geom_xpos[g]), rot.transpose() * dir);
+        let Some(t) = ray_distance(&geoms.shape[g], o, v) else { continue };
+        if let signorini_geometry::Shape::Plane(_) = geoms.shape[g] {
+            // Only within the plane's rendered rectangle.
+            let p = o + t * v;
+            let [sx, sy] = m.geom_plane_extent[g];
+            if (sx > 0.0 && p.x.abs() > sx) || (sy > 0.0 && p.y.abs() > sy) {
+                continue;
+            }
+        }
+        if best < 0.0 || t < best {
+            best = t;
+        }
+    }
+    best
 }
 
 /// The normal forces of the contacts of the site's body whose point is in the site's volume or whose normal ray,
