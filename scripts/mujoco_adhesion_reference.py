@@ -3,7 +3,7 @@ in the gap band, a plain ball in the gap band, adhesion actuators), for mujoco_p
 crates/sim/tests/scenes.rs.
 
 Writes crates/sim/tests/data/adhesion_reference.json: for the pyramidal (the file's) and the elliptic cone, from
-keyframe 0, ncon, qpos, qvel, qfrc_adhesion, actuator_velocity and actuator_force after steps 1, 10, 100 and 300,
+keyframe 0, ncon, qpos, qvel, qfrc_adhesion, actuator_velocity, actuator_force and sensordata (touch, accelerometer: the net forces) after steps 1, 10, 100 and 300,
 and the dense moments of the adhesion actuators after step 1. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_adhesion_reference.py
@@ -42,6 +42,7 @@ def run(m):
                 "qfrc_adhesion": d.qfrc_adhesion.tolist(),
                 "actuator_velocity": d.actuator_velocity.tolist(),
                 "actuator_force": d.actuator_force.tolist(),
+                "sensordata": d.sensordata.tolist(),
             }
             if step == 1:
                 # The moments of the contacts found at this step's start, as the step used them.

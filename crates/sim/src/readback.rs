@@ -86,6 +86,10 @@ impl Contacts {
                     Some(_) => f += force(start) * n,
                     None => {}
                 }
+                if nrows > 0 {
+                    // MuJoCo 4.0's net force: the solver's normal force less the adhesion.
+                    f -= cs.adhesion[c] * n;
+                }
             }
             out.geom_a.push(cs.geom_a[c]);
             out.geom_b.push(cs.geom_b[c]);

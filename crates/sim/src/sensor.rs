@@ -209,6 +209,8 @@ fn contact_wrench(
         }
         _ => f += force(start) * n,
     }
+    // MuJoCo 4.0's net force: the solver's normal force less the adhesion (its pull is a passive force).
+    f -= d.collision.contacts().adhesion[c] * n;
     Some((f, t))
 }
 
@@ -219,9 +221,12 @@ fn normal_force(d: &Data, c: usize) -> f64 {
         return 0.0;
     };
     let force = |i: usize| d.efc_force.get(i).copied().unwrap_or(0.0);
+    let adhesion = d.collision.contacts().adhesion.get(c).copied().unwrap_or(0.0);
     match rows.kind.get(start) {
-        Some(RowKind::ContactPyramidal) if nrows > 0 => (start..start + nrows).map(force).sum(),
-        Some(_) if nrows > 0 => force(start),
+        Some(RowKind::ContactPyramidal) if nrows > 0 => {
+            (start..start + nrows).map(force).sum::<f64>() - adhesion
+        }
+        Some(_) if nrows > 0 => force(start) - adhesion,
         _ => 0.0,
     }
 }
