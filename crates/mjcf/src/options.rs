@@ -102,8 +102,7 @@ pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete
 
 /// Flags whose non-default value would change the simulation in a way signorini does not reproduce: setting one is
 /// an error naming it. The others are honoured (`constraint`, `equality`, `frictionloss`, `limit`, `contact`,
-/// `gravity`, `island`, `multiccd`, `sleep`) or change nothing simulated here (`sensor`: sensors are not computed;
-/// `midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
+/// `gravity`, `island`, `multiccd`, `sleep`, `sensor`) or change nothing simulated here (`midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
 /// diagnostics).
 const UNSUPPORTED_FLAGS: &[(&str, &str)] = &[
     ("passive", "disabling passive forces"),

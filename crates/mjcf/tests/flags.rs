@@ -133,3 +133,22 @@ fn the_default_timestep_is_the_dialects() {
         assert_eq!(scene.model().options.dt, dt, "{dialect:?}");
     }
 }
+
+/// `<flag sensor="disable"/>` leaves `sensordata` at zero, as MuJoCo does; by default the sensors are computed.
+#[test]
+fn the_sensor_flag_switches_the_sensors() {
+    let xml = |flags: &str| {
+        format!(
+            r#"<mujoco><option>{flags}</option><worldbody><body name="b" pos="0 0 1"><freejoint/><geom size="0.1"/>
+            </body></worldbody><sensor><framepos objtype="body" objname="b"/><clock/></sensor></mujoco>"#
+        )
+    };
+    for (flags, computed) in [("", true), (r#"<flag sensor="disable"/>"#, false)] {
+        let mut scene = load_scene_str(&xml(flags), Path::new("."), Dialect::Mujoco, &[]).unwrap();
+        scene.step().unwrap();
+        scene.step().unwrap();
+        let data = &scene.data().multibody.sensordata;
+        assert_eq!(data.len(), 4);
+        assert_eq!(data.iter().any(|&v| v != 0.0), computed, "{flags}: {data:?}");
+    }
+}

@@ -86,6 +86,10 @@ pub struct Options {
     /// DOF friction-loss rows (MuJoCo's `frictionloss` flag). Default true.
     #[serde(default = "enabled")]
     pub enable_friction_loss: bool,
+    /// Sensors are computed each step into `sensordata` (MuJoCo's `sensor` flag; off: `sensordata` stays zero).
+    /// Default true.
+    #[serde(default = "enabled")]
+    pub enable_sensors: bool,
     /// Swept collision for fast free bodies: a body that would pass through a geom within one step is stopped at
     /// the first touch of its core spheres (see `crate::swept`). Neither Genesis nor MuJoCo has it. Default false.
     #[serde(default)]
@@ -146,6 +150,7 @@ impl Default for Options {
             enable_joint_limit: true,
             enable_equality: true,
             enable_friction_loss: true,
+            enable_sensors: true,
             enable_ccd: false,
             max_collision_pairs: 150,
             contacts_per_convex_pair: default_convex_cap(),
@@ -185,7 +190,7 @@ fn default_nonconvex_cap() -> usize {
 }
 
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 36] = [
+pub const OPTION_NAMES: [&str; 37] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -209,6 +214,7 @@ pub const OPTION_NAMES: [&str; 36] = [
     "enable_joint_limit",
     "enable_equality",
     "enable_friction_loss",
+    "enable_sensors",
     "enable_ccd",
     "max_collision_pairs",
     "contacts_per_convex_pair",
@@ -321,6 +327,7 @@ impl Options {
             "enable_collision" => self.enable_collision = parse_bool(name, value)?,
             "enable_joint_limit" => self.enable_joint_limit = parse_bool(name, value)?,
             "enable_equality" => self.enable_equality = parse_bool(name, value)?,
+            "enable_sensors" => self.enable_sensors = parse_bool(name, value)?,
             "enable_friction_loss" => self.enable_friction_loss = parse_bool(name, value)?,
             "enable_ccd" => self.enable_ccd = parse_bool(name, value)?,
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,

@@ -37,7 +37,9 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     }
     let mut times = [0.0; 4];
     let (mut solve, mut noslip) = evaluate(model, d, &mut times)?;
-    crate::sensor::evaluate(model, d);
+    if model.options.enable_sensors {
+        crate::sensor::evaluate(model, d);
+    }
     for i in 1..evaluations {
         // A multi-evaluation integrator (RK4) moves the state to its next stage; every evaluation warm-starts from
         // the step's incoming acceleration.
