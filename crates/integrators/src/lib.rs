@@ -251,6 +251,9 @@ pub(crate) fn actuator_velocity_slope(
     u: usize,
     skip_clamped: bool,
 ) -> Option<f64> {
+    if !model.actuation_enabled {
+        return None;
+    }
     if skip_clamped && let Some([lo, hi]) = model.actuator_forcerange[u] {
         let f = data.actuator_force[u];
         if f <= lo || f >= hi {
@@ -263,7 +266,7 @@ pub(crate) fn actuator_velocity_slope(
             model.next_activation(u, data.act[a], data.act_dot[a], model.timestep)
         }
         Some(a) => data.act[a],
-        None => model.actuator_ctrlrange[u].map_or(data.ctrl[u], |[lo, hi]| data.ctrl[u].clamp(lo, hi)),
+        None => model.actuator_ctrl(data, u),
     };
     Some(model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2])
 }

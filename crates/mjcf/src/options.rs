@@ -80,7 +80,6 @@ pub const DISABLE_FLAGS: &[&str] = &[
     "frictionloss",
     "limit",
     "contact",
-    "passive",
     "spring",
     "damper",
     "gravity",
@@ -102,16 +101,10 @@ pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete
 
 /// Flags whose non-default value would change the simulation in a way signorini does not reproduce: setting one is
 /// an error naming it. The others are honoured (`constraint`, `equality`, `frictionloss`, `limit`, `contact`,
-/// `gravity`, `island`, `multiccd`, `sleep`, `sensor`) or change nothing simulated here (`midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
+/// `gravity`, `island`, `multiccd`, `sleep`, `sensor`, `spring`, `damper`, `actuation`, `clampctrl`, `warmstart`,
+/// `filterparent`) or change nothing simulated here (`midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
 /// diagnostics).
 const UNSUPPORTED_FLAGS: &[(&str, &str)] = &[
-    ("passive", "disabling passive forces"),
-    ("spring", "disabling joint springs"),
-    ("damper", "disabling joint dampers"),
-    ("clampctrl", "unclamped controls"),
-    ("warmstart", "solving without the warm start"),
-    ("filterparent", "contacts between parent and child bodies"),
-    ("actuation", "disabling actuator forces"),
     ("refsafe", "solref time constants below 2·timestep"),
     ("eulerdamp", "explicit joint damping in the Euler integrator"),
     ("nativeccd", "libccd's MPR instead of the native GJK/EPA"),

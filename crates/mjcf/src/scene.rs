@@ -83,7 +83,8 @@ pub fn scene(mut loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, Str
 /// dialect, box and mesh pairs get MuJoCo 4.0's multi-contact unless `<flag multiccd="disable"/>`;
 /// `<flag sleep="enable"/>` turns hibernation on with MuJoCo's rest threshold (`sleep_tolerance`, 1e-3 m/s unless
 /// set); `contact`, `limit`, `equality` and `frictionloss` switch those constraints off (`contact` with collision
-/// detection, as MuJoCo), `constraint` all of them, `island` the island solver, `sensor` the sensors. (`gravity` is applied to the model by
+/// detection, as MuJoCo), `constraint` all of them, `island` the island solver, `sensor` the sensors, `spring`,
+/// `damper`, `actuation`, `clampctrl`, `warmstart` and `filterparent` what they name. (`gravity` is applied to the model by
 /// [`scene`].)
 pub fn scene_options(m: &MjcfOptions, dialect: Dialect) -> Options {
     let mut options = dialect.default_options(m.flag("multiccd"));
@@ -130,6 +131,15 @@ pub fn scene_options(m: &MjcfOptions, dialect: Dialect) -> Options {
     options.enable_equality = constraints && m.flag("equality");
     options.enable_friction_loss = constraints && m.flag("frictionloss");
     options.enable_sensors = m.flag("sensor");
+    options.enable_springs = m.flag("spring");
+    options.enable_dampers = m.flag("damper");
+    options.enable_actuation = m.flag("actuation");
+    options.clamp_ctrl = m.flag("clampctrl");
+    options.enable_warm_start = m.flag("warmstart");
+    if !m.flag("filterparent") {
+        // MuJoCo's parent filter off: parent and child bodies collide.
+        options.enable_adjacent_collision = true;
+    }
     if let Some(&enabled) = m.flags.get("sleep") {
         options.use_hibernation = enabled;
         options.hibernation_thresh_vel = Some(m.sleep_tolerance.unwrap_or(1e-3));

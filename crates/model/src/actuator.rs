@@ -60,9 +60,14 @@ impl Model {
                 }
                 (_, None) => (0.0, 0.0),
             };
+            if !self.actuation_enabled {
+                d.actuator_length[u] = length;
+                d.actuator_velocity[u] = velocity;
+                d.actuator_force[u] = 0.0;
+                continue;
+            }
             if let Some(a) = self.actuator_actadr[u] {
-                let ctrl = clamp(d.ctrl[u], self.actuator_ctrlrange[u]);
-                d.act_dot[a] = activation_rate(self.actuator_dynamics[u], ctrl, d.act[a]);
+                d.act_dot[a] = activation_rate(self.actuator_dynamics[u], self.actuator_ctrl(d, u), d.act[a]);
             }
             let force = self.actuator_force_at(d, u, length, velocity);
             d.actuator_length[u] = length;
@@ -84,6 +89,11 @@ impl Model {
             }
         }
         d.actuator_moment = moment;
+        if !self.actuation_enabled {
+            // MuJoCo's `actuation` flag: no actuator force at all, gravity compensation included.
+            d.qfrc_actuator.fill(0.0);
+            return;
+        }
         if self.has_gravcomp {
             // MuJoCo `actuatorgravcomp`: the compensation of these joints' dofs is applied as an actuator force.
             for dof in 0..self.nv {
@@ -101,12 +111,17 @@ impl Model {
         }
     }
 
+    /// Actuator `u`'s control, clamped to its `ctrlrange` unless [`Model::clamp_ctrl`] is off.
+    pub fn actuator_ctrl(&self, d: &Data, u: usize) -> f64 {
+        if self.clamp_ctrl { clamp(d.ctrl[u], self.actuator_ctrlrange[u]) } else { d.ctrl[u] }
+    }
+
     /// The force of actuator `u` at transmission length `length` and velocity `velocity`: `gain·input + bias`
     /// clamped to `forcerange`, `input` the clamped control or the activation (the next one with `actearly`; `act_dot`
     /// must be current).
     pub(crate) fn actuator_force_at(&self, d: &Data, u: usize, length: f64, velocity: f64) -> f64 {
         let input = match self.actuator_actadr[u] {
-            None => clamp(d.ctrl[u], self.actuator_ctrlrange[u]),
+            None => self.actuator_ctrl(d, u),
             Some(a) if self.actuator_actearly[u] => {
                 self.next_activation(u, d.act[a], d.act_dot[a], self.timestep)
             }

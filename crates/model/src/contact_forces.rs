@@ -30,7 +30,7 @@ impl Model {
         let mut pull = std::mem::take(&mut d.qfrc_adhesion);
         for c in 0..cs.len() {
             let a = cs.adhesion[c];
-            if a != 0.0 {
+            if a != 0.0 && self.adhesion_pull {
                 self.add_normal_row(d, cs, c, -a, &mut pull);
             }
         }
@@ -59,7 +59,8 @@ impl Model {
                 moment.iter_mut().for_each(|m| *m *= scale);
             }
             let velocity: f64 = moment.iter().zip(&d.qvel).map(|(j, v)| j * v).sum();
-            let force = self.actuator_force_at(d, u, 0.0, velocity);
+            let force =
+                if self.actuation_enabled { self.actuator_force_at(d, u, 0.0, velocity) } else { 0.0 };
             d.actuator_velocity[u] = velocity;
             d.actuator_force[u] = force;
             for (q, j) in d.qfrc_actuator.iter_mut().zip(moment.iter()) {

@@ -286,6 +286,15 @@ pub struct Model {
     pub timestep: f64,
     /// How missing length ranges are computed ([`crate::spec::LengthRangeOptions`]).
     pub lengthrange_options: crate::spec::LengthRangeOptions,
+    /// Actuators apply forces (MuJoCo's `actuation` flag; off: `actuator_force`, `qfrc_actuator` and `act_dot`
+    /// stay zero, lengths and velocities are still computed). Set by the simulator from its options; default true.
+    pub actuation_enabled: bool,
+    /// Controls are clamped to `ctrlrange` (MuJoCo's `clampctrl` flag). Set by the simulator; default true.
+    pub clamp_ctrl: bool,
+    /// The adhesion pull is applied ([`Model::contact_forces`]). MuJoCo skips every passive force when both its
+    /// `spring` and `damper` flags are off; the simulator then clears this, gravity compensation and the fluid
+    /// medium. Default true.
+    pub adhesion_pull: bool,
 
     /// Equality constraints (indices validated).
     pub equalities: Vec<EqualitySpec>,
@@ -502,6 +511,9 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         actuator_actearly: Vec::new(),
         timestep: 0.002,
         lengthrange_options: spec.lengthrange,
+        actuation_enabled: true,
+        clamp_ctrl: true,
+        adhesion_pull: true,
         equalities: spec.equalities,
         tendons: crate::tendon::Tendons::default(),
         keyframes: spec.keyframes,

@@ -169,6 +169,7 @@ impl DialectStages for Dialect {
             elliptic: options.friction_cone == FrictionCone::Elliptic,
             signorini: self.uses_signorini(options),
             warm_start: match self {
+                _ if !options.enable_warm_start => WarmStart::Smooth,
                 Dialect::Native => WarmStart::Incoming,
                 Dialect::Mujoco => WarmStart::CheaperOfIncomingAndSmooth,
             },

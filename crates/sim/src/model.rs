@@ -85,6 +85,24 @@ impl Model {
     fn configure(mut multibody: signorini_model::Model, options: Options) -> Result<Model> {
         multibody.timestep = options.h();
         crate::lengthrange::compute(&mut multibody, &options)?;
+        // MuJoCo's spring, damper, actuation and clampctrl flags.
+        if !options.enable_springs {
+            multibody.jnt_stiffness.fill(0.0);
+            multibody.tendons.stiffness.fill(0.0);
+        }
+        if !options.enable_dampers {
+            multibody.dof_damping.fill(0.0);
+            multibody.tendons.damping.fill(0.0);
+        }
+        if !options.enable_springs && !options.enable_dampers {
+            // MuJoCo then skips every passive force: gravity compensation, fluid forces, the adhesion pull.
+            multibody.body_gravcomp.fill(0.0);
+            multibody.has_gravcomp = false;
+            multibody.medium = signorini_model::fluid::Medium::default();
+            multibody.adhesion_pull = false;
+        }
+        multibody.actuation_enabled = options.enable_actuation;
+        multibody.clamp_ctrl = options.clamp_ctrl;
         let implicit = matches!(
             options.integrator,
             IntegratorKind::ImplicitFast | IntegratorKind::ApproximateImplicitFast

@@ -90,6 +90,22 @@ pub struct Options {
     /// Default true.
     #[serde(default = "enabled")]
     pub enable_sensors: bool,
+    /// Joint and tendon springs (MuJoCo's `spring` flag). Default true.
+    #[serde(default = "enabled")]
+    pub enable_springs: bool,
+    /// Joint and tendon dampers (MuJoCo's `damper` flag). Default true.
+    #[serde(default = "enabled")]
+    pub enable_dampers: bool,
+    /// Actuator forces (MuJoCo's `actuation` flag). Default true.
+    #[serde(default = "enabled")]
+    pub enable_actuation: bool,
+    /// Controls clamped to their `ctrlrange` (MuJoCo's `clampctrl` flag). Default true.
+    #[serde(default = "enabled")]
+    pub clamp_ctrl: bool,
+    /// The constraint solver starts from the previous step's solution (MuJoCo's `warmstart` flag); off: from the
+    /// unconstrained acceleration. Default true.
+    #[serde(default = "enabled")]
+    pub enable_warm_start: bool,
     /// Swept collision for fast free bodies: a body that would pass through a geom within one step is stopped at
     /// the first touch of its core spheres (see `crate::swept`). Neither Genesis nor MuJoCo has it. Default false.
     #[serde(default)]
@@ -151,6 +167,11 @@ impl Default for Options {
             enable_equality: true,
             enable_friction_loss: true,
             enable_sensors: true,
+            enable_springs: true,
+            enable_dampers: true,
+            enable_actuation: true,
+            clamp_ctrl: true,
+            enable_warm_start: true,
             enable_ccd: false,
             max_collision_pairs: 150,
             contacts_per_convex_pair: default_convex_cap(),
@@ -190,7 +211,7 @@ fn default_nonconvex_cap() -> usize {
 }
 
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 37] = [
+pub const OPTION_NAMES: [&str; 42] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -215,6 +236,11 @@ pub const OPTION_NAMES: [&str; 37] = [
     "enable_equality",
     "enable_friction_loss",
     "enable_sensors",
+    "enable_springs",
+    "enable_dampers",
+    "enable_actuation",
+    "clamp_ctrl",
+    "enable_warm_start",
     "enable_ccd",
     "max_collision_pairs",
     "contacts_per_convex_pair",
@@ -328,6 +354,11 @@ impl Options {
             "enable_joint_limit" => self.enable_joint_limit = parse_bool(name, value)?,
             "enable_equality" => self.enable_equality = parse_bool(name, value)?,
             "enable_sensors" => self.enable_sensors = parse_bool(name, value)?,
+            "enable_springs" => self.enable_springs = parse_bool(name, value)?,
+            "enable_dampers" => self.enable_dampers = parse_bool(name, value)?,
+            "enable_actuation" => self.enable_actuation = parse_bool(name, value)?,
+            "clamp_ctrl" => self.clamp_ctrl = parse_bool(name, value)?,
+            "enable_warm_start" => self.enable_warm_start = parse_bool(name, value)?,
             "enable_friction_loss" => self.enable_friction_loss = parse_bool(name, value)?,
             "enable_ccd" => self.enable_ccd = parse_bool(name, value)?,
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,

@@ -69,7 +69,8 @@ pub(crate) fn solve_islands(
         }
         let p = Problem { mass: &*mass, fs: &data.qfrc_smooth[..k], a_s: &data.qacc_smooth[..k], rows };
         let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
-        let stats = primal.run(method, &p, options, scale, Some(&qacc[..k]))?;
+        let warm = (options.warm_start != crate::WarmStart::Smooth).then_some(&qacc[..k]);
+        let stats = primal.run(method, &p, options, scale, warm)?;
         qacc[..k].copy_from_slice(&primal.a);
         qacc[k..].copy_from_slice(&data.qacc_smooth[k..]);
         efc_force.copy_from_slice(&primal.force);
@@ -78,7 +79,7 @@ pub(crate) fn solve_islands(
     sc.local.clear();
     sc.local.resize(model.nv, usize::MAX);
     let mut total = SolveStats { converged: true, ..SolveStats::default() };
-    let warm_valid = !rows.is_empty();
+    let warm_valid = !rows.is_empty() && options.warm_start != crate::WarmStart::Smooth;
     // Dofs outside every island are unconstrained.
     for (k, island) in sc.islands.dof_island.iter().enumerate() {
         if island.is_none() {

@@ -102,6 +102,8 @@ pub enum WarmStart {
     /// ([`SolverOptions::signorini`]) ignores it and starts from the incoming `qacc`: its latched loads are seeded
     /// by the first evaluation, which must be the start.
     CheaperOfIncomingAndSmooth,
+    /// `qacc_smooth`, whatever came in (MuJoCo with `<flag warmstart="disable"/>`; PGS starts from zero forces).
+    Smooth,
 }
 
 /// Solver settings (spec §C.9).

@@ -7,7 +7,7 @@
 //! `qacc = a_s + M⁻¹ Jᵀ f`.
 //!
 //! - **Warm start**: the primal forces at the incoming `qacc` (the previous step's), `f(J qacc − aref)` as the
-//!   primal solvers cost them; dropped (all zero) when their dual cost is positive.
+//!   primal solvers cost them; dropped (all zero) when their dual cost is positive, or with [`crate::WarmStart::Smooth`].
 //! - **Order**: rows in MuJoCo's order (equalities, friction loss, limits, contacts), per island (§C.6) or all at
 //!   once. Each sweep visits the blocks (a row, or an elliptic contact) in an order shuffled by a PCG32 stream that
 //!   restarts at every solve and every island, accumulating over the sweeps.
@@ -120,7 +120,9 @@ impl ConstraintSolver for PgsSolver {
     ) -> Result<SolveStats, SolverError> {
         crate::validate::check_inputs(model, data, rows)?;
         let (n, nv) = (rows.len(), model.nv);
-        let warm = qacc.len() == nv && qacc.iter().all(|v| v.is_finite());
+        let warm = qacc.len() == nv
+            && qacc.iter().all(|v| v.is_finite())
+            && options.warm_start != crate::WarmStart::Smooth;
         let incoming = std::mem::take(qacc);
         qacc.clear();
         qacc.extend_from_slice(&data.qacc_smooth);

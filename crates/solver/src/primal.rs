@@ -169,7 +169,11 @@ impl ConstraintSolver for PrimalSolver {
         }
         // The incoming `qacc` is a warm start only when there are rows; `run` may still prefer `qacc_smooth`
         // (`WarmStart::CheaperOfIncomingAndSmooth`).
-        let warm = if warm_valid && !rows.is_empty() { Some(&qacc[..]) } else { None };
+        let warm = if warm_valid && !rows.is_empty() && options.warm_start != WarmStart::Smooth {
+            Some(&qacc[..])
+        } else {
+            None
+        };
         let SolverData { primal, mass, .. } = work;
         rows.dof_groups(&mut primal.groups);
         mass.assign_all(model, data);
