@@ -1,5 +1,5 @@
 """MuJoCo 4.0 with each disable flag on crates/sim/tests/data/flags.xml (springs, dampers, both, actuation, clampctrl,
-warmstart, filterparent), for mujoco_parity_flags in crates/sim/tests/scenes.rs.
+warmstart, filterparent, refsafe, eulerdamp), for mujoco_parity_flags in crates/sim/tests/scenes.rs.
 
 Writes crates/sim/tests/data/flags_reference.json: per variant (the flags written into `<option>` as
 `<flag NAME="disable"/>`), from keyframe 0, ncon, qpos and act after steps 1, 50 and 200. Needs `pip install mujoco`.
@@ -15,7 +15,7 @@ import mujoco
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "flags.xml"
 VARIANTS = [[], ["spring"], ["damper"], ["spring", "damper"], ["actuation"], ["clampctrl"], ["warmstart"],
-            ["filterparent"]]
+            ["filterparent"], ["refsafe"], ["eulerdamp"]]
 STEPS = [1, 50, 200]
 
 

@@ -128,7 +128,7 @@ impl ResolvedSol {
             (-dampratio / dmax, -timeconst / (dmax * dmax))
         } else {
             let tc = if timeconst < MINVAL { options.default_timeconst() } else { timeconst };
-            let tc = tc.max(options.min_timeconst());
+            let tc = if options.refsafe { tc.max(options.min_timeconst()) } else { tc };
             if !(dampratio > 0.0) {
                 return Err(invalid(object, "dampratio", dampratio, "must be > 0"));
             }

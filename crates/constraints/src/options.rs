@@ -190,6 +190,11 @@ pub struct ConstraintOptions {
     ///
     /// Default: `false` (Genesis); MuJoCo: `true`.
     pub equality_velocity_bias: bool,
+    /// A positive `solref` timeconst is floored at `2h` (MuJoCo's `refsafe` flag, on by default; the floor keeps a
+    /// constraint from reacting faster than the integrator can follow).
+    ///
+    /// Default: `true`.
+    pub refsafe: bool,
     /// Elliptic contacts are built for the Signorini resolution: the spin and rolling rows keep the friction rows'
     /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone.
     ///
@@ -219,6 +224,7 @@ impl Default for ConstraintOptions {
             impedance_curve: ImpedanceCurve::StepAtZeroWidth,
             direct_solref: false,
             equality_velocity_bias: false,
+            refsafe: true,
         }
     }
 }

@@ -291,6 +291,30 @@ fn advance_shifted(
     Ok(())
 }
 
+/// Semi-implicit Euler with explicit joint damping (MuJoCo's Euler with `<flag eulerdamp="disable"/>`, or with its
+/// dampers disabled): `q̇' = q̇ + h·qacc`, then the positions with `q̇'`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EulerExplicitDamping;
+
+impl Integrator for EulerExplicitDamping {
+    fn kind(&self) -> IntegratorKind {
+        IntegratorKind::Euler
+    }
+
+    fn advance(
+        &self,
+        model: &Model,
+        data: &mut Data,
+        _scratch: &mut IntegratorScratch,
+        qacc: &[f64],
+        h: f64,
+    ) -> Result<(), IntegratorError> {
+        check_inputs(model, qacc, h)?;
+        finish(model, data, qacc, h);
+        Ok(())
+    }
+}
+
 /// Semi-implicit Euler with implicit joint damping (Genesis `func_implicit_damping` for Euler, MuJoCo `mj_Euler`).
 ///
 /// After the solve with the plain `M`: `(M + h·diag(damping)) a = M qacc = f_s + Jᵀλ`, then `q̇' = q̇ + h a` and the

@@ -102,13 +102,9 @@ pub const ENABLE_FLAGS: &[&str] = &["override", "energy", "fwdinv", "invdiscrete
 /// Flags whose non-default value would change the simulation in a way signorini does not reproduce: setting one is
 /// an error naming it. The others are honoured (`constraint`, `equality`, `frictionloss`, `limit`, `contact`,
 /// `gravity`, `island`, `multiccd`, `sleep`, `sensor`, `spring`, `damper`, `actuation`, `clampctrl`, `warmstart`,
-/// `filterparent`) or change nothing simulated here (`midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
+/// `filterparent`, `refsafe`, `eulerdamp`) or change nothing simulated here (`midphase`: speed only; `autoreset`: a non-finite state is an error anyway; `energy`, `fwdinv`, `invdiscrete`:
 /// diagnostics).
-const UNSUPPORTED_FLAGS: &[(&str, &str)] = &[
-    ("refsafe", "solref time constants below 2·timestep"),
-    ("eulerdamp", "explicit joint damping in the Euler integrator"),
-    ("nativeccd", "libccd's MPR instead of the native GJK/EPA"),
-];
+const UNSUPPORTED_FLAGS: &[(&str, &str)] = &[("nativeccd", "libccd's MPR instead of the native GJK/EPA")];
 
 const ATTRIBUTES: &[&str] = &[
     "timestep",

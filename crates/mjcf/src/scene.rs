@@ -84,7 +84,7 @@ pub fn scene(mut loaded: LoadedMjcf, dialect: Dialect, overrides: &[(String, Str
 /// `<flag sleep="enable"/>` turns hibernation on with MuJoCo's rest threshold (`sleep_tolerance`, 1e-3 m/s unless
 /// set); `contact`, `limit`, `equality` and `frictionloss` switch those constraints off (`contact` with collision
 /// detection, as MuJoCo), `constraint` all of them, `island` the island solver, `sensor` the sensors, `spring`,
-/// `damper`, `actuation`, `clampctrl`, `warmstart` and `filterparent` what they name. (`gravity` is applied to the model by
+/// `damper`, `actuation`, `clampctrl`, `warmstart`, `filterparent`, `refsafe` and `eulerdamp` what they name. (`gravity` is applied to the model by
 /// [`scene`].)
 pub fn scene_options(m: &MjcfOptions, dialect: Dialect) -> Options {
     let mut options = dialect.default_options(m.flag("multiccd"));
@@ -136,6 +136,8 @@ pub fn scene_options(m: &MjcfOptions, dialect: Dialect) -> Options {
     options.enable_actuation = m.flag("actuation");
     options.clamp_ctrl = m.flag("clampctrl");
     options.enable_warm_start = m.flag("warmstart");
+    options.refsafe = m.flag("refsafe");
+    options.euler_implicit_damping = m.flag("eulerdamp");
     if !m.flag("filterparent") {
         // MuJoCo's parent filter off: parent and child bodies collide.
         options.enable_adjacent_collision = true;

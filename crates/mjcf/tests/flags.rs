@@ -104,7 +104,7 @@ fn limit_equality_and_gravity_flags() {
 
 #[test]
 fn flags_not_reproduced_are_errors_and_diagnostic_ones_load() {
-    for flag in ["refsafe", "nativeccd", "eulerdamp", "passive"] {
+    for flag in ["nativeccd", "passive"] {
         let e = load_scene_str(
             &xml(&format!(r#"<flag {flag}="disable"/>"#)),
             Path::new("."),

@@ -145,6 +145,7 @@ impl DialectStages for Dialect {
             friction_cone: options.friction_cone,
             impratio: options.impratio,
             constraint_timeconst: options.constraint_timeconst,
+            refsafe: options.refsafe,
             enable_torsional_friction: options.enable_torsional_friction,
             enable_rolling_friction: options.enable_rolling_friction,
             signorini: self.uses_signorini(options),

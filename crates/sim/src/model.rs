@@ -158,7 +158,12 @@ impl Model {
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            integrator: options.integrator.build(),
+            // MuJoCo's Euler treats damping explicitly with `eulerdamp` (or its dampers) disabled.
+            integrator: if options.integrator == IntegratorKind::Euler && !options.euler_implicit_damping {
+                Box::new(signorini_integrators::EulerExplicitDamping)
+            } else {
+                options.integrator.build()
+            },
             hibernation_thresh_vel,
             tree_sleep: tree_sleep_policies(&multibody, dialect.model_sleep_policy()),
             weld_bodies,

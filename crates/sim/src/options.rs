@@ -106,6 +106,12 @@ pub struct Options {
     /// unconstrained acceleration. Default true.
     #[serde(default = "enabled")]
     pub enable_warm_start: bool,
+    /// A positive `solref` timeconst is floored at `2h` (MuJoCo's `refsafe` flag). Default true.
+    #[serde(default = "enabled")]
+    pub refsafe: bool,
+    /// The Euler integrator treats joint damping implicitly (MuJoCo's `eulerdamp` flag). Default true.
+    #[serde(default = "enabled")]
+    pub euler_implicit_damping: bool,
     /// Swept collision for fast free bodies: a body that would pass through a geom within one step is stopped at
     /// the first touch of its core spheres (see `crate::swept`). Neither Genesis nor MuJoCo has it. Default false.
     #[serde(default)]
@@ -172,6 +178,8 @@ impl Default for Options {
             enable_actuation: true,
             clamp_ctrl: true,
             enable_warm_start: true,
+            refsafe: true,
+            euler_implicit_damping: true,
             enable_ccd: false,
             max_collision_pairs: 150,
             contacts_per_convex_pair: default_convex_cap(),
@@ -211,7 +219,7 @@ fn default_nonconvex_cap() -> usize {
 }
 
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 42] = [
+pub const OPTION_NAMES: [&str; 44] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -241,6 +249,8 @@ pub const OPTION_NAMES: [&str; 42] = [
     "enable_actuation",
     "clamp_ctrl",
     "enable_warm_start",
+    "refsafe",
+    "euler_implicit_damping",
     "enable_ccd",
     "max_collision_pairs",
     "contacts_per_convex_pair",
@@ -359,6 +369,8 @@ impl Options {
             "enable_actuation" => self.enable_actuation = parse_bool(name, value)?,
             "clamp_ctrl" => self.clamp_ctrl = parse_bool(name, value)?,
             "enable_warm_start" => self.enable_warm_start = parse_bool(name, value)?,
+            "refsafe" => self.refsafe = parse_bool(name, value)?,
+            "euler_implicit_damping" => self.euler_implicit_damping = parse_bool(name, value)?,
             "enable_friction_loss" => self.enable_friction_loss = parse_bool(name, value)?,
             "enable_ccd" => self.enable_ccd = parse_bool(name, value)?,
             "max_collision_pairs" => self.max_collision_pairs = parse_usize(name, value)?,
