@@ -300,6 +300,28 @@ proptest! {
         }
     }
 
+    /// The tie-free ascent GJK uses reaches the maximum dot: the brute force's, up to the rounding of a dot product
+    /// (exactly equal on these point sets but for ties, which then pick another vertex of the same value).
+    #[test]
+    fn ascent_reaches_the_maximum(
+        pts in prop::collection::vec(unit(), 4..150),
+        dirs in prop::collection::vec((direction(), any::<usize>()), 1..40),
+        kind in 0usize..3,
+    ) {
+        let pts: Vec<DVec3> = match kind {
+            0 => pts,
+            1 => pts.iter().map(|p| p.round()).chain(grid(3)).collect(),
+            _ => pts.iter().map(|p| *p * DVec3::new(3.0, 1.0, 0.2)).collect(),
+        };
+        let mesh = ConvexMesh::from_points(&pts).unwrap();
+        let (n, v) = (mesh.vertices().len(), mesh.vertices());
+        for (d, start) in dirs {
+            let best = d.dot(v[mesh.support_index_brute_force(d)]);
+            let got = d.dot(v[mesh.support_index_ascent(d, start % (n + 2))]);
+            prop_assert!(got >= best - 1e-14 * d.length() * mesh.bounding_radius(), "{} < {}", got, best);
+        }
+    }
+
     #[test]
     fn hill_climb_on_rotated_cubes(axis in vec3(1.0), angle in -3.2..3.2f64, d in direction(), start in 0usize..8) {
         let q = rotation((axis.x, axis.y, axis.z), angle);

@@ -38,8 +38,9 @@ pub trait CoreShape {
         }
         (0.5 * (lo + hi), hi - lo)
     }
-    /// [`CoreShape::core_support`] warm-started from the feature in `hint`, which it updates. Successive GJK/EPA
-    /// directions are close, so a mesh's hill climb then takes a step or two instead of O(√n).
+    /// A support point warm-started from the feature in `hint`, which it updates. Successive GJK/EPA directions are
+    /// close, so a mesh's climb then takes a step or two instead of O(√n). On ties (a face facing `dir`) a mesh may
+    /// return another maximiser than [`CoreShape::core_support`]'s lowest-index one: same support value.
     #[inline]
     fn core_support_hinted(&self, dir: DVec3, _hint: &Cell<u32>) -> DVec3 {
         self.core_support(dir)
@@ -109,18 +110,12 @@ impl CoreShape for ConvexMesh {
     }
     #[inline]
     fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {
-        // Start from the better of the last support and the start table's.
-        let table = self.support_start(dir);
+        // Start from the last support (the start table's before the first): cheaper than comparing both.
         let start = match hint.get() {
-            NO_HINT => table,
-            h if (h as usize) < self.vertices().len()
-                && dir.dot(self.vertices()[h as usize]) > dir.dot(self.vertices()[table]) =>
-            {
-                h as usize
-            }
-            _ => table,
+            h if (h as usize) < self.vertices().len() => h as usize,
+            _ => self.support_start(dir),
         };
-        let i = self.support_index_hill_climb(dir, start);
+        let i = self.support_index_ascent(dir, start);
         hint.set(i as u32);
         self.vertices()[i]
     }

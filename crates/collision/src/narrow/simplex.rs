@@ -79,16 +79,16 @@ impl Simplex {
         self.apply(set, lambda)
     }
 
+    /// Keeps the vertices of `set` (ascending indices, so compacting in place never overwrites a kept vertex).
     fn apply(&mut self, set: Subset, lambda: [f64; 4]) -> DVec3 {
-        let mut pts = [SupportPoint::default(); 4];
-        let mut lam = [0.0; 4];
-        for (k, &i) in set.as_slice().iter().enumerate() {
-            pts[k] = self.pts[i];
-            lam[k] = lambda[i];
+        self.lambda = [0.0; 4];
+        for (k, i) in set.indices().enumerate() {
+            if k != i {
+                self.pts[k] = self.pts[i];
+            }
+            self.lambda[k] = lambda[i];
         }
-        self.pts = pts;
-        self.lambda = lam;
-        self.len = set.len;
+        self.len = usize::from(set.len);
         self.closest()
     }
 }
@@ -96,25 +96,27 @@ impl Simplex {
 /// A small set of vertex indices.
 #[derive(Debug, Clone, Copy)]
 struct Subset {
-    idx: [usize; 4],
-    len: usize,
+    idx: [u8; 4],
+    len: u8,
 }
 
 impl Subset {
     fn new(ids: &[usize]) -> Self {
         let mut idx = [0; 4];
-        idx[..ids.len()].copy_from_slice(ids);
-        Self { idx, len: ids.len() }
+        for (k, &i) in ids.iter().enumerate() {
+            idx[k] = i as u8;
+        }
+        Self { idx, len: ids.len() as u8 }
     }
-    fn as_slice(&self) -> &[usize] {
-        &self.idx[..self.len]
+    fn indices(&self) -> impl Iterator<Item = usize> + '_ {
+        self.idx[..usize::from(self.len)].iter().map(|&i| usize::from(i))
     }
 }
 
 type Projection = (Subset, [f64; 4]);
 
 fn dist2(w: &[DVec3; 4], p: &Projection) -> f64 {
-    p.0.as_slice().iter().map(|&i| w[i] * p.1[i]).sum::<DVec3>().length_squared()
+    p.0.indices().map(|i| w[i] * p.1[i]).sum::<DVec3>().length_squared()
 }
 
 /// Same strict sign (zero matches nothing), as in the signed-volume paper.

