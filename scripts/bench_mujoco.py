@@ -18,7 +18,8 @@ With `--baseline PATH` (another build of the CLI, e.g. the one before a change) 
 in both modes, and a second table gives after/before: the median over the rounds of (this binary's steps/s) /
 (the baseline's) per scene and mode (> 1: this binary faster).
 
-ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A failed run of ours is reported by the first line
+ratio = ours / MuJoCo steps/s (> 1 means signorini is faster). A third table shows where our step's time goes: the
+stage timings (`perf.stage_us`) of the fastest run, as shares of the step. A failed run of ours is reported by the first line
 of its error output instead of a number; the script carries on.
 
 Usage: python3 scripts/bench_mujoco.py [--scenes DIR] [--steps N] [--repeat R] [--only NAME...]
@@ -139,6 +140,7 @@ class OursRun:
             self.cmd += ["--set", setting]
         self.binary, self.timeout = binary, timeout
         self.best, self.ncon_mean, self.error, self.samples = None, None, None, []
+        self.stage_us = None  # the stage timings of the fastest run
 
     def time_once(self) -> None:
         if self.error:
@@ -157,17 +159,19 @@ class OursRun:
         try:
             data = json.loads(self.dump.read_text())
             sps = float(data["perf"]["steps_per_second"])
+            stages = {k: float(v) for k, v in data["perf"].get("stage_us", {}).items()}
             self.ncon_mean = float(data.get("settled", {}).get("ncon_mean", float("nan")))
         except (OSError, ValueError, KeyError, TypeError) as e:
             self.error = f"unreadable dump: {e}"
             return
-        self.best = sps if self.best is None else max(self.best, sps)
+        if self.best is None or sps > self.best:
+            self.best, self.stage_us = sps, stages
         self.samples.append(sps)
 
     def result(self) -> dict:
         if self.error:
             return {"error": self.error, "cmd": self.cmd}
-        return {"steps_per_second": self.best, "ncon_mean": self.ncon_mean, "cmd": self.cmd}
+        return {"steps_per_second": self.best, "ncon_mean": self.ncon_mean, "stage_us": self.stage_us, "cmd": self.cmd}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -205,6 +209,33 @@ def fmt_ratio(x: float | None) -> str:
 def fmt_ncon(r: dict) -> str:
     v = r.get("ncon_mean")
     return "—" if v is None or "error" in r else f"{v:.2f}"
+
+
+STAGES = ("forward", "collision", "assembly", "solve", "integrate")
+
+
+def print_profile(rows: list) -> None:
+    """Where a step's time goes in ours (the fastest run of each mode): the CLI's `perf.stage_us`, mean µs per step
+    in each stage, as a share of the whole step (1 / steps_per_second); `other` is the rest (sensors, contact
+    read-back, the step's bookkeeping)."""
+    print(
+        "\nWhere a step's time goes (ours, fastest run): µs per step, and each stage's share of it "
+        "(forward: kinematics, mass matrix, bias and passive forces; collision: broad and narrow phase; "
+        "assembly: constraint rows; solve: the constraint solver; integrate: the integrator)\n"
+    )
+    print("| scene | mode | µs/step | " + " | ".join(STAGES) + " | other |")
+    print("|---|---|---|" + "---|" * (len(STAGES) + 1))
+    for r in rows:
+        for mode in ("compat", "native"):
+            run = r[f"ours_{mode}"]
+            stages = run.get("stage_us")
+            if "error" in run or not stages or not run.get("steps_per_second"):
+                continue
+            total = 1e6 / run["steps_per_second"]
+            shares = [stages.get(k, 0.0) / total for k in STAGES]
+            other = max(0.0, 1.0 - sum(shares))
+            cells = [r["scene"], mode, f"{total:.3g}"] + [f"{100 * x:.0f} %" for x in shares + [other]]
+            print("| " + " | ".join(cells) + " |")
 
 
 def main() -> int:
@@ -329,6 +360,8 @@ def main() -> int:
             ncon_ours,
         ]
         print("| " + " | ".join(cells) + " |")
+
+    print_profile(rows)
 
     if args.baseline:
         print(
