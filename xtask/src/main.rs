@@ -5,7 +5,7 @@
 //! | `test` | the default test suite: every crate's unit, integration and property tests, then the Python bindings' `pytest` suite (`crates/py/tests`; the module is built with maturin into `target/py-site`, the user's Python environment is not touched; needs `pip install maturin pytest numpy matplotlib`, or `SIGNORINI_SKIP_PYTHON=1` to skip it with a notice) |
 //! | `lint` | `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings` and `cargo doc --no-deps` with warnings as errors |
 //! | `ci` | `lint` then `test` (what `.ci/run` runs) |
-//! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
+//! | `bench [TARGET] [ARGS]` | the criterion benchmarks: one bench file (`geometry`, `narrow_phase`, `dynamics`, `broad_phase`, `factorization`) or all; ARGS go to criterion (a regex on benchmark ids, options) |
 //! | `bench mujoco [ARGS]` | `python3 scripts/bench_mujoco.py ARGS`: steps/s of MuJoCo and of the release CLI on the shared scenes (see `scripts/README.md`) |
 //! | `bench batch [ARGS]` | `python3 scripts/bench_batch.py ARGS`: env-steps/s of MuJoCo's `rollout` and of `signorini run --envs` |
 //! | `vendor` | fetches the replay viewer's pinned three.js (npm registry tarball, SHA-512 checked) into `target/vendor/` (not committed; `test` runs it first) |
@@ -25,11 +25,12 @@ const THREE_VERSION: &str = "0.159.0";
 const THREE_SHA512: &str = "7829a194b19b060b9cba8e15100f483b742973b761f0177854acebed67d6e3ef2131c21fa00562d5ebf4a4960df4f4d3b02b256dc2a0070af6c0d67512f2c89c";
 
 /// The criterion bench files and their packages, selectable by name in `cargo xtask bench TARGET`.
-const BENCH_TARGETS: [(&str, &str); 4] = [
+const BENCH_TARGETS: [(&str, &str); 5] = [
     ("geometry", "signorini-benches"),
     ("narrow_phase", "signorini-benches"),
     ("dynamics", "signorini-model"),
     ("broad_phase", "signorini-benches"),
+    ("factorization", "signorini-benches"),
 ];
 
 /// `cargo xtask bench [TARGET] [CRITERION ARGS…]`: one bench file, or every one; the rest goes to criterion (a regex
