@@ -28,8 +28,9 @@
 //!   `R₁ μ²/μ_k²` (μ_k² floored at `MINVAL`); cone coefficient `μ/√impratio`.
 //! - `condim` 1 (per-contact `condim` only): the single row `J_n`, `R = iw (1−imp)/imp`.
 //!
-//! Not implemented (left for later): MuJoCo's `J̇ q̇` correction of connect/weld `aref` (≥ 3.7), ball-joint and
-//! tendon limits, joint `margin`, tendon friction.
+//! Equality rows are built in [`equality`] (with MuJoCo 4.0's `J̇ q̇` of connect and weld rows when
+//! [`ConstraintOptions::equality_velocity_bias`] asks), contact rows in [`contact`]. Not implemented: joint `margin`
+//! (the MJCF loader refuses it) and ball-joint limits (a limited ball joint's range is read but makes no rows).
 
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
@@ -46,6 +47,9 @@ use crate::options::{
 };
 use crate::rows::{ConstraintRows, RowData, RowKind};
 use crate::sol_overrides::{self, SolOverrides};
+
+mod contact;
+mod equality;
 
 /// One Jacobian column of the relative motion of two points: `(dof, linear, angular)`.
 #[derive(Debug, Clone, Copy)]
@@ -495,135 +499,6 @@ impl ConstraintAssembler {
         }
     }
 
-    fn equality(
-        &self,
-        model: &Model,
-        data: &Data,
-        e: usize,
-        sols: Option<&SolOverrides>,
-        scratch: &mut AssemblyScratch,
-        rows: &mut ConstraintRows,
-    ) {
-        let qvel = &data.qvel;
-        let AssemblyScratch { cols, dofs, .. } = scratch;
-        let replaced = sols.and_then(|o| o.equality(e));
-        match self.equalities[e] {
-            Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
-                let sol = replaced.unwrap_or(&sol);
-                let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
-                let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
-                let err = p1 - p2;
-                let imp = sol.impedance(err.length());
-                let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
-                let r = regularizer(iw, imp);
-                let bias = if self.options.equality_velocity_bias {
-                    jac_dot_v(model, data, body1, p1).0 - jac_dot_v(model, data, body2, p2).0
-                } else {
-                    DVec3::ZERO
-                };
-                for k in 0..3 {
-                    push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
-                    let vel = rows.open_row_dot(qvel);
-                    let aref = sol.aref(imp, vel, err[k]) - bias[k];
-                    let row = RowData { pos: err[k], imp, vel, aref, r, ..plain() };
-                    if k == 0 {
-                        rows.finish_row(RowKind::EqualityConnect, e, row);
-                    } else {
-                        rows.finish_row_same_dofs(RowKind::EqualityConnect, e, row);
-                    }
-                }
-            }
-            Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
-                let sol = replaced.unwrap_or(&sol);
-                let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
-                let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
-                let q = data.xquat[body1] * relquat;
-                let q2inv = data.xquat[body2].inverse();
-                let qe = q2inv * q;
-                let ep = p1 - p2;
-                let er = torquescale * DVec3::new(qe.x, qe.y, qe.z);
-                let imp = sol.impedance((ep.length_squared() + er.length_squared()).sqrt());
-                let [t1, r1] = model.body_invweight0[body1];
-                let [t2, r2] = model.body_invweight0[body2];
-                let (rt, rr) = (regularizer(t1 + t2, imp), regularizer(r1 + r2, imp));
-                let (bias_t, bias_r) = if self.options.equality_velocity_bias {
-                    weld_velocity_bias(model, data, (body1, p1), (body2, p2), relquat, torquescale)
-                } else {
-                    (DVec3::ZERO, DVec3::ZERO)
-                };
-                for k in 0..3 {
-                    push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
-                    let vel = rows.open_row_dot(qvel);
-                    let aref = sol.aref(imp, vel, ep[k]) - bias_t[k];
-                    let row = RowData { pos: ep[k], imp, vel, aref, r: rt, ..plain() };
-                    if k == 0 {
-                        rows.finish_row(RowKind::EqualityWeld, e, row);
-                    } else {
-                        rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
-                    }
-                }
-                for k in 0..3 {
-                    for c in cols.iter() {
-                        let w = q2inv * DQuat::from_xyzw(c.ang.x, c.ang.y, c.ang.z, 0.0) * q;
-                        rows.push_entry(c.dof, 0.5 * torquescale * [w.x, w.y, w.z][k]);
-                    }
-                    let vel = rows.open_row_dot(qvel);
-                    let aref = sol.aref(imp, vel, er[k]) - bias_r[k];
-                    let row = RowData { pos: er[k], imp, vel, aref, r: rr, ..plain() };
-                    rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
-                }
-            }
-            Equality::Joint { dof1, qadr1, q01, second, poly, sol } => {
-                let sol = replaced.unwrap_or(&sol);
-                let q1 = data.qpos[qadr1] - q01;
-                let (x, iw) = match second {
-                    None => {
-                        rows.push_entry(dof1, 1.0);
-                        (q1 - poly[0], model.dof_invweight0[dof1])
-                    }
-                    Some((dof2, qadr2, q02)) => {
-                        let (value, slope) = polynomial(&poly, data.qpos[qadr2] - q02);
-                        if dof2 == dof1 {
-                            rows.push_entry(dof1, 1.0 - slope);
-                        } else {
-                            rows.push_entry(dof1, 1.0);
-                            rows.push_entry(dof2, -slope);
-                        }
-                        (q1 - value, model.dof_invweight0[dof1] + model.dof_invweight0[dof2])
-                    }
-                };
-                let row = scalar_row(sol, x, iw, rows.open_row_dot(qvel));
-                rows.finish_row(RowKind::EqualityJoint, e, row);
-            }
-            Equality::Tendon { t1, l01, second, poly, sol } => {
-                let sol = replaced.unwrap_or(&sol);
-                let nv = model.nv;
-                let x1 = data.ten_length[t1] - l01;
-                let (x, slope, iw) = match second {
-                    None => (x1 - poly[0], 0.0, model.tendons.invweight0[t1]),
-                    Some((t2, l02)) => {
-                        let (value, slope) = polynomial(&poly, data.ten_length[t2] - l02);
-                        (x1 - value, slope, model.tendons.invweight0[t1] + model.tendons.invweight0[t2])
-                    }
-                };
-                // Entries by decreasing dof, as every row's.
-                for dof in (0..nv).rev() {
-                    let mut c = data.ten_j[t1 * nv + dof];
-                    if let Some((t2, _)) = second {
-                        c -= slope * data.ten_j[t2 * nv + dof];
-                    }
-                    if c != 0.0 {
-                        rows.push_entry(dof, c);
-                    }
-                }
-                let row = scalar_row(sol, x, iw, rows.open_row_dot(qvel));
-                rows.finish_row(RowKind::EqualityTendon, e, row);
-            }
-        }
-    }
-
     fn friction_loss(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
         let threshold = self.options.frictionloss_threshold;
         for dof in 0..model.nv {
@@ -636,187 +511,6 @@ impl ConstraintAssembler {
                 friction_row(&self.dof_sol[dof], data.qvel[dof], model.dof_invweight0[dof], frictionloss);
             rows.finish_row(RowKind::FrictionLoss, dof, row);
         }
-    }
-
-    fn contact(
-        &self,
-        model: &Model,
-        data: &Data,
-        cs: &ContactSet,
-        c: usize,
-        scratch: &mut AssemblyScratch,
-        rows: &mut ConstraintRows,
-    ) -> Result<(), ConstraintError> {
-        let opts = &self.options;
-        let object = || format!("contact #{c} (geoms #{} and #{})", cs.geom_a[c], cs.geom_b[c]);
-        let sol = match scratch.last_sol {
-            Some((solref, solimp, sol)) if solref == cs.solref[c] && solimp == cs.solimp[c] => sol,
-            _ => {
-                let sol = ResolvedSol::resolve(opts, &object, cs.solref[c], cs.solimp[c])?;
-                scratch.last_sol = Some((cs.solref[c], cs.solimp[c], sol));
-                sol
-            }
-        };
-        let (a, b, p, n) = (cs.link_a[c], cs.link_b[c], cs.position[c], cs.normal[c]);
-        let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
-        let (t1, t2) = opts.tangent_frame.tangents(n);
-        let margin = if opts.include_contact_margin { cs.margin[c] } else { 0.0 };
-        let dist = -cs.penetration[c];
-        let x = dist - margin;
-        let adhesion = cs.adhesion[c];
-        // MuJoCo 4.0: an adhesive contact within the gap stays active, frictionless.
-        let in_gap = opts.include_contact_margin && x >= 0.0;
-        let dim = if in_gap { 1 } else { opts.contact_condim(cs.condim[c]) };
-        if in_gap && adhesion == 0.0 {
-            // MuJoCo's `exclude`: a contact found within the gap, beyond the margin, makes no rows.
-            rows.contact_row_start.push(rows.len());
-            rows.contact_nrows.push(0);
-            rows.contact_dim.push(opts.contact_condim(cs.condim[c]).max(1));
-            rows.contact_mu.push(0.0);
-            return Ok(());
-        }
-        let imp = sol.impedance(x);
-        let AssemblyScratch { cols, dofs, basis, .. } = scratch;
-        relative_columns(model, dofs, (a, p), (b, p), cols);
-        let tran = model.body_invweight0[a][0] + model.body_invweight0[b][0];
-        let ir = self.impratio;
-        let z = DVec3::ZERO;
-        let dirs = [(t1, z, mu), (t2, z, mu), (z, n, mu_t), (z, t1, mu_r), (z, t2, mu_r)];
-        let qvel = &data.qvel;
-        let start = rows.len();
-        let cone = Some(c);
-        let base = RowData { pos: dist, margin, imp, cone, ..plain() };
-
-        // The Jacobian rows of the normal and of every friction direction (and their velocities), once; pyramid
-        // edges are combinations of them. The normal and sliding directions act on the translational part of a
-        // column, spin and rolling on the rotational part.
-        let ndir = dim.max(1);
-        let ncol = cols.len();
-        let mut basis_vel = [0.0; 6];
-        basis.clear();
-        basis.resize(ndir.max(3) * ncol, 0.0);
-        let (lin_rows, ang_rows) = basis.split_at_mut(3 * ncol);
-        let (r0, r12) = lin_rows.split_at_mut(ncol);
-        let (r1, r2) = r12.split_at_mut(ncol);
-        for (((col, j0), j1), j2) in cols.iter().zip(r0).zip(r1).zip(r2) {
-            let qv = qvel[col.dof];
-            (*j0, *j1, *j2) = (col.lin.dot(n), col.lin.dot(t1), col.lin.dot(t2));
-            basis_vel[0] += *j0 * qv;
-            basis_vel[1] += *j1 * qv;
-            basis_vel[2] += *j2 * qv;
-        }
-        if ndir > 3 {
-            let axes = [n, t1, t2];
-            for (d, row) in ang_rows.chunks_exact_mut(ncol).enumerate() {
-                for (col, j) in cols.iter().zip(row) {
-                    *j = col.ang.dot(axes[d]);
-                    basis_vel[3 + d] += *j * qvel[col.dof];
-                }
-            }
-        }
-        if model.has_surfacevel {
-            // Moving surfaces (MuJoCo `surfacevel`): the rows measure the slip and spin relative to the surfaces,
-            // `σ_A − σ_B` at the contact point (no normal or rolling part).
-            let (ga, gb) = (cs.geom_a[c], cs.geom_b[c]);
-            let surface = |g: usize| {
-                let v = model.geom_surfacevel[g];
-                let r = data.geom_xmat[g];
-                let w = r * DVec3::new(v[3], v[4], v[5]);
-                (r * DVec3::new(v[0], v[1], v[2]) + w.cross(p - data.geom_xpos[g]), w)
-            };
-            let ((va, wa), (vb, wb)) = (surface(ga), surface(gb));
-            let (s, w) = (va - vb, wa - wb);
-            basis_vel[1] += s.dot(t1);
-            basis_vel[2] += s.dot(t2);
-            basis_vel[3] += w.dot(n);
-        }
-        let (basis, cols) = (&*basis, &*cols);
-        let push_basis = |rows: &mut ConstraintRows, d: usize| {
-            rows.jac_dof.extend(cols.iter().map(|c| c.dof));
-            rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);
-            basis_vel[d]
-        };
-
-        // MuJoCo 4.0's adhesion: the normal's reference acceleration gains `R·adhesion` (each pyramid edge
-        // `R·adhesion/(2(dim − 1))`), so the solver's force is the net force plus the adhesion, which the passive
-        // pull ([`signorini_model::Model::contact_pull`]) takes back out.
-        let contact_mu = if dim <= 1 {
-            let vel = push_basis(rows, 0);
-            let r = regularizer(tran, imp);
-            let row = RowData { vel, aref: sol.aref(imp, vel, x) + r * adhesion, r, ..base };
-            rows.finish_row(RowKind::ContactFrictionless, c, row);
-            0.0
-        } else {
-            match opts.friction_cone {
-                FrictionCone::Pyramidal => {
-                    let r = match opts.pyramid_regularizer {
-                        PyramidRegularizer::LeadingFactorScaled => {
-                            2.0 * mu * mu / ir * (1.0 + mu * mu) * tran * (1.0 - imp) / imp
-                        }
-                        PyramidRegularizer::BothFactorsScaled => {
-                            let m2 = mu * mu / ir;
-                            tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
-                        }
-                    }
-                    .max(MINVAL);
-                    let empty_zero_edges = opts.zero_rotational_friction == ZeroRotationalFriction::EmptyRows;
-                    // The edges share the contact's dofs, except the empty rows of zero coefficients.
-                    let mut run_open = false;
-                    for (d, &(lin, _, f)) in dirs[..dim - 1].iter().enumerate() {
-                        for sign in [1.0, -1.0] {
-                            if empty_zero_edges && lin == z && f == 0.0 {
-                                rows.finish_row(RowKind::ContactPyramidal, c, RowData { r, mu: f, ..base });
-                                run_open = false;
-                                continue;
-                            }
-                            // Edge `n + sign·f·dir`.
-                            let w = sign * f;
-                            let (normal, edge) = (&basis[..ncol], &basis[(d + 1) * ncol..(d + 2) * ncol]);
-                            rows.jac_dof.extend(cols.iter().map(|c| c.dof));
-                            rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
-                            let vel = basis_vel[0] + w * basis_vel[d + 1];
-                            let aref = sol.aref(imp, vel, x) + r * adhesion / (2 * (dim - 1)) as f64;
-                            let row = RowData { vel, aref, r, mu: f, ..base };
-                            if run_open {
-                                rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
-                            } else {
-                                rows.finish_row(RowKind::ContactPyramidal, c, row);
-                            }
-                            run_open = true;
-                        }
-                    }
-                    mu
-                }
-                FrictionCone::Elliptic => {
-                    let vel = push_basis(rows, 0);
-                    let r0 = regularizer(tran, imp);
-                    let row = RowData { vel, aref: sol.aref(imp, vel, x) + r0 * adhesion, r: r0, mu, ..base };
-                    rows.finish_row(RowKind::ContactElliptic, c, row);
-                    let r1 = r0 / ir;
-                    for (k, &(_, _, f)) in dirs[..dim - 1].iter().enumerate() {
-                        let vel = push_basis(rows, k + 1);
-                        // Signorini keeps the friction rows' R for spin and roll (§B.9).
-                        let r = if k < 2 || opts.signorini { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
-                        let row = RowData {
-                            pos: 0.0,
-                            margin: 0.0,
-                            vel,
-                            aref: sol.aref(imp, vel, 0.0),
-                            r,
-                            mu: f,
-                            ..base
-                        };
-                        rows.finish_row_same_dofs(RowKind::ContactElliptic, c, row);
-                    }
-                    mu / ir.sqrt()
-                }
-            }
-        };
-        rows.contact_row_start.push(start);
-        rows.contact_nrows.push(rows.len() - start);
-        rows.contact_dim.push(dim.max(1));
-        rows.contact_mu.push(contact_mu);
-        Ok(())
     }
 
     fn limits(&self, model: &Model, data: &Data, sols: Option<&SolOverrides>, rows: &mut ConstraintRows) {
@@ -984,63 +678,6 @@ fn polynomial(poly: &[f64; 5], x: f64) -> (f64, f64) {
 fn scalar_row(sol: &ResolvedSol, x: f64, iw: f64, vel: f64) -> RowData {
     let imp = sol.impedance(x);
     RowData { pos: x, imp, vel, aref: sol.aref(imp, vel, x), r: regularizer(iw, imp), ..plain() }
-}
-
-/// `(J̇_p q̇, J̇_r q̇)` of world point `point` fixed to `body`: the acceleration of the point (and of the body's
-/// rotation) at `q̈ = 0` without gravity, as MuJoCo's `mj_jacDot` builds the columns (a ball or free rotation dof's
-/// `ċdof` taken with the body's whole velocity).
-fn jac_dot_v(model: &Model, data: &Data, body: usize, point: DVec3) -> (DVec3, DVec3) {
-    let c = data.subtree_com[model.body_rootid[body]];
-    let offset = point - c;
-    let v = data.cvel[body];
-    let point_vel = v.lin - offset.cross(v.ang);
-    let (mut lin, mut ang) = (DVec3::ZERO, DVec3::ZERO);
-    for dof in model.dof_chain(body) {
-        let cdof = data.cdof[dof];
-        let j = model.dof_jntid[dof];
-        let rotation = match model.jnt_type[j] {
-            JointKind::Ball => true,
-            JointKind::Free => dof >= model.jnt_dofadr[j] + 3,
-            JointKind::Hinge | JointKind::Slide => false,
-        };
-        let cdof_dot =
-            if rotation { data.cvel[model.dof_bodyid[dof]].cross_motion(cdof) } else { data.cdof_dot[dof] };
-        let qv = data.qvel[dof];
-        ang += cdof_dot.ang * qv;
-        lin += (cdof_dot.lin + cdof_dot.ang.cross(offset) + cdof.ang.cross(point_vel)) * qv;
-    }
-    (lin, ang)
-}
-
-/// The `J̇ q̇` of a weld's translational and rotational rows (MuJoCo 4.0's `mj_Jdotv`): the points' difference, and
-/// the product rule on `½·torquescale·vec(q₂⁻¹ ⊗ (0, ω₁ − ω₂) ⊗ q₁ ⊗ relquat)` with `q̇ = ½ (0, ω) ⊗ q`.
-fn weld_velocity_bias(
-    model: &Model,
-    data: &Data,
-    (body1, p1): (usize, DVec3),
-    (body2, p2): (usize, DVec3),
-    relquat: DQuat,
-    torquescale: f64,
-) -> (DVec3, DVec3) {
-    let (l1, a1) = jac_dot_v(model, data, body1, p1);
-    let (l2, a2) = jac_dot_v(model, data, body2, p2);
-    let axis = |v: DVec3| DQuat::from_xyzw(v.x, v.y, v.z, 0.0);
-    let derivative = |q: DQuat, w: DVec3| {
-        let d = axis(w) * q;
-        DQuat::from_xyzw(0.5 * d.x, 0.5 * d.y, 0.5 * d.z, 0.5 * d.w)
-    };
-    let (q1, q2) = (data.xquat[body1], data.xquat[body2]);
-    let (w1, w2) = (data.cvel[body1].ang, data.cvel[body2].ang);
-    let q0r = q1 * relquat;
-    let neg_q1 = q2.conjugate();
-    let dw = w1 - w2;
-    let qdot0r = derivative(q1, w1) * relquat;
-    let neg_qdot1 = derivative(q2, w2).conjugate();
-    let t1 = neg_qdot1 * axis(dw) * q0r;
-    let t2 = neg_q1 * axis(a1 - a2) * q0r;
-    let t3 = neg_q1 * axis(dw) * qdot0r;
-    let sum = DVec3::new(t1.x + t2.x + t3.x, t1.y + t2.y + t3.y, t1.z + t2.z + t3.z);
-    (l1 - l2, 0.5 * sum * torquescale)
 }
 
 /// An equality's name, as its spec gives it.
