@@ -28,8 +28,8 @@
 //!   `R₁ μ²/μ_k²` (μ_k² floored at `MINVAL`); cone coefficient `μ/√impratio`.
 //! - `condim` 1 (per-contact `condim` only): the single row `J_n`, `R = iw (1−imp)/imp`.
 //!
-//! Equality rows are built in [`equality`] (with MuJoCo 4.0's `J̇ q̇` of connect and weld rows when
-//! [`ConstraintOptions::equality_velocity_bias`] asks), contact rows in [`contact`]. Not implemented: joint `margin`
+//! Equality rows are built in `assemble/equality.rs` (with MuJoCo 4.0's `J̇ q̇` of connect and weld rows when
+//! [`ConstraintOptions::equality_velocity_bias`] asks), contact rows in `assemble/contact.rs`. Not implemented: joint `margin`
 //! (the MJCF loader refuses it) and ball-joint limits (a limited ball joint's range is read but makes no rows).
 
 use glam::{DQuat, DVec3};

@@ -159,9 +159,10 @@ pub fn cholesky_rank_one(
 ) -> Result<(), Degenerate> {
     assert!(l.len() == n * n && v.len() == n && inv_diag.len() == n, "cholesky_rank_one: dimension mismatch");
     if n >= FAER_MIN_N {
-        let mut alpha = faer::Col::<f64>::from_fn(1, |_| sigma);
+        let mut alpha = [sigma];
+        let alpha = faer::ColMut::from_slice_mut(&mut alpha).as_diagonal_mut();
         let w = MatMut::from_column_major_slice_mut(v, n, 1);
-        let done = llt::update::rank_r_update_clobber(view_mut(l, n), w, alpha.as_mut().as_diagonal_mut());
+        let done = llt::update::rank_r_update_clobber(view_mut(l, n), w, alpha);
         refresh_inv_diag(l, n, inv_diag);
         // faer reports an indefinite result; ours also refuses pivots at or below the floor.
         return match done {
