@@ -180,6 +180,17 @@ fn degenerate_sets_give_typed_errors() {
     ));
 }
 
+/// The hull of random points (`kind` 0), of rounded points with a grid (1: many coplanar faces and ties), or of
+/// flattened points (2): the support queries' test meshes.
+fn support_test_mesh(pts: Vec<DVec3>, kind: usize) -> ConvexMesh {
+    let pts: Vec<DVec3> = match kind {
+        0 => pts,
+        1 => pts.iter().map(|p| p.round()).chain(grid(3)).collect(),
+        _ => pts.iter().map(|p| *p * DVec3::new(3.0, 1.0, 0.2)).collect(),
+    };
+    ConvexMesh::from_points(&pts).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
@@ -286,12 +297,7 @@ proptest! {
         dirs in prop::collection::vec((direction(), any::<usize>()), 1..40),
         kind in 0usize..3,
     ) {
-        let pts: Vec<DVec3> = match kind {
-            0 => pts,
-            1 => pts.iter().map(|p| p.round()).chain(grid(3)).collect(),
-            _ => pts.iter().map(|p| *p * DVec3::new(3.0, 1.0, 0.2)).collect(),
-        };
-        let mesh = ConvexMesh::from_points(&pts).unwrap();
+        let mesh = support_test_mesh(pts, kind);
         let n = mesh.vertices().len();
         for (d, start) in dirs {
             let expected = mesh.support_index_brute_force(d);
@@ -308,12 +314,7 @@ proptest! {
         dirs in prop::collection::vec((direction(), any::<usize>()), 1..40),
         kind in 0usize..3,
     ) {
-        let pts: Vec<DVec3> = match kind {
-            0 => pts,
-            1 => pts.iter().map(|p| p.round()).chain(grid(3)).collect(),
-            _ => pts.iter().map(|p| *p * DVec3::new(3.0, 1.0, 0.2)).collect(),
-        };
-        let mesh = ConvexMesh::from_points(&pts).unwrap();
+        let mesh = support_test_mesh(pts, kind);
         let (n, v) = (mesh.vertices().len(), mesh.vertices());
         for (d, start) in dirs {
             let best = d.dot(v[mesh.support_index_brute_force(d)]);
