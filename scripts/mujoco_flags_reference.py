@@ -12,6 +12,8 @@ from pathlib import Path
 
 import mujoco
 
+from mujoco_reference_run import snapshots
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "flags.xml"
 VARIANTS = [[], ["spring"], ["damper"], ["spring", "damper"], ["actuation"], ["clampctrl"], ["warmstart"],
@@ -32,13 +34,11 @@ def main():
            "variants": {}}
     for flags in VARIANTS:
         m = mujoco.MjModel.from_xml_string(with_flags(text, flags))
-        d = mujoco.MjData(m)
-        mujoco.mj_resetDataKeyframe(m, d, 0)
-        snaps = {}
-        for step in range(1, STEPS[-1] + 1):
-            mujoco.mj_step(m, d)
-            if step in STEPS:
-                snaps[str(step)] = {"ncon": int(d.ncon), "qpos": d.qpos.tolist(), "act": d.act.tolist()}
+        snaps, _ = snapshots(mujoco, m, STEPS, lambda d: {
+            "ncon": int(d.ncon),
+            "qpos": d.qpos.tolist(),
+            "act": d.act.tolist(),
+        })
         out["variants"][" ".join(flags) or "none"] = snaps
     target = SCENE.with_name("flags_reference.json")
     target.write_text(json.dumps(out, indent=1) + "\n")

@@ -13,26 +13,22 @@ from pathlib import Path
 
 import mujoco
 
+from mujoco_reference_run import snapshots
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "pgs.xml"
 STEPS = [1, 10, 100, 300]
 
 
 def run(m):
-    d = mujoco.MjData(m)
-    mujoco.mj_resetDataKeyframe(m, d, 0)
-    snaps = {}
-    for step in range(1, STEPS[-1] + 1):
-        mujoco.mj_step(m, d)
-        if step in STEPS:
-            snaps[str(step)] = {
-                "ncon": int(d.ncon),
-                "qpos": d.qpos.tolist(),
-                "qvel": d.qvel.tolist(),
-                "qfrc_adhesion": d.qfrc_adhesion.tolist(),
-                "actuator_velocity": d.actuator_velocity.tolist(),
-                "actuator_force": d.actuator_force.tolist(),
-            }
+    snaps, _ = snapshots(mujoco, m, STEPS, lambda d: {
+        "ncon": int(d.ncon),
+        "qpos": d.qpos.tolist(),
+        "qvel": d.qvel.tolist(),
+        "qfrc_adhesion": d.qfrc_adhesion.tolist(),
+        "actuator_velocity": d.actuator_velocity.tolist(),
+        "actuator_force": d.actuator_force.tolist(),
+    })
     return snaps
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import mujoco
 
+from mujoco_reference_run import snapshots
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "sensors.xml"
 STEPS = [1, 2, 50, 100, 150, 300]
@@ -40,13 +42,11 @@ def main():
     for name, (integrator, cone) in RUNS.items():
         m.opt.integrator = integrator
         m.opt.cone = cone
-        d = mujoco.MjData(m)
-        mujoco.mj_resetDataKeyframe(m, d, 0)
-        snaps = {}
-        for step in range(1, STEPS[-1] + 1):
-            mujoco.mj_step(m, d)
-            if step in STEPS:
-                snaps[str(step)] = {"sensordata": d.sensordata.tolist(), "qpos": d.qpos.tolist(), "ncon": int(d.ncon)}
+        snaps, _ = snapshots(mujoco, m, STEPS, lambda d: {
+            "sensordata": d.sensordata.tolist(),
+            "qpos": d.qpos.tolist(),
+            "ncon": int(d.ncon),
+        })
         out["runs"][name] = snaps
     target = SCENE.with_name("sensors_reference.json")
     target.write_text(json.dumps(out, indent=1) + "\n")

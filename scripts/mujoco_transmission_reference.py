@@ -13,6 +13,8 @@ from pathlib import Path
 
 import mujoco
 
+from mujoco_reference_run import snapshots
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "transmissions.xml"
 STEPS = [1, 50, 150, 300]
@@ -20,18 +22,12 @@ STEPS = [1, 50, 150, 300]
 
 def main():
     m = mujoco.MjModel.from_xml_path(str(SCENE))
-    d = mujoco.MjData(m)
-    mujoco.mj_resetDataKeyframe(m, d, 0)
-    snaps = {}
-    for step in range(1, STEPS[-1] + 1):
-        mujoco.mj_step(m, d)
-        if step in STEPS:
-            snaps[str(step)] = {
-                "qpos": d.qpos.tolist(),
-                "actuator_length": d.actuator_length.tolist(),
-                "actuator_velocity": d.actuator_velocity.tolist(),
-                "actuator_force": d.actuator_force.tolist(),
-            }
+    snaps, _ = snapshots(mujoco, m, STEPS, lambda d: {
+        "qpos": d.qpos.tolist(),
+        "actuator_length": d.actuator_length.tolist(),
+        "actuator_velocity": d.actuator_velocity.tolist(),
+        "actuator_force": d.actuator_force.tolist(),
+    })
     out = {
         "mujoco": mujoco.__version__,
         "scene_sha256": hashlib.sha256(SCENE.read_bytes()).hexdigest(),
