@@ -158,7 +158,8 @@ impl Model {
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            // MuJoCo's Euler treats damping explicitly with `eulerdamp` (or its dampers) disabled.
+            // MuJoCo's Euler treats damping explicitly with `eulerdamp` disabled (with its dampers disabled the
+            // damping is zero, so both Euler variants agree).
             integrator: if options.integrator == IntegratorKind::Euler && !options.euler_implicit_damping {
                 Box::new(signorini_integrators::EulerExplicitDamping)
             } else {

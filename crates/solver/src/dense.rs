@@ -291,6 +291,10 @@ mod tests {
                 }
             };
             close(&l, &l0, "factor");
+            assert!(
+                (0..n).all(|i| (i + 1..n).all(|j| l[i * n + j] == h[i * n + j])),
+                "n {n}: the upper triangle moved"
+            );
             let (mut x, mut x0) = (v.clone(), v.clone());
             cholesky_solve(&l, &inv, n, &mut x);
             solve_loops(&l0, &inv0, n, &mut x0);
