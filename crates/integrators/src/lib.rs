@@ -163,6 +163,15 @@ impl IntegratorKind {
             .ok_or_else(|| IntegratorError::UnknownName { name: name.to_owned() })
     }
 
+    /// A new integrator of this kind, Euler treating joint damping implicitly or not (MuJoCo's `eulerdamp` flag;
+    /// with damping zero both Euler variants agree). The other kinds ignore the choice.
+    pub fn build_with_euler_damping(self, implicit_damping: bool) -> Box<dyn Integrator> {
+        match self {
+            Self::Euler if !implicit_damping => Box::new(EulerExplicitDamping),
+            _ => self.build(),
+        }
+    }
+
     /// A new integrator of this kind.
     pub fn build(self) -> Box<dyn Integrator> {
         match self {

@@ -158,13 +158,7 @@ impl Model {
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            // MuJoCo's Euler treats damping explicitly with `eulerdamp` disabled (with its dampers disabled the
-            // damping is zero, so both Euler variants agree).
-            integrator: if options.integrator == IntegratorKind::Euler && !options.euler_implicit_damping {
-                Box::new(signorini_integrators::EulerExplicitDamping)
-            } else {
-                options.integrator.build()
-            },
+            integrator: options.integrator.build_with_euler_damping(options.euler_implicit_damping),
             hibernation_thresh_vel,
             tree_sleep: tree_sleep_policies(&multibody, dialect.model_sleep_policy()),
             weld_bodies,
