@@ -11,7 +11,7 @@
 //! | joint | 1 | `e_d1 − poly′(δ) e_d2` | `|x|` | `x` | `iw_d1 + iw_d2` |
 //! | friction loss | 1 | `e_d` | 0 | 0 | `iw_d` |
 //! | contact | see below | `(J_A − J_B)(pos)` projected | `dist − margin` | `dist − margin`, 0 for elliptic friction | `iw_tA + iw_tB` |
-//! | limit | 1 | `±e_d` | `|δ|` | `δ` | `iw_d` |
+//! | limit | 1 | `±e_d`; ball: `−a` on its 3 dofs | `|δ|` | `δ` (ball: `max − θ`) | `iw_d` (ball: its first dof) |
 //!
 //! **Contacts.** `n` points from B to A, so `J_n q̇ = (v_A − v_B)·n` is the separation velocity and
 //! `dist = −penetration`. Directions `k = 1..dim−1`: sliding `d₁`, `d₂` (translational, `μ`), spin `n`
@@ -30,7 +30,8 @@
 //!
 //! Equality rows are built in `assemble/equality.rs` (with MuJoCo 4.0's `J̇ q̇` of connect and weld rows when
 //! [`ConstraintOptions::equality_velocity_bias`] asks), contact rows in `assemble/contact.rs`. Not implemented: joint `margin`
-//! (the MJCF loader refuses it) and ball-joint limits (a limited ball joint's range is read but makes no rows).
+//! (the MJCF loader refuses it). A limited ball joint makes one row when its rotation angle exceeds the larger end
+//! of its range (MuJoCo's cone limit, in both dialects: Genesis drops ball-joint ranges).
 
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
@@ -515,36 +516,67 @@ impl ConstraintAssembler {
 
     fn limits(&self, model: &Model, data: &Data, sols: Option<&SolOverrides>, rows: &mut ConstraintRows) {
         for j in 0..model.njnt {
-            if !matches!(model.jnt_type[j], JointKind::Hinge | JointKind::Slide) {
-                continue;
-            }
             let Some([lo, hi]) = data.jnt_range[j] else { continue };
-            let q = data.qpos[model.jnt_qposadr[j]];
-            let (dlo, dhi) = (q - lo, hi - q);
-            let mut push = |dist: f64, sign: f64| {
-                let dof = model.jnt_dofadr[j];
-                let sol = sols.and_then(|o| o.joint_limit(j)).unwrap_or(&self.jnt_sol[j]);
-                rows.push_entry(dof, sign);
-                let row = limit_row(sol, dist, sign * data.qvel[dof], model.dof_invweight0[dof]);
-                rows.finish_row(RowKind::LimitJoint, j, row);
-            };
-            match self.options.joint_limit_sides {
-                JointLimitSides::EachViolated => {
-                    if dlo < 0.0 {
-                        push(dlo, 1.0);
-                    }
-                    if dhi < 0.0 {
-                        push(dhi, -1.0);
+            let sol = sols.and_then(|o| o.joint_limit(j)).unwrap_or(&self.jnt_sol[j]);
+            let dof = model.jnt_dofadr[j];
+            match model.jnt_type[j] {
+                JointKind::Hinge | JointKind::Slide => {
+                    let q = data.qpos[model.jnt_qposadr[j]];
+                    let (dlo, dhi) = (q - lo, hi - q);
+                    let mut push = |dist: f64, sign: f64| {
+                        rows.push_entry(dof, sign);
+                        let row = limit_row(sol, dist, sign * data.qvel[dof], model.dof_invweight0[dof]);
+                        rows.finish_row(RowKind::LimitJoint, j, row);
+                    };
+                    match self.options.joint_limit_sides {
+                        JointLimitSides::EachViolated => {
+                            if dlo < 0.0 {
+                                push(dlo, 1.0);
+                            }
+                            if dhi < 0.0 {
+                                push(dhi, -1.0);
+                            }
+                        }
+                        JointLimitSides::MostViolated => {
+                            if dlo.min(dhi) < 0.0 {
+                                if dlo < dhi { push(dlo, 1.0) } else { push(dhi, -1.0) }
+                            }
+                        }
                     }
                 }
-                JointLimitSides::MostViolated => {
-                    if dlo.min(dhi) < 0.0 {
-                        if dlo < dhi { push(dlo, 1.0) } else { push(dhi, -1.0) }
+                JointKind::Ball => {
+                    let qa = model.jnt_qposadr[j];
+                    let (dist, axis) = ball_limit(&data.qpos[qa..qa + 4], lo.max(hi));
+                    if dist < 0.0 {
+                        // Decreasing dofs, as every row lists them (`ConstraintRows`).
+                        for k in (0..3).rev() {
+                            rows.push_entry(dof + k, -axis[k]);
+                        }
+                        let omega = DVec3::from_slice(&data.qvel[dof..dof + 3]);
+                        let row = limit_row(sol, dist, -axis.dot(omega), model.dof_invweight0[dof]);
+                        rows.finish_row(RowKind::LimitJoint, j, row);
                     }
                 }
+                JointKind::Free => {}
             }
         }
     }
+}
+
+/// The limit of a ball joint (MuJoCo `mj_instantiateLimit`): with `θ a` the rotation vector of the joint's
+/// quaternion `(w, x, y, z)` (`θ ∈ [0, π]`, `a` a unit axis; the x axis at `θ = 0`), the distance `max − θ` to the
+/// cone of half-angle `max` (the larger end of `range`; MuJoCo's lower end is 0) and the axis `a`: the row's
+/// Jacobian is `−a` on the joint's three angular dofs (local angular velocity).
+fn ball_limit(quat_wxyz: &[f64], max: f64) -> (f64, DVec3) {
+    let rotvec = signorini_model::passive::quat_to_rotvec(DQuat::from_xyzw(
+        quat_wxyz[1],
+        quat_wxyz[2],
+        quat_wxyz[3],
+        quat_wxyz[0],
+    ));
+    let angle = rotvec.length();
+    let axis = if angle < MINVAL { DVec3::X } else { rotvec / angle };
+    (max - angle, axis)
 }
 
 /// A row's scalar data with every field zero.
