@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | broad-phase candidates | filtered pairs whose boxes overlap | `max_collision_pairs × broad_phase_multiplier` (150 × 8, Genesis's `max_collision_pairs_broad`) |
 //! | contacts | all contacts of the step | `max_collision_pairs × n_contacts_per_pair` (Genesis's `max_contact_pairs`) |
+//! | contacts after pruning | the contacts [`crate::prune`] keeps | `max_contacts` (G-W's; see [`CollisionOptions::max_contacts`]) |
 //! | contacts of one analytic box–box pair | per pair | `contacts_per_box_box_pair` (16) |
 //! | contacts of a height-field pair | per pair | `contacts_per_height_field_pair` (50) |
 //! | contacts of a non-convex mesh pair | per pair | `contacts_per_nonconvex_pair` (8) |
@@ -47,10 +48,15 @@ pub(crate) fn check_candidates(options: &CollisionOptions, needed: usize) -> Res
     })
 }
 
+/// The candidate contact budget `max_collision_pairs × n_contacts_per_pair`.
+pub fn contact_budget(options: &CollisionOptions, n_boxes: usize) -> usize {
+    options.max_collision_pairs.saturating_mul(contacts_per_pair(options, n_boxes).max(1))
+}
+
 /// Checks the step's contact count against `max_collision_pairs × n_contacts_per_pair`.
 pub(crate) fn check_contacts(options: &CollisionOptions, n_boxes: usize, needed: usize) -> Result<()> {
     let per_pair = contacts_per_pair(options, n_boxes).max(1);
-    let limit = options.max_collision_pairs.saturating_mul(per_pair);
+    let limit = contact_budget(options, n_boxes);
     if needed <= limit {
         return Ok(());
     }
@@ -60,6 +66,23 @@ pub(crate) fn check_contacts(options: &CollisionOptions, n_boxes: usize, needed:
         limit,
         needed,
         required: needed.div_ceil(per_pair),
+    })
+}
+
+/// The floor of Genesis's default post-pruning budget.
+pub(crate) const PRUNED_BUDGET_FLOOR: usize = 512;
+
+/// Checks the contacts kept by pruning against the post-pruning budget `limit` (G-W's `OVERFLOW_CONTACTS`).
+pub(crate) fn check_pruned_contacts(limit: usize, needed: usize) -> Result<()> {
+    if needed <= limit {
+        return Ok(());
+    }
+    Err(CollisionError::CapacityExceeded {
+        option: "max_contacts",
+        what: "contacts after pruning",
+        limit,
+        needed,
+        required: needed,
     })
 }
 

@@ -19,6 +19,8 @@ use std::cmp::Ordering;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use crate::prune::{PruneContact, PruneScratch, prune};
+
 /// MuJoCo's `solref`: `(timeconst, dampratio)`, or `(−stiffness, −damping)` in direct mode.
 pub type SolRef = [f64; 2];
 /// MuJoCo's `solimp`: `(dmin, dmax, width, midpoint, power)`.
@@ -262,13 +264,16 @@ impl ContactSet {
     }
 
     /// Replaces the contents of this set with `staged` in the order of spec §A.16 (sorted through `order`: the
-    /// keys of [`sort_key`] and the indices of `staged`, so the large records are not moved); buffers are reused. Contacts with equal keys are bit-identical, so the unstable sort
-    /// still gives one set.
+    /// keys of [`sort_key`] and the indices of `staged`, so the large records are not moved), less the contacts that
+    /// pruning with tolerance `prune_tolerance` drops ([`crate::prune`]; 0 keeps all); buffers are reused. Contacts
+    /// with equal keys are bit-identical, so the unstable sort still gives one set. `n_pairs` counts the geom pairs
+    /// with a kept contact.
     pub(crate) fn fill_sorted(
         &mut self,
         staged: &[StagedContact],
         order: &mut Vec<(u128, i64, u32)>,
-        n_pairs: usize,
+        prune_tolerance: f64,
+        pruning: &mut Pruning,
     ) {
         order.clear();
         let mut packed = true;
@@ -286,11 +291,42 @@ impl ContactSet {
             (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| compare(&staged[a.2 as usize], &staged[b.2 as usize]))
         });
         self.clear();
-        for &(_, _, i) in order.iter() {
-            self.push(&staged[i as usize].record);
+        let keep: &[bool] = if prune_tolerance > 0.0 {
+            pruning.input.clear();
+            pruning.input.extend(order.iter().map(|&(_, _, i)| {
+                let r = &staged[i as usize].record;
+                PruneContact {
+                    link_pair: (r.link_a.min(r.link_b), r.link_a.max(r.link_b)),
+                    position: r.position,
+                    normal: r.normal,
+                    penetration: r.penetration,
+                }
+            }));
+            prune(&pruning.input, prune_tolerance, &mut pruning.scratch)
+        } else {
+            &[]
+        };
+        let mut last_pair = None;
+        for (k, &(_, _, i)) in order.iter().enumerate() {
+            if keep.get(k) == Some(&false) {
+                continue;
+            }
+            let record = &staged[i as usize].record;
+            let pair = (record.geom_a, record.geom_b);
+            if last_pair != Some(pair) {
+                self.n_pairs += 1;
+                last_pair = Some(pair);
+            }
+            self.push(record);
         }
-        self.n_pairs = n_pairs;
     }
+}
+
+/// The reused buffers of pruning: the sorted contacts as [`prune`] reads them, and its scratch.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pruning {
+    input: Vec<PruneContact>,
+    scratch: PruneScratch,
 }
 
 #[cfg(test)]
@@ -334,7 +370,7 @@ mod tests {
                 })
                 .collect();
             let (mut set, mut order) = (ContactSet::new(), Vec::new());
-            set.fill_sorted(&staged, &mut order, 0);
+            set.fill_sorted(&staged, &mut order, 0.0, &mut Pruning::default());
             let mut seen: Vec<usize> = order.iter().map(|o| o.2 as usize).collect();
             for (k, w) in seen.windows(2).enumerate() {
                 assert_ne!(

@@ -14,8 +14,8 @@
 //! - [`multi_contact`]: extra contacts by small perturbations (spec §A.9).
 //! - [`world`]: the [`CollisionWorld`](world::CollisionWorld) of bodies and geoms: world AABBs, broad phase
 //!   ([`broad`]: sweep and prune, dynamic AABB tree, all pairs), pair filters and allowed-collision matrices
-//!   ([`filter`]), budgets ([`capacity`]), the sorted [`ContactSet`](contact_set::ContactSet) ([`contact_set`]) and
-//!   robotics queries (minimum distance, collision-free test, distances within an activation distance).
+//!   ([`filter`]), budgets ([`capacity`]), the sorted [`ContactSet`](contact_set::ContactSet) ([`contact_set`]), its
+//!   pruning to support polygons ([`prune`], native dialect) and robotics queries (minimum distance, collision-free test, distances within an activation distance).
 //!
 //! Which routine answers which pair, in each dialect, is listed in `docs/NARROW_PHASE.md`.
 //! The scene pipeline (filters, ACM, budgets, determinism, broad-phase choice) is in `docs/COLLISION_PIPELINE.md`.
@@ -47,6 +47,7 @@ pub mod filter;
 pub mod multi_contact;
 pub mod narrow;
 pub mod pairs;
+pub mod prune;
 pub mod query;
 #[cfg(test)]
 mod test_rng;

@@ -123,6 +123,11 @@ impl DialectStages for Dialect {
             contacts_per_box_box_pair: options.contacts_per_box_box_pair,
             contacts_per_height_field_pair: options.contacts_per_height_field_pair,
             contacts_per_nonconvex_pair: options.contacts_per_nonconvex_pair,
+            contact_pruning_tolerance: options.contact_pruning_tolerance.unwrap_or(match self {
+                Dialect::Native => CollisionOptions::default().contact_pruning_tolerance,
+                Dialect::Mujoco => 0.0,
+            }),
+            max_contacts: options.max_contacts,
             enable_self_collision: options.enable_self_collision,
             enable_adjacent_collision: options.enable_adjacent_collision,
             world_weld_adjacent: self == Dialect::Native,

@@ -130,6 +130,16 @@ pub struct Options {
     /// Contact cap of a pair with a non-convex mesh (its signed distance field). Default 8.
     #[serde(default = "default_nonconvex_cap")]
     pub contacts_per_nonconvex_pair: usize,
+    /// Contact pruning tolerance (spec §A.16, G-W): the contacts of a link pair on one plane keep only their support
+    /// polygon (`signorini_collision::prune`); 0 keeps every contact. `None`: 0.02 in native mode; MuJoCo has no
+    /// pruning, so a positive value is an error in MuJoCo-compatible mode. Pruning runs only on models where the
+    /// contacts of two geom pairs can share a link pair or one pair reports many (Genesis's `has_prunable_contacts`).
+    #[serde(default)]
+    pub contact_pruning_tolerance: Option<f64>,
+    /// Post-pruning contact budget of a step (G-W's `max_contacts`); more is an error naming it. `None`: Genesis's
+    /// default (`signorini_collision::world::CollisionOptions::max_contacts`).
+    #[serde(default)]
+    pub max_contacts: Option<usize>,
     /// Collisions inside one kinematic tree. Default true.
     pub enable_self_collision: bool,
     /// Collisions between adjacent bodies. Default false.
@@ -186,6 +196,8 @@ impl Default for Options {
             contacts_per_box_box_pair: default_box_box_cap(),
             contacts_per_height_field_pair: default_height_field_cap(),
             contacts_per_nonconvex_pair: default_nonconvex_cap(),
+            contact_pruning_tolerance: None,
+            max_contacts: None,
             enable_self_collision: true,
             enable_adjacent_collision: false,
             enable_neutral_collision: false,
@@ -219,7 +231,7 @@ fn default_nonconvex_cap() -> usize {
 }
 
 /// The option names [`Options::set`] accepts.
-pub const OPTION_NAMES: [&str; 44] = [
+pub const OPTION_NAMES: [&str; 46] = [
     "dt",
     "substeps",
     "constraint_solver",
@@ -257,6 +269,8 @@ pub const OPTION_NAMES: [&str; 44] = [
     "contacts_per_box_box_pair",
     "contacts_per_height_field_pair",
     "contacts_per_nonconvex_pair",
+    "contact_pruning_tolerance",
+    "max_contacts",
     "enable_self_collision",
     "enable_adjacent_collision",
     "enable_neutral_collision",
@@ -380,6 +394,8 @@ impl Options {
                 self.contacts_per_height_field_pair = parse_usize(name, value)?
             }
             "contacts_per_nonconvex_pair" => self.contacts_per_nonconvex_pair = parse_usize(name, value)?,
+            "contact_pruning_tolerance" => self.contact_pruning_tolerance = Some(parse_f64(name, value)?),
+            "max_contacts" => self.max_contacts = Some(parse_usize(name, value)?),
             "enable_self_collision" => self.enable_self_collision = parse_bool(name, value)?,
             "enable_adjacent_collision" => self.enable_adjacent_collision = parse_bool(name, value)?,
             "enable_neutral_collision" => self.enable_neutral_collision = parse_bool(name, value)?,
@@ -463,6 +479,23 @@ impl Options {
             }
         }
         check_threads("threads", self.threads)?;
+        if let Some(tol) = self.contact_pruning_tolerance {
+            if !(tol.is_finite() && tol >= 0.0) {
+                return invalid(
+                    "contact_pruning_tolerance",
+                    format!("must be finite and ≥ 0, got {}", crate::error::short(tol)),
+                );
+            }
+            if tol > 0.0 && self.mujoco_compatibility {
+                return invalid(
+                    "contact_pruning_tolerance",
+                    "MuJoCo has no contact pruning: it must be 0 (or unset) in MuJoCo-compatible mode".into(),
+                );
+            }
+        }
+        if self.max_contacts == Some(0) {
+            return invalid("max_contacts", "must be at least 1".into());
+        }
         if self.contact_resolution == ContactResolution::Signorini
             && !Dialect::of(self).signorini_eligible(self)
         {

@@ -135,3 +135,19 @@ fn per_pair_contact_caps_are_options() {
         assert!(o.validate().unwrap_err().to_string().contains(name));
     }
 }
+
+#[test]
+fn contact_pruning_is_native_only_and_budgets_are_positive() {
+    let mut o = Options::default();
+    o.set("contact_pruning_tolerance", "0.05").unwrap();
+    o.validate().unwrap();
+    o.mujoco_compatibility = true;
+    rejected(&o, "contact_pruning_tolerance");
+    o.set("contact_pruning_tolerance", "0").unwrap();
+    o.validate().unwrap();
+    rejected(
+        &Options { contact_pruning_tolerance: Some(f64::NAN), ..Options::default() },
+        "contact_pruning_tolerance",
+    );
+    rejected(&Options { max_contacts: Some(0), ..Options::default() }, "max_contacts");
+}

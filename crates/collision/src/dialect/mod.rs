@@ -141,6 +141,12 @@ pub trait PairDispatcher: Debug + Send + Sync {
     /// The dialect's parameter-mixing rule.
     fn param_mixing(&self) -> ParamMixing;
 
+    /// Whether the dialect prunes coplanar contacts to their support polygon ([`crate::prune`], spec §A.16):
+    /// Genesis does (G-W), MuJoCo has no pruning.
+    fn prunes_contacts(&self) -> bool {
+        true
+    }
+
     /// The distance (m) within which a pair of geoms reports contacts before touching, from each geom's reach
     /// `margin + gap`: none natively (Genesis has no margin), the sum in MuJoCo's dialect (MuJoCo 4.0 detects within
     /// the summed margins plus the summed gaps; contacts beyond the margin make no constraint rows).

@@ -75,6 +75,10 @@ impl PairDispatcher for MujocoDispatcher {
         ParamMixing::Mujoco
     }
 
+    fn prunes_contacts(&self) -> bool {
+        false
+    }
+
     fn detection_margin(&self, reach_a: f64, reach_b: f64) -> f64 {
         reach_a + reach_b
     }

@@ -11,7 +11,7 @@ use signorini_geometry::{Aabb, Pose};
 
 use super::model::CollisionModel;
 use crate::broad::{BroadPhase, GeomPair};
-use crate::contact_set::{ContactSet, GeomContactParams, SolImp, SolRef, StagedContact};
+use crate::contact_set::{ContactSet, GeomContactParams, Pruning, SolImp, SolRef, StagedContact};
 use crate::dialect::PairSlot;
 use crate::query::QueryWorkspace;
 
@@ -106,6 +106,7 @@ pub struct CollisionData {
     pub(crate) staging: Vec<StagedContact>,
     /// The staged contacts' sort keys and indices, sorted (the records are large: the sort moves keys).
     pub(crate) staging_order: Vec<(u128, i64, u32)>,
+    pub(crate) pruning: Pruning,
     pub(crate) contacts: ContactSet,
     pub(crate) stats: StepStats,
     pub(crate) query_aabbs: Vec<Aabb>,
@@ -135,6 +136,7 @@ impl Clone for CollisionData {
             cache: self.cache.clone(),
             staging: self.staging.clone(),
             staging_order: self.staging_order.clone(),
+            pruning: self.pruning.clone(),
             contacts: self.contacts.clone(),
             stats: self.stats,
             query_aabbs: self.query_aabbs.clone(),
@@ -168,6 +170,7 @@ impl CollisionData {
             cache: NormalCache::default(),
             staging: Vec::new(),
             staging_order: Vec::new(),
+            pruning: Pruning::default(),
             contacts: ContactSet::new(),
             stats: StepStats::default(),
             query_aabbs: Vec::new(),

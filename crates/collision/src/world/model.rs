@@ -6,9 +6,9 @@
 //! means building a new one (or using [`CollisionWorld`](super::CollisionWorld), which owns its model).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use signorini_geometry::{ConvexMesh, Pose, Shape};
+use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind};
 
 use super::options::CollisionOptions;
 use super::tables::{BodyDesc, BodyTable, GeomDesc, GeomTable};
@@ -42,6 +42,16 @@ pub struct CollisionModel {
     /// dispatcher's mixing rule: both fixed with the options, so a step asks the dispatcher for neither.
     pub(crate) request: ContactRequest,
     pub(crate) mixing: ParamMixing,
+    /// The pruning tolerance in force: `options.contact_pruning_tolerance` where the dialect prunes and the model
+    /// has contacts to prune (see [`prunable`](Self::prunable)), else 0.
+    pub(crate) prune_tolerance: f64,
+    /// Genesis's `has_prunable_contacts` without its multi-contact clause: a non-convex mesh or a height field, or a
+    /// body with at least 5 geoms.
+    prunable_always: bool,
+    /// A body with 2 to 4 geoms of which one is neither a sphere nor an ellipsoid (prunable with multi-contact).
+    prunable_with_multi_contact: bool,
+    /// Genesis's default post-pruning budget, computed on first need (see [`CollisionOptions::max_contacts`]).
+    pub(crate) pruned_budget: OnceLock<usize>,
 }
 
 #[inline]
@@ -95,6 +105,10 @@ impl CollisionModel {
             dispatcher: options.dialect.dispatcher(),
             request: ContactRequest::default(),
             mixing: ParamMixing::Genesis,
+            prune_tolerance: 0.0,
+            prunable_always: false,
+            prunable_with_multi_contact: false,
+            pruned_budget: OnceLock::new(),
         };
         model.refresh_dispatch_settings();
         Ok(model)
@@ -122,10 +136,67 @@ impl CollisionModel {
         Ok(())
     }
 
-    /// Sets the request and mixing rule of the current options and dispatcher.
+    /// Sets the request, mixing rule and pruning tolerance of the current options, dispatcher and geoms; forgets
+    /// the budget computed from the pair filters.
     fn refresh_dispatch_settings(&mut self) {
         self.request = self.options.contact_request(self.dispatcher.default_request());
         self.mixing = self.dispatcher.param_mixing();
+        self.prune_tolerance = if self.dispatcher.prunes_contacts() && self.prunable() {
+            self.options.contact_pruning_tolerance
+        } else {
+            0.0
+        };
+        self.pruned_budget = OnceLock::new();
+    }
+
+    /// Genesis's `has_prunable_contacts` (G-W `Collider.__init__`): whether the contacts of two geom pairs can share
+    /// a link pair, or one pair reports many: a non-convex mesh or a height field, a body with at least 5 geoms, or,
+    /// with multi-contact, a body with 2 to 4 geoms of which one is neither a sphere nor an ellipsoid.
+    pub fn prunable(&self) -> bool {
+        self.prunable_always || (self.options.enable_multi_contact && self.prunable_with_multi_contact)
+    }
+
+    /// The post-pruning contact budget in force (see [`CollisionOptions::max_contacts`]).
+    pub fn max_contacts(&self) -> usize {
+        let candidates = crate::capacity::contact_budget(&self.options, self.n_boxes);
+        match self.options.max_contacts {
+            Some(m) => m.min(candidates),
+            None if self.prune_tolerance > 0.0 => {
+                candidates.min(*self.pruned_budget.get_or_init(|| self.pruned_contact_budget()))
+            }
+            None => candidates,
+        }
+    }
+
+    /// G-W's `_init_max_contacts` with pruning: `max(Σ over link pairs of min(Σ of their geom pairs' caps, 32),
+    /// 512)`, over the geom pairs the filters let through and the explicit pairs.
+    fn pruned_contact_budget(&self) -> usize {
+        const PER_LINK_PAIR: usize = 32;
+        let n = self.geoms.len();
+        let mut per_link_pair: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        let mut add = |i: usize, j: usize| {
+            let (a, b) = (self.geoms.body[i], self.geoms.body[j]);
+            let (cap, _) = crate::capacity::pair_contact_cap(
+                &self.options,
+                self.geoms.shape[i].kind(),
+                self.geoms.shape[j].kind(),
+            );
+            *per_link_pair.entry((a.min(b), a.max(b))).or_default() += cap;
+        };
+        for i in 0..n {
+            for j in i + 1..n {
+                if self.explicit_pair([i as u32, j as u32]).is_some()
+                    || self.filter_reason_with(i, j, PairRules::ALL).is_none()
+                {
+                    add(i, j);
+                }
+            }
+        }
+        per_link_pair
+            .values()
+            .map(|&c| c.min(PER_LINK_PAIR))
+            .sum::<usize>()
+            .max(crate::capacity::PRUNED_BUDGET_FLOOR)
     }
 
     /// The bodies.
@@ -146,6 +217,7 @@ impl CollisionModel {
     /// Adds a body; returns its index. Errors: unknown parent, duplicate non-empty name.
     pub fn add_body(&mut self, desc: BodyDesc) -> Result<usize> {
         let idx = self.bodies.len();
+        self.pruned_budget = OnceLock::new();
         if desc.parent >= idx {
             return Err(CollisionError::InvalidWorld {
                 what: format!(
@@ -234,6 +306,16 @@ impl CollisionModel {
         self.geom_fixed.push(self.bodies.fixed[desc.body]);
         self.n_boxes += usize::from(hull.is_some());
         self.hulls.push(hull);
+        let kind = self.geoms.shape[idx].kind();
+        let on_body: Vec<ShapeKind> = (0..=idx)
+            .filter(|&g| self.geoms.body[g] == desc.body)
+            .map(|g| self.geoms.shape[g].kind())
+            .collect();
+        self.prunable_always |=
+            matches!(kind, ShapeKind::TriangleMesh | ShapeKind::HeightField) || on_body.len() >= 5;
+        self.prunable_with_multi_contact |= on_body.len() >= 2
+            && on_body.iter().any(|k| !matches!(k, ShapeKind::Sphere | ShapeKind::Ellipsoid));
+        self.refresh_dispatch_settings();
         Ok(idx)
     }
 
@@ -267,11 +349,13 @@ impl CollisionModel {
         self.check_body(a)?;
         self.check_body(b)?;
         self.filter.welds.insert((a.min(b), a.max(b)));
+        self.pruned_budget = OnceLock::new();
         Ok(())
     }
 
     /// Removes a weld registered with [`add_weld`](Self::add_weld); returns whether it existed.
     pub fn remove_weld(&mut self, a: usize, b: usize) -> bool {
+        self.pruned_budget = OnceLock::new();
         self.filter.welds.remove(&(a.min(b), a.max(b)))
     }
 
@@ -293,6 +377,7 @@ impl CollisionModel {
             }
             Err(at) => {
                 self.explicit_pairs.insert(at, (key, params));
+                self.pruned_budget = OnceLock::new();
                 Ok(())
             }
         }
@@ -313,12 +398,14 @@ impl CollisionModel {
         self.check_body(a)?;
         self.check_body(b)?;
         self.filter.excludes.insert((a.min(b), a.max(b)));
+        self.pruned_budget = OnceLock::new();
         Ok(())
     }
 
     /// Declares the `contype`/`conaffinity` masks of `entity` local (Genesis's `is_local_collision_mask`): masks
     /// then apply only within the entity and against entities that are not local.
     pub fn set_local_collision_mask(&mut self, entity: u32, local: bool) {
+        self.pruned_budget = OnceLock::new();
         if local {
             self.filter.local_mask_entities.insert(entity);
         } else {
@@ -338,6 +425,7 @@ impl CollisionModel {
             self.check_body(b)?;
         }
         self.filter.acm = acm;
+        self.pruned_budget = OnceLock::new();
         Ok(())
     }
 }

@@ -38,6 +38,17 @@ pub struct CollisionOptions {
     /// manifold is chosen from its penetrating points, deepest first, then spread out (spec §A.14). Default 8.
     #[serde(default = "default_nonconvex_cap")]
     pub contacts_per_nonconvex_pair: usize,
+    /// Contact pruning tolerance of spec §A.16 (G-W's `contact_pruning_tolerance`), ≥ 0: the contacts of a link
+    /// pair on one plane keep their support polygon ([`crate::prune`]); 0 keeps every contact. Only dialects that
+    /// prune read it (native; MuJoCo has no pruning). Default 0.02.
+    #[serde(default = "default_pruning_tolerance")]
+    pub contact_pruning_tolerance: f64,
+    /// The post-pruning contact budget of a step (G-W's `max_contacts`), or `None` for Genesis's default: when
+    /// pruning runs, `min(candidate budget, max(Σ over link pairs of min(Σ of their geom pairs' caps, 32), 512))`,
+    /// else the candidate budget `max_collision_pairs × n_contacts_per_pair`. A value is clamped to the candidate
+    /// budget. More contacts than this fail the step with an error naming `max_contacts`.
+    #[serde(default)]
+    pub max_contacts: Option<usize>,
     /// Check pairs of bodies with the same kinematic root. Default true.
     pub enable_self_collision: bool,
     /// Check adjacent bodies (see [`crate::filter::is_adjacent`]). Default false.
@@ -72,6 +83,8 @@ impl Default for CollisionOptions {
             contacts_per_box_box_pair: 16,
             contacts_per_height_field_pair: default_height_field_cap(),
             contacts_per_nonconvex_pair: default_nonconvex_cap(),
+            contact_pruning_tolerance: default_pruning_tolerance(),
+            max_contacts: None,
             enable_self_collision: true,
             enable_adjacent_collision: false,
             world_weld_adjacent: true,
@@ -81,6 +94,10 @@ impl Default for CollisionOptions {
             threads: 1,
         }
     }
+}
+
+fn default_pruning_tolerance() -> f64 {
+    0.02
 }
 
 fn world_weld_adjacent() -> bool {
@@ -106,6 +123,15 @@ impl CollisionOptions {
         let bad = |what: String| Err(CollisionError::InvalidRequest { what });
         if !(self.tree_fat_margin >= 0.0 && self.tree_fat_margin.is_finite()) {
             return bad(format!("tree_fat_margin must be finite and ≥ 0, got {}", self.tree_fat_margin));
+        }
+        if !(self.contact_pruning_tolerance >= 0.0 && self.contact_pruning_tolerance.is_finite()) {
+            return bad(format!(
+                "contact_pruning_tolerance must be finite and ≥ 0, got {}",
+                self.contact_pruning_tolerance
+            ));
+        }
+        if self.max_contacts == Some(0) {
+            return bad("max_contacts must be ≥ 1".into());
         }
         for (name, v) in [
             ("max_collision_pairs", self.max_collision_pairs),

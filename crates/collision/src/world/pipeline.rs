@@ -221,7 +221,6 @@ impl CollisionModel {
     fn merge(&self, data: &mut CollisionData) -> Result<()> {
         data.staging.clear();
         let mixing = self.mixing;
-        let mut colliding = 0;
         for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs) {
             let (a, b) = (a as usize, b as usize);
             if let Some(e) = &slot.error {
@@ -230,7 +229,6 @@ impl CollisionModel {
             if slot.manifold.is_empty() {
                 continue;
             }
-            colliding += 1;
             let g = &self.geoms;
             capacity::check_pair_contacts(
                 &self.options,
@@ -279,9 +277,19 @@ impl CollisionModel {
             }
         }
         data.cache.commit();
-        data.contacts.fill_sorted(&data.staging, &mut data.staging_order, colliding);
-        data.stats.colliding_pairs = colliding;
+        data.contacts.fill_sorted(
+            &data.staging,
+            &mut data.staging_order,
+            self.prune_tolerance,
+            &mut data.pruning,
+        );
+        data.stats.colliding_pairs = data.contacts.n_pairs;
         data.stats.contacts = data.contacts.len();
+        let kept = data.contacts.len();
+        // The default post-pruning budget is at least min(candidate budget, 512) and the candidates fitted.
+        if kept > capacity::PRUNED_BUDGET_FLOOR || self.options.max_contacts.is_some() {
+            capacity::check_pruned_contacts(self.max_contacts(), kept)?;
+        }
         Ok(())
     }
 }

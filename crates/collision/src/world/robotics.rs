@@ -65,6 +65,7 @@ impl CollisionModel {
         neutral_body_poses: &[Pose],
     ) -> Result<Vec<[usize; 2]>> {
         self.filter.neutral.clear();
+        self.pruned_budget = std::sync::OnceLock::new();
         if self.options.enable_neutral_collision {
             return Ok(Vec::new());
         }
