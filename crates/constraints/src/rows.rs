@@ -4,7 +4,8 @@
 //!
 //! Row `i`:
 //! - Jacobian (CSR): entries `jac_start[i]..jac_start[i + 1]` of `jac_dof` / `jac_val`, distinct dofs of the rows'
-//!   bodies' chains (decreasing indices; dofs absent from the row are zero);
+//!   bodies' chains (the assembler lists them decreasing; the solvers accept any order; dofs absent from the row are
+//!   zero);
 //! - `pos`: the constraint function (violation, signed: < 0 violated for inequalities), `margin`, `imp`,
 //!   `vel = J q̇`, `aref = −b vel − k imp (pos − margin)` (`k` term 0 for friction rows), `r` (R) and `d = 1/R`;
 //! - `frictionloss`: the Huber bound of friction-loss rows (0 elsewhere);

@@ -271,11 +271,12 @@ impl NewtonFactor {
                 RowState::Quadratic => {
                     let d = rows.d[r];
                     let (dofs, vals) = rows.jacobian_row(r);
-                    // The lower triangle only (the factor reads nothing else); a row's dofs decrease.
+                    // The lower triangle only (the factor reads nothing else), whatever the order of the row's
+                    // dofs (the assembler lists them decreasing; a hand-built row need not).
                     for (i, (&p, &vp)) in dofs.iter().zip(vals).enumerate() {
                         let dvp = d * vp;
                         for (&q, &vq) in dofs[i..].iter().zip(&vals[i..]) {
-                            h[p * nv + q] += dvp * vq;
+                            h[p.max(q) * nv + p.min(q)] += dvp * vq;
                         }
                     }
                 }
