@@ -31,6 +31,7 @@ use crate::pairs::{SignedDistance, mesh_sdf, plane_box};
 use crate::query::{
     Algorithm, ContactRequest, ConvexAlgorithm, DistanceRequest, QueryWorkspace, contact_from_signed,
 };
+use crate::smooth_contact::refine_smooth_position;
 
 /// The choices of the contact table [`contacts`] that differ between dialects.
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +45,9 @@ pub(crate) struct ContactRules {
     pub perturbations: bool,
     /// The size of a shape that scales the request's relative tolerance into metres (spec §A.9).
     pub tolerance_size: fn(&Shape) -> f64,
+    /// Whether contacts found by MPR, GJK/EPA, a plane's support or the perturbations take their position from the
+    /// smooth shape of the pair ([`crate::smooth_contact`]).
+    pub smooth_positions: bool,
 }
 
 /// Runs `$body` with `$s` bound to the concrete bounded convex shape inside `$shape`; otherwise evaluates `$other`.
@@ -368,9 +372,17 @@ pub(crate) fn contacts(
         _ => {
             let plane_a = a.kind() == ShapeKind::Plane;
             let tol = tolerance(rules, request, (!plane_a).then_some(a), b);
+            let refine = |c: Contact, pa: &Pose, pb: &Pose| match rules.smooth_positions {
+                true => Contact {
+                    position: refine_smooth_position(a, pa, b, pb, c.normal, c.penetration, c.position),
+                    ..c
+                },
+                false => c,
+            };
             let Some(first) = single_contact(ws, a, pose_a, b, pose_b, request, rules, tol)? else {
                 return Ok(());
             };
+            let first = refine(first, pose_a, pose_b);
             out.contacts.push(first);
             let smooth = |s: &Shape| matches!(s.kind(), ShapeKind::Sphere | ShapeKind::Ellipsoid);
             let two_sided = |s: &Shape| matches!(s, S::Plane(p) if p.is_two_sided());
@@ -384,7 +396,8 @@ pub(crate) fn contacts(
             {
                 let frame = reference_frame(a, pose_a, b, pose_b);
                 let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
-                perturbation_contacts(&pf, request, out, |pa, pb| {
+                let smooth_side = |c: Contact| refine(c, pose_a, pose_b);
+                perturbation_contacts(&pf, request, out, smooth_side, |pa, pb| {
                     single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
                 });
             }

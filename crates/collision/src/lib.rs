@@ -49,6 +49,7 @@ pub mod narrow;
 pub mod pairs;
 pub mod prune;
 pub mod query;
+pub mod smooth_contact;
 #[cfg(test)]
 mod test_rng;
 pub mod world;

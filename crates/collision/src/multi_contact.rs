@@ -34,11 +34,14 @@ pub struct PerturbationFrame {
     pub tol: f64,
 }
 
-/// Runs detections 1–4 and appends the accepted contacts to `out` (which already holds detection 0 last).
+/// Runs detections 1–4 and appends the accepted contacts to `out` (which already holds detection 0 last). Each
+/// contact mapped back to the unperturbed poses passes through `map` (the native dialect's smooth-side position,
+/// [`crate::smooth_contact`]) before the tolerance test.
 pub fn perturbation_contacts(
     pf: &PerturbationFrame,
     request: &ContactRequest,
     out: &mut Manifold,
+    map: impl Fn(Contact) -> Contact,
     mut detect: impl FnMut(&Pose, &Pose) -> Option<Contact>,
 ) {
     let start = out.contacts.len().saturating_sub(1);
@@ -69,8 +72,12 @@ pub fn perturbation_contacts(
         let tau = c.normal.cross(n0).clamp(DVec3::splat(-eps), DVec3::splat(eps));
         let n = (c.normal + tau.cross(c.normal)).normalize_or(c.normal);
         let p = n.dot(x_b - x_a);
-        if p > -pf.tol && out.contacts[start..].iter().all(|k| (k.position - pos).length() >= pf.tol) {
-            out.contacts.push(Contact { position: pos, normal: n, penetration: p.max(0.0) });
+        if !(p > -pf.tol) {
+            continue;
+        }
+        let c = map(Contact { position: pos, normal: n, penetration: p.max(0.0) });
+        if out.contacts[start..].iter().all(|k| (k.position - c.position).length() >= pf.tol) {
+            out.contacts.push(c);
         }
     }
 }

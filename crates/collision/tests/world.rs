@@ -429,7 +429,14 @@ fn one_model_drives_many_data_and_a_cloned_data_continues_bit_for_bit() {
         assert_eq!(&bits(model.step(&mut restored, &jitter(&base, k)).unwrap()), expected, "step {k}");
     }
     assert!(first.iter().any(|b| !b.is_empty()));
-    assert_eq!(other.contacts().len(), data.contacts().len());
+    // A fresh data finds the same touching pairs; how many perturbation contacts a pair keeps may differ by the
+    // MPR warm start (the previous step's normal, spec §A.7), which the fresh data lacks.
+    let pairs = |d: &CollisionData| {
+        let mut p: Vec<(usize, usize)> = d.contacts().iter().map(|c| (c.geom_a, c.geom_b)).collect();
+        p.dedup();
+        p
+    };
+    assert_eq!(pairs(&other), pairs(&data));
     fn shared<T: Send + Sync>(_: &T) {}
     shared(&model);
 }

@@ -38,6 +38,7 @@ fn rules() -> ContactRules {
         refine_deep_mpr: false,
         perturbations: false,
         tolerance_size: geom_rbound,
+        smooth_positions: false,
     }
 }
 

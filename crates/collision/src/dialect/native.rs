@@ -35,6 +35,7 @@ fn rules() -> ContactRules {
         refine_deep_mpr: true,
         perturbations: true,
         tolerance_size: half_diagonal,
+        smooth_positions: true,
     }
 }
 
