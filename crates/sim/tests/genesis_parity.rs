@@ -81,3 +81,19 @@ fn genesis_parity_chain() {
 fn genesis_parity_pyramid() {
     genesis_parity("pyramid", 1e-5, 4);
 }
+
+/// The elliptic cone: Genesis 1.4.5 resolves it with the Signorini contact and an impedance ratio of 100, as native
+/// mode's defaults do.
+#[test]
+fn genesis_parity_elliptic_variants() {
+    genesis_parity("sphere_drop__elliptic", 1e-13, 0);
+    genesis_parity("box_stack__elliptic", 1e-12, 0);
+    genesis_parity("arm__elliptic", 1e-10, 0);
+}
+
+/// Hager–Zhang CG, stopped by tolerance: agreement to the solver's tolerance rather than to rounding.
+#[test]
+fn genesis_parity_cg_variants() {
+    genesis_parity("box_stack__cg", 1e-6, 0);
+    genesis_parity("arm__cg", 1e-8, 0);
+}
