@@ -1,25 +1,25 @@
 //! Cylinder against cylinder, box or mesh in MuJoCo 4.0: after the single native-GJK/EPA contact, MuJoCo 4.0's
-//! multiccd clips polygon features as for box and mesh pairs, with the cylinder's caps read as 16-gons (its contacts
-//! lie on the cap's 22.5° vertices in the cylinder frame). That routine is not in the public MuJoCo source we port
-//! from, so the extra contacts come from MuJoCo's other multiCCD, the perturbation pass it runs under libccd
-//! (`mjc_Convex` in `engine_collision_convex.c`), and only where 4.0's clipping would add contacts:
+//! multiccd clips polygon features as for box and mesh pairs, with the cylinder's caps read as 16-gons. That routine
+//! is not in the public MuJoCo source we port from; what it does was read off its contacts:
 //!
-//! * when a cap lies on a face (cap against a box face, a mesh polygon or the other cylinder's cap, normals within
-//!   `FACE_TOL` of the contact normal, as the clipping's face–face test), or the cylinder's side lies along one
-//!   (`|axis·n| < EDGE_TOL` against a face or a cap: its edge–face test); side against side stays one contact;
-//! * the pass: both geoms turned about the first contact's point, geom 1 by `R(a, ±ε)` and geom 2 by its inverse,
-//!   for `a` the two tangents of `mju_makeFrame(normal)` and `ε = 1e-3` rad, one more `mjc_penetration` each; a new
-//!   contact farther than `1e-3 · min(rbound₁, rbound₂)` from every kept one is kept with the first contact's depth;
-//! * a cap on a face keeps four contacts (the pass's four rim points, without the first contact when all four were
-//!   found), a side on a face two (the two farthest apart), as the face–face and edge–face clipping do.
-//!
-//! Measured against MuJoCo 4.0 (`tests/mujoco_pairs.rs`): same deepest depth and the same contact counts in the
-//! resting cases (cylinders standing or lying on boxes, cylinders and a hull, a box on a cylinder); the rim points
-//! are where the pass finds them, not on MuJoCo's 16-gon vertices.
+//! * a cap on a face (a box face, a mesh polygon or the other cylinder's cap within `FACE_TOL` of the contact
+//!   normal): face–face clipping (`multicontact.rs`), the face of geom 1 clipping the face of geom 2, a cap being the
+//!   16 vertices at 22.5° steps from the cylinder's local +x axis, counter-clockwise about +z on the bottom cap and
+//!   clockwise on the top one ([`cap_polygon`]); more than four points reduced to a quadrilateral as MuJoCo does.
+//!   This reproduces MuJoCo's points and depths except where the cap lies wholly on the face: the regular 16-gon
+//!   then has four equal largest squares and rounding picks one (`tests/mujoco_pairs.rs`);
+//! * the cylinder's side along a face or a cap (`|axis·n| < EDGE_TOL`: MuJoCo's edge–face clipping): two contacts,
+//!   from MuJoCo's other multiCCD, the perturbation pass it runs under libccd (`mjc_Convex` in
+//!   `engine_collision_convex.c`): both geoms turned about the first contact's point, geom 1 by `R(a, ±ε)` and geom 2
+//!   by its inverse, for `a` the two tangents of `mju_makeFrame(normal)` and `ε = 1e-3` rad, one more
+//!   `mjc_penetration` each; a new contact farther than `1e-3 · min(rbound₁, rbound₂)` from every kept one is kept
+//!   with the first contact's depth, and the two farthest apart remain (the edge's clipped ends in MuJoCo);
+//! * side against side stays one contact.
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::Shape;
 
+use super::multicontact::{Clip, face_vertices, polygon_clip};
 use super::support::{Geom, Obj};
 use super::{EDGE_TOL, FACE_TOL, MjContact, Scratch, single_penetration};
 
@@ -29,9 +29,11 @@ use crate::pairs::mujoco::{geom_rbound, quat_to_mat};
 const ANGLE: f64 = 1e-3;
 /// `relative_tolerance`.
 const RELATIVE_TOLERANCE: f64 = 1e-3;
+/// Vertices of a cap polygon in MuJoCo 4.0's clipping.
+const CAP_VERTICES: usize = 16;
 
-/// One `mjc_penetration` contact, then the perturbation pass where MuJoCo's clipping would add contacts (see the
-/// module docs).
+/// One `mjc_penetration` contact, then the cap clipping or the perturbation pass where MuJoCo's clipping would add
+/// contacts (see the module docs).
 pub(super) fn penetration_perturbed(
     s: &mut Scratch,
     (g1, o1): (&Shape, &mut Obj<'_>),
@@ -47,6 +49,15 @@ pub(super) fn penetration_perturbed(
     }
     let first = out[start];
     let Some(keep) = clipped_contacts(o1, o2, first.normal) else { return };
+    if keep == 4 {
+        // A cap on a face: MuJoCo 4.0's face–face clipping with the cap as a 16-gon.
+        out.truncate(start);
+        if !clip_cap(o1, o2, first.normal, margin, &mut s.clip, out) {
+            out.truncate(start);
+            out.push(first);
+        }
+        return;
+    }
     let (t1, t2) = make_frame(first.normal);
     let tolerance = RELATIVE_TOLERANCE * geom_rbound(g1).min(geom_rbound(g2));
     let saved = [(o1.origin, o1.center, o1.mat), (o2.origin, o2.center, o2.mat)];
@@ -70,11 +81,6 @@ pub(super) fn penetration_perturbed(
             (o2.origin, o2.center, o2.mat) = saved[1];
         }
     }
-    if keep == 4 && out.len() - start > 4 {
-        // A cap on a face: MuJoCo's clipping keeps four points of the cap's rim; the pass found four rim points
-        // after the first contact, which it drops.
-        out.remove(start);
-    }
     if keep == 2 && out.len() - start > 2 {
         // The two farthest apart (the first pair in index order on ties).
         let found = &out[start..];
@@ -90,6 +96,66 @@ pub(super) fn penetration_perturbed(
         let (a, b) = (found[best.0], found[best.1]);
         out.truncate(start);
         out.extend([a, b]);
+    }
+}
+
+/// The face–face clipping of a cap on a face (MuJoCo's, `multicontact.rs`): the face of geom 1 facing geom 2 along
+/// `n` (from geom 1 to geom 2) clips the face of geom 2 facing back, a cylinder's cap read as [`cap_polygon`]. Returns
+/// false when a face is missing or nothing is left.
+fn clip_cap(
+    o1: &Obj<'_>,
+    o2: &Obj<'_>,
+    n: DVec3,
+    margin: f64,
+    c: &mut Clip,
+    out: &mut Vec<MjContact>,
+) -> bool {
+    let (Some(n1), Some(n2)) = (facing_face(o1, n, &mut c.face1), facing_face(o2, -n, &mut c.face2)) else {
+        return false;
+    };
+    let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
+    polygon_clip(&c.face1, &c.face2, n1, Some(n2), -n2, margin, bufs, out)
+}
+
+/// The face of `o` whose outward normal is closest to `dir` and within `FACE_TOL` of it: its vertices (world) into
+/// `out`, and its normal.
+fn facing_face(o: &Obj<'_>, dir: DVec3, out: &mut Vec<DVec3>) -> Option<DVec3> {
+    let best = |normals: &mut dyn Iterator<Item = DVec3>| {
+        normals.enumerate().fold(None, |best: Option<(usize, DVec3)>, (i, v)| match best {
+            Some((_, b)) if b.dot(dir) >= v.dot(dir) => best,
+            _ => Some((i, v)),
+        })
+    };
+    let (idx, normal) = match o.geom {
+        Geom::Cylinder { radius, half_length } => {
+            let top = o.mat.z_axis.dot(dir) > 0.0;
+            cap_polygon(o, radius, half_length, top, out);
+            (0, if top { o.mat.z_axis } else { -o.mat.z_axis })
+        }
+        // MuJoCo's box faces: +x, −x, +y, −y, +z, −z.
+        Geom::Box(_) => best(&mut [0, 1, 2].into_iter().flat_map(|k| [o.mat.col(k), -o.mat.col(k)]))?,
+        Geom::Mesh(m) => best(&mut (0..m.polygon_count()).map(|p| o.rotate(m.polygon_normal(p))))?,
+        _ => return None,
+    };
+    if normal.dot(dir) <= FACE_TOL {
+        return None;
+    }
+    if !matches!(o.geom, Geom::Cylinder { .. }) {
+        face_vertices(o, idx, out);
+    }
+    Some(normal)
+}
+
+/// A cylinder's cap as MuJoCo 4.0's clipping reads it: the 16 vertices at 22.5° steps from the local +x axis,
+/// counter-clockwise about +z on the bottom cap and clockwise on the top one (clockwise about the cap's outward
+/// normal, as MuJoCo's box faces), in the world frame. Found by matching MuJoCo 4.0's contacts (its routine is not
+/// in the public source): `tests/mujoco_pairs.rs`.
+fn cap_polygon(o: &Obj<'_>, radius: f64, half_length: f64, top: bool, out: &mut Vec<DVec3>) {
+    out.clear();
+    let (z, turn) = if top { (half_length, -1.0) } else { (-half_length, 1.0) };
+    for k in 0..CAP_VERTICES {
+        let angle = turn * (k as f64 * std::f64::consts::PI / 8.0);
+        out.push(o.world(DVec3::new(radius * angle.cos(), radius * angle.sin(), z)));
     }
 }
 
