@@ -372,17 +372,18 @@ pub(crate) fn contacts(
         _ => {
             let plane_a = a.kind() == ShapeKind::Plane;
             let tol = tolerance(rules, request, (!plane_a).then_some(a), b);
-            let refine = |c: Contact, pa: &Pose, pb: &Pose| match rules.smooth_positions {
-                true => Contact {
-                    position: refine_smooth_position(a, pa, b, pb, c.normal, c.penetration, c.position),
-                    ..c
-                },
-                false => c,
+            let refine = |c: Contact| {
+                if !rules.smooth_positions {
+                    return c;
+                }
+                let position =
+                    refine_smooth_position(a, pose_a, b, pose_b, c.normal, c.penetration, c.position);
+                Contact { position, ..c }
             };
             let Some(first) = single_contact(ws, a, pose_a, b, pose_b, request, rules, tol)? else {
                 return Ok(());
             };
-            let first = refine(first, pose_a, pose_b);
+            let first = refine(first);
             out.contacts.push(first);
             let smooth = |s: &Shape| matches!(s.kind(), ShapeKind::Sphere | ShapeKind::Ellipsoid);
             let two_sided = |s: &Shape| matches!(s, S::Plane(p) if p.is_two_sided());
@@ -396,8 +397,7 @@ pub(crate) fn contacts(
             {
                 let frame = reference_frame(a, pose_a, b, pose_b);
                 let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
-                let smooth_side = |c: Contact| refine(c, pose_a, pose_b);
-                perturbation_contacts(&pf, request, out, smooth_side, |pa, pb| {
+                perturbation_contacts(&pf, request, out, refine, |pa, pb| {
                     single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
                 });
             }

@@ -5,9 +5,9 @@
 //! * a cap on a face (a box face, a mesh polygon or the other cylinder's cap within `FACE_TOL` of the contact
 //!   normal): face–face clipping (`multicontact.rs`), the face of geom 1 clipping the face of geom 2, a cap being the
 //!   16 vertices at 22.5° steps from the cylinder's local +x axis, counter-clockwise about +z on the bottom cap and
-//!   clockwise on the top one ([`cap_polygon`]); more than four points reduced to a quadrilateral as MuJoCo does.
-//!   This reproduces MuJoCo's points and depths except where the cap lies wholly on the face: the regular 16-gon
-//!   then has four equal largest squares and rounding picks one (`tests/mujoco_pairs.rs`);
+//!   clockwise on the top one ([`cap_polygon`]); more than four points reduced to a quadrilateral (`polygon_quad`).
+//!   On 48 resting cases this gives MuJoCo's counts and normals, and its points and depths in 33; in the other 15
+//!   MuJoCo 4.0 keeps other points (`tests/mujoco_pairs.rs`: `cylinder_caps_match_mujoco`);
 //! * the cylinder's side along a face or a cap (`|axis·n| < EDGE_TOL`: MuJoCo's edge–face clipping): two contacts,
 //!   from MuJoCo's other multiCCD, the perturbation pass it runs under libccd (`mjc_Convex` in
 //!   `engine_collision_convex.c`): both geoms turned about the first contact's point, geom 1 by `R(a, ±ε)` and geom 2
@@ -19,7 +19,7 @@
 use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::Shape;
 
-use super::multicontact::{Clip, face_vertices, polygon_clip};
+use super::multicontact::{BOX_NORMALS, Clip, face_vertices, polygon_clip};
 use super::support::{Geom, Obj};
 use super::{EDGE_TOL, FACE_TOL, MjContact, Scratch, single_penetration};
 
@@ -120,30 +120,34 @@ fn clip_cap(
 /// The face of `o` whose outward normal is closest to `dir` and within `FACE_TOL` of it: its vertices (world) into
 /// `out`, and its normal.
 fn facing_face(o: &Obj<'_>, dir: DVec3, out: &mut Vec<DVec3>) -> Option<DVec3> {
-    let best = |normals: &mut dyn Iterator<Item = DVec3>| {
-        normals.enumerate().fold(None, |best: Option<(usize, DVec3)>, (i, v)| match best {
-            Some((_, b)) if b.dot(dir) >= v.dot(dir) => best,
-            _ => Some((i, v)),
-        })
-    };
     let (idx, normal) = match o.geom {
         Geom::Cylinder { radius, half_length } => {
             let top = o.mat.z_axis.dot(dir) > 0.0;
             cap_polygon(o, radius, half_length, top, out);
-            (0, if top { o.mat.z_axis } else { -o.mat.z_axis })
+            (None, if top { o.mat.z_axis } else { -o.mat.z_axis })
         }
-        // MuJoCo's box faces: +x, −x, +y, −y, +z, −z.
-        Geom::Box(_) => best(&mut [0, 1, 2].into_iter().flat_map(|k| [o.mat.col(k), -o.mat.col(k)]))?,
-        Geom::Mesh(m) => best(&mut (0..m.polygon_count()).map(|p| o.rotate(m.polygon_normal(p))))?,
+        Geom::Box(_) => most_aligned(BOX_NORMALS.iter().map(|a| o.rotate(*a)), dir)?,
+        Geom::Mesh(m) => most_aligned((0..m.polygon_count()).map(|p| o.rotate(m.polygon_normal(p))), dir)?,
         _ => return None,
     };
     if normal.dot(dir) <= FACE_TOL {
         return None;
     }
-    if !matches!(o.geom, Geom::Cylinder { .. }) {
+    if let Some(idx) = idx {
         face_vertices(o, idx, out);
     }
     Some(normal)
+}
+
+/// The index and normal of the normal closest to `dir` (the first on ties).
+fn most_aligned(normals: impl Iterator<Item = DVec3>, dir: DVec3) -> Option<(Option<usize>, DVec3)> {
+    normals
+        .enumerate()
+        .fold(None, |best: Option<(usize, DVec3)>, (i, v)| match best {
+            Some((_, b)) if b.dot(dir) >= v.dot(dir) => best,
+            _ => Some((i, v)),
+        })
+        .map(|(i, v)| (Some(i), v))
 }
 
 /// A cylinder's cap as MuJoCo 4.0's clipping reads it: the 16 vertices at 22.5° steps from the local +x axis,
@@ -154,7 +158,7 @@ fn cap_polygon(o: &Obj<'_>, radius: f64, half_length: f64, top: bool, out: &mut 
     out.clear();
     let (z, turn) = if top { (half_length, -1.0) } else { (-half_length, 1.0) };
     for k in 0..CAP_VERTICES {
-        let angle = turn * (k as f64 * std::f64::consts::PI / 8.0);
+        let angle = turn * (k as f64 * std::f64::consts::TAU / CAP_VERTICES as f64);
         out.push(o.world(DVec3::new(radius * angle.cos(), radius * angle.sin(), z)));
     }
 }
