@@ -236,6 +236,17 @@ def pushed(m, rng, separated=False):
     return touching(m, rot0, rot1, u, depth)
 
 
+def write_cases(out, meshes, cases):
+    """Writes `{"mujoco", "meshes", "cases"}` to `out` and prints how many cases have how many contacts."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": meshes, "cases": cases}, separators=(",", ":")))
+    counts = {}
+    for c in cases:
+        counts[len(c["contacts"])] = counts.get(len(c["contacts"]), 0) + 1
+    print(f"wrote {len(cases)} cases, {sum(len(c['contacts']) for c in cases)} contacts "
+          f"(cases by contact count: {dict(sorted(counts.items()))}) to {out}")
+
+
 def main():
     hulls = re.findall(r'vertex="([^"]*)"', SCENE.read_text())
     assert len(hulls) == 5
@@ -283,13 +294,7 @@ def main():
             return {"type": specs[g][0], "size": m.geom_size[g].tolist()}
 
         cases.append(record(m, simulate(m, poses), describe, kind))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": meshes, "cases": cases}, separators=(",", ":")))
-    counts = {}
-    for c in cases:
-        counts[len(c["contacts"])] = counts.get(len(c["contacts"]), 0) + 1
-    print(f"wrote {len(cases)} cases, {sum(len(c['contacts']) for c in cases)} contacts "
-          f"(cases by contact count: {dict(sorted(counts.items()))}) to {OUT}")
+    write_cases(OUT, meshes, cases)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ of its edges or across a corner. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_cylinder_caps.py [OUT]
 """
-import json
 import math
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ import mujoco
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mujoco_convex_pairs import axis_angle, record, touching, simulate  # noqa: E402
+from mujoco_convex_pairs import axis_angle, record, simulate, touching, write_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/cylinder_caps_mujoco.json"
@@ -66,12 +65,7 @@ def main():
         poses = touching(m, rot0, axis_angle(UP, rng.uniform(0, 2 * math.pi)), u, rng.uniform(2e-4, 3e-3))
         kind = f"cylinder {'upside down ' if flipped else ''}on {bottom[0]}, {place}, tilt {tilt_deg}"
         cases.append(record(m, simulate(m, poses), describe(m, ["cylinder", bottom[0]]), kind))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": [], "cases": cases}, separators=(",", ":")))
-    counts = {}
-    for c in cases:
-        counts[len(c["contacts"])] = counts.get(len(c["contacts"]), 0) + 1
-    print(f"wrote {len(cases)} cases to {OUT}; contact counts {dict(sorted(counts.items()))}")
+    write_cases(OUT, [], cases)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ cylinder, a capsule on a cylinder, ...) sunk 0.2–3 mm, with small tilts. Needs
 
 Usage: python3 scripts/mujoco_primitive_pairs.py [OUT]
 """
-import json
 import math
 import re
 import sys
@@ -22,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mujoco_convex_pairs import (  # noqa: E402
-    SCENE, axis_angle, mesh_data, random_rotation, record, simulate, touching)
+    SCENE, axis_angle, mesh_data, random_rotation, record, simulate, touching, write_cases)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/primitive_pairs_mujoco.json"
@@ -117,13 +116,7 @@ def main():
             poses = touching(mm, tilted(rng, rot0, tilt) if tilt else rot0, spin @ rot1 if tilt else rot1, UP,
                              rng.uniform(2e-4, 3e-3))
             cases.append(record(mm, simulate(mm, poses), describe(mm, [top, bottom]), kind))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "meshes": meshes, "cases": cases}, separators=(",", ":")))
-    counts = {}
-    for c in cases:
-        counts[len(c["contacts"])] = counts.get(len(c["contacts"]), 0) + 1
-    print(f"wrote {len(cases)} cases, {sum(len(c['contacts']) for c in cases)} contacts "
-          f"(cases by contact count: {dict(sorted(counts.items()))}) to {OUT}")
+    write_cases(OUT, meshes, cases)
 
 
 if __name__ == "__main__":

@@ -636,10 +636,9 @@ fn box_box_matches_mujoco() {
 /// A cylinder's cap resting on a box face or on another cylinder's cap, inside the face, across an edge or a corner,
 /// upright or upside down, tilted by up to 2° (`scripts/mujoco_cylinder_caps.py`): MuJoCo 4.0 clips the cap as a 16-gon
 /// (`convex/perturb.rs`). Every case has MuJoCo's contact count and normal; 33 of the 48 have each contact equal to
-/// MuJoCo's to 1e-9 (position, depth). In the other 15 the clipped polygon has more than four points and MuJoCo 4.0
-/// keeps another four of them than the reduction we port (`polygon_quad`): an equal-area quadrilateral of the
-/// regular 16-gon, or one its 4.0 reduction reaches and ours does not. (The perturbation pass this replaces matched
-/// none of the 48, and the count of 10.)
+/// MuJoCo's to 1e-9 (position, depth). In the other 15 MuJoCo 4.0 keeps other points (its contacts 1–4 cm from
+/// ours, the same normal); the public `polygonQuad`'s area formula in place of ours matched fewer (23 of 48), so the
+/// difference is not that. (The perturbation pass this replaces matched none of the 48, and the count of 10.)
 #[test]
 fn cylinder_caps_match_mujoco() {
     let data: ConvexData = serde_json::from_str(include_str!("data/cylinder_caps_mujoco.json")).unwrap();
