@@ -291,35 +291,40 @@ def cmeel_prefix() -> Path:
              "wheels holds them)")
 
 
-def build_coal_bench(cxx: str, opt: str) -> Path:
-    """Compile the C++ program once per (source, flags, prefix) into a cache folder; return the binary."""
-    prefix = cmeel_prefix()
+def compile_cached(source: str, libs: list[str], prefix: Path, tag: str, cxx: str = "g++", opt: str = "-O3") -> Path:
+    """Compile a C++ benchmark against the wheels' headers and libraries once per (source, flags, prefix) into a
+    cache folder of the temp directory; return the binary. Also used by `bench_coal.py`."""
     missing = [what for what, rel in (("cmeel-eigen", "include/eigen3/Eigen/Core"),
                                        ("cmeel-urdfdom-headers", "include/urdfdom_headers/urdf_model/model.h"))
                if not (prefix / rel).exists()]
     if missing:
-        sys.exit(f"bench_robot.py: the pin wheels ship no {' / '.join(missing)} headers; "
-                 f"pip install {' '.join(missing)} (header-only, needed to compile against Pinocchio)")
+        sys.exit(f"{tag}: the pin/coal wheels ship no {' / '.join(missing)} headers; "
+                 f"pip install {' '.join(missing)} (header-only, needed to compile against Pinocchio and Coal)")
     cmd = [cxx, "-std=c++17", opt, *(f"-D{d}" for d in CXX_DEFINES),
            *(f"-I{prefix / d}" for d in ("include", "include/eigen3", "include/urdfdom_headers", "include/urdfdom")),
-           "SRC", "-o", "OUT", f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", *(f"-l{l}" for l in CXX_LIBS)]
-    key = hashlib.sha256((CPP_SOURCE + " ".join(cmd) + str(prefix)).encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()) / f"signorini-bench-robot-{key}"
-    exe = folder / "bench_coal"
+           "SRC", "-o", "OUT", f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", *(f"-l{l}" for l in libs)]
+    key = hashlib.sha256((source + " ".join(cmd) + str(prefix)).encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / f"signorini-{tag}-{key}"
+    exe = folder / "bench"
     if exe.exists():
         return exe
     folder.mkdir(parents=True, exist_ok=True)
-    src = folder / "bench_coal.cpp"
-    src.write_text(CPP_SOURCE)
+    src = folder / "bench.cpp"
+    src.write_text(source)
     cmd = [str(src) if c == "SRC" else str(exe) if c == "OUT" else c for c in cmd]
-    print(f"compiling the Coal benchmark into {folder} (about 30 s) ...", file=sys.stderr)
+    print(f"compiling the C++ benchmark into {folder} (about 30 s) ...", file=sys.stderr)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         (folder / "compile.log").write_text(proc.stderr)
         errors = [l for l in proc.stderr.splitlines() if "error" in l][:5]
-        sys.exit("bench_robot.py: compiling the Coal benchmark failed:\n  " + "\n  ".join(errors)
+        sys.exit(f"{tag}: compiling the C++ benchmark failed:\n  " + "\n  ".join(errors)
                  + f"\n(full log: {folder / 'compile.log'}; command: {' '.join(cmd)})")
     return exe
+
+
+def build_coal_bench(cxx: str, opt: str) -> Path:
+    """The Pinocchio + Coal program of this script, compiled once (see `compile_cached`)."""
+    return compile_cached(CPP_SOURCE, CXX_LIBS, cmeel_prefix(), "bench-robot", cxx, opt)
 
 
 def run_coal(exe: Path, name: str, repeat: int, tmp: Path) -> dict:
