@@ -78,6 +78,7 @@ fn world_support(shape: &Shape, pose: &Pose, d: DVec3) -> DVec3 {
 }
 
 /// World segment of a sphere (degenerate) or capsule core.
+#[inline]
 fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
     match shape {
         Shape::Sphere(s) => Some(([pose.translation; 2], s.radius())),

@@ -42,6 +42,7 @@ impl SignedDistance {
     }
 
     /// Two inflated cores: core witnesses `ca`, `cb` at core distance `d = ‖cb − ca‖` along `n`, radii `ra`, `rb`.
+    #[inline]
     pub(crate) fn from_cores(ca: DVec3, cb: DVec3, n: DVec3, core_distance: f64, ra: f64, rb: f64) -> Self {
         Self {
             distance: core_distance - ra - rb,
