@@ -73,6 +73,7 @@ fn unsupported(query: &'static str, a: &Shape, b: &Shape) -> CollisionError {
 }
 
 /// World support point of a bounded convex shape (the caller has checked the kind).
+#[inline]
 fn world_support(shape: &Shape, pose: &Pose, d: DVec3) -> DVec3 {
     shape.world_support(pose, d).unwrap_or(pose.translation)
 }

@@ -131,6 +131,7 @@ impl Shape {
     ///
     /// Errors with [`GeometryError::Unsupported`] for shapes without a support function (plane, triangle mesh,
     /// height field).
+    #[inline]
     pub fn local_support(&self, dir: DVec3) -> Result<DVec3> {
         Ok(match self {
             Shape::Sphere(s) => s.local_support(dir),
@@ -149,6 +150,7 @@ impl Shape {
     }
 
     /// The world-frame support point along a world direction: `R s(Rᵀ d) + t`.
+    #[inline]
     pub fn world_support(&self, pose: &crate::Pose, dir: DVec3) -> Result<DVec3> {
         Ok(pose.transform_point(self.local_support(pose.inverse_transform_vector(dir))?))
     }
