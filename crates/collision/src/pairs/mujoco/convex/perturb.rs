@@ -19,7 +19,7 @@
 use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::Shape;
 
-use super::multicontact::{BOX_NORMALS, Clip, face_vertices, polygon_clip};
+use super::multicontact::{Clip, box_normals_dir, face_vertices, polygon_clip};
 use super::support::{Geom, Obj};
 use super::{EDGE_TOL, FACE_TOL, MjContact, Scratch, single_penetration};
 
@@ -110,7 +110,10 @@ fn clip_cap(
     c: &mut Clip,
     out: &mut Vec<MjContact>,
 ) -> bool {
-    let (Some(n1), Some(n2)) = (facing_face(o1, n, &mut c.face1), facing_face(o2, -n, &mut c.face2)) else {
+    let (Some(n1), Some(n2)) = (
+        facing_face(o1, n, (&mut c.n1, &mut c.idx1), &mut c.face1),
+        facing_face(o2, -n, (&mut c.n2, &mut c.idx2), &mut c.face2),
+    ) else {
         return false;
     };
     let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
@@ -118,15 +121,25 @@ fn clip_cap(
 }
 
 /// The face of `o` whose outward normal is closest to `dir` and within `FACE_TOL` of it: its vertices (world) into
-/// `out`, and its normal.
-fn facing_face(o: &Obj<'_>, dir: DVec3, out: &mut Vec<DVec3>) -> Option<DVec3> {
+/// `out`, and its normal. A box's face comes from `box_normals_dir` (into the `normals` scratch).
+fn facing_face(
+    o: &Obj<'_>,
+    dir: DVec3,
+    (normals, ids): (&mut Vec<DVec3>, &mut Vec<usize>),
+    out: &mut Vec<DVec3>,
+) -> Option<DVec3> {
     let (idx, normal) = match o.geom {
         Geom::Cylinder { radius, half_length } => {
             let top = o.mat.z_axis.dot(dir) > 0.0;
             cap_polygon(o, radius, half_length, top, out);
             (None, if top { o.mat.z_axis } else { -o.mat.z_axis })
         }
-        Geom::Box(_) => most_aligned(BOX_NORMALS.iter().map(|a| o.rotate(*a)), dir)?,
+        Geom::Box(_) => {
+            normals.clear();
+            ids.clear();
+            box_normals_dir(o, dir, normals, ids);
+            (Some(*ids.first()?), *normals.first()?)
+        }
         Geom::Mesh(m) => most_aligned((0..m.polygon_count()).map(|p| o.rotate(m.polygon_normal(p))), dir)?,
         _ => return None,
     };
