@@ -17,7 +17,7 @@ every call, and the functors `ComputeDistance` / `ComputeCollision` that Pinocch
 `--json`.
 
 Coal's side is a small C++ program (embedded below) compiled once with g++ against the headers and library of the
-`pip install coal` wheel (its `cmeel.prefix`; see `bench_robot.py`), so no Python call overhead is timed. Each
+`pip install coal cmeel-eigen` wheels (their `cmeel.prefix`; see `bench_robot.py`), so no Python call overhead is timed. Each
 figure is the median over R passes of the mean over the records, after one untimed pass. Ours is
 `signorini query FILE --bench --repeat R` (same statistic).
 
@@ -229,7 +229,7 @@ def main() -> None:
     args = ap.parse_args()
     if not args.signorini.exists():
         sys.exit(f"bench_coal.py: {args.signorini} not found; cargo build --release -p signorini-cli")
-    exe = compile_cached(CPP_SOURCE, ["coal", "octomap"], cmeel_prefix(), "bench-coal")
+    exe = compile_cached(CPP_SOURCE, ["coal", "octomap"], cmeel_prefix("coal"), "bench-coal")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind in args.only or KINDS:

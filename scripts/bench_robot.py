@@ -274,29 +274,30 @@ CXX_LIBS = ["pinocchio_parsers", "pinocchio_collision", "pinocchio_default", "co
             "boost_filesystem", "boost_serialization", "octomap"]
 
 
-def cmeel_prefix() -> Path:
+def cmeel_prefix(package: str = "pinocchio") -> Path:
+    """The `cmeel.prefix` folder of the pip wheels holding `include/<package>` (`pinocchio` or `coal`)."""
     for base in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
         p = Path(base) / "cmeel.prefix"
-        if (p / "include" / "pinocchio").is_dir():
+        if (p / "include" / package).is_dir():
             return p
     try:
-        import pinocchio  # noqa: F401 - only to locate the wheel
-        p = Path(pinocchio.__file__).resolve()
-        for parent in p.parents:
-            if (parent / "cmeel.prefix" / "include" / "pinocchio").is_dir():
+        module = __import__(package)  # only to locate the wheel
+        for parent in Path(module.__file__).resolve().parents:
+            if (parent / "cmeel.prefix" / "include" / package).is_dir():
                 return parent / "cmeel.prefix"
     except ImportError:
         pass
-    sys.exit("bench_robot.py: no Pinocchio headers found (pip install pin coal; the `cmeel.prefix` folder of the "
-             "wheels holds them)")
+    wheels = "pin coal" if package == "pinocchio" else package
+    sys.exit(f"no {package} headers found (pip install {wheels}; the `cmeel.prefix` folder of the wheels holds them)")
 
 
 def compile_cached(source: str, libs: list[str], prefix: Path, tag: str, cxx: str = "g++", opt: str = "-O3") -> Path:
     """Compile a C++ benchmark against the wheels' headers and libraries once per (source, flags, prefix) into a
     cache folder of the temp directory; return the binary. Also used by `bench_coal.py`."""
-    missing = [what for what, rel in (("cmeel-eigen", "include/eigen3/Eigen/Core"),
-                                       ("cmeel-urdfdom-headers", "include/urdfdom_headers/urdf_model/model.h"))
-               if not (prefix / rel).exists()]
+    needed = [("cmeel-eigen", "include/eigen3/Eigen/Core")]
+    if any(lib.startswith("pinocchio") for lib in libs):
+        needed.append(("cmeel-urdfdom-headers", "include/urdfdom_headers/urdf_model/model.h"))
+    missing = [what for what, rel in needed if not (prefix / rel).exists()]
     if missing:
         sys.exit(f"{tag}: the pin/coal wheels ship no {' / '.join(missing)} headers; "
                  f"pip install {' '.join(missing)} (header-only, needed to compile against Pinocchio and Coal)")
