@@ -9,10 +9,14 @@
 //! | name | type | implicit terms | evaluations per step |
 //! |---|---|---|---|
 //! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) | 1 |
-//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces; a standalone free body's block with its gyroscopic derivative, as MuJoCo 4.0), after the solve (§D.3) | 1 |
-//! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2) | 1 |
+//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces; a standalone free body's block with its gyroscopic derivative, as MuJoCo 4.0, or Genesis's midpoint rule), after the solve (§D.3) | 1 |
+//! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2); optionally Genesis's midpoint rule for free bodies (§D.5) | 1 |
 //! | `rk4` | [`Rk4`] | none (MuJoCo's `RK4`) | 4 |
 //! | `implicit` | [`Implicit`] | `M − h·∂f/∂q̇` with every velocity derivative (bias forces included), unsymmetric, after the solve | 1 |
+//!
+//! Standalone free bodies are where MuJoCo 4.0 and Genesis differ: [`FreeBodyIntegration`] (in [`IntegratorSettings`],
+//! chosen by the simulator's dialect) selects MuJoCo's gyroscopic block or Genesis's implicit midpoint rule
+//! (`midpoint.rs`), which needs the step's constrained dofs ([`IntegratorScratch::set_constrained_dofs`]).
 //!
 //! One step, per §D.1: [`Model::forward`] → [`Integrator::prepare`] → constraint assembly and solve (using
 //! `Data::qld`, `Data::qacc_smooth`) → [`Integrator::advance`]. An integrator with several evaluations
@@ -25,6 +29,7 @@
 mod error;
 mod free_body;
 mod implicit;
+mod midpoint;
 mod rk4;
 mod shifted;
 
@@ -36,6 +41,7 @@ use signorini_model::{Data, Model, Transmission};
 
 pub use error::{INTEGRATOR_NAMES, IntegratorError};
 pub use implicit::Implicit;
+pub use midpoint::{FreeBodyInertia, free_body_inertia, midpoint_candidate};
 pub use rk4::Rk4;
 use rk4::RungeKuttaStages;
 use shifted::ShiftedMass;
@@ -49,12 +55,60 @@ pub struct IntegratorScratch {
     mass: ShiftedMass,
     stages: RungeKuttaStages,
     implicit: implicit::ImplicitScratch,
+    midpoint: midpoint::MidpointScratch,
 }
 
 impl IntegratorScratch {
     /// An empty scratch (the same as [`Default`]); its buffers grow on the first step.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Records the dofs that this evaluation's constraint rows act on (the dofs of every row's Jacobian), before
+    /// [`Integrator::advance`]: a free body touched by a row is not advanced by the implicit midpoint rule
+    /// ([`FreeBodyIntegration::ImplicitMidpoint`]). Until the first call no dof is constrained.
+    pub fn set_constrained_dofs(&mut self, nv: usize, dofs: impl IntoIterator<Item = usize>) {
+        let constrained = &mut self.midpoint.constrained;
+        constrained.clear();
+        constrained.resize(nv, false);
+        for d in dofs {
+            if let Some(c) = constrained.get_mut(d) {
+                *c = true;
+            }
+        }
+    }
+}
+
+/// How the integrators treat a *standalone free body* (a free joint on a child of the world whose tree has no other
+/// dof): the one point where MuJoCo 4.0 and Genesis 1.4.5 integrate differently.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreeBodyIntegration {
+    /// MuJoCo 4.0: `implicitfast` re-solves the body's 6×6 block with the velocity derivative of its bias forces
+    /// (`mjd_freeMhat`, gyroscopic terms included; only for a body with no massive descendant). The other integrators
+    /// treat it as any tree.
+    #[default]
+    GyroscopicBlock,
+    /// Genesis 1.4.5 (spec §D.5): under `implicitfast` and `approximate_implicitfast`, a standalone free body (bodies
+    /// welded under it included) that no constraint row touches in this step advances by the implicit midpoint rule,
+    /// which keeps the kinetic energy and angular momentum of torque-free tumbling; touched ones take the integrator's
+    /// plain update. The rows are given by [`IntegratorScratch::set_constrained_dofs`].
+    ImplicitMidpoint,
+}
+
+/// What a dialect chooses of the integrators besides their kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntegratorSettings {
+    /// Euler treats joint damping implicitly (MuJoCo's `eulerdamp` flag; with damping zero both Euler variants
+    /// agree). Default true.
+    pub euler_implicit_damping: bool,
+    /// How standalone free bodies are integrated. Default [`FreeBodyIntegration::GyroscopicBlock`].
+    pub free_bodies: FreeBodyIntegration,
+}
+
+impl Default for IntegratorSettings {
+    fn default() -> Self {
+        Self { euler_implicit_damping: true, free_bodies: FreeBodyIntegration::default() }
     }
 }
 
@@ -90,6 +144,12 @@ pub trait Integrator: fmt::Debug + Send + Sync {
     ) -> Result<(), IntegratorError> {
         let _ = (model, data, scratch, qacc, h);
         Err(IntegratorError::Stage { stage, evaluations: self.evaluations() })
+    }
+
+    /// Whether [`Integrator::advance`] reads the constrained dofs of [`IntegratorScratch::set_constrained_dofs`]
+    /// (the implicit midpoint rule of free bodies does); the caller may skip setting them otherwise.
+    fn reads_constrained_dofs(&self) -> bool {
+        false
     }
 
     /// The integrator's name, as [`integrator_from_name`] accepts it.
@@ -163,24 +223,22 @@ impl IntegratorKind {
             .ok_or_else(|| IntegratorError::UnknownName { name: name.to_owned() })
     }
 
-    /// A new integrator of this kind, Euler treating joint damping implicitly or not (MuJoCo's `eulerdamp` flag;
-    /// with damping zero both Euler variants agree). The other kinds ignore the choice.
-    pub fn build_with_euler_damping(self, implicit_damping: bool) -> Box<dyn Integrator> {
+    /// A new integrator of this kind with `settings` (each kind reads the ones that concern it).
+    pub fn build_with(self, settings: IntegratorSettings) -> Box<dyn Integrator> {
+        let free_bodies = settings.free_bodies;
         match self {
-            Self::Euler if !implicit_damping => Box::new(EulerExplicitDamping),
-            _ => self.build(),
-        }
-    }
-
-    /// A new integrator of this kind.
-    pub fn build(self) -> Box<dyn Integrator> {
-        match self {
-            Self::Euler => Box::new(Euler),
-            Self::ImplicitFast => Box::new(ImplicitFast),
-            Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast),
+            Self::Euler if settings.euler_implicit_damping => Box::new(Euler),
+            Self::Euler => Box::new(EulerExplicitDamping),
+            Self::ImplicitFast => Box::new(ImplicitFast { free_bodies }),
+            Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast { free_bodies }),
             Self::Rk4 => Box::new(Rk4),
             Self::Implicit => Box::new(Implicit),
         }
+    }
+
+    /// A new integrator of this kind with the default [`IntegratorSettings`].
+    pub fn build(self) -> Box<dyn Integrator> {
+        self.build_with(IntegratorSettings::default())
     }
 }
 
@@ -236,6 +294,32 @@ pub(crate) fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
     data.time += h;
 }
 
+/// [`finish`] with the unconstrained standalone free bodies advanced by the implicit midpoint rule (`midpoint.rs`):
+/// their accelerations are the rule's, their positions move with the midpoint velocities and their velocities become
+/// `2·mid − old`. `shift` is the integrator's per-dof `h·(damping + kv)` (the rule's `E` with the armature).
+fn finish_midpoint(
+    model: &Model,
+    data: &mut Data,
+    mp: &mut midpoint::MidpointScratch,
+    shift: &[f64],
+    a: &[f64],
+    h: f64,
+) {
+    if mp.apply(model, data, a, shift, h) == 0 {
+        return finish(model, data, a, h);
+    }
+    let acc = mp.acceleration();
+    data.qacc.copy_from_slice(acc);
+    for (v, a) in data.qvel.iter_mut().zip(acc) {
+        *v += h * a;
+    }
+    mp.set_midpoint_velocities(&mut data.qvel);
+    integrate_positions(model, data, h);
+    mp.set_next_velocities(&mut data.qvel);
+    model.advance_activations(&mut data.act, &data.act_dot, h);
+    data.time += h;
+}
+
 /// `∂qfrc_actuator/∂q̇` on the diagonal (joint transmission: `gear²·(gainprm₂·input + biasprm₂)`), added times `−h`
 /// to `shift`.
 /// With `skip_clamped`, actuators whose force sits at a bound of `forcerange` contribute nothing (their force does
@@ -282,20 +366,26 @@ pub(crate) fn actuator_velocity_slope(
 
 /// Solves `(M + diag(shift)) a = M qacc` (= `f_s + Jᵀλ`, the forces of the explicit solve), skipping the solve when
 /// every shift is zero (then `a = qacc`), and finishes the step.
+/// With `midpoint`, the step finishes with [`finish_midpoint`].
 fn advance_shifted(
     s: &mut ShiftedMass,
     model: &Model,
     data: &mut Data,
     qacc: &[f64],
     h: f64,
+    midpoint: Option<&mut midpoint::MidpointScratch>,
 ) -> Result<(), IntegratorError> {
-    if s.any() {
+    let a = if s.any() {
         model.mul_m(data, qacc, &mut s.rhs);
         s.factor(model, data)?;
         s.solve(model);
-        finish(model, data, &s.rhs, h);
+        &s.rhs
     } else {
-        finish(model, data, qacc, h);
+        qacc
+    };
+    match midpoint {
+        Some(mp) => finish_midpoint(model, data, mp, &s.shift, a, h),
+        None => finish(model, data, a, h),
     }
     Ok(())
 }
@@ -347,7 +437,7 @@ impl Integrator for Euler {
         check_inputs(model, qacc, h)?;
         let s = &mut scratch.mass;
         s.reset_to_damping(model, &data.dof_damping, h);
-        advance_shifted(s, model, data, qacc, h)
+        advance_shifted(s, model, data, qacc, h, None)
     }
 }
 
@@ -356,13 +446,21 @@ impl Integrator for Euler {
 ///
 /// Here those are the dof damping `−damping_d` and the joint actuators' `gear²·biasprm₂` (`−kv` for position and
 /// velocity servos; skipped while the force is clamped by `forcerange`), all diagonal, so the matrix is
-/// `M + h·diag(damping + kv)` with the sparsity of `M`. Without such terms, `a = qacc`.
+/// `M + h·diag(damping + kv)` with the sparsity of `M`. Without such terms, `a = qacc`. Standalone free bodies are
+/// treated as [`Self::free_bodies`] says.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ImplicitFast;
+pub struct ImplicitFast {
+    /// MuJoCo's gyroscopic block (the default) or Genesis's implicit midpoint rule.
+    pub free_bodies: FreeBodyIntegration,
+}
 
 impl Integrator for ImplicitFast {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::ImplicitFast
+    }
+
+    fn reads_constrained_dofs(&self) -> bool {
+        self.free_bodies == FreeBodyIntegration::ImplicitMidpoint
     }
 
     fn advance(
@@ -378,10 +476,13 @@ impl Integrator for ImplicitFast {
         s.reset_to_damping(model, &data.dof_damping, h);
         add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
         s.add_fluid(model, data, h);
+        if self.free_bodies == FreeBodyIntegration::ImplicitMidpoint {
+            return advance_shifted(s, model, data, qacc, h, Some(&mut scratch.midpoint));
+        }
         let mut free = false;
         free_body::for_each_standalone(model, data, |_, _| free = true);
         if !free {
-            return advance_shifted(s, model, data, qacc, h);
+            return advance_shifted(s, model, data, qacc, h, None);
         }
         // Standalone free bodies: their blocks are re-solved with the bias derivative (MuJoCo 4.0). In the global
         // matrix their rows are plain `M` (their shifts, which may be unsymmetric, belong to the local solve), which
@@ -411,13 +512,22 @@ impl Integrator for ImplicitFast {
 /// [`Integrator::advance`] takes the solver's acceleration as it is: `M̃ a = f_s + Jᵀλ`, `q̇' = q̇ + h a`.
 ///
 /// `kv = −gear²·biasprm₂` of every joint actuator (the velocity gain of position and velocity servos), without the
-/// `forcerange` check. After `prepare`, `Data::qm` holds `M̃` until the next [`Model::forward`].
+/// `forcerange` check. After `prepare`, `Data::qm` holds `M̃` until the next [`Model::forward`]. Standalone free
+/// bodies are treated as [`Self::free_bodies`] says (MuJoCo has no such integrator: its gyroscopic block does
+/// nothing here).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ApproximateImplicitFast;
+pub struct ApproximateImplicitFast {
+    /// Nothing special (the default) or Genesis's implicit midpoint rule.
+    pub free_bodies: FreeBodyIntegration,
+}
 
 impl Integrator for ApproximateImplicitFast {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::ApproximateImplicitFast
+    }
+
+    fn reads_constrained_dofs(&self) -> bool {
+        self.free_bodies == FreeBodyIntegration::ImplicitMidpoint
     }
 
     fn prepare(
@@ -448,12 +558,18 @@ impl Integrator for ApproximateImplicitFast {
         &self,
         model: &Model,
         data: &mut Data,
-        _scratch: &mut IntegratorScratch,
+        scratch: &mut IntegratorScratch,
         qacc: &[f64],
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
-        finish(model, data, qacc, h);
+        if self.free_bodies == FreeBodyIntegration::ImplicitMidpoint {
+            // `prepare` left this step's `h·(damping + kv)` in the shift.
+            let shift = &scratch.mass.shift;
+            finish_midpoint(model, data, &mut scratch.midpoint, shift, qacc, h);
+        } else {
+            finish(model, data, qacc, h);
+        }
         Ok(())
     }
 }

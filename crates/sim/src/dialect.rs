@@ -8,7 +8,7 @@ use signorini_collision::world::CollisionOptions;
 use signorini_constraints::{ConstraintOptions, FrictionCone};
 use signorini_solver::{CgUpdate, SolverKind, SolverOptions, WarmStart};
 
-use signorini_integrators::IntegratorKind;
+use signorini_integrators::{FreeBodyIntegration, IntegratorKind, IntegratorSettings};
 
 use crate::options::{ContactResolution, Options};
 
@@ -49,6 +49,9 @@ pub trait DialectStages: Copy {
     /// trees and trees coupled by a compliant tendon never sleep, a tree's controls do not matter) rather than
     /// keeping awake a tree whose control is non-zero (Genesis).
     fn model_sleep_policy(self) -> bool;
+    /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic
+    /// block or by Genesis's implicit midpoint rule (spec §D.5).
+    fn integrator_settings(self, options: &Options) -> IntegratorSettings;
 }
 
 impl DialectStages for Dialect {
@@ -192,5 +195,17 @@ impl DialectStages for Dialect {
 
     fn model_sleep_policy(self) -> bool {
         self == Dialect::Mujoco
+    }
+
+    /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic
+    /// block (MuJoCo-compatible) or by Genesis 1.4.5's implicit midpoint rule (native, spec §D.5).
+    fn integrator_settings(self, options: &Options) -> IntegratorSettings {
+        IntegratorSettings {
+            euler_implicit_damping: options.euler_implicit_damping,
+            free_bodies: match self {
+                Dialect::Native => FreeBodyIntegration::ImplicitMidpoint,
+                Dialect::Mujoco => FreeBodyIntegration::GyroscopicBlock,
+            },
+        }
     }
 }

@@ -35,6 +35,6 @@ pub use parameters::SolParams;
 pub use readback::{Contacts, StepStatistics};
 pub use scene::Scene;
 pub use signorini_constraints::FrictionCone;
-pub use signorini_integrators::IntegratorKind;
+pub use signorini_integrators::{FreeBodyIntegration, IntegratorKind};
 pub use signorini_solver::SolverKind;
 pub use step::step;

@@ -158,7 +158,7 @@ impl Model {
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            integrator: options.integrator.build_with_euler_damping(options.euler_implicit_damping),
+            integrator: options.integrator.build_with(dialect.integrator_settings(&options)),
             hibernation_thresh_vel,
             tree_sleep: tree_sleep_policies(&multibody, dialect.model_sleep_policy()),
             weld_bodies,
