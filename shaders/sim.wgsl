@@ -1340,11 +1340,179 @@ fn solve_iteration() {
 
 // ---- integration ---------------------------------------------------------------------------------------------
 
+// ---- the implicit midpoint rule of unconstrained free bodies (spec §D.5; crates/integrators/src/midpoint.rs) ----
+
+fn skew3(v: vec3<real>) -> mat3x3<real> {
+    return mat3x3<real>(vec3<real>(real(0.0), v.z, -v.y), vec3<real>(-v.z, real(0.0), v.x), vec3<real>(v.y, -v.x, real(0.0)));
+}
+fn outer3(a: vec3<real>, b: vec3<real>) -> mat3x3<real> { return mat3x3<real>(a * b.x, a * b.y, a * b.z); }
+fn diag3(v: vec3<real>) -> mat3x3<real> {
+    return mat3x3<real>(vec3<real>(v.x, real(0.0), real(0.0)), vec3<real>(real(0.0), v.y, real(0.0)), vec3<real>(real(0.0), real(0.0), v.z));
+}
+fn inverse3(m: mat3x3<real>) -> mat3x3<real> {
+    let c0 = cross(m[1], m[2]);
+    return transpose(mat3x3<real>(c0, cross(m[2], m[0]), cross(m[0], m[1]))) * (real(1.0) / dot(m[0], c0));
+}
+fn qconj(q: vec4<real>) -> vec4<real> { return vec4<real>(-q.xyz, q.w); }
+// q ⊗ exp(ω), normalised (the position update's rotation).
+fn qintegrate(q: vec4<real>, w: vec3<real>) -> vec4<real> {
+    let angle = vnorm(w);
+    if (angle < real(1e-15)) { return q; }
+    return qnormalize(qmul(q, axis_angle(w / angle, angle)));
+}
+// Every force on dof i but the velocity products and gravity: the smooth force less the bias.
+fn unbiased_force(i: u32) -> real {
+    let fb = W_CFRC + 6u * dof_body(i);
+    return wk[wb + W_SMOOTH + i] + dot(sang(W_CDOF + 6u * i), sang(fb)) + dot(slin(W_CDOF + 6u * i), slin(fb));
+}
+
+// Advances free joint j by the rule: its accelerations into W_QACC, its old and midpoint velocities into W_OLD and
+// W_MID.
+fn midpoint_body(j: u32) {
+    let da = mu[MU_JNT_DOFADR + j];
+    let p = MF_JNT_MID + MID_STRIDE * j;
+    let mass = mf[p];
+    let aligned = mf[p + 1u] != real(0.0);
+    let ipos = m3(p + 2u);
+    let iquat = m4(p + 5u);
+    let inertia = mat3x3<real>(m3(p + 9u), m3(p + 12u), m3(p + 15u));
+    let i2h = real(2.0) / H;
+    let xquat = ld4(W_XQUAT + 4u * dof_body(da));
+    let inv_iquat = qconj(iquat);
+    let x2i = qmul(inv_iquat, qconj(xquat));
+    // E: armature + h·damping + h·kv per dof (the velocity gain of an actuator on the joint drives its first dof).
+    var aug = array<real, 6>();
+    for (var k = 0u; k < 6u; k++) { aug[k] = mf[MF_DOF_ARMATURE + da + k] + H * mf[MF_DOF_DAMPING + da + k]; }
+    for (var u = 0u; u < NU; u++) {
+        if (mu[MU_ACT_JNT + u] == j) {
+            let g = mf[MF_ACT_GEAR + u];
+            aug[0] -= H * g * g * mf[MF_ACT_BIAS + 3u * u + 2u];
+        }
+    }
+    let rot_i = qmat(iquat);
+    let inertia_aug = inertia + transpose(rot_i) * diag3(vec3<real>(aug[3], aug[4], aug[5])) * rot_i;
+    var old = array<real, 6>();
+    for (var k = 0u; k < 6u; k++) { old[k] = st[sb + S_QVEL + da + k]; }
+    let w_body = vec3<real>(old[3], old[4], old[5]);
+    let w = qrot(inv_iquat, w_body);
+    var tau = qrot(inv_iquat, vec3<real>(unbiased_force(da + 3u), unbiased_force(da + 4u), unbiased_force(da + 5u)));
+    var force = vec3<real>(0.0, 0.0, 0.0);
+    var r_com = vec3<real>(0.0, 0.0, 0.0);
+    var gravity = vec3<real>(0.0, 0.0, 0.0);
+    var aug_vel = diag3(vec3<real>(0.0, 0.0, 0.0));
+    var mass_inv = aug_vel;
+    var coupled = false;
+    if (!aligned) {
+        force = qrot(x2i, vec3<real>(unbiased_force(da), unbiased_force(da + 1u), unbiased_force(da + 2u)));
+        r_com = qrot(inv_iquat, ipos);
+        tau -= cross(r_com, force);
+        gravity = qrot(x2i, vec3<real>(st[sb + S_GRAVITY], st[sb + S_GRAVITY + 1u], st[sb + S_GRAVITY + 2u]));
+        coupled = aug[0] > real(0.0) || aug[1] > real(0.0) || aug[2] > real(0.0);
+        if (coupled) {
+            let r = qmat(x2i);
+            aug_vel = r * diag3(vec3<real>(aug[0], aug[1], aug[2])) * transpose(r);
+            let inv = vec3<real>(real(1.0) / (mass + aug[0]), real(1.0) / (mass + aug[1]), real(1.0) / (mass + aug[2]));
+            mass_inv = r * diag3(inv) * transpose(r);
+        }
+    }
+    let skew_r = skew3(r_com);
+    var w_mid = w;
+    var w_try = w;
+    var delta = vec3<real>(0.0, 0.0, 0.0);
+    var step = real(1.0);
+    var f_norm = real(-1.0);
+    var newton = 0u;
+    var halvings = 0u;
+    while (newton < 100u && halvings < 20u) {
+        let iw = inertia * w_try;
+        var f = i2h * (inertia_aug * (w_try - w)) + cross(w_try, iw) - tau;
+        if (coupled) {
+            let u = cross(i2h * (w_try - w), r_com) + cross(w_try, cross(w_try, r_com));
+            let a_origin = mass_inv * (force + mass * gravity + aug_vel * u) - u;
+            f -= cross(r_com, aug_vel * a_origin);
+        }
+        if (f_norm < real(0.0) || vnorm(f) < f_norm) {
+            w_mid = w_try;
+            f_norm = vnorm(f);
+            if (f_norm < MIDPOINT_TOLERANCE * (real(1.0) + i2h * vnorm(iw))) { break; }
+            var jac = i2h * inertia_aug + skew3(w_mid) * inertia - skew3(iw);
+            if (coupled) {
+                let du_dw = -i2h * skew_r + outer3(w_mid, r_com) + diag3(vec3<real>(dot(w_mid, r_com)))
+                    - real(2.0) * outer3(r_com, w_mid);
+                jac -= skew_r * aug_vel * ((mass_inv * aug_vel - diag3(vec3<real>(1.0))) * du_dw);
+            }
+            delta = inverse3(jac) * (-f);
+            step = real(1.0);
+            newton += 1u;
+            halvings = 0u;
+        } else {
+            step *= real(0.5);
+            halvings += 1u;
+        }
+        w_try = w_mid + step * delta;
+    }
+    let w_new_body = qrot(iquat, real(2.0) * w_mid - w);
+    for (var k = 0u; k < 3u; k++) {
+        wk[wb + W_QACC + da + 3u + k] = (w_new_body[k] - w_body[k]) / H;
+        wk[wb + W_MID + da + 3u + k] = real(0.5) * (w_new_body[k] + w_body[k]);
+    }
+    for (var k = 0u; k < 6u; k++) { wk[wb + W_OLD + da + k] = old[k]; }
+    if (!aligned) {
+        let v_world = vec3<real>(old[0], old[1], old[2]);
+        let v = qrot(x2i, v_world);
+        let vcom = v + cross(w, r_com);
+        var a_com = force / mass + gravity;
+        if (coupled) {
+            let u = cross(i2h * (w_mid - w), r_com) + cross(w_mid, cross(w_mid, r_com));
+            a_com = mass_inv * (force + mass * gravity + aug_vel * u);
+        }
+        let b = a_com + i2h * vcom;
+        let denom = i2h * i2h + dot(w_mid, w_mid);
+        let vcom_mid = (i2h * b + (dot(w_mid, b) / i2h) * w_mid - cross(w_mid, b)) / denom;
+        let v_new = real(2.0) * (vcom_mid - cross(w_mid, r_com)) - v;
+        let xquat_new = qintegrate(xquat, qrot(iquat, w_mid) * H);
+        let v_new_world = qrot(xquat_new, qrot(iquat, v_new));
+        for (var k = 0u; k < 3u; k++) {
+            wk[wb + W_QACC + da + k] = (v_new_world[k] - v_world[k]) / H;
+            wk[wb + W_MID + da + k] = real(0.5) * (v_new_world[k] + v_world[k]);
+        }
+    }
+}
+
+// The first dof of free joint j that the rule advanced this step (3: the translation kept the standard update), or
+// 6 if it did not advance it.
+fn midpoint_first(j: u32) -> u32 {
+    if (mu[MU_JNT_MIDPOINT + j] == 0u || wk[wb + W_TOUCH + dof_body(mu[MU_JNT_DOFADR + j])] != real(2.0)) { return 6u; }
+    if (mf[MF_JNT_MID + MID_STRIDE * j + 1u] != real(0.0)) { return 3u; }
+    return 0u;
+}
+
 fn integrate() {
-    for (var i = 0u; i < NV; i++) {
-        let a = wk[wb + W_QACC + i];
-        st[sb + S_QACCW + i] = a;
-        st[sb + S_QVEL + i] += H * a;
+    for (var i = 0u; i < NV; i++) { st[sb + S_QACCW + i] = wk[wb + W_QACC + i]; }
+    if (MIDPOINT_ANY) {
+        // Bodies touched by a contact (the only rows on free dofs here) keep the plain update.
+        for (var b = 0u; b < NBODY; b++) { wk[wb + W_TOUCH + b] = real(0.0); }
+        let ncon = sts[ob + O_NCON];
+        for (var c = 0u; c < ncon; c++) {
+            let pair = iw[ib + I_CONPAIR + c];
+            for (var s = 0u; s < 2u; s++) {
+                wk[wb + W_TOUCH + mu[MU_BODY_ROOT + mu[MU_GEOM_BODY + mu[MU_PAIR + 2u * pair + s]]]] = real(1.0);
+            }
+        }
+        for (var j = 0u; j < NJNT; j++) {
+            let body = dof_body(mu[MU_JNT_DOFADR + j]);
+            if (mu[MU_JNT_MIDPOINT + j] != 0u && wk[wb + W_TOUCH + body] == real(0.0)) {
+                midpoint_body(j);
+                wk[wb + W_TOUCH + body] = real(2.0);
+            }
+        }
+    }
+    for (var i = 0u; i < NV; i++) { st[sb + S_QVEL + i] += H * wk[wb + W_QACC + i]; }
+    if (MIDPOINT_ANY) {
+        for (var j = 0u; j < NJNT; j++) {
+            let da = mu[MU_JNT_DOFADR + j];
+            for (var k = midpoint_first(j); k < 6u; k++) { st[sb + S_QVEL + da + k] = wk[wb + W_MID + da + k]; }
+        }
     }
     for (var j = 0u; j < NJNT; j++) {
         let qa = mu[MU_JNT_QPOSADR + j];
@@ -1364,6 +1532,14 @@ fn integrate() {
             }
         } else {
             st[sb + qa] += H * st[sb + S_QVEL + da];
+        }
+    }
+    if (MIDPOINT_ANY) {
+        for (var j = 0u; j < NJNT; j++) {
+            let da = mu[MU_JNT_DOFADR + j];
+            for (var k = midpoint_first(j); k < 6u; k++) {
+                st[sb + S_QVEL + da + k] = real(2.0) * wk[wb + W_MID + da + k] - wk[wb + W_OLD + da + k];
+            }
         }
     }
     st[sb + S_TIME] += H;

@@ -20,6 +20,8 @@ const NONE: u32 = u32::MAX;
 /// Per candidate pair, in `mf`: friction, condim, tolerance, translational invweight, then the resolved solimp and
 /// solref (dmin, dmax, width, midpoint, power, b, k).
 pub(crate) const PAIR_STRIDE: usize = 11;
+/// Floats per joint of `MF_JNT_MID`: mass, aligned flag, centre of mass (3), principal frame (xyzw), inertia (9).
+pub(crate) const MID_STRIDE: usize = 18;
 
 /// The f32 kernels' box–box clipping slack ([`CLIP_SLACK_REL`] in f64): 0.1 mm for a 0.1 m box. f32 rounding leaves
 /// yaws of 5e-5 rad between resting boxes of a pyramid after 500 steps, which put flush corners 1e-5 m (1e-4 relative)
@@ -343,6 +345,30 @@ impl SimLayout {
         a.u("MU_DOF_COLIND", us(&m.dof_colind));
         a.u("MU_DOF_SIMPLE", m.dof_simple.iter().map(|&s| u32::from(s)).collect::<Vec<_>>());
         a.u("MU_GEOM_BODY", us(&geoms.body));
+        // The implicit midpoint rule of unconstrained free bodies (native implicitfast and approximate_implicitfast,
+        // spec §D.5): per joint, whether it may apply, and the body's mass properties, constant in the body frame
+        // (mass, aligned, ipos, iquat xyzw, inertia by columns).
+        let midpoint =
+            matches!(o.integrator, IntegratorKind::ImplicitFast | IntegratorKind::ApproximateImplicitFast);
+        let mut kinematics = signorini_model::Data::new(m);
+        m.forward_kinematics(&mut kinematics);
+        let mut jnt_midpoint = vec![0u32; m.njnt];
+        let mut jnt_mid = vec![0.0; MID_STRIDE * m.njnt];
+        for j in 0..m.njnt {
+            let Some((body, _)) = signorini_integrators::midpoint_candidate(m, j).filter(|_| midpoint) else {
+                continue;
+            };
+            let b = signorini_integrators::free_body_inertia(m, &kinematics, body);
+            jnt_midpoint[j] = 1;
+            let q = b.iquat;
+            let i = b.inertia.to_cols_array();
+            let values =
+                [b.mass, f64::from(u8::from(b.aligned())), b.ipos.x, b.ipos.y, b.ipos.z, q.x, q.y, q.z, q.w];
+            jnt_mid[MID_STRIDE * j..MID_STRIDE * j + 9].copy_from_slice(&values);
+            jnt_mid[MID_STRIDE * j + 9..MID_STRIDE * (j + 1)].copy_from_slice(&i);
+        }
+        let midpoint_any = jnt_midpoint.contains(&1);
+        a.u("MU_JNT_MIDPOINT", jnt_midpoint);
         a.u("MU_GEOM_TYPE", gtype);
         let act_jnt = m
             .actuator_transmission
@@ -408,6 +434,7 @@ impl SimLayout {
             m.geom_rbound.iter().map(|&r| if r.is_finite() { r } else { 0.0 }).collect::<Vec<_>>(),
         );
         a.f("MF_PAIR", pair_f);
+        a.f("MF_JNT_MID", jnt_mid);
         a.f("MF_ACT_GEAR", m.actuator_gear.clone());
         a.f("MF_ACT_GAIN", m.actuator_gain.clone());
         a.f("MF_ACT_BIAS", m.actuator_bias.iter().flatten().copied().collect::<Vec<_>>());
@@ -459,6 +486,9 @@ impl SimLayout {
             ("W_SEARCH", nv),
             ("W_MS", nv),
             ("W_TMP", nv),
+            ("W_MID", nv),
+            ("W_OLD", nv),
+            ("W_TOUCH", nbody),
             ("W_COST", 1),
             ("W_AREF", max_rows),
             ("W_D", max_rows),
@@ -496,6 +526,12 @@ impl SimLayout {
             format!("const MAXROW: u32 = {max_rows}u;"),
             format!("const K: u32 = {k}u;"),
             format!("const PAIR_STRIDE: u32 = {PAIR_STRIDE}u;"),
+            format!("const MID_STRIDE: u32 = {MID_STRIDE}u;"),
+            format!("const MIDPOINT_ANY: bool = {};", b(midpoint_any)),
+            format!(
+                "const MIDPOINT_TOLERANCE: real = {};",
+                f(if precision == Precision::F32 { 1e-6 } else { 1e-13 })
+            ),
             format!(
                 "const MAX_PLANE_BOX: u32 = {}u;",
                 if o.enable_multi_contact { cm.options().contacts_per_convex_pair.max(1) } else { 1 }
