@@ -14,12 +14,16 @@ Genesis is heavy (torch, its Quadrants kernels): install it in its own environme
 interpreter: `/tmp/genv/bin/python scripts/genesis_compare.py [--only sphere_drop pyramid] [--steps 500]`.
 The first run compiles Genesis's kernels (minutes); later runs hit its cache.
 
-`--reference DIR` writes Genesis's side alone, one `DIR/<scene>.json` per scene (per-step contact counts, and at every
-K steps the contact count, max penetration and free-body positions): `crates/sim/tests/genesis_parity.rs` checks native
-mode against the files in `crates/sim/tests/data/genesis/`, made with
-`--reference crates/sim/tests/data/genesis --only sphere_drop box_stack chain arm pyramid --steps 500 --every 50`.
+`--scene FILE...` runs scene files from elsewhere instead (e.g. `crates/sim/tests/data/tumble.xml`). Keyframe 0's
+`qvel` is applied too.
 
-Usage: genesis_compare.py [--only NAME...] [--steps N] [--every K] [--signorini PATH] [--json OUT]
+`--reference DIR` writes Genesis's side alone, one `DIR/<scene>.json` per scene (per-step contact counts, and at every
+K steps the contact count, max penetration, free-body positions and quaternions): `crates/sim/tests/genesis_parity.rs` checks native
+mode against the files in `crates/sim/tests/data/genesis/`, made with
+`--reference crates/sim/tests/data/genesis --only sphere_drop box_stack chain arm pyramid --steps 500 --every 50`, and
+`--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/tumble.xml --steps 66 --every 6`.
+
+Usage: genesis_compare.py [--only NAME... | --scene FILE...] [--steps N] [--every K] [--signorini PATH] [--json OUT]
                           [--set NAME=VALUE ...]   (extra `--set` options for signorini, e.g. box_box_detection=false)
                           [--reference DIR]
 """
@@ -79,12 +83,14 @@ def run_genesis(path: Path, steps: int, every: int) -> dict:
 
     def state():
         pos = entity.get_links_pos().cpu().numpy()
+        quat = entity.get_links_quat().cpu().numpy()
         c = solver.collider.get_contacts(as_tensor=True, to_torch=False)
         pen = np.asarray(c["penetration"]).reshape(-1)
         return {
             "ncon": int(pen.shape[0]),
             "max_penetration": float(pen.max()) if pen.size else 0.0,
             "qpos_free": [pos[i].tolist() for i in free_links],
+            "quat_free": [quat[i].tolist() for i in free_links],
         }
 
     snapshots, counts, deepest = {}, [], 0.0
@@ -103,8 +109,9 @@ def run_genesis(path: Path, steps: int, every: int) -> dict:
 
 
 def apply_keyframe(entity, path: Path):
-    """Keyframe 0 as `signorini run` applies it: its `qpos`, and its `ctrl` as the position targets of the joint
-    actuators (Genesis maps a `<position>` actuator to the joint's PD gains). Returns the control call's arguments."""
+    """Keyframe 0 as `signorini run` applies it: its `qpos` and `qvel`, and its `ctrl` as the position targets of the
+    joint actuators (Genesis maps a `<position>` actuator to the joint's PD gains). Returns the control call's
+    arguments."""
     import mujoco
     import numpy as np
 
@@ -112,6 +119,8 @@ def apply_keyframe(entity, path: Path):
     if mj.nkey == 0:
         return None
     entity.set_qpos(np.asarray(mj.key_qpos[0]))
+    if np.any(mj.key_qvel[0] != 0):
+        entity.set_dofs_velocity(np.asarray(mj.key_qvel[0]))
     if mj.nu == 0:
         return None
     dofs, values = [], []
@@ -145,9 +154,21 @@ def position_gap(a: list, b: list) -> float:
     return max((sum((x - y) ** 2 for x, y in zip(p[:3], q[:3])) ** 0.5 for p, q in zip(a, b)), default=0.0)
 
 
+def orientation_gap(quats: list, qpos: list) -> float:
+    """The largest distance between Genesis's link quaternions and ours (`qpos` of a free joint: w x y z after the
+    position), up to the sign of a quaternion."""
+    gaps = [
+        min(sum((x - y) ** 2 for x, y in zip(q, p[3:7])), sum((x + y) ** 2 for x, y in zip(q, p[3:7]))) ** 0.5
+        for q, p in zip(quats, qpos)
+    ]
+    return max(gaps, default=0.0)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", default=DEFAULT_SCENES)
+    ap.add_argument("--scene", type=Path, nargs="*", default=[],
+                    help="scene files outside ../shared/scenes (run instead of --only)")
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--every", type=int, default=100)
     ap.add_argument("--signorini", type=Path, default=DEFAULT_BINARY)
@@ -156,8 +177,9 @@ def main() -> int:
     ap.add_argument("--reference", type=Path)
     args = ap.parse_args()
     results = {}
-    for name in args.only:
-        path = SCENES / f"{name}.xml"
+    paths = args.scene or [SCENES / f"{name}.xml" for name in args.only]
+    for path in paths:
+        name = path.stem
         gen = run_genesis(path, args.steps, args.every)
         if args.reference:
             import genesis as gs
@@ -178,7 +200,8 @@ def main() -> int:
                 continue
             print(f"  step {step:5d}: contacts {g['ncon']:4d} vs {o['ncon']:4d}, "
                   f"penetration {g['max_penetration']:.5f} vs {o['max_penetration']:.5f}, "
-                  f"free-body position gap {position_gap(g['qpos_free'], o['qpos_free']):.2e} m")
+                  f"free-body position gap {position_gap(g['qpos_free'], o['qpos_free']):.2e} m, "
+                  f"orientation {orientation_gap(g['quat_free'], o['qpos_free']):.2e}")
         sys.stdout.flush()
     if args.json:
         args.json.write_text(json.dumps(results))
