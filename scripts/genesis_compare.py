@@ -21,7 +21,8 @@ The first run compiles Genesis's kernels (minutes); later runs hit its cache.
 K steps the contact count, max penetration, free-body positions and quaternions): `crates/sim/tests/genesis_parity.rs` checks native
 mode against the files in `crates/sim/tests/data/genesis/`, made with
 `--reference crates/sim/tests/data/genesis --only sphere_drop box_stack chain arm pyramid --steps 500 --every 50`, and
-`--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/tumble.xml --steps 66 --every 6`.
+`--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/tumble.xml --steps 66 --every 6` and
+`--reference crates/sim/tests/data/genesis --only convex --steps 94 --every 47` (the flights before the first landing).
 
 Usage: genesis_compare.py [--only NAME... | --scene FILE...] [--steps N] [--every K] [--signorini PATH] [--json OUT]
                           [--set NAME=VALUE ...]   (extra `--set` options for signorini, e.g. box_box_detection=false)

@@ -1345,7 +1345,6 @@ fn solve_iteration() {
 fn skew3(v: vec3<real>) -> mat3x3<real> {
     return mat3x3<real>(vec3<real>(real(0.0), v.z, -v.y), vec3<real>(-v.z, real(0.0), v.x), vec3<real>(v.y, -v.x, real(0.0)));
 }
-fn outer3(a: vec3<real>, b: vec3<real>) -> mat3x3<real> { return mat3x3<real>(a * b.x, a * b.y, a * b.z); }
 fn diag3(v: vec3<real>) -> mat3x3<real> {
     return mat3x3<real>(vec3<real>(v.x, real(0.0), real(0.0)), vec3<real>(real(0.0), v.y, real(0.0)), vec3<real>(real(0.0), real(0.0), v.z));
 }
@@ -1366,10 +1365,12 @@ fn unbiased_force(i: u32) -> real {
     return wk[wb + W_SMOOTH + i] + dot(sang(W_CDOF + 6u * i), sang(fb)) + dot(slin(W_CDOF + 6u * i), slin(fb));
 }
 
-// Advances free joint j by the rule: its accelerations into W_QACC, its old and midpoint velocities into W_OLD and
-// W_MID.
+// Advances free joint j by the rule: its accelerations into W_QACC, the velocities of its position update into
+// W_MID and its new velocities into W_NEXT. A centre of mass off the joint origin takes the standard update (Genesis
+// anchors the body there), the origin read off it at the new orientation.
 fn midpoint_body(j: u32) {
     let da = mu[MU_JNT_DOFADR + j];
+    let body = dof_body(da);
     let p = MF_JNT_MID + MID_STRIDE * j;
     let mass = mf[p];
     let aligned = mf[p + 1u] != real(0.0);
@@ -1377,9 +1378,8 @@ fn midpoint_body(j: u32) {
     let iquat = m4(p + 5u);
     let inertia = mat3x3<real>(m3(p + 9u), m3(p + 12u), m3(p + 15u));
     let i2h = real(2.0) / H;
-    let xquat = ld4(W_XQUAT + 4u * dof_body(da));
+    let xquat = ld4(W_XQUAT + 4u * body);
     let inv_iquat = qconj(iquat);
-    let x2i = qmul(inv_iquat, qconj(xquat));
     // E: armature + h·damping + h·kv per dof (the velocity gain of an actuator on the joint drives its first dof).
     var aug = array<real, 6>();
     for (var k = 0u; k < 6u; k++) { aug[k] = mf[MF_DOF_ARMATURE + da + k] + H * mf[MF_DOF_DAMPING + da + k]; }
@@ -1393,29 +1393,11 @@ fn midpoint_body(j: u32) {
     let inertia_aug = inertia + transpose(rot_i) * diag3(vec3<real>(aug[3], aug[4], aug[5])) * rot_i;
     var old = array<real, 6>();
     for (var k = 0u; k < 6u; k++) { old[k] = st[sb + S_QVEL + da + k]; }
+    let force = vec3<real>(unbiased_force(da), unbiased_force(da + 1u), unbiased_force(da + 2u));
+    let torque = vec3<real>(unbiased_force(da + 3u), unbiased_force(da + 4u), unbiased_force(da + 5u));
+    let tau = qrot(inv_iquat, torque - cross(ipos, qrot(qconj(xquat), force)));
     let w_body = vec3<real>(old[3], old[4], old[5]);
     let w = qrot(inv_iquat, w_body);
-    var tau = qrot(inv_iquat, vec3<real>(unbiased_force(da + 3u), unbiased_force(da + 4u), unbiased_force(da + 5u)));
-    var force = vec3<real>(0.0, 0.0, 0.0);
-    var r_com = vec3<real>(0.0, 0.0, 0.0);
-    var gravity = vec3<real>(0.0, 0.0, 0.0);
-    var aug_vel = diag3(vec3<real>(0.0, 0.0, 0.0));
-    var mass_inv = aug_vel;
-    var coupled = false;
-    if (!aligned) {
-        force = qrot(x2i, vec3<real>(unbiased_force(da), unbiased_force(da + 1u), unbiased_force(da + 2u)));
-        r_com = qrot(inv_iquat, ipos);
-        tau -= cross(r_com, force);
-        gravity = qrot(x2i, vec3<real>(st[sb + S_GRAVITY], st[sb + S_GRAVITY + 1u], st[sb + S_GRAVITY + 2u]));
-        coupled = aug[0] > real(0.0) || aug[1] > real(0.0) || aug[2] > real(0.0);
-        if (coupled) {
-            let r = qmat(x2i);
-            aug_vel = r * diag3(vec3<real>(aug[0], aug[1], aug[2])) * transpose(r);
-            let inv = vec3<real>(real(1.0) / (mass + aug[0]), real(1.0) / (mass + aug[1]), real(1.0) / (mass + aug[2]));
-            mass_inv = r * diag3(inv) * transpose(r);
-        }
-    }
-    let skew_r = skew3(r_com);
     var w_mid = w;
     var w_try = w;
     var delta = vec3<real>(0.0, 0.0, 0.0);
@@ -1425,23 +1407,12 @@ fn midpoint_body(j: u32) {
     var halvings = 0u;
     while (newton < 100u && halvings < 20u) {
         let iw = inertia * w_try;
-        var f = i2h * (inertia_aug * (w_try - w)) + cross(w_try, iw) - tau;
-        if (coupled) {
-            let u = cross(i2h * (w_try - w), r_com) + cross(w_try, cross(w_try, r_com));
-            let a_origin = mass_inv * (force + mass * gravity + aug_vel * u) - u;
-            f -= cross(r_com, aug_vel * a_origin);
-        }
+        let f = i2h * (inertia_aug * (w_try - w)) + cross(w_try, iw) - tau;
         if (f_norm < real(0.0) || vnorm(f) < f_norm) {
             w_mid = w_try;
             f_norm = vnorm(f);
             if (f_norm < MIDPOINT_TOLERANCE * (real(1.0) + i2h * vnorm(iw))) { break; }
-            var jac = i2h * inertia_aug + skew3(w_mid) * inertia - skew3(iw);
-            if (coupled) {
-                let du_dw = -i2h * skew_r + outer3(w_mid, r_com) + diag3(vec3<real>(dot(w_mid, r_com)))
-                    - real(2.0) * outer3(r_com, w_mid);
-                jac -= skew_r * aug_vel * ((mass_inv * aug_vel - diag3(vec3<real>(1.0))) * du_dw);
-            }
-            delta = inverse3(jac) * (-f);
+            delta = inverse3(i2h * inertia_aug + skew3(w_mid) * inertia - skew3(iw)) * (-f);
             step = real(1.0);
             newton += 1u;
             halvings = 0u;
@@ -1452,30 +1423,69 @@ fn midpoint_body(j: u32) {
         w_try = w_mid + step * delta;
     }
     let w_new_body = qrot(iquat, real(2.0) * w_mid - w);
+    var w_mid_body = vec3<real>(0.0, 0.0, 0.0);
+    var w_next = vec3<real>(0.0, 0.0, 0.0);
     for (var k = 0u; k < 3u; k++) {
+        let mid = real(0.5) * (w_new_body[k] + w_body[k]);
         wk[wb + W_QACC + da + 3u + k] = (w_new_body[k] - w_body[k]) / H;
-        wk[wb + W_MID + da + 3u + k] = real(0.5) * (w_new_body[k] + w_body[k]);
+        wk[wb + W_MID + da + 3u + k] = mid;
+        wk[wb + W_NEXT + da + 3u + k] = real(2.0) * mid - old[3u + k];
+        w_mid_body[k] = mid;
+        w_next[k] = real(2.0) * mid - old[3u + k];
     }
-    for (var k = 0u; k < 6u; k++) { wk[wb + W_OLD + da + k] = old[k]; }
     if (!aligned) {
-        let v_world = vec3<real>(old[0], old[1], old[2]);
-        let v = qrot(x2i, v_world);
-        let vcom = v + cross(w, r_com);
-        var a_com = force / mass + gravity;
-        if (coupled) {
-            let u = cross(i2h * (w_mid - w), r_com) + cross(w_mid, cross(w_mid, r_com));
-            a_com = mass_inv * (force + mass * gravity + aug_vel * u);
-        }
-        let b = a_com + i2h * vcom;
-        let denom = i2h * i2h + dot(w_mid, w_mid);
-        let vcom_mid = (i2h * b + (dot(w_mid, b) / i2h) * w_mid - cross(w_mid, b)) / denom;
-        let v_new = real(2.0) * (vcom_mid - cross(w_mid, r_com)) - v;
-        let xquat_new = qintegrate(xquat, qrot(iquat, w_mid) * H);
-        let v_new_world = qrot(xquat_new, qrot(iquat, v_new));
+        let rot = ldm(W_XMAT + 9u * body);
+        let r = rot * ipos;
+        let x = ld3(W_XPOS + 3u * body);
+        let v = vec3<real>(old[0], old[1], old[2]);
+        let gravity = vec3<real>(st[sb + S_GRAVITY], st[sb + S_GRAVITY + 1u], st[sb + S_GRAVITY + 2u]);
+        let a_com = (force + mass * gravity) / (vec3<real>(mass) + vec3<real>(aug[0], aug[1], aug[2]));
+        let v_com = v + cross(rot * w_body, r) + H * a_com;
+        let x_com = x + r + H * v_com;
+        let rot_new = qmat(qintegrate(xquat, w_mid_body * H));
+        let r_new = rot_new * ipos;
+        let x_new = x_com - r_new;
+        let v_new = v_com - cross(rot_new * w_next, r_new);
         for (var k = 0u; k < 3u; k++) {
-            wk[wb + W_QACC + da + k] = (v_new_world[k] - v_world[k]) / H;
-            wk[wb + W_MID + da + k] = real(0.5) * (v_new_world[k] + v_world[k]);
+            wk[wb + W_QACC + da + k] = (v_new[k] - v[k]) / H;
+            wk[wb + W_MID + da + k] = (x_new[k] - x[k]) / H;
+            wk[wb + W_NEXT + da + k] = v_new[k];
         }
+    }
+}
+
+// The semi-implicit Euler step of free joint j as Genesis takes it for a body anchored at its centre of mass (a body
+// in contact whose centre of mass is off its origin): the solver's acceleration read at the centre of mass, which
+// takes the standard update, and the origin read off it at the new orientation (crates/integrators/src/midpoint.rs).
+fn anchored_update(j: u32) {
+    let da = mu[MU_JNT_DOFADR + j];
+    let body = dof_body(da);
+    let ipos = m3(MF_JNT_MID + MID_STRIDE * j + 2u);
+    let rot = ldm(W_XMAT + 9u * body);
+    var old = array<real, 6>();
+    for (var k = 0u; k < 6u; k++) {
+        old[k] = st[sb + S_QVEL + da + k];
+        let next = old[k] + H * wk[wb + W_QACC + da + k];
+        wk[wb + W_MID + da + k] = next;
+        wk[wb + W_NEXT + da + k] = next;
+    }
+    let w_next = vec3<real>(wk[wb + W_NEXT + da + 3u], wk[wb + W_NEXT + da + 4u], wk[wb + W_NEXT + da + 5u]);
+    let omega = rot * vec3<real>(old[3], old[4], old[5]);
+    let alpha = rot * vec3<real>(wk[wb + W_QACC + da + 3u], wk[wb + W_QACC + da + 4u], wk[wb + W_QACC + da + 5u]);
+    let r = rot * ipos;
+    let v = vec3<real>(old[0], old[1], old[2]);
+    let a = vec3<real>(wk[wb + W_QACC + da], wk[wb + W_QACC + da + 1u], wk[wb + W_QACC + da + 2u]);
+    let v_com = v + cross(omega, r) + H * (a + cross(alpha, r) + cross(omega, cross(omega, r)));
+    let x = ld3(W_XPOS + 3u * body);
+    let x_com = x + r + H * v_com;
+    let rot_new = qmat(qintegrate(ld4(W_XQUAT + 4u * body), w_next * H));
+    let r_new = rot_new * ipos;
+    let x_new = x_com - r_new;
+    let v_new = v_com - cross(rot_new * w_next, r_new);
+    for (var k = 0u; k < 3u; k++) {
+        wk[wb + W_QACC + da + k] = (v_new[k] - v[k]) / H;
+        wk[wb + W_MID + da + k] = (x_new[k] - x[k]) / H;
+        wk[wb + W_NEXT + da + k] = v_new[k];
     }
 }
 
@@ -1490,7 +1500,7 @@ fn midpoint_first(j: u32) -> u32 {
 fn integrate() {
     for (var i = 0u; i < NV; i++) { st[sb + S_QACCW + i] = wk[wb + W_QACC + i]; }
     if (MIDPOINT_ANY) {
-        // Bodies touched by a contact (the only rows on free dofs here) keep the plain update.
+        // Bodies touched by a contact (the only rows on free dofs here) keep the plain update, of their centre of mass.
         for (var b = 0u; b < NBODY; b++) { wk[wb + W_TOUCH + b] = real(0.0); }
         let ncon = sts[ob + O_NCON];
         for (var c = 0u; c < ncon; c++) {
@@ -1501,9 +1511,14 @@ fn integrate() {
         }
         for (var j = 0u; j < NJNT; j++) {
             let body = dof_body(mu[MU_JNT_DOFADR + j]);
-            if (mu[MU_JNT_MIDPOINT + j] != 0u && wk[wb + W_TOUCH + body] == real(0.0)) {
-                midpoint_body(j);
-                wk[wb + W_TOUCH + body] = real(2.0);
+            if (mu[MU_JNT_MIDPOINT + j] != 0u) {
+                if (wk[wb + W_TOUCH + body] == real(0.0)) {
+                    midpoint_body(j);
+                    wk[wb + W_TOUCH + body] = real(2.0);
+                } else if (mf[MF_JNT_MID + MID_STRIDE * j + 1u] == real(0.0)) {
+                    anchored_update(j);
+                    wk[wb + W_TOUCH + body] = real(2.0);
+                }
             }
         }
     }
@@ -1537,9 +1552,7 @@ fn integrate() {
     if (MIDPOINT_ANY) {
         for (var j = 0u; j < NJNT; j++) {
             let da = mu[MU_JNT_DOFADR + j];
-            for (var k = midpoint_first(j); k < 6u; k++) {
-                st[sb + S_QVEL + da + k] = real(2.0) * wk[wb + W_MID + da + k] - wk[wb + W_OLD + da + k];
-            }
+            for (var k = midpoint_first(j); k < 6u; k++) { st[sb + S_QVEL + da + k] = wk[wb + W_NEXT + da + k]; }
         }
     }
     st[sb + S_TIME] += H;

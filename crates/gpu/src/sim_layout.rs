@@ -487,7 +487,7 @@ impl SimLayout {
             ("W_MS", nv),
             ("W_TMP", nv),
             ("W_MID", nv),
-            ("W_OLD", nv),
+            ("W_NEXT", nv),
             ("W_TOUCH", nbody),
             ("W_COST", 1),
             ("W_AREF", max_rows),

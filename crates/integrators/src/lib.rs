@@ -92,7 +92,9 @@ pub enum FreeBodyIntegration {
     /// Genesis 1.4.5 (spec §D.5): under `implicitfast` and `approximate_implicitfast`, a standalone free body (bodies
     /// welded under it included) that no constraint row touches in this step advances by the implicit midpoint rule,
     /// which keeps the kinetic energy and angular momentum of torque-free tumbling; touched ones take the integrator's
-    /// plain update. The rows are given by [`IntegratorScratch::set_constrained_dofs`].
+    /// plain update. Either way a centre of mass off the body origin takes the translation's update itself, as in
+    /// Genesis, which anchors such a body at its centre of mass. The rows are given by
+    /// [`IntegratorScratch::set_constrained_dofs`].
     ImplicitMidpoint,
 }
 

@@ -6,16 +6,23 @@
 //! `implicitfast` and `approximate_implicitfast`. In a frame where the inertia `I` is constant (the principal frame of
 //! a lone body, the body frame of a composite), the midpoint angular velocity `w_m` solves
 //!
-//! `F(w_m) = (2/h)(I + E)(w_m − w) + w_m × (I w_m) − τ [− r × (E_lin a_origin)] = 0`
+//! `F(w_m) = (2/h)(I + E)(w_m − w) + w_m × (I w_m) − τ = 0`
 //!
 //! by Newton's method with backtracking (`J_F = (2/h)(I + E) + [w_m]ₓ I − [I w_m]ₓ`, at most 100 steps, 20 halvings
 //! each, tolerance `1e-13 (1 + (2/h)‖I w‖)`), `E` being the per-dof `armature + h·damping + h·kv` along the body axes
-//! and `τ` the torque about the centre of mass (every force but the velocity products and gravity). `w' = 2 w_m − w`.
-//! A centre of mass off the joint origin (`r ≠ 0`) also takes the midpoint of its translation in the rotating frame,
-//! `((2/h) 1 + [w_m]ₓ) v_com,m = a_com + (2/h) v_com`, in closed form, with gravity explicit; on the origin the
-//! translation keeps the standard update. Positions are integrated with the midpoint velocities, then the velocities
-//! become `2·mid − old`. Torque-free tumbling keeps its kinetic energy and angular momentum (the rule preserves
-//! quadratic invariants), where the semi-implicit Euler step gains or loses them.
+//! and `τ` the torque about the centre of mass (every force but the velocity products and gravity). `w' = 2 w_m − w`;
+//! the orientation moves with `w_m`.
+//!
+//! Genesis 1.4.5 anchors every such body at its centre of mass and principal axes when it loads it
+//! (`_align_free_roots`), so its centre of mass takes the standard update, `v_c' = v_c + h (F + m g)/(m + E_lin)`,
+//! `x_c' = x_c + h v_c'`. Signorini keeps the file's body frame in `qpos`: for a centre of mass off the joint origin
+//! (`r ≠ 0`) the origin's position and velocity are read off the centre of mass's, `x' = x_c' − R' r`,
+//! `v' = v_c' − ω' × R' r` (on the origin the solver's translation is that update already). A body a constraint row
+//! touches keeps the integrator's update, also taken at its centre of mass when that is off the origin: the solver's
+//! acceleration read there, `a_c = a + α × r + ω × (ω × r)`, then the same steps ([`anchored_update`]). Positions are integrated
+//! with the midpoint velocities, then the velocities become the new ones (`2·mid − old` for the rotation). Torque-free
+//! tumbling keeps its kinetic energy and angular momentum (the rule preserves quadratic invariants), where the
+//! semi-implicit Euler step gains or loses them.
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_model::{Data, JointKind, Model};
@@ -27,14 +34,14 @@ const MAX_NEWTON: usize = 100;
 const MAX_HALVINGS: usize = 20;
 
 /// One body the midpoint rule advanced this step: its dofs `adr..adr+6`, the first of them it integrates (`0`, or `3`
-/// when the centre of mass is on the joint origin and the translation keeps the standard update), and the velocities
-/// before the step and at the midpoint.
+/// when the centre of mass is on the joint origin and the translation keeps the solver's update), the velocities
+/// the position update takes and the velocities after the step.
 #[derive(Debug, Clone, Copy)]
 struct MidpointBody {
     adr: usize,
     first: usize,
-    old: [f64; 6],
     mid: [f64; 6],
+    next: [f64; 6],
 }
 
 /// The midpoint rule's buffers: which dofs the step's constraint rows act on (set by the caller), the bodies it
@@ -84,13 +91,6 @@ pub fn midpoint_candidate(model: &Model, j: usize) -> Option<(usize, usize)> {
         && model.body_jntnum[body] == 1
         && (adr + 6 == model.nv || model.dof_treeid[adr + 6] != tree);
     alone.then_some((body, adr))
-}
-
-/// [`midpoint_candidate`], awake and touched by no constraint row.
-fn eligible(model: &Model, data: &Data, constrained: &[bool], j: usize) -> Option<(usize, usize)> {
-    let (body, adr) = midpoint_candidate(model, j)?;
-    let free = !constrained.get(adr..adr + 6).is_some_and(|c| c.iter().any(|&c| c));
-    (free && data.is_body_awake(body)).then_some((body, adr))
 }
 
 /// The inertia of free body `body` and of the bodies welded under it (Genesis's composite: mass, centre of mass and
@@ -144,7 +144,20 @@ impl MidpointScratch {
         self.acc.extend_from_slice(qacc);
         self.bodies.clear();
         for j in 0..model.njnt {
-            let Some((body, adr)) = eligible(model, data, &self.constrained, j) else { continue };
+            let Some((body, adr)) = midpoint_candidate(model, j).filter(|&(b, _)| data.is_body_awake(b))
+            else {
+                continue;
+            };
+            let touched = self.constrained.get(adr..adr + 6).is_some_and(|c| c.iter().any(|&c| c));
+            if touched {
+                // Genesis's plain update, of the centre of mass where it anchors the body.
+                let inertia = free_body_inertia(model, data, body);
+                if !inertia.aligned() {
+                    let b = anchored_update(data, body, adr, inertia.ipos, h, &mut self.acc);
+                    self.bodies.push(b);
+                }
+                continue;
+            }
             let aug: [f64; 6] = std::array::from_fn(|k| {
                 data.dof_armature[adr + k] + shift.get(adr + k).copied().unwrap_or(0.0)
             });
@@ -166,12 +179,10 @@ impl MidpointScratch {
         }
     }
 
-    /// After the position update: the advanced bodies' velocities become `2·mid − old`.
+    /// After the position update: the advanced bodies' velocities become the new ones.
     pub(crate) fn set_next_velocities(&self, qvel: &mut [f64]) {
         for b in &self.bodies {
-            for k in b.first..6 {
-                qvel[b.adr + k] = 2.0 * b.mid[k] - b.old[k];
-            }
+            qvel[b.adr + b.first..b.adr + 6].copy_from_slice(&b.next[b.first..]);
         }
     }
 }
@@ -191,39 +202,18 @@ fn advance_body(
     let FreeBodyInertia { mass, inertia, iquat, ipos, .. } = body_inertia;
     let xquat = data.xquat[body];
     let inv_iquat = iquat.inverse();
-    let x2i = inv_iquat * xquat.inverse();
     let rot_i = DMat3::from_quat(iquat);
     let aug_ang = DMat3::from_diagonal(DVec3::new(aug[3], aug[4], aug[5]));
     let inertia_aug = inertia + rot_i.transpose() * aug_ang * rot_i;
 
-    // Every force but the velocity products and gravity: the smooth force less the bias (no constraint acts).
+    // Every force but the velocity products and gravity: the smooth force less the bias (no constraint acts). The
+    // linear dofs take the world force, the angular ones the torque about the origin in the body frame.
     let total = |k: usize| data.qfrc_smooth[adr + k] + data.qfrc_bias[adr + k];
+    let force = DVec3::new(total(0), total(1), total(2));
+    let torque_origin = DVec3::new(total(3), total(4), total(5));
+    let tau = inv_iquat * (torque_origin - ipos.cross(xquat.inverse() * force));
     let w_body = DVec3::new(data.qvel[adr + 3], data.qvel[adr + 4], data.qvel[adr + 5]);
     let w = inv_iquat * w_body;
-    let mut tau = inv_iquat * DVec3::new(total(3), total(4), total(5));
-
-    let aligned = body_inertia.aligned();
-    let mut force = DVec3::ZERO;
-    let mut r_com = DVec3::ZERO;
-    let mut gravity = DVec3::ZERO;
-    let mut aug_vel = DMat3::ZERO;
-    let mut mass_inv = DMat3::ZERO;
-    let mut coupled = false;
-    if !aligned {
-        force = x2i * DVec3::new(total(0), total(1), total(2));
-        r_com = inv_iquat * ipos;
-        tau -= r_com.cross(force);
-        // qfrc_bias holds the whole gravity; gravity compensation is a passive force, already in `force`.
-        gravity = x2i * data.gravity;
-        coupled = aug[..3].iter().any(|&e| e > 0.0);
-        if coupled {
-            let r = DMat3::from_quat(x2i);
-            aug_vel = r * DMat3::from_diagonal(DVec3::new(aug[0], aug[1], aug[2])) * r.transpose();
-            let inv = DVec3::new(1.0 / (mass + aug[0]), 1.0 / (mass + aug[1]), 1.0 / (mass + aug[2]));
-            mass_inv = r * DMat3::from_diagonal(inv) * r.transpose();
-        }
-    }
-    let skew_r = skew(r_com);
 
     // Newton with backtracking on F(w_m); each candidate is evaluated once.
     let mut w_mid = w;
@@ -234,27 +224,14 @@ fn advance_body(
     let (mut newton, mut halvings) = (0, 0);
     while newton < MAX_NEWTON && halvings < MAX_HALVINGS {
         let iw = inertia * w_try;
-        let mut f = i2h * (inertia_aug * (w_try - w)) + w_try.cross(iw) - tau;
-        if coupled {
-            let alpha = i2h * (w_try - w);
-            let u = alpha.cross(r_com) + w_try.cross(w_try.cross(r_com));
-            let a_origin = mass_inv * (force + mass * gravity + aug_vel * u) - u;
-            f -= r_com.cross(aug_vel * a_origin);
-        }
+        let f = i2h * (inertia_aug * (w_try - w)) + w_try.cross(iw) - tau;
         if f_norm < 0.0 || f.length() < f_norm {
             w_mid = w_try;
             f_norm = f.length();
             if f_norm < TOLERANCE * (1.0 + i2h * iw.length()) {
                 break;
             }
-            let mut jac = i2h * inertia_aug + skew(w_mid) * inertia - skew(iw);
-            if coupled {
-                let du_dw = -i2h * skew_r
-                    + outer(w_mid, r_com)
-                    + DMat3::from_diagonal(DVec3::splat(w_mid.dot(r_com)))
-                    - 2.0 * outer(r_com, w_mid);
-                jac -= skew_r * aug_vel * ((mass_inv * aug_vel - DMat3::IDENTITY) * du_dw);
-            }
+            let jac = i2h * inertia_aug + skew(w_mid) * inertia - skew(iw);
             delta = jac.inverse() * (-f);
             step = 1.0;
             newton += 1;
@@ -267,35 +244,73 @@ fn advance_body(
     }
 
     let mut old = [0.0; 6];
-    let mut mid = [0.0; 6];
     old.copy_from_slice(&data.qvel[adr..adr + 6]);
+    let mut mid = [0.0; 6];
+    let mut next = [0.0; 6];
     let w_new_body = iquat * (2.0 * w_mid - w);
     for k in 0..3 {
         acc[adr + 3 + k] = (w_new_body[k] - w_body[k]) / h;
         mid[3 + k] = 0.5 * (w_new_body[k] + w_body[k]);
+        next[3 + k] = 2.0 * mid[3 + k] - old[3 + k];
     }
+    let aligned = body_inertia.aligned();
     if !aligned {
-        let v_world = DVec3::new(old[0], old[1], old[2]);
-        let v = x2i * v_world;
-        let vcom = v + w.cross(r_com);
-        let a_com = if coupled {
-            let alpha = i2h * (w_mid - w);
-            let u = alpha.cross(r_com) + w_mid.cross(w_mid.cross(r_com));
-            mass_inv * (force + mass * gravity + aug_vel * u)
-        } else {
-            force / mass + gravity
-        };
-        let b = a_com + i2h * vcom;
-        let denom = i2h * i2h + w_mid.dot(w_mid);
-        let vcom_mid = (i2h * b + (w_mid.dot(b) / i2h) * w_mid - w_mid.cross(b)) / denom;
-        let v_new = 2.0 * (vcom_mid - w_mid.cross(r_com)) - v;
-        // The world-frame velocity goes through the estimated next orientation.
-        let xquat_new = signorini_model::kinematics::quat_integrate(xquat, (iquat * w_mid) * h);
-        let v_new_world = xquat_new * (iquat * v_new);
+        // The centre of mass's standard update, the origin read off it at the new orientation.
+        let r = data.xmat[body] * ipos;
+        let x = data.xpos[body];
+        let v = DVec3::new(old[0], old[1], old[2]);
+        let omega = data.xmat[body] * w_body;
+        let a_com = (force + mass * data.gravity) / (DVec3::splat(mass) + DVec3::new(aug[0], aug[1], aug[2]));
+        let v_com = v + omega.cross(r) + h * a_com;
+        let x_com = x + r + h * v_com;
+        let w_mid_body = DVec3::new(mid[3], mid[4], mid[5]);
+        let rot_new = DMat3::from_quat(signorini_model::kinematics::quat_integrate(xquat, w_mid_body * h));
+        let r_new = rot_new * ipos;
+        let x_new = x_com - r_new;
+        let v_new = v_com - (rot_new * DVec3::new(next[3], next[4], next[5])).cross(r_new);
         for k in 0..3 {
-            acc[adr + k] = (v_new_world[k] - v_world[k]) / h;
-            mid[k] = 0.5 * (v_new_world[k] + v_world[k]);
+            mid[k] = (x_new[k] - x[k]) / h;
+            next[k] = v_new[k];
+            acc[adr + k] = (v_new[k] - v[k]) / h;
         }
     }
-    MidpointBody { adr, first: if aligned { 3 } else { 0 }, old, mid }
+    MidpointBody { adr, first: if aligned { 3 } else { 0 }, mid, next }
+}
+
+/// The semi-implicit Euler step of a free body as Genesis takes it for a body it anchored at its centre of mass
+/// (`ipos`, body frame): the solver's acceleration `acc` (origin, body-frame angular) read at the centre of mass,
+/// `a_c = a + α × r + ω × (ω × r)`, then `v_c' = v_c + h a_c`, `ω' = ω + h α`, `x_c' = x_c + h v_c'`, and the origin
+/// read off the centre of mass at the new orientation. Only the translation changes from the origin's update.
+fn anchored_update(
+    data: &Data,
+    body: usize,
+    adr: usize,
+    ipos: DVec3,
+    h: f64,
+    acc: &mut [f64],
+) -> MidpointBody {
+    let rot = data.xmat[body];
+    let old: [f64; 6] = std::array::from_fn(|k| data.qvel[adr + k]);
+    let mut next: [f64; 6] = std::array::from_fn(|k| old[k] + h * acc[adr + k]);
+    let omega = rot * DVec3::new(old[3], old[4], old[5]);
+    let alpha = rot * DVec3::new(acc[adr + 3], acc[adr + 4], acc[adr + 5]);
+    let r = rot * ipos;
+    let v = DVec3::new(old[0], old[1], old[2]);
+    let a_com =
+        DVec3::new(acc[adr], acc[adr + 1], acc[adr + 2]) + alpha.cross(r) + omega.cross(omega.cross(r));
+    let v_com = v + omega.cross(r) + h * a_com;
+    let x = data.xpos[body];
+    let x_com = x + r + h * v_com;
+    let w_next = DVec3::new(next[3], next[4], next[5]);
+    let rot_new = DMat3::from_quat(signorini_model::kinematics::quat_integrate(data.xquat[body], w_next * h));
+    let r_new = rot_new * ipos;
+    let x_new = x_com - r_new;
+    let v_new = v_com - (rot_new * w_next).cross(r_new);
+    let mut mid = next;
+    for k in 0..3 {
+        mid[k] = (x_new[k] - x[k]) / h;
+        next[k] = v_new[k];
+        acc[adr + k] = (v_new[k] - v[k]) / h;
+    }
+    MidpointBody { adr, first: 0, mid, next }
 }
