@@ -19,10 +19,10 @@
 //! (`r ≠ 0`) the origin's position and velocity are read off the centre of mass's, `x' = x_c' − R' r`,
 //! `v' = v_c' − ω' × R' r` (on the origin the solver's translation is that update already). A body a constraint row
 //! touches keeps the integrator's update, also taken at its centre of mass when that is off the origin: the solver's
-//! acceleration read there, `a_c = a + α × r + ω × (ω × r)`, then the same steps ([`anchored_update`]). Positions are integrated
-//! with the midpoint velocities, then the velocities become the new ones (`2·mid − old` for the rotation). Torque-free
-//! tumbling keeps its kinetic energy and angular momentum (the rule preserves quadratic invariants), where the
-//! semi-implicit Euler step gains or loses them.
+//! acceleration read there, `a_c = a + α × r + ω × (ω × r)`, then the same steps (`anchored_update`). Positions are
+//! integrated with the midpoint velocities, then the velocities become the new ones (`2·mid − old` for the rotation).
+//! Torque-free tumbling keeps its kinetic energy and angular momentum (the rule preserves quadratic invariants), where
+//! the semi-implicit Euler step gains or loses them.
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_model::{Data, JointKind, Model};
@@ -136,9 +136,10 @@ fn skew(v: DVec3) -> DMat3 {
 }
 
 impl MidpointScratch {
-    /// Writes `qacc` into the scratch's acceleration and replaces, for every eligible free body, its dofs' entries by
-    /// the midpoint rule's `(new − old)/h`, recording the midpoint velocities. `shift` is the per-dof `h·damping +
-    /// h·kv` of the integrator (empty: none). Returns the number of bodies it advanced.
+    /// Writes `qacc` into the scratch's acceleration and replaces, for every awake standalone free body, its dofs'
+    /// entries by the midpoint rule's `(new − old)/h` (untouched bodies) or by the anchored update's (touched bodies
+    /// with the centre of mass off the origin), recording the velocities of the position update and the new ones.
+    /// `shift` is the per-dof `h·damping + h·kv` of the integrator (empty: none). Returns the number of bodies.
     pub(crate) fn apply(&mut self, model: &Model, data: &Data, qacc: &[f64], shift: &[f64], h: f64) -> usize {
         self.acc.clear();
         self.acc.extend_from_slice(qacc);
