@@ -9,7 +9,7 @@ use common::{Rng, cholesky, cholesky_solve, mat_vec, max_abs, random_model, rand
 use glam::{DMat3, DVec3};
 use proptest::prelude::*;
 use signorini_model::passive::quat_to_rotvec;
-use signorini_model::{Data, Model, Wrench};
+use signorini_model::{Data, JointKind, Model, Wrench};
 
 fn setup(seed: u64, nbody: usize) -> (Model, Data, Rng) {
     let mut rng = Rng(seed);
@@ -116,6 +116,13 @@ proptest! {
     #[test]
     fn unforced_motion_conserves_energy(seed in any::<u64>(), nbody in 2usize..9) {
         let (model, mut data, _) = setup(seed, nbody);
+        // A ball or free joint's spring energy ½k·θ² has a kink at θ = π (the rotation vector wraps there, in
+        // MuJoCo too): a state within the central difference's reach of it has no derivative to compare.
+        prop_assume!((0..model.njnt).all(|j| {
+            let a = model.jnt_qposadr[j] + if model.jnt_type[j] == JointKind::Free { 3 } else { 0 };
+            let rotates = matches!(model.jnt_type[j], JointKind::Ball | JointKind::Free);
+            !rotates || model.jnt_stiffness[j] == 0.0 || data.qpos[a].abs() > 1e-3
+        }));
         let nv = model.nv;
         let mut acc: Vec<f64> = (0..nv)
             .map(|d| data.qfrc_passive[d] + model.dof_damping[d] * data.qvel[d] - data.qfrc_bias[d])
