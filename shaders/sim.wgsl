@@ -1391,12 +1391,10 @@ fn midpoint_body(j: u32) {
     }
     let rot_i = qmat(iquat);
     let inertia_aug = inertia + transpose(rot_i) * diag3(vec3<real>(aug[3], aug[4], aug[5])) * rot_i;
-    var old = array<real, 6>();
-    for (var k = 0u; k < 6u; k++) { old[k] = st[sb + S_QVEL + da + k]; }
     let force = vec3<real>(unbiased_force(da), unbiased_force(da + 1u), unbiased_force(da + 2u));
     let torque = vec3<real>(unbiased_force(da + 3u), unbiased_force(da + 4u), unbiased_force(da + 5u));
     let tau = qrot(inv_iquat, torque - cross(ipos, qrot(qconj(xquat), force)));
-    let w_body = vec3<real>(old[3], old[4], old[5]);
+    let w_body = vec3<real>(st[sb + S_QVEL + da + 3u], st[sb + S_QVEL + da + 4u], st[sb + S_QVEL + da + 5u]);
     let w = qrot(inv_iquat, w_body);
     var w_mid = w;
     var w_try = w;
@@ -1423,34 +1421,16 @@ fn midpoint_body(j: u32) {
         w_try = w_mid + step * delta;
     }
     let w_new_body = qrot(iquat, real(2.0) * w_mid - w);
-    var w_mid_body = vec3<real>(0.0, 0.0, 0.0);
-    var w_next = vec3<real>(0.0, 0.0, 0.0);
     for (var k = 0u; k < 3u; k++) {
         let mid = real(0.5) * (w_new_body[k] + w_body[k]);
         wk[wb + W_QACC + da + 3u + k] = (w_new_body[k] - w_body[k]) / H;
         wk[wb + W_MID + da + 3u + k] = mid;
-        wk[wb + W_NEXT + da + 3u + k] = real(2.0) * mid - old[3u + k];
-        w_mid_body[k] = mid;
-        w_next[k] = real(2.0) * mid - old[3u + k];
+        wk[wb + W_NEXT + da + 3u + k] = real(2.0) * mid - w_body[k];
     }
     if (!aligned) {
-        let rot = ldm(W_XMAT + 9u * body);
-        let r = rot * ipos;
-        let x = ld3(W_XPOS + 3u * body);
-        let v = vec3<real>(old[0], old[1], old[2]);
         let gravity = vec3<real>(st[sb + S_GRAVITY], st[sb + S_GRAVITY + 1u], st[sb + S_GRAVITY + 2u]);
         let a_com = (force + mass * gravity) / (vec3<real>(mass) + vec3<real>(aug[0], aug[1], aug[2]));
-        let v_com = v + cross(rot * w_body, r) + H * a_com;
-        let x_com = x + r + H * v_com;
-        let rot_new = qmat(qintegrate(xquat, w_mid_body * H));
-        let r_new = rot_new * ipos;
-        let x_new = x_com - r_new;
-        let v_new = v_com - cross(rot_new * w_next, r_new);
-        for (var k = 0u; k < 3u; k++) {
-            wk[wb + W_QACC + da + k] = (v_new[k] - v[k]) / H;
-            wk[wb + W_MID + da + k] = (x_new[k] - x[k]) / H;
-            wk[wb + W_NEXT + da + k] = v_new[k];
-        }
+        step_centre_of_mass(da, body, ipos, a_com);
     }
 }
 
@@ -1461,24 +1441,33 @@ fn anchored_update(j: u32) {
     let da = mu[MU_JNT_DOFADR + j];
     let body = dof_body(da);
     let ipos = m3(MF_JNT_MID + MID_STRIDE * j + 2u);
-    let rot = ldm(W_XMAT + 9u * body);
-    var old = array<real, 6>();
     for (var k = 0u; k < 6u; k++) {
-        old[k] = st[sb + S_QVEL + da + k];
-        let next = old[k] + H * wk[wb + W_QACC + da + k];
+        let next = st[sb + S_QVEL + da + k] + H * wk[wb + W_QACC + da + k];
         wk[wb + W_MID + da + k] = next;
         wk[wb + W_NEXT + da + k] = next;
     }
-    let w_next = vec3<real>(wk[wb + W_NEXT + da + 3u], wk[wb + W_NEXT + da + 4u], wk[wb + W_NEXT + da + 5u]);
-    let omega = rot * vec3<real>(old[3], old[4], old[5]);
+    let rot = ldm(W_XMAT + 9u * body);
+    let omega = rot * vec3<real>(st[sb + S_QVEL + da + 3u], st[sb + S_QVEL + da + 4u], st[sb + S_QVEL + da + 5u]);
     let alpha = rot * vec3<real>(wk[wb + W_QACC + da + 3u], wk[wb + W_QACC + da + 4u], wk[wb + W_QACC + da + 5u]);
     let r = rot * ipos;
-    let v = vec3<real>(old[0], old[1], old[2]);
     let a = vec3<real>(wk[wb + W_QACC + da], wk[wb + W_QACC + da + 1u], wk[wb + W_QACC + da + 2u]);
-    let v_com = v + cross(omega, r) + H * (a + cross(alpha, r) + cross(omega, cross(omega, r)));
+    step_centre_of_mass(da, body, ipos, a + cross(alpha, r) + cross(omega, cross(omega, r)));
+}
+
+// The translation of free joint j's body anchored at its centre of mass (ipos, body frame), its rotation already
+// stepped (W_MID: the angular velocity of the position update, W_NEXT: the new one): the centre of mass steps with
+// a_com, the origin is read off it at the new orientation (crates/integrators/src/midpoint.rs, step_centre_of_mass).
+fn step_centre_of_mass(da: u32, body: u32, ipos: vec3<real>, a_com: vec3<real>) {
+    let rot = ldm(W_XMAT + 9u * body);
+    let r = rot * ipos;
     let x = ld3(W_XPOS + 3u * body);
+    let v = vec3<real>(st[sb + S_QVEL + da], st[sb + S_QVEL + da + 1u], st[sb + S_QVEL + da + 2u]);
+    let omega = rot * vec3<real>(st[sb + S_QVEL + da + 3u], st[sb + S_QVEL + da + 4u], st[sb + S_QVEL + da + 5u]);
+    let v_com = v + cross(omega, r) + H * a_com;
     let x_com = x + r + H * v_com;
-    let rot_new = qmat(qintegrate(ld4(W_XQUAT + 4u * body), w_next * H));
+    let w_mid = vec3<real>(wk[wb + W_MID + da + 3u], wk[wb + W_MID + da + 4u], wk[wb + W_MID + da + 5u]);
+    let w_next = vec3<real>(wk[wb + W_NEXT + da + 3u], wk[wb + W_NEXT + da + 4u], wk[wb + W_NEXT + da + 5u]);
+    let rot_new = qmat(qintegrate(ld4(W_XQUAT + 4u * body), w_mid * H));
     let r_new = rot_new * ipos;
     let x_new = x_com - r_new;
     let v_new = v_com - cross(rot_new * w_next, r_new);

@@ -287,18 +287,36 @@ pub fn integrate_positions(model: &Model, data: &mut Data, h: f64) {
 /// Writes `a` to `qacc`, then `qvel += h a`, positions with the new velocity, activations at `act_dot`
 /// ([`Model::advance_activations`]), `time += h`.
 pub(crate) fn finish(model: &Model, data: &mut Data, a: &[f64], h: f64) {
+    finish_with(model, data, a, h, None);
+}
+
+/// [`finish`], the bodies of `free_bodies` (`midpoint.rs`) moving their positions with its velocities and ending the
+/// step with its new ones.
+fn finish_with(
+    model: &Model,
+    data: &mut Data,
+    a: &[f64],
+    h: f64,
+    free_bodies: Option<&midpoint::MidpointScratch>,
+) {
     data.qacc.copy_from_slice(a);
     for (v, a) in data.qvel.iter_mut().zip(a) {
         *v += h * a;
     }
+    if let Some(mp) = free_bodies {
+        mp.set_midpoint_velocities(&mut data.qvel);
+    }
     integrate_positions(model, data, h);
+    if let Some(mp) = free_bodies {
+        mp.set_next_velocities(&mut data.qvel);
+    }
     model.advance_activations(&mut data.act, &data.act_dot, h);
     data.time += h;
 }
 
-/// [`finish`] with the unconstrained standalone free bodies advanced by the implicit midpoint rule (`midpoint.rs`):
-/// their accelerations are the rule's, their positions move with the midpoint velocities and their velocities become
-/// `2·mid − old`. `shift` is the integrator's per-dof `h·(damping + kv)` (the rule's `E` with the armature).
+/// [`finish`] with Genesis's integration of standalone free bodies (`midpoint.rs`): the unconstrained ones by the
+/// implicit midpoint rule, the touched ones with their centre of mass off the origin by the anchored update.
+/// `shift` is the integrator's per-dof `h·(damping + kv)` (the rule's `E` with the armature).
 fn finish_midpoint(
     model: &Model,
     data: &mut Data,
@@ -310,16 +328,7 @@ fn finish_midpoint(
     if mp.apply(model, data, a, shift, h) == 0 {
         return finish(model, data, a, h);
     }
-    let acc = mp.acceleration();
-    data.qacc.copy_from_slice(acc);
-    for (v, a) in data.qvel.iter_mut().zip(acc) {
-        *v += h * a;
-    }
-    mp.set_midpoint_velocities(&mut data.qvel);
-    integrate_positions(model, data, h);
-    mp.set_next_velocities(&mut data.qvel);
-    model.advance_activations(&mut data.act, &data.act_dot, h);
-    data.time += h;
+    finish_with(model, data, mp.acceleration(), h, Some(mp));
 }
 
 /// `∂qfrc_actuator/∂q̇` on the diagonal (joint transmission: `gear²·(gainprm₂·input + biasprm₂)`), added times `−h`

@@ -256,24 +256,8 @@ fn advance_body(
     }
     let aligned = body_inertia.aligned();
     if !aligned {
-        // The centre of mass's standard update, the origin read off it at the new orientation.
-        let r = data.xmat[body] * ipos;
-        let x = data.xpos[body];
-        let v = DVec3::new(old[0], old[1], old[2]);
-        let omega = data.xmat[body] * w_body;
         let a_com = (force + mass * data.gravity) / (DVec3::splat(mass) + DVec3::new(aug[0], aug[1], aug[2]));
-        let v_com = v + omega.cross(r) + h * a_com;
-        let x_com = x + r + h * v_com;
-        let w_mid_body = DVec3::new(mid[3], mid[4], mid[5]);
-        let rot_new = DMat3::from_quat(signorini_model::kinematics::quat_integrate(xquat, w_mid_body * h));
-        let r_new = rot_new * ipos;
-        let x_new = x_com - r_new;
-        let v_new = v_com - (rot_new * DVec3::new(next[3], next[4], next[5])).cross(r_new);
-        for k in 0..3 {
-            mid[k] = (x_new[k] - x[k]) / h;
-            next[k] = v_new[k];
-            acc[adr + k] = (v_new[k] - v[k]) / h;
-        }
+        step_centre_of_mass(data, body, adr, ipos, |_, _| a_com, h, acc, &mut mid, &mut next);
     }
     MidpointBody { adr, first: if aligned { 3 } else { 0 }, mid, next }
 }
@@ -290,28 +274,48 @@ fn anchored_update(
     h: f64,
     acc: &mut [f64],
 ) -> MidpointBody {
+    let mut next: [f64; 6] = std::array::from_fn(|k| data.qvel[adr + k] + h * acc[adr + k]);
+    let mut mid = next;
+    let a = DVec3::new(acc[adr], acc[adr + 1], acc[adr + 2]);
+    let alpha = data.xmat[body] * DVec3::new(acc[adr + 3], acc[adr + 4], acc[adr + 5]);
+    let a_com = |omega: DVec3, r: DVec3| a + alpha.cross(r) + omega.cross(omega.cross(r));
+    step_centre_of_mass(data, body, adr, ipos, a_com, h, acc, &mut mid, &mut next);
+    MidpointBody { adr, first: 0, mid, next }
+}
+
+/// The translation of a body anchored at its centre of mass (`ipos`, body frame), its rotation already stepped
+/// (`mid[3..]`: the body-frame angular velocity of the position update, `next[3..]`: the new one): with `r` the
+/// centre of mass's offset and `ω` the world angular velocity before the step, `v_c' = v + ω × r + h a_c(ω, r)`,
+/// `x_c' = x + r + h v_c'`, and the origin read off the centre of mass at the new orientation `R'`:
+/// `x' = x_c' − R' ipos`, `v' = v_c' − (R' ω'_body) × R' ipos`. Writes the translation's acceleration into `acc`, the
+/// velocity that moves the origin to `x'` into `mid[..3]` and `v'` into `next[..3]`.
+#[allow(clippy::too_many_arguments)]
+fn step_centre_of_mass(
+    data: &Data,
+    body: usize,
+    adr: usize,
+    ipos: DVec3,
+    a_com: impl Fn(DVec3, DVec3) -> DVec3,
+    h: f64,
+    acc: &mut [f64],
+    mid: &mut [f64; 6],
+    next: &mut [f64; 6],
+) {
     let rot = data.xmat[body];
-    let old: [f64; 6] = std::array::from_fn(|k| data.qvel[adr + k]);
-    let mut next: [f64; 6] = std::array::from_fn(|k| old[k] + h * acc[adr + k]);
-    let omega = rot * DVec3::new(old[3], old[4], old[5]);
-    let alpha = rot * DVec3::new(acc[adr + 3], acc[adr + 4], acc[adr + 5]);
     let r = rot * ipos;
-    let v = DVec3::new(old[0], old[1], old[2]);
-    let a_com =
-        DVec3::new(acc[adr], acc[adr + 1], acc[adr + 2]) + alpha.cross(r) + omega.cross(omega.cross(r));
-    let v_com = v + omega.cross(r) + h * a_com;
     let x = data.xpos[body];
+    let v = DVec3::new(data.qvel[adr], data.qvel[adr + 1], data.qvel[adr + 2]);
+    let omega = rot * DVec3::new(data.qvel[adr + 3], data.qvel[adr + 4], data.qvel[adr + 5]);
+    let v_com = v + omega.cross(r) + h * a_com(omega, r);
     let x_com = x + r + h * v_com;
-    let w_next = DVec3::new(next[3], next[4], next[5]);
-    let rot_new = DMat3::from_quat(signorini_model::kinematics::quat_integrate(data.xquat[body], w_next * h));
+    let w_mid = DVec3::new(mid[3], mid[4], mid[5]);
+    let rot_new = DMat3::from_quat(signorini_model::kinematics::quat_integrate(data.xquat[body], w_mid * h));
     let r_new = rot_new * ipos;
     let x_new = x_com - r_new;
-    let v_new = v_com - (rot_new * w_next).cross(r_new);
-    let mut mid = next;
+    let v_new = v_com - (rot_new * DVec3::new(next[3], next[4], next[5])).cross(r_new);
     for k in 0..3 {
         mid[k] = (x_new[k] - x[k]) / h;
         next[k] = v_new[k];
         acc[adr + k] = (v_new[k] - v[k]) / h;
     }
-    MidpointBody { adr, first: 0, mid, next }
 }
