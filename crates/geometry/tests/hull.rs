@@ -323,6 +323,49 @@ proptest! {
         }
     }
 
+    /// The cube map's candidate scan is the brute force bit for bit (lowest index on ties), on directions through
+    /// the map's cell corners, edges and faces (with offsets down to rounding) as well as random ones, for hulls of
+    /// many ties (points snapped to a grid), flat hulls, tiny, huge and off-origin ones.
+    #[test]
+    fn cube_map_equals_brute_force(
+        pts in prop::collection::vec(unit(), 40..300),
+        kind in 0usize..3,
+        s in scale(),
+        off in vec3(5.0),
+        lines in prop::collection::vec((0usize..6, 0usize..=16, 0usize..=16, -2i32..=2, direction()), 1..40),
+    ) {
+        let pts: Vec<DVec3> = match kind {
+            0 => pts,
+            1 => pts.iter().map(|p| (*p * 4.0).round() / 4.0).chain(pts.iter().copied()).collect(),
+            _ => pts.iter().map(|p| *p * DVec3::new(3.0, 1.0, 0.2)).collect(),
+        };
+        let pts: Vec<DVec3> = pts.iter().map(|p| (*p + off) * s).collect();
+        let mesh = ConvexMesh::from_points(&pts).unwrap();
+        prop_assume!(mesh.vertices().len() > 32);
+        prop_assert!(mesh.cube_map_mean_candidates() >= 1.0);
+        for (face, i, j, nudge, random) in lines {
+            // Grid line k of a face is at k/8 − 1 (16 cells a side); `nudge` moves it by a few ulps or 1e-12.
+            let t = |k: usize| {
+                let x = k as f64 / 8.0 - 1.0;
+                match nudge { -2 => x - 1e-12, -1 => x - f64::EPSILON, 1 => x + f64::EPSILON, 2 => x + 1e-12, _ => x }
+            };
+            let sign = if face % 2 == 0 { 1.0 } else { -1.0 };
+            let (u, v) = (t(i), t(j));
+            let on_grid = match face / 2 {
+                0 => DVec3::new(sign, u, v),
+                1 => DVec3::new(v, sign, u),
+                _ => DVec3::new(u, v, sign),
+            };
+            for d in [on_grid, on_grid * 1e-3, random] {
+                let expected = mesh.support_index_brute_force(d);
+                if d != DVec3::ZERO {
+                    prop_assert_eq!(mesh.support_index_cube_map(d), Some(expected), "direction {}", d);
+                }
+                prop_assert_eq!(mesh.local_support(d), mesh.vertices()[expected]);
+            }
+        }
+    }
+
     #[test]
     fn hill_climb_on_rotated_cubes(axis in vec3(1.0), angle in -3.2..3.2f64, d in direction(), start in 0usize..8) {
         let q = rotation((axis.x, axis.y, axis.z), angle);

@@ -110,6 +110,9 @@ impl CoreShape for ConvexMesh {
     }
     #[inline]
     fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {
+        if let Some(i) = self.support_index_cube_map(dir) {
+            return self.vertices()[i];
+        }
         // Start from the last support (the start table's before the first): cheaper than comparing both.
         let start = match hint.get() {
             h if (h as usize) < self.vertices().len() => h as usize,

@@ -9,6 +9,7 @@
 use glam::DVec3;
 
 use super::hull_polygons::HullPolygons;
+use super::support_cube_map::{SupportCubeMap, cube_cell, face_direction};
 use crate::error::Result;
 use crate::mass::polyhedron;
 use crate::quickhull::{Hull, convex_hull, triangle_normal};
@@ -43,7 +44,12 @@ pub struct ConvexMesh {
     vertex_bounds: (DVec3, DVec3),
     /// The support vertex through the centre of each start-table cell: where a hill climb starts.
     start_vertices: [u32; START_CELLS],
+    /// Candidate supports per cube-map cell, for hulls of `SCAN_MAX + 1 ..= CUBE_MAP_MAX` vertices.
+    support_map: Option<SupportCubeMap>,
 }
+
+/// Largest hull given a [`SupportCubeMap`]: its build scans every vertex per cell (1 536 cells), about 0.1 s here.
+const CUBE_MAP_MAX: usize = 4096;
 
 /// Cells per cube-face side of the start table (see [`ConvexMesh::support_start`]).
 const START_GRID: usize = 8;
@@ -51,34 +57,17 @@ const START_GRID: usize = 8;
 /// Cells of the start table: six faces of `START_GRID²`.
 const START_CELLS: usize = 6 * START_GRID * START_GRID;
 
-/// The start-table cell of a non-zero direction: the cube face its largest component points to, and the cell of
-/// the other two components divided by that one (a cube map).
+/// The start-table cell of a non-zero direction (a cube map, see [`cube_cell`]).
 #[inline]
 fn start_cell(dir: DVec3) -> usize {
-    let a = dir.abs();
-    let (axis, u, v) = if a.x >= a.y && a.x >= a.z {
-        (0, dir.y / a.x, dir.z / a.x)
-    } else if a.y >= a.z {
-        (1, dir.z / a.y, dir.x / a.y)
-    } else {
-        (2, dir.x / a.z, dir.y / a.z)
-    };
-    let face = 2 * axis + usize::from(dir[axis] < 0.0);
-    let cell = |t: f64| (((t + 1.0) * 0.5 * START_GRID as f64) as usize).min(START_GRID - 1);
-    (face * START_GRID + cell(u)) * START_GRID + cell(v)
+    cube_cell(dir, START_GRID)
 }
 
 /// The direction through the centre of start-table cell `k` (the inverse of [`start_cell`]).
 fn start_cell_direction(k: usize) -> DVec3 {
     let (face, rest) = (k / (START_GRID * START_GRID), k % (START_GRID * START_GRID));
     let centre = |i: usize| (i as f64 + 0.5) / START_GRID as f64 * 2.0 - 1.0;
-    let (u, v) = (centre(rest / START_GRID), centre(rest % START_GRID));
-    let sign = if face % 2 == 0 { 1.0 } else { -1.0 };
-    match face / 2 {
-        0 => DVec3::new(sign, u, v),
-        1 => DVec3::new(v, sign, u),
-        _ => DVec3::new(u, v, sign),
-    }
+    face_direction(face, centre(rest / START_GRID), centre(rest % START_GRID))
 }
 
 impl ConvexMesh {
@@ -139,8 +128,9 @@ impl ConvexMesh {
         let start_vertices: [u32; START_CELLS] = std::array::from_fn(|k| {
             brute_force_support_index(&vertices, start_cell_direction(k)).unwrap_or(0) as u32
         });
-        ConvexMesh {
+        let mut mesh = ConvexMesh {
             start_vertices,
+            support_map: None,
             vertices,
             triangles,
             face_normals,
@@ -152,7 +142,14 @@ impl ConvexMesh {
             centroid,
             vertex_mean,
             vertex_bounds,
+        };
+        if (SCAN_MAX + 1..=CUBE_MAP_MAX).contains(&n) {
+            let map = SupportCubeMap::new(&mesh.vertices, mesh.bounding_radius, |d, start| {
+                mesh.support_index_hill_climb(d, start)
+            });
+            mesh.support_map = Some(map);
         }
+        mesh
     }
 
     /// The hull's extreme points (local frame), in increasing order of their index in the input of
@@ -248,6 +245,34 @@ impl ConvexMesh {
             return 0;
         }
         self.start_vertices[start_cell(dir)] as usize
+    }
+
+    /// Index of the vertex maximising `dir · v` (lowest index on ties, equal to
+    /// [`ConvexMesh::support_index_brute_force`]) by a scan of the candidates of `dir`'s cube-map cell (see
+    /// [`SupportCubeMap`](super::support_cube_map)); `None` for a hull without a map (up to 32 or over 4 096
+    /// vertices) and for a zero direction or one whose dots are not finite.
+    #[inline]
+    pub fn support_index_cube_map(&self, dir: DVec3) -> Option<usize> {
+        let map = self.support_map.as_ref()?;
+        if dir == DVec3::ZERO || !(dir.abs().max_element() * self.bounding_radius).is_finite() {
+            return None;
+        }
+        let cands = map.candidates(dir);
+        let (&first, rest) = cands.split_first()?;
+        let (mut best, mut best_dot) = (first, dir.dot(self.vertices[first as usize]));
+        for &c in rest {
+            let d = dir.dot(self.vertices[c as usize]);
+            if d > best_dot {
+                (best, best_dot) = (c, d);
+            }
+        }
+        Some(best as usize)
+    }
+
+    /// Mean number of candidate vertices per cube-map cell (0 without a map): the cost of
+    /// [`ConvexMesh::support_index_cube_map`] in dot products.
+    pub fn cube_map_mean_candidates(&self) -> f64 {
+        self.support_map.as_ref().map_or(0.0, SupportCubeMap::mean_candidates)
     }
 
     /// Index of the vertex maximising `dir · v` by hill climbing from `start` (0 if out of range); always equal to
@@ -365,12 +390,15 @@ impl ConvexMesh {
 const SCAN_MAX: usize = 32;
 
 impl SupportMap for ConvexMesh {
-    /// The vertex maximising `dir · v` (lowest index on ties): a scan of small hulls, hill climbing from
-    /// [`ConvexMesh::support_start`] on larger ones.
+    /// The vertex maximising `dir · v` (lowest index on ties): a scan of small hulls, the cube map's candidates
+    /// ([`ConvexMesh::support_index_cube_map`]) on larger ones, hill climbing from [`ConvexMesh::support_start`] on
+    /// hulls too large for a map.
     #[inline]
     fn local_support(&self, dir: DVec3) -> DVec3 {
         let i = if self.vertices.len() <= SCAN_MAX {
             self.support_index_brute_force(dir)
+        } else if let Some(i) = self.support_index_cube_map(dir) {
+            i
         } else {
             self.support_index_hill_climb(dir, self.support_start(dir))
         };

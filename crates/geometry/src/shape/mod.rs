@@ -13,6 +13,7 @@ mod height_field;
 mod hull_polygons;
 mod plane;
 mod sphere;
+mod support_cube_map;
 mod triangle_mesh;
 
 use std::sync::Arc;

@@ -1,0 +1,183 @@
+//! Exact support of a convex mesh by a cube map of candidate vertices.
+//!
+//! The directions are cut into the cells of a cube map: the face of the cube that `d` points to (its largest
+//! component, `|d_k|`) and a `GRID × GRID` cell of the two other components divided by `|d_k|` ([`cube_cell`]).
+//! A cell is a convex cone of directions, spanned by its four corner rays `c_1..c_4`. For each cell the map keeps
+//! every vertex that may maximise `d · v` for some `d` in the cell: a vertex `v` is dropped only when another
+//! vertex `u` beats it at all four corners, `(u − v) · c_k > tol`, which, `d` being a non-negative combination of
+//! the corners, makes `u` beat `v` on the whole cell. So the candidates hold every maximiser of every direction of
+//! the cell, and the support is a scan of a few candidates (about two on the robot hulls), with no climb.
+//!
+//! Exactness against rounding: each cell's cone is widened by `CELL_MARGIN` in the face coordinates before the
+//! corners are tested, so a direction whose cell index was computed with rounding still lies inside its cell's cone,
+//! and `tol` is far above the rounding of a dot product. A scan over the candidates in ascending index order with a
+//! strict `>` returns the lowest-index maximiser, i.e. [`crate::support::brute_force_support_index`] bit for bit.
+
+use glam::DVec3;
+
+/// Cells per cube-face side.
+pub(crate) const GRID: usize = 16;
+
+/// Cells of the map: six faces of `GRID²`.
+const CELLS: usize = 6 * GRID * GRID;
+
+/// Widening of each cell in face coordinates (the ratios `d_i / |d_k|`, in `[−1, 1]`).
+const CELL_MARGIN: f64 = 1e-9;
+
+/// Dominance margin relative to the mesh's `max |v|`.
+const DOMINANCE_REL: f64 = 1e-9;
+
+/// The cube-map cell of a non-zero finite direction for a `grid × grid` map per face: the face its largest
+/// component points to (`2k` for `+e_k`, `2k + 1` for `−e_k`), then the cells of the face coordinates `(u, v)`:
+/// `(d_y, d_z)/|d_x|` on the x faces, `(d_z, d_x)/|d_y|` on the y faces, `(d_x, d_y)/|d_z|` on the z faces.
+#[inline]
+pub(crate) fn cube_cell(dir: DVec3, grid: usize) -> usize {
+    let a = dir.abs();
+    let (axis, u, v) = if a.x >= a.y && a.x >= a.z {
+        (0, dir.y / a.x, dir.z / a.x)
+    } else if a.y >= a.z {
+        (1, dir.z / a.y, dir.x / a.y)
+    } else {
+        (2, dir.x / a.z, dir.y / a.z)
+    };
+    let face = 2 * axis + usize::from(dir[axis] < 0.0);
+    let g = grid as f64;
+    let cell = |t: f64| (((t + 1.0) * 0.5 * g) as usize).min(grid - 1);
+    (face * grid + cell(u)) * grid + cell(v)
+}
+
+/// The direction of face coordinates `(u, v)` on `face` (the inverse of the projection in [`cube_cell`]).
+pub(crate) fn face_direction(face: usize, u: f64, v: f64) -> DVec3 {
+    let sign = if face.is_multiple_of(2) { 1.0 } else { -1.0 };
+    match face / 2 {
+        0 => DVec3::new(sign, u, v),
+        1 => DVec3::new(v, sign, u),
+        _ => DVec3::new(u, v, sign),
+    }
+}
+
+/// Face coordinate of grid line `i` of a `grid`-cell side.
+fn grid_line(i: usize, grid: usize) -> f64 {
+    i as f64 / grid as f64 * 2.0 - 1.0
+}
+
+/// The candidate vertices of every cell, in compressed rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SupportCubeMap {
+    /// Candidates of cell `c` are `candidates[start[c]..start[c + 1]]`, ascending.
+    start: Vec<u32>,
+    candidates: Vec<u32>,
+}
+
+impl SupportCubeMap {
+    /// The map of `vertices` (the hull's extreme points); `exact_support(d, start)` must return the lowest-index
+    /// maximiser of `d · v` (a hill climb from `start`), and `bounding_radius` is `max |v|`.
+    pub(crate) fn new(
+        vertices: &[DVec3],
+        bounding_radius: f64,
+        mut exact_support: impl FnMut(DVec3, usize) -> usize,
+    ) -> SupportCubeMap {
+        let tol = DOMINANCE_REL * bounding_radius.max(f64::MIN_POSITIVE);
+        let mut start = Vec::with_capacity(CELLS + 1);
+        let mut candidates = Vec::new();
+        start.push(0u32);
+        // Supports at the grid points and the cell centres: the first vertices tried as dominators.
+        let mut at_point = vec![0usize; (GRID + 1) * (GRID + 1)];
+        let mut warm = 0;
+        let mut kept: Vec<u32> = Vec::new();
+        for face in 0..6 {
+            for (k, s) in at_point.iter_mut().enumerate() {
+                let d =
+                    face_direction(face, grid_line(k / (GRID + 1), GRID), grid_line(k % (GRID + 1), GRID));
+                warm = exact_support(d, warm);
+                *s = warm;
+            }
+            for i in 0..GRID {
+                for j in 0..GRID {
+                    let (u0, u1) = (grid_line(i, GRID) - CELL_MARGIN, grid_line(i + 1, GRID) + CELL_MARGIN);
+                    let (v0, v1) = (grid_line(j, GRID) - CELL_MARGIN, grid_line(j + 1, GRID) + CELL_MARGIN);
+                    let corners = [
+                        face_direction(face, u0, v0),
+                        face_direction(face, u0, v1),
+                        face_direction(face, u1, v0),
+                        face_direction(face, u1, v1),
+                    ];
+                    let centre = face_direction(face, 0.5 * (u0 + u1), 0.5 * (v0 + v1));
+                    warm = exact_support(centre, warm);
+                    let mut dominators = [
+                        warm,
+                        at_point[i * (GRID + 1) + j],
+                        at_point[i * (GRID + 1) + j + 1],
+                        at_point[(i + 1) * (GRID + 1) + j],
+                        at_point[(i + 1) * (GRID + 1) + j + 1],
+                    ];
+                    dominators.sort_unstable();
+                    let beats = |u: usize, v: usize| {
+                        let e = vertices[u] - vertices[v];
+                        corners.iter().all(|c| e.dot(*c) > tol)
+                    };
+                    kept.clear();
+                    for v in 0..vertices.len() {
+                        if !dominators.iter().any(|&u| beats(u, v)) {
+                            kept.push(v as u32);
+                        }
+                    }
+                    // Candidates may also beat one another.
+                    let survivors: Vec<u32> = kept
+                        .iter()
+                        .copied()
+                        .filter(|&v| !kept.iter().any(|&u| beats(u as usize, v as usize)))
+                        .collect();
+                    candidates.extend_from_slice(&survivors);
+                    start.push(candidates.len() as u32);
+                }
+            }
+        }
+        SupportCubeMap { start, candidates }
+    }
+
+    /// The candidates of the cell of `dir` (non-zero, finite).
+    #[inline]
+    pub(crate) fn candidates(&self, dir: DVec3) -> &[u32] {
+        let c = cube_cell(dir, GRID);
+        &self.candidates[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+
+    /// Mean number of candidates per cell.
+    pub(crate) fn mean_candidates(&self) -> f64 {
+        self.candidates.len() as f64 / CELLS as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_of_face_directions_round_trip() {
+        for face in 0..6 {
+            for i in 0..GRID {
+                for j in 0..GRID {
+                    let centre = |k: usize| (grid_line(k, GRID) + grid_line(k + 1, GRID)) * 0.5;
+                    let d = face_direction(face, centre(i), centre(j));
+                    assert_eq!(cube_cell(d, GRID), (face * GRID + i) * GRID + j);
+                    assert_eq!(cube_cell(d * 1e-200, GRID), cube_cell(d * 1e200, GRID));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cube_keeps_its_corner_per_cell_and_ties_on_the_axes() {
+        let corners: Vec<DVec3> = (0..8)
+            .map(|k| DVec3::new([-1.0, 1.0][k & 1], [-1.0, 1.0][(k >> 1) & 1], [-1.0, 1.0][k >> 2]))
+            .collect();
+        let map = SupportCubeMap::new(&corners, 3f64.sqrt(), |d, _| {
+            crate::support::brute_force_support_index(&corners, d).unwrap()
+        });
+        // Inside a cell away from the coordinate planes one corner wins; cells touching a plane keep both sides.
+        assert_eq!(map.candidates(DVec3::new(1.0, 0.3, 0.55)), &[7]);
+        assert_eq!(map.candidates(DVec3::new(1.0, 0.01, 0.55)), &[5, 7]);
+        assert_eq!(map.candidates(DVec3::new(1.0, 0.01, -0.01)), &[1, 3, 5, 7]);
+    }
+}
