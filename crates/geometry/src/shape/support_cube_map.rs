@@ -21,7 +21,8 @@ pub(crate) const GRID: usize = 16;
 /// Cells of the map: six faces of `GRID²`.
 const CELLS: usize = 6 * GRID * GRID;
 
-/// Widening of each cell in face coordinates (the ratios `d_i / |d_k|`, in `[−1, 1]`).
+/// Widening of each cell in face coordinates (the ratios `d_i / |d_k|`, in `[−1, 1]`): far above the rounding of
+/// [`cube_cell`]'s arithmetic (a few ulps of 1).
 const CELL_MARGIN: f64 = 1e-9;
 
 /// Dominance margin relative to the mesh's `max |v|`.
@@ -33,16 +34,18 @@ const DOMINANCE_REL: f64 = 1e-9;
 #[inline]
 pub(crate) fn cube_cell(dir: DVec3, grid: usize) -> usize {
     let a = dir.abs();
-    let (axis, u, v) = if a.x >= a.y && a.x >= a.z {
-        (0, dir.y / a.x, dir.z / a.x)
+    let (axis, big, u, v) = if a.x >= a.y && a.x >= a.z {
+        (0, a.x, dir.y, dir.z)
     } else if a.y >= a.z {
-        (1, dir.z / a.y, dir.x / a.y)
+        (1, a.y, dir.z, dir.x)
     } else {
-        (2, dir.x / a.z, dir.y / a.z)
+        (2, a.z, dir.x, dir.y)
     };
     let face = 2 * axis + usize::from(dir[axis] < 0.0);
-    let g = grid as f64;
-    let cell = |t: f64| (((t + 1.0) * 0.5 * g) as usize).min(grid - 1);
+    // `(t + 1)·g/2` for `t = u/big`: one division, the rounding far inside the cells' widening.
+    let half_g = 0.5 * grid as f64;
+    let scale = half_g / big;
+    let cell = |x: f64| ((x * scale + half_g) as usize).min(grid - 1);
     (face * grid + cell(u)) * grid + cell(v)
 }
 
