@@ -48,7 +48,8 @@ pub struct ConvexMesh {
     support_map: Option<SupportCubeMap>,
 }
 
-/// Largest hull given a [`SupportCubeMap`]: its build scans every vertex per cell (1 536 cells), about 0.1 s here.
+/// Largest hull given a [`SupportCubeMap`], whose build visits every vertex per cell (1 536 cells). Here a hull of
+/// 100 vertices with its map takes 1.3 ms to build, of 4 000 56 ms; of 5 000 (no map) 62 ms.
 const CUBE_MAP_MAX: usize = 4096;
 
 /// Cells per cube-face side of the start table (see [`ConvexMesh::support_start`]).

@@ -107,6 +107,13 @@ impl SupportCubeMap {
                     ];
                     let centre = face_direction(face, 0.5 * (u0 + u1), 0.5 * (v0 + v1));
                     warm = exact_support(centre, warm);
+                    // A support `v` at a unit direction `d̂` of the cell has `ĉ·(s_c − v) ≤ (ĉ − d̂)·(s_c − v)`
+                    // `≤ δ·diameter` (`s_c` the support at the centre `ĉ`, `δ` the largest `|d̂ − ĉ|`, at a corner):
+                    // vertices farther below `s_c` along `ĉ` are not candidates, and skip the dominance tests.
+                    let c_hat = centre.normalize();
+                    let delta = corners.iter().map(|c| (c.normalize() - c_hat).length()).fold(0.0, f64::max);
+                    let depth_bound = delta * 2.0 * bounding_radius * (1.0 + 1e-9) + tol;
+                    let top = c_hat.dot(vertices[warm]);
                     let mut dominators = [
                         warm,
                         at_point[i * (GRID + 1) + j],
@@ -120,7 +127,10 @@ impl SupportCubeMap {
                         corners.iter().all(|c| e.dot(*c) > tol)
                     };
                     kept.clear();
-                    for v in 0..vertices.len() {
+                    for (v, &p) in vertices.iter().enumerate() {
+                        if top - c_hat.dot(p) > depth_bound {
+                            continue;
+                        }
                         if !dominators.iter().any(|&u| beats(u, v)) {
                             kept.push(v as u32);
                         }
