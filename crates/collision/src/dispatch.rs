@@ -48,6 +48,11 @@ pub(crate) struct ContactRules {
     /// Whether contacts found by MPR, GJK/EPA, a plane's support or the perturbations take their position from the
     /// smooth shape of the pair ([`crate::smooth_contact`]).
     pub smooth_positions: bool,
+    /// The grazing band of a half-space's support contact, relative to `tolerance_size` of the other shape: a
+    /// distance `0 ≤ d < band · size` is still a contact, of penetration 0 (Genesis 1.4.5's plane branch, where a
+    /// depth within rounding of zero would otherwise be accepted or rejected by rounding alone). `None`: strictly
+    /// penetrating only.
+    pub plane_grazing_band: Option<f64>,
 }
 
 /// Runs `$body` with `$s` bound to the concrete bounded convex shape inside `$shape`; otherwise evaluates `$other`.
@@ -421,7 +426,8 @@ fn has_closed_form(a: ShapeKind, b: ShapeKind) -> bool {
     )
 }
 
-/// One contact (simulator convention), if the shapes penetrate: closed forms where they exist, otherwise MPR with
+/// One contact (simulator convention), if the shapes penetrate (or a half-space grazes the shape within the rules'
+/// `plane_grazing_band`, at penetration 0): closed forms where they exist, otherwise MPR with
 /// the MPR → GJK/EPA rule of spec §A.8 where the rules ask for it, or GJK/EPA directly.
 #[allow(clippy::too_many_arguments)]
 fn single_contact(
@@ -454,6 +460,17 @@ fn single_contact(
         }
     }
     let sd = signed_distance(ws, a, pose_a, b, pose_b, &request.distance, None)?;
+    if let (Some(band), Shape::Plane(plane)) = (rules.plane_grazing_band, a)
+        && !plane.is_two_sided()
+        && sd.distance >= 0.0
+        && sd.distance < band * (rules.tolerance_size)(b)
+    {
+        return Ok(Some(Contact {
+            position: 0.5 * (sd.point_a + sd.point_b),
+            normal: -sd.normal,
+            penetration: 0.0,
+        }));
+    }
     Ok(contact_from_signed(&sd))
 }
 

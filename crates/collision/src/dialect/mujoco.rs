@@ -39,6 +39,7 @@ fn rules() -> ContactRules {
         perturbations: false,
         tolerance_size: geom_rbound,
         smooth_positions: false,
+        plane_grazing_band: None,
     }
 }
 

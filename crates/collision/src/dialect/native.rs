@@ -36,8 +36,13 @@ fn rules() -> ContactRules {
         perturbations: true,
         tolerance_size: half_diagonal,
         smooth_positions: true,
+        plane_grazing_band: Some(GRAZING_BAND),
     }
 }
+
+/// Genesis's `EPS` (its default `gs.init(eps=1e-15)` in double precision): the grazing band of a plane contact,
+/// relative to half the other shape's box diagonal (Genesis's `geom_pair_scale`).
+const GRAZING_BAND: f64 = 1e-15;
 
 /// Half the diagonal of a shape's local AABB (m).
 fn half_diagonal(s: &Shape) -> f64 {
