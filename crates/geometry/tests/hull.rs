@@ -363,6 +363,10 @@ proptest! {
                 }
                 prop_assert_eq!(mesh.local_support(d), mesh.vertices()[expected]);
             }
+            // Tiny and subnormal directions (the map declines those below 1e-300) and huge ones.
+            for d in [on_grid * 1e-299, on_grid * 1e-305, on_grid * 1e-310, on_grid * 1e300] {
+                prop_assert_eq!(mesh.local_support(d), mesh.vertices()[mesh.support_index_brute_force(d)], "direction {}", d);
+            }
         }
     }
 
