@@ -5,16 +5,14 @@ use glam::DVec3;
 use signorini_collision::{ContactRequest, contacts};
 use signorini_geometry::{Cylinder, Plane, Pose, Shape, Sphere};
 
-fn single(request: &ContactRequest) -> ContactRequest {
-    ContactRequest { multi_contact: false, ..*request }
-}
-
 /// The contacts of a half-space at `z = 0` with `shape` whose lowest point is `lift` above it (`half_height` below
 /// its origin).
 fn contacts_at(shape: &Shape, half_height: f64, lift: f64) -> Vec<(DVec3, DVec3, f64)> {
     let plane: Shape = Plane::new().into();
     let pose = Pose::from_translation(DVec3::new(0.3, -0.2, half_height + lift));
-    let m = contacts(&plane, &Pose::IDENTITY, shape, &pose, &single(&ContactRequest::default())).unwrap();
+    // The first contact alone (no perturbation contacts).
+    let request = ContactRequest { multi_contact: false, ..ContactRequest::default() };
+    let m = contacts(&plane, &Pose::IDENTITY, shape, &pose, &request).unwrap();
     m.contacts.iter().map(|c| (c.position, c.normal, c.penetration)).collect()
 }
 

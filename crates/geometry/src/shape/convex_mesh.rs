@@ -52,8 +52,9 @@ pub struct ConvexMesh {
 /// [`ConvexMesh::support_index_cube_map`]).
 const TINY_DIRECTION: f64 = 1e-300;
 
-/// Largest hull given a [`SupportCubeMap`], whose build visits every vertex per cell (1 536 cells). Here a hull of
-/// 100 vertices with its map takes 1.3 ms to build, of 4 000 56 ms; of 5 000 (no map) 62 ms.
+/// Largest hull given a [`SupportCubeMap`], whose build visits every vertex per cell (1 536 cells). Here (best of 3,
+/// points on a sphere) a hull of 100 vertices with its map takes 1.2 ms to build, of 4 000 73 ms; of 5 000 (no map)
+/// 55 ms.
 const CUBE_MAP_MAX: usize = 4096;
 
 /// Cells per cube-face side of the start table (see [`ConvexMesh::support_start`]).
@@ -261,7 +262,8 @@ impl ConvexMesh {
     #[inline]
     pub fn support_index_cube_map(&self, dir: DVec3) -> Option<usize> {
         let map = self.support_map.as_ref()?;
-        // The cell's arithmetic divides by the largest component: below `TINY_DIRECTION` it could overflow.
+        // Below `TINY_DIRECTION` the cell's division by the largest component could overflow, and the dots lose
+        // digits to underflow (so that the candidates' lowest-index tie need not be the brute force's).
         let largest = dir.abs().max_element();
         if !(largest >= TINY_DIRECTION) || !(largest * self.bounding_radius).is_finite() {
             return None;

@@ -73,8 +73,9 @@ pub(crate) struct SupportCubeMap {
 }
 
 impl SupportCubeMap {
-    /// The map of `vertices` (the hull's extreme points); `exact_support(d, start)` must return the lowest-index
-    /// maximiser of `d · v` (a hill climb from `start`), and `bounding_radius` is `max |v|`.
+    /// The map of `vertices` (the hull's extreme points); `exact_support(d, start)` must return a maximiser of
+    /// `d · v` (a hill climb from `start`; the centre's gives the pruning bound, the others are only tried as
+    /// dominators), and `bounding_radius` is `max |v|`.
     pub(crate) fn new(
         vertices: &[DVec3],
         bounding_radius: f64,
@@ -114,14 +115,13 @@ impl SupportCubeMap {
                     let delta = corners.iter().map(|c| (c.normalize() - c_hat).length()).fold(0.0, f64::max);
                     let depth_bound = delta * 2.0 * bounding_radius * (1.0 + 1e-9) + tol;
                     let top = c_hat.dot(vertices[warm]);
-                    let mut dominators = [
+                    let dominators = [
                         warm,
                         at_point[i * (GRID + 1) + j],
                         at_point[i * (GRID + 1) + j + 1],
                         at_point[(i + 1) * (GRID + 1) + j],
                         at_point[(i + 1) * (GRID + 1) + j + 1],
                     ];
-                    dominators.sort_unstable();
                     let beats = |u: usize, v: usize| {
                         let e = vertices[u] - vertices[v];
                         corners.iter().all(|c| e.dot(*c) > tol)
@@ -136,12 +136,11 @@ impl SupportCubeMap {
                         }
                     }
                     // Candidates may also beat one another.
-                    let survivors: Vec<u32> = kept
-                        .iter()
-                        .copied()
-                        .filter(|&v| !kept.iter().any(|&u| beats(u as usize, v as usize)))
-                        .collect();
-                    candidates.extend_from_slice(&survivors);
+                    candidates.extend(
+                        kept.iter()
+                            .copied()
+                            .filter(|&v| !kept.iter().any(|&u| beats(u as usize, v as usize))),
+                    );
                     start.push(candidates.len() as u32);
                 }
             }
