@@ -10,7 +10,7 @@
 //! pair of shape types through [`with_convex!`], so the hot loops see concrete support functions, never a `dyn` call.
 
 use glam::{DMat3, DVec3};
-use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind, TriangleMesh};
+use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind, SupportMap, TriangleMesh};
 
 use crate::contact::{Contact, Manifold};
 use crate::error::{CollisionError, Result};
@@ -84,7 +84,7 @@ fn world_support(shape: &Shape, pose: &Pose, d: DVec3) -> DVec3 {
 }
 
 /// World segment of a sphere (degenerate) or capsule core.
-#[inline]
+#[inline(always)]
 fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
     match shape {
         Shape::Sphere(s) => Some(([pose.translation; 2], s.radius())),
@@ -99,7 +99,59 @@ fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
 
 /// Signed distance (Coal convention). `early_exit`: a boolean query with this security margin may stop as soon as
 /// the distance is known to exceed it, or to be negative without computing the depth when the margin is ≥ 0.
+#[inline(always)]
 pub(crate) fn signed_distance(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+    early_exit: Option<f64>,
+) -> Result<SignedDistance> {
+    match closed_form_distance(a, pose_a, b, pose_b) {
+        Some(sd) => Ok(sd),
+        None => iterative_distance(ws, a, pose_a, b, pose_b, request, early_exit),
+    }
+}
+
+/// The rows of the distance table that are closed forms of a few dozen flops: spheres, capsules, sphere–box, a plane
+/// against a sphere, capsule or box (the same routines and supports as [`Shape::world_support`]). Small
+/// enough to inline into the query functions, so that these pairs skip the call into the large
+/// [`iterative_distance`] (whose frame holds GJK's and EPA's state); `None` for every other pair.
+#[inline(always)]
+pub(crate) fn closed_form_distance(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+) -> Option<SignedDistance> {
+    use Shape as S;
+    Some(match (a, b) {
+        (S::Sphere(sa), S::Sphere(sb)) => {
+            sphere_sphere(pose_a.translation, sa.radius(), pose_b.translation, sb.radius())
+        }
+        (S::Sphere(_) | S::Capsule(_), S::Sphere(_) | S::Capsule(_)) => {
+            let ((sa, ra), (sb, rb)) = (core_segment(a, pose_a)?, core_segment(b, pose_b)?);
+            capsule_capsule(sa, ra, sb, rb)
+        }
+        (S::Sphere(s), S::Box(bx)) => sphere_box(pose_a.translation, s.radius(), bx.half_extents(), pose_b),
+        (S::Box(bx), S::Sphere(s)) => {
+            sphere_box(pose_b.translation, s.radius(), bx.half_extents(), pose_a).swapped()
+        }
+        (S::Plane(p), S::Sphere(s)) => plane_convex(p, pose_a, |d| s.world_support(pose_b, d)),
+        (S::Plane(p), S::Capsule(c)) => plane_convex(p, pose_a, |d| c.world_support(pose_b, d)),
+        (S::Plane(p), S::Box(bx)) => plane_convex(p, pose_a, |d| bx.world_support(pose_b, d)),
+        (S::Sphere(s), S::Plane(p)) => plane_convex(p, pose_b, |d| s.world_support(pose_a, d)).swapped(),
+        (S::Capsule(c), S::Plane(p)) => plane_convex(p, pose_b, |d| c.world_support(pose_a, d)).swapped(),
+        (S::Box(bx), S::Plane(p)) => plane_convex(p, pose_b, |d| bx.world_support(pose_a, d)).swapped(),
+        _ => return None,
+    })
+}
+
+/// The rest of the distance table: planes, boxes by SAT, meshes, height fields and GJK/EPA.
+#[inline(never)]
+fn iterative_distance(
     ws: &mut QueryWorkspace,
     a: &Shape,
     pose_a: &Pose,
@@ -124,19 +176,6 @@ pub(crate) fn signed_distance(
         ),
         (S::Plane(p), _) if convex_b => plane_convex(p, pose_a, |d| world_support(b, pose_b, d)),
         (_, S::Plane(p)) if convex_a => plane_convex(p, pose_b, |d| world_support(a, pose_a, d)).swapped(),
-        (S::Sphere(sa), S::Sphere(sb)) => {
-            sphere_sphere(pose_a.translation, sa.radius(), pose_b.translation, sb.radius())
-        }
-        (S::Sphere(_) | S::Capsule(_), S::Sphere(_) | S::Capsule(_)) => {
-            let (Some((sa, ra)), Some((sb, rb))) = (core_segment(a, pose_a), core_segment(b, pose_b)) else {
-                return Err(unsupported("distance", a, b));
-            };
-            capsule_capsule(sa, ra, sb, rb)
-        }
-        (S::Sphere(s), S::Box(bx)) => sphere_box(pose_a.translation, s.radius(), bx.half_extents(), pose_b),
-        (S::Box(bx), S::Sphere(s)) => {
-            sphere_box(pose_b.translation, s.radius(), bx.half_extents(), pose_a).swapped()
-        }
         (S::Box(ba), S::Box(bb)) => {
             // SAT first: it settles overlap exactly and cheaply; only separated boxes need GJK.
             let (ha, hb) = (ba.half_extents(), bb.half_extents());

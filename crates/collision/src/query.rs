@@ -211,6 +211,7 @@ pub(crate) fn with_workspace<T>(f: impl FnOnce(&mut QueryWorkspace) -> T) -> T {
 }
 
 /// Checks both poses of a query ([`validate_pose`] on A, then B).
+#[inline(always)]
 fn validate_poses(pose_a: &Pose, pose_b: &Pose) -> Result<()> {
     validate_pose(pose_a, "A")?;
     validate_pose(pose_b, "B")
@@ -218,12 +219,19 @@ fn validate_poses(pose_a: &Pose, pose_b: &Pose) -> Result<()> {
 
 /// Checks that a pose is finite with a unit rotation (within 1e-6). The fast path avoids the square root; only a
 /// failing pose goes through [`Pose::new`] for its detailed error.
+#[inline(always)]
 pub(crate) fn validate_pose(pose: &Pose, which: &'static str) -> Result<()> {
     let n2 = pose.rotation.length_squared();
     if pose.translation.is_finite() && (n2 - 1.0).abs() <= 2.0 * signorini_geometry::pose::QUAT_NORM_TOLERANCE
     {
         return Ok(());
     }
+    invalid_pose(pose, which)
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_pose(pose: &Pose, which: &'static str) -> Result<()> {
     Pose::new(pose.translation, pose.rotation)
         .map(|_| ())
         .map_err(|source| CollisionError::InvalidPose { which, source })
@@ -248,6 +256,7 @@ pub fn distance(
 }
 
 /// [`distance`] with an explicit workspace.
+#[inline(always)]
 pub fn distance_with(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -282,6 +291,7 @@ pub fn collide(
 }
 
 /// [`collide`] with an explicit workspace.
+#[inline(always)]
 pub fn collide_with(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -292,38 +302,59 @@ pub fn collide_with(
 ) -> Result<CollisionResult> {
     validate_poses(pose_a, pose_b)?;
     if !request.security_margin.is_finite() {
-        return Err(CollisionError::InvalidRequest {
-            what: format!("security_margin must be finite, got {}", request.security_margin),
-        });
+        return Err(invalid_margin(request.security_margin));
     }
     let early = if request.max_contacts == 0 { Some(request.security_margin) } else { None };
     let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, &request.distance, early)?;
     let colliding = sd.distance <= request.security_margin;
-    let mut contacts = Vec::new();
-    if colliding && request.max_contacts > 0 {
-        contacts.push(CollisionContact {
-            distance: sd.distance,
-            normal: sd.normal,
-            position: 0.5 * (sd.point_a + sd.point_b),
-            point_a: sd.point_a,
-            point_b: sd.point_b,
-        });
-        if request.max_contacts > 1 && sd.distance < 0.0 {
-            let mut manifold = Manifold::new();
-            let creq = ContactRequest { max_contacts: request.max_contacts, ..ContactRequest::default() };
-            NativeDispatcher.append_contacts(ws, a, pose_a, b, pose_b, &creq, &mut manifold)?;
-            for c in manifold.contacts.iter().skip(1).take(request.max_contacts - 1) {
-                contacts.push(CollisionContact {
-                    distance: -c.penetration,
-                    normal: -c.normal,
-                    position: c.position,
-                    point_a: c.point_on_a(),
-                    point_b: c.point_on_b(),
-                });
-            }
+    let contacts = if colliding && request.max_contacts > 0 {
+        collision_contacts(ws, a, pose_a, b, pose_b, request, &sd)?
+    } else {
+        Vec::new()
+    };
+    Ok(CollisionResult { colliding, contacts })
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_margin(margin: f64) -> CollisionError {
+    CollisionError::InvalidRequest { what: format!("security_margin must be finite, got {margin}") }
+}
+
+/// The contacts of a colliding pair: the nearest points of `sd`, then (penetrating, `max_contacts > 1`) the rest of
+/// the native manifold.
+#[inline(never)]
+fn collision_contacts(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &CollisionRequest,
+    sd: &crate::pairs::SignedDistance,
+) -> Result<Vec<CollisionContact>> {
+    let mut contacts = vec![CollisionContact {
+        distance: sd.distance,
+        normal: sd.normal,
+        position: 0.5 * (sd.point_a + sd.point_b),
+        point_a: sd.point_a,
+        point_b: sd.point_b,
+    }];
+    if request.max_contacts > 1 && sd.distance < 0.0 {
+        let mut manifold = Manifold::new();
+        let creq = ContactRequest { max_contacts: request.max_contacts, ..ContactRequest::default() };
+        NativeDispatcher.append_contacts(ws, a, pose_a, b, pose_b, &creq, &mut manifold)?;
+        for c in manifold.contacts.iter().skip(1).take(request.max_contacts - 1) {
+            contacts.push(CollisionContact {
+                distance: -c.penetration,
+                normal: -c.normal,
+                position: c.position,
+                point_a: c.point_on_a(),
+                point_b: c.point_on_b(),
+            });
         }
     }
-    Ok(CollisionResult { colliding, contacts })
+    Ok(contacts)
 }
 
 /// The contact manifold of A and B in the simulator convention (normal from B to A, `penetration ≥ 0`), with the

@@ -11,7 +11,7 @@ use glam::DVec3;
 use super::{SignedDistance, any_perpendicular};
 
 /// Closest points `(on segment 1, on segment 2)` between `[p1, q1]` and `[p2, q2]`.
-#[inline]
+#[inline(always)]
 pub fn closest_points_segments(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (DVec3, DVec3) {
     let d1 = q1 - p1;
     let d2 = q2 - p2;
@@ -62,7 +62,7 @@ pub fn closest_points_segments(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (D
 }
 
 /// Signed distance between two capsules given as world segments and radii (a sphere is a zero-length segment).
-#[inline]
+#[inline(always)]
 pub fn capsule_capsule(a: [DVec3; 2], r_a: f64, b: [DVec3; 2], r_b: f64) -> SignedDistance {
     let (ca, cb) = closest_points_segments(a[0], a[1], b[0], b[1]);
     let delta = cb - ca;

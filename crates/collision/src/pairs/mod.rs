@@ -37,12 +37,13 @@ pub struct SignedDistance {
 
 impl SignedDistance {
     /// The same result with A and B swapped.
+    #[inline(always)]
     pub fn swapped(self) -> Self {
         Self { point_a: self.point_b, point_b: self.point_a, normal: -self.normal, ..self }
     }
 
     /// Two inflated cores: core witnesses `ca`, `cb` at core distance `d = ‖cb − ca‖` along `n`, radii `ra`, `rb`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn from_cores(ca: DVec3, cb: DVec3, n: DVec3, core_distance: f64, ra: f64, rb: f64) -> Self {
         Self {
             distance: core_distance - ra - rb,

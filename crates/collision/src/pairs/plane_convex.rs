@@ -14,7 +14,7 @@ use super::SignedDistance;
 use crate::query::Algorithm;
 
 /// Signed distance from plane A (placed by `plane_pose`) to a convex shape B given by its world support function.
-#[inline]
+#[inline(always)]
 pub fn plane_convex(plane: &Plane, plane_pose: &Pose, support_b: impl Fn(DVec3) -> DVec3) -> SignedDistance {
     let n = plane_pose.transform_vector(DVec3::Z);
     let o = n.dot(plane_pose.translation);

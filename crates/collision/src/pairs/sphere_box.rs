@@ -11,7 +11,7 @@ use signorini_geometry::Pose;
 use super::SignedDistance;
 
 /// Signed distance from sphere A `(centre, radius)` to box B (half extents, pose).
-#[inline]
+#[inline(always)]
 pub fn sphere_box(center: DVec3, radius: f64, half: DVec3, pose: &Pose) -> SignedDistance {
     let c = pose.inverse_transform_point(center);
     let q = c.clamp(-half, half);

@@ -8,7 +8,7 @@ use glam::DVec3;
 use super::SignedDistance;
 
 /// Signed distance between spheres `(c_a, r_a)` and `(c_b, r_b)`.
-#[inline]
+#[inline(always)]
 pub fn sphere_sphere(c_a: DVec3, r_a: f64, c_b: DVec3, r_b: f64) -> SignedDistance {
     let delta = c_b - c_a;
     let len = delta.length();
