@@ -476,57 +476,64 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let mut stepping = 0.0;
     let mut grown = BTreeMap::new();
     let mut steps = args.steps;
-    for k in 1..=args.steps {
-        if crate::interrupt::requested() {
-            steps = k - 1;
-            snapshots.entry(steps.to_string()).or_insert_with(|| snapshot(scene.model(), scene.data()));
-            if let Some(r) = &mut replay
-                && r.frames.last().is_none_or(|f| f.step != steps)
-            {
-                r.record(scene.data(), steps);
+    // The steps run on a worker of the narrow phase's pool (`CollisionModel::install`); a scene rebuilt with raised
+    // capacities has a pool of its own and hands its narrow phases to it step by step.
+    let model = std::sync::Arc::clone(scene.model());
+    let stepping_loop = || -> Result<(), CliError> {
+        for k in 1..=args.steps {
+            if crate::interrupt::requested() {
+                steps = k - 1;
+                snapshots.entry(steps.to_string()).or_insert_with(|| snapshot(scene.model(), scene.data()));
+                if let Some(r) = &mut replay
+                    && r.frames.last().is_none_or(|f| f.step != steps)
+                {
+                    r.record(scene.data(), steps);
+                }
+                break;
             }
-            break;
+            let before = args.grow_capacity.then(|| scene.data().clone());
+            let t = Instant::now();
+            let mut result = scene.step();
+            while let (Err(e), Some(state)) = (&result, &before) {
+                let Some((option, required)) = capacity_need(e) else { break };
+                let value = required + required / 4 + 1;
+                eprintln!("signorini: step {k}: {option} raised to {value} ({e})");
+                overrides.retain(|(name, _)| name != option);
+                overrides.push((option.to_string(), value.to_string()));
+                grown.insert(option.to_string(), value);
+                scene = build(&overrides)?;
+                scene.restore(state.clone()).map_err(|e| CliError::Scene(e.to_string()))?;
+                result = scene.step();
+            }
+            result.map_err(|e| CliError::Scene(format!("step {k}: {e}")))?;
+            stepping += t.elapsed().as_secs_f64();
+            let s = scene.stats();
+            ncon_sum += s.contacts as u64;
+            iter_sum += s.iterations as u64;
+            islands += s.islands as u64;
+            factorizations += s.factorizations as u64;
+            updates += s.rank_one_updates as u64;
+            stages.forward += s.time_forward;
+            stages.collision += s.time_collision;
+            stages.assembly += s.time_assembly;
+            stages.solve += s.time_solve;
+            stages.integrate += s.time_integrate;
+            max_pen = max_pen.max(s.max_penetration);
+            if want(k) {
+                snapshots.insert(k.to_string(), snapshot(scene.model(), scene.data()));
+            }
+            if let Some(r) = &mut replay
+                && (k.is_multiple_of(record_every) || k == args.steps)
+            {
+                r.record(scene.data(), k);
+            }
+            if k.is_multiple_of(64) || k == args.steps {
+                bar.set_position(k);
+            }
         }
-        let before = args.grow_capacity.then(|| scene.data().clone());
-        let t = Instant::now();
-        let mut result = scene.step();
-        while let (Err(e), Some(state)) = (&result, &before) {
-            let Some((option, required)) = capacity_need(e) else { break };
-            let value = required + required / 4 + 1;
-            eprintln!("signorini: step {k}: {option} raised to {value} ({e})");
-            overrides.retain(|(name, _)| name != option);
-            overrides.push((option.to_string(), value.to_string()));
-            grown.insert(option.to_string(), value);
-            scene = build(&overrides)?;
-            scene.restore(state.clone()).map_err(|e| CliError::Scene(e.to_string()))?;
-            result = scene.step();
-        }
-        result.map_err(|e| CliError::Scene(format!("step {k}: {e}")))?;
-        stepping += t.elapsed().as_secs_f64();
-        let s = scene.stats();
-        ncon_sum += s.contacts as u64;
-        iter_sum += s.iterations as u64;
-        islands += s.islands as u64;
-        factorizations += s.factorizations as u64;
-        updates += s.rank_one_updates as u64;
-        stages.forward += s.time_forward;
-        stages.collision += s.time_collision;
-        stages.assembly += s.time_assembly;
-        stages.solve += s.time_solve;
-        stages.integrate += s.time_integrate;
-        max_pen = max_pen.max(s.max_penetration);
-        if want(k) {
-            snapshots.insert(k.to_string(), snapshot(scene.model(), scene.data()));
-        }
-        if let Some(r) = &mut replay
-            && (k.is_multiple_of(record_every) || k == args.steps)
-        {
-            r.record(scene.data(), k);
-        }
-        if k.is_multiple_of(64) || k == args.steps {
-            bar.set_position(k);
-        }
-    }
+        Ok(())
+    };
+    model.collision().install(stepping_loop)?;
     bar.finish_and_clear();
     let interrupted = steps < args.steps;
     let wall = start.elapsed().as_secs_f64();

@@ -110,6 +110,14 @@ impl Scene {
         crate::step::step(&self.model, &mut self.data)
     }
 
+    /// [`Scene::step`] `n` times, stopping at the first error. With `threads > 1` the steps run on a worker of the
+    /// narrow phase's pool ([`signorini_collision::world::CollisionModel::install`]), so that each parallel narrow
+    /// phase starts without handing its pairs to another thread; the results are those of `n` calls of `step`.
+    pub fn step_n(&mut self, n: usize) -> Result<()> {
+        let Scene { model, data } = self;
+        model.collision().install(|| (0..n).try_for_each(|_| crate::step::step(model, data)))
+    }
+
     /// The contacts of the last step with their solved forces (spec §5; simulator convention: normal from B to A,
     /// `force_a = −force_b`, newtons, world frame).
     pub fn contacts(&self) -> Contacts {

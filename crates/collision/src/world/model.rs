@@ -66,6 +66,20 @@ pub(crate) fn check_pose(p: &Pose) -> std::result::Result<(), String> {
     Ok(())
 }
 
+impl CollisionModel {
+    /// Runs `op` on a worker of the narrow phase's thread pool (on this thread when `threads` is 1) and returns its
+    /// result. Steps made inside `op` start their parallel narrow phase on that worker, which keeps the pairs unless
+    /// another worker is awake to steal some. A step made outside hands its narrow phase to the pool and waits for a
+    /// worker to wake and take it, once per step: on the 2-core test machine that made 2 threads slower than one on
+    /// `pile`, and a loop of steps inside `install` faster (docs/COLLISION_PIPELINE.md).
+    pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(pool) => pool.install(op),
+            None => op(),
+        }
+    }
+}
+
 fn build_pool(threads: usize) -> Result<Option<Arc<rayon::ThreadPool>>> {
     if threads <= 1 {
         return Ok(None);
