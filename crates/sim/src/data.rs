@@ -90,12 +90,14 @@ pub struct Data {
     pub(crate) sol: SolOverrides,
     pub(crate) assembly: AssemblyScratch,
     pub(crate) solver: SolverData,
-    pub(crate) noslip: NoSlip,
+    /// The no-slip pass's scratch, made at its first run (most scenes never run it; boxed, it costs 8 bytes here).
+    pub(crate) noslip: Option<Box<NoSlip>>,
     pub(crate) integrator: IntegratorScratch,
     /// The warm start at the start of a step, given to every evaluation of a multi-evaluation integrator (RK4), as
     /// MuJoCo does: `qacc_warmstart` changes only when the step ends.
     pub(crate) step_warmstart: Vec<f64>,
-    pub(crate) hibernation: Option<Hibernation>,
+    /// The sleep state, with hibernation on (boxed: without it the field costs 8 bytes).
+    pub(crate) hibernation: Option<Box<Hibernation>>,
     pub(crate) body_poses: Vec<Pose>,
     /// Scratch of the swept collision (`Options::enable_ccd`).
     pub(crate) ccd: signorini_collision::query::QueryWorkspace,
@@ -123,12 +125,12 @@ impl Data {
             sol: SolOverrides::new(),
             assembly: AssemblyScratch::default(),
             solver: SolverData::new(),
-            noslip: NoSlip::default(),
+            noslip: None,
             integrator: IntegratorScratch::default(),
             step_warmstart: Vec::new(),
-            hibernation: model
-                .hibernation_thresh_vel
-                .map(|t| Hibernation::new(m, t, &model.tree_sleep, !model.dialect.model_sleep_policy())),
+            hibernation: model.hibernation_thresh_vel.map(|t| {
+                Box::new(Hibernation::new(m, t, &model.tree_sleep, !model.dialect.model_sleep_policy()))
+            }),
             body_poses: vec![Pose::IDENTITY; m.nbody],
             ccd: Default::default(),
             stats: StepStatistics::default(),

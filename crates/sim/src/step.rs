@@ -15,7 +15,6 @@ use signorini_solver::noslip::NoSlipStats;
 use crate::data::Data;
 use crate::dialect::DialectStages;
 use crate::error::{Result, SimError};
-use crate::hibernation::Hibernation;
 use crate::model::Model;
 use crate::readback::Contacts;
 
@@ -78,7 +77,7 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     s.rank_one_updates = solve.rank_one_updates;
     s.noslip_iterations = noslip.iterations;
     s.ccd_clamped_bodies = clamped;
-    s.sleeping_trees = d.hibernation.as_ref().map_or(0, Hibernation::sleeping_trees);
+    s.sleeping_trees = d.hibernation.as_ref().map_or(0, |h| h.sleeping_trees());
     s.contacts = world.contacts;
     s.candidate_pairs = world.candidate_pairs;
     s.rows = d.rows.len();
@@ -170,9 +169,14 @@ fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveS
     // No-slip (§C.8) replaces the friction forces and qacc; the next step warm-starts from its qacc, as
     // MuJoCo 4.0 does.
     let noslip = match &model.noslip_options {
-        Some(options) if !d.rows.is_empty() => {
-            d.noslip.run(m, &d.multibody, &d.rows, options, &mut d.efc_force, &mut d.qacc_warmstart)
-        }
+        Some(options) if !d.rows.is_empty() => d.noslip.get_or_insert_default().run(
+            m,
+            &d.multibody,
+            &d.rows,
+            options,
+            &mut d.efc_force,
+            &mut d.qacc_warmstart,
+        ),
         _ => NoSlipStats::default(),
     };
     if let Some(hib) = &d.hibernation {
