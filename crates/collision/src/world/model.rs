@@ -71,7 +71,7 @@ impl CollisionModel {
     /// result. Steps made inside `op` start their parallel narrow phase on that worker, which keeps the pairs unless
     /// another worker is awake to steal some. A step made outside hands its narrow phase to the pool and waits for a
     /// worker to wake and take it, once per step: on the 2-core test machine that made 2 threads slower than one on
-    /// `pile`, and a loop of steps inside `install` faster (docs/COLLISION_PIPELINE.md).
+    /// `pile` in 3 of 4 interleaved runs, and a loop of steps inside `install` faster (docs/COLLISION_PIPELINE.md).
     pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
         match &self.pool {
             Some(pool) => pool.install(op),
