@@ -215,7 +215,8 @@ mod tests {
     }
 
     /// Reference point–triangle distance: the three edges and, when its barycentric coordinates (Gram matrix,
-    /// Cramer) are all ≥ 0, the projection onto the plane.
+    /// Cramer) are all ≥ 0, the distance to the plane. The plane distance `|n·w| / ‖n‖` stays exact on slivers,
+    /// where the point rebuilt from the barycentrics of an ill-conditioned Gram matrix is off by ~1e-11.
     fn ref_point_triangle(x: DVec3, t: &[DVec3; 3]) -> f64 {
         let mut best =
             (0..3).map(|i| ref_point_segment(x, t[i], t[(i + 1) % 3])).fold(f64::INFINITY, f64::min);
@@ -227,7 +228,8 @@ mod tests {
             let u = (b1 * g22 - g12 * b2) / det;
             let v = (g11 * b2 - g12 * b1) / det;
             if u >= 0.0 && v >= 0.0 && u + v <= 1.0 {
-                best = best.min((t[0] + u * e1 + v * e2 - x).length());
+                let n = e1.cross(e2);
+                best = best.min(n.dot(w).abs() / n.length());
             }
         }
         best
