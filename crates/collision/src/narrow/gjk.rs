@@ -142,30 +142,31 @@ pub fn gjk<A: CoreShape, B: CoreShape>(
             status = GjkStatus::Separated;
             break;
         }
-        let previous = nesterov.then_some(simplex);
-        let before = simplex;
+        // The new simplex is only committed when it makes progress; otherwise `s` is popped again.
         simplex.push(s);
         last_w = s.w;
-        let v_new = simplex.reduce_newest_last();
-        if simplex.len == 4 {
+        let projection = simplex.project(true);
+        if projection.0.len() == 4 {
+            simplex.apply(&projection);
             v = DVec3::ZERO;
             status = GjkStatus::Intersecting;
             break;
         }
+        let v_new = simplex.closest_of(&projection);
         let v2_new = v_new.length_squared();
         if v2_new >= v2 {
-            if let Some(previous) = previous {
+            simplex.pop();
+            if nesterov {
                 // Momentum overshot: drop it and continue from the previous simplex with plain GJK.
-                simplex = previous;
                 nesterov = false;
                 continue;
             }
             // No progress: the rounding floor is reached. Keep the simplex `v` came from, so that the witnesses,
             // the distance and the direction describe the same closest points.
-            simplex = before;
             status = GjkStatus::Separated;
             break;
         }
+        simplex.apply(&projection);
         if nesterov && v2_new > (1.0 - NESTEROV_MIN_PROGRESS) * v2 {
             // Momentum has stopped paying off near the optimum, where its lagging directions only creep.
             nesterov = false;

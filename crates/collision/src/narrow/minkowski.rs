@@ -3,6 +3,10 @@
 //! GJK and EPA run on *core* shapes: a sphere is its centre and a capsule its segment, each inflated by a radius
 //! (Coal's swept-sphere trick). Distances between cores are exact to the GJK tolerance, and the inflation is then
 //! closed-form: `d = d_core − r_A − r_B`, with the same witness direction.
+//!
+//! The support chain (pair → posed shape → mesh cube map) is `#[inline(always)]`: called out of line, the direction
+//! went through the stack, and its 16-byte reload stalled on the two 8-byte stores that wrote it (store forwarding),
+//! a quarter of a Panda hull distance.
 
 use std::cell::Cell;
 
@@ -108,7 +112,7 @@ impl CoreShape for ConvexMesh {
         let (lo, hi) = self.vertex_bounds();
         (0.5 * (lo + hi), hi - lo)
     }
-    #[inline]
+    #[inline(always)]
     fn core_support_hinted(&self, dir: DVec3, hint: &Cell<u32>) -> DVec3 {
         if let Some(i) = self.support_index_cube_map(dir) {
             return self.vertices()[i];
@@ -147,19 +151,19 @@ impl<'a, S: CoreShape> Posed<'a, S> {
     }
 
     /// World → local for a direction: `Rᵀ d`.
-    #[inline]
+    #[inline(always)]
     pub fn to_local(&self, d: DVec3) -> DVec3 {
         DVec3::new(self.rot.x_axis.dot(d), self.rot.y_axis.dot(d), self.rot.z_axis.dot(d))
     }
 
     /// World support point of the core along the world direction `d`.
-    #[inline]
+    #[inline(always)]
     pub fn core_support(&self, d: DVec3) -> DVec3 {
         self.rot * self.shape.core_support_hinted(self.to_local(d), &self.hint) + self.pos
     }
 
     /// World support point of the full (inflated) shape along `d`.
-    #[inline]
+    #[inline(always)]
     pub fn support(&self, d: DVec3, inflate: bool) -> DVec3 {
         let core = self.core_support(d);
         let r = self.shape.core_radius();
@@ -196,7 +200,7 @@ pub struct MinkowskiPair<'a, A, B> {
 
 impl<A: CoreShape, B: CoreShape> MinkowskiPair<'_, A, B> {
     /// `s_{A⊖B}(d)` with witnesses.
-    #[inline]
+    #[inline(always)]
     pub fn support(&self, d: DVec3) -> SupportPoint {
         let a = self.a.support(d, self.inflate);
         let b = self.b.support(-d, self.inflate);

@@ -55,32 +55,48 @@ impl Simplex {
     /// Projects the origin onto the simplex, reduces it to the support set and returns the closest point `v`.
     /// When the origin lies inside a full tetrahedron the simplex keeps its 4 vertices and `v = 0`.
     pub fn reduce(&mut self) -> DVec3 {
-        let w: [DVec3; 4] = std::array::from_fn(|i| self.pts[i].w);
-        let (set, lambda) = match self.len {
-            1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
-            2 => s1d(&w, [0, 1]),
-            3 => s2d(&w, [0, 1, 2], false),
-            _ => s3d(&w, false),
-        };
-        self.apply(set, lambda)
+        let p = self.project(false);
+        self.apply(&p)
     }
 
     /// [`Simplex::reduce`] for GJK, where the last vertex is the newest support point `w` and `v·w < ‖v‖²` for the
     /// previous closest point `v`: the new closest point then lies on a face that contains `w`, so faces without it
     /// are not searched (Montanari et al. 2017, §4). Falls back to the full search if rounding leaves no candidate.
     pub fn reduce_newest_last(&mut self) -> DVec3 {
-        let w: [DVec3; 4] = std::array::from_fn(|i| self.pts[i].w);
-        let (set, lambda) = match self.len {
-            1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
-            2 => s1d(&w, [0, 1]),
-            3 => s2d(&w, [0, 1, 2], true),
-            _ => s3d(&w, true),
-        };
-        self.apply(set, lambda)
+        let p = self.project(true);
+        self.apply(&p)
     }
 
-    /// Keeps the vertices of `set` (ascending indices, so compacting in place never overwrites a kept vertex).
-    fn apply(&mut self, set: Subset, lambda: [f64; 4]) -> DVec3 {
+    /// The projection of the origin (support set and weights) without changing the simplex; `newest_last` as in
+    /// [`Simplex::reduce_newest_last`].
+    #[inline]
+    pub(crate) fn project(&self, newest_last: bool) -> Projection {
+        let w = &self.pts;
+        match self.len {
+            1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
+            2 => s1d(w, [0, 1]),
+            3 => s2d(w, [0, 1, 2], newest_last),
+            _ => s3d(w, newest_last),
+        }
+    }
+
+    /// The closest point `Σ λ_i w_i` of a projection, summed in the order [`Simplex::apply`] keeps, so that it equals
+    /// [`Simplex::closest`] after it bit for bit.
+    #[inline]
+    pub(crate) fn closest_of(&self, p: &Projection) -> DVec3 {
+        closest_of(&self.pts, p)
+    }
+
+    /// Drops the newest vertex (GJK's undo of a push that made no progress).
+    #[inline]
+    pub(crate) fn pop(&mut self) {
+        self.len -= 1;
+    }
+
+    /// Keeps the vertices of `set` (ascending indices, so compacting in place never overwrites a kept vertex) and
+    /// returns the closest point.
+    #[inline]
+    pub(crate) fn apply(&mut self, (set, lambda): &Projection) -> DVec3 {
         self.lambda = [0.0; 4];
         for (k, i) in set.indices().enumerate() {
             if k != i {
@@ -95,7 +111,7 @@ impl Simplex {
 
 /// A small set of vertex indices.
 #[derive(Debug, Clone, Copy)]
-struct Subset {
+pub(crate) struct Subset {
     idx: [u8; 4],
     len: u8,
 }
@@ -111,12 +127,25 @@ impl Subset {
     fn indices(&self) -> impl Iterator<Item = usize> + '_ {
         self.idx[..usize::from(self.len)].iter().map(|&i| usize::from(i))
     }
+
+    /// Number of vertices.
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.len)
+    }
 }
 
-type Projection = (Subset, [f64; 4]);
+/// A support set with the barycentric weights of the closest point (indexed by vertex, zero outside the set).
+pub(crate) type Projection = (Subset, [f64; 4]);
 
-fn dist2(w: &[DVec3; 4], p: &Projection) -> f64 {
-    p.0.indices().map(|i| w[i] * p.1[i]).sum::<DVec3>().length_squared()
+/// The simplex's vertices, read in place (copying them out costs more than the projection's arithmetic).
+type Vertices = [SupportPoint; 4];
+
+fn closest_of(w: &Vertices, p: &Projection) -> DVec3 {
+    p.0.indices().map(|i| w[i].w * p.1[i]).sum()
+}
+
+fn dist2(w: &Vertices, p: &Projection) -> f64 {
+    closest_of(w, p).length_squared()
 }
 
 /// Same strict sign (zero matches nothing), as in the signed-volume paper.
@@ -126,8 +155,8 @@ fn same_sign(a: f64, b: f64) -> bool {
 }
 
 /// Segment `[w_i, w_j]`.
-fn s1d(w: &[DVec3; 4], [i, j]: [usize; 2]) -> Projection {
-    let (a, b) = (w[i], w[j]);
+fn s1d(w: &Vertices, [i, j]: [usize; 2]) -> Projection {
+    let (a, b) = (w[i].w, w[j].w);
     let t = b - a;
     // Barycentric coordinates of the origin's projection along the axis where the segment is longest.
     let k = t.abs().max_position();
@@ -156,11 +185,10 @@ fn single(i: usize) -> Projection {
     (Subset::new(&[i]), l)
 }
 
-/// Triangle `(w_i, w_j, w_k)`.
 /// Triangle `(w_i, w_j, w_k)`; with `newest_last`, `w_k` is the newest vertex and the edge `(i, j)` is skipped.
-fn s2d(w: &[DVec3; 4], ids: [usize; 3], newest_last: bool) -> Projection {
+fn s2d(w: &Vertices, ids: [usize; 3], newest_last: bool) -> Projection {
     let [i, j, k] = ids;
-    let (a, b, c) = (w[i], w[j], w[k]);
+    let (a, b, c) = (w[i].w, w[j].w, w[k].w);
     let n = (b - a).cross(c - a);
     let nn = n.length_squared();
     let scale = (b - a).length_squared().max((c - a).length_squared());
@@ -198,11 +226,11 @@ fn s2d(w: &[DVec3; 4], ids: [usize; 3], newest_last: bool) -> Projection {
     }
 }
 
-/// Tetrahedron `(w_0, w_1, w_2, w_3)`.
-/// Tetrahedron; with `newest_last`, `w_3` is the newest vertex and the face `(0, 1, 2)` is skipped.
-fn s3d(w: &[DVec3; 4], newest_last: bool) -> Projection {
+/// Tetrahedron `(w_0, w_1, w_2, w_3)`; with `newest_last`, `w_3` is the newest vertex and the face `(0, 1, 2)` is skipped.
+fn s3d(pts: &Vertices, newest_last: bool) -> Projection {
     let vol = |a: DVec3, b: DVec3, c: DVec3, d: DVec3| (b - a).dot((c - a).cross(d - a));
     let o = DVec3::ZERO;
+    let w = [pts[0].w, pts[1].w, pts[2].w, pts[3].w];
     let det = vol(w[0], w[1], w[2], w[3]);
     let cof = [
         vol(o, w[1], w[2], w[3]),
@@ -222,12 +250,14 @@ fn s3d(w: &[DVec3; 4], newest_last: bool) -> Projection {
         (0..4)
             .filter(move |&f| !(restrict && f == 3))
             .filter(move |&f| degenerate || !same_sign(det, cof[f]))
-            .map(move |f| s2d(w, faces[f], restrict))
+            .map(move |f| s2d(pts, faces[f], restrict))
     };
-    best_of(candidates(newest_last), w).or_else(|| best_of(candidates(false), w)).unwrap_or_else(|| single(3))
+    best_of(candidates(newest_last), pts)
+        .or_else(|| best_of(candidates(false), pts))
+        .unwrap_or_else(|| single(3))
 }
 
-fn best_of(candidates: impl Iterator<Item = Projection>, w: &[DVec3; 4]) -> Option<Projection> {
+fn best_of(candidates: impl Iterator<Item = Projection>, w: &Vertices) -> Option<Projection> {
     let mut best: Option<(f64, Projection)> = None;
     for c in candidates {
         let d = dist2(w, &c);

@@ -259,7 +259,7 @@ impl ConvexMesh {
     /// cell, which hold every maximiser in the cell. `None` for a hull without a map (up to 32 or over 4 096
     /// vertices) and for a direction whose largest component is below 1e-300 (zero included) or whose dots are not
     /// finite.
-    #[inline]
+    #[inline(always)]
     pub fn support_index_cube_map(&self, dir: DVec3) -> Option<usize> {
         let map = self.support_map.as_ref()?;
         // Below `TINY_DIRECTION` the cell's division by the largest component could overflow, and the dots lose

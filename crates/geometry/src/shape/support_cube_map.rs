@@ -31,7 +31,7 @@ const DOMINANCE_REL: f64 = 1e-9;
 /// The cube-map cell of a non-zero finite direction for a `grid × grid` map per face: the face its largest
 /// component points to (`2k` for `+e_k`, `2k + 1` for `−e_k`), then the cells of the face coordinates `(u, v)`:
 /// `(d_y, d_z)/|d_x|` on the x faces, `(d_z, d_x)/|d_y|` on the y faces, `(d_x, d_y)/|d_z|` on the z faces.
-#[inline]
+#[inline(always)]
 pub(crate) fn cube_cell(dir: DVec3, grid: usize) -> usize {
     let a = dir.abs();
     let (axis, big, u, v) = if a.x >= a.y && a.x >= a.z {
@@ -64,12 +64,19 @@ fn grid_line(i: usize, grid: usize) -> f64 {
     i as f64 / grid as f64 * 2.0 - 1.0
 }
 
-/// The candidate vertices of every cell, in compressed rows.
+/// Candidates kept inside a cell's entry; larger cells point into the overflow list.
+const INLINE: usize = 3;
+
+/// The candidate vertices of every cell. A support query reads one 8-byte entry (and the vertices): on the robot
+/// hulls almost every cell has at most [`INLINE`] candidates, so the entry holds them, saving the dependent load of
+/// a row start before the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SupportCubeMap {
-    /// Candidates of cell `c` are `candidates[start[c]..start[c + 1]]`, ascending.
-    start: Vec<u32>,
-    candidates: Vec<u32>,
+    /// Per cell `[n, c_0, c_1, c_2]`: the count `n`, then the candidates (ascending) when `n ≤ INLINE`; otherwise
+    /// `[n, lo, hi, 0]`, the candidates being `overflow[o..o + n]` with `o = lo + 2¹⁶ hi`. Vertex indices fit in
+    /// 16 bits: maps are built for at most 4 096 vertices.
+    cells: Vec<[u16; 4]>,
+    overflow: Vec<u16>,
 }
 
 impl SupportCubeMap {
@@ -81,10 +88,11 @@ impl SupportCubeMap {
         bounding_radius: f64,
         mut exact_support: impl FnMut(DVec3, usize) -> usize,
     ) -> SupportCubeMap {
+        debug_assert!(vertices.len() <= usize::from(u16::MAX));
         let tol = DOMINANCE_REL * bounding_radius.max(f64::MIN_POSITIVE);
-        let mut start = Vec::with_capacity(CELLS + 1);
-        let mut candidates = Vec::new();
-        start.push(0u32);
+        let mut cells = Vec::with_capacity(CELLS);
+        let mut overflow = Vec::new();
+        let mut cell_candidates: Vec<u16> = Vec::new();
         // Supports at the grid points and the cell centres: the first vertices tried as dominators.
         let mut at_point = vec![0usize; (GRID + 1) * (GRID + 1)];
         let mut warm = 0;
@@ -136,28 +144,45 @@ impl SupportCubeMap {
                         }
                     }
                     // Candidates may also beat one another.
-                    candidates.extend(
+                    cell_candidates.clear();
+                    cell_candidates.extend(
                         kept.iter()
                             .copied()
-                            .filter(|&v| !kept.iter().any(|&u| beats(u as usize, v as usize))),
+                            .filter(|&v| !kept.iter().any(|&u| beats(u as usize, v as usize)))
+                            .map(|v| v as u16),
                     );
-                    start.push(candidates.len() as u32);
+                    let n = cell_candidates.len() as u16;
+                    if cell_candidates.len() <= INLINE {
+                        let mut entry = [n, 0, 0, 0];
+                        entry[1..=cell_candidates.len()].copy_from_slice(&cell_candidates);
+                        cells.push(entry);
+                    } else {
+                        let o = overflow.len();
+                        cells.push([n, (o & 0xffff) as u16, (o >> 16) as u16, 0]);
+                        overflow.extend_from_slice(&cell_candidates);
+                    }
                 }
             }
         }
-        SupportCubeMap { start, candidates }
+        SupportCubeMap { cells, overflow }
     }
 
     /// The candidates of the cell of `dir` (non-zero, finite).
-    #[inline]
-    pub(crate) fn candidates(&self, dir: DVec3) -> &[u32] {
-        let c = cube_cell(dir, GRID);
-        &self.candidates[self.start[c] as usize..self.start[c + 1] as usize]
+    #[inline(always)]
+    pub(crate) fn candidates(&self, dir: DVec3) -> &[u16] {
+        let Some(entry) = self.cells.get(cube_cell(dir, GRID)) else { return &[] };
+        let n = usize::from(entry[0]);
+        if n <= INLINE {
+            &entry[1..=n]
+        } else {
+            let o = usize::from(entry[1]) | usize::from(entry[2]) << 16;
+            self.overflow.get(o..o + n).unwrap_or(&[])
+        }
     }
 
     /// Mean number of candidates per cell.
     pub(crate) fn mean_candidates(&self) -> f64 {
-        self.candidates.len() as f64 / CELLS as f64
+        self.cells.iter().map(|e| f64::from(e[0])).sum::<f64>() / CELLS as f64
     }
 }
 
