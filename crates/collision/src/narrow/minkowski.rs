@@ -5,8 +5,9 @@
 //! closed-form: `d = d_core − r_A − r_B`, with the same witness direction.
 //!
 //! The support chain (pair → posed shape → mesh cube map) is `#[inline(always)]`: called out of line, the direction
-//! went through the stack, and its 16-byte reload stalled on the two 8-byte stores that wrote it (store forwarding),
-//! a quarter of a Panda hull distance.
+//! went through the stack, and its 16-byte reload stalled on the two 8-byte stores that wrote it (store forwarding);
+//! inlining the pair's and the posed shapes' supports took the Panda's 22 hull distances from 27.1–27.6 µs to
+//! 22.2–24.6 µs per configuration (30 configurations cycled, best of 20 passes, three runs each).
 
 use std::cell::Cell;
 

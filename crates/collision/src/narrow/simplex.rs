@@ -55,16 +55,16 @@ impl Simplex {
     /// Projects the origin onto the simplex, reduces it to the support set and returns the closest point `v`.
     /// When the origin lies inside a full tetrahedron the simplex keeps its 4 vertices and `v = 0`.
     pub fn reduce(&mut self) -> DVec3 {
-        let p = self.project(false);
-        self.apply(&p)
+        self.apply(&self.project(false));
+        self.closest()
     }
 
     /// [`Simplex::reduce`] for GJK, where the last vertex is the newest support point `w` and `v·w < ‖v‖²` for the
     /// previous closest point `v`: the new closest point then lies on a face that contains `w`, so faces without it
     /// are not searched (Montanari et al. 2017, §4). Falls back to the full search if rounding leaves no candidate.
     pub fn reduce_newest_last(&mut self) -> DVec3 {
-        let p = self.project(true);
-        self.apply(&p)
+        self.apply(&self.project(true));
+        self.closest()
     }
 
     /// The projection of the origin (support set and weights) without changing the simplex; `newest_last` as in
@@ -93,10 +93,9 @@ impl Simplex {
         self.len -= 1;
     }
 
-    /// Keeps the vertices of `set` (ascending indices, so compacting in place never overwrites a kept vertex) and
-    /// returns the closest point.
+    /// Keeps the vertices of `set` (ascending indices, so compacting in place never overwrites a kept vertex).
     #[inline]
-    pub(crate) fn apply(&mut self, (set, lambda): &Projection) -> DVec3 {
+    pub(crate) fn apply(&mut self, (set, lambda): &Projection) {
         self.lambda = [0.0; 4];
         for (k, i) in set.indices().enumerate() {
             if k != i {
@@ -105,7 +104,6 @@ impl Simplex {
             self.lambda[k] = lambda[i];
         }
         self.len = usize::from(set.len);
-        self.closest()
     }
 }
 
@@ -226,7 +224,8 @@ fn s2d(w: &Vertices, ids: [usize; 3], newest_last: bool) -> Projection {
     }
 }
 
-/// Tetrahedron `(w_0, w_1, w_2, w_3)`; with `newest_last`, `w_3` is the newest vertex and the face `(0, 1, 2)` is skipped.
+/// Tetrahedron `(w_0, w_1, w_2, w_3)`; with `newest_last`, `w_3` is the newest vertex and the face `(0, 1, 2)` is
+/// skipped.
 fn s3d(pts: &Vertices, newest_last: bool) -> Projection {
     let vol = |a: DVec3, b: DVec3, c: DVec3, d: DVec3| (b - a).dot((c - a).cross(d - a));
     let o = DVec3::ZERO;

@@ -20,8 +20,8 @@ use crate::query::{ContactRequest, QueryWorkspace};
 const CHUNK: usize = 8;
 
 /// Fewer pairs than this run on one thread: splitting them costs more than it saves (on the 2-core test machine the
-/// pyramid's 94 pairs, about 100 µs of narrow phase, took 12–51 µs longer on 2 threads (7 interleaved pairs of runs); the pile's 217 pairs, about
-/// 850 µs, 1.2–1.4× shorter; docs/COLLISION_PIPELINE.md).
+/// pyramid's 94 pairs, about 100 µs of narrow phase, took 12–51 µs longer on 2 threads in 7 interleaved pairs of
+/// runs; the pile's 217 pairs, about 850 µs, 1.2–1.4× shorter; docs/COLLISION_PIPELINE.md).
 const PARALLEL_MIN_PAIRS: usize = 128;
 
 /// Orders a pair for the narrow phase: `kind(A) ≤ kind(B)`, ties by index.

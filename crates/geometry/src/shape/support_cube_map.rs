@@ -67,9 +67,9 @@ fn grid_line(i: usize, grid: usize) -> f64 {
 /// Candidates kept inside a cell's entry; larger cells point into the overflow list.
 const INLINE: usize = 3;
 
-/// The candidate vertices of every cell. A support query reads one 8-byte entry (and the vertices): on the robot
-/// hulls almost every cell has at most [`INLINE`] candidates, so the entry holds them, saving the dependent load of
-/// a row start before the candidates.
+/// The candidate vertices of every cell. A support query reads one 8-byte entry (and the vertices): a cell of at
+/// most [`INLINE`] candidates (93 % of the cells of the Panda's hulls, 81 % of the iiwa's) holds them in its entry,
+/// which saves the dependent load of a row start before the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SupportCubeMap {
     /// Per cell `[n, c_0, c_1, c_2]`: the count `n`, then the candidates (ascending) when `n ≤ INLINE`; otherwise
