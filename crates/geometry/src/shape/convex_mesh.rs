@@ -44,7 +44,7 @@ pub struct ConvexMesh {
     vertex_bounds: (DVec3, DVec3),
     /// The support vertex through the centre of each start-table cell: where a hill climb starts.
     start_vertices: [u32; START_CELLS],
-    /// Candidate supports per cube-map cell, for hulls of `SCAN_MAX + 1 ..= CUBE_MAP_MAX` vertices.
+    /// Candidate supports per cube-map cell, for hulls of `CUBE_MAP_MIN ..= CUBE_MAP_MAX` vertices.
     support_map: Option<SupportCubeMap>,
 }
 
@@ -56,6 +56,12 @@ const TINY_DIRECTION: f64 = 1e-300;
 /// points on a sphere) a hull of 100 vertices with its map takes 1.2 ms to build, of 4 000 73 ms; of 5 000 (no map)
 /// 55 ms.
 const CUBE_MAP_MAX: usize = 4096;
+
+/// Smallest hull given a [`SupportCubeMap`]. The map's lookup has no data-dependent branch, where the hill climb
+/// from the last support branches on every neighbour: on the Panda's 18-vertex finger hulls the map removed the
+/// climb's mispredictions from GJK (`valgrind --tool=cachegrind --branch-sim=yes`). A box's 8 corners keep the
+/// climb (a step or two from the start table), and their 12 kB map would outweigh the hull.
+const CUBE_MAP_MIN: usize = 9;
 
 /// Cells per cube-face side of the start table (see [`ConvexMesh::support_start`]).
 const START_GRID: usize = 8;
@@ -149,7 +155,7 @@ impl ConvexMesh {
             vertex_mean,
             vertex_bounds,
         };
-        if (SCAN_MAX + 1..=CUBE_MAP_MAX).contains(&n) {
+        if (CUBE_MAP_MIN..=CUBE_MAP_MAX).contains(&n) {
             let map = SupportCubeMap::new(&mesh.vertices, mesh.bounding_radius, |d, start| {
                 mesh.support_index_hill_climb(d, start)
             });
@@ -256,7 +262,7 @@ impl ConvexMesh {
     /// Index of the vertex maximising `dir · v` (lowest index on ties, equal to
     /// [`ConvexMesh::support_index_brute_force`]) by a scan of the candidates of `dir`'s cube-map cell: for each of
     /// 1 536 cells of directions, the mesh keeps the vertices that no other vertex beats at all four corners of the
-    /// cell, which hold every maximiser in the cell. `None` for a hull without a map (up to 32 or over 4 096
+    /// cell, which hold every maximiser in the cell. `None` for a hull without a map (under 9 or over 4 096
     /// vertices) and for a direction whose largest component is below 1e-300 (zero included) or whose dots are not
     /// finite.
     #[inline(always)]
@@ -268,16 +274,7 @@ impl ConvexMesh {
         if !(largest >= TINY_DIRECTION) || !(largest * self.bounding_radius).is_finite() {
             return None;
         }
-        let cands = map.candidates(dir);
-        let (&first, rest) = cands.split_first()?;
-        let (mut best, mut best_dot) = (first, dir.dot(self.vertices[first as usize]));
-        for &c in rest {
-            let d = dir.dot(self.vertices[c as usize]);
-            if d > best_dot {
-                (best, best_dot) = (c, d);
-            }
-        }
-        Some(best as usize)
+        map.best_candidate(dir, &self.vertices)
     }
 
     /// Mean number of candidate vertices per cube-map cell (0 without a map): the cost of

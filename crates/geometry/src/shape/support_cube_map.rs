@@ -31,17 +31,19 @@ const DOMINANCE_REL: f64 = 1e-9;
 /// The cube-map cell of a non-zero finite direction for a `grid × grid` map per face: the face its largest
 /// component points to (`2k` for `+e_k`, `2k + 1` for `−e_k`), then the cells of the face coordinates `(u, v)`:
 /// `(d_y, d_z)/|d_x|` on the x faces, `(d_z, d_x)/|d_y|` on the y faces, `(d_x, d_y)/|d_z|` on the z faces.
+///
+/// Computed without branches: in GJK's sequence of directions the face is unpredictable, and a mispredicted
+/// three-way branch cost more than the selection.
 #[inline(always)]
 pub(crate) fn cube_cell(dir: DVec3, grid: usize) -> usize {
     let a = dir.abs();
-    let (axis, big, u, v) = if a.x >= a.y && a.x >= a.z {
-        (0, a.x, dir.y, dir.z)
-    } else if a.y >= a.z {
-        (1, a.y, dir.z, dir.x)
-    } else {
-        (2, a.z, dir.x, dir.y)
-    };
-    let face = 2 * axis + usize::from(dir[axis] < 0.0);
+    // x when it is the largest (ties to x), else y when it is at least z, else z.
+    let not_x = !(a.x >= a.y) | !(a.x >= a.z);
+    let axis = usize::from(not_x) * (1 + usize::from(!(a.y >= a.z)));
+    // `(u, v)` are the next two components, cyclically.
+    let cyclic = [dir.x, dir.y, dir.z, dir.x, dir.y];
+    let (big, u, v) = (cyclic[axis].abs(), cyclic[axis + 1], cyclic[axis + 2]);
+    let face = 2 * axis + usize::from(cyclic[axis] < 0.0);
     // `(t + 1)·g/2` for `t = u/big`: one division, the rounding far inside the cells' widening.
     let half_g = 0.5 * grid as f64;
     let scale = half_g / big;
@@ -72,7 +74,8 @@ const INLINE: usize = 3;
 /// which saves the dependent load of a row start before the candidates.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SupportCubeMap {
-    /// Per cell `[n, c_0, c_1, c_2]`: the count `n`, then the candidates (ascending) when `n ≤ INLINE`; otherwise
+    /// Per cell `[n, c_0, c_1, c_2]`: the count `n`, then the candidates (ascending, unused slots repeating `c_0`)
+    /// when `n ≤ INLINE`; otherwise
     /// `[n, lo, hi, 0]`, the candidates being `overflow[o..o + n]` with `o = lo + 2¹⁶ hi`. Vertex indices fit in
     /// 16 bits: maps are built for at most 4 096 vertices.
     cells: Vec<[u16; 4]>,
@@ -153,7 +156,9 @@ impl SupportCubeMap {
                     );
                     let n = cell_candidates.len() as u16;
                     if cell_candidates.len() <= INLINE {
-                        let mut entry = [n, 0, 0, 0];
+                        // Unused slots repeat the first candidate (see `best_candidate`).
+                        let first = cell_candidates.first().copied().unwrap_or(0);
+                        let mut entry = [n, first, first, first];
                         entry[1..=cell_candidates.len()].copy_from_slice(&cell_candidates);
                         cells.push(entry);
                     } else {
@@ -168,7 +173,7 @@ impl SupportCubeMap {
     }
 
     /// The candidates of the cell of `dir` (non-zero, finite).
-    #[inline(always)]
+    #[cfg(test)]
     pub(crate) fn candidates(&self, dir: DVec3) -> &[u16] {
         let Some(entry) = self.cells.get(cube_cell(dir, GRID)) else { return &[] };
         let n = usize::from(entry[0]);
@@ -178,6 +183,37 @@ impl SupportCubeMap {
             let o = usize::from(entry[1]) | usize::from(entry[2]) << 16;
             self.overflow.get(o..o + n).unwrap_or(&[])
         }
+    }
+
+    /// The candidate of `dir`'s cell maximising `dir · v` (the first on ties, as a scan of
+    /// [`SupportCubeMap::candidates`] in order); `None` for a cell without candidates. `dir` is non-zero and finite,
+    /// and the dots finite.
+    ///
+    /// A cell of at most [`INLINE`] candidates is read as three (the unused slots repeat the first candidate, which
+    /// never wins a strict comparison against itself), so the selection needs no branch on the count or the dots.
+    #[inline(always)]
+    pub(crate) fn best_candidate(&self, dir: DVec3, vertices: &[DVec3]) -> Option<usize> {
+        let &[n, c0, c1, c2] = self.cells.get(cube_cell(dir, GRID))?;
+        if usize::from(n) > INLINE {
+            let o = usize::from(c0) | usize::from(c1) << 16;
+            let cands = self.overflow.get(o..o + usize::from(n))?;
+            let (&first, rest) = cands.split_first()?;
+            let (mut best, mut best_dot) = (first, dir.dot(*vertices.get(usize::from(first))?));
+            for &c in rest {
+                let d = dir.dot(*vertices.get(usize::from(c))?);
+                if d > best_dot {
+                    (best, best_dot) = (c, d);
+                }
+            }
+            return Some(usize::from(best));
+        }
+        if n == 0 {
+            return None;
+        }
+        let dot = |c: u16| vertices.get(usize::from(c)).map(|v| dir.dot(*v));
+        let (d0, d1, d2) = (dot(c0)?, dot(c1)?, dot(c2)?);
+        let (best01, dot01) = if d1 > d0 { (c1, d1) } else { (c0, d0) };
+        Some(usize::from(if d2 > dot01 { c2 } else { best01 }))
     }
 
     /// Mean number of candidates per cell.
@@ -199,6 +235,37 @@ mod tests {
                     let d = face_direction(face, centre(i), centre(j));
                     assert_eq!(cube_cell(d, GRID), (face * GRID + i) * GRID + j);
                     assert_eq!(cube_cell(d * 1e-200, GRID), cube_cell(d * 1e200, GRID));
+                }
+            }
+        }
+    }
+
+    /// The branch-free face selection against the plain three-way choice, on directions whose components tie in
+    /// magnitude (the tie-breaking order: x, then y) or are signed zeros.
+    #[test]
+    fn cells_match_the_branching_choice_on_ties() {
+        let reference = |dir: DVec3, grid: usize| {
+            let a = dir.abs();
+            let (axis, big, u, v) = if a.x >= a.y && a.x >= a.z {
+                (0, a.x, dir.y, dir.z)
+            } else if a.y >= a.z {
+                (1, a.y, dir.z, dir.x)
+            } else {
+                (2, a.z, dir.x, dir.y)
+            };
+            let face = 2 * axis + usize::from(dir[axis] < 0.0);
+            let half_g = 0.5 * grid as f64;
+            let cell = |x: f64| ((x * (half_g / big) + half_g) as usize).min(grid - 1);
+            (face * grid + cell(u)) * grid + cell(v)
+        };
+        let values = [-1.0, -0.7, -0.3, -0.0, 0.0, 0.3, 0.7, 1.0];
+        for &x in &values {
+            for &y in &values {
+                for &z in &values {
+                    let d = DVec3::new(x, y, z);
+                    if d.abs().max_element() > 0.0 {
+                        assert_eq!(cube_cell(d, GRID), reference(d, GRID), "{d}");
+                    }
                 }
             }
         }
