@@ -85,10 +85,8 @@ pub fn gjk<A: CoreShape, B: CoreShape>(
     if !(v.length_squared() > 0.0) {
         v = DVec3::X;
     }
-    let mut simplex = Simplex::new();
     let first = pair.support(-v);
-    simplex.push(first);
-    simplex.lambda[0] = 1.0;
+    let mut simplex = Simplex::point(first);
     v = first.w;
     let mut v2 = v.length_squared();
     let mut scale2 = v2.max(1e-300);

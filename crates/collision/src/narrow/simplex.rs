@@ -29,6 +29,12 @@ impl Simplex {
         Self::default()
     }
 
+    /// The simplex of one vertex (the dead slots hold copies of it: cheaper than zeroing them).
+    #[inline]
+    pub fn point(p: SupportPoint) -> Self {
+        Self { pts: [p; 4], lambda: [1.0, 0.0, 0.0, 0.0], len: 1 }
+    }
+
     /// Appends a vertex (the caller keeps `len < 4`).
     pub fn push(&mut self, p: SupportPoint) {
         self.pts[self.len] = p;
@@ -48,6 +54,7 @@ impl Simplex {
     }
 
     /// Whether `w` is (numerically) one of the live vertices.
+    #[inline]
     pub fn contains(&self, w: DVec3, tol2: f64) -> bool {
         (0..self.len).any(|i| (self.pts[i].w - w).length_squared() <= tol2)
     }
@@ -73,7 +80,7 @@ impl Simplex {
     pub(crate) fn project(&self, newest_last: bool) -> Projection {
         let w = &self.pts;
         match self.len {
-            1 => (Subset::new(&[0]), [1.0, 0.0, 0.0, 0.0]),
+            1 => single(0),
             2 => s1d(w, [0, 1]),
             3 => s2d(w, [0, 1, 2], newest_last),
             _ => s3d(w, newest_last),
@@ -96,13 +103,12 @@ impl Simplex {
     /// Keeps the vertices of `set` (ascending indices, so compacting in place never overwrites a kept vertex).
     #[inline]
     pub(crate) fn apply(&mut self, (set, lambda): &Projection) {
-        self.lambda = [0.0; 4];
         for (k, i) in set.indices().enumerate() {
             if k != i {
                 self.pts[k] = self.pts[i];
             }
-            self.lambda[k] = lambda[i];
         }
+        self.lambda = *lambda;
         self.len = usize::from(set.len);
     }
 }
@@ -132,14 +138,17 @@ impl Subset {
     }
 }
 
-/// A support set with the barycentric weights of the closest point (indexed by vertex, zero outside the set).
+/// A support set with the barycentric weights of the closest point, in the set's order (`λ[k]` weighs vertex
+/// `set.idx[k]`; zero past the set's length). Weights in set order are written at fixed places: weights indexed by
+/// vertex were stored at computed offsets and read back whole, which stalled on store forwarding.
 pub(crate) type Projection = (Subset, [f64; 4]);
 
 /// The simplex's vertices, read in place (copying them out costs more than the projection's arithmetic).
 type Vertices = [SupportPoint; 4];
 
+#[inline]
 fn closest_of(w: &Vertices, p: &Projection) -> DVec3 {
-    p.0.indices().map(|i| w[i].w * p.1[i]).sum()
+    p.0.indices().enumerate().map(|(k, i)| w[i].w * p.1[k]).sum()
 }
 
 fn dist2(w: &Vertices, p: &Projection) -> f64 {
@@ -166,10 +175,7 @@ fn s1d(w: &Vertices, [i, j]: [usize; 2]) -> Projection {
     let mu_b = (p0[k] - a[k]) / len;
     let mu_a = (b[k] - p0[k]) / len;
     if mu_a > 0.0 && mu_b > 0.0 {
-        let mut l = [0.0; 4];
-        l[i] = mu_a;
-        l[j] = mu_b;
-        (Subset::new(&[i, j]), l)
+        (Subset::new(&[i, j]), [mu_a, mu_b, 0.0, 0.0])
     } else if mu_b <= 0.0 {
         single(i)
     } else {
@@ -178,9 +184,7 @@ fn s1d(w: &Vertices, [i, j]: [usize; 2]) -> Projection {
 }
 
 fn single(i: usize) -> Projection {
-    let mut l = [0.0; 4];
-    l[i] = 1.0;
-    (Subset::new(&[i]), l)
+    (Subset::new(&[i]), [1.0, 0.0, 0.0, 0.0])
 }
 
 /// Triangle `(w_i, w_j, w_k)`; with `newest_last`, `w_k` is the newest vertex and the edge `(i, j)` is skipped.
@@ -208,11 +212,7 @@ fn s2d(w: &Vertices, ids: [usize; 3], newest_last: bool) -> Projection {
     let mu = area(a2, b2, c2);
     let cof = [area(p2, b2, c2), area(a2, p2, c2), area(a2, b2, p2)];
     if cof.iter().all(|&c| same_sign(mu, c)) {
-        let mut l = [0.0; 4];
-        l[i] = cof[0] / mu;
-        l[j] = cof[1] / mu;
-        l[k] = cof[2] / mu;
-        return (Subset::new(&[i, j, k]), l);
+        return (Subset::new(&[i, j, k]), [cof[0] / mu, cof[1] / mu, cof[2] / mu, 0.0]);
     }
     let edges = [[j, k], [i, k], [i, j]];
     let skip = if newest_last { 2 } else { 3 };
