@@ -95,19 +95,30 @@ impl RobotModel {
     }
 
     pub(crate) fn forward_unchecked(&self, data: &mut RobotData, q: &[f64]) {
-        self.chain.forward(q, &mut data.links);
+        self.forward_poses(data, q);
         for (g, geom) in self.geoms.iter().enumerate() {
-            let link = &data.links[geom.link];
-            let pose = if geom.local == Pose::IDENTITY { *link } else { link.compose(&geom.local) };
-            data.geom_box[g] = geom.local_box.transformed_corners_bound(&pose);
-            data.geom_pose[g] = pose;
+            data.geom_box[g] = geom.local_box.transformed_corners_bound(&data.geom_pose[g]);
         }
     }
 
-    /// The shapes and poses of pair `p`.
-    fn pair_shapes(&self, data: &RobotData, p: usize) -> (&Shape, Pose, &Shape, Pose) {
+    /// Link and geometry poses only (the queries that measure every pair need no boxes).
+    fn forward_poses(&self, data: &mut RobotData, q: &[f64]) {
+        self.chain.forward(q, &mut data.links);
+        for (g, geom) in self.geoms.iter().enumerate() {
+            let link = &data.links[geom.link];
+            data.geom_pose[g] = if geom.local == Pose::IDENTITY { *link } else { link.compose(&geom.local) };
+        }
+    }
+
+    /// The shapes and poses of pair `p`, with the query workspace. The poses are borrowed, not copied: a copy
+    /// written by 16-byte moves and read back at other offsets stalled every query on store forwarding.
+    fn pair_shapes<'d>(
+        &'d self,
+        data: &'d mut RobotData,
+        p: usize,
+    ) -> (&'d mut QueryWorkspace, &'d Shape, &'d Pose, &'d Shape, &'d Pose) {
         let [a, b] = self.pairs[p];
-        (&self.geoms[a].shape, data.geom_pose[a], &self.geoms[b].shape, data.geom_pose[b])
+        (&mut data.ws, &self.geoms[a].shape, &data.geom_pose[a], &self.geoms[b].shape, &data.geom_pose[b])
     }
 
     fn is_mesh_pair(&self, p: usize) -> bool {
@@ -117,8 +128,8 @@ impl RobotModel {
 
     /// The distance of pair `p` at the poses in `data`.
     pub(crate) fn pair_distance(&self, data: &mut RobotData, p: usize) -> Result<PairDistance> {
-        let (sa, pa, sb, pb) = self.pair_shapes(data, p);
-        let r = distance_with(&mut data.ws, sa, &pa, sb, &pb, &DistanceRequest::default())?;
+        let (ws, sa, pa, sb, pb) = self.pair_shapes(data, p);
+        let r = distance_with(ws, sa, pa, sb, pb, &DistanceRequest::default())?;
         let witness = (r.distance > 0.0 || !self.is_mesh_pair(p)).then_some(Witness {
             point_a: r.point_a,
             point_b: r.point_b,
@@ -141,8 +152,8 @@ impl RobotModel {
             if data.geom_box[a].distance(&data.geom_box[b]) > 0.0 {
                 continue;
             }
-            let (sa, pa, sb, pb) = self.pair_shapes(data, p);
-            if collide_with(&mut data.ws, sa, &pa, sb, &pb, &request)?.colliding {
+            let (ws, sa, pa, sb, pb) = self.pair_shapes(data, p);
+            if collide_with(ws, sa, pa, sb, pb, &request)?.colliding {
                 return Ok(Some(p));
             }
         }
@@ -151,7 +162,8 @@ impl RobotModel {
 
     /// The distance of every enabled pair at `q`, in pair order, into `out` (cleared first).
     pub fn distances(&self, data: &mut RobotData, q: &[f64], out: &mut Vec<PairDistance>) -> Result<()> {
-        self.forward(data, q)?;
+        self.check_configuration(q, 0)?;
+        self.forward_poses(data, q);
         out.clear();
         for p in 0..self.pairs.len() {
             out.push(self.pair_distance(data, p)?);
