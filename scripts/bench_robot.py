@@ -15,14 +15,16 @@ file's `pair_names`, i.e. its SRDF), single threaded, mean time per configuratio
 Coal's side is a small C++ program (embedded below) compiled with g++ against the headers and libraries of the
 `pip install pin coal` wheels (their `cmeel.prefix`), so no Python call overhead is timed. It is built once into a
 cache folder in the temp directory (about 30 s). Each figure is the median over R passes of the mean over the
-configurations, after one untimed pass (caches, GJK warm starts), as the CLI does.
+configurations, after one untimed pass (caches, GJK warm starts), as the CLI does. With `--rounds K` the two sides run
+alternately K times; each figure is then the side's best round, and the ratio column adds the median of the
+rounds' ratios.
 
 Ours: `signorini robot URDF --configs FILE --srdf SRDF --geometry hull|mesh --bench --repeat R`, which prints
 `{"robot", "configs", "fk_ns", "check_ns", "distances_ns", "gradients_ns", ...}` (several lines are averaged).
 
 ratio = Coal time / ours: above 1 means signorini is faster.
 
-Usage: python3 scripts/bench_robot.py [--only iiwa panda] [--geometry hull mesh] [--repeat R]
+Usage: python3 scripts/bench_robot.py [--only iiwa panda] [--geometry hull mesh] [--repeat R] [--rounds K]
                                       [--signorini PATH] [--json OUT] [--no-ours]
 """
 
@@ -32,6 +34,7 @@ import argparse
 import hashlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -373,6 +376,29 @@ def run_ours(binary: Path, name: str, geometry: str, repeat: int, timeout: float
     return out
 
 
+def best_of_rounds(rounds: list[dict]) -> dict:
+    """Each side's fastest round per figure, and the median over rounds of the per-round ratio Coal / ours."""
+    if len(rounds) == 1:
+        return rounds[0]
+    out = {}
+    for key in rounds[0]:
+        coals = [r[key]["coal"] for r in rounds]
+        ours = [r[key]["ours"] for r in rounds]
+        coal = dict(coals[0])
+        for f in [f"{t}_ns" for t in TASKS] + ["distances_tight_ns"]:
+            coal[f] = min(c[f] for c in coals)
+        entry = {"coal": coal, "ours": ours[0], "rounds": len(rounds)}
+        if ours[0] is not None and all(o is not None and "error" not in o for o in ours):
+            best = dict(ours[0])
+            for t in TASKS:
+                best[f"{t}_ns"] = min(o[f"{t}_ns"] for o in ours)
+            entry["ours"] = best
+            entry["median_ratio"] = {t: statistics.median(c[f"{t}_ns"] / o[f"{t}_ns"] for c, o in zip(coals, ours))
+                                     for t in TASKS}
+        out[key] = entry
+    return out
+
+
 def us(ns) -> str:
     return "—" if ns is None else f"{ns / 1000:.2f}" if ns < 1e5 else f"{ns / 1000:.0f}"
 
@@ -387,6 +413,10 @@ def main() -> int:
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     ap.add_argument("--opt", default="-O2", help="optimisation flag of the C++ build")
     ap.add_argument("--timeout", type=float, default=600, help="seconds allowed per run of ours")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="alternate Coal's and our runs this many times and report each side's best round, with the "
+                         "median of the rounds' ratios (on a machine whose speed drifts, one run each compares two "
+                         "different states)")
     ap.add_argument("--json", type=Path, help="also write every figure as JSON")
     args = ap.parse_args()
 
@@ -398,18 +428,24 @@ def main() -> int:
         for p in ROBOTS[name]:
             if not p.exists():
                 sys.exit(f"bench_robot.py: {p} not found")
+    if args.rounds < 1:
+        sys.exit("bench_robot.py: --rounds must be at least 1")
     exe = build_coal_bench(args.cxx, args.opt)
-    results = {}
+    rounds = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in robots:
-            print(f"{name}: Pinocchio + Coal ...", file=sys.stderr)
-            coal_rows = run_coal(exe, name, args.repeat, Path(tmp))
-            for g in args.geometry:
-                ours = None
-                if not args.no_ours:
-                    print(f"{name} {g}: signorini ...", file=sys.stderr)
-                    ours = run_ours(args.signorini, name, g, args.repeat, args.timeout)
-                results[f"{name}/{g}"] = {"coal": coal_rows[g], "ours": ours}
+        for k in range(args.rounds):
+            results = {}
+            for name in robots:
+                print(f"{name}: Pinocchio + Coal (round {k + 1}) ...", file=sys.stderr)
+                coal_rows = run_coal(exe, name, args.repeat, Path(tmp))
+                for g in args.geometry:
+                    ours = None
+                    if not args.no_ours:
+                        print(f"{name} {g}: signorini (round {k + 1}) ...", file=sys.stderr)
+                        ours = run_ours(args.signorini, name, g, args.repeat, args.timeout)
+                    results[f"{name}/{g}"] = {"coal": coal_rows[g], "ours": ours}
+            rounds.append(results)
+    results = best_of_rounds(rounds)
 
     print("| robot | geometry | pairs | configs | task | Pinocchio + Coal µs | signorini µs | ratio |")
     print("|---|---|---|---|---|---|---|---|")
@@ -427,6 +463,8 @@ def main() -> int:
                 on = o[f"{t}_ns"]
                 ratio = f"{cn / on:.2f}" if on else "—"
             extra = f" (tol 1e-10: {us(c['distances_tight_ns'])})" if t == "distances" and g == "hull" else ""
+            if len(rounds) > 1 and o is not None and "error" not in o:
+                ratio += f" (median of {len(rounds)} rounds: {r['median_ratio'][t]:.2f})"
             print(f"| {name} | {g} | {c['pairs']} | {c['configs']} | {t} | {us(cn)}{extra} | {us(on)} | {ratio} |")
         if o and "error" in o:
             errors += 1
