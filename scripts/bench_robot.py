@@ -463,7 +463,7 @@ def main() -> int:
                 on = o[f"{t}_ns"]
                 ratio = f"{cn / on:.2f}" if on else "—"
             extra = f" (tol 1e-10: {us(c['distances_tight_ns'])})" if t == "distances" and g == "hull" else ""
-            if len(rounds) > 1 and o is not None and "error" not in o:
+            if "median_ratio" in r:
                 ratio += f" (median of {len(rounds)} rounds: {r['median_ratio'][t]:.2f})"
             print(f"| {name} | {g} | {c['pairs']} | {c['configs']} | {t} | {us(cn)}{extra} | {us(on)} | {ratio} |")
         if o and "error" in o:

@@ -29,7 +29,8 @@ impl Simplex {
         Self::default()
     }
 
-    /// The simplex of one vertex (the dead slots hold copies of it: cheaper than zeroing them).
+    /// The simplex of one vertex. The dead slots hold copies of it, which compiles to plain stores where
+    /// `Simplex::new` zeroed 328 bytes through a `memset` call.
     #[inline]
     pub fn point(p: SupportPoint) -> Self {
         Self { pts: [p; 4], lambda: [1.0, 0.0, 0.0, 0.0], len: 1 }

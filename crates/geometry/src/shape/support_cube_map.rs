@@ -177,12 +177,14 @@ impl SupportCubeMap {
     pub(crate) fn candidates(&self, dir: DVec3) -> &[u16] {
         let Some(entry) = self.cells.get(cube_cell(dir, GRID)) else { return &[] };
         let n = usize::from(entry[0]);
-        if n <= INLINE {
-            &entry[1..=n]
-        } else {
-            let o = usize::from(entry[1]) | usize::from(entry[2]) << 16;
-            self.overflow.get(o..o + n).unwrap_or(&[])
-        }
+        if n <= INLINE { &entry[1..=n] } else { self.overflow_candidates(entry) }
+    }
+
+    /// The candidates of a cell of more than [`INLINE`] (an `[n, lo, hi, 0]` entry).
+    #[inline(always)]
+    fn overflow_candidates(&self, &[n, lo, hi, _]: &[u16; 4]) -> &[u16] {
+        let o = usize::from(lo) | usize::from(hi) << 16;
+        self.overflow.get(o..o + usize::from(n)).unwrap_or(&[])
     }
 
     /// The candidate of `dir`'s cell maximising `dir · v` (the first on ties, as a scan of
@@ -193,11 +195,10 @@ impl SupportCubeMap {
     /// never wins a strict comparison against itself), so the selection needs no branch on the count or the dots.
     #[inline(always)]
     pub(crate) fn best_candidate(&self, dir: DVec3, vertices: &[DVec3]) -> Option<usize> {
-        let &[n, c0, c1, c2] = self.cells.get(cube_cell(dir, GRID))?;
+        let entry = self.cells.get(cube_cell(dir, GRID))?;
+        let [n, c0, c1, c2] = *entry;
         if usize::from(n) > INLINE {
-            let o = usize::from(c0) | usize::from(c1) << 16;
-            let cands = self.overflow.get(o..o + usize::from(n))?;
-            let (&first, rest) = cands.split_first()?;
+            let (&first, rest) = self.overflow_candidates(entry).split_first()?;
             let (mut best, mut best_dot) = (first, dir.dot(*vertices.get(usize::from(first))?));
             for &c in rest {
                 let d = dir.dot(*vertices.get(usize::from(c))?);
