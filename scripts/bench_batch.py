@@ -11,9 +11,12 @@ seconds of stepping) of:
 
 All environments start from the same state; best of R interleaved rounds. ratio = ours / MuJoCo (> 1: ours faster).
 
-A second table compares the memory of one environment after the run: MuJoCo's `mjData` buffer plus the arena it
-used (`nbuffer + maxuse_arena`; MuJoCo reserves the whole arena, `narena`, up front) against ours, `data_bytes` of
-the summary (resident-memory growth over copies of one environment's `Data`).
+A second table compares the memory of one environment after the run. Ours is `data_bytes` of the summary: the
+resident-memory growth over 64 copies of one environment's `Data`, per copy (the struct, its buffers and malloc's
+overhead). MuJoCo's is given two ways: measured the same way (`copy.copy` of the stepped `MjData`, 64 times; this
+counts the `mjData` struct itself, 162 120 bytes in MuJoCo 4.0, and the arena pages the copy touches), and, stricter,
+its buffer plus the arena it used (`nbuffer + maxuse_arena`, without the struct; MuJoCo reserves the whole arena,
+`narena`, up front).
 
 Usage: python3 scripts/bench_batch.py [--scenes DIR] [--only NAME...] [--envs N...] [--threads T...] [--steps S]
                                       [--repeat R] [--binary PATH] [--native] [--json OUT]
@@ -52,14 +55,31 @@ def mujoco_rate(mujoco, rollout, path: Path, n: int, threads: int, steps: int, p
     return n * steps / (time.perf_counter() - t0)
 
 
-def mujoco_bytes(mujoco, path: Path, steps: int) -> tuple[int, int]:
-    """(nbuffer + maxuse_arena, narena) of one MjData after `steps` steps from keyframe 0."""
+def resident_kib() -> int | None:
+    """This process's resident memory (`VmRSS`), KiB; None where `/proc` is missing."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
+def mujoco_bytes(mujoco, path: Path, steps: int) -> tuple[int, int, int | None]:
+    """(nbuffer + maxuse_arena, narena, resident growth per copy) of one MjData after `steps` steps from keyframe 0.
+
+    The last is measured as `signorini run` measures `data_bytes`: resident-memory growth over 64 copies, per copy."""
+    import copy
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
     if m.nkey > 0:
         mujoco.mj_resetDataKeyframe(m, d, 0)
     mujoco.mj_step(m, d, nstep=steps)
-    return int(d.nbuffer + d.maxuse_arena), int(d.narena)
+    before = resident_kib()
+    copies = [copy.copy(d) for _ in range(64)]
+    after = resident_kib()
+    resident = None if before is None or after is None else (after - before) * 1024 // len(copies)
+    del copies
+    return int(d.nbuffer + d.maxuse_arena), int(d.narena), resident
 
 
 def ours_run(binary: Path, path: Path, n: int, threads: int, steps: int, native: bool) -> dict:
@@ -98,12 +118,13 @@ def main() -> int:
     pools = {t: rollout.Rollout(nthread=t) for t in args.threads}
     for stem in args.only:
         path = args.scenes / f"{stem}.xml"
-        used, reserved = mujoco_bytes(mujoco, path, args.steps)
+        used, reserved, resident = mujoco_bytes(mujoco, path, args.steps)
         try:
             ours_bytes = ours_run(args.binary, path, 1, 1, args.steps, args.native).get("data_bytes")
         except RuntimeError:
             ours_bytes = None
-        memory.append({"scene": stem, "mujoco_used": used, "mujoco_reserved": reserved, "ours": ours_bytes})
+        memory.append({"scene": stem, "mujoco_used": used, "mujoco_reserved": reserved, "mujoco_resident": resident,
+                       "ours": ours_bytes})
         for n in args.envs:
             for t in args.threads:
                 print(f"bench_batch: {stem} envs={n} threads={t}", file=sys.stderr, flush=True)
@@ -128,12 +149,16 @@ def main() -> int:
         ratio = "—" if r["ratio"] is None else f"{r['ratio']:.3g}"
         print(f"| {r['scene']} | {r['envs']} | {r['threads']} | {r['mujoco']:,.0f} | {ours} | {ratio} |")
     print(f"\nOne environment's memory after {args.steps} steps (bytes)\n")
-    print("| scene | MuJoCo mjData (buffer + arena used) | MuJoCo arena reserved | ours Data | ours / MuJoCo used |")
-    print("|---|---|---|---|---|")
+    print("| scene | ours Data (resident per copy) | MuJoCo mjData (resident per copy) | ours / MuJoCo |"
+          " MuJoCo buffer + arena used | ours / that | MuJoCo arena reserved |")
+    print("|---|---|---|---|---|---|---|")
     for r in memory:
         ours = "—" if r["ours"] is None else f"{r['ours']:,}"
-        ratio = "—" if not r["ours"] else f"{r['ours'] / r['mujoco_used']:.3g}"
-        print(f"| {r['scene']} | {r['mujoco_used']:,} | {r['mujoco_reserved']:,} | {ours} | {ratio} |")
+        resident = "—" if r["mujoco_resident"] is None else f"{r['mujoco_resident']:,}"
+        vs_resident = "—" if not (r["ours"] and r["mujoco_resident"]) else f"{r['ours'] / r['mujoco_resident']:.3g}"
+        vs_used = "—" if not r["ours"] else f"{r['ours'] / r['mujoco_used']:.3g}"
+        print(f"| {r['scene']} | {ours} | {resident} | {vs_resident} | {r['mujoco_used']:,} | {vs_used} |"
+              f" {r['mujoco_reserved']:,} |")
     if args.json:
         report = {"mujoco_version": mujoco.__version__, "steps": args.steps, "rows": rows, "memory": memory}
         args.json.write_text(json.dumps(report, indent=2) + "\n")
