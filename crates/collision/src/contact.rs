@@ -43,6 +43,16 @@ impl Contact {
 pub struct Manifold {
     /// The contacts, deepest first where the algorithm knows an order.
     pub contacts: Vec<Contact>,
+    /// First tangent of the contacts' friction frame, world frame, not necessarily unit or orthogonal to the
+    /// normals; zero when the pair routine leaves the frame to the normal (every routine but MuJoCo's
+    /// plane–capsule, which aligns it with the capsule axis). The constraints crate completes the frame as
+    /// MuJoCo's `mju_makeFrame` does.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tangent: DVec3,
+}
+
+fn is_zero(v: &DVec3) -> bool {
+    *v == DVec3::ZERO
 }
 
 impl Manifold {

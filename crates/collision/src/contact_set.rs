@@ -90,6 +90,13 @@ pub struct ContactRecord {
     pub penetration: f64,
     /// Mixed parameters of the pair.
     pub params: MixedParams,
+    /// The pair routine's first friction tangent ([`crate::Manifold::tangent`]); zero for the default frame.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tangent: DVec3,
+}
+
+fn is_zero(v: &DVec3) -> bool {
+    *v == DVec3::ZERO
 }
 
 /// A contact awaiting the sort, with its frame key.
@@ -171,6 +178,9 @@ pub struct ContactSet {
     pub gap: Vec<f64>,
     /// Mixed adhesion (N, MuJoCo 4.0; 0 without).
     pub adhesion: Vec<f64>,
+    /// First friction tangent set by the pair routine ([`crate::Manifold::tangent`]; zero: the frame follows from
+    /// the normal alone). A set built by hand may leave it empty, which reads as zero.
+    pub tangent: Vec<DVec3>,
     /// Number of geom pairs that produced at least one contact.
     pub n_pairs: usize,
 }
@@ -204,6 +214,7 @@ impl ContactSet {
         self.margin.clear();
         self.gap.clear();
         self.adhesion.clear();
+        self.tangent.clear();
         self.n_pairs = 0;
     }
 
@@ -231,6 +242,7 @@ impl ContactSet {
                 gap: self.gap[i],
                 adhesion: self.adhesion[i],
             },
+            tangent: self.tangent_hint(i),
         })
     }
 
@@ -261,6 +273,12 @@ impl ContactSet {
         self.margin.push(r.params.margin);
         self.gap.push(r.params.gap);
         self.adhesion.push(r.params.adhesion);
+        self.tangent.push(r.tangent);
+    }
+
+    /// Contact `i`'s first friction tangent (zero when the routine set none, or the set has no tangents).
+    pub fn tangent_hint(&self, i: usize) -> DVec3 {
+        self.tangent.get(i).copied().unwrap_or(DVec3::ZERO)
     }
 
     /// Replaces the contents of this set with `staged` in the order of spec §A.16 (sorted through `order`: the
@@ -365,6 +383,7 @@ mod tests {
                         normal: DVec3::Z,
                         penetration: next(3) as f64 * 0.01,
                         params,
+                        tangent: DVec3::ZERO,
                     },
                     frame_key: keys[next(6) as usize],
                 })

@@ -7,8 +7,13 @@
 //!   ([`mujoco_tangents`] of `−n`), and its rows measure `e·(v_B − v_A)`; signorini's rows measure `d·(v_A − v_B)`, so
 //!   `d = −e` gives the same rows, pyramid edges and friction forces as MuJoCo's, in the same order.
 //!
-//! The choice only orients the pyramid edges and the friction rows (spec §H): a Newton or CG solve does not depend
-//! on it, MuJoCo's PGS (which visits the rows in a shuffled order) does.
+//! The choice only orients the pyramid edges and the friction rows (spec §H). While all four edges of a contact's
+//! pyramid are active their costs sum to a rotation-invariant one; once some are not, the edges' directions change
+//! the solution, so MuJoCo's frame must be followed exactly.
+//!
+//! A pair routine may give the first tangent (MuJoCo's `tangent` of an `mjPreContact`: plane–capsule contacts take
+//! the capsule axis). [`TangentFrame::hinted_tangents`] then completes the frame as `mju_makeFrame` does: `t` is that
+//! hint made orthogonal to MuJoCo's normal and unit (`e_x` when nothing is left), in place of the helper axis.
 
 use glam::DVec3;
 
@@ -31,6 +36,30 @@ impl TangentFrame {
             Self::MakeFrame => mujoco_row_tangents(n),
         }
     }
+
+    /// [`TangentFrame::tangents`] with the pair routine's first tangent `hint` (zero for none). MuJoCo's frame uses a
+    /// hint of squared length ≥ 0.25, as `mju_makeFrame` does; the native frame has no hints and ignores it.
+    #[inline]
+    pub fn hinted_tangents(self, n: DVec3, hint: DVec3) -> (DVec3, DVec3) {
+        match self {
+            Self::MakeFrame if hint.length_squared() >= 0.25 => {
+                // MuJoCo's normal is −n: its frame is (t, −n × t) with t the hint made orthogonal to it.
+                let x = -n;
+                let (e1, e2) = made_frame(x, hint);
+                (-e1, -e2)
+            }
+            _ => self.tangents(n),
+        }
+    }
+}
+
+/// `mju_makeFrame`'s tangents `(t, x × t)` for the unit normal `x` and the axis `y`: `t = y − (x·y) x`, made unit
+/// by the reciprocal of its length, or `e_x` when that length is below MuJoCo's `mjMINVAL` (1e-15).
+fn made_frame(x: DVec3, y: DVec3) -> (DVec3, DVec3) {
+    let v = y - x * x.dot(y);
+    let len = v.length();
+    let t = if len < 1e-15 { DVec3::X } else { v * (1.0 / len) };
+    (t, x.cross(t))
 }
 
 fn helper(n: DVec3) -> DVec3 {
@@ -77,6 +106,29 @@ mod tests {
         }
         // mju_makeFrame for n = +z: helper e_y.
         assert_eq!(mujoco_tangents(DVec3::Z), (DVec3::Y, DVec3::NEG_X));
+    }
+
+    /// A hint replaces the helper axis in MuJoCo's frame only: a capsule axis along `e_x` on a floor (`n = +z`) gives
+    /// MuJoCo's frame `(e_x, −e_z × e_x) = (e_x, −e_y)`, negated for signorini's rows; a short hint is no hint.
+    #[test]
+    fn a_hint_turns_mujocos_frame_only() {
+        let tilted = DVec3::new(1.0, 0.0, 0.3);
+        assert_eq!(TangentFrame::MakeFrame.hinted_tangents(DVec3::Z, tilted), (DVec3::NEG_X, DVec3::Y));
+        assert_eq!(
+            TangentFrame::MakeFrame.hinted_tangents(DVec3::Z, 0.4 * DVec3::X),
+            mujoco_row_tangents(DVec3::Z)
+        );
+        assert_eq!(
+            TangentFrame::MakeFrame.hinted_tangents(DVec3::Z, DVec3::ZERO),
+            mujoco_row_tangents(DVec3::Z)
+        );
+        assert_eq!(TangentFrame::Orthogonals.hinted_tangents(DVec3::Z, tilted), native_tangents(DVec3::Z));
+        // A hint along the normal leaves nothing: MuJoCo falls back to e_x.
+        assert_eq!(TangentFrame::MakeFrame.hinted_tangents(DVec3::Z, DVec3::Z), (DVec3::NEG_X, DVec3::Y));
+        let n = DVec3::new(0.3, -0.6, 0.2).normalize();
+        let (d1, d2) = TangentFrame::MakeFrame.hinted_tangents(n, DVec3::new(0.2, 0.9, -0.4));
+        assert!(d1.dot(n).abs() < 1e-15 && d2.dot(n).abs() < 1e-15 && d1.dot(d2).abs() < 1e-15);
+        assert!((d1.length() - 1.0).abs() < 1e-15 && (d2.length() - 1.0).abs() < 1e-15);
     }
 
     /// The setting picks the construction and nothing else: for `n = +z` (helper `t = e_y`) the orthogonals are

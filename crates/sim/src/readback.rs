@@ -57,7 +57,7 @@ impl Contacts {
         let mut out = Contacts::default();
         for c in 0..cs.len() {
             let n = cs.normal[c];
-            let (t1, t2) = tangents.tangents(n);
+            let (t1, t2) = tangents.hinted_tangents(n, cs.tangent_hint(c));
             let mut f = DVec3::ZERO;
             if let (Some(&start), Some(&nrows)) = (rows.contact_row_start.get(c), rows.contact_nrows.get(c)) {
                 let force = |i: usize| efc_force.get(i).copied().unwrap_or(0.0);

@@ -178,8 +178,9 @@ fn contact_wrench(
     if nrows == 0 {
         return None;
     }
-    let n = d.collision.contacts().normal[c];
-    let (t1, t2) = tangents.tangents(n);
+    let contacts = d.collision.contacts();
+    let (t1, t2) = tangents.hinted_tangents(contacts.normal[c], contacts.tangent_hint(c));
+    let n = contacts.normal[c];
     let axes = [t1, t2, n, t1, t2];
     let force = |i: usize| d.efc_force.get(i).copied().unwrap_or(0.0);
     let (mut f, mut t) = (DVec3::ZERO, DVec3::ZERO);

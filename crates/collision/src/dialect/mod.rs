@@ -192,6 +192,7 @@ pub trait PairDispatcher: Debug + Send + Sync {
             });
         }
         out.contacts.clear();
+        out.tangent = DVec3::ZERO;
         self.append_contacts(ws, a, pose_a, b, pose_b, request, out)
     }
 

@@ -269,6 +269,7 @@ impl CollisionModel {
                         normal: c.normal,
                         penetration: c.penetration,
                         params,
+                        tangent: slot.manifold.tangent,
                     },
                     frame_key: frame_key(frame.inverse_transform_point(c.position)),
                 });

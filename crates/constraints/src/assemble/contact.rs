@@ -25,7 +25,7 @@ impl ConstraintAssembler {
         };
         let (a, b, p, n) = (cs.link_a[c], cs.link_b[c], cs.position[c], cs.normal[c]);
         let (mu, mu_t, mu_r) = (cs.friction[c], cs.friction_torsional[c], cs.friction_rolling[c]);
-        let (t1, t2) = opts.tangent_frame.tangents(n);
+        let (t1, t2) = opts.tangent_frame.hinted_tangents(n, cs.tangent_hint(c));
         let margin = if opts.include_contact_margin { cs.margin[c] } else { 0.0 };
         let dist = -cs.penetration[c];
         let x = dist - margin;

@@ -252,7 +252,7 @@ fn edge_contact(
         return;
     }
     let mid = 0.5 * (w1 + w2);
-    out.push(MjContact { dist, pos: f1.mat * mid + f1.pos, normal: f1.mat * axis });
+    out.push(MjContact { dist, pos: f1.mat * mid + f1.pos, normal: f1.mat * axis, tangent: DVec3::ZERO });
 }
 
 /// Stage 2b: the incident face clipped against the reference face of face axis `code`.
@@ -333,6 +333,11 @@ fn face_contacts(
         posc[ax] = v.x;
         posc[ay] = v.y;
         posc[a] = sgn * (sizeref[a] + 0.5 * v.z);
-        out.push(MjContact { dist: v.z, pos: fref.mat * DVec3::from(posc) + fref.pos, normal });
+        out.push(MjContact {
+            dist: v.z,
+            pos: fref.mat * DVec3::from(posc) + fref.pos,
+            normal,
+            tangent: DVec3::ZERO,
+        });
     }
 }

@@ -41,7 +41,12 @@ pub(crate) fn raw_sphere_box(
         let deepest = center + dir * r;
         (0.5 * (clamped + deepest), dir, dist)
     };
-    out.push(MjContact { dist: dist - r, pos: f2.mat * pos + f2.pos, normal: f2.mat * normal_local });
+    out.push(MjContact {
+        dist: dist - r,
+        pos: f2.mat * pos + f2.pos,
+        normal: f2.mat * normal_local,
+        tangent: DVec3::ZERO,
+    });
     true
 }
 

@@ -36,6 +36,9 @@ pub struct MjContact {
     pub pos: DVec3,
     /// World unit normal from geom 1 to geom 2 (MuJoCo's `frame[0..3]`).
     pub normal: DVec3,
+    /// MuJoCo's `tangent` (`frame[3..6]` before `mju_makeFrame` completes the frame): zero but for plane–capsule,
+    /// whose contacts take the capsule axis.
+    pub tangent: DVec3,
 }
 
 /// A geom in MuJoCo's terms: world position and rotation matrix (columns are the local axes).
@@ -179,6 +182,8 @@ impl PairRoutine {
             normal: sign * c.normal,
             penetration: -c.dist,
         }));
+        // The routines that set a tangent (plane–capsule) give all their contacts the same one.
+        out.tangent = mj.first().map_or(DVec3::ZERO, |c| c.tangent);
     }
 }
 

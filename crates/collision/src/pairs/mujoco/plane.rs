@@ -12,7 +12,7 @@ use super::quad::{area4, climb};
 use super::{Frame, MINVAL, MjContact};
 
 fn push_plane_contact(out: &mut Vec<MjContact>, n: DVec3, deepest: DVec3, dist: f64) {
-    out.push(MjContact { dist, pos: deepest - 0.5 * dist * n, normal: n });
+    out.push(MjContact { dist, pos: deepest - 0.5 * dist * n, normal: n, tangent: DVec3::ZERO });
 }
 
 /// Sphere of radius `r` at `center` against the plane: one contact when `n·(c − o) − r ≤ margin`.
@@ -54,9 +54,15 @@ pub(crate) fn plane_capsule(
     out: &mut Vec<MjContact>,
 ) {
     let Shape::Capsule(c) = c else { return };
-    let seg = c.half_length() * f2.z();
+    let axis = f2.z();
+    let seg = c.half_length() * axis;
+    let start = out.len();
     raw_plane_sphere(f1, f2.pos + seg, c.radius(), margin, out);
     raw_plane_sphere(f1, f2.pos - seg, c.radius(), margin, out);
+    // MuJoCo aligns the contact frames with the capsule axis.
+    for contact in &mut out[start..] {
+        contact.tangent = axis;
+    }
 }
 
 /// MuJoCo's plane–cylinder: the deepest rim point of the cap nearer the plane, the matching rim point of the other

@@ -36,7 +36,7 @@ pub(crate) fn raw_sphere_sphere(
     if len < MINVAL {
         normal = normalize3(z1.cross(z2)).0;
     }
-    out.push(MjContact { dist, pos: p1 + (r1 + 0.5 * dist) * normal, normal });
+    out.push(MjContact { dist, pos: p1 + (r1 + 0.5 * dist) * normal, normal, tangent: DVec3::ZERO });
     true
 }
 

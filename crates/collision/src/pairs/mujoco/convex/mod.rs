@@ -197,7 +197,12 @@ fn single_penetration(
             let (x1, x2) = (st.x1 + n * r1, st.x2 - n * r2);
             let dist = st.dist - (r1 + r2);
             if dist < 0.0 {
-                out.push(MjContact { dist: margin + dist, pos: (x1 + x2) * 0.5, normal: normalize(x1 - x2) });
+                out.push(MjContact {
+                    dist: margin + dist,
+                    pos: (x1 + x2) * 0.5,
+                    normal: normalize(x1 - x2),
+                    tangent: DVec3::ZERO,
+                });
             }
             return;
         }
@@ -244,7 +249,12 @@ fn collide(
         }
     }
     if dist < 0.0 {
-        out.push(MjContact { dist: margin + dist, pos: (x1 + x2) * 0.5, normal: normalize(x1 - x2) });
+        out.push(MjContact {
+            dist: margin + dist,
+            pos: (x1 + x2) * 0.5,
+            normal: normalize(x1 - x2),
+            tangent: DVec3::ZERO,
+        });
     }
 }
 

@@ -374,7 +374,7 @@ pub(super) fn polygon_clip(
                 (c, c - ns * d2, d2)
             }
         };
-        out.push(MjContact { dist, pos: (x1 + x2) * 0.5, normal: frame });
+        out.push(MjContact { dist, pos: (x1 + x2) * 0.5, normal: frame, tangent: DVec3::ZERO });
     };
     if MAX_CONTACTS < 5 && poly.len() > 4 {
         for i in polygon_quad(poly) {
