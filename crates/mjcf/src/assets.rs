@@ -13,10 +13,22 @@ use crate::compiler::Compiler;
 use crate::defaults::Defaults;
 use crate::error::{MjcfError, Result, XmlError};
 use crate::hfield::{HFieldAsset, read_hfield};
+use crate::mesh_inertia::legacy_unit_mass;
 use crate::schema;
 use signorini_mesh_io::{self as mesh_io, MeshData, MeshReadError};
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
+
+/// How a mesh's mass properties are computed (MJCF `<mesh inertia>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MeshInertia {
+    /// The convex hull's.
+    Convex,
+    /// MuJoCo's default: per-triangle tetrahedra with absolute volumes ([`crate::mesh_inertia`]).
+    Legacy,
+    /// The closed surface's signed volume.
+    Exact,
+}
 
 /// A compiled mesh asset.
 #[derive(Debug, Clone)]
@@ -25,7 +37,8 @@ pub struct MeshAsset {
     pub name: String,
     /// The convex hull used for collision.
     pub hull: Arc<ConvexMesh>,
-    /// Mass properties at unit density in the mesh frame (of the hull, or of the closed mesh for `inertia="exact"`).
+    /// Mass properties at unit density in the mesh frame: MuJoCo's legacy sum over the triangles by default, the
+    /// hull's for `inertia="convex"` or a mesh without faces, the closed mesh's for `inertia="exact"`.
     pub unit: MassProperties,
     /// The vertices (mesh frame, scaled) and triangles as written, for a mesh used as a non-convex solid
     /// ([`crate::nonconvex`]); no triangles for a point cloud.
@@ -144,13 +157,20 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     {
         return Err(a.unsupported(Some("maxhullvert"), "limiting the number of hull vertices").into());
     }
-    let exact = match a
-        .keyword("inertia", &[("convex", false), ("legacy", false), ("exact", true), ("shell", true)])?
-    {
-        Some(true) if a.str("inertia") == Some("shell") => {
+    let inertia = match a.keyword(
+        "inertia",
+        &[
+            ("convex", MeshInertia::Convex),
+            ("legacy", MeshInertia::Legacy),
+            ("exact", MeshInertia::Exact),
+            ("shell", MeshInertia::Exact),
+        ],
+    )? {
+        Some(_) if a.str("inertia") == Some("shell") => {
             return Err(a.unsupported(Some("inertia"), "shell inertia of meshes").into());
         }
-        v => v.unwrap_or(false),
+        // MuJoCo's default (`mjs_defaultMesh`).
+        v => v.unwrap_or(MeshInertia::Legacy),
     };
     a.bool("smoothnormal")?;
     let builtin = a.has("builtin");
@@ -202,12 +222,19 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
     let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?);
     let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
-    let unit = if exact && !surface.triangles.is_empty() {
-        let mesh =
-            TriangleMesh::new(surface.vertices.clone(), surface.triangles.clone()).map_err(geometry)?;
-        MassProperties::from_density(&Shape::from(mesh), 1.0).map_err(geometry)?
-    } else {
-        MassProperties::from_density(&Shape::ConvexMesh(hull.clone()), 1.0).map_err(geometry)?
+    // A mesh without faces (a point cloud) is its hull in every mode, as MuJoCo gives it the hull's faces.
+    let unit = match inertia {
+        MeshInertia::Exact if !surface.triangles.is_empty() => {
+            let mesh =
+                TriangleMesh::new(surface.vertices.clone(), surface.triangles.clone()).map_err(geometry)?;
+            MassProperties::from_density(&Shape::from(mesh), 1.0).map_err(geometry)?
+        }
+        MeshInertia::Legacy if !surface.triangles.is_empty() => {
+            legacy_unit_mass(&surface.vertices, &surface.triangles).ok_or_else(|| {
+                a.invalid_named("inertia", "the mesh volume is too small (MuJoCo rejects it too)")
+            })?
+        }
+        _ => MassProperties::from_density(&Shape::ConvexMesh(hull.clone()), 1.0).map_err(geometry)?,
     };
     Ok(MeshAsset { name, hull, unit, surface, at: e.at.clone() })
 }

@@ -47,6 +47,7 @@ mod hfield;
 mod include;
 mod joint;
 mod keyframe;
+mod mesh_inertia;
 pub mod nonconvex;
 mod parse;
 mod replicated;
