@@ -51,7 +51,8 @@ pub struct Manifold {
     pub tangent: DVec3,
 }
 
-fn is_zero(v: &DVec3) -> bool {
+/// Whether `v` is the zero vector (serde's test for leaving an unset tangent out).
+pub(crate) fn is_zero(v: &DVec3) -> bool {
     *v == DVec3::ZERO
 }
 

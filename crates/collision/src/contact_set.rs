@@ -91,12 +91,8 @@ pub struct ContactRecord {
     /// Mixed parameters of the pair.
     pub params: MixedParams,
     /// The pair routine's first friction tangent ([`crate::Manifold::tangent`]); zero for the default frame.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::contact::is_zero")]
     pub tangent: DVec3,
-}
-
-fn is_zero(v: &DVec3) -> bool {
-    *v == DVec3::ZERO
 }
 
 /// A contact awaiting the sort, with its frame key.

@@ -44,8 +44,7 @@ impl TangentFrame {
         match self {
             Self::MakeFrame if hint.length_squared() >= 0.25 => {
                 // MuJoCo's normal is −n: its frame is (t, −n × t) with t the hint made orthogonal to it.
-                let x = -n;
-                let (e1, e2) = made_frame(x, hint);
+                let (e1, e2) = made_frame(-n, hint);
                 (-e1, -e2)
             }
             _ => self.tangents(n),
@@ -53,8 +52,9 @@ impl TangentFrame {
     }
 }
 
-/// `mju_makeFrame`'s tangents `(t, x × t)` for the unit normal `x` and the axis `y`: `t = y − (x·y) x`, made unit
-/// by the reciprocal of its length, or `e_x` when that length is below MuJoCo's `mjMINVAL` (1e-15).
+/// `mju_makeFrame`'s tangents `(t, x × t)` for the unit normal `x` and the axis `y` (the pair routine's tangent, else
+/// the helper axis): `t = y − (x·y) x`, made unit by the reciprocal of its length, or `e_x` when that length is below
+/// MuJoCo's `mjMINVAL` (1e-15; never for the helper axis).
 fn made_frame(x: DVec3, y: DVec3) -> (DVec3, DVec3) {
     let v = y - x * x.dot(y);
     let len = v.length();
@@ -62,9 +62,14 @@ fn made_frame(x: DVec3, y: DVec3) -> (DVec3, DVec3) {
     (t, x.cross(t))
 }
 
+/// The helper axis of `n`: `e_y` when `|n_y| < 0.5`, else `e_z` (never within 60° of `n`).
+fn helper_axis(n: DVec3) -> DVec3 {
+    if n.y.abs() < 0.5 { DVec3::Y } else { DVec3::Z }
+}
+
+/// The helper tangent `t` of the module docs.
 fn helper(n: DVec3) -> DVec3 {
-    let y = if n.y.abs() < 0.5 { DVec3::Y } else { DVec3::Z };
-    (y - n.dot(y) * n).normalize()
+    made_frame(n, helper_axis(n)).0
 }
 
 /// The tangents `(t × n, t)` of a unit normal `n` ([`TangentFrame::Orthogonals`]).
@@ -75,8 +80,7 @@ pub fn native_tangents(n: DVec3) -> (DVec3, DVec3) {
 
 /// MuJoCo's `mju_makeFrame` tangents `(t, n × t)` of a unit normal `n`.
 pub fn mujoco_tangents(n: DVec3) -> (DVec3, DVec3) {
-    let t = helper(n);
-    (t, n.cross(t))
+    made_frame(n, helper_axis(n))
 }
 
 /// The tangents of [`TangentFrame::MakeFrame`] for signorini's normal `n` (from B to A): minus MuJoCo's

@@ -42,9 +42,9 @@ pub(crate) fn legacy_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Op
     };
     let faces: Vec<[DVec3; 3]> = triangles.iter().map(corners).collect::<Option<_>>()?;
 
+    let shapes: Vec<(f64, DVec3, DVec3)> = faces.iter().map(|&[a, b, c]| triangle(a, b, c)).collect();
     let (mut area_sum, mut facecen) = (0.0, DVec3::ZERO);
-    for &[a, b, c] in &faces {
-        let (area, _, center) = triangle(a, b, c);
+    for &(area, _, center) in &shapes {
         facecen += area * center;
         area_sum += area;
     }
@@ -54,8 +54,7 @@ pub(crate) fn legacy_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Op
     facecen /= area_sum;
 
     let (mut volume, mut com) = (0.0, DVec3::ZERO);
-    for &[a, b, c] in &faces {
-        let (area, normal, center) = triangle(a, b, c);
+    for &(area, normal, center) in &shapes {
         let v = ((center - facecen).dot(normal) * area / 3.0).abs();
         volume += v;
         com += v * (center * 3.0 / 4.0 + facecen / 4.0);

@@ -1,13 +1,26 @@
 //! Whole scenes against MuJoCo 4.0's reference runs (`../shared/testdata/mujoco/*.json`) and physical read-back.
 
 use signorini_mjcf::{load_scene, load_scene_str};
-use signorini_sim::Dialect;
+use signorini_sim::{Dialect, Scene};
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 fn shared(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(rel)
+}
+
+/// Our free bodies' positions against a reference snapshot's `qpos_free` (one `[x, y, z, qw, qx, qy, qz]` per free
+/// joint, in joint order): `(body, ours, MuJoCo's)` for each coordinate.
+fn free_positions(scene: &Scene, snap: &Value) -> Vec<(usize, f64, f64)> {
+    let (m, d) = (&scene.model().multibody, &scene.data().multibody);
+    let mut out = Vec::new();
+    for (i, j) in scene.free_joints().into_iter().enumerate() {
+        let adr = m.jnt_qposadr[j];
+        let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
+        out.extend(d.qpos[adr..adr + 3].iter().zip(&theirs[..3]).map(|(&a, &b)| (i, a, b)));
+    }
+    out
 }
 
 /// MuJoCo parity (spec §6 acceptance): `ncon` at steps 100, 500, 2000, free-body positions within 1e-4 m and
@@ -157,13 +170,8 @@ fn mujoco_parity_convex_noisland() {
         niter += scene.stats().iterations as f64 / steps as f64;
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
         assert_eq!(scene.stats().contacts as u64, snap["ncon"].as_u64().unwrap(), "ncon at step {k}");
-        let (m, d) = (&scene.model().multibody, &scene.data().multibody);
-        for (i, j) in scene.free_joints().into_iter().enumerate() {
-            let adr = m.jnt_qposadr[j];
-            let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
-            for (ours, theirs) in d.qpos[adr..adr + 3].iter().zip(&theirs[..3]) {
-                assert!((ours - theirs).abs() < 2e-4, "body {i} position at step {k}: {ours} vs {theirs}");
-            }
+        for (i, ours, theirs) in free_positions(&scene, snap) {
+            assert!((ours - theirs).abs() < 2e-4, "body {i} position at step {k}: {ours} vs {theirs}");
         }
     }
     let (their_ncon, their_iter) =
@@ -349,17 +357,12 @@ fn mujoco_parity_terrain() {
             "ncon {n} at step {k}, MuJoCo's runs {lo}..={hi}"
         );
         let spread = reference["perturbation_spread"][k.to_string()].as_f64().unwrap();
-        let (m, d) = (&scene.model().multibody, &scene.data().multibody);
-        for (i, j) in scene.free_joints().into_iter().enumerate() {
-            let adr = m.jnt_qposadr[j];
-            let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
-            for (ours, theirs) in d.qpos[adr..adr + 3].iter().zip(&theirs[..3]) {
-                let tol = (2.0 * spread).max(2e-3);
-                assert!(
-                    (ours - theirs).abs() < tol,
-                    "body {i} at step {k}: {ours} vs {theirs} (tolerance {tol})"
-                );
-            }
+        let tol = (2.0 * spread).max(2e-3);
+        for (i, ours, theirs) in free_positions(&scene, snap) {
+            assert!(
+                (ours - theirs).abs() < tol,
+                "body {i} at step {k}: {ours} vs {theirs} (tolerance {tol})"
+            );
         }
     }
     let range = &reference["perturbation_mean_ncon"];
@@ -402,13 +405,8 @@ fn mujoco_parity_margin() {
         apart += scene.contacts().penetration.iter().filter(|&&p| p < 0.0).count();
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
         assert_eq!(scene.stats().contacts as u64, snap["ncon"].as_u64().unwrap(), "ncon at step {k}");
-        let (m, d) = (&scene.model().multibody, &scene.data().multibody);
-        for (i, j) in scene.free_joints().into_iter().enumerate() {
-            let adr = m.jnt_qposadr[j];
-            let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
-            for (ours, theirs) in d.qpos[adr..adr + 3].iter().zip(&theirs[..3]) {
-                assert!((ours - theirs).abs() < 1e-6, "body {i} at step {k}: {ours} vs {theirs}");
-            }
+        for (i, ours, theirs) in free_positions(&scene, snap) {
+            assert!((ours - theirs).abs() < 1e-6, "body {i} at step {k}: {ours} vs {theirs}");
         }
     }
     assert!(apart > 0, "no contact within a margin");
@@ -431,14 +429,9 @@ fn mujoco_parity_capsule_plane_frames() {
         scene.step().unwrap();
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
         assert_eq!(scene.stats().contacts as u64, snap["ncon"].as_u64().unwrap(), "ncon at step {k}");
-        let (m, d) = (&scene.model().multibody, &scene.data().multibody);
-        for (i, j) in scene.free_joints().into_iter().enumerate() {
-            let adr = m.jnt_qposadr[j];
-            let theirs: Vec<f64> = serde_json::from_value(snap["qpos_free"][i].clone()).unwrap();
-            for (ours, theirs) in d.qpos[adr..adr + 3].iter().zip(&theirs[..3]) {
-                worst = worst.max((ours - theirs).abs());
-                assert!((ours - theirs).abs() < 1e-8, "body {i} at step {k}: {ours} vs {theirs}");
-            }
+        for (i, ours, theirs) in free_positions(&scene, snap) {
+            worst = worst.max((ours - theirs).abs());
+            assert!((ours - theirs).abs() < 1e-8, "body {i} at step {k}: {ours} vs {theirs}");
         }
     }
     println!("capsule_plane vs MuJoCo: {worst:.1e} m");
