@@ -634,6 +634,9 @@ impl DofColumns {
     fn update(&mut self, model: &Model, data: &Data) {
         self.lin0.clear();
         self.ang.clear();
+        // Exactly `nv` each (pushing would grow them to the next power of two).
+        self.lin0.reserve_exact(model.nv);
+        self.ang.reserve_exact(model.nv);
         for dof in 0..model.nv {
             let (lin, ang) = model.jacobian_column(data, dof, DVec3::ZERO);
             self.lin0.push(lin);

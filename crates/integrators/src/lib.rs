@@ -387,7 +387,7 @@ fn advance_shifted(
     midpoint: Option<&mut midpoint::MidpointScratch>,
 ) -> Result<(), IntegratorError> {
     let a = if s.any() {
-        model.mul_m(data, qacc, &mut s.rhs);
+        s.load_rhs(model, data, qacc);
         s.factor(model, data)?;
         s.solve(model);
         &s.rhs
@@ -498,12 +498,14 @@ impl Integrator for ImplicitFast {
         // Standalone free bodies: their blocks are re-solved with the bias derivative (MuJoCo 4.0). In the global
         // matrix their rows are plain `M` (their shifts, which may be unsymmetric, belong to the local solve), which
         // keeps the global factor positive definite.
-        model.mul_m(data, qacc, &mut s.rhs);
+        s.load_rhs(model, data, qacc);
         s.qfrc.clone_from(&s.rhs);
         s.block_shift.clone_from(&s.shift);
         free_body::for_each_standalone(model, data, |_, adr| {
             s.shift[adr..adr + 6].fill(0.0);
-            s.shift_matrix[model.dof_madr[adr]..model.dof_madr[adr + 6]].fill(0.0);
+            if s.has_matrix {
+                s.shift_matrix[model.dof_madr[adr]..model.dof_madr[adr + 6]].fill(0.0);
+            }
         });
         if s.any() {
             s.factor(model, data)?;

@@ -8,12 +8,14 @@ use signorini_model::{Data, Model};
 
 use crate::error::IntegratorError;
 
-/// The buffers of [`crate::IntegratorScratch`], sized on first use (no allocation afterwards for the same model).
+/// The buffers of [`crate::IntegratorScratch`], sized on first use (no allocation afterwards for the same model). The
+/// factor's buffers grow only when a shift is factored, and the matrix shift only when one is set: a scene without
+/// damping, actuator gains or fluid forces keeps just `shift`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ShiftedMass {
     /// `∂`-terms per dof, already multiplied by `h` (`nv`).
     pub(crate) shift: Vec<f64>,
-    /// A shift in the layout of `M` (`nm`), already multiplied by `h`; zero unless set.
+    /// A shift in the layout of `M` (`nm`), already multiplied by `h`; empty unless set.
     pub(crate) shift_matrix: Vec<f64>,
     /// Whether `shift_matrix` has non-zero entries.
     pub(crate) has_matrix: bool,
@@ -32,16 +34,18 @@ pub(crate) struct ShiftedMass {
 }
 
 impl ShiftedMass {
-    /// Sizes the buffers for `model` and zeroes `shift`.
+    /// Sizes `shift` for `model` and zeroes it; no matrix shift.
     pub(crate) fn reset(&mut self, model: &Model) {
         self.shift.clear();
         self.shift.resize(model.nv, 0.0);
         self.shift_matrix.clear();
-        self.shift_matrix.resize(model.nm, 0.0);
         self.has_matrix = false;
-        self.qh.resize(model.nm, 0.0);
-        self.diag_inv.resize(model.nv, 0.0);
+    }
+
+    /// `rhs ← M x` (sized for `model`).
+    pub(crate) fn load_rhs(&mut self, model: &Model, d: &Data, x: &[f64]) {
         self.rhs.resize(model.nv, 0.0);
+        model.mul_m(d, x, &mut self.rhs);
     }
 
     /// Sizes the buffers for `model` and sets the shift to the implicit damping `h·damping_d`.
@@ -69,6 +73,7 @@ impl ShiftedMass {
     /// Adds the fluid forces' `−h ∂f/∂q̇` to the matrix shift (after [`ShiftedMass::reset`]).
     pub(crate) fn add_fluid(&mut self, model: &Model, d: &Data, h: f64) {
         if model.medium.is_active() {
+            self.shift_matrix.resize(model.nm, 0.0);
             model.fluid_velocity_jacobian(d, h, &mut self.shift_matrix);
             self.has_matrix = true;
         }
@@ -91,7 +96,8 @@ impl ShiftedMass {
     /// Factors `d.qm + diag(shift)`.
     pub(crate) fn factor(&mut self, model: &Model, d: &Data) -> Result<(), IntegratorError> {
         let mut qh = std::mem::take(&mut self.qh);
-        qh.copy_from_slice(&d.qm);
+        qh.clear();
+        qh.extend_from_slice(&d.qm);
         for (dof, s) in self.shift.iter().enumerate() {
             qh[model.dof_madr[dof]] += s;
         }
@@ -101,6 +107,7 @@ impl ShiftedMass {
             }
         }
         let mut diag_inv = std::mem::take(&mut self.diag_inv);
+        diag_inv.resize(model.nv, 0.0);
         let result = self.layout(model).factor(&mut qh, &mut diag_inv);
         (self.qh, self.diag_inv) = (qh, diag_inv);
         result.map_err(|(dof, pivot)| IntegratorError::NotPositiveDefinite { dof, pivot })

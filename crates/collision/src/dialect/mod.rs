@@ -97,8 +97,9 @@ pub struct PairSlot {
     pub manifold: Manifold,
     /// The pair's normal from the previous step (B → A), the request's `cached_normal`.
     pub cached_normal: Option<DVec3>,
-    /// The pair's error, if the dispatcher could not answer it (the manifold is then empty or partial).
-    pub error: Option<CollisionError>,
+    /// The pair's error, if the dispatcher could not answer it (the manifold is then empty or partial); boxed, as
+    /// errors are rare and a slot is kept per pair.
+    pub error: Option<Box<CollisionError>>,
     /// The detection margin of an explicit pair (its own margin plus gap), replacing the geoms'.
     pub margin: Option<f64>,
 }
@@ -237,7 +238,8 @@ pub trait PairDispatcher: Debug + Send + Sync {
             let request = ContactRequest { cached_normal: slot.cached_normal, margin, ..*request };
             slot.error = self
                 .contacts_into(ws, sa, &geoms.poses[a], sb, &geoms.poses[b], &request, &mut slot.manifold)
-                .err();
+                .err()
+                .map(Box::new);
         }
     }
 

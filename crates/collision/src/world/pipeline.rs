@@ -229,7 +229,7 @@ impl CollisionModel {
         for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs) {
             let (a, b) = (a as usize, b as usize);
             if let Some(e) = &slot.error {
-                return Err(CollisionError::Pair { geom_a: a, geom_b: b, source: Box::new(e.clone()) });
+                return Err(CollisionError::Pair { geom_a: a, geom_b: b, source: e.clone() });
             }
             if slot.manifold.is_empty() {
                 continue;
