@@ -11,12 +11,13 @@ seconds of stepping) of:
 
 All environments start from the same state; best of R interleaved rounds. ratio = ours / MuJoCo (> 1: ours faster).
 
-A second table compares the memory of one environment after the run. Ours is `data_bytes` of the summary: the
-resident-memory growth over 64 copies of one environment's `Data`, per copy (the struct, its buffers and malloc's
-overhead). MuJoCo's is given two ways: measured the same way (`copy.copy` of the stepped `MjData`, 64 times; this
-counts the `mjData` struct itself, 162 120 bytes in MuJoCo 4.0, and the arena pages the copy touches), and, stricter,
-its buffer plus the arena it used (`nbuffer + maxuse_arena`, without the struct; MuJoCo reserves the whole arena,
-`narena`, up front).
+A second table compares the memory of one environment after the run (one environment, one thread). Ours is
+`data_bytes` of the summary: the growth of the live heap, as the CLI's counting allocator sees it, from before the
+batch was made to after its last step, less the thread pool: the `Data` struct and every buffer it owns at its full
+capacity, scratch included. MuJoCo's like-for-like figure is the `mjData` struct (`sizeof(mjData)`, 162 120 bytes
+in MuJoCo 4.0, read off the wheel's headers with `cc`) plus its buffer and the arena it used (`nbuffer +
+maxuse_arena`: the arena holds the contacts, constraint rows and the stack scratch). The table also gives MuJoCo's
+figure without the struct, and the arena MuJoCo reserves up front (`narena`, mostly never touched).
 
 Usage: python3 scripts/bench_batch.py [--scenes DIR] [--only NAME...] [--envs N...] [--threads T...] [--steps S]
                                       [--repeat R] [--binary PATH] [--native] [--json OUT]
@@ -55,31 +56,33 @@ def mujoco_rate(mujoco, rollout, path: Path, n: int, threads: int, steps: int, p
     return n * steps / (time.perf_counter() - t0)
 
 
-def resident_kib() -> int | None:
-    """This process's resident memory (`VmRSS`), KiB; None where `/proc` is missing."""
-    try:
-        with open("/proc/self/status") as f:
-            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-    except (OSError, StopIteration, ValueError):
+def mjdata_struct_bytes(mujoco) -> int | None:
+    """`sizeof(mjData)` of the installed MuJoCo, compiled against the headers its wheel ships; None without `cc`."""
+    import shutil
+    import tempfile
+    cc = shutil.which("cc")
+    include = Path(mujoco.__file__).parent / "include"
+    if cc is None or not (include / "mujoco" / "mjdata.h").is_file():
         return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = Path(tmp) / "size.c", Path(tmp) / "size"
+        src.write_text('#include <stdio.h>\n#include <mujoco/mujoco.h>\n'
+                       'int main(void) { printf("%zu\\n", sizeof(mjData)); return 0; }\n')
+        built = subprocess.run([cc, f"-I{include}", str(src), "-o", str(exe)], capture_output=True, check=False)
+        if built.returncode != 0:
+            return None
+        ran = subprocess.run([str(exe)], capture_output=True, text=True, check=False)
+        return int(ran.stdout) if ran.returncode == 0 else None
 
 
-def mujoco_bytes(mujoco, path: Path, steps: int) -> tuple[int, int, int | None]:
-    """(nbuffer + maxuse_arena, narena, resident growth per copy) of one MjData after `steps` steps from keyframe 0.
-
-    The last is measured as `signorini run` measures `data_bytes`: resident-memory growth over 64 copies, per copy."""
-    import copy
+def mujoco_bytes(mujoco, path: Path, steps: int) -> tuple[int, int]:
+    """(nbuffer + maxuse_arena, narena) of one MjData after `steps` steps from keyframe 0."""
     m = mujoco.MjModel.from_xml_path(str(path))
     d = mujoco.MjData(m)
     if m.nkey > 0:
         mujoco.mj_resetDataKeyframe(m, d, 0)
     mujoco.mj_step(m, d, nstep=steps)
-    before = resident_kib()
-    copies = [copy.copy(d) for _ in range(64)]
-    after = resident_kib()
-    resident = None if before is None or after is None else (after - before) * 1024 // len(copies)
-    del copies
-    return int(d.nbuffer + d.maxuse_arena), int(d.narena), resident
+    return int(d.nbuffer + d.maxuse_arena), int(d.narena)
 
 
 def ours_run(binary: Path, path: Path, n: int, threads: int, steps: int, native: bool) -> dict:
@@ -118,13 +121,12 @@ def main() -> int:
     pools = {t: rollout.Rollout(nthread=t) for t in args.threads}
     for stem in args.only:
         path = args.scenes / f"{stem}.xml"
-        used, reserved, resident = mujoco_bytes(mujoco, path, args.steps)
+        used, reserved = mujoco_bytes(mujoco, path, args.steps)
         try:
             ours_bytes = ours_run(args.binary, path, 1, 1, args.steps, args.native).get("data_bytes")
         except RuntimeError:
             ours_bytes = None
-        memory.append({"scene": stem, "mujoco_used": used, "mujoco_reserved": reserved, "mujoco_resident": resident,
-                       "ours": ours_bytes})
+        memory.append({"scene": stem, "mujoco_used": used, "mujoco_reserved": reserved, "ours": ours_bytes})
         for n in args.envs:
             for t in args.threads:
                 print(f"bench_batch: {stem} envs={n} threads={t}", file=sys.stderr, flush=True)
@@ -148,17 +150,20 @@ def main() -> int:
         ours = f"error: {r['error']}" if r["error"] else f"{r['ours']:,.0f}"
         ratio = "—" if r["ratio"] is None else f"{r['ratio']:.3g}"
         print(f"| {r['scene']} | {r['envs']} | {r['threads']} | {r['mujoco']:,.0f} | {ours} | {ratio} |")
-    print(f"\nOne environment's memory after {args.steps} steps (bytes)\n")
-    print("| scene | ours Data (resident per copy) | MuJoCo mjData (resident per copy) | ours / MuJoCo |"
-          " MuJoCo buffer + arena used | ours / that | MuJoCo arena reserved |")
+    struct = mjdata_struct_bytes(mujoco)
+    print(f"\nOne environment's memory after {args.steps} steps (bytes; sizeof(mjData) = "
+          f"{'unknown: no cc' if struct is None else f'{struct:,}'})\n")
+    print("| scene | ours: Data, live heap | MuJoCo: mjData struct + buffer + arena used | ours / MuJoCo |"
+          " MuJoCo without the struct | ours / that | MuJoCo arena reserved |")
     print("|---|---|---|---|---|---|---|")
     for r in memory:
         ours = "—" if r["ours"] is None else f"{r['ours']:,}"
-        resident = "—" if r["mujoco_resident"] is None else f"{r['mujoco_resident']:,}"
-        vs_resident = "—" if not (r["ours"] and r["mujoco_resident"]) else f"{r['ours'] / r['mujoco_resident']:.3g}"
+        whole = None if struct is None else struct + r["mujoco_used"]
+        vs_whole = "—" if not (r["ours"] and whole) else f"{r['ours'] / whole:.3g}"
         vs_used = "—" if not r["ours"] else f"{r['ours'] / r['mujoco_used']:.3g}"
-        print(f"| {r['scene']} | {ours} | {resident} | {vs_resident} | {r['mujoco_used']:,} | {vs_used} |"
-              f" {r['mujoco_reserved']:,} |")
+        print(f"| {r['scene']} | {ours} | {'—' if whole is None else f'{whole:,}'} | {vs_whole} |"
+              f" {r['mujoco_used']:,} | {vs_used} | {r['mujoco_reserved']:,} |")
+        r["mujoco_struct"] = struct
     if args.json:
         report = {"mujoco_version": mujoco.__version__, "steps": args.steps, "rows": rows, "memory": memory}
         args.json.write_text(json.dumps(report, indent=2) + "\n")

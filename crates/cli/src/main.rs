@@ -25,6 +25,18 @@ mod timing;
 
 use error::CliError;
 
+/// The process's allocator: the system's, counting the bytes live on the heap, so that `run --envs` measures the
+/// memory an environment holds (`run_batch`). A counting `GlobalAlloc` needs `unsafe`, which this workspace forbids;
+/// `cap` is that wrapper (one atomic add per allocation and per free; a step does not allocate once its buffers
+/// have grown).
+#[global_allocator]
+static ALLOCATOR: cap::Cap<std::alloc::System> = cap::Cap::new(std::alloc::System, usize::MAX);
+
+/// Bytes currently allocated on the heap by this process.
+pub(crate) fn heap_bytes() -> usize {
+    ALLOCATOR.allocated()
+}
+
 /// Rigid-body contact simulation and collision/distance queries.
 #[derive(Debug, Parser)]
 #[command(name = "signorini", version, about, long_about = None)]

@@ -163,18 +163,8 @@ pub fn run(
     let wall = start.elapsed().as_secs_f64();
     let n = steps.max(1) as f64;
     let env_steps_per_second = if stepping > 0.0 { (steps as f64 * n_envs as f64) / stepping } else { 0.0 };
-    let summary = BatchSummary {
-        scene: label,
-        envs: n_envs,
-        threads,
-        steps,
-        env_steps_per_second,
-        data_bytes: data_bytes(&batch),
-        mean_contacts: tallies.iter().map(|t| t.ncon).sum::<u64>() as f64 / (n * n_envs as f64),
-        max_penetration: tallies.iter().map(|t| t.max_penetration).fold(0.0, f64::max),
-        dump: dump_path.as_ref().map(|p| p.display().to_string()),
-        interrupted,
-    };
+    let mean_contacts = tallies.iter().map(|t| t.ncon).sum::<u64>() as f64 / (n * n_envs as f64);
+    let max_penetration = tallies.iter().map(|t| t.max_penetration).fold(0.0, f64::max);
     if let Some(path) = &dump_path {
         let qvel: Array2<f64> = batch.qvel();
         let envs = tallies
@@ -210,25 +200,30 @@ pub fn run(
         crate::output::write_atomically(path, text.as_bytes())?;
         eprintln!("signorini: wrote {}", path.display());
     }
+    let summary = BatchSummary {
+        scene: label,
+        envs: n_envs,
+        threads,
+        steps,
+        env_steps_per_second,
+        data_bytes: data_bytes(&model, &mut batch),
+        mean_contacts,
+        max_penetration,
+        dump: dump_path.as_ref().map(|p| p.display().to_string()),
+        interrupted,
+    };
     crate::query::write_json(out, &summary)?;
     if interrupted { Err(CliError::Interrupted { step: steps }) } else { Ok(()) }
 }
 
-/// The memory one environment's [`Data`](signorini_sim::Data) occupies after the run, measured rather than
-/// estimated: the growth of the process's resident memory (`VmRSS` of `/proc/self/status`, Linux) over
-/// 64 copies of environment 0, divided by their number. A copy holds every buffer at its current length
-/// (a live `Data` may have a little more capacity). `None` where `/proc` is not available.
-fn data_bytes(batch: &Batch) -> Option<u64> {
-    const PROBES: usize = 64;
-    let rss_kib = || -> Option<u64> {
-        let status = std::fs::read_to_string("/proc/self/status").ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-        line.split_whitespace().nth(1)?.parse().ok()
-    };
-    let data = batch.env(0).ok()?;
-    let before = rss_kib()?;
-    let copies: Vec<_> = (0..PROBES).map(|_| data.clone()).collect();
-    let after = rss_kib()?;
-    drop(copies);
-    Some(after.saturating_sub(before) * 1024 / PROBES as u64)
+/// The memory environment 0 holds after the run, measured rather than estimated: its `Data` struct plus the heap it
+/// frees when dropped, every buffer at its capacity (scratch included), as the process's counting allocator sees
+/// it. The environment is swapped for a fresh one first (the run is over). `None` if the swap fails.
+fn data_bytes(model: &Model, batch: &mut Batch) -> Option<u64> {
+    let fresh = signorini_sim::Data::new(model).ok()?;
+    let used = std::mem::replace(batch.env_mut(0).ok()?, fresh);
+    let before = crate::heap_bytes();
+    drop(used);
+    let freed = before.checked_sub(crate::heap_bytes())?;
+    Some((freed + std::mem::size_of::<signorini_sim::Data>()) as u64)
 }

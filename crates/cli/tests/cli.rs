@@ -227,6 +227,33 @@ fn inspect_reports_bad_scenes_and_states() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `data_bytes` is the memory one environment holds (its struct and live heap): the same whatever the batch size and
+/// the thread count (identical environments grow identical buffers; the pool is not counted), more than its state
+/// vectors, and unchanged by `--dump` (the snapshots are not counted).
+#[test]
+fn run_envs_data_bytes_is_the_heap_of_one_environment() {
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+    let dump = std::env::temp_dir().join(format!("signorini-data-bytes-{}.json", std::process::id()));
+    let bytes = |envs: &str, threads: &str, dump: Option<&PathBuf>| {
+        let mut cmd = bin();
+        cmd.arg("run").arg(&scene).args(["--envs", envs, "--threads", threads, "--steps", "60"]);
+        if let Some(d) = dump {
+            cmd.arg("--dump").arg(d);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        summary["data_bytes"].as_u64().expect("data_bytes is measured")
+    };
+    let one = bytes("1", "1", None);
+    // box_stack: nv = 60, nq = 70; qpos, qvel, qacc and the mass matrix alone are over 1 kB.
+    assert!(one > 8 * (70 + 60 + 60 + 60 * 61 / 2), "data_bytes {one}");
+    assert_eq!(bytes("4", "1", None), one, "per environment, whatever the batch size");
+    assert_eq!(bytes("3", "2", None), one, "the thread pool is not counted");
+    assert_eq!(bytes("2", "1", Some(&dump)), one, "the snapshots of --dump are not counted");
+    std::fs::remove_file(&dump).ok();
+}
+
 #[test]
 fn run_envs_steps_a_batch_whose_environments_do_not_depend_on_the_thread_count() {
     let dir = std::env::temp_dir().join(format!("signorini-run-envs-{}", std::process::id()));
@@ -245,7 +272,7 @@ fn run_envs_steps_a_batch_whose_environments_do_not_depend_on_the_thread_count()
         let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!((summary["envs"].as_u64(), summary["steps"].as_u64()), (Some(3), Some(120)));
         assert!(summary["env_steps_per_second"].as_f64().unwrap() > 0.0);
-        assert!(summary["data_bytes"].is_u64() || summary["data_bytes"].is_null());
+        assert!(summary["data_bytes"].as_u64().is_some_and(|b| b > 0), "data_bytes with --dump: {summary}");
         let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dump).unwrap()).unwrap();
         d["envs"].as_array().unwrap().iter().map(|e| e["snapshots"].clone()).collect::<Vec<_>>()
     };
