@@ -25,7 +25,8 @@
 //! 4. the candidate budget ([`crate::capacity`]);
 //! 5. the narrow phase per pair in the simulator convention, A and B ordered so that `kind(A) ≤ kind(B)` (ties: lower
 //!    index first), with the pair's cached normal from the previous step as MPR's warm start (spec §A.7); in
-//!    parallel over pairs with `rayon` when `threads > 1`, each pair writing its own slot;
+//!    parallel over pairs with `rayon` when `threads > 1`, each pair writing its own slot (the pairs run in blocks
+//!    of 128, each staged before the next, so the slots never outnumber a block);
 //! 6. merge of the slots in pair order, per-pair and contact budgets, parameter mixing (spec §A.15), the normal
 //!    cache update (pairs whose boxes stopped overlapping are forgotten, spec §A.4);
 //! 7. the deterministic sort of spec §A.16 into the [`ContactSet`].

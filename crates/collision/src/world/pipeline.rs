@@ -24,6 +24,10 @@ const CHUNK: usize = 8;
 /// runs; the pile's 217 pairs, about 850 µs, 1.2–1.4× shorter; docs/COLLISION_PIPELINE.md).
 const PARALLEL_MIN_PAIRS: usize = 128;
 
+/// Pairs per block: the narrow phase runs and merges the pairs a block at a time, so the pair slots (with their
+/// manifolds' buffers) number at most this many, whatever the scene (the pile's 500 pairs kept 148 kB of slots).
+const BLOCK: usize = 16 * CHUNK;
+
 /// Orders a pair for the narrow phase: `kind(A) ≤ kind(B)`, ties by index.
 fn narrow_order(shapes: &[Shape], i: usize, j: usize) -> GeomPair {
     let (ki, kj) = (shapes[i].kind(), shapes[j].kind());
@@ -181,8 +185,7 @@ impl CollisionModel {
         // Over the candidate budget, the step still runs to the end so that the error reports what the whole step
         // needs (the candidates and the contacts), not a value that fails again at the next check.
         let candidates = capacity::check_candidates(&self.options, data.pairs.len());
-        self.narrow_phase(data);
-        let merged = self.merge(data);
+        let merged = self.narrow_phase_and_merge(data);
         match (candidates, merged) {
             (Ok(()), merged) => merged?,
             (Err(e), Ok(())) => return Err(e),
@@ -191,12 +194,14 @@ impl CollisionModel {
         Ok(&data.contacts)
     }
 
-    fn narrow_phase(&self, data: &mut CollisionData) {
-        let n = data.pairs.len();
+    /// The narrow phase of `data.pairs[range]` (at most [`BLOCK`] pairs) into `data.slots[..range.len()]`, in
+    /// parallel when the step has many pairs.
+    fn narrow_phase(&self, data: &mut CollisionData, range: std::ops::Range<usize>) {
+        let n = range.len();
         if data.slots.len() < n {
             data.slots.resize_with(n, PairSlot::default);
         }
-        for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs) {
+        for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs[range.clone()]) {
             slot.cached_normal = data.cache.lookup(pair);
             slot.margin = self.explicit_pair(pair).map(|p| p.margin + p.gap);
         }
@@ -211,9 +216,10 @@ impl CollisionModel {
             },
             request: self.request,
         };
-        let (pairs, slots, workspaces) = (&data.pairs[..], &mut data.slots[..n], &data.workspaces[..]);
+        let parallel = data.pairs.len() >= PARALLEL_MIN_PAIRS;
+        let (pairs, slots, workspaces) = (&data.pairs[range], &mut data.slots[..n], &data.workspaces[..]);
         match &self.pool {
-            Some(pool) if n >= PARALLEL_MIN_PAIRS => pool.install(|| {
+            Some(pool) if parallel => pool.install(|| {
                 slots.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
                     let t = rayon::current_thread_index().unwrap_or(0) % workspaces.len();
                     ctx.run(&mut lock(&workspaces[t]), &pairs[c * CHUNK..], chunk);
@@ -223,10 +229,24 @@ impl CollisionModel {
         }
     }
 
-    fn merge(&self, data: &mut CollisionData) -> Result<()> {
+    /// The narrow phase and the merge of its manifolds into the sorted contact set, a block of pairs at a time (the
+    /// staging keeps pair order, so the blocks change nothing but the slots' number).
+    fn narrow_phase_and_merge(&self, data: &mut CollisionData) -> Result<()> {
         data.staging.clear();
+        data.cache.next.clear();
+        for start in (0..data.pairs.len()).step_by(BLOCK) {
+            let range = start..(start + BLOCK).min(data.pairs.len());
+            self.narrow_phase(data, range.clone());
+            self.stage(data, range)?;
+        }
+        self.merge(data)
+    }
+
+    /// Stages the contacts of the block `data.pairs[range]` (in `data.slots`) with their parameters and frame keys,
+    /// and keeps each pair's normal for the next step. Errors: a pair's error, a pair over its contact budget.
+    fn stage(&self, data: &mut CollisionData, range: std::ops::Range<usize>) -> Result<()> {
         let mixing = self.mixing;
-        for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs) {
+        for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs[range.clone()]) {
             let (a, b) = (a as usize, b as usize);
             if let Some(e) = &slot.error {
                 return Err(CollisionError::Pair { geom_a: a, geom_b: b, source: e.clone() });
@@ -275,13 +295,17 @@ impl CollisionModel {
                 });
             }
         }
-        capacity::check_contacts(&self.options, self.n_boxes, data.staging.len())?;
-        data.cache.next.clear();
-        for (slot, &pair) in data.slots.iter().zip(&data.pairs) {
+        for (slot, &pair) in data.slots.iter().zip(&data.pairs[range]) {
             if let Some(n) = slot.manifold.contacts.first().map(|c| c.normal).or(slot.cached_normal) {
                 data.cache.next.push((canonical(pair), n));
             }
         }
+        Ok(())
+    }
+
+    /// Sorts and prunes the staged contacts into the contact set. Errors: over the contact budgets.
+    fn merge(&self, data: &mut CollisionData) -> Result<()> {
+        capacity::check_contacts(&self.options, self.n_boxes, data.staging.len())?;
         data.cache.commit();
         data.contacts.fill_sorted(
             &data.staging,
