@@ -46,7 +46,7 @@ use crate::impedance::{ResolvedSol, regularizer};
 use crate::options::{
     ConstraintOptions, FrictionCone, JointLimitSides, PyramidRegularizer, ZeroRotationalFriction,
 };
-use crate::rows::{ConstraintRows, RowData, RowKind};
+use crate::rows::{ConstraintRows, DofIndex, RowData, RowKind};
 use crate::sol_overrides::{self, SolOverrides};
 
 mod contact;
@@ -178,6 +178,9 @@ impl ConstraintAssembler {
     /// contact parameters, equalities), and precomputes the equality anchors and relative poses at `qpos0`.
     pub fn new(model: &Model, options: ConstraintOptions) -> Result<Self, ConstraintError> {
         options.validate()?;
+        if DofIndex::try_from(model.nv).is_err() {
+            return Err(ConstraintError::TooManyDofs { nv: model.nv, max: u64::from(DofIndex::MAX) });
+        }
         let mut data = Data::new(model);
         model.forward_kinematics(&mut data);
         if !model.tendons.is_empty() {

@@ -48,6 +48,14 @@ pub enum ConstraintError {
         /// The name given.
         name: String,
     },
+    /// The model has more dofs than a [`crate::DofIndex`] can number.
+    #[error("the model has {nv} dofs; the constraint rows number dofs with 32 bits (at most {max})")]
+    TooManyDofs {
+        /// The model's dofs.
+        nv: usize,
+        /// The most a row can index.
+        max: u64,
+    },
     /// A joint equality names a joint that is not a hinge or a slide.
     #[error("{object}: joint {joint} is not a hinge or a slide (joint equalities couple scalar joints)")]
     NonScalarEqualityJoint {

@@ -38,5 +38,5 @@ pub use options::{
     ConstraintOptions, ContactDimension, FrictionCone, JointLimitSides, PyramidRegularizer,
     ZeroRotationalFriction,
 };
-pub use rows::{ConstraintRows, RowKind};
+pub use rows::{ConstraintRows, DofIndex, RowKind};
 pub use sol_overrides::SolOverrides;

@@ -103,6 +103,10 @@ pub struct RowData {
     pub mu: f64,
 }
 
+/// A dof index of the rows' Jacobian. 32 bits: [`crate::ConstraintAssembler::new`] rejects a model with more dofs
+/// than it can index ([`crate::ConstraintError::TooManyDofs`]).
+pub type DofIndex = u32;
+
 /// The rows of one step (see the module docs for the layout).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ConstraintRows {
@@ -112,8 +116,8 @@ pub struct ConstraintRows {
     pub id: Vec<usize>,
     /// CSR row starts (`len + 1` entries once a row exists).
     pub jac_start: Vec<usize>,
-    /// CSR dof indices.
-    pub jac_dof: Vec<usize>,
+    /// CSR dof indices ([`DofIndex`]: 32 bits, half the memory of `usize` for the largest array of a step).
+    pub jac_dof: Vec<DofIndex>,
     /// CSR values.
     pub jac_val: Vec<f64>,
     /// Constraint function value.
@@ -193,7 +197,7 @@ impl ConstraintRows {
 
     /// The Jacobian entries `(dofs, values)` of row `i`.
     #[inline]
-    pub fn jacobian_row(&self, i: usize) -> (&[usize], &[f64]) {
+    pub fn jacobian_row(&self, i: usize) -> (&[DofIndex], &[f64]) {
         let range = self.jac_start[i]..self.jac_start[i + 1];
         (&self.jac_dof[range.clone()], &self.jac_val[range])
     }
@@ -202,7 +206,7 @@ impl ConstraintRows {
     #[inline]
     pub fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
         let (dofs, vals) = self.jacobian_row(i);
-        dofs.iter().zip(vals).map(|(&k, v)| v * x[k]).sum()
+        dofs.iter().zip(vals).map(|(&k, v)| v * x[k as usize]).sum()
     }
 
     /// Whether rows `i` and `j` have the same dofs (an inlined comparison: the dof lists are short, and a
@@ -238,7 +242,7 @@ impl ConstraintRows {
         for (i, &fi) in f.iter().enumerate().take(self.len()) {
             let (dofs, vals) = self.jacobian_row(i);
             for (&k, v) in dofs.iter().zip(vals) {
-                out[k] += v * fi;
+                out[k as usize] += v * fi;
             }
         }
     }
@@ -251,7 +255,7 @@ impl ConstraintRows {
     /// Appends one Jacobian entry to the row being built.
     #[inline]
     pub(crate) fn push_entry(&mut self, dof: usize, value: f64) {
-        self.jac_dof.push(dof);
+        self.jac_dof.push(dof as DofIndex);
         self.jac_val.push(value);
     }
 
@@ -294,7 +298,7 @@ impl ConstraintRows {
     /// The dot product of the entries pushed since the last finished row with `x`.
     pub(crate) fn open_row_dot(&self, x: &[f64]) -> f64 {
         let start = self.jac_start.last().copied().unwrap_or(0);
-        self.jac_dof[start..].iter().zip(&self.jac_val[start..]).map(|(&k, v)| v * x[k]).sum()
+        self.jac_dof[start..].iter().zip(&self.jac_val[start..]).map(|(&k, v)| v * x[k as usize]).sum()
     }
 }
 
@@ -305,7 +309,7 @@ mod tests {
     #[test]
     fn dof_groups_are_runs_of_rows_over_the_same_dofs() {
         // Rows over [3 1], [3 1], [3 1], [2], [3 1], [], []: runs (0, 3), (3, 1), (4, 1), (5, 2).
-        let dofs: [&[usize]; 7] = [&[3, 1], &[3, 1], &[3, 1], &[2], &[3, 1], &[], &[]];
+        let dofs: [&[DofIndex]; 7] = [&[3, 1], &[3, 1], &[3, 1], &[2], &[3, 1], &[], &[]];
         let mut rows = ConstraintRows::new();
         rows.jac_start.push(0);
         for d in dofs {

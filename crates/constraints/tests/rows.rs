@@ -87,12 +87,12 @@ fn limit_rows_are_signed_unit_vectors_and_friction_rows_too() {
     let rows = assemble(&model, &d, &ContactSet::new(), ConstraintOptions::default());
     let limits: Vec<usize> = (0..rows.len()).filter(|&i| rows.kind[i] == RowKind::LimitJoint).collect();
     // h1 = 0.6 > 0.5: upper limit, J = −e_0; slide = −0.15 < −0.1: lower limit, J = +e_2.
-    assert_eq!(rows.jacobian_row(limits[0]), (&[0usize][..], &[-1.0][..]));
+    assert_eq!(rows.jacobian_row(limits[0]), (&[0u32][..], &[-1.0][..]));
     assert_close(rows.pos[limits[0]], -0.1, 1e-12, "h1 upper violation");
-    assert_eq!(rows.jacobian_row(limits[1]), (&[2usize][..], &[1.0][..]));
+    assert_eq!(rows.jacobian_row(limits[1]), (&[2u32][..], &[1.0][..]));
     assert_close(rows.pos[limits[1]], -0.05, 1e-12, "slide lower violation");
     let f = (0..rows.len()).find(|&i| rows.kind[i] == RowKind::FrictionLoss).expect("friction row");
-    assert_eq!(rows.jacobian_row(f), (&[0usize][..], &[1.0][..]));
+    assert_eq!(rows.jacobian_row(f), (&[0u32][..], &[1.0][..]));
     assert_eq!(rows.frictionloss[f], 0.3);
     assert_eq!(rows.imp[f], 0.9, "friction rows use imp(0) = dmin");
     let sol_b = 2.0 / (0.95 * 0.02);

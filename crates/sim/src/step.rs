@@ -153,7 +153,7 @@ fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveS
     )?;
     // The implicit midpoint rule of free bodies (native dialect) leaves out the bodies these rows act on.
     if model.integrator.reads_constrained_dofs() {
-        d.integrator.set_constrained_dofs(m.nv, d.rows.jac_dof.iter().copied());
+        d.integrator.set_constrained_dofs(m.nv, d.rows.jac_dof.iter().map(|&k| k as usize));
     }
     let t3 = Instant::now();
     model.integrator.prepare(m, &mut d.multibody, &mut d.integrator, h)?;

@@ -15,6 +15,8 @@
 //! Vectors passed to [`BlockCholesky::solve`] and [`BlockCholesky::rank_one`] are in the caller's (local) dof order;
 //! the permutation to elimination order is internal.
 
+use signorini_constraints::DofIndex;
+
 use crate::cost::MAX_CONE_ROWS;
 use crate::dense::PIVOT_FLOOR;
 
@@ -123,15 +125,15 @@ impl BlockCholesky {
 
     /// Estimated flops of a rank-1 update by a vector over the local `dofs` (the elimination-tree path from its
     /// first block).
-    pub fn update_cost(&self, dofs: &[usize]) -> f64 {
-        dofs.iter().map(|&d| self.dof_block[self.slot[d]]).min().map_or(0.0, |k| self.path_cost[k])
+    pub fn update_cost(&self, dofs: &[DofIndex]) -> f64 {
+        dofs.iter().map(|&d| self.dof_block[self.slot[d as usize]]).min().map_or(0.0, |k| self.path_cost[k])
     }
 
     /// Symbolic analysis: `tree[d]` is the tree (block) of local dof `d` (trees numbered `0..ntrees`); `links`
     /// yields, for every row (or group of rows that share a Hessian block, such as an elliptic contact), the local
     /// dofs it touches. Afterwards the values are zero; fill them with [`Self::add`] and [`Self::add_outer`], then
     /// [`Self::factor`].
-    pub fn analyze<'a>(&mut self, tree: &[usize], links: impl Iterator<Item = &'a [usize]>) {
+    pub fn analyze<'a>(&mut self, tree: &[usize], links: impl Iterator<Item = &'a [DofIndex]>) {
         let nv = tree.len();
         let ntree = tree.iter().map(|t| t + 1).max().unwrap_or(0);
         self.nv = nv;
@@ -150,7 +152,7 @@ impl BlockCholesky {
         for a in &mut self.adj[..ntree] {
             a.clear();
         }
-        let mut prev: &[usize] = &[];
+        let mut prev: &[DofIndex] = &[];
         for dofs in links {
             // Consecutive links over the same dofs (the rows of one contact) add nothing new.
             if dofs.is_empty() || dofs == prev {
@@ -162,7 +164,7 @@ impl BlockCholesky {
             let mut nt = 0;
             let mut last = usize::MAX;
             for &d in dofs {
-                let t = tree[d];
+                let t = tree[d as usize];
                 if t == last {
                     continue;
                 }
@@ -177,7 +179,7 @@ impl BlockCholesky {
                 }
             }
             if nt == usize::MAX {
-                let mut all: Vec<usize> = dofs.iter().map(|&d| tree[d]).collect();
+                let mut all: Vec<usize> = dofs.iter().map(|&d| tree[d as usize]).collect();
                 all.sort_unstable();
                 all.dedup();
                 for &a in &all {
@@ -390,10 +392,10 @@ impl BlockCholesky {
 
     /// Indexes sparse rows by block for [`Self::add_outer`] (after [`Self::analyze`]): `rows` yields each row's
     /// local dofs. Row `r`'s entries are kept sorted by block, so assembly looks every block pair up once.
-    pub fn index_rows<'a>(&mut self, rows: impl Iterator<Item = &'a [usize]>) {
+    pub fn index_rows<'a>(&mut self, rows: impl Iterator<Item = &'a [DofIndex]>) {
         self.entries.clear();
         self.entry_range.clear();
-        let mut prev: &[usize] = &[];
+        let mut prev: &[DofIndex] = &[];
         for dofs in rows {
             // Consecutive rows over the same dofs (the rows of one contact) share their index.
             if let Some(&last) = self.entry_range.last()
@@ -405,7 +407,7 @@ impl BlockCholesky {
             prev = dofs;
             let start = self.entries.len();
             for (k, &d) in dofs.iter().enumerate() {
-                let p = self.slot[d];
+                let p = self.slot[d as usize];
                 self.entries.push((self.dof_block[p], p, k));
             }
             let e = &mut self.entries[start..];
@@ -821,7 +823,7 @@ impl BlockCholesky {
     /// degenerate downdate `L` is left partially updated and the caller must refactor.
     pub fn rank_one(
         &mut self,
-        dofs: &[usize],
+        dofs: &[DofIndex],
         vals: &[f64],
         scale: f64,
         sigma: f64,
@@ -832,7 +834,7 @@ impl BlockCholesky {
         y.resize(self.nv, 0.0);
         let mut first = usize::MAX;
         for (&d, &v) in dofs.iter().zip(vals) {
-            let p = self.slot[d];
+            let p = self.slot[d as usize];
             y[p] += scale * v;
             first = first.min(self.dof_block[p]);
         }
@@ -971,7 +973,7 @@ mod tests {
     }
 
     /// Sparse rows `(dofs, values)`.
-    type Rows = Vec<(Vec<usize>, Vec<f64>)>;
+    type Rows = Vec<(Vec<DofIndex>, Vec<f64>)>;
 
     /// A random problem: `ntree` trees of 1–7 dofs, `nrows` rows over one to three trees each.
     fn problem(seed: u64, ntree: usize, nrows: usize) -> (Vec<usize>, Rows) {
@@ -985,7 +987,7 @@ mod tests {
         let mut tree_dofs = Vec::new();
         for t in 0..ntree {
             let n = size.unwrap_or_else(|| 1 + rng.below(7));
-            tree_dofs.push((tree.len()..tree.len() + n).collect::<Vec<_>>());
+            tree_dofs.push((tree.len() as DofIndex..(tree.len() + n) as DofIndex).collect::<Vec<_>>());
             tree.extend(std::iter::repeat_n(t, n));
         }
         let mut rows = Vec::new();
@@ -1007,7 +1009,7 @@ mod tests {
     }
 
     /// The dense `H = diag-dominant tree blocks + Σ d JᵀJ` over the rows in `active`.
-    fn dense(tree: &[usize], rows: &[(Vec<usize>, Vec<f64>)], active: &[bool], seed: u64) -> Vec<f64> {
+    fn dense(tree: &[usize], rows: &[(Vec<DofIndex>, Vec<f64>)], active: &[bool], seed: u64) -> Vec<f64> {
         let n = tree.len();
         let mut rng = Rng(seed);
         let mut h = vec![0.0; n * n];
@@ -1027,14 +1029,14 @@ mod tests {
             let d = 1.0 + r as f64 * 0.01;
             for (&p, &vp) in dofs.iter().zip(vals) {
                 for (&q, &vq) in dofs.iter().zip(vals) {
-                    h[p * n + q] += d * vp * vq;
+                    h[p as usize * n + q as usize] += d * vp * vq;
                 }
             }
         }
         h
     }
 
-    fn factor_of(tree: &[usize], rows: &[(Vec<usize>, Vec<f64>)], h: &[f64]) -> BlockCholesky {
+    fn factor_of(tree: &[usize], rows: &[(Vec<DofIndex>, Vec<f64>)], h: &[f64]) -> BlockCholesky {
         let n = tree.len();
         let mut f = BlockCholesky::default();
         f.analyze(tree, rows.iter().map(|r| &r.0[..]));
@@ -1148,14 +1150,14 @@ mod tests {
             for b in 0..3 {
                 for (p, &dp) in block_dofs.iter().enumerate() {
                     for (q, &dq) in block_dofs.iter().enumerate() {
-                        h[dp * n + dq] += h3[a][b] * x[a][p] * x[b][q];
+                        h[dp as usize * n + dq as usize] += h3[a][b] * x[a][p] * x[b][q];
                     }
                 }
             }
         }
         for (p, &dp) in single.0.iter().enumerate() {
             for (q, &dq) in single.0.iter().enumerate() {
-                h[dp * n + dq] += 0.8 * single.1[p] * single.1[q];
+                h[dp as usize * n + dq as usize] += 0.8 * single.1[p] * single.1[q];
             }
         }
         let mut f = BlockCholesky::default();
@@ -1188,7 +1190,7 @@ mod tests {
         for ((d, v), w) in rows.iter().zip(&weights) {
             for (p, &dp) in d.iter().enumerate() {
                 for (q, &dq) in d.iter().enumerate() {
-                    h[dp * n + dq] += w * v[p] * v[q];
+                    h[dp as usize * n + dq as usize] += w * v[p] * v[q];
                 }
             }
         }
@@ -1230,7 +1232,7 @@ mod tests {
             f.add_outer(r, vals, r, vals, d);
             for (&p, &vp) in dofs.iter().zip(vals) {
                 for (&q, &vq) in dofs.iter().zip(vals) {
-                    h[p * n + q] += d * vp * vq;
+                    h[p as usize * n + q as usize] += d * vp * vq;
                 }
             }
         }
@@ -1238,8 +1240,8 @@ mod tests {
         f.add_outer(0, &rows[0].1, 1, &rows[1].1, 0.25);
         for (&p, &vp) in rows[0].0.iter().zip(&rows[0].1) {
             for (&q, &vq) in rows[1].0.iter().zip(&rows[1].1) {
-                h[p * n + q] += 0.25 * vp * vq;
-                h[q * n + p] += 0.25 * vp * vq;
+                h[p as usize * n + q as usize] += 0.25 * vp * vq;
+                h[q as usize * n + p as usize] += 0.25 * vp * vq;
             }
         }
         f.factor();
@@ -1271,7 +1273,7 @@ mod tests {
     fn a_chain_of_trees_has_no_fill_under_minimum_degree() {
         // Trees 0–1–2–…–9 in a path: minimum degree eliminates from the ends, so L has one block per column.
         let tree: Vec<usize> = (0..10).flat_map(|t| [t, t]).collect();
-        let links: Vec<Vec<usize>> = (0..9).map(|t| vec![2 * t, 2 * t + 2]).collect();
+        let links: Vec<Vec<DofIndex>> = (0..9).map(|t| vec![2 * t, 2 * t + 2]).collect();
         let mut f = BlockCholesky::default();
         f.analyze(&tree, links.iter().map(|l| &l[..]));
         assert_eq!(f.blocks(), 10);

@@ -4,7 +4,7 @@
 //! ([`crate::primal`]) with the termination scale `1/tr(M_island)`, and scattered back into `qacc` and `efc_force`.
 //! One island covering every dof and row is solved in place, without copies.
 
-use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_constraints::{ConstraintRows, DofIndex, RowKind};
 use signorini_model::{Data, Model};
 
 use crate::cost::{row_cost_force, row_state};
@@ -166,7 +166,7 @@ fn copy_rows(
     }
     let (j0, j1) = (rows.jac_start[range.start], rows.jac_start[range.end]);
     let base = out.jac_dof.len();
-    out.jac_dof.extend(rows.jac_dof[j0..j1].iter().map(|&k| local[k]));
+    out.jac_dof.extend(rows.jac_dof[j0..j1].iter().map(|&k| local[k as usize] as DofIndex));
     out.jac_val.extend_from_slice(&rows.jac_val[j0..j1]);
     out.jac_start.extend(rows.jac_start[range.start + 1..=range.end].iter().map(|&s| s - j0 + base));
     out.kind.extend_from_slice(&rows.kind[range.clone()]);

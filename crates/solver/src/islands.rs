@@ -61,10 +61,10 @@ impl Islands {
                 empty_rows += n;
                 continue;
             };
-            let f = tree[k0];
+            let f = tree[k0 as usize];
             let mut last = f;
             for &k in &dofs[1..] {
-                let t = tree[k];
+                let t = tree[k as usize];
                 if t != last {
                     last = t;
                     self.union(f, t);

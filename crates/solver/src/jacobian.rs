@@ -3,7 +3,7 @@
 //! ([`sub_jt`]). Each row's sum runs over its dofs in order and each dof's sum over the run's rows in order, so the
 //! results do not depend on how many rows are processed side by side.
 
-use signorini_constraints::ConstraintRows;
+use signorini_constraints::{ConstraintRows, DofIndex};
 
 /// `out_i = J_i · x` for every row, run by run (`groups` from [`ConstraintRows::dof_groups`]): four rows of a run
 /// at a time share each loaded `x` entry and keep their sums in registers (each sum still runs over the dofs in
@@ -51,8 +51,8 @@ pub(crate) fn mul_j2(rows: &ConstraintRows, groups: &[(usize, usize)], x: [&[f64
         for ((r0, r1), row) in o0.iter_mut().zip(o1.iter_mut()).zip(vals.chunks_exact(len)) {
             let (mut a0, mut a1) = (0.0, 0.0);
             for (&d, &v) in dofs.iter().zip(row) {
-                a0 += v * x[0][d];
-                a1 += v * x[1][d];
+                a0 += v * x[0][d as usize];
+                a1 += v * x[1][d as usize];
             }
             (*r0, *r1) = (a0, a1);
         }
@@ -61,12 +61,12 @@ pub(crate) fn mul_j2(rows: &ConstraintRows, groups: &[(usize, usize)], x: [&[f64
 
 /// `out[i] = J_i x` for `K` consecutive rows over the same `dofs` (`vals` row-major), the `K` sums side by side.
 #[inline(always)]
-fn mul_rows<const K: usize>(dofs: &[usize], vals: &[f64], x: &[f64], out: &mut [f64]) {
+fn mul_rows<const K: usize>(dofs: &[DofIndex], vals: &[f64], x: &[f64], out: &mut [f64]) {
     let len = dofs.len();
     let rows: [&[f64]; K] = std::array::from_fn(|i| &vals[i * len..(i + 1) * len]);
     let mut acc = [0.0; K];
     for (k, &d) in dofs.iter().enumerate() {
-        let xd = x[d];
+        let xd = x[d as usize];
         for (a, row) in acc.iter_mut().zip(&rows) {
             *a += row[k] * xd;
         }
@@ -96,7 +96,7 @@ pub(crate) fn sub_jt(rows: &ConstraintRows, groups: &[(usize, usize)], f: &[f64]
                     for (&fi, row) in fs.iter().zip(vals.chunks_exact(len)) {
                         acc += row[k] * fi;
                     }
-                    g[d] -= acc;
+                    g[d as usize] -= acc;
                 }
             }
         }
@@ -105,7 +105,7 @@ pub(crate) fn sub_jt(rows: &ConstraintRows, groups: &[(usize, usize)], f: &[f64]
 
 /// One run of `N` rows of [`sub_jt`], with the forces and row slices in registers.
 #[inline(always)]
-fn sub_jt_run<const N: usize>(dofs: &[usize], vals: &[f64], fs: &[f64], g: &mut [f64]) {
+fn sub_jt_run<const N: usize>(dofs: &[DofIndex], vals: &[f64], fs: &[f64], g: &mut [f64]) {
     let len = dofs.len();
     let rows: [&[f64]; N] = std::array::from_fn(|i| &vals[i * len..(i + 1) * len]);
     let f: [f64; N] = std::array::from_fn(|i| fs[i]);
@@ -114,7 +114,7 @@ fn sub_jt_run<const N: usize>(dofs: &[usize], vals: &[f64], fs: &[f64], g: &mut 
         for i in 0..N {
             acc += rows[i][k] * f[i];
         }
-        g[d] -= acc;
+        g[d as usize] -= acc;
     }
 }
 
@@ -133,7 +133,7 @@ mod tests {
         let nv = 9;
         let mut rows = ConstraintRows::new();
         rows.jac_start.push(0);
-        let runs: [&[usize]; 5] = [&[8, 5, 2], &[7, 6, 4, 1, 0], &[], &[3], &[8, 7, 6, 5, 4, 3, 2, 1, 0]];
+        let runs: [&[DofIndex]; 5] = [&[8, 5, 2], &[7, 6, 4, 1, 0], &[], &[3], &[8, 7, 6, 5, 4, 3, 2, 1, 0]];
         for (r, dofs) in runs.iter().enumerate() {
             for _ in 0..r + 3 {
                 rows.jac_dof.extend_from_slice(dofs);

@@ -13,7 +13,7 @@
 //!
 //! [`PrimalSolver::with_dense_limit`]: crate::PrimalSolver::with_dense_limit
 
-use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_constraints::{ConstraintRows, DofIndex, RowKind};
 
 use crate::block_cholesky::BlockCholesky;
 use crate::cost::{ConeBlock, MAX_CONE_ROWS, RowState};
@@ -71,7 +71,7 @@ struct AnalysisKey {
     trees: Vec<usize>,
     link_start: Vec<usize>,
     jac_start: Vec<usize>,
-    jac_dof: Vec<usize>,
+    jac_dof: Vec<DofIndex>,
 }
 
 impl NewtonFactor {
@@ -235,7 +235,7 @@ impl NewtonFactor {
                     self.rank_one_v.clear();
                     self.rank_one_v.resize(nv, 0.0);
                     for (&k, &v) in dofs.iter().zip(vals) {
-                        self.rank_one_v[k] += scale * v;
+                        self.rank_one_v[k as usize] += scale * v;
                     }
                     cholesky_rank_one(
                         &mut self.hessian,
@@ -276,7 +276,7 @@ impl NewtonFactor {
                     for (i, (&p, &vp)) in dofs.iter().zip(vals).enumerate() {
                         let dvp = d * vp;
                         for (&q, &vq) in dofs[i..].iter().zip(&vals[i..]) {
-                            h[p.max(q) * nv + p.min(q)] += dvp * vq;
+                            h[p.max(q) as usize * nv + p.min(q) as usize] += dvp * vq;
                         }
                     }
                 }
@@ -293,7 +293,7 @@ impl NewtonFactor {
                                 let w = hab * vp;
                                 for (&q, &vq) in dofs_b.iter().zip(vals_b) {
                                     if q <= p {
-                                        h[p * nv + q] += w * vq;
+                                        h[p as usize * nv + q as usize] += w * vq;
                                     }
                                 }
                             }

@@ -219,8 +219,8 @@ impl NoSlip {
             // The support of M⁻¹ J_iᵀ: every dof of the trees the row touches.
             self.row_trees.clear();
             for &d in dofs {
-                if !self.row_trees.contains(&self.trees[d]) {
-                    self.row_trees.push(self.trees[d]);
+                if !self.row_trees.contains(&self.trees[d as usize]) {
+                    self.row_trees.push(self.trees[d as usize]);
                 }
             }
             self.support.clear();
@@ -229,7 +229,7 @@ impl NoSlip {
             }
             self.support.sort_unstable();
             for (&d, &j) in dofs.iter().zip(vals) {
-                self.dense[d] += j;
+                self.dense[d as usize] += j;
             }
             self.mass.solve_on(&mut self.dense, &self.support);
             for &d in &self.support {
@@ -272,7 +272,7 @@ impl NoSlip {
         let range = self.w_start[k]..self.w_start[k + 1];
         let (dofs, vals) = rows.jacobian_row(i);
         let (wd, wv) = (&self.w_dof[range.clone()], &self.w_val[range]);
-        dofs.iter().zip(vals).map(|(&d, &j)| j * wd.binary_search(&d).map_or(0.0, |p| wv[p])).sum()
+        dofs.iter().zip(vals).map(|(&d, &j)| j * wd.binary_search(&(d as usize)).map_or(0.0, |p| wv[p])).sum()
     }
 
     /// `res_i = b_i + J_i v`.

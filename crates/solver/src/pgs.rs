@@ -140,7 +140,8 @@ impl ConstraintSolver for PgsSolver {
             w.jar.resize(n, 0.0);
             for (i, x) in w.jar.iter_mut().enumerate() {
                 let (dofs, vals) = rows.jacobian_row(i);
-                *x = dofs.iter().zip(vals).map(|(&d, v)| v * incoming[d]).sum::<f64>() - rows.aref[i];
+                *x =
+                    dofs.iter().zip(vals).map(|(&d, v)| v * incoming[d as usize]).sum::<f64>() - rows.aref[i];
             }
             w.state.clear();
             w.state.resize(n, RowState::Inactive);
@@ -215,7 +216,7 @@ fn build_dual(model: &Model, data: &Data, rows: &ConstraintRows, w: &mut PgsWork
         let x = &mut w.minv_jt[i * nv..(i + 1) * nv];
         let (dofs, vals) = rows.jacobian_row(i);
         for (&d, &v) in dofs.iter().zip(vals) {
-            x[d] += v;
+            x[d as usize] += v;
         }
         model.solve_m(data, x);
     }
@@ -226,10 +227,12 @@ fn build_dual(model: &Model, data: &Data, rows: &ConstraintRows, w: &mut PgsWork
         let (dofs, vals) = rows.jacobian_row(j);
         for i in 0..n {
             let x = &w.minv_jt[i * nv..(i + 1) * nv];
-            w.a[i * n + j] = dofs.iter().zip(vals).map(|(&d, v)| v * x[d]).sum();
+            w.a[i * n + j] = dofs.iter().zip(vals).map(|(&d, v)| v * x[d as usize]).sum();
         }
         w.a[j * n + j] += rows.r[j];
-        w.b.push(dofs.iter().zip(vals).map(|(&d, v)| v * data.qacc_smooth[d]).sum::<f64>() - rows.aref[j]);
+        w.b.push(
+            dofs.iter().zip(vals).map(|(&d, v)| v * data.qacc_smooth[d as usize]).sum::<f64>() - rows.aref[j],
+        );
     }
 }
 

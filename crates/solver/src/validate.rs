@@ -2,7 +2,7 @@
 //! of every row, and the layout of elliptic contact blocks. Whole-array checks run first (vectorisable); the
 //! offending row is located only on failure.
 
-use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_constraints::{ConstraintRows, DofIndex, RowKind};
 use signorini_model::{Data, Model};
 
 use crate::SolverError;
@@ -50,8 +50,8 @@ pub(crate) fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) ->
             }
             if !(dofs_in_range && finite_values) {
                 let (dofs, vals) = rows.jacobian_row(i);
-                if let Some(&dof) = dofs.iter().find(|&&k| k >= nv) {
-                    return Err(SolverError::DofOutOfRange { row: i, dof, nv });
+                if let Some(&dof) = dofs.iter().find(|&&k| k as usize >= nv) {
+                    return Err(SolverError::DofOutOfRange { row: i, dof: dof as usize, nv });
                 }
                 if vals.iter().any(|v| !v.is_finite()) {
                     return Err(SolverError::InvalidRow { row: i, reason: "non-finite Jacobian entry" });
@@ -99,14 +99,14 @@ pub(crate) fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) ->
     Ok(())
 }
 
-/// Whether every value is below `bound` (at most `isize::MAX`), with only shifts, subtractions and bit operations
-/// so that it vectorises (a 64-bit unsigned compare or max does not on baseline x86-64): `k < bound` iff the top bit
-/// of `k` is clear and that of `k − bound` (wrapping) is set.
-fn all_below(values: &[usize], bound: usize) -> bool {
-    const TOP: u32 = usize::BITS - 1;
+/// Whether every dof index is below `bound` (at most `isize::MAX`), with only widening, subtractions, shifts and bit
+/// operations so that it vectorises (an unsigned compare or max does not on baseline x86-64): the index widened to
+/// 64 bits has its top bit clear, so `k < bound` iff the top bit of `k − bound` (wrapping) is set.
+fn all_below(values: &[DofIndex], bound: usize) -> bool {
     debug_assert!(bound <= isize::MAX as usize);
-    let outside = |k: usize| (k >> TOP) | ((k.wrapping_sub(bound) >> TOP) ^ 1);
-    let mut lanes = [0usize; 4];
+    let bound = bound as u64;
+    let outside = |k: DofIndex| (u64::from(k).wrapping_sub(bound) >> 63) ^ 1;
+    let mut lanes = [0u64; 4];
     let chunks = values.chunks_exact(4);
     let rest = chunks.remainder();
     for c in chunks {
@@ -141,19 +141,21 @@ mod tests {
     /// bound, zero, and huge ones (top bit set).
     #[test]
     fn all_below_is_the_plain_comparison() {
-        let specials = [0, 1, 5, 6, 7, usize::MAX, usize::MAX / 2, usize::MAX / 2 + 1, usize::MAX - 6];
-        for bound in [0, 1, 6, 7, isize::MAX as usize] {
+        let specials =
+            [0, 1, 5, 6, 7, DofIndex::MAX, DofIndex::MAX / 2, DofIndex::MAX / 2 + 1, DofIndex::MAX - 6];
+        let top = DofIndex::MAX as usize;
+        for bound in [0, 1, 6, 7, top - 1, top, top + 1, isize::MAX as usize] {
             for n in 0..10 {
                 for &v in &specials {
                     for at in 0..n {
-                        let mut values: Vec<usize> = (0..n).map(|i| i % 3).collect();
+                        let mut values: Vec<DofIndex> = (0..n as DofIndex).map(|i| i % 3).collect();
                         values[at] = v;
-                        let plain = values.iter().all(|&k| k < bound);
+                        let plain = values.iter().all(|&k| (k as usize) < bound);
                         assert_eq!(all_below(&values, bound), plain, "{values:?} < {bound}");
                     }
                 }
-                let values: Vec<usize> = (0..n).map(|i| i % 3).collect();
-                assert_eq!(all_below(&values, bound), values.iter().all(|&k| k < bound));
+                let values: Vec<DofIndex> = (0..n as DofIndex).map(|i| i % 3).collect();
+                assert_eq!(all_below(&values, bound), values.iter().all(|&k| (k as usize) < bound));
             }
         }
     }

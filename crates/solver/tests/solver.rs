@@ -283,7 +283,8 @@ fn row_dof_order_does_not_matter() {
         let mut ascending = ConstraintRows::new();
         for i in 0..rows.len() {
             let (dofs, vals) = rows.jacobian_row(i);
-            let jac: Vec<(usize, f64)> = dofs.iter().copied().zip(vals.iter().copied()).rev().collect();
+            let jac: Vec<(usize, f64)> =
+                dofs.iter().map(|&d| d as usize).zip(vals.iter().copied()).rev().collect();
             push_row(&mut ascending, rows.kind[i], &jac, rows.aref[i], rows.d[i], rows.frictionloss[i]);
         }
         let (qa, fa, sa) = solve(SolverKind::Newton, &model, &data, &rows, tight());

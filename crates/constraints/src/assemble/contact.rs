@@ -98,7 +98,7 @@ impl ConstraintAssembler {
         }
         let (basis, cols) = (&*basis, &*cols);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
-            rows.jac_dof.extend(cols.iter().map(|c| c.dof));
+            rows.jac_dof.extend(cols.iter().map(|c| c.dof as DofIndex));
             rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);
             basis_vel[d]
         };
@@ -138,7 +138,7 @@ impl ConstraintAssembler {
                             // Edge `n + sign·f·dir`.
                             let w = sign * f;
                             let (normal, edge) = (&basis[..ncol], &basis[(d + 1) * ncol..(d + 2) * ncol]);
-                            rows.jac_dof.extend(cols.iter().map(|c| c.dof));
+                            rows.jac_dof.extend(cols.iter().map(|c| c.dof as DofIndex));
                             rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
                             let vel = basis_vel[0] + w * basis_vel[d + 1];
                             let aref = sol.aref(imp, vel, x) + r * adhesion / (2 * (dim - 1)) as f64;

@@ -145,7 +145,7 @@ pub fn dense(rows: &ConstraintRows, i: usize, nv: usize) -> Vec<f64> {
     let mut out = vec![0.0; nv];
     let (dofs, vals) = rows.jacobian_row(i);
     for (&k, v) in dofs.iter().zip(vals) {
-        out[k] += v;
+        out[k as usize] += v;
     }
     out
 }

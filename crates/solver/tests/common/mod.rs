@@ -68,7 +68,7 @@ pub fn push_row(rows: &mut ConstraintRows, kind: RowKind, jac: &[(usize, f64)], 
     rows.kind.push(kind);
     rows.id.push(rows.kind.len() - 1);
     for &(k, v) in jac {
-        rows.jac_dof.push(k);
+        rows.jac_dof.push(k as signorini_constraints::DofIndex);
         rows.jac_val.push(v);
     }
     rows.jac_start.push(rows.jac_dof.len());
@@ -139,9 +139,9 @@ pub fn brute_force(model: &Model, data: &Data, rows: &ConstraintRows) -> Vec<f64
                 0 => {
                     let d = rows.d[i];
                     for (&p, &vp) in dofs.iter().zip(vals) {
-                        b[p] += d * vp * rows.aref[i];
+                        b[p as usize] += d * vp * rows.aref[i];
                         for (&q, &vq) in dofs.iter().zip(vals) {
-                            h[p * nv + q] += d * vp * vq;
+                            h[p as usize * nv + q as usize] += d * vp * vq;
                         }
                     }
                 }
@@ -149,7 +149,7 @@ pub fn brute_force(model: &Model, data: &Data, rows: &ConstraintRows) -> Vec<f64
                 _ => {
                     let f = if piece == 2 { -rows.frictionloss[i] } else { rows.frictionloss[i] };
                     for (&p, &vp) in dofs.iter().zip(vals) {
-                        b[p] += f * vp;
+                        b[p as usize] += f * vp;
                     }
                 }
             }
