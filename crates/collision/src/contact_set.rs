@@ -287,6 +287,7 @@ impl ContactSet {
         staged: &[StagedContact],
         order: &mut Vec<(u128, i64, u32)>,
         prune_tolerance: f64,
+        generation_order: bool,
         pruning: &mut Pruning,
     ) {
         order.clear();
@@ -295,7 +296,8 @@ impl ContactSet {
             let key = sort_key(s);
             packed &= key.is_some();
             let (pair, frame) = key.unwrap_or((0, 0));
-            (pair, frame, i as u32)
+            // Within a pair: the staging order (the pair's own order, staged pair by pair) or the frame key.
+            (pair, if generation_order { i as i64 } else { frame }, i as u32)
         }));
         if !packed {
             // Some index needs more than 32 bits: equal keys everywhere, the full comparison decides.
@@ -385,7 +387,7 @@ mod tests {
                 })
                 .collect();
             let (mut set, mut order) = (ContactSet::new(), Vec::new());
-            set.fill_sorted(&staged, &mut order, 0.0, &mut Pruning::default());
+            set.fill_sorted(&staged, &mut order, 0.0, false, &mut Pruning::default());
             let mut seen: Vec<usize> = order.iter().map(|o| o.2 as usize).collect();
             for (k, w) in seen.windows(2).enumerate() {
                 assert_ne!(

@@ -4,8 +4,8 @@
 //!   and the moments are the primitive's diagonal inertia, unsorted. A mesh geom's frame is first moved to the mesh's
 //!   centre of mass and principal axes, as MuJoCo re-centres meshes.
 //! - Several: masses and centres of mass add up, inertias add with the parallel-axis theorem about the combined
-//!   centre of mass, and the sum is diagonalised ([`MassProperties::principal`]: moments in decreasing order, as
-//!   MuJoCo's `mju_eig3`, right-handed frame).
+//!   centre of mass, and the sum is diagonalised as MuJoCo does (`crate::eig3`: moments in decreasing order, and
+//!   MuJoCo's choice among the equivalent frames, which its runtime compares with the geoms' frames).
 //!
 //! A body with neither `<inertial>` nor contributing geoms is massless, with MuJoCo's inertial frame: the body's own
 //! frame in its parent (`body_ipos = pos`, `body_iquat = quat`).
@@ -15,7 +15,7 @@
 //! applied afterwards, in that order.
 
 use glam::{DMat3, DQuat, DVec3};
-use signorini_geometry::{MassProperties, Pose};
+use signorini_geometry::MassProperties;
 use signorini_model::spec::InertialSpec;
 
 use crate::compiler::{Compiler, InertiaFromGeom};
@@ -87,14 +87,13 @@ pub fn read_inertial(e: &Element, compiler: &Compiler) -> Result<InertialSpec> {
                     )
                     .into());
             }
-            let m = DMat3::from_cols_array(&[f[0], f[3], f[4], f[3], f[1], f[5], f[4], f[5], f[2]]);
-            let p = MassProperties { mass, com: DVec3::ZERO, inertia: m }.principal();
-            if p.moments.min_element() < 0.0 {
+            let (moments, frame) = crate::eig3::principal(f);
+            if moments.min_element() < 0.0 {
                 return Err(a
                     .invalid_named("fullinertia", "the inertia matrix is not positive semi-definite")
                     .into());
             }
-            (p.moments, p.frame)
+            (moments, frame)
         }
         (Some(_), Some(_)) => {
             return Err(a.invalid_named("fullinertia", "give diaginertia or fullinertia, not both").into());
@@ -197,17 +196,65 @@ fn single(g: &GeomMass) -> InertialSpec {
     }
 }
 
-/// Several geoms: parallel-axis sum about the combined centre of mass, then principal axes (`None` when massless).
+/// Several geoms, as MuJoCo's `mjCBody::InertiaFromGeom` sums them: each geom's principal inertia (its [`single`]
+/// frame) rotated to the body frame (`mjuu_globalinertia`) plus its parallel-axis term about the combined centre of
+/// mass (`mjuu_offcenter`), then MuJoCo's principal axes (`None` when massless).
 fn combined<'a>(geoms: impl Iterator<Item = &'a GeomMass>) -> Option<InertialSpec> {
-    let total = geoms.fold(MassProperties::ZERO, |acc, g| {
-        let pose = Pose { translation: g.pos, rotation: g.quat };
-        acc.combine(&g.props.transformed(&pose))
-    });
-    if !(total.mass >= EPS) {
+    let parts: Vec<InertialSpec> = geoms.map(single).collect();
+    let mass: f64 = parts.iter().map(|p| p.mass).sum();
+    if !(mass >= EPS) {
         return None;
     }
-    let p = total.principal();
-    Some(InertialSpec { mass: total.mass, inertia: p.moments, pos: total.com, quat: p.frame })
+    let moment = parts.iter().fold(DVec3::ZERO, |acc, p| acc + p.mass * p.pos);
+    let com = moment / mass;
+    let mut full = [0.0; 6];
+    for p in &parts {
+        let global = global_inertia(p.inertia, p.quat);
+        let d = p.pos - com;
+        let m = p.mass;
+        let offcenter = [
+            m * (d.y * d.y + d.z * d.z),
+            m * (d.x * d.x + d.z * d.z),
+            m * (d.x * d.x + d.y * d.y),
+            -m * d.x * d.y,
+            -m * d.x * d.z,
+            -m * d.y * d.z,
+        ];
+        for k in 0..6 {
+            full[k] = full[k] + global[k] + offcenter[k];
+        }
+    }
+    let (moments, frame) = crate::eig3::principal(full);
+    Some(InertialSpec { mass, inertia: moments, pos: com, quat: frame })
+}
+
+/// `R diag(i) Rᵀ` as `[xx, yy, zz, xy, xz, yz]`, in MuJoCo's arithmetic (`mjuu_globalinertia`).
+fn global_inertia(i: DVec3, q: DQuat) -> [f64; 6] {
+    let r = DMat3::from_quat(q);
+    // Row-major entries of R.
+    let m = [
+        r.x_axis.x, r.y_axis.x, r.z_axis.x, r.x_axis.y, r.y_axis.y, r.z_axis.y, r.x_axis.z, r.y_axis.z,
+        r.z_axis.z,
+    ];
+    let t = [
+        m[0] * i.x,
+        m[3] * i.x,
+        m[6] * i.x,
+        m[1] * i.y,
+        m[4] * i.y,
+        m[7] * i.y,
+        m[2] * i.z,
+        m[5] * i.z,
+        m[8] * i.z,
+    ];
+    [
+        m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
+        m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
+        m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
+        m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
+        m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
+        m[3] * t[2] + m[4] * t[5] + m[5] * t[8],
+    ]
 }
 
 /// `boundmass`, `boundinertia`, `balanceinertia`.

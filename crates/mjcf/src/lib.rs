@@ -40,6 +40,7 @@ mod builtin_mesh;
 mod compile_inertia;
 mod contact;
 mod defaults;
+mod eig3;
 mod equality;
 mod frame;
 mod geom;

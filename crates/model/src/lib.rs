@@ -46,6 +46,7 @@ pub mod model;
 pub mod muscle;
 pub mod passive;
 pub mod rne;
+pub mod same_frame;
 pub mod sensor;
 pub mod spatial;
 pub mod spec;

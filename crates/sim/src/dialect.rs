@@ -52,6 +52,10 @@ pub trait DialectStages: Copy {
     /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic
     /// block or by Genesis's implicit midpoint rule (spec §D.5).
     fn integrator_settings(self, options: &Options) -> IntegratorSettings;
+    /// The tolerance within which a geom, site or inertial frame is posed as the frame it nearly equals
+    /// ([`signorini_model::same_frame`]): MuJoCo's `kFrameEps`, or 0 (the poses as written; Genesis composes every
+    /// local pose).
+    fn frame_tolerance(self) -> f64;
 }
 
 impl DialectStages for Dialect {
@@ -206,6 +210,14 @@ impl DialectStages for Dialect {
                 Dialect::Native => FreeBodyIntegration::ImplicitMidpoint,
                 Dialect::Mujoco => FreeBodyIntegration::GyroscopicBlock,
             },
+        }
+    }
+
+    /// MuJoCo's `kFrameEps` (10⁻⁶) in MuJoCo's dialect, 0 in the native one.
+    fn frame_tolerance(self) -> f64 {
+        match self {
+            Dialect::Native => 0.0,
+            Dialect::Mujoco => signorini_model::same_frame::MUJOCO_FRAME_TOLERANCE,
         }
     }
 }

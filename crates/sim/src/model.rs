@@ -69,9 +69,11 @@ pub struct Model {
 }
 
 impl Model {
-    /// Validates `options`, compiles `spec` and configures every stage for the options' dialect.
-    pub fn new(spec: ModelSpec, options: Options) -> Result<Model> {
+    /// Validates `options`, compiles `spec` and configures every stage for the options' dialect (MuJoCo's shared
+    /// frames included: [`DialectStages::frame_tolerance`]).
+    pub fn new(mut spec: ModelSpec, options: Options) -> Result<Model> {
         options.validate()?;
+        spec.share_frames(Dialect::of(&options).frame_tolerance());
         Model::configure(signorini_model::Model::compile(spec)?, options)
     }
 

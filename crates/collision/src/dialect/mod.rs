@@ -148,6 +148,12 @@ pub trait PairDispatcher: Debug + Send + Sync {
         true
     }
 
+    /// Whether the contacts of one pair keep the order the pair's routine made them in (MuJoCo's contact list), or
+    /// are ordered by their frame key (spec §A.16, Genesis). Pairs are ordered by links and geoms either way.
+    fn keeps_generation_order(&self) -> bool {
+        false
+    }
+
     /// The distance (m) within which a pair of geoms reports contacts before touching, from each geom's reach
     /// `margin + gap`: none natively (Genesis has no margin), the sum in MuJoCo's dialect (MuJoCo 4.0 detects within
     /// the summed margins plus the summed gaps; contacts beyond the margin make no constraint rows).

@@ -81,6 +81,10 @@ impl PairDispatcher for MujocoDispatcher {
         false
     }
 
+    fn keeps_generation_order(&self) -> bool {
+        true
+    }
+
     fn detection_margin(&self, reach_a: f64, reach_b: f64) -> f64 {
         reach_a + reach_b
     }

@@ -311,6 +311,7 @@ impl CollisionModel {
             &data.staging,
             &mut data.staging_order,
             self.prune_tolerance,
+            self.dispatcher.keeps_generation_order(),
             &mut data.pruning,
         );
         data.stats.colliding_pairs = data.contacts.n_pairs;
