@@ -58,6 +58,8 @@ fn classify(pos: DVec3, quat: DQuat, ipos: DVec3, iquat: DQuat, tol: f64) -> Opt
     }
 }
 
+/// Sets `(pos, quat)` to the frame `share` names (the snapped inertial frame `(ipos, iquat)` for `Inertia`); whether
+/// it changed.
 fn apply(share: Share, pos: &mut DVec3, quat: &mut DQuat, ipos: DVec3, iquat: DQuat) -> bool {
     let (new_pos, new_quat) = match share {
         Share::Body { with_position } => (if with_position { DVec3::ZERO } else { *pos }, DQuat::IDENTITY),
