@@ -14,8 +14,8 @@
 //! their `group` lies in `inertiagrouprange`. `boundmass`, `boundinertia`, `balanceinertia` and `settotalmass` are
 //! applied afterwards, in that order.
 
-use glam::{DMat3, DQuat, DVec3};
-use signorini_geometry::MassProperties;
+use glam::{DQuat, DVec3};
+use signorini_geometry::{MassProperties, Pose};
 use signorini_model::spec::InertialSpec;
 
 use crate::compiler::{Compiler, InertiaFromGeom};
@@ -196,65 +196,20 @@ fn single(g: &GeomMass) -> InertialSpec {
     }
 }
 
-/// Several geoms, as MuJoCo's `mjCBody::InertiaFromGeom` sums them: each geom's principal inertia (its [`single`]
-/// frame) rotated to the body frame (`mjuu_globalinertia`) plus its parallel-axis term about the combined centre of
-/// mass (`mjuu_offcenter`), then MuJoCo's principal axes (`None` when massless).
+/// Several geoms: parallel-axis sum about the combined centre of mass, then MuJoCo's principal axes (`None` when
+/// massless).
 fn combined<'a>(geoms: impl Iterator<Item = &'a GeomMass>) -> Option<InertialSpec> {
-    let parts: Vec<InertialSpec> = geoms.map(single).collect();
-    let mass: f64 = parts.iter().map(|p| p.mass).sum();
-    if !(mass >= EPS) {
+    let total = geoms.fold(MassProperties::ZERO, |acc, g| {
+        let pose = Pose { translation: g.pos, rotation: g.quat };
+        acc.combine(&g.props.transformed(&pose))
+    });
+    if !(total.mass >= EPS) {
         return None;
     }
-    let moment = parts.iter().fold(DVec3::ZERO, |acc, p| acc + p.mass * p.pos);
-    let com = moment / mass;
-    let mut full = [0.0; 6];
-    for p in &parts {
-        let global = global_inertia(p.inertia, p.quat);
-        let d = p.pos - com;
-        let m = p.mass;
-        let offcenter = [
-            m * (d.y * d.y + d.z * d.z),
-            m * (d.x * d.x + d.z * d.z),
-            m * (d.x * d.x + d.y * d.y),
-            -m * d.x * d.y,
-            -m * d.x * d.z,
-            -m * d.y * d.z,
-        ];
-        for k in 0..6 {
-            full[k] = full[k] + global[k] + offcenter[k];
-        }
-    }
-    let (moments, frame) = crate::eig3::principal(full);
-    Some(InertialSpec { mass, inertia: moments, pos: com, quat: frame })
-}
-
-/// `R diag(i) Rᵀ` as `[xx, yy, zz, xy, xz, yz]`, in MuJoCo's arithmetic (`mjuu_globalinertia`).
-fn global_inertia(i: DVec3, q: DQuat) -> [f64; 6] {
-    let r = DMat3::from_quat(q);
-    // Row-major entries of R.
-    let m = [
-        r.x_axis.x, r.y_axis.x, r.z_axis.x, r.x_axis.y, r.y_axis.y, r.z_axis.y, r.x_axis.z, r.y_axis.z,
-        r.z_axis.z,
-    ];
-    let t = [
-        m[0] * i.x,
-        m[3] * i.x,
-        m[6] * i.x,
-        m[1] * i.y,
-        m[4] * i.y,
-        m[7] * i.y,
-        m[2] * i.z,
-        m[5] * i.z,
-        m[8] * i.z,
-    ];
-    [
-        m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
-        m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
-        m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
-        m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
-        m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
-        m[3] * t[2] + m[4] * t[5] + m[5] * t[8],
-    ]
+    let i = total.inertia;
+    let (moments, frame) =
+        crate::eig3::principal([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y]);
+    Some(InertialSpec { mass: total.mass, inertia: moments, pos: total.com, quat: frame })
 }
 
 /// `boundmass`, `boundinertia`, `balanceinertia`.
