@@ -246,6 +246,7 @@ impl CollisionModel {
     /// and keeps each pair's normal for the next step. Errors: a pair's error, a pair over its contact budget.
     fn stage(&self, data: &mut CollisionData, range: std::ops::Range<usize>) -> Result<()> {
         let mixing = self.mixing;
+        let generation_order = self.dispatcher.keeps_generation_order();
         for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs[range.clone()]) {
             let (a, b) = (a as usize, b as usize);
             if let Some(e) = &slot.error {
@@ -291,7 +292,12 @@ impl CollisionModel {
                         params,
                         tangent: slot.manifold.tangent,
                     },
-                    frame_key: frame_key(frame.inverse_transform_point(c.position)),
+                    // The frame key orders a pair's contacts unless the dialect keeps their generation order.
+                    frame_key: if generation_order {
+                        0.0
+                    } else {
+                        frame_key(frame.inverse_transform_point(c.position))
+                    },
                 });
             }
         }
