@@ -77,7 +77,8 @@ impl Model {
         Model::configure(signorini_model::Model::compile(spec)?, options)
     }
 
-    /// [`Model::new`] for an already compiled multibody model.
+    /// [`Model::new`] for an already compiled multibody model. Its frames stay as compiled: MuJoCo's shared frames
+    /// are applied to a spec, before compiling ([`Model::new`], [`ModelSpec::share_frames`]).
     pub fn from_compiled(multibody: signorini_model::Model, options: Options) -> Result<Model> {
         options.validate()?;
         Model::configure(multibody, options)
