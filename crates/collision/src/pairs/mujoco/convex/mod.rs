@@ -133,8 +133,8 @@ struct Scratch {
     clip: Clip,
 }
 
-/// `mjc_Convex` for cylinder against cylinder, box or mesh: the single contact, then the extra contacts of
-/// [`perturb`] where MuJoCo 4.0's cylinder clipping would add some (`multi`: `<flag multiccd>`, on by default).
+/// `mjc_Convex` for cylinder against cylinder, box or mesh and capsule against cylinder or mesh: the single contact,
+/// then the extra contacts of [`perturb`] where MuJoCo 4.0's clipping would add some (`multi`: `<flag multiccd>`, on by default).
 pub(crate) fn convex_perturbed(
     g1: &Shape,
     f1: &Frame,
@@ -146,8 +146,9 @@ pub(crate) fn convex_perturbed(
     perturbed_with(g1, f1, g2, f2, margin, true, out);
 }
 
-/// `mjc_Convex` for the pairs that get one contact (sphere, capsule and ellipsoid against the convex shapes; with
-/// `<flag multiccd="disable"/>`, cylinder pairs too): `mjc_penetration`'s single contact.
+/// `mjc_Convex` for the pairs that get one contact (sphere and ellipsoid against the convex shapes, capsule against
+/// an ellipsoid; with `<flag multiccd="disable"/>`, cylinder and capsule pairs too): `mjc_penetration`'s single
+/// contact.
 pub(crate) fn convex_one(
     g1: &Shape,
     f1: &Frame,

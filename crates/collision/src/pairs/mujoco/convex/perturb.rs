@@ -1,6 +1,7 @@
-//! Cylinder against cylinder, box or mesh in MuJoCo 4.0: after the single native-GJK/EPA contact, MuJoCo 4.0's
-//! multiccd clips polygon features as for box and mesh pairs, with the cylinder's caps read as 16-gons. That routine
-//! is not in the public MuJoCo source we port from; what it does was read off its contacts:
+//! Cylinder against cylinder, box or mesh, and capsule against cylinder or mesh, in MuJoCo 4.0: after the single
+//! native-GJK/EPA contact, MuJoCo 4.0's multiccd clips polygon features as for box and mesh pairs, with the
+//! cylinder's caps read as 16-gons. That routine is not in the public MuJoCo source we port from; what it does was
+//! read off its contacts:
 //!
 //! * a cap on a face (a box face, a mesh polygon or the other cylinder's cap within `FACE_TOL` of the contact
 //!   normal): face–face clipping (`multicontact.rs`), the face of geom 1 clipping the face of geom 2, a cap being the
@@ -14,7 +15,10 @@
 //!   by its inverse, for `a` the two tangents of `mju_makeFrame(normal)` and `ε = 1e-3` rad, one more
 //!   `mjc_penetration` each; a new contact farther than `1e-3 · min(rbound₁, rbound₂)` from every kept one is kept
 //!   with the first contact's depth, and the two farthest apart remain (the edge's clipped ends in MuJoCo);
-//! * side against side stays one contact.
+//! * side against side stays one contact;
+//! * a capsule against a cylinder or a mesh (MuJoCo 4.0 reads the capsule as its side line, an edge): lying along a
+//!   cap (the contact on its face or its rim) or a mesh face, its side line clipped by that face
+//!   ([`clip_capsule_side`]); otherwise one contact.
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::Shape;
@@ -29,6 +33,11 @@ use crate::pairs::mujoco::{geom_rbound, quat_to_mat};
 const ANGLE: f64 = 1e-3;
 /// `relative_tolerance`.
 const RELATIVE_TOLERANCE: f64 = 1e-3;
+/// A contact whose normal is within this of perpendicular to a cylinder's axis lies on its side, not on a cap
+/// (GJK/EPA leave side normals this close to perpendicular).
+const CAP_SIDE_TOL: f64 = 1e-6;
+/// A contact point within this (relative to the cylinder's size) of a cap's plane lies on that cap or its rim.
+const CAP_PLANE_TOL: f64 = 1e-9;
 /// Vertices of a cap polygon in MuJoCo 4.0's clipping.
 const CAP_VERTICES: usize = 16;
 
@@ -48,6 +57,14 @@ pub(super) fn penetration_perturbed(
         return;
     }
     let first = out[start];
+    if matches!(o1.geom, Geom::Capsule { .. }) {
+        // A capsule (geom 1 of each pair that gets here with one) lying along a face: its side line clipped by the
+        // face replaces the EPA contact.
+        if clip_capsule_side(o1, o2, &first, margin, &mut s.clip, out) {
+            out.remove(start);
+        }
+        return;
+    }
     let Some(keep) = clipped_contacts(o1, o2, first.normal) else { return };
     if keep == 4 {
         // A cap on a face: MuJoCo 4.0's face–face clipping with the cap as a 16-gon.
@@ -118,6 +135,63 @@ fn clip_cap(
     };
     let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
     polygon_clip(&c.face1, &c.face2, n1, Some(n2), -n2, margin, bufs, out)
+}
+
+/// MuJoCo 4.0's edge–face clipping of a capsule (geom 1) lying along a face of geom 2, after the `first` contact with
+/// normal `n` (from geom 1 to geom 2). The face: a cylinder's cap ([`cap_polygon`]) when the first contact lies on
+/// that cap or on its rim (its point on the cylinder in the cap's plane, `n` not perpendicular to the axis; a capsule
+/// meeting the rim from the side is clipped by the cap, as MuJoCo does); a box face or mesh polygon within `FACE_TOL` of `−n`
+/// ([`facing_face`]) with the capsule's axis within `EDGE_TOL` of perpendicular to `n`. The capsule's axis must lie
+/// within `EDGE_TOL` of perpendicular to the face normal. The
+/// capsule's side line towards the face (its core segment from the `−z` end to the `+z` end, moved by
+/// `radius · (n − (n·axis) axis)`, the part of `n` perpendicular to the axis, not normalised, as MuJoCo 4.0 places it)
+/// is clipped by the face (`multicontact.rs`): up to two contacts, each at its own depth along the face normal, which
+/// is their normal; the same point twice when one end lies above the face, as MuJoCo reports it. Read off MuJoCo
+/// 4.0's contacts (its routine is not in the public source; `tests/mujoco_pairs.rs`). Returns false when the capsule
+/// does not lie along a face or nothing is left.
+fn clip_capsule_side(
+    o1: &Obj<'_>,
+    o2: &Obj<'_>,
+    first: &MjContact,
+    margin: f64,
+    c: &mut Clip,
+    out: &mut Vec<MjContact>,
+) -> bool {
+    let Geom::Capsule { radius, half_length } = o1.geom else { return false };
+    let (axis, n) = (o1.mat.z_axis, first.normal);
+    let face_normal = match o2.geom {
+        Geom::Cylinder { radius: cap_radius, half_length: cap_half } => {
+            // The cap the contact lies on (its face or its rim): the contact's point on the cylinder,
+            // `pos + dist/2 · n`, in the cap's plane, and the normal not perpendicular to the axis (a side contact).
+            let along = o2.mat.z_axis.dot(-n);
+            let height = o2.mat.z_axis.dot(first.pos + n * (0.5 * first.dist) - o2.origin);
+            let top = along > 0.0;
+            let on_cap =
+                if top { height } else { -height } >= cap_half - CAP_PLANE_TOL * cap_half.max(cap_radius);
+            if along.abs() <= CAP_SIDE_TOL || !on_cap {
+                return false;
+            }
+            cap_polygon(o2, cap_radius, cap_half, top, &mut c.face2);
+            if top { o2.mat.z_axis } else { -o2.mat.z_axis }
+        }
+        _ => {
+            if axis.dot(n).abs() >= EDGE_TOL {
+                return false;
+            }
+            match facing_face(o2, -n, (&mut c.n2, &mut c.idx2), &mut c.face2) {
+                Some(face_normal) => face_normal,
+                None => return false,
+            }
+        }
+    };
+    if axis.dot(face_normal).abs() >= EDGE_TOL {
+        return false;
+    }
+    let side = (n - axis * axis.dot(n)) * radius;
+    c.face1.clear();
+    c.face1.extend([-half_length, half_length].map(|z| o1.world(DVec3::new(0.0, 0.0, z)) + side));
+    let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
+    polygon_clip(&c.face2, &c.face1, face_normal, None, -face_normal, margin, bufs, out)
 }
 
 /// The face of `o` whose outward normal is closest to `dir` and within `FACE_TOL` of it: its vertices (world) into
