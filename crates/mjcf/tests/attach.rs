@@ -35,10 +35,10 @@ fn attached_model_compiles_as_mujoco_does() {
             bodies[theirs["parent"].as_u64().unwrap() as usize]["name"]
         );
         let mass = theirs["mass"].as_f64().unwrap();
-        // The attached file's defaults (density 500/2000, capsule radius 0.03), not this file's (density 100). The
-        // tolerance is MuJoCo's single-precision mesh vertices (the wedge's volume).
+        // The attached file's defaults (density 500/2000, capsule radius 0.03), not this file's (density 100); the
+        // wedge's volume from its vertices read in single precision, as MuJoCo reads them.
         assert!(
-            close(ours.inertial.mass, mass, 1e-7),
+            close(ours.inertial.mass, mass, 1e-13),
             "mass of {}: {} vs {mass}",
             ours.name,
             ours.inertial.mass
@@ -137,10 +137,10 @@ fn attached_model_runs_as_mujoco_does() {
         let ours = &scene.data().multibody.qpos;
         for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             worst = worst.max((a - b).abs());
-            assert!((a - b).abs() < 1e-7, "qpos[{i}] at step {step}: {a} vs {b}");
+            assert!((a - b).abs() < 1e-9, "qpos[{i}] at step {step}: {a} vs {b}");
         }
     }
-    // 1e-7: the wedge mesh's inertia differs in the 8th digit (MuJoCo stores mesh vertices in single precision).
+    // 1.4e-10 (5.2e-9 before mesh vertices were read in single precision, as MuJoCo reads them).
     println!("attach.xml, 60 steps vs MuJoCo 4.0: max |Δqpos| {worst:.1e}");
 }
 
