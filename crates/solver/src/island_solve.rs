@@ -4,6 +4,7 @@
 //! ([`crate::primal`]) with the termination scale `1/tr(M_island)`, and scattered back into `qacc` and `efc_force`.
 //! One island covering every dof and row is solved in place, without copies.
 
+use signorini_constraints::rows::make_room;
 use signorini_constraints::{ConstraintRows, DofIndex, RowKind};
 use signorini_model::{Data, Model};
 
@@ -168,6 +169,18 @@ fn copy_rows(
         out.jac_start.push(0);
     }
     let (j0, j1) = (rows.jac_start[range.start], rows.jac_start[range.end]);
+    // The copy grows as the rows do (1/8 of spare room, not doubling), in the arrays it fills.
+    let n = range.len();
+    make_room(&mut out.jac_dof, j1 - j0);
+    make_room(&mut out.jac_val, j1 - j0);
+    make_room(&mut out.jac_start, n);
+    make_room(&mut out.kind, n);
+    make_room(&mut out.aref, n);
+    make_room(&mut out.r, n);
+    make_room(&mut out.d, n);
+    make_room(&mut out.frictionloss, n);
+    make_room(&mut out.mu, n);
+    make_room(&mut out.cone, n);
     let base = out.jac_dof.len();
     out.jac_dof.extend(rows.jac_dof[j0..j1].iter().map(|&k| local[k as usize] as DofIndex));
     out.jac_val.extend_from_slice(&rows.jac_val[j0..j1]);

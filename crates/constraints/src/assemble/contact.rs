@@ -58,6 +58,9 @@ impl ConstraintAssembler {
         // column, spin and rolling on the rotational part.
         let ndir = dim.max(1);
         let ncol = cols.len();
+        // At most `2(dim − 1)` pyramid edges or `dim` rows, each over the contact's columns.
+        let nrows = if dim > 1 { (2 * (dim - 1)).max(dim) } else { 1 };
+        rows.reserve(nrows, nrows * ncol);
         let mut basis_vel = [0.0; 6];
         basis.clear();
         basis.resize(ndir.max(3) * ncol, 0.0);
