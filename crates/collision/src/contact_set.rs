@@ -19,6 +19,7 @@ use std::cmp::Ordering;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
+use crate::capacity::make_room;
 use crate::prune::{PruneContact, PruneScratch, prune};
 
 /// MuJoCo's `solref`: `(timeconst, dampratio)`, or `(−stiffness, −damping)` in direct mode.
@@ -214,6 +215,27 @@ impl ContactSet {
         self.n_pairs = 0;
     }
 
+    /// Makes room for `n` more contacts in every array ([`make_room`]: 1/8 of spare room when an array grows).
+    pub fn reserve(&mut self, n: usize) {
+        make_room(&mut self.geom_a, n);
+        make_room(&mut self.geom_b, n);
+        make_room(&mut self.link_a, n);
+        make_room(&mut self.link_b, n);
+        make_room(&mut self.position, n);
+        make_room(&mut self.normal, n);
+        make_room(&mut self.penetration, n);
+        make_room(&mut self.friction, n);
+        make_room(&mut self.friction_torsional, n);
+        make_room(&mut self.friction_rolling, n);
+        make_room(&mut self.solref, n);
+        make_room(&mut self.solimp, n);
+        make_room(&mut self.condim, n);
+        make_room(&mut self.margin, n);
+        make_room(&mut self.gap, n);
+        make_room(&mut self.adhesion, n);
+        make_room(&mut self.tangent, n);
+    }
+
     /// Whether there is no contact.
     pub fn is_empty(&self) -> bool {
         self.geom_a.is_empty()
@@ -291,6 +313,7 @@ impl ContactSet {
         pruning: &mut Pruning,
     ) {
         order.clear();
+        make_room(order, staged.len());
         let mut packed = true;
         order.extend(staged.iter().enumerate().map(|(i, s)| {
             let key = sort_key(s);
@@ -307,6 +330,7 @@ impl ContactSet {
             (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| compare(&staged[a.2 as usize], &staged[b.2 as usize]))
         });
         self.clear();
+        self.reserve(order.len());
         let keep: &[bool] = if prune_tolerance > 0.0 {
             pruning.input.clear();
             pruning.input.extend(order.iter().map(|&(_, _, i)| {

@@ -16,6 +16,10 @@
 //! is its dimensionality (1, 3, 4 or 6) and `contact_mu` its cone coefficient (pyramid `μ`; elliptic
 //! `μ/√impratio`, MuJoCo `con->mu`).
 
+/// The growth rule of the per-step arrays (re-exported for the solver's copies of the rows).
+pub use signorini_collision::capacity::make_room;
+use signorini_collision::capacity::room_for;
+
 /// The kind of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RowKind {
@@ -101,19 +105,6 @@ pub struct RowData {
     pub cone: Option<usize>,
     /// Friction coefficient of the row's direction.
     pub mu: f64,
-}
-
-/// When an array of the rows must grow, it gets this fraction of its length as spare room (1/8), rather than the
-/// doubling of `Vec::push`: the Jacobian is the largest array of a step, and doubling left up to half of it unused
-/// (the settled pile held room for 49 152 entries and used 26 088).
-const SPARE_DIVISOR: usize = 8;
-
-/// Makes room in `v` for `additional` more elements: nothing when it has the room, else `additional` plus 1/8 of its
-/// length ([`ConstraintRows::reserve`]'s growth rule, also used by the solver's copies of the rows).
-pub fn make_room<T>(v: &mut Vec<T>, additional: usize) {
-    if v.capacity() - v.len() < additional {
-        v.reserve_exact(additional + v.len() / SPARE_DIVISOR);
-    }
 }
 
 /// A dof index of the rows' Jacobian. 32 bits: [`crate::ConstraintAssembler::new`] rejects a model with more dofs
@@ -209,7 +200,8 @@ impl ConstraintRows {
     }
 
     /// Makes room for `rows` more rows and `entries` more Jacobian entries ([`make_room`]: 1/8 of spare room when an
-    /// array grows, not doubling). Every per-row array gets the same capacity, so the room of `kind` is the room of
+    /// array grows, not doubling; the Jacobian is the largest array of a step, and doubling left up to half of it
+    /// unused). Every per-row array gets the same capacity, so the room of `kind` is the room of
     /// all of them. The assembler reserves before each contact; [`Self::push_row`] and [`Self::push_entry`] reserve
     /// one more when full.
     pub fn reserve(&mut self, rows: usize, entries: usize) {
@@ -218,7 +210,7 @@ impl ConstraintRows {
         if self.kind.capacity() - self.kind.len() >= rows {
             return;
         }
-        let target = self.kind.len() + rows + self.kind.len() / SPARE_DIVISOR;
+        let target = room_for(self.kind.len(), rows);
         fn to<T>(v: &mut Vec<T>, capacity: usize) {
             if v.capacity() < capacity {
                 v.reserve_exact(capacity - v.len());

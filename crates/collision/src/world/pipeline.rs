@@ -9,7 +9,7 @@ use signorini_geometry::{Pose, Shape};
 use super::data::{CollisionData, canonical, lock};
 use super::model::{CollisionModel, check_pose};
 use crate::broad::{BroadPhaseInput, GeomPair};
-use crate::capacity;
+use crate::capacity::{self, make_room};
 use crate::contact_set::{ContactRecord, ContactSet, StagedContact, frame_key};
 use crate::dialect::{BatchGeoms, PairDispatcher, PairSlot};
 use crate::error::{CollisionError, Result};
@@ -279,6 +279,7 @@ impl CollisionModel {
             };
             let (link_a, link_b) = (g.body[a], g.body[b]);
             let frame = data.body_pose[link_b];
+            make_room(&mut data.staging, slot.manifold.len());
             for c in &slot.manifold.contacts {
                 data.staging.push(StagedContact {
                     record: ContactRecord {
