@@ -37,6 +37,7 @@ use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_model::error::object_name;
 use signorini_model::model::MINVAL;
+use signorini_model::spatial::SpatialVec;
 use signorini_model::spec::{SolImp, SolRef};
 use signorini_model::{Data, EqualitySpec, JointKind, Model};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -624,32 +625,29 @@ fn push_direction(rows: &mut ConstraintRows, cols: &[Column], lin: DVec3, ang: D
     }
 }
 
-/// Per-step Jacobian data of every dof: the angular part `ω_k` of `cdof` and the linear part at the world origin,
-/// `v_k = cdof.lin − ω_k × c_k` (with `c_k` the reference point of the dof's tree), so that the column of world
-/// point `p` is `(v_k + ω_k × p, ω_k)` without looking the reference point up again per contact.
+/// Per-step Jacobian data of every dof: the linear part at the world origin, `v_k = cdof.lin − ω_k × c_k` (with
+/// `ω_k` the angular part of `cdof` and `c_k` the reference point of the dof's tree), so that the column of world
+/// point `p` is `(v_k + ω_k × p, ω_k)` without looking the reference point up again per contact. `ω_k` is read from
+/// `cdof` itself (a copy would add 24 bytes per dof).
 #[derive(Debug, Clone, Default)]
 struct DofColumns {
     lin0: Vec<DVec3>,
-    ang: Vec<DVec3>,
 }
 
 impl DofColumns {
     fn update(&mut self, model: &Model, data: &Data) {
         self.lin0.clear();
-        self.ang.clear();
-        // Exactly `nv` each (pushing would grow them to the next power of two).
+        // Exactly `nv` (pushing would grow it to the next power of two).
         self.lin0.reserve_exact(model.nv);
-        self.ang.reserve_exact(model.nv);
         for dof in 0..model.nv {
-            let (lin, ang) = model.jacobian_column(data, dof, DVec3::ZERO);
-            self.lin0.push(lin);
-            self.ang.push(ang);
+            self.lin0.push(model.jacobian_column(data, dof, DVec3::ZERO).0);
         }
     }
 
+    /// The column of world point `p` for `dof`, with `cdof` the step's motion subspaces (`Data::cdof`).
     #[inline]
-    fn column(&self, dof: usize, p: DVec3) -> (DVec3, DVec3) {
-        let ang = self.ang[dof];
+    fn column(&self, cdof: &[SpatialVec], dof: usize, p: DVec3) -> (DVec3, DVec3) {
+        let ang = cdof[dof].ang;
         (self.lin0[dof] + ang.cross(p), ang)
     }
 }
@@ -658,7 +656,7 @@ impl DofColumns {
 /// decreasing dof order. When `p₁ = p₂` the shared part of the chains cancels exactly and is left out.
 fn relative_columns(
     model: &Model,
-    dofs: &DofColumns,
+    (dofs, cdof): (&DofColumns, &[SpatialVec]),
     (b1, p1): (usize, DVec3),
     (b2, p2): (usize, DVec3),
     out: &mut Vec<Column>,
@@ -667,11 +665,11 @@ fn relative_columns(
     let same_point = p1 == p2;
     let (c1, c2) = (model.dof_chain_slice(b1), model.dof_chain_slice(b2));
     let plus = |x: usize, p: DVec3| {
-        let (lin, ang) = dofs.column(x, p);
+        let (lin, ang) = dofs.column(cdof, x, p);
         Column { dof: x, lin, ang }
     };
     let minus = |y: usize, p: DVec3| {
-        let (lin, ang) = dofs.column(y, p);
+        let (lin, ang) = dofs.column(cdof, y, p);
         Column { dof: y, lin: -lin, ang: -ang }
     };
     let (mut i, mut j) = (0, 0);
@@ -684,8 +682,8 @@ fn relative_columns(
                 }
                 i += 1;
                 j += 1;
-                let (l1, a1) = dofs.column(x, p1);
-                let (l2, a2) = dofs.column(x, p2);
+                let (l1, a1) = dofs.column(cdof, x, p1);
+                let (l2, a2) = dofs.column(cdof, x, p2);
                 Column { dof: x, lin: l1 - l2, ang: a1 - a2 }
             }
             (Some(x), Some(y)) if y > x => {

@@ -43,7 +43,7 @@ impl ConstraintAssembler {
         }
         let imp = sol.impedance(x);
         let AssemblyScratch { cols, dofs, basis, .. } = scratch;
-        relative_columns(model, dofs, (a, p), (b, p), cols);
+        relative_columns(model, (dofs, &data.cdof), (a, p), (b, p), cols);
         let tran = model.body_invweight0[a][0] + model.body_invweight0[b][0];
         let ir = self.impratio;
         let z = DVec3::ZERO;

@@ -21,7 +21,7 @@ impl ConstraintAssembler {
                 let sol = replaced.unwrap_or(&sol);
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
+                relative_columns(model, (dofs, &data.cdof), (body1, p1), (body2, p2), cols);
                 let err = p1 - p2;
                 let imp = sol.impedance(err.length());
                 let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
@@ -47,7 +47,7 @@ impl ConstraintAssembler {
                 let sol = replaced.unwrap_or(&sol);
                 let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
                 let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
-                relative_columns(model, dofs, (body1, p1), (body2, p2), cols);
+                relative_columns(model, (dofs, &data.cdof), (body1, p1), (body2, p2), cols);
                 let q = data.xquat[body1] * relquat;
                 let q2inv = data.xquat[body2].inverse();
                 let qe = q2inv * q;
