@@ -201,9 +201,8 @@ impl ConstraintRows {
 
     /// Makes room for `rows` more rows and `entries` more Jacobian entries ([`make_room`]: 1/8 of spare room when an
     /// array grows, not doubling; the Jacobian is the largest array of a step, and doubling left up to half of it
-    /// unused). Every per-row array gets the same capacity, so the room of `kind` is the room of
-    /// all of them. The assembler reserves before each contact; [`Self::push_row`] and [`Self::push_entry`] reserve
-    /// one more when full.
+    /// unused). Every per-row array gets the same capacity, so the room of `kind` is the room of all of them. The
+    /// assembler reserves before each contact; pushing a row or an entry into a full array reserves one more.
     pub fn reserve(&mut self, rows: usize, entries: usize) {
         make_room(&mut self.jac_dof, entries);
         make_room(&mut self.jac_val, entries);
