@@ -42,7 +42,7 @@ mod epa;
 mod gjk;
 mod hfield;
 mod multicontact;
-mod perturb;
+mod round_clip;
 mod support;
 
 pub(crate) use hfield::convex_hfield;
@@ -134,8 +134,8 @@ struct Scratch {
 }
 
 /// `mjc_Convex` for cylinder against cylinder, box or mesh and capsule against cylinder or mesh: the single contact,
-/// then the extra contacts of [`perturb`] where MuJoCo 4.0's clipping would add some (`multi`: `<flag multiccd>`, on by default).
-pub(crate) fn convex_perturbed(
+/// then MuJoCo 4.0's clipping of a cap or a side lying on a face ([`round_clip`]).
+pub(crate) fn convex_clipped(
     g1: &Shape,
     f1: &Frame,
     g2: &Shape,
@@ -143,7 +143,7 @@ pub(crate) fn convex_perturbed(
     margin: f64,
     out: &mut Vec<MjContact>,
 ) {
-    perturbed_with(g1, f1, g2, f2, margin, true, out);
+    clipped_with(g1, f1, g2, f2, margin, true, out);
 }
 
 /// `mjc_Convex` for the pairs that get one contact (sphere and ellipsoid against the convex shapes, capsule against
@@ -157,11 +157,11 @@ pub(crate) fn convex_one(
     margin: f64,
     out: &mut Vec<MjContact>,
 ) {
-    perturbed_with(g1, f1, g2, f2, margin, false, out);
+    clipped_with(g1, f1, g2, f2, margin, false, out);
 }
 
 #[allow(clippy::too_many_arguments)]
-fn perturbed_with(
+fn clipped_with(
     g1: &Shape,
     f1: &Frame,
     g2: &Shape,
@@ -171,7 +171,7 @@ fn perturbed_with(
     out: &mut Vec<MjContact>,
 ) {
     with_objects(g1, f1, g2, f2, margin, |s, o1, o2| {
-        perturb::penetration_perturbed(s, (g1, o1), (g2, o2), margin, multi, out)
+        round_clip::penetration_clipped(s, o1, o2, margin, multi, out)
     });
 }
 
