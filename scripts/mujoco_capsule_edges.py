@@ -32,18 +32,68 @@ OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests
 UP = np.array([0.0, 0.0, 1.0])
 
 
-def model(capsule, bottom, mesh_vertex):
+LYING = axis_angle([0, 1, 0], math.pi / 2)  # a lying geom's axis along +x
+PLACES = ("inside", "one rim", "both rims")
+
+
+def two_bodies(top, bottom, mesh_vertex=None, bottom_first=False):
+    """Two free bodies with geoms `top` and `bottom` (geom attribute strings; a mesh geom names mesh "m", made from
+    `mesh_vertex`), the bottom one's body listed first when asked."""
     asset = f'<asset><mesh name="m" vertex="{mesh_vertex}"/></asset>' if mesh_vertex else ""
-    geom = f'type="mesh" mesh="m"' if mesh_vertex else f'type="cylinder" size="{bottom[0]} {bottom[1]}"'
-    xml = f"""<mujoco>{asset}<worldbody>
-<body><freejoint/><geom type="capsule" size="{capsule[0]} {capsule[1]}"/></body>
-<body><freejoint/><geom {geom}/></body>
-</worldbody></mujoco>"""
-    return mujoco.MjModel.from_xml_string(xml)
+    bodies = [f"<body><freejoint/><geom {g}/></body>" for g in (top, bottom)]
+    if bottom_first:
+        bodies.reverse()
+    return mujoco.MjModel.from_xml_string(f"<mujoco>{asset}<worldbody>{''.join(bodies)}</worldbody></mujoco>")
+
+
+def reference_meshes():
+    """The cube mesh and hull 0 of the convex scene as the tests read them (`meshes` of the output), and their
+    vertex strings."""
+    vertices = (CUBE, re.findall(r'vertex="([^"]*)"', SCENE.read_text())[0])
+    meshes = []
+    for vertex in vertices:
+        stored, exact = mesh_data(two_bodies('type="sphere" size="0.01"', 'type="mesh" mesh="m"', vertex), 0, vertex)
+        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist()})
+    return meshes, vertices
+
+
+def mesh_face(m, rng):
+    """One of the three largest faces of geom 1 (a mesh) turned up, about the vertical by a random angle: the mesh's
+    rotation, the face's centre (x, y) and the distance from it to the face's nearest vertex."""
+    verts, polys = faces_of(m, 1)
+    big = sorted(range(len(polys)), key=lambda p: -poly_area(verts, polys[p][0]))[:3]
+    face = big[rng.integers(len(big))]
+    rot = axis_angle(UP, rng.uniform(0, 2 * math.pi)) @ align(polys[face][1], UP)
+    pts = verts[polys[face][0]] @ rot.T
+    centre = pts.mean(axis=0)[:2]
+    return rot, centre, np.linalg.norm(pts[:, :2] - centre, axis=1).min()
+
+
+def half_length_for(place, h, reach, rng):
+    """A lying geom's half-length for `place` on a face of half-size `reach`: short inside it, long across both rims."""
+    if place == "inside":
+        return min(h, 0.6 * reach)
+    if place == "both rims":
+        return max(h, reach * rng.uniform(1.1, 1.5))
+    return h
+
+
+def lying_pose(rng, place, tilt, h, reach, centre):
+    """A lying geom (half-length h) turned about the vertical by a random angle and tilted by `tilt` degrees about a
+    random horizontal axis: its rotation and its (x, y) over the face centred at `centre`, shifted sideways, and past
+    the rim for "one rim"."""
+    turn, phi = rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi)
+    rot = axis_angle([math.cos(phi), math.sin(phi), 0], math.radians(tilt)) @ axis_angle(UP, turn) @ LYING
+    along = np.array([math.cos(turn), math.sin(turn)])
+    side = np.array([-along[1], along[0]])
+    xy = centre + side * rng.uniform(-0.3, 0.3) * reach
+    if place == "one rim":
+        xy = xy + along * (reach + rng.uniform(-0.3, 0.6) * h)
+    return rot, xy
 
 
 def lowered(m, rot_c, rot_b, xy, depth):
-    """The capsule (rotation rot_c) above the bottom geom (at the origin, rot_b) at horizontal position xy, lowered
+    """Geom 0 (rotation rot_c) above geom 1 (at the origin, rot_b) at horizontal position xy, lowered
     until it touches (bisection on its height), then sunk by `depth`."""
     lo, hi = 0.0, 1.0  # touching at lo, apart at hi
     for _ in range(50):
@@ -56,52 +106,35 @@ def lowered(m, rot_c, rot_b, xy, depth):
 
 
 def main():
-    hull0 = re.findall(r'vertex="([^"]*)"', SCENE.read_text())[0]
-    meshes = []
-    for vertex in (CUBE, hull0):
-        stored, exact = mesh_data(model((0.02, 0.05), None, vertex), 0, vertex)
-        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist()})
+    meshes, mesh_vertices = reference_meshes()
     rng = np.random.default_rng(20261204)
-    lying = axis_angle([0, 1, 0], math.pi / 2)  # the capsule's axis along +x
     cases = []
     for k in range(60):
         r, h = rng.uniform(0.01, 0.04), rng.uniform(0.03, 0.15)
+        capsule = f'type="capsule" size="{r} {h}"'
         on_mesh = k % 3 == 2
         if on_mesh:
             mesh = int(rng.integers(2))
-            vertex = (CUBE, hull0)[mesh]
-            verts, polys = faces_of(model((r, h), None, vertex), 1)
-            big = sorted(range(len(polys)), key=lambda p: -poly_area(verts, polys[p][0]))[:3]
-            face = big[rng.integers(len(big))]
-            rot_b = axis_angle(UP, rng.uniform(0, 2 * math.pi)) @ align(polys[face][1], UP)
-            pts = verts[polys[face][0]] @ rot_b.T
-            centre = pts.mean(axis=0)[:2]
-            reach = np.linalg.norm(pts[:, :2] - centre, axis=1).min()
-            bottom, what = None, f"mesh {mesh}"
+            vertex = mesh_vertices[mesh]
+            bottom = 'type="mesh" mesh="m"'
+            rot_b, centre, reach = mesh_face(two_bodies(capsule, bottom, vertex), rng)
+            what = f"mesh {mesh}"
         else:
-            vertex = None
-            bottom = (rng.uniform(0.03, 0.1), rng.uniform(0.03, 0.1))
+            vertex, mesh = None, None
+            radius, half = rng.uniform(0.03, 0.1), rng.uniform(0.03, 0.1)
+            bottom = f'type="cylinder" size="{radius} {half}"'
             flipped = k % 2 == 1
             rot_b = axis_angle([1, 0, 0], math.pi) if flipped else np.eye(3)
-            centre, reach = np.zeros(2), bottom[0]
+            centre, reach = np.zeros(2), radius
             what = f"cylinder {'bottom' if flipped else 'top'} cap"
-        place = ("inside", "one rim", "both rims")[(k // 3) % 3]
-        if place == "inside":
-            h = min(h, 0.6 * reach)
-        elif place == "both rims":
-            h = max(h, reach * rng.uniform(1.1, 1.5))
-        m = model((r, h), bottom, vertex)
+        place = PLACES[(k // 3) % 3]
+        h = half_length_for(place, h, reach, rng)
+        m = two_bodies(f'type="capsule" size="{r} {h}"', bottom, vertex)
         tilt = (0.0, 0.5, 2.0, 4.5, 0.0, 8.0)[(k // 9) % 6] if k < 54 else rng.uniform(7.0, 9.0)
-        turn, phi = rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi)
-        rot_c = axis_angle([math.cos(phi), math.sin(phi), 0], math.radians(tilt)) @ axis_angle(UP, turn) @ lying
-        along = np.array([math.cos(turn), math.sin(turn)])
-        side = np.array([-along[1], along[0]])
-        xy = centre + side * rng.uniform(-0.3, 0.3) * reach
-        if place == "one rim":
-            xy = xy + along * (reach + rng.uniform(-0.3, 0.6) * h)
+        rot_c, xy = lying_pose(rng, place, tilt, h, reach, centre)
         poses = lowered(m, rot_c, rot_b, xy, rng.uniform(2e-4, 3e-3))
 
-        def describe(g, m=m, mesh=mesh if on_mesh else None):
+        def describe(g, m=m, mesh=mesh):
             if g == 0:
                 return {"type": "capsule", "size": m.geom_size[0].tolist()}
             if mesh is not None:
@@ -115,7 +148,7 @@ def main():
     for k in range(24):
         r, h = rng.uniform(0.01, 0.03), rng.uniform(0.05, 0.12)
         radius, half = rng.uniform(0.03, 0.08), rng.uniform(0.03, 0.1)
-        m = model((r, h), (radius, half), None)
+        m = two_bodies(f'type="capsule" size="{r} {h}"', f'type="cylinder" size="{radius} {half}"')
         turn = rng.uniform(0, 2 * math.pi)
         towards = np.array([math.cos(turn), math.sin(turn), 0.0])
         height = half + r * (-0.5, 0.1, 0.5, 0.8)[k % 4]

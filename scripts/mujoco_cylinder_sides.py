@@ -14,89 +14,58 @@ second, so that it is MuJoCo's geom 2. Needs `pip install mujoco`.
 Usage: python3 scripts/mujoco_cylinder_sides.py [OUT]
 """
 import math
-import re
 import sys
 from pathlib import Path
 
-import mujoco
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mujoco_capsule_edges import lowered  # noqa: E402
-from mujoco_convex_pairs import (  # noqa: E402
-    CUBE, SCENE, align, axis_angle, faces_of, mesh_data, poly_area, record, simulate, write_cases)
+from mujoco_capsule_edges import (  # noqa: E402
+    PLACES, half_length_for, lowered, lying_pose, mesh_face, reference_meshes, two_bodies)
+from mujoco_convex_pairs import axis_angle, record, simulate, write_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/cylinder_sides_mujoco.json"
 UP = np.array([0.0, 0.0, 1.0])
 
 
-def model(lying, bottom, mesh_vertex=None, lying_second=False):
-    """Two free bodies: the lying cylinder (size `lying`) and the bottom geom (a geom spec string)."""
-    asset = f'<asset><mesh name="m" vertex="{mesh_vertex}"/></asset>' if mesh_vertex else ""
-    top = f'<body><freejoint/><geom type="cylinder" size="{lying[0]} {lying[1]}"/></body>'
-    low = f'<body><freejoint/><geom {bottom}/></body>'
-    bodies = low + top if lying_second else top + low
-    return mujoco.MjModel.from_xml_string(f"<mujoco>{asset}<worldbody>{bodies}</worldbody></mujoco>")
-
-
 def main():
-    hull0 = re.findall(r'vertex="([^"]*)"', SCENE.read_text())[0]
-    meshes = []
-    for vertex in (CUBE, hull0):
-        stored, exact = mesh_data(model((0.02, 0.05), 'type="mesh" mesh="m"', vertex), 0, vertex)
-        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist()})
+    meshes, mesh_vertices = reference_meshes()
     rng = np.random.default_rng(20261206)
-    lying_axis = axis_angle([0, 1, 0], math.pi / 2)  # the cylinder's axis along +x
     cases = []
     for k in range(72):
         r, h = rng.uniform(0.015, 0.04), rng.uniform(0.03, 0.12)
         kind = ("box", "mesh", "cylinder")[k % 3]
         second = kind == "cylinder" and (k // 3) % 2 == 1
-        mesh = None
+        mesh, vertex = None, None
         if kind == "box":
             size = [rng.uniform(0.05, 0.15), rng.uniform(0.05, 0.15), rng.uniform(0.02, 0.06)]
-            bottom, vertex = f'type="box" size="{size[0]} {size[1]} {size[2]}"', None
+            bottom = f'type="box" size="{size[0]} {size[1]} {size[2]}"'
             rot_b = axis_angle(UP, rng.uniform(0, 2 * math.pi))
             centre, reach = np.zeros(2), min(size[0], size[1])
             what = "box"
         elif kind == "mesh":
             mesh = int(rng.integers(2))
-            vertex = (CUBE, hull0)[mesh]
+            vertex = mesh_vertices[mesh]
             bottom = 'type="mesh" mesh="m"'
-            verts, polys = faces_of(model((r, h), bottom, vertex), 1)
-            big = sorted(range(len(polys)), key=lambda p: -poly_area(verts, polys[p][0]))[:3]
-            face = big[rng.integers(len(big))]
-            rot_b = axis_angle(UP, rng.uniform(0, 2 * math.pi)) @ align(polys[face][1], UP)
-            pts = verts[polys[face][0]] @ rot_b.T
-            centre = pts.mean(axis=0)[:2]
-            reach = np.linalg.norm(pts[:, :2] - centre, axis=1).min()
+            rot_b, centre, reach = mesh_face(two_bodies(f'type="cylinder" size="{r} {h}"', bottom, vertex), rng)
             what = f"mesh {mesh}"
         else:
             radius, half = rng.uniform(0.04, 0.1), rng.uniform(0.03, 0.1)
-            bottom, vertex = f'type="cylinder" size="{radius} {half}"', None
+            bottom = f'type="cylinder" size="{radius} {half}"'
             flipped = (k // 6) % 2 == 1
             rot_b = axis_angle([1, 0, 0], math.pi) if flipped else np.eye(3)
             centre, reach = np.zeros(2), radius
             what = f"cylinder {'bottom' if flipped else 'top'} cap{', listed second' if second else ''}"
-        place = ("inside", "one rim", "both rims")[(k // 9) % 3]
-        if place == "inside":
-            h = min(h, 0.6 * reach)
-        elif place == "both rims":
-            h = max(h, reach * rng.uniform(1.1, 1.5))
-        m = model((r, h), bottom, vertex, second)
+        place = PLACES[(k // 9) % 3]
+        h = half_length_for(place, h, reach, rng)
+        lying = f'type="cylinder" size="{r} {h}"'
+        m = two_bodies(lying, bottom, vertex, second)
         tilt = (0.0, 0.5, 2.0, 4.5, 8.0, 0.0, 0.5, 2.0)[(k // 9) % 8]
-        turn, phi = rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi)
-        rot_c = axis_angle([math.cos(phi), math.sin(phi), 0], math.radians(tilt)) @ axis_angle(UP, turn) @ lying_axis
-        along = np.array([math.cos(turn), math.sin(turn)])
-        side = np.array([-along[1], along[0]])
-        xy = centre + side * rng.uniform(-0.3, 0.3) * reach
-        if place == "one rim":
-            xy = xy + along * (reach + rng.uniform(-0.3, 0.6) * h)
+        rot_c, xy = lying_pose(rng, place, tilt, h, reach, centre)
         # `lowered` poses body 0 above body 1; with the lying cylinder listed second, swap the poses.
         if second:
-            mm = model((r, h), bottom, vertex)
-            poses = lowered(mm, rot_c, rot_b, xy, rng.uniform(2e-4, 3e-3))
+            poses = lowered(two_bodies(lying, bottom, vertex), rot_c, rot_b, xy, rng.uniform(2e-4, 3e-3))
             poses = [poses[1], poses[0]]
         else:
             poses = lowered(m, rot_c, rot_b, xy, rng.uniform(2e-4, 3e-3))
