@@ -325,6 +325,44 @@ struct ConvexData {
     cases: Vec<ConvexCase>,
 }
 
+/// The hulls of a reference file's meshes, from their double vertices (`vertices_f64`).
+fn reference_hulls(data: &ConvexData) -> Vec<Shape> {
+    data.meshes
+        .iter()
+        .map(|m| {
+            let pts: Vec<DVec3> = m.vertices_f64.iter().map(|&v| DVec3::from(v)).collect();
+            ConvexMesh::from_points(&pts).unwrap().into()
+        })
+        .collect()
+}
+
+/// A reference geom as a shape; a mesh geom is `hulls[mesh]`.
+fn reference_shape(g: &ConvexGeom, hulls: &[Shape]) -> Shape {
+    match (g.kind.as_str(), g.mesh, g.size) {
+        ("mesh", Some(k), _) => hulls[k].clone(),
+        ("sphere", _, Some(s)) => Sphere::new(s[0]).unwrap().into(),
+        ("capsule", _, Some(s)) => Capsule::new(s[0], s[1]).unwrap().into(),
+        ("ellipsoid", _, Some(s)) => Ellipsoid::new(DVec3::from(s)).unwrap().into(),
+        ("cylinder", _, Some(s)) => Cylinder::new(s[0], s[1]).unwrap().into(),
+        ("box", _, Some(s)) => Cuboid::new(DVec3::from(s)).unwrap().into(),
+        _ => panic!("unexpected geom {}", g.kind),
+    }
+}
+
+/// A reference geom's pose, from MuJoCo's row-major `geom_xmat`.
+fn reference_pose(g: &ConvexGeom) -> Pose {
+    let r = glam::DMat3::from_cols_array(&g.mat).transpose();
+    Pose::new(DVec3::from(g.pos), DQuat::from_mat3(&r).normalize()).unwrap()
+}
+
+/// Whether our contact (A = MuJoCo's geom 1, so our normal is MuJoCo's frame negated) is MuJoCo's within
+/// `(position, depth, normal)`.
+fn close_to(o: &Contact, c: &MujocoContact, (pos, depth, normal): (f64, f64, f64)) -> bool {
+    (o.position - DVec3::from(c.pos)).length() < pos
+        && (o.penetration + c.dist).abs() < depth
+        && (o.normal + DVec3::from(c.normal)).length() < normal
+}
+
 /// MuJoCo 4.0's box–mesh and mesh–mesh contacts (`mjc_Convex`: native GJK/EPA and the multiccd polygon clipping;
 /// `scripts/mujoco_convex_pairs.py`): random poses of the convex scene's hulls pushed into contact, hulls resting
 /// face on face (also tilted) and edge on face, the same with a cube mesh, a primitive box against hulls and the
@@ -350,30 +388,15 @@ fn convex_pairs_match_mujoco() {
     let text = include_str!("data/convex_pairs_mujoco.json");
     let data: ConvexData = serde_json::from_str(text).unwrap();
     assert_eq!(data.cases.len(), 120);
-    let meshes: Vec<Shape> = data
-        .meshes
-        .iter()
-        .map(|m| {
-            // The float32 rounding is all that separates the two vertex sets.
-            for (a, b) in m.vertices.iter().zip(&m.vertices_f64) {
-                assert!((DVec3::from(*a) - DVec3::from(*b)).abs().max_element() < 1e-8);
-            }
-            let pts: Vec<DVec3> = m.vertices_f64.iter().map(|&v| DVec3::from(v)).collect();
-            ConvexMesh::from_points(&pts).unwrap().into()
-        })
-        .collect();
-    let shape = |g: &ConvexGeom| -> Shape {
-        match (g.kind.as_str(), g.mesh, g.size) {
-            ("mesh", Some(k), _) => meshes[k].clone(),
-            ("box", _, Some(s)) => Cuboid::new(DVec3::from(s)).unwrap().into(),
-            _ => panic!("unexpected geom {}", g.kind),
+    for m in &data.meshes {
+        // The float32 rounding is all that separates the two vertex sets.
+        for (a, b) in m.vertices.iter().zip(&m.vertices_f64) {
+            assert!((DVec3::from(*a) - DVec3::from(*b)).abs().max_element() < 1e-8);
         }
-    };
-    // MuJoCo's row-major geom_xmat.
-    let pose_of = |g: &ConvexGeom| {
-        let r = glam::DMat3::from_cols_array(&g.mat).transpose();
-        Pose::new(DVec3::from(g.pos), DQuat::from_mat3(&r).normalize()).unwrap()
-    };
+    }
+    let meshes = reference_hulls(&data);
+    let shape = |g: &ConvexGeom| reference_shape(g, &meshes);
+    let pose_of = reference_pose;
     // Contacts matched one to one within `tol` (position, depth) and `ntol` (normal; ours = sign · MuJoCo's frame).
     let matches = |ours: &[Contact], mj: &[MujocoContact], sign: f64, tol: f64, ntol: f64| {
         let mut used = vec![false; ours.len()];
@@ -454,24 +477,9 @@ fn primitive_convex_pairs_match_mujoco() {
     let text = include_str!("data/primitive_pairs_mujoco.json");
     let data: ConvexData = serde_json::from_str(text).unwrap();
     assert_eq!(data.cases.len(), 122);
-    let pts: Vec<DVec3> = data.meshes[0].vertices_f64.iter().map(|&v| DVec3::from(v)).collect();
-    let hull: Shape = ConvexMesh::from_points(&pts).unwrap().into();
-    let shape = |g: &ConvexGeom| -> Shape {
-        let s = g.size.expect("every geom has its size");
-        match g.kind.as_str() {
-            "sphere" => Sphere::new(s[0]).unwrap().into(),
-            "capsule" => Capsule::new(s[0], s[1]).unwrap().into(),
-            "ellipsoid" => Ellipsoid::new(DVec3::from(s)).unwrap().into(),
-            "cylinder" => Cylinder::new(s[0], s[1]).unwrap().into(),
-            "box" => Cuboid::new(DVec3::from(s)).unwrap().into(),
-            "mesh" => hull.clone(),
-            other => panic!("unexpected geom {other}"),
-        }
-    };
-    let pose_of = |g: &ConvexGeom| {
-        let r = glam::DMat3::from_cols_array(&g.mat).transpose();
-        Pose::new(DVec3::from(g.pos), DQuat::from_mat3(&r).normalize()).unwrap()
-    };
+    let hulls = reference_hulls(&data);
+    let shape = |g: &ConvexGeom| reference_shape(g, &hulls);
+    let pose_of = reference_pose;
     let polygon = |k: &str| matches!(k, "cylinder" | "box" | "mesh");
     let (mut failures, mut counts) = (Vec::new(), [0usize; 2]);
     let mut by_kind = std::collections::BTreeMap::<&str, [usize; 2]>::new();
@@ -494,11 +502,7 @@ fn primitive_convex_pairs_match_mujoco() {
                     < 3e-4
         } else {
             ours.len() == case.contacts.len()
-                && ours.iter().zip(&case.contacts).all(|(o, c)| {
-                    (o.penetration + c.dist).abs() < 1e-6
-                        && (o.position - DVec3::from(c.pos)).length() < 2e-4
-                        && (o.normal + DVec3::from(c.normal)).length() < 0.02
-                })
+                && ours.iter().zip(&case.contacts).all(|(o, c)| close_to(o, c, (2e-4, 1e-6, 0.02)))
         };
         if !ok {
             failures.push(format!("case {i} ({}): MuJoCo {:?}\n  ours {ours:?}", case.kind, case.contacts));
@@ -643,18 +647,8 @@ fn box_box_matches_mujoco() {
 fn cylinder_caps_match_mujoco() {
     let data: ConvexData = serde_json::from_str(include_str!("data/cylinder_caps_mujoco.json")).unwrap();
     assert_eq!(data.cases.len(), 48);
-    let shape = |g: &ConvexGeom| -> Shape {
-        let s = g.size.expect("every geom has its size");
-        match g.kind.as_str() {
-            "cylinder" => Cylinder::new(s[0], s[1]).unwrap().into(),
-            "box" => Cuboid::new(DVec3::from(s)).unwrap().into(),
-            other => panic!("unexpected geom {other}"),
-        }
-    };
-    let pose_of = |g: &ConvexGeom| {
-        let r = glam::DMat3::from_cols_array(&g.mat).transpose();
-        Pose::new(DVec3::from(g.pos), DQuat::from_mat3(&r).normalize()).unwrap()
-    };
+    let shape = |g: &ConvexGeom| reference_shape(g, &[]);
+    let pose_of = reference_pose;
     let (mut exact, mut others) = (0, Vec::new());
     for (i, case) in data.cases.iter().enumerate() {
         let [g1, g2] = &case.geoms;
@@ -664,13 +658,7 @@ fn cylinder_caps_match_mujoco() {
             let n = -DVec3::from(c.normal);
             assert!(ours.iter().all(|o| (o.normal - n).length() < 1e-9), "case {i} ({}): normals", case.kind);
         }
-        let same = case.contacts.iter().all(|c| {
-            ours.iter().any(|o| {
-                (o.position - DVec3::from(c.pos)).length() < 1e-9
-                    && (o.penetration + c.dist).abs() < 1e-9
-                    && (o.normal + DVec3::from(c.normal)).length() < 1e-9
-            })
-        });
+        let same = case.contacts.iter().all(|c| ours.iter().any(|o| close_to(o, c, (1e-9, 1e-9, 1e-9))));
         if same {
             exact += 1;
         } else {
@@ -698,31 +686,10 @@ fn cylinder_caps_match_mujoco() {
 fn capsule_edges_match_mujoco() {
     let data: ConvexData = serde_json::from_str(include_str!("data/capsule_edges_mujoco.json")).unwrap();
     assert_eq!(data.cases.len(), 84);
-    let meshes: Vec<Shape> = data
-        .meshes
-        .iter()
-        .map(|m| {
-            let pts: Vec<DVec3> = m.vertices_f64.iter().map(|&v| DVec3::from(v)).collect();
-            ConvexMesh::from_points(&pts).unwrap().into()
-        })
-        .collect();
-    let shape = |g: &ConvexGeom| -> Shape {
-        match (g.kind.as_str(), g.mesh, g.size) {
-            ("capsule", _, Some(s)) => Capsule::new(s[0], s[1]).unwrap().into(),
-            ("cylinder", _, Some(s)) => Cylinder::new(s[0], s[1]).unwrap().into(),
-            ("mesh", Some(k), _) => meshes[k].clone(),
-            _ => panic!("unexpected geom {}", g.kind),
-        }
-    };
-    let pose_of = |g: &ConvexGeom| {
-        let r = glam::DMat3::from_cols_array(&g.mat).transpose();
-        Pose::new(DVec3::from(g.pos), DQuat::from_mat3(&r).normalize()).unwrap()
-    };
-    let close = |o: &Contact, c: &MujocoContact, (pos, depth, normal): (f64, f64, f64)| {
-        (o.position - DVec3::from(c.pos)).length() < pos
-            && (o.penetration + c.dist).abs() < depth
-            && (o.normal + DVec3::from(c.normal)).length() < normal
-    };
+    let meshes = reference_hulls(&data);
+    let shape = |g: &ConvexGeom| reference_shape(g, &meshes);
+    let pose_of = reference_pose;
+    let close = close_to;
     let (mut failures, mut counts, mut cylinder_in_order, mut exact) = (Vec::new(), [0usize; 3], 0, 0);
     for (i, case) in data.cases.iter().enumerate() {
         let [g1, g2] = &case.geoms;
@@ -770,31 +737,10 @@ fn capsule_edges_match_mujoco() {
 fn cylinder_sides_match_mujoco() {
     let data: ConvexData = serde_json::from_str(include_str!("data/cylinder_sides_mujoco.json")).unwrap();
     assert_eq!(data.cases.len(), 72);
-    let meshes: Vec<Shape> = data
-        .meshes
-        .iter()
-        .map(|m| {
-            let pts: Vec<DVec3> = m.vertices_f64.iter().map(|&v| DVec3::from(v)).collect();
-            ConvexMesh::from_points(&pts).unwrap().into()
-        })
-        .collect();
-    let shape = |g: &ConvexGeom| -> Shape {
-        match (g.kind.as_str(), g.mesh, g.size) {
-            ("cylinder", _, Some(s)) => Cylinder::new(s[0], s[1]).unwrap().into(),
-            ("box", _, Some(s)) => Cuboid::new(DVec3::from(s)).unwrap().into(),
-            ("mesh", Some(k), _) => meshes[k].clone(),
-            _ => panic!("unexpected geom {}", g.kind),
-        }
-    };
-    let pose_of = |g: &ConvexGeom| {
-        let r = glam::DMat3::from_cols_array(&g.mat).transpose();
-        Pose::new(DVec3::from(g.pos), DQuat::from_mat3(&r).normalize()).unwrap()
-    };
-    let close = |o: &Contact, c: &MujocoContact, (pos, depth, normal): (f64, f64, f64)| {
-        (o.position - DVec3::from(c.pos)).length() < pos
-            && (o.penetration + c.dist).abs() < depth
-            && (o.normal + DVec3::from(c.normal)).length() < normal
-    };
+    let meshes = reference_hulls(&data);
+    let shape = |g: &ConvexGeom| reference_shape(g, &meshes);
+    let pose_of = reference_pose;
+    let close = close_to;
     let (mut failures, mut exact) = (Vec::new(), 0);
     for (i, case) in data.cases.iter().enumerate() {
         let [g1, g2] = &case.geoms;
