@@ -594,27 +594,20 @@ fn friction_row(sol: &ResolvedSol, vel: f64, invweight: f64, frictionloss: f64) 
         aref: sol.aref(imp, vel, 0.0),
         r: regularizer(invweight, imp),
         frictionloss,
-        ..plain()
+        ..RowData::plain()
     }
 }
 
 /// A limit row violated by `dist` (< 0) at velocity `vel` with weight `invweight`.
 fn limit_row(sol: &ResolvedSol, dist: f64, vel: f64, invweight: f64) -> RowData {
     let imp = sol.impedance(dist);
-    RowData { pos: dist, imp, vel, aref: sol.aref(imp, vel, dist), r: regularizer(invweight, imp), ..plain() }
-}
-
-fn plain() -> RowData {
     RowData {
-        pos: 0.0,
-        margin: 0.0,
-        imp: 0.0,
-        vel: 0.0,
-        aref: 0.0,
-        r: 1.0,
-        frictionloss: 0.0,
-        cone: None,
-        mu: 0.0,
+        pos: dist,
+        imp,
+        vel,
+        aref: sol.aref(imp, vel, dist),
+        r: regularizer(invweight, imp),
+        ..RowData::plain()
     }
 }
 
@@ -713,7 +706,7 @@ fn polynomial(poly: &[f64; 5], x: f64) -> (f64, f64) {
 /// The data of a one-row equality at residual `x` with velocity `vel` and inverse weight `iw`.
 fn scalar_row(sol: &ResolvedSol, x: f64, iw: f64, vel: f64) -> RowData {
     let imp = sol.impedance(x);
-    RowData { pos: x, imp, vel, aref: sol.aref(imp, vel, x), r: regularizer(iw, imp), ..plain() }
+    RowData { pos: x, imp, vel, aref: sol.aref(imp, vel, x), r: regularizer(iw, imp), ..RowData::plain() }
 }
 
 /// An equality's name, as its spec gives it.

@@ -107,6 +107,23 @@ pub struct RowData {
     pub mu: f64,
 }
 
+impl RowData {
+    /// A row with nothing set but `R = 1` (so that `D = 1/R` is finite): the base the assembler's builders fill in.
+    pub(crate) fn plain() -> Self {
+        RowData {
+            pos: 0.0,
+            margin: 0.0,
+            imp: 0.0,
+            vel: 0.0,
+            aref: 0.0,
+            r: 1.0,
+            frictionloss: 0.0,
+            cone: None,
+            mu: 0.0,
+        }
+    }
+}
+
 /// A dof index of the rows' Jacobian. 32 bits: [`crate::ConstraintAssembler::new`] rejects a model with more dofs
 /// than it can index ([`crate::ConstraintError::TooManyDofs`]).
 pub type DofIndex = u32;
@@ -355,17 +372,7 @@ mod tests {
     fn arrays_grow_by_an_eighth() {
         let mut rows = ConstraintRows::new();
         rows.clear();
-        let row = RowData {
-            pos: 0.0,
-            margin: 0.0,
-            imp: 0.0,
-            vel: 0.0,
-            aref: 0.0,
-            r: 1.0,
-            frictionloss: 0.0,
-            cone: None,
-            mu: 0.0,
-        };
+        let row = RowData::plain();
         for i in 0..5000 {
             for k in 0..3 {
                 rows.push_entry(k, i as f64);

@@ -51,7 +51,7 @@ impl ConstraintAssembler {
         let qvel = &data.qvel;
         let start = rows.len();
         let cone = Some(c);
-        let base = RowData { pos: dist, margin, imp, cone, ..plain() };
+        let base = RowData { pos: dist, margin, imp, cone, ..RowData::plain() };
 
         // The Jacobian rows of the normal and of every friction direction (and their velocities), once; pyramid
         // edges are combinations of them. The normal and sliding directions act on the translational part of a

@@ -35,7 +35,7 @@ impl ConstraintAssembler {
                     push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
                     let vel = rows.open_row_dot(qvel);
                     let aref = sol.aref(imp, vel, err[k]) - bias[k];
-                    let row = RowData { pos: err[k], imp, vel, aref, r, ..plain() };
+                    let row = RowData { pos: err[k], imp, vel, aref, r, ..RowData::plain() };
                     if k == 0 {
                         rows.finish_row(RowKind::EqualityConnect, e, row);
                     } else {
@@ -66,7 +66,7 @@ impl ConstraintAssembler {
                     push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
                     let vel = rows.open_row_dot(qvel);
                     let aref = sol.aref(imp, vel, ep[k]) - bias_t[k];
-                    let row = RowData { pos: ep[k], imp, vel, aref, r: rt, ..plain() };
+                    let row = RowData { pos: ep[k], imp, vel, aref, r: rt, ..RowData::plain() };
                     if k == 0 {
                         rows.finish_row(RowKind::EqualityWeld, e, row);
                     } else {
@@ -80,7 +80,7 @@ impl ConstraintAssembler {
                     }
                     let vel = rows.open_row_dot(qvel);
                     let aref = sol.aref(imp, vel, er[k]) - bias_r[k];
-                    let row = RowData { pos: er[k], imp, vel, aref, r: rr, ..plain() };
+                    let row = RowData { pos: er[k], imp, vel, aref, r: rr, ..RowData::plain() };
                     rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
                 }
             }
