@@ -218,7 +218,7 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
         (None, None) => return Err(a.missing("file", "a mesh needs `file` or `vertex`").into()),
     };
     // MuJoCo's compiler reads vertices in single precision (`mjCMesh::vert_`) and scales them in double.
-    let vertices: Vec<DVec3> = data.vertices.iter().map(|&v| single(v) * scale).collect();
+    let vertices: Vec<DVec3> = data.vertices.iter().map(|v| v.as_vec3().as_dvec3() * scale).collect();
     let geometry =
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
     let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?);
@@ -238,11 +238,6 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
         _ => MassProperties::from_density(&Shape::ConvexMesh(hull.clone()), 1.0).map_err(geometry)?,
     };
     Ok(MeshAsset { name, hull, unit, surface, at: e.at.clone() })
-}
-
-/// `v` rounded to single precision.
-fn single(v: DVec3) -> DVec3 {
-    DVec3::new(v.x as f32 as f64, v.y as f32 as f64, v.z as f32 as f64)
 }
 
 fn inline_mesh(a: &Attrs<'_>) -> Result<MeshData> {
