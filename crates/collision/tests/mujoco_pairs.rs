@@ -729,10 +729,10 @@ fn capsule_edges_match_mujoco() {
 /// (`convex/round_clip.rs`). Clipped contacts match to 1e-7 m in position, 1e-9 in depth and normal (51 of the 72
 /// cases to 1e-12); single contacts, MuJoCo's EPA one, to 2e-5 m, 1e-7 and 1e-6 (EPA stops at its 1e-6 tolerance).
 /// In three cases, all a tilted cylinder lying on another one's cap and listed second (MuJoCo's geom 2), MuJoCo keeps
-/// its single contact where we clip. A probe of 40 such poses: listed first, MuJoCo clips exactly when both ends of the
-/// side line are in the face (as we do); listed second, only when their depths are close (a ratio above 0.4–0.5,
-/// with exceptions both ways), which looks like which support points its EPA ends with. That test is not in the
-/// public source.
+/// its single contact where we clip. A probe outside the repository (80 random tilts of a cylinder lying on a cap,
+/// 40 listed first and 40 second): listed first, MuJoCo gives two contacts exactly when both ends of the side line are
+/// in the face, as we do; listed second, only when their depths are close (a ratio above 0.4–0.5, with exceptions
+/// both ways), which looks like which support points its EPA ends with. That test is not in the public source.
 #[test]
 fn cylinder_sides_match_mujoco() {
     let data: ConvexData = serde_json::from_str(include_str!("data/cylinder_sides_mujoco.json")).unwrap();
