@@ -407,6 +407,9 @@ impl SupportMap for ConvexMesh {
             self.support_index_brute_force(dir)
         } else if let Some(i) = self.support_index_cube_map(dir) {
             i
+        } else if !(dir.abs().max_element() >= TINY_DIRECTION) {
+            // The dots underflow: the climb can stop at a tie that is not the lowest-index maximum.
+            self.support_index_brute_force(dir)
         } else {
             self.support_index_hill_climb(dir, self.support_start(dir))
         };
