@@ -145,7 +145,8 @@ pub fn read_attached(
     Ok(())
 }
 
-/// Where each joint's coordinates sit in a model's `qpos` and `qvel`, and its `qpos0`.
+/// Where each joint's coordinates sit in a model's `qpos` and `qvel`, and its `qpos0` (a free joint's quaternion
+/// normalised, as the compiled model's `qpos0` holds it, so that joints a key leaves alone stay there bit for bit).
 struct Layout {
     /// Per body, per joint: `[qpos address, qvel address]`.
     adr: Vec<Vec<[usize; 2]>>,
@@ -164,7 +165,8 @@ impl Layout {
                 match j.kind {
                     JointKind::Free => {
                         qpos0.extend(body.pos.to_array());
-                        qpos0.extend([body.quat.w, body.quat.x, body.quat.y, body.quat.z]);
+                        let q = body.quat.normalize();
+                        qpos0.extend([q.w, q.x, q.y, q.z]);
                     }
                     JointKind::Ball => qpos0.extend([1.0, 0.0, 0.0, 0.0]),
                     JointKind::Hinge | JointKind::Slide => qpos0.push(j.reference),

@@ -221,3 +221,55 @@ fn attached_frames_compile_as_mujoco_does() {
         }
     }
 }
+
+/// A keyframe of an attached model sets the joints it names (the first copy's, inside a replicate) and leaves every
+/// other free joint at the model's `qpos0` bit for bit, as MuJoCo does: the copies' quaternions come out of the
+/// nested replicates' rotations a rounding away from unit length, and `qpos0` holds them normalised. So trees marked
+/// `sleep="init"` that the key does not move start asleep, as in MuJoCo's `sleep/100_humanoids.xml` (1 tree of 100
+/// awake after the keyframe reset; 15 were before).
+#[test]
+fn an_attached_key_leaves_the_other_copies_at_qpos0() {
+    let dir = std::env::temp_dir().join(format!("signorini-attach-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("child.xml"),
+        r#"<mujoco>
+  <worldbody>
+    <body name="torso" pos="0 0 1.282" sleep="init">
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+    </body>
+  </worldbody>
+  <keyframe><key name="moved" qpos="0.3 0 0.9 1 0 0 0"/></keyframe>
+</mujoco>"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("parent.xml"),
+        r#"<mujoco>
+  <option><flag sleep="enable"/></option>
+  <asset><model name="child" file="child.xml"/></asset>
+  <worldbody>
+    <geom type="plane" size="10 10 0.1"/>
+    <replicate count="10" euler="0 0 36" sep="-">
+      <frame pos="1.2 0 0">
+        <replicate count="10" euler="0 0 17" sep="-" offset="0.6 0 0">
+          <attach model="child" body="torso" prefix="_"/>
+        </replicate>
+      </frame>
+    </replicate>
+  </worldbody>
+</mujoco>"#,
+    )
+    .unwrap();
+    let scene = load_scene(&dir.join("parent.xml"), Dialect::Mujoco, &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let scene = scene.unwrap();
+    let model = &scene.model().multibody;
+    let key = &model.keyframes[0];
+    assert_eq!(key.qpos[..7], [0.3, 0.0, 0.9, 1.0, 0.0, 0.0, 0.0], "the key moves the first copy");
+    assert_eq!(key.qpos[7..], model.qpos0[7..], "the other copies stay at qpos0, bit for bit");
+    let data = scene.data();
+    assert!(!data.is_tree_asleep(0), "the copy the key moved is awake");
+    assert!((1..100).all(|t| data.is_tree_asleep(t)), "the copies at qpos0 start asleep");
+}
