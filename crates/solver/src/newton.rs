@@ -43,6 +43,8 @@ pub(crate) struct NewtonFactor {
     hessian_inv: Vec<f64>,
     /// A dense rank-1 update's vector.
     rank_one_v: Vec<f64>,
+    /// `Dᵢ Jᵢ` and `Jᵢ` of the quadratic rows of a run that shares its dofs (dense assembly).
+    run_dv: Vec<f64>,
     /// The sparse Newton factor (large problems), analysed once per solve.
     sparse: BlockCholesky,
     /// Whether this solve uses the sparse factor (decided at its first factorisation).
@@ -263,28 +265,36 @@ impl NewtonFactor {
 
     /// Builds the lower triangle of the dense `H` and factors it.
     fn factor_dense(&mut self, p: &Problem<'_>, at: RowsAt<'_>) {
-        let (nv, rows) = (p.mass.nv, p.rows);
+        let nv = p.mass.nv;
         let h = &mut self.hessian;
         p.mass.fill_dense(h);
-        for r in 0..rows.len() {
-            match at.state[r] {
-                RowState::Quadratic => {
-                    let d = rows.d[r];
-                    let (dofs, vals) = rows.jacobian_row(r);
-                    // The lower triangle only (the factor reads nothing else), whatever the order of the row's
-                    // dofs (the assembler lists them decreasing; a hand-built row need not).
-                    for (i, (&p, &vp)) in dofs.iter().zip(vals).enumerate() {
-                        let dvp = d * vp;
-                        for (&q, &vq) in dofs[i..].iter().zip(&vals[i..]) {
-                            h[p.max(q) as usize * nv + p.min(q) as usize] += dvp * vq;
-                        }
-                    }
+        add_rows_dense(h, nv, p.rows, at, &mut self.run_dv);
+        self.hessian_inv.resize(nv, 0.0);
+        cholesky_in_place(h, nv, &mut self.hessian_inv);
+    }
+}
+
+/// `H += Σ_quadratic D JᵢᵀJᵢ + Σ_blocks J_bᵀ H^b J_b` into the lower triangle of the dense row-major `h`.
+fn add_rows_dense(h: &mut [f64], nv: usize, rows: &ConstraintRows, at: RowsAt<'_>, run_dv: &mut Vec<f64>) {
+    let mut r = 0;
+    while r < rows.len() {
+        match at.state[r] {
+            RowState::Quadratic => {
+                // The rows from `r` on over the same strictly decreasing dofs (a contact's pyramid edges, a
+                // weld's six rows) are added together, cell by cell.
+                if is_decreasing(rows.jacobian_row(r).0) {
+                    let end = run_end(rows, at.state, r);
+                    add_quadratic_run(h, nv, rows, at.state, r..end, run_dv);
+                    r = end;
+                } else {
+                    add_quadratic_row(h, nv, rows, r);
+                    r += 1;
                 }
-                RowState::Cone | RowState::Slip => {
-                    // J_bᵀ H^b J_b for a middle-zone elliptic block or a sliding Signorini friction block.
-                    let Some((n, hc)) = block_hessian(rows, at, r) else {
-                        continue;
-                    };
+                continue;
+            }
+            RowState::Cone | RowState::Slip => {
+                // J_bᵀ H^b J_b for a middle-zone elliptic block or a sliding Signorini friction block.
+                if let Some((n, hc)) = block_hessian(rows, at, r) {
                     for (a, hc_row) in hc.iter().enumerate().take(n) {
                         let (dofs_a, vals_a) = rows.jacobian_row(r + a);
                         for (b, &hab) in hc_row.iter().enumerate().take(n) {
@@ -300,11 +310,97 @@ impl NewtonFactor {
                         }
                     }
                 }
-                _ => {}
+            }
+            _ => {}
+        }
+        r += 1;
+    }
+}
+
+/// The end of the run of rows from `r` that list the same dofs as row `r` and are quadratic or add nothing to the
+/// Hessian (inactive, saturated friction loss).
+fn run_end(rows: &ConstraintRows, state: &[RowState], r: usize) -> usize {
+    let dofs = rows.jacobian_row(r).0;
+    let mut end = r + 1;
+    while end < rows.len()
+        && !matches!(state[end], RowState::Cone | RowState::Slip)
+        && rows.jacobian_row(end).0 == dofs
+    {
+        end += 1;
+    }
+    end
+}
+
+fn is_decreasing(dofs: &[DofIndex]) -> bool {
+    dofs.windows(2).all(|w| w[0] > w[1])
+}
+
+/// `H += D JᵢᵀJᵢ` (lower triangle) for one quadratic row, in any dof order.
+fn add_quadratic_row(h: &mut [f64], nv: usize, rows: &ConstraintRows, r: usize) {
+    let d = rows.d[r];
+    let (dofs, vals) = rows.jacobian_row(r);
+    for (i, (&p, &vp)) in dofs.iter().zip(vals).enumerate() {
+        let dvp = d * vp;
+        for (&q, &vq) in dofs[i..].iter().zip(&vals[i..]) {
+            h[p.max(q) as usize * nv + p.min(q) as usize] += dvp * vq;
+        }
+    }
+}
+
+/// `H += Σ D JᵢᵀJᵢ` (lower triangle) over the quadratic rows of `run`, which share strictly decreasing dofs. Each
+/// cell takes its rows' terms `(Dᵢ Jᵢₚ) Jᵢq` in row order, as row-by-row additions would, read and written once.
+fn add_quadratic_run(
+    h: &mut [f64],
+    nv: usize,
+    rows: &ConstraintRows,
+    state: &[RowState],
+    run: std::ops::Range<usize>,
+    dv: &mut Vec<f64>,
+) {
+    let dofs = rows.jacobian_row(run.start).0;
+    let n = dofs.len();
+    // `Dₖ Jₖᵢ` then `Jₖᵢ` over the quadratic rows `k`, each laid out dof-major (`[i][k]`).
+    let quadratic = || run.clone().filter(|&r| state[r] == RowState::Quadratic);
+    let m = quadratic().count();
+    dv.clear();
+    dv.resize(2 * n * m, 0.0);
+    let (scaled, plain) = dv.split_at_mut(n * m);
+    for (k, r) in quadratic().enumerate() {
+        let (d, vals) = (rows.d[r], rows.jacobian_row(r).1);
+        for (i, &v) in vals.iter().enumerate() {
+            scaled[i * m + k] = d * v;
+            plain[i * m + k] = v;
+        }
+    }
+    match m {
+        1 => add_cells::<1>(h, nv, dofs, scaled, plain),
+        2 => add_cells::<2>(h, nv, dofs, scaled, plain),
+        3 => add_cells::<3>(h, nv, dofs, scaled, plain),
+        4 => add_cells::<4>(h, nv, dofs, scaled, plain),
+        6 => add_cells::<6>(h, nv, dofs, scaled, plain),
+        _ => {
+            for (i, &p) in dofs.iter().enumerate() {
+                let h_row = &mut h[p as usize * nv..(p as usize + 1) * nv];
+                let a = &scaled[i * m..(i + 1) * m];
+                for (&q, b) in dofs[i..].iter().zip(plain[i * m..].chunks_exact(m)) {
+                    h_row[q as usize] = a.iter().zip(b).fold(h_row[q as usize], |cell, (x, y)| cell + x * y);
+                }
             }
         }
-        self.hessian_inv.resize(nv, 0.0);
-        cholesky_in_place(h, nv, &mut self.hessian_inv);
+    }
+}
+
+/// The cells of [`add_quadratic_run`] for `M` quadratic rows (the row loop unrolled).
+fn add_cells<const M: usize>(h: &mut [f64], nv: usize, dofs: &[DofIndex], scaled: &[f64], plain: &[f64]) {
+    for ((i, &p), a) in dofs.iter().enumerate().zip(scaled.chunks_exact(M)) {
+        let h_row = &mut h[p as usize * nv..(p as usize + 1) * nv];
+        for (&q, b) in dofs[i..].iter().zip(plain[i * M..].chunks_exact(M)) {
+            let mut cell = h_row[q as usize];
+            for k in 0..M {
+                cell += a[k] * b[k];
+            }
+            h_row[q as usize] = cell;
+        }
     }
 }
 
@@ -329,5 +425,54 @@ fn block_hessian(
             Some((len, signorini::slip_hessian(rho, &at.jar[r..r + len])))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::uniform;
+
+    /// The dense assembly by runs of rows sharing dofs gives, bit for bit, the row-by-row sum `H += D JᵢᵀJᵢ`: runs of
+    /// 1 to 7 rows (the unrolled counts and the loop), inactive and saturated rows inside a run, dofs listed out of
+    /// order, and a run broken by a row over other dofs.
+    #[test]
+    fn runs_add_as_rows_do() {
+        let mut rnd = uniform(0x2545_f491_4f6c_dd1d);
+        let nv = 10;
+        let mut rows = ConstraintRows::new();
+        rows.jac_start.push(0);
+        let mut state = Vec::new();
+        let runs: [(&[DofIndex], usize); 8] = [
+            (&[9, 7, 3], 4),
+            (&[8, 6, 5, 4, 1, 0], 6),
+            (&[2], 1),
+            (&[5, 9, 1], 3),
+            (&[9, 8, 7, 6, 5, 4, 3, 2, 1, 0], 7),
+            (&[6, 2], 2),
+            (&[7, 3, 0], 3),
+            (&[6, 2], 5),
+        ];
+        let states = [RowState::Quadratic, RowState::Quadratic, RowState::Inactive, RowState::LinearPos];
+        for (dofs, n) in runs {
+            for _ in 0..n {
+                rows.jac_dof.extend_from_slice(dofs);
+                rows.jac_val.extend(dofs.iter().map(|_| rnd() - 0.5));
+                rows.jac_start.push(rows.jac_dof.len());
+                rows.d.push(1.1 + rnd());
+                rows.kind.push(RowKind::ContactPyramidal);
+                state.push(states[(rnd() * 4.0) as usize % 4]);
+            }
+        }
+        let h0: Vec<f64> = (0..nv * nv).map(|_| rnd()).collect();
+        let mut by_rows = h0.clone();
+        for r in (0..rows.len()).filter(|&r| state[r] == RowState::Quadratic) {
+            add_quadratic_row(&mut by_rows, nv, &rows, r);
+        }
+        let mut by_runs = h0;
+        let zeros = vec![0.0; rows.len()];
+        let at = RowsAt { state: &state, jar: &zeros, latch: &[] };
+        add_rows_dense(&mut by_runs, nv, &rows, at, &mut Vec::new());
+        assert_eq!(by_runs, by_rows);
     }
 }
