@@ -221,7 +221,7 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     let vertices: Vec<DVec3> = data.vertices.iter().map(|v| v.as_vec3().as_dvec3() * scale).collect();
     let geometry =
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
-    let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?);
+    let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?.with_mujoco_polygons(scale));
     let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
     // A mesh without faces (a point cloud) is its hull in every mode, as MuJoCo gives it the hull's faces.
     let unit = match inertia {

@@ -8,7 +8,8 @@
 
 use glam::DVec3;
 
-use super::hull_polygons::HullPolygons;
+use super::hull_polygons::{HullPolygons, Polygons};
+use super::mujoco_polygons::mujoco_polygons;
 use super::support_cube_map::{SupportCubeMap, cube_cell, face_direction};
 use crate::error::Result;
 use crate::mass::polyhedron;
@@ -36,6 +37,8 @@ pub struct ConvexMesh {
     /// `max |v|` over the vertices (distance from the local origin).
     bounding_radius: f64,
     polygons: HullPolygons,
+    /// MuJoCo 4.0's polygons ([`ConvexMesh::with_mujoco_polygons`]), when they were made.
+    mujoco_polygons: Option<HullPolygons>,
     /// Centroid of the enclosed volume.
     centroid: DVec3,
     /// Mean of the vertices.
@@ -151,6 +154,7 @@ impl ConvexMesh {
             adjacency,
             bounding_radius,
             polygons,
+            mujoco_polygons: None,
             centroid,
             vertex_mean,
             vertex_bounds,
@@ -212,6 +216,22 @@ impl ConvexMesh {
     /// Unit outward normal of polygon `p` (the normal of its first triangle); zero for an out-of-range `p`.
     pub fn polygon_normal(&self, p: usize) -> DVec3 {
         self.polygons.normals.get(p).copied().unwrap_or(DVec3::ZERO)
+    }
+
+    /// This hull with MuJoCo 4.0's polygons besides its own, for a hull whose vertices are a mesh file's vertices
+    /// times `scale` (componentwise, positive): MuJoCo bins the triangles by the direction of their normals in the
+    /// file's frame (see [`ConvexMesh::mujoco_polygons`]).
+    pub fn with_mujoco_polygons(mut self, scale: DVec3) -> ConvexMesh {
+        self.mujoco_polygons = Some(mujoco_polygons(&self.vertices, &self.triangles, scale));
+        self
+    }
+
+    /// The polygons MuJoCo 4.0's compiler makes of this mesh (`mesh_polyvert`, `mesh_polynormal`): triangles whose
+    /// normals fall in the same 0.01 rad bins of azimuth and polar angle, merged where they share edges, each with
+    /// the normal of its first three vertices. A curved mesh keeps most of its triangles. The coplanar polygons
+    /// ([`ConvexMesh::polygon`]) when [`ConvexMesh::with_mujoco_polygons`] was not called.
+    pub fn mujoco_polygons(&self) -> Polygons<'_> {
+        self.mujoco_polygons.as_ref().unwrap_or(&self.polygons).view()
     }
 
     /// The polygons that have `v` as a vertex (ascending); empty for an out-of-range `v`.

@@ -100,23 +100,73 @@ impl HullPolygons {
             out.normals.push(normals[r]);
         }
 
-        // Vertex → polygons.
+        out.index_vertices(nvert);
+        out
+    }
+
+    /// Fills the vertex → polygons lists from `start` and `vertices` (polygons ascending around each vertex).
+    pub(crate) fn index_vertices(&mut self, nvert: usize) {
         let mut count = vec![0u32; nvert + 1];
-        for &v in &out.vertices {
+        for &v in &self.vertices {
             count[v as usize + 1] += 1;
         }
         for v in 0..nvert {
             count[v + 1] += count[v];
         }
-        out.vertex_polygons = vec![0; out.vertices.len()];
+        self.vertex_polygons = vec![0; self.vertices.len()];
         let mut fill = count[..nvert].to_vec();
-        for p in 0..out.normals.len() {
-            for &v in &out.vertices[out.start[p] as usize..out.start[p + 1] as usize] {
-                out.vertex_polygons[fill[v as usize] as usize] = p as u32;
+        for p in 0..self.normals.len() {
+            for &v in &self.vertices[self.start[p] as usize..self.start[p + 1] as usize] {
+                self.vertex_polygons[fill[v as usize] as usize] = p as u32;
                 fill[v as usize] += 1;
             }
         }
-        out.vertex_start = count;
-        out
+        self.vertex_start = count;
+    }
+
+    /// A read-only view.
+    pub(crate) fn view(&self) -> Polygons<'_> {
+        Polygons(self)
+    }
+}
+
+/// The polygonal faces of a hull ([`crate::ConvexMesh::polygon`] and its neighbours, or
+/// [`crate::ConvexMesh::mujoco_polygons`]): vertex lists counter-clockwise seen from outside, unit outward normals,
+/// and the polygons around each vertex.
+#[derive(Debug, Clone, Copy)]
+pub struct Polygons<'a>(&'a HullPolygons);
+
+impl<'a> Polygons<'a> {
+    /// Number of polygons.
+    pub fn len(&self) -> usize {
+        self.0.normals.len()
+    }
+
+    /// Whether there is no polygon.
+    pub fn is_empty(&self) -> bool {
+        self.0.normals.is_empty()
+    }
+
+    /// The vertices of polygon `p`, counter-clockwise seen from outside; empty for an out-of-range `p`.
+    pub fn vertices(&self, p: usize) -> &'a [u32] {
+        let s = &self.0.start;
+        match (s.get(p), p.checked_add(1).and_then(|q| s.get(q))) {
+            (Some(&a), Some(&b)) => &self.0.vertices[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// Unit outward normal of polygon `p`; zero for an out-of-range `p`.
+    pub fn normal(&self, p: usize) -> DVec3 {
+        self.0.normals.get(p).copied().unwrap_or(DVec3::ZERO)
+    }
+
+    /// The polygons that have vertex `v` (ascending); empty for an out-of-range `v`.
+    pub fn around(&self, v: usize) -> &'a [u32] {
+        let s = &self.0.vertex_start;
+        match (s.get(v), v.checked_add(1).and_then(|w| s.get(w))) {
+            (Some(&a), Some(&b)) => &self.0.vertex_polygons[a as usize..b as usize],
+            _ => &[],
+        }
     }
 }

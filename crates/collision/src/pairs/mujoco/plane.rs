@@ -177,16 +177,17 @@ pub(crate) fn plane_convex(
         return;
     }
     push_plane_contact(out, n, deepest, dist);
+    let polygons = m.mujoco_polygons();
     let mut facing = None;
     let mut best = 1.0;
-    for &p in m.vertex_polygons(support) {
-        let d = m.polygon_normal(p as usize).dot(ln);
+    for &p in polygons.around(support) {
+        let d = polygons.normal(p as usize).dot(ln);
         if d < best {
             (best, facing) = (d, Some(p as usize));
         }
     }
     let Some(p) = facing else { return };
-    let polygon = m.polygon(p);
+    let polygon = polygons.vertices(p);
     let anchor = polygon.iter().position(|&v| v as usize == support).unwrap_or(0);
     let (quad, count) = quad_from_anchor(polygon, m.vertices(), anchor);
     let center = f2.pos + f2.mat * m.centroid();

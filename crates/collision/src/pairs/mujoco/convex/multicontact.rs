@@ -52,7 +52,7 @@ pub(super) fn intersect2(a: &[u32], b: &[u32]) -> ([u32; 2], usize) {
 }
 
 pub(super) fn vertex_polygons(m: &ConvexMesh, v: i64) -> &[u32] {
-    usize::try_from(v).map_or(&[], |v| m.vertex_polygons(v))
+    usize::try_from(v).map_or(&[], |v| m.mujoco_polygons().around(v))
 }
 
 /// World normals and ids of the polygons of a mesh feature (`mjc_meshNormals`).
@@ -65,7 +65,7 @@ pub(super) fn mesh_normals(
     idx: &mut Vec<usize>,
 ) {
     let mut push = |p: u32| {
-        n.push(o.rotate(m.polygon_normal(p as usize)));
+        n.push(o.rotate(m.mujoco_polygons().normal(p as usize)));
         idx.push(p as usize);
     };
     match dim {
@@ -207,7 +207,7 @@ pub(super) fn edge_normals(
             }
             Geom::Mesh(m) => {
                 for &p in vertex_polygons(m, vi[0]) {
-                    let pv = m.polygon(p as usize);
+                    let pv = m.mujoco_polygons().vertices(p as usize);
                     if let Some(j) = pv.iter().position(|&w| i64::from(w) == vi[0]) {
                         let prev = pv[if j == 0 { pv.len() - 1 } else { j - 1 }];
                         let e = o.mesh_vertex(i64::from(prev));
@@ -240,7 +240,7 @@ pub(super) fn face_vertices(o: &Obj<'_>, idx: usize, out: &mut Vec<DVec3>) {
             }
         }
         Geom::Mesh(m) => {
-            out.extend(m.polygon(idx).iter().rev().map(|&v| o.mesh_vertex(i64::from(v))));
+            out.extend(m.mujoco_polygons().vertices(idx).iter().rev().map(|&v| o.mesh_vertex(i64::from(v))));
         }
         _ => {}
     }

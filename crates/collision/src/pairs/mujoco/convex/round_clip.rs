@@ -168,7 +168,10 @@ fn facing_face(
             box_normals_dir(o, dir, normals, ids);
             (Some(*ids.first()?), *normals.first()?)
         }
-        Geom::Mesh(m) => most_aligned((0..m.polygon_count()).map(|p| o.rotate(m.polygon_normal(p))), dir)?,
+        Geom::Mesh(m) => {
+            let polygons = m.mujoco_polygons();
+            most_aligned((0..polygons.len()).map(|p| o.rotate(polygons.normal(p))), dir)?
+        }
         _ => return None,
     };
     if normal.dot(dir) <= FACE_TOL {
@@ -217,7 +220,8 @@ fn cap_on_face(o1: &Obj<'_>, o2: &Obj<'_>, n: DVec3) -> bool {
     let face = |o: &Obj<'_>| match o.geom {
         Geom::Box(_) => [o.mat.x_axis, o.mat.y_axis, o.mat.z_axis].iter().any(|a| a.dot(n).abs() > FACE_TOL),
         Geom::Mesh(m) => {
-            (0..m.polygon_count()).any(|p| o.rotate(m.polygon_normal(p)).dot(n).abs() > FACE_TOL)
+            let polygons = m.mujoco_polygons();
+            (0..polygons.len()).any(|p| o.rotate(polygons.normal(p)).dot(n).abs() > FACE_TOL)
         }
         Geom::Cylinder { .. } => o.mat.z_axis.dot(n).abs() > FACE_TOL,
         _ => false,
