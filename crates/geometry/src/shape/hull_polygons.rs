@@ -1,19 +1,16 @@
 //! The polygonal faces of a convex hull: its triangles merged into polygons where neighbouring triangles are
-//! coplanar, as MuJoCo does for its mesh polygons (`mjCMesh::MakePolygons`, `mesh_polyvert`/`mesh_polynormal`).
+//! coplanar (the faces native collisions and the SDF depth read; MuJoCo 4.0's own polygons, which bin triangles by
+//! the direction of their normals, are [`super::mujoco_polygons`]).
 //!
 //! A triangle joins a polygon it shares an edge with when its unit normal `n` and the polygon's normal `p`
-//! satisfy `n·p > POLYGON_NORMAL_DOT` (about 0.09°, MuJoCo's tolerance). The polygon's normal is the normal of
-//! its first triangle (lowest index), again as in MuJoCo. Each polygon lists its boundary vertices
+//! satisfy `n·p > POLYGON_NORMAL_DOT` (about 0.09°, the tolerance of MuJoCo's compiler before 3.6). The polygon's
+//! normal is the normal of its first triangle (lowest index). Each polygon lists its boundary vertices
 //! counter-clockwise seen from outside, starting at the first vertex of its first triangle's first boundary edge.
-//!
-//! MuJoCo groups triangles by comparing normals in an ordered set with a tolerant comparison, so nearly coplanar
-//! triangles (within a few tenths of a degree) can end up merged or not depending on the order qhull emits them;
-//! merging only adjacent triangles against the polygon's normal reproduces the exactly coplanar cases (boxes,
-//! prisms, planar caps) and differs only in those near ties.
+//! This reproduces exactly coplanar faces (boxes, prisms, planar caps) whatever the triangulation.
 
 use glam::DVec3;
 
-/// `n₁·n₂` above which two unit normals count as the same plane (MuJoCo's `PolygonCmp`).
+/// `n₁·n₂` above which two unit normals count as the same plane (the `PolygonCmp` of MuJoCo's compiler before 3.6).
 pub(crate) const POLYGON_NORMAL_DOT: f64 = 0.99999872;
 
 /// Polygons of a hull (compressed rows) and the polygons around each vertex.
