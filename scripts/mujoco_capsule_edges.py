@@ -52,8 +52,9 @@ def reference_meshes():
     vertices = (CUBE, re.findall(r'vertex="([^"]*)"', SCENE.read_text())[0])
     meshes = []
     for vertex in vertices:
-        stored, exact = mesh_data(two_bodies('type="sphere" size="0.01"', 'type="mesh" mesh="m"', vertex), 0, vertex)
-        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist()})
+        m = two_bodies('type="sphere" size="0.01"', 'type="mesh" mesh="m"', vertex)
+        stored, exact = mesh_data(m, 0, vertex)
+        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist(), "quat": m.mesh_quat[0].tolist()})
     return meshes, vertices
 
 

@@ -7,7 +7,8 @@ geom frame) and `vertices_f64`, the same vertices before MuJoCo rounds them to f
 asset's vertices moved into the geom frame in double (`(v - mesh_pos)` rotated by `mesh_quat⁻¹`). MuJoCo computes its
 polygon normals (`m.mesh_polynormal`) from the latter, and they fix the contact frames of the polygon-clipping
 contacts, so the tests build their meshes from `vertices_f64` (the script checks that they round to `mesh_vert` and
-reproduce `mesh_polynormal`). Each case holds two geoms in MuJoCo's contact order (geom 1, geom 2): `{"type": "mesh",
+reproduce `mesh_polynormal`), and `quat`, the mesh's `mesh_quat` (MuJoCo bins the hull's triangles into polygons in
+the asset's frame). Each case holds two geoms in MuJoCo's contact order (geom 1, geom 2): `{"type": "mesh",
 "mesh": index}` or `{"type": "box", "size": half sizes}`, with the world `pos` and row-major `mat` (d.geom_xpos,
 d.geom_xmat), and MuJoCo's contacts (dist, pos, frame[0:3] = normal from geom 1 to geom 2) from mj_forward. No
 planes, margin 0. Cases: random hull poses pushed into contact along a random direction, hulls resting face on face
@@ -256,7 +257,7 @@ def main():
     for k, vertex in enumerate(hulls + [CUBE]):
         m = models.get(("mesh", k), ("mesh", k))
         stored, exact = mesh_data(m, k, vertex)
-        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist()})
+        meshes.append({"vertices": stored.tolist(), "vertices_f64": exact.tolist(), "quat": m.mesh_quat[k].tolist()})
     del m0
     rng = np.random.default_rng(4001)
     cube = ("mesh", 5)

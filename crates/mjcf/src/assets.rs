@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 use signorini_geometry::{ConvexMesh, MassProperties, Shape, TriangleMesh};
 
 use crate::compiler::Compiler;
@@ -221,7 +221,11 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     let vertices: Vec<DVec3> = data.vertices.iter().map(|v| v.as_vec3().as_dvec3() * scale).collect();
     let geometry =
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
-    let hull = Arc::new(ConvexMesh::from_points(&vertices).map_err(geometry)?.with_mujoco_polygons(scale));
+    let hull = Arc::new(
+        ConvexMesh::from_points(&vertices)
+            .map_err(geometry)?
+            .with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale)),
+    );
     let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
     // A mesh without faces (a point cloud) is its hull in every mode, as MuJoCo gives it the hull's faces.
     let unit = match inertia {

@@ -6,7 +6,7 @@
 //! triangles merged, see [`hull_polygons`](super::hull_polygons)) with the volume centroid, which MuJoCo's
 //! plane–mesh contacts use.
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 
 use super::hull_polygons::{HullPolygons, Polygons};
 use super::mujoco_polygons::mujoco_polygons;
@@ -218,11 +218,12 @@ impl ConvexMesh {
         self.polygons.normals.get(p).copied().unwrap_or(DVec3::ZERO)
     }
 
-    /// This hull with MuJoCo 4.0's polygons besides its own, for a hull whose vertices are a mesh file's vertices
-    /// times `scale` (componentwise, positive): MuJoCo bins the triangles by the direction of their normals in the
-    /// file's frame (see [`ConvexMesh::mujoco_polygons`]).
-    pub fn with_mujoco_polygons(mut self, scale: DVec3) -> ConvexMesh {
-        self.mujoco_polygons = Some(mujoco_polygons(&self.vertices, &self.triangles, scale));
+    /// This hull with MuJoCo 4.0's polygons besides its own. MuJoCo bins the triangles by the direction of their
+    /// normals in the mesh file's frame, before its `scale` (see [`ConvexMesh::mujoco_polygons`]): `file_from_hull`
+    /// is the linear map from this hull's frame to that one, `diag(1 / scale)` for a hull of the file's vertices
+    /// times `scale`, the rotation of MuJoCo's `mesh_quat` for one in MuJoCo's stored frame.
+    pub fn with_mujoco_polygons(mut self, file_from_hull: DMat3) -> ConvexMesh {
+        self.mujoco_polygons = Some(mujoco_polygons(&self.vertices, &self.triangles, file_from_hull));
         self
     }
 

@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 
 use super::hull_polygons::HullPolygons;
 
@@ -140,15 +140,20 @@ fn area_normal(vertices: &[DVec3], path: &[u32]) -> DVec3 {
     sum.try_normalize().unwrap_or(DVec3::X)
 }
 
-/// MuJoCo's polygons of a hull whose `vertices` are the mesh file's vertices times `scale` (componentwise), with
-/// outward counter-clockwise `triangles` (see the module docs). A mirroring scale (an odd number of negative
-/// components) turns the triangles inside out in the file's frame; they are binned by their outward normals there.
-pub(crate) fn mujoco_polygons(vertices: &[DVec3], triangles: &[[u32; 3]], scale: DVec3) -> HullPolygons {
+/// MuJoCo's polygons of a hull with outward counter-clockwise `triangles`, binned in the mesh file's frame:
+/// `file_from_hull` maps the hull's vertices there (less a translation; see the module docs). A mirroring map
+/// (negative determinant, a scale with an odd number of negative components) turns the triangles inside out in the
+/// file's frame; they are binned by their outward normals there.
+pub(crate) fn mujoco_polygons(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    file_from_hull: DMat3,
+) -> HullPolygons {
     let mut bins: HashMap<(i64, i64), Bin> = HashMap::new();
     let mut order = Vec::new();
-    let mirrored = scale.x * scale.y * scale.z < 0.0;
+    let mirrored = file_from_hull.determinant() < 0.0;
     for &t in triangles {
-        let [a, mut b, mut c] = t.map(|v| vertices[v as usize] / scale);
+        let [a, mut b, mut c] = t.map(|v| file_from_hull * vertices[v as usize]);
         if mirrored {
             std::mem::swap(&mut b, &mut c);
         }
@@ -193,7 +198,7 @@ mod tests {
         for scale in [DVec3::ONE, DVec3::new(0.3, 2.0, 0.7), DVec3::new(-0.3, 2.0, 0.7)] {
             let m = ConvexMesh::from_points(&box_points(DVec3::new(0.5, 0.2, 0.1) * scale.abs()))
                 .unwrap()
-                .with_mujoco_polygons(scale);
+                .with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale));
             let p = m.mujoco_polygons();
             assert_eq!(p.len(), 6, "scale {scale}");
             for i in 0..6 {
@@ -219,7 +224,7 @@ mod tests {
             pts.extend([ridge, ridge + down(phi + delta), ridge - down(phi - delta)]);
             pts.extend([ridge + down(phi + delta) - normal(phi), ridge - down(phi - delta) - normal(phi)]);
         }
-        let m = ConvexMesh::from_points(&pts).unwrap().with_mujoco_polygons(DVec3::ONE);
+        let m = ConvexMesh::from_points(&pts).unwrap().with_mujoco_polygons(DMat3::IDENTITY);
         let p = m.mujoco_polygons();
         (0..p.len()).filter(|&i| p.normal(i).dot(normal(phi)) > 0.99).count()
     }
