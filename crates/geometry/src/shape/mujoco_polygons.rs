@@ -22,7 +22,8 @@ use super::hull_polygons::HullPolygons;
 /// The bin width of the normal's angles, radians (MuJoCo's `kAngleTol`).
 const ANGLE_TOL: f64 = 0.01;
 
-/// Twice the cross product's length below which a triangle is left out of every polygon (MuJoCo's `mjMINVAL`).
+/// The length of a triangle's edge cross product (twice its area) below which it is left out of every polygon
+/// (MuJoCo's `mjMINVAL`).
 const MIN_NORMAL: f64 = 1e-15;
 
 /// The bin of the triangle `(a, b, c)`: its normal's rounded azimuth and polar angle (`MeshPolygonKey`).
@@ -55,32 +56,32 @@ impl Bin {
 
     /// Adds a triangle: an edge it shares with the bin (reversed) is removed, joining the triangle to that edge's
     /// island, and islands it connects become one; its other edges are added (`MeshPolygon::InsertFace`).
-    fn insert([a, b, c]: [u32; 3], bin: &mut Bin) {
+    fn insert(&mut self, [a, b, c]: [u32; 3]) {
         let mut island: Option<usize> = None;
         let mut add = [true; 3];
         for (k, (from, to)) in [(a, b), (b, c), (c, a)].into_iter().enumerate() {
-            let Some(i) = bin.edges.iter().position(|&e| e == (to, from)) else { continue };
-            let other = bin.islands[i];
+            let Some(i) = self.edges.iter().position(|&e| e == (to, from)) else { continue };
+            let other = self.islands[i];
             match island {
                 None => island = Some(other),
                 Some(current) if current != other => {
-                    bin.nisland -= 1;
-                    island = Some(bin.combine(current, other));
+                    self.nisland -= 1;
+                    island = Some(self.combine(current, other));
                 }
                 Some(_) => {}
             }
             add[k] = false;
-            bin.edges.remove(i);
-            bin.islands.remove(i);
+            self.edges.remove(i);
+            self.islands.remove(i);
         }
         let island = island.unwrap_or_else(|| {
-            bin.nisland += 1;
-            bin.nisland - 1
+            self.nisland += 1;
+            self.nisland - 1
         });
         for (k, edge) in [(a, b), (b, c), (c, a)].into_iter().enumerate() {
             if add[k] {
-                bin.edges.push(edge);
-                bin.islands.push(island);
+                self.edges.push(edge);
+                self.islands.push(island);
             }
         }
     }
@@ -159,7 +160,7 @@ pub(crate) fn mujoco_polygons(
         }
         let Some(key) = bin(a, b, c) else { continue };
         match bins.get_mut(&key) {
-            Some(existing) => Bin::insert(t, existing),
+            Some(existing) => existing.insert(t),
             None => {
                 order.push(key);
                 bins.insert(key, Bin::new(t));
