@@ -2,8 +2,9 @@
 //! inertia and dof length scales.
 //!
 //! - `body_invweight0[b] = (tr(A₀₀)/3, tr(A₁₁)/3)` with `A = J M⁻¹ Jᵀ` for the 6 × nv Jacobian `J = (jacp; jacr)`
-//!   of the body's centre of mass; a body welded to the world gets 0; when one part is below [`MINVAL`] and the
-//!   other above, it takes the other's value. A simple body ([`Model::dof_simple`]) moved by slides alone gets
+//!   of the body's centre of mass; a body welded to the world gets 0. A part may be degenerate: a body whose
+//!   centre of mass lies on its only hinge's axis has a translational weight of ~0, which MuJoCo 4.0 keeps
+//!   ([`Model::fill_degenerate_invweights`] is Genesis's rule for it). A simple body ([`Model::dof_simple`]) moved by slides alone gets
 //!   `(1/mass, 0)`, and its dofs `dof_invweight0 = 1/mass` (MuJoCo's `body_simple == 2`).
 //! - `dof_invweight0[d] = (M⁻¹)_dd`, averaged over the 3 translations and over the 3 rotations of a free joint and
 //!   over the 3 dofs of a ball.
@@ -86,13 +87,7 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
                 (x[t], row[t]) = (0.0, 0.0);
             }
         }
-        let mut w = [(diag[0] + diag[1] + diag[2]) / 3.0, (diag[3] + diag[4] + diag[5]) / 3.0];
-        if w[0] < MINVAL && w[1] > MINVAL {
-            w[0] = w[1];
-        } else if w[1] < MINVAL && w[0] > MINVAL {
-            w[1] = w[0];
-        }
-        *out = w;
+        *out = [(diag[0] + diag[1] + diag[2]) / 3.0, (diag[3] + diag[4] + diag[5]) / 3.0];
     }
     m.body_invweight0 = invweight;
 
@@ -160,4 +155,20 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
         m.dof_damping[adr..adr + n].fill(damping);
     }
     Ok(())
+}
+
+impl Model {
+    /// Genesis's rule for a degenerate `body_invweight0` (spec §B.2): when one part is below [`MINVAL`] and the
+    /// other above, it takes the other's value. MuJoCo had the rule from commit 1cda1e7a (January 2026) until its
+    /// rollback a47a18dd (March 2026, issue 3163), so MuJoCo 4.0 keeps the degenerate part, and the frictionless
+    /// contacts of such a body get MuJoCo's small regulariser (`R ∝ tran` of both sides).
+    pub fn fill_degenerate_invweights(&mut self) {
+        for w in &mut self.body_invweight0 {
+            if w[0] < MINVAL && w[1] > MINVAL {
+                w[0] = w[1];
+            } else if w[1] < MINVAL && w[0] > MINVAL {
+                w[1] = w[0];
+            }
+        }
+    }
 }

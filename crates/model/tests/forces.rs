@@ -65,6 +65,36 @@ fn pendulum_dynamics_are_closed_form() {
     close(model.meaninertia, inertia);
 }
 
+/// `body_invweight0 = (tr(A_lin)/3, tr(A_rot)/3)` with `A = J M⁻¹ Jᵀ` at the centre of mass: a hinge about `y` moves
+/// its centre of mass at `(ARM, 0, 0)` along `z` alone, so `(ARM²/I, 1/I)/3`. With the centre of mass on the axis the
+/// translational part is 0, which MuJoCo 4.0 keeps (`cube_3x3x3.xml`'s face cubelets: their frictionless contacts
+/// get `R ∝ tran`) and Genesis's rule replaces by the rotational part.
+#[test]
+fn body_invweights_are_closed_form_and_a_degenerate_part_is_kept() {
+    let model = pendulum(Vec::new());
+    let inertia = IYY + MASS * ARM * ARM + ARMATURE;
+    close(model.body_invweight0[1][0], ARM * ARM / inertia / 3.0);
+    close(model.body_invweight0[1][1], 1.0 / inertia / 3.0);
+
+    let mut spec = ModelSpec::default();
+    let mut body = BodySpec::new("wheel", 0, DVec3::ZERO, DQuat::IDENTITY);
+    body.inertial = InertialSpec {
+        mass: MASS,
+        inertia: DVec3::new(0.02, IYY, 0.04),
+        pos: DVec3::ZERO,
+        quat: DQuat::IDENTITY,
+    };
+    body.joints.push(JointSpec { armature: ARMATURE, ..JointSpec::hinge("axle", DVec3::Y) });
+    spec.add_body(body);
+    let mut wheel = Model::compile(spec).unwrap();
+    let rot = 1.0 / (IYY + ARMATURE) / 3.0;
+    assert_eq!(wheel.body_invweight0[1][0], 0.0);
+    close(wheel.body_invweight0[1][1], rot);
+    wheel.fill_degenerate_invweights();
+    close(wheel.body_invweight0[1][0], rot);
+    close(wheel.body_invweight0[1][1], rot);
+}
+
 #[test]
 fn actuators_apply_gain_bias_and_clamping() {
     let position =

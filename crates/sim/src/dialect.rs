@@ -49,6 +49,10 @@ pub trait DialectStages: Copy {
     /// trees and trees coupled by a compliant tendon never sleep, a tree's controls do not matter) rather than
     /// keeping awake a tree whose control is non-zero (Genesis).
     fn model_sleep_policy(self) -> bool;
+    /// Whether a body's degenerate inverse weight (translational or rotational part below `mjMINVAL`) takes the
+    /// other part's value, as Genesis does ([`signorini_model::Model::fill_degenerate_invweights`]); MuJoCo 4.0
+    /// keeps it.
+    fn fills_degenerate_invweights(self) -> bool;
     /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic
     /// block or by Genesis's implicit midpoint rule (spec §D.5).
     fn integrator_settings(self, options: &Options) -> IntegratorSettings;
@@ -199,6 +203,10 @@ impl DialectStages for Dialect {
 
     fn model_sleep_policy(self) -> bool {
         self == Dialect::Mujoco
+    }
+
+    fn fills_degenerate_invweights(self) -> bool {
+        self == Dialect::Native
     }
 
     /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic

@@ -138,6 +138,9 @@ impl Model {
         }
         let dialect = Dialect::of(&options);
         multibody.collision.set_options(dialect.collision_options(&options))?;
+        if dialect.fills_degenerate_invweights() {
+            multibody.fill_degenerate_invweights();
+        }
         if dialect.structural_filters() {
             neutral_filter(&mut multibody)?;
         }
