@@ -221,27 +221,43 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     let vertices: Vec<DVec3> = data.vertices.iter().map(|v| v.as_vec3().as_dvec3() * scale).collect();
     let geometry =
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
-    let hull = Arc::new(
-        ConvexMesh::from_points(&vertices)
-            .map_err(geometry)?
-            .with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale)),
-    );
-    let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
+    let hull_of = |points: &[DVec3]| -> Result<Arc<ConvexMesh>> {
+        Ok(Arc::new(
+            ConvexMesh::from_points(points)
+                .map_err(geometry)?
+                .with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale)),
+        ))
+    };
     // A mesh without faces (a point cloud) is its hull in every mode, as MuJoCo gives it the hull's faces.
     let unit = match inertia {
-        MeshInertia::Exact if !surface.triangles.is_empty() => {
-            let mesh =
-                TriangleMesh::new(surface.vertices.clone(), surface.triangles.clone()).map_err(geometry)?;
+        MeshInertia::Exact if !data.triangles.is_empty() => {
+            let mesh = TriangleMesh::new(vertices.clone(), data.triangles.clone()).map_err(geometry)?;
             MassProperties::from_density(&Shape::from(mesh), 1.0).map_err(geometry)?
         }
-        MeshInertia::Legacy if !surface.triangles.is_empty() => {
-            legacy_unit_mass(&surface.vertices, &surface.triangles).ok_or_else(|| {
+        MeshInertia::Legacy if !data.triangles.is_empty() => legacy_unit_mass(&vertices, &data.triangles)
+            .ok_or_else(|| {
                 a.invalid_named("inertia", "the mesh volume is too small (MuJoCo rejects it too)")
-            })?
-        }
-        _ => MassProperties::from_density(&Shape::ConvexMesh(hull.clone()), 1.0).map_err(geometry)?,
+            })?,
+        _ => MassProperties::from_density(&Shape::ConvexMesh(hull_of(&vertices)?), 1.0).map_err(geometry)?,
     };
+    // Collision reads the vertices MuJoCo stores; the surface keeps them as written.
+    let hull = hull_of(&stored_as_mujoco_does(&vertices, &unit))?;
+    let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
     Ok(MeshAsset { name, hull, unit, surface, at: e.at.clone() })
+}
+
+/// The vertices as MuJoCo keeps them, expressed in the asset frame. `mjCMesh::Process` moves the mesh to its
+/// inertial frame (centre of mass `c` at the origin, principal axes `R` as the frame's), in double, and then narrows
+/// the vertices to single precision: `v ↦ c + R·f32(Rᵀ(v − c))`. Rounding to single precision commutes with
+/// permuting and negating the axes, so MuJoCo's principal frame is needed only up to them, but to the last bit
+/// ([`crate::eig3::mesh_frame`]). Without this, two faces MuJoCo sees as crossing by less than a float's spacing can meet exactly here,
+/// and GJK ends on a degenerate simplex where MuJoCo's finds a contact (`cube_3x3x3.xml`'s cubelets).
+fn stored_as_mujoco_does(vertices: &[DVec3], unit: &MassProperties) -> Vec<DVec3> {
+    let i = unit.inertia;
+    let frame =
+        crate::eig3::mesh_frame([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y]);
+    let r = DMat3::from_quat(frame);
+    vertices.iter().map(|&v| unit.com + r * (r.transpose() * (v - unit.com)).as_vec3().as_dvec3()).collect()
 }
 
 fn inline_mesh(a: &Attrs<'_>) -> Result<MeshData> {

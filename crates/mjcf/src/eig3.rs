@@ -144,6 +144,71 @@ pub fn principal(full: [f64; 6]) -> (DVec3, DQuat) {
     (DVec3::from_array(eig), DQuat::from_xyzw(quat[1], quat[2], quat[3], quat[0]))
 }
 
+/// The principal frame of a mesh's inertia `[xx, yy, zz, xy, xz, yz]` as MuJoCo 4.0.1's mesh compiler computes it
+/// (`mjuu_eig3`): the Jacobi rotations of [`principal`], stopping once the largest off-diagonal entry is below
+/// 10⁻¹² or the rotation's `cos θ` is within `mjMINVAL` of 1, with quaternions normalised by `mjuu_normvec` (left
+/// alone within 10⁻¹⁴ of unit length). It stops earlier than [`principal`], so the frame can be 10⁻⁷ from the
+/// converged one, and a mesh's stored single-precision vertices depend on it to the last bit
+/// (`assets::stored_as_mujoco_does`). Fitted, like [`principal`], to 4.0.1's output (its `mesh_quat` and
+/// `mesh_vert`, `tests/mesh_vertices.rs`): the published source's half-angle sine `√(0.5 − 0.5 cos θ)` and its stop
+/// at `cos θ > 1 − 10⁻¹²` leave frames 10⁻⁸ from 4.0.1's.
+pub fn mesh_frame(full: [f64; 6]) -> DQuat {
+    const OFF_DIAGONAL_EPS: f64 = 1e-12;
+    let normalize = |q: &mut [f64; 4]| {
+        let norm2: f64 = q.iter().map(|v| v * v).sum();
+        if norm2 < 1e-14 {
+            return;
+        }
+        let norm = norm2.sqrt();
+        if (norm - 1.0).abs() > 1e-14 {
+            q.iter_mut().for_each(|v| *v /= norm);
+        }
+    };
+    let mat = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]];
+    let mut quat = [1.0, 0.0, 0.0, 0.0];
+    let mut eig = [0.0; 3];
+    for _ in 0..MAX_ITERATIONS {
+        let d = rotate_into(&quat_to_mat(&quat), &mat);
+        eig = [d[0], d[4], d[8]];
+        let (rk, ck, rotk) = if d[1].abs() > d[2].abs() && d[1].abs() > d[5].abs() {
+            (0, 1, 2)
+        } else if d[2].abs() > d[5].abs() {
+            (0, 2, 1)
+        } else {
+            (1, 2, 0)
+        };
+        if d[3 * rk + ck].abs() < OFF_DIAGONAL_EPS {
+            break;
+        }
+        let tau = (d[4 * ck] - d[4 * rk]) / (2.0 * d[3 * rk + ck]);
+        let t = if tau >= 0.0 {
+            1.0 / (tau + (1.0 + tau * tau).sqrt())
+        } else {
+            -1.0 / (-tau + (1.0 + tau * tau).sqrt())
+        };
+        let c = 1.0 / (1.0 + t * t).sqrt();
+        if c > 1.0 - MINVAL {
+            break;
+        }
+        let mut rot = [1.0 + c, 0.0, 0.0, 0.0];
+        rot[rotk + 1] = if rotk == 1 { t * c } else { -t * c };
+        normalize(&mut rot);
+        quat = mul_quat(&quat, &rot);
+        normalize(&mut quat);
+    }
+    for j in 0..3 {
+        let j1 = j % 2;
+        if eig[j1] + EIG_EPS < eig[j1 + 1] {
+            eig.swap(j1, j1 + 1);
+            let mut rot = [QUARTER_TURN, 0.0, 0.0, 0.0];
+            rot[(j1 + 2) % 3 + 1] = rot[0];
+            quat = mul_quat(&quat, &rot);
+            normalize(&mut quat);
+        }
+    }
+    DQuat::from_xyzw(quat[1], quat[2], quat[3], quat[0])
+}
+
 #[cfg(test)]
 mod tests {
     use glam::DMat3;
