@@ -52,6 +52,16 @@ pub(crate) fn solve_islands(
     }
     let SolverData { primal, mass, islands: sc, .. } = work;
     rows.dof_groups(&mut sc.groups);
+    // MuJoCo picks the start once, for the whole problem, before it splits it into islands (`warmstart` in
+    // `engine_forward.c`); an island whose own cost favours the other start still starts from the global choice.
+    let mut options = *options;
+    if options.warm_start == crate::WarmStart::CheaperOfIncomingAndSmooth && !options.signorini {
+        if !primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc) {
+            qacc.copy_from_slice(&data.qacc_smooth);
+        }
+        options.warm_start = crate::WarmStart::Incoming;
+    }
+    let options = &options;
     sc.islands.build_with_groups(model, rows, &sc.groups);
     // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed
     // first): its local numbering is the global one, so it is solved in place, without gathering copies. The dofs

@@ -212,6 +212,35 @@ impl PrimalWork {
         self.newton.reset();
     }
 
+    /// MuJoCo's choice of start over a whole problem (the islands' solves then start from it): whether the total
+    /// cost at `warm` is at most the rows' cost at `a = qacc_smooth`. Uses `ma`, `jar`, `jv`, row states and forces
+    /// as scratch (sized here; the next run sizes them again).
+    pub(crate) fn incoming_is_cheaper(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        groups: &[(usize, usize)],
+        warm: &[f64],
+    ) -> bool {
+        let nrows = rows.len();
+        for v in [&mut self.jar, &mut self.jv, &mut self.force] {
+            v.resize(nrows, 0.0);
+        }
+        self.state.resize(nrows, RowState::Inactive);
+        self.ma.resize(model.nv, 0.0);
+        mul_j2(rows, groups, [&data.qacc_smooth, warm], [&mut self.jv, &mut self.jar]);
+        for ((xs, xw), aref) in self.jv.iter_mut().zip(self.jar.iter_mut()).zip(&rows.aref) {
+            *xs -= aref;
+            *xw -= aref;
+        }
+        let smooth_cost = update_rows(rows, &self.jv, &mut self.state, &mut self.force);
+        model.mul_m(data, warm, &mut self.ma);
+        let warm_cost = gauss_cost(&self.ma, warm, &data.qfrc_smooth, &data.qacc_smooth)
+            + update_rows(rows, &self.jar, &mut self.state, &mut self.force);
+        warm_cost <= smooth_cost
+    }
+
     /// `jar = J a − aref`, row states and forces; returns the total cost.
     fn evaluate(&mut self, p: &Problem<'_>) -> f64 {
         let rows = p.rows;

@@ -160,3 +160,41 @@ fn an_island_over_the_first_dofs_is_solved_in_place() {
         }
     }
 }
+
+/// MuJoCo chooses the start once, for the whole problem (`warmstart` in `engine_forward.c`), before it splits the
+/// problem into islands: the incoming `qacc` when its total cost is at most the rows' cost at `qacc_smooth`. Here
+/// the incoming `qacc` satisfies the free body's violated limit (cheaper overall) and only adds Gauss cost to the
+/// chain, whose own island would prefer `qacc_smooth`; with no iteration allowed each island returns its start, and
+/// both start from the incoming `qacc`. Without the MuJoCo rule (`WarmStart::Incoming`) the same; with cold starts
+/// (`WarmStart::Smooth`) both start from `qacc_smooth`.
+#[test]
+fn the_warm_start_is_chosen_for_the_whole_problem() {
+    let mut rng = Rng(5);
+    let (model, data) = mixed(&mut rng);
+    let a_s = data.qacc_smooth.clone();
+    let mut rows = ConstraintRows::new();
+    // Free body (dofs 3–8): `J a_s − aref = −10` at the smooth acceleration, 0 at the incoming one.
+    push_row(&mut rows, RowKind::LimitJoint, &[(5, 1.0)], a_s[5] + 10.0, 100.0, 0.0);
+    // Chain (dofs 0–2): inactive at both.
+    push_row(&mut rows, RowKind::LimitJoint, &[(2, 1.0)], a_s[2] - 10.0, 100.0, 0.0);
+    let mut incoming = a_s.clone();
+    incoming[5] += 10.0;
+    incoming[2] += 0.1;
+    assert!(total_cost(&model, &data, &rows, &incoming) < total_cost(&model, &data, &rows, &a_s));
+
+    let solver = island_solver_for(SolverKind::Newton);
+    let start = |warm_start| {
+        let options = SolverOptions { iterations: 0, warm_start, ..SolverOptions::default() };
+        let (mut qacc, mut force) = (incoming.clone(), Vec::new());
+        solver.solve(&model, &data, &rows, &options, &mut SolverData::new(), &mut qacc, &mut force).unwrap();
+        qacc
+    };
+    for warm_start in
+        [signorini_solver::WarmStart::CheaperOfIncomingAndSmooth, signorini_solver::WarmStart::Incoming]
+    {
+        let qacc = start(warm_start);
+        assert_eq!((qacc[2], qacc[5]), (incoming[2], incoming[5]), "{warm_start:?}");
+    }
+    let qacc = start(signorini_solver::WarmStart::Smooth);
+    assert_eq!((qacc[2], qacc[5]), (a_s[2], a_s[5]));
+}
