@@ -96,51 +96,7 @@ fn rotate_into(r: &[f64; 9], m: &[f64; 9]) -> [f64; 9] {
 /// The principal moments (decreasing) and frame of the symmetric inertia `[xx, yy, zz, xy, xz, yz]`, as MuJoCo
 /// compiles them (module docs).
 pub fn principal(full: [f64; 6]) -> (DVec3, DQuat) {
-    let mat = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]];
-    let mut quat = [1.0, 0.0, 0.0, 0.0];
-    let mut eig = [0.0; 3];
-    for _ in 0..MAX_ITERATIONS {
-        let d = rotate_into(&quat_to_mat(&quat), &mat);
-        eig = [d[0], d[4], d[8]];
-        let (rk, ck, rotk) = if d[1].abs() > d[2].abs() && d[1].abs() > d[5].abs() {
-            (0, 1, 2)
-        } else if d[2].abs() > d[5].abs() {
-            (0, 2, 1)
-        } else {
-            (1, 2, 0)
-        };
-        if d[3 * rk + ck].abs() < OFF_DIAGONAL_EPS {
-            break;
-        }
-        let tau = (d[4 * ck] - d[4 * rk]) / (2.0 * d[3 * rk + ck]);
-        let t = if tau >= 0.0 {
-            1.0 / (tau + (1.0 + tau * tau).sqrt())
-        } else {
-            -1.0 / (-tau + (1.0 + tau * tau).sqrt())
-        };
-        let c = 1.0 / (1.0 + t * t).sqrt();
-        let mut rot = [1.0 + c, 0.0, 0.0, 0.0];
-        rot[rotk + 1] = if rotk == 1 { t * c } else { -t * c };
-        normalize(&mut rot);
-        let mut next = mul_quat(&quat, &rot);
-        normalize(&mut next);
-        if next == quat {
-            // The rotation is below the quaternion's resolution: converged.
-            break;
-        }
-        quat = next;
-    }
-    // Decreasing order: bubble sort over the pairs (0, 1), (1, 2), (0, 1), each swap a quarter turn.
-    for j in 0..3 {
-        let j1 = j % 2;
-        if eig[j1] + EIG_EPS < eig[j1 + 1] {
-            eig.swap(j1, j1 + 1);
-            let mut rot = [QUARTER_TURN, 0.0, 0.0, 0.0];
-            rot[(j1 + 2) % 3 + 1] = rot[0];
-            quat = mul_quat(&quat, &rot);
-            normalize(&mut quat);
-        }
-    }
+    let (eig, quat) = jacobi(full, Stop::Converged);
     (DVec3::from_array(eig), DQuat::from_xyzw(quat[1], quat[2], quat[3], quat[0]))
 }
 
@@ -155,16 +111,49 @@ pub fn principal(full: [f64; 6]) -> (DVec3, DQuat) {
 /// four meshes and for 161 of 200 random point clouds; on the others 4.0.1 stops one rotation earlier or later,
 /// and no single threshold on the rotation fits them and the tests' meshes together.
 pub fn mesh_frame(full: [f64; 6]) -> DQuat {
-    const OFF_DIAGONAL_EPS: f64 = 1e-12;
-    let normalize = |q: &mut [f64; 4]| {
-        let norm2: f64 = q.iter().map(|v| v * v).sum();
-        if norm2 < 1e-14 {
-            return;
+    let (_, quat) = jacobi(full, Stop::MeshCompiler);
+    DQuat::from_xyzw(quat[1], quat[2], quat[3], quat[0])
+}
+
+/// Where MuJoCo's two Jacobi iterations stop, and how they normalise their quaternions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// The body inertial frames ([`principal`]): off-diagonal below [`OFF_DIAGONAL_EPS`], or a rotation below the
+    /// quaternion's resolution; `mju_normalize4`.
+    Converged,
+    /// The mesh frames ([`mesh_frame`]): off-diagonal below 10⁻¹², or `cos θ > 1 − mjMINVAL`; `mjuu_normvec`.
+    MeshCompiler,
+}
+
+impl Stop {
+    fn normalize(self, q: &mut [f64; 4]) {
+        match self {
+            Stop::Converged => normalize(q),
+            Stop::MeshCompiler => normvec(q),
         }
-        let norm = norm2.sqrt();
-        if (norm - 1.0).abs() > 1e-14 {
-            q.iter_mut().for_each(|v| *v /= norm);
-        }
+    }
+}
+
+/// `mjuu_normvec` on a quaternion: unchanged when its squared norm is below `mjEPS` (10⁻¹⁴) or its norm within
+/// `mjEPS` of 1, else divided by the norm.
+fn normvec(q: &mut [f64; 4]) {
+    let norm2: f64 = q.iter().map(|v| v * v).sum();
+    if norm2 < 1e-14 {
+        return;
+    }
+    let norm = norm2.sqrt();
+    if (norm - 1.0).abs() > 1e-14 {
+        q.iter_mut().for_each(|v| *v /= norm);
+    }
+}
+
+/// The Jacobi iteration both frames share: `D = Rᵀ M R`, the largest off-diagonal entry zeroed by a rotation
+/// accumulated in the quaternion until `stop` says so, then the moments sorted in decreasing order by quarter turns.
+/// Returns the moments and the `(w, x, y, z)` quaternion.
+fn jacobi(full: [f64; 6], stop: Stop) -> ([f64; 3], [f64; 4]) {
+    let off_diagonal_eps = match stop {
+        Stop::Converged => OFF_DIAGONAL_EPS,
+        Stop::MeshCompiler => 1e-12,
     };
     let mat = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]];
     let mut quat = [1.0, 0.0, 0.0, 0.0];
@@ -179,7 +168,7 @@ pub fn mesh_frame(full: [f64; 6]) -> DQuat {
         } else {
             (1, 2, 0)
         };
-        if d[3 * rk + ck].abs() < OFF_DIAGONAL_EPS {
+        if d[3 * rk + ck].abs() < off_diagonal_eps {
             break;
         }
         let tau = (d[4 * ck] - d[4 * rk]) / (2.0 * d[3 * rk + ck]);
@@ -189,15 +178,21 @@ pub fn mesh_frame(full: [f64; 6]) -> DQuat {
             -1.0 / (-tau + (1.0 + tau * tau).sqrt())
         };
         let c = 1.0 / (1.0 + t * t).sqrt();
-        if c > 1.0 - MINVAL {
+        if stop == Stop::MeshCompiler && c > 1.0 - MINVAL {
             break;
         }
         let mut rot = [1.0 + c, 0.0, 0.0, 0.0];
         rot[rotk + 1] = if rotk == 1 { t * c } else { -t * c };
-        normalize(&mut rot);
-        quat = mul_quat(&quat, &rot);
-        normalize(&mut quat);
+        stop.normalize(&mut rot);
+        let mut next = mul_quat(&quat, &rot);
+        stop.normalize(&mut next);
+        if stop == Stop::Converged && next == quat {
+            // The rotation is below the quaternion's resolution: converged.
+            break;
+        }
+        quat = next;
     }
+    // Decreasing order: bubble sort over the pairs (0, 1), (1, 2), (0, 1), each swap a quarter turn.
     for j in 0..3 {
         let j1 = j % 2;
         if eig[j1] + EIG_EPS < eig[j1 + 1] {
@@ -205,10 +200,10 @@ pub fn mesh_frame(full: [f64; 6]) -> DQuat {
             let mut rot = [QUARTER_TURN, 0.0, 0.0, 0.0];
             rot[(j1 + 2) % 3 + 1] = rot[0];
             quat = mul_quat(&quat, &rot);
-            normalize(&mut quat);
+            stop.normalize(&mut quat);
         }
     }
-    DQuat::from_xyzw(quat[1], quat[2], quat[3], quat[0])
+    (eig, quat)
 }
 
 #[cfg(test)]
