@@ -20,25 +20,12 @@ from pathlib import Path
 
 import mujoco
 
+from mujoco_mesh_vertices import chamfered_cube
 from mujoco_reference_run import snapshots
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "cubelets.xml"
 STEPS = [1, 2, 5, 10, 11]
-
-
-def chamfered_cube():
-    """24 vertices: each face of a cube of half-size 9.5 inset to 8.075 at its edges."""
-    h, c = 9.5, 8.075
-    pts = []
-    for axis in range(3):
-        for s in (h, -h):
-            for u in (c, -c):
-                for v in (c, -c):
-                    p = [0.0, 0.0, 0.0]
-                    p[axis], p[(axis + 1) % 3], p[(axis + 2) % 3] = s, u, v
-                    pts.append(" ".join(f"{x:g}" for x in p))
-    return "  ".join(pts)
 
 
 def cubelets():
