@@ -52,26 +52,30 @@ pub(crate) fn solve_islands(
     }
     let SolverData { primal, mass, islands: sc, .. } = work;
     rows.dof_groups(&mut sc.groups);
+    sc.islands.build_with_groups(model, rows, &sc.groups);
+    // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed
+    // first): its local numbering is the global one, so it is solved in place, without gathering copies. The dofs
+    // after it are unconstrained.
+    let k = if sc.islands.count() == 1 { sc.islands.dofs(0).len() } else { 0 };
+    let in_place = k > 0
+        && sc.islands.free_rows.is_empty()
+        && sc.islands.rows(0).len() == rows.len()
+        && sc.islands.dofs(0).last() == Some(&(k - 1));
     // MuJoCo picks the start once, for the whole problem, before it splits it into islands (`warmstart` in
     // `engine_forward.c`); an island whose own cost favours the other start still starts from the global choice.
+    // One island over every dof and row is the whole problem: its own choice (in `run`) is that one.
     let mut options = *options;
-    if options.warm_start == crate::WarmStart::CheaperOfIncomingAndSmooth && !options.signorini {
+    if options.warm_start == crate::WarmStart::CheaperOfIncomingAndSmooth
+        && !options.signorini
+        && !(in_place && k == model.nv)
+    {
         if !primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc) {
             qacc.copy_from_slice(&data.qacc_smooth);
         }
         options.warm_start = crate::WarmStart::Incoming;
     }
     let options = &options;
-    sc.islands.build_with_groups(model, rows, &sc.groups);
-    // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed
-    // first): its local numbering is the global one, so it is solved in place, without gathering copies. The dofs
-    // after it are unconstrained.
-    let k = if sc.islands.count() == 1 { sc.islands.dofs(0).len() } else { 0 };
-    if k > 0
-        && sc.islands.free_rows.is_empty()
-        && sc.islands.rows(0).len() == rows.len()
-        && sc.islands.dofs(0).last() == Some(&(k - 1))
-    {
+    if in_place {
         primal.groups.clone_from(&sc.groups);
         if k == model.nv {
             mass.assign_all(model, data);
