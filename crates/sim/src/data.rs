@@ -93,8 +93,9 @@ pub struct Data {
     /// The no-slip pass's scratch, made at its first run (most scenes never run it; boxed, it costs 8 bytes here).
     pub(crate) noslip: Option<Box<NoSlip>>,
     pub(crate) integrator: IntegratorScratch,
-    /// The warm start at the start of a step, given to every evaluation of a multi-evaluation integrator (RK4), as
-    /// MuJoCo does: `qacc_warmstart` changes only when the step ends.
+    /// The warm start at the start of a step, given to every evaluation of a multi-evaluation integrator (RK4) and to
+    /// the second solve of a step in which trees fall asleep (MuJoCo dialect), as MuJoCo does: `qacc_warmstart`
+    /// changes only when the step ends.
     pub(crate) step_warmstart: Vec<f64>,
     /// The sleep state, with hibernation on (boxed: without it the field costs 8 bytes).
     pub(crate) hibernation: Option<Box<Hibernation>>,
@@ -128,9 +129,9 @@ impl Data {
             noslip: None,
             integrator: IntegratorScratch::default(),
             step_warmstart: Vec::new(),
-            hibernation: model.hibernation_thresh_vel.map(|t| {
-                Box::new(Hibernation::new(m, t, &model.tree_sleep, !model.dialect.model_sleep_policy()))
-            }),
+            hibernation: model
+                .hibernation_thresh_vel
+                .map(|t| Box::new(Hibernation::new(m, t, &model.tree_sleep, model.dialect.sleep_rules()))),
             body_poses: vec![Pose::IDENTITY; m.nbody],
             ccd: Default::default(),
             stats: StepStatistics::default(),

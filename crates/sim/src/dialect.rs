@@ -10,6 +10,7 @@ use signorini_solver::{CgUpdate, SolverKind, SolverOptions, WarmStart};
 
 use signorini_integrators::{FreeBodyIntegration, IntegratorKind, IntegratorSettings};
 
+use crate::hibernation::SleepRules;
 use crate::options::{ContactResolution, Options};
 
 pub use signorini_collision::Dialect;
@@ -45,6 +46,14 @@ pub trait DialectStages: Copy {
     /// Whether a sleeping group keeps the contacts (and forces) of the step it fell asleep in for read-back
     /// (Genesis, seed 001 §8.4); MuJoCo 4.0 reports none for a sleeper.
     fn keeps_sleeping_contacts(self) -> bool;
+    /// Whether a step decides which trees sleep before it advances, from the velocities its dynamics were evaluated
+    /// at, and then solves again with the sleepers at rest (MuJoCo 4.0's `mj_advance`: the step integrates with the
+    /// first solve, the next one warm-starts from the second); otherwise after it advances, from the new velocities
+    /// (Genesis's contact-force pass).
+    fn sleeps_before_advance(self) -> bool;
+    /// How trees count their rest and wake ([`SleepRules`]): Genesis's control rule, or MuJoCo's inherited and
+    /// reset-time rest counts.
+    fn sleep_rules(self) -> SleepRules;
     /// Whether hibernation decides from the model which trees may sleep (MuJoCo's automatic sleep policy: actuated
     /// trees and trees coupled by a compliant tendon never sleep, a tree's controls do not matter) rather than
     /// keeping awake a tree whose control is non-zero (Genesis).
@@ -199,6 +208,19 @@ impl DialectStages for Dialect {
 
     fn keeps_sleeping_contacts(self) -> bool {
         self == Dialect::Native
+    }
+
+    fn sleeps_before_advance(self) -> bool {
+        self == Dialect::Mujoco
+    }
+
+    fn sleep_rules(self) -> SleepRules {
+        let mujoco = self == Dialect::Mujoco;
+        SleepRules {
+            ctrl_keeps_awake: !mujoco,
+            woken_take_toucher_rest: mujoco,
+            init_reset_as_mujoco: mujoco,
+        }
     }
 
     fn model_sleep_policy(self) -> bool {

@@ -1,7 +1,7 @@
 //! Hibernation (`reference-semantics.md` §E; G-W hibernation v2, MuJoCo `engine_sleep.c`): islands of kinematic
 //! trees at rest go to sleep and cost almost nothing until something awake touches them.
 //!
-//! - **Rest test**, per tree after each step: `max_i |q̇_i| · dof_length_i < hibernation_thresh_vel` over its dofs
+//! - **Rest test**, per tree once a step: `max_i |q̇_i| · dof_length_i < hibernation_thresh_vel` over its dofs
 //!   (`dof_length` turns angular speed into surface speed), with no applied force (`qfrc_applied`, `xfrc_applied`)
 //!   and, natively, no nonzero `ctrl` acting on it. A tree counts its consecutive steps at rest. Its policy
 //!   ([`SleepPolicy`], MJCF body `sleep`) may forbid it (`never`: its island stays awake); MuJoCo's automatic policy
@@ -9,6 +9,9 @@
 //!   the controls. `init` trees start asleep at every reset.
 //! - **Sleep**: an island (trees linked by this step's rows: contacts, equalities) sleeps when every tree in it has
 //!   been at rest for [`MIN_STEPS`] steps. Its velocities are zeroed and its trees form one sleeping group.
+//!   Genesis decides after the step has advanced, from the new velocities. MuJoCo decides before, from the
+//!   velocities the step's dynamics were evaluated at; the step then solves again with the sleepers at rest, advances
+//!   the awake trees with the first solve and leaves the second for read-back and the next warm start.
 //! - **While asleep**: the collision world pairs its geoms only with awake moving geoms (no contact with the static
 //!   world or another sleeper, so no rows), its accelerations are held at zero, so its state does not change, and
 //!   the forward stages skip its bodies and dofs ([`Data::set_awake`]).
@@ -29,14 +32,27 @@ use crate::readback::Contacts;
 /// Consecutive steps at rest before a tree may sleep (G-W `hibernation_min_steps`, MuJoCo `mjMINAWAKE`).
 pub const MIN_STEPS: u32 = 10;
 
+/// The dialect's answers to how trees count their rest and wake (see [`crate::dialect::DialectStages::sleep_rules`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SleepRules {
+    /// A non-zero control keeps the trees it acts on awake (Genesis); otherwise the sleep policy decides (MuJoCo).
+    pub ctrl_keeps_awake: bool,
+    /// A tree woken by a contact takes the rest count of the awake tree that touched it, and a tree touched again
+    /// in the same step keeps the smaller count (MuJoCo's `mj_wakeCollision`); otherwise it starts again from zero.
+    pub woken_take_toucher_rest: bool,
+    /// A reset that puts `init` trees to sleep does what MuJoCo's `mj_resetData` does: it counts one step at rest
+    /// for every other tree (`mj_sleep` runs once), and the sleepers' `qacc_smooth` and `qfrc_smooth` read zero
+    /// until they wake (it clears them, and no forward pass computes a sleeper).
+    pub init_reset_as_mujoco: bool,
+}
+
 /// The sleep state of every kinematic tree.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Hibernation {
     threshold: f64,
     /// Per tree: its sleep policy (`Never`, `Allowed` or `Init`).
     policy: Vec<SleepPolicy>,
-    /// Whether a non-zero control keeps its trees awake (Genesis; MuJoCo decides by [`SleepPolicy`] instead).
-    ctrl_keeps_awake: bool,
+    rules: SleepRules,
     /// The tree of every body (`None`: welded to the world; dofs: [`Model::dof_treeid`]).
     body_tree: Vec<Option<usize>>,
     /// The dofs of tree `t`: `tree_dofs[tree_start[t]..tree_start[t + 1]]`.
@@ -45,6 +61,10 @@ pub(crate) struct Hibernation {
     /// Consecutive steps at rest, and the sleeping group (`None`: awake).
     rest_steps: Vec<u32>,
     group: Vec<Option<usize>>,
+    /// Per tree, whether it slept when [`Hibernation::wake_on_contacts`] began (scratch).
+    was_asleep: Vec<bool>,
+    /// Whether the next forward pass follows a reset whose sleepers' smooth dynamics are to be cleared.
+    clear_smooth: bool,
     next_group: usize,
     /// Per body, for the collision world, and its complement for [`Data::set_awake`].
     body_asleep: Vec<bool>,
@@ -65,7 +85,7 @@ impl Hibernation {
         model: &Model,
         threshold: f64,
         policy: &[SleepPolicy],
-        ctrl_keeps_awake: bool,
+        rules: SleepRules,
     ) -> Hibernation {
         let (dof_tree, ntrees) = (&model.dof_treeid, model.ntree);
         let body_tree = (0..model.nbody).map(|b| model.body_lastdof[b].map(|d| dof_tree[d])).collect();
@@ -85,12 +105,14 @@ impl Hibernation {
         Hibernation {
             threshold,
             policy: policy.to_vec(),
-            ctrl_keeps_awake,
+            rules,
             body_tree,
             tree_start,
             tree_dofs,
             rest_steps: vec![0; ntrees],
             group: vec![None; ntrees],
+            was_asleep: Vec::with_capacity(ntrees),
+            clear_smooth: false,
             next_group: 0,
             body_asleep: vec![false; model.nbody],
             body_awake: vec![true; model.nbody],
@@ -141,6 +163,8 @@ impl Hibernation {
 
     /// Puts the trees whose policy is [`SleepPolicy::Init`] to sleep, each as its own group, when they are at their
     /// initial state (`qpos0`, at rest), as MuJoCo does at a reset (a keyframe that moves them leaves them awake).
+    /// Then, by [`SleepRules::init_reset_as_mujoco`], counts a step at rest for the others and has the next
+    /// [`Hibernation::clear_reset_smooth`] clear the sleepers' smooth dynamics.
     pub(crate) fn sleep_initial(&mut self, model: &Model, data: &mut Data) {
         let mut slept = false;
         for t in 0..self.policy.len() {
@@ -163,18 +187,58 @@ impl Hibernation {
             self.next_group += self.policy.len();
             self.refresh_bodies();
         }
+        self.clear_smooth = slept && self.rules.init_reset_as_mujoco;
+        if self.rules.init_reset_as_mujoco && self.policy.contains(&SleepPolicy::Init) {
+            // MuJoCo counts at `qpos0` and zero velocity, before a keyframe sets the state.
+            for t in 0..self.policy.len() {
+                if self.group[t].is_none() && self.policy[t] != SleepPolicy::Never {
+                    self.rest_steps[t] = self.rest_steps[t].saturating_add(1);
+                }
+            }
+        }
     }
 
-    /// Wakes the group of every sleeping tree that touches an awake tree in `contacts`; returns whether any woke.
+    /// After the first forward pass since a reset that put trees to sleep (see [`SleepRules::init_reset_as_mujoco`]):
+    /// zeroes the sleepers' `qacc_smooth` and `qfrc_smooth`, which that pass computed and MuJoCo's reset clears.
+    pub(crate) fn clear_reset_smooth(&mut self, model: &Model, data: &mut Data) {
+        if !std::mem::take(&mut self.clear_smooth) {
+            return;
+        }
+        for (d, &t) in model.dof_treeid.iter().enumerate() {
+            if self.group[t].is_some() {
+                data.qacc_smooth[d] = 0.0;
+                data.qfrc_smooth[d] = 0.0;
+            }
+        }
+    }
+
+    /// `max_i |q̇_i| · dof_length_i` over the dofs of tree `t`.
+    fn tree_speed(&self, model: &Model, data: &Data, t: usize) -> f64 {
+        let dofs = &self.tree_dofs[self.tree_start[t]..self.tree_start[t + 1]];
+        dofs.iter().map(|&d| data.qvel[d].abs() * model.dof_length[d]).fold(0.0, f64::max)
+    }
+
+    /// Wakes the group of every tree asleep before the call that touches a tree awake before it in `contacts`;
+    /// returns whether any woke. The woken trees' rest counts follow [`SleepRules::woken_take_toucher_rest`].
     pub(crate) fn wake_on_contacts(&mut self, contacts: &ContactSet) -> bool {
+        self.was_asleep.clear();
+        self.was_asleep.extend(self.group.iter().map(Option::is_some));
         let mut woke = false;
         for (&a, &b) in contacts.link_a.iter().zip(&contacts.link_b) {
             let (ta, tb) = (self.body_tree[a], self.body_tree[b]);
             for (sleeper, other) in [(ta, tb), (tb, ta)] {
                 let (Some(s), Some(o)) = (sleeper, other) else { continue };
-                if let (Some(g), None) = (self.group[s], self.group[o]) {
-                    self.wake_group(g);
-                    woke = true;
+                if !self.was_asleep[s] || self.was_asleep[o] {
+                    continue;
+                }
+                let rest = if self.rules.woken_take_toucher_rest { self.rest_steps[o] } else { 0 };
+                match self.group[s] {
+                    Some(g) => {
+                        self.wake_group(g, rest);
+                        woke = true;
+                    }
+                    // Woken earlier in this pass and touched again: the smaller count.
+                    None => self.rest_steps[s] = self.rest_steps[s].min(rest),
                 }
             }
         }
@@ -184,11 +248,12 @@ impl Hibernation {
         woke
     }
 
-    fn wake_group(&mut self, g: usize) {
-        for (group, rest) in self.group.iter_mut().zip(self.rest_steps.iter_mut()) {
+    /// Wakes group `g`, its trees with `rest` steps at rest.
+    fn wake_group(&mut self, g: usize, rest: u32) {
+        for (group, steps) in self.group.iter_mut().zip(self.rest_steps.iter_mut()) {
             if *group == Some(g) {
                 *group = None;
-                *rest = 0;
+                *steps = rest;
             }
         }
         if self.kept_group.contains(&g) {
@@ -238,9 +303,10 @@ impl Hibernation {
         }
     }
 
-    /// After a step: counts the awake trees' steps at rest and puts every island (trees linked by `rows`) whose
-    /// trees have all rested [`MIN_STEPS`] steps to sleep, zeroing its velocities.
-    pub(crate) fn update(&mut self, model: &Model, data: &mut Data, rows: &ConstraintRows) {
+    /// Counts the awake trees' steps at rest (at `data`'s velocities) and puts every island (trees linked by `rows`)
+    /// whose trees have all rested [`MIN_STEPS`] steps to sleep, zeroing its velocities; returns whether any tree
+    /// fell asleep. The step calls it before or after advancing, as its dialect says.
+    pub(crate) fn update(&mut self, model: &Model, data: &mut Data, rows: &ConstraintRows) -> bool {
         let ntrees = self.rest_steps.len();
         self.driven.fill(false);
         for (t, p) in self.policy.iter().enumerate() {
@@ -261,7 +327,7 @@ impl Hibernation {
             }
         }
         for (u, &c) in data.ctrl.iter().enumerate() {
-            if c != 0.0 && self.ctrl_keeps_awake {
+            if c != 0.0 && self.rules.ctrl_keeps_awake {
                 match model.actuator_transmission[u] {
                     Transmission::Joint(j) => self.driven[model.dof_treeid[model.jnt_dofadr[j]]] = true,
                     Transmission::Tendon(t) => {
@@ -285,9 +351,7 @@ impl Hibernation {
             if self.group[t].is_some() {
                 continue;
             }
-            let dofs = &self.tree_dofs[self.tree_start[t]..self.tree_start[t + 1]];
-            let speed = dofs.iter().map(|&d| data.qvel[d].abs() * model.dof_length[d]).fold(0.0, f64::max);
-            let at_rest = !self.driven[t] && speed < self.threshold;
+            let at_rest = !self.driven[t] && self.tree_speed(model, data, t) < self.threshold;
             self.rest_steps[t] = if at_rest { self.rest_steps[t].saturating_add(1) } else { 0 };
         }
 
@@ -323,5 +387,6 @@ impl Hibernation {
             self.next_group += nislands + ntrees;
             self.refresh_bodies();
         }
+        slept
     }
 }

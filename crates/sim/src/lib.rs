@@ -29,6 +29,7 @@ pub use data::{ConstraintTypes, Data};
 pub use dialect::{Dialect, DialectStages};
 pub use env_batch::{Device, EnvBatch};
 pub use error::{Result, SimError};
+pub use hibernation::SleepRules;
 pub use model::Model;
 pub use options::{ContactResolution, OPTION_NAMES, Options};
 pub use parameters::SolParams;

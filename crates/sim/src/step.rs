@@ -31,11 +31,16 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     let m = &model.multibody;
     let h = model.options.h();
     let evaluations = model.integrator.evaluations();
-    if evaluations > 1 {
+    let sleeps_first = d.hibernation.is_some() && model.dialect.sleeps_before_advance();
+    // MuJoCo holds sleeping trees still in the integration only: its warm start keeps their acceleration (the second
+    // solve's in the step they fall asleep, then their last `qacc_smooth`). RK4's stages move every tree, so there
+    // each solve holds them.
+    let freeze = !sleeps_first || evaluations > 1;
+    if evaluations > 1 || sleeps_first {
         d.step_warmstart.clone_from(&d.qacc_warmstart);
     }
     let mut times = [0.0; 4];
-    let (mut solve, mut noslip) = evaluate(model, d, &mut times)?;
+    let (mut solve, mut noslip) = evaluate(model, d, &mut times, freeze)?;
     if model.options.enable_sensors {
         crate::sensor::evaluate(model, d);
     }
@@ -44,16 +49,34 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
         // the step's incoming acceleration.
         model.integrator.stage(m, &mut d.multibody, &mut d.integrator, i - 1, &d.qacc_warmstart, h)?;
         d.qacc_warmstart.copy_from_slice(&d.step_warmstart);
-        (solve, noslip) = evaluate(model, d, &mut times)?;
+        (solve, noslip) = evaluate(model, d, &mut times, freeze)?;
     }
     let t4 = Instant::now();
+    if sleeps_first {
+        let resolved = sleep_before_advance(model, d, &mut times, freeze)?;
+        match resolved {
+            Some(stats) => {
+                (solve, noslip) = stats;
+                if model.options.enable_sensors {
+                    crate::sensor::evaluate(model, d);
+                }
+            }
+            None => d.step_warmstart.copy_from_slice(&d.qacc_warmstart),
+        }
+        if let Some(hib) = &d.hibernation {
+            hib.freeze(m, &mut d.qacc_warmstart);
+        }
+    }
     model.integrator.advance(m, &mut d.multibody, &mut d.integrator, &d.qacc_warmstart, h)?;
+    if sleeps_first {
+        d.qacc_warmstart.copy_from_slice(&d.step_warmstart);
+    }
     let clamped = if model.options.enable_ccd {
         crate::swept::clamp_fast_bodies(model, &mut d.multibody, &d.collision, &d.body_poses, &mut d.ccd)?
     } else {
         0
     };
-    if let Some(hib) = &mut d.hibernation {
+    if let Some(hib) = d.hibernation.as_mut().filter(|_| !sleeps_first) {
         let first_new = hib.groups_before();
         hib.update(m, &mut d.multibody, &d.rows);
         if model.dialect.keeps_sleeping_contacts() && hib.groups_before() > first_new {
@@ -92,17 +115,22 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
 }
 
 /// One evaluation of the dynamics at `d`'s state: forward, collision, rows, integrator preparation, constraint solve
-/// and no-slip. The constrained acceleration is left in `d.qacc_warmstart`; the stages' wall times are added to
-/// `times` (forward, collision, assembly, solve).
-fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveStats, NoSlipStats)> {
+/// and no-slip. The constrained acceleration is left in `d.qacc_warmstart` (with `freeze`, zero on sleeping dofs);
+/// the stages' wall times are added to `times` (forward, collision, assembly, solve).
+fn evaluate(
+    model: &Model,
+    d: &mut Data,
+    times: &mut [f64; 4],
+    freeze: bool,
+) -> Result<(SolveStats, NoSlipStats)> {
     let m = &model.multibody;
     let cm = model.collision();
-    let h = model.options.h();
     let t0 = Instant::now();
     m.forward(&mut d.multibody)?;
-    if let Some(hib) = &d.hibernation {
+    if let Some(hib) = &mut d.hibernation {
         // From the next forward pass on, sleeping trees are skipped; this one saw them at their final state.
         d.multibody.set_awake(m, hib.awake_bodies());
+        hib.clear_reset_smooth(m, &mut d.multibody);
     }
     for (b, pose) in d.body_poses.iter_mut().enumerate() {
         *pose = Pose { translation: d.multibody.xpos[b], rotation: d.multibody.xquat[b] };
@@ -139,9 +167,26 @@ fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveS
             cm.collide(&mut d.collision)?;
         }
     }
+    let t2 = Instant::now();
+    times[0] += (t1 - t0).as_secs_f64();
+    times[1] += (t2 - t1).as_secs_f64();
+    solve_contacts(model, d, times, freeze)
+}
+
+/// The part of an evaluation after collision: contact forces, rows, integrator preparation, constraint solve and
+/// no-slip, at `d`'s state and contacts, the sleeping dofs' acceleration zeroed with `freeze`. Adds the assembly and
+/// solve wall times to `times`.
+fn solve_contacts(
+    model: &Model,
+    d: &mut Data,
+    times: &mut [f64; 4],
+    freeze: bool,
+) -> Result<(SolveStats, NoSlipStats)> {
+    let m = &model.multibody;
+    let h = model.options.h();
+    let t2 = Instant::now();
     // Adhesion and body transmissions act through the contacts just found.
     m.contact_forces(&mut d.multibody, d.collision.contacts());
-    let t2 = Instant::now();
     let overrides = d.constraint_types.overrides(&d.equality_active, &d.sol);
     model.assembler.assemble_for(
         m,
@@ -179,14 +224,39 @@ fn evaluate(model: &Model, d: &mut Data, times: &mut [f64; 4]) -> Result<(SolveS
         ),
         _ => NoSlipStats::default(),
     };
-    if let Some(hib) = &d.hibernation {
+    if let Some(hib) = d.hibernation.as_ref().filter(|_| freeze) {
         hib.freeze(m, &mut d.qacc_warmstart);
     }
     let t4 = Instant::now();
-    for (t, (a, b)) in times.iter_mut().zip([(t0, t1), (t1, t2), (t2, t3), (t3, t4)]) {
-        *t += (b - a).as_secs_f64();
-    }
+    times[2] += (t3 - t2).as_secs_f64();
+    times[3] += (t4 - t3).as_secs_f64();
     Ok((solve, noslip))
+}
+
+/// MuJoCo's sleep, in `mj_advance` before the velocity update: puts the islands at rest at the velocities this step
+/// was evaluated at to sleep and, if any did, evaluates the velocity-dependent dynamics again with their velocities
+/// zeroed (contacts and positions are kept) and solves again from the step's incoming warm start. On return
+/// `d.qacc_warmstart` holds the first solve's acceleration, for the integrator, and `d.step_warmstart` the second,
+/// for the next step; `None` when nothing fell asleep (nothing changed).
+fn sleep_before_advance(
+    model: &Model,
+    d: &mut Data,
+    times: &mut [f64; 4],
+    freeze: bool,
+) -> Result<Option<(SolveStats, NoSlipStats)>> {
+    let m = &model.multibody;
+    let Some(hib) = &mut d.hibernation else { return Ok(None) };
+    if !hib.update(m, &mut d.multibody, &d.rows) {
+        return Ok(None);
+    }
+    std::mem::swap(&mut d.qacc_warmstart, &mut d.step_warmstart);
+    let t0 = Instant::now();
+    m.forward(&mut d.multibody)?;
+    d.multibody.set_awake(m, hib.awake_bodies());
+    times[0] += t0.elapsed().as_secs_f64();
+    let stats = solve_contacts(model, d, times, freeze)?;
+    std::mem::swap(&mut d.qacc_warmstart, &mut d.step_warmstart);
+    Ok(Some(stats))
 }
 
 fn non_finite(d: &signorini_model::Data) -> Option<String> {
