@@ -1,7 +1,8 @@
 """MuJoCo 4.0's sleep states on two scenes of crates/sim/tests/data, for crates/sim/tests/hibernation.rs.
 
 - sleep.xml (body `sleep` policies), from qpos0 for 500 steps;
-- sleep_wake.xml (a box asleep from the reset, touched by a slow one), from keyframe 0 for 40 steps.
+- sleep_wake.xml (a box asleep from the reset, touched by a slow one), from keyframe 0 for 40 steps;
+- sleep_mocap.xml (a box asleep from the reset, pushed by a mocap box moved 1 mm a step), for 200 steps.
 
 Writes SCENE_reference.json beside each: per tree the first step after which it is asleep (null if never) and
 whether it is asleep at the start and at the end, the contact count and the number of sleeping trees of every step,
@@ -21,7 +22,7 @@ import numpy as np
 DATA = Path(__file__).resolve().parents[1] / "crates" / "sim" / "tests" / "data"
 
 
-def reference(scene, keyframe, steps, warmstart_steps, forces=False):
+def reference(scene, keyframe, steps, warmstart_steps, forces=False, mocap=None):
     m = mujoco.MjModel.from_xml_path(str(scene))
     d = mujoco.MjData(m)
     if keyframe is not None:
@@ -30,7 +31,11 @@ def reference(scene, keyframe, steps, warmstart_steps, forces=False):
     asleep0 = [bool(x >= 0) for x in d.tree_asleep]
     ncon, nasleep, normal, warmstart = [], [], [], {}
     f = np.zeros(6)
+    mocap_pos = []
     for step in range(1, steps + 1):
+        if mocap is not None:
+            d.mocap_pos[0] = mocap(step)
+            mocap_pos.append(d.mocap_pos[0].tolist())
         mujoco.mj_step(m, d)
         ncon.append(int(d.ncon))
         nasleep.append(int((d.tree_asleep >= 0).sum()))
@@ -58,6 +63,8 @@ def reference(scene, keyframe, steps, warmstart_steps, forces=False):
     }
     if forces:
         out["normal_force"] = normal
+    if mocap is not None:
+        out["mocap_pos"] = mocap_pos
     target = scene.with_name(scene.stem + "_reference.json")
     target.write_text("{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in out.items()) + "\n}\n")
     print(f"wrote {target}: {out['first_asleep']}, {out['asleep_at_end']}")
@@ -66,6 +73,7 @@ def reference(scene, keyframe, steps, warmstart_steps, forces=False):
 def main():
     reference(DATA / "sleep.xml", None, 500, [1, 9, 10, 63, 64, 65, 500])
     reference(DATA / "sleep_wake.xml", 0, 40, range(1, 41), forces=True)
+    reference(DATA / "sleep_mocap.xml", None, 200, [99, 100, 101, 200], mocap=lambda step: [-0.2 + 0.001 * step, 0, 0.05])
 
 
 if __name__ == "__main__":

@@ -55,6 +55,8 @@ pub(crate) struct Hibernation {
     rules: SleepRules,
     /// The tree of every body (`None`: welded to the world; dofs: [`Model::dof_treeid`]).
     body_tree: Vec<Option<usize>>,
+    /// Per body, whether it is a mocap body (without dofs, yet moving: its touch wakes a sleeper).
+    body_mocap: Vec<bool>,
     /// The dofs of tree `t`: `tree_dofs[tree_start[t]..tree_start[t + 1]]`.
     tree_start: Vec<usize>,
     tree_dofs: Vec<usize>,
@@ -107,6 +109,7 @@ impl Hibernation {
             policy: policy.to_vec(),
             rules,
             body_tree,
+            body_mocap: model.body_mocapid.iter().map(Option::is_some).collect(),
             tree_start,
             tree_dofs,
             rest_steps: vec![0; ntrees],
@@ -218,20 +221,30 @@ impl Hibernation {
         dofs.iter().map(|&d| data.qvel[d].abs() * model.dof_length[d]).fold(0.0, f64::max)
     }
 
-    /// Wakes the group of every tree asleep before the call that touches a tree awake before it in `contacts`;
-    /// returns whether any woke. The woken trees' rest counts follow [`SleepRules::woken_take_toucher_rest`].
+    /// Wakes the group of every tree asleep before the call that touches a tree awake before it, or a mocap body, in
+    /// `contacts`; returns whether any woke. The woken trees' rest counts follow
+    /// [`SleepRules::woken_take_toucher_rest`]; a mocap body's touch restarts them (MuJoCo's `mj_wakeCollision`).
     pub(crate) fn wake_on_contacts(&mut self, contacts: &ContactSet) -> bool {
         self.was_asleep.clear();
         self.was_asleep.extend(self.group.iter().map(Option::is_some));
         let mut woke = false;
         for (&a, &b) in contacts.link_a.iter().zip(&contacts.link_b) {
-            let (ta, tb) = (self.body_tree[a], self.body_tree[b]);
-            for (sleeper, other) in [(ta, tb), (tb, ta)] {
-                let (Some(s), Some(o)) = (sleeper, other) else { continue };
-                if !self.was_asleep[s] || self.was_asleep[o] {
+            for (sleeper, other) in [(a, b), (b, a)] {
+                let Some(s) = self.body_tree[sleeper] else { continue };
+                let rest = match self.body_tree[other] {
+                    Some(o) if !self.was_asleep[o] => {
+                        if self.rules.woken_take_toucher_rest {
+                            self.rest_steps[o]
+                        } else {
+                            0
+                        }
+                    }
+                    None if self.body_mocap[other] => 0,
+                    _ => continue,
+                };
+                if !self.was_asleep[s] {
                     continue;
                 }
-                let rest = if self.rules.woken_take_toucher_rest { self.rest_steps[o] } else { 0 };
                 match self.group[s] {
                     Some(g) => {
                         self.wake_group(g, rest);
