@@ -21,7 +21,7 @@ use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::{MassProperties, Shape};
 
 use crate::data::Data;
-use crate::model::{MINVAL, Model};
+use crate::model::Model;
 
 /// The medium (MJCF `<option density viscosity wind>`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -101,7 +101,7 @@ impl FluidEllipsoid {
     /// `∂(τ, f)/∂(ω, v)` of [`FluidEllipsoid::force`] at `(ω, v)` in closed form (row `r`, column `c`:
     /// `∂out_r/∂in_c`), symmetrised when `symmetric`. The terms are added in the order of MuJoCo 4.0's
     /// `mjd_ellipsoidFluid`, which the arithmetic follows: Magnus lift, Kutta lift, viscous drag, viscous torque and
-    /// the added mass's gyroscopic terms, with its clamps of near-zero denominators at [`MINVAL`].
+    /// the added mass's gyroscopic terms; a zero denominator gives a zero term ([`ratio`]).
     fn derivative(&self, medium: &Medium, w: DVec3, v: DVec3, symmetric: bool) -> [[f64; 6]; 6] {
         let (rho, beta) = (medium.density, medium.viscosity);
         let [c_blunt, c_slender, c_ang, c_kutta, c_magnus] = self.coefs;
@@ -138,11 +138,11 @@ impl FluidEllipsoid {
 
         // Kutta lift: f = cos α A_proj ((diag(a, b, c) v) × v) × v (MuJoCo's SymPy form).
         let norm2 = xx + yy + zz;
-        let df_denom = pi * c_kutta * rho / (proj_denom * proj_num * norm2).sqrt().max(MINVAL);
+        let df_denom = ratio(pi * c_kutta * rho, (proj_denom * proj_num * norm2).sqrt());
         let df_coef =
             [yy * (a - bb_) + zz * (a - c), xx * (bb_ - a) + zz * (bb_ - c), xx * (c - a) + yy * (c - bb_)];
-        let proj_term = proj_num / proj_denom.max(MINVAL);
-        let cos_term = proj_num / norm2.max(MINVAL);
+        let proj_term = ratio(proj_num, proj_denom);
+        let cos_term = ratio(proj_num, norm2);
         let abc = [a, bb_, c];
         let mut d = [0.0; 9];
         for i in 0..3 {
@@ -171,12 +171,10 @@ impl FluidEllipsoid {
 
         // Viscous drag: f = −(3π β d_eq + ρ |v| (C_Db A_proj + C_Ds (A_max − A_proj))) v.
         let a_max = pi * d_max * d_mid;
-        // MuJoCo 4.0.1 does not clamp this denominator at `MINVAL` (its later source does, which changes the
-        // derivative of flat shapes: a 2 mm card's by 2e-4); only 0/0 is avoided.
-        let da_coef = pi / (proj_num * proj_num * proj_num * proj_denom).sqrt().max(f64::MIN_POSITIVE);
-        let a_proj = pi * (proj_denom / proj_num.max(MINVAL)).sqrt();
+        let da_coef = ratio(pi, (proj_num * proj_num * proj_num * proj_denom).sqrt());
+        let a_proj = pi * ratio(proj_denom, proj_num).sqrt();
         let norm = norm2.sqrt();
-        let inv_norm = 1.0 / norm.max(MINVAL);
+        let inv_norm = ratio(1.0, norm);
         let lin_coef = beta * 3.0 * pi * eq_sphere_d;
         let quad_coef = rho * (a_proj * c_blunt + c_slender * (a_max - a_proj));
         let aproj_coef = rho * norm * (c_blunt - c_slender);
@@ -216,7 +214,7 @@ impl FluidEllipsoid {
             c_ang * ii + c_slender * (i_max - ii)
         });
         let mom_visc = DVec3::new(wx * mom_coef[0], wy * mom_coef[1], wz * mom_coef[2]);
-        let density = rho / mom_visc.length().max(MINVAL);
+        let density = ratio(rho, mom_visc.length());
         let mom_sq = [
             -density * wx * mom_coef[0] * mom_coef[0],
             -density * wy * mom_coef[1] * mom_coef[1],
@@ -308,6 +306,13 @@ impl FluidEllipsoid {
         force += magnus + kutta - drag_lin * v;
         (torque, force)
     }
+}
+
+/// `num / den`, and 0 for `den = 0`. MuJoCo 4.0.1's ellipsoid derivative does not clamp its denominators at
+/// `mjMINVAL` (the 3.x source does, which changes the derivative of flat shapes at low speed: a 2 mm card's by 2e-4,
+/// MuJoCo's `leaves.xml` at its second step); every term they divide vanishes with them.
+fn ratio(num: f64, den: f64) -> f64 {
+    if den > 0.0 { num / den } else { 0.0 }
 }
 
 /// `∂(a × b)/∂a` and `∂(a × b)/∂b`, row-major (`[3 i + j] = ∂(a × b)_i/∂·_j`).
@@ -643,7 +648,8 @@ mod tests {
     use signorini_geometry::{Cuboid, Sphere};
 
     /// The closed-form derivative of the ellipsoid model equals central differences of its force, on ellipsoids from
-    /// round to flat and slender, at velocities with every term active (wind-relative, in a viscous medium).
+    /// round to flat and slender (a 2 mm card, a 1 mm leaf), at velocities with every term active and at a leaf's
+    /// slow fall, where clamping the denominators at `MINVAL` would change it.
     #[test]
     fn ellipsoid_derivative_matches_central_differences() {
         let medium = Medium { density: 1.2, viscosity: 0.3, wind: DVec3::ZERO };
@@ -653,6 +659,7 @@ mod tests {
             DVec3::new(0.3, 0.05, 0.2),
             DVec3::new(0.02, 0.02, 0.4),
             DVec3::new(0.06, 0.09, 0.002),
+            DVec3::new(0.025, 0.01, 0.001),
         ] {
             let shape = Shape::Ellipsoid(signorini_geometry::Ellipsoid::new(semi_axes).unwrap());
             let e = FluidEllipsoid::new(&shape, coefs).unwrap();
@@ -660,6 +667,7 @@ mod tests {
                 (DVec3::new(0.3, -1.1, 0.7), DVec3::new(0.9, 0.4, -1.3)),
                 (DVec3::new(-2.0, 0.1, 0.05), DVec3::new(-0.2, 1.7, 0.6)),
                 (DVec3::ZERO, DVec3::new(-0.6, 0.3, -0.1)),
+                (DVec3::new(0.01, 0.0, 0.0), DVec3::new(0.002, -0.001, -0.03)),
             ] {
                 let b = e.derivative(&medium, w, v, false);
                 let f = |x: [f64; 6]| {
