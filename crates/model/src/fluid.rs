@@ -107,23 +107,23 @@ impl FluidEllipsoid {
         let [c_blunt, c_slender, c_ang, c_kutta, c_magnus] = self.coefs;
         let size = self.semi_axes.to_array();
         let pi = std::f64::consts::PI;
-        let mut b = [[0.0; 6]; 6];
-        // Adds the row-major 3×3 `d` (`∂out_i/∂in_j`) to the block of outputs `out` and inputs `input` (0: the
-        // angular part, 1: the linear part).
-        let add = |b: &mut [[f64; 6]; 6], d: &[f64; 9], out: usize, input: usize| {
+        let mut out = [[0.0; 6]; 6];
+        // Adds the row-major 3×3 `d` (`∂out_i/∂in_j`) to the block of output rows `rows` and input columns `cols`
+        // (0: the angular part, 1: the linear part).
+        let add = |m: &mut [[f64; 6]; 6], d: &[f64; 9], rows: usize, cols: usize| {
             for i in 0..3 {
                 for j in 0..3 {
-                    b[3 * out + i][3 * input + j] += d[3 * i + j];
+                    m[3 * rows + i][3 * cols + j] += d[3 * i + j];
                 }
             }
         };
         let [x, y, z] = v.to_array();
         let (xx, yy, zz, xy, yz, xz) = (x * x, y * y, z * z, x * y, y * z, x * z);
         let pow2 = |a: f64| a * a;
-        let (a, bb_, c) = (pow2(size[1] * size[2]), pow2(size[2] * size[0]), pow2(size[0] * size[1]));
-        let (aa, bb, cc) = (a * a, bb_ * bb_, c * c);
+        let (a, b, c) = (pow2(size[1] * size[2]), pow2(size[2] * size[0]), pow2(size[0] * size[1]));
+        let (aa, bb, cc) = (a * a, b * b, c * c);
         let proj_denom = aa * xx + bb * yy + cc * zz;
-        let proj_num = a * xx + bb_ * yy + c * zz;
+        let proj_num = a * xx + b * yy + c * zz;
         let d_max = size[0].max(size[1]).max(size[2]);
         let d_min = size[0].min(size[1]).min(size[2]);
         let d_mid = size[0] + size[1] + size[2] - d_max - d_min;
@@ -133,17 +133,16 @@ impl FluidEllipsoid {
         let volume = 4.0 / 3.0 * pi * size[0] * size[1] * size[2];
         let magnus = c_magnus * rho * volume;
         let (d_ang, d_lin) = cross_derivatives(magnus * w, magnus * v);
-        add(&mut b, &d_ang, 1, 0);
-        add(&mut b, &d_lin, 1, 1);
+        add(&mut out, &d_ang, 1, 0);
+        add(&mut out, &d_lin, 1, 1);
 
         // Kutta lift: f = cos α A_proj ((diag(a, b, c) v) × v) × v (MuJoCo's SymPy form).
         let norm2 = xx + yy + zz;
         let df_denom = ratio(pi * c_kutta * rho, (proj_denom * proj_num * norm2).sqrt());
-        let df_coef =
-            [yy * (a - bb_) + zz * (a - c), xx * (bb_ - a) + zz * (bb_ - c), xx * (c - a) + yy * (c - bb_)];
+        let df_coef = [yy * (a - b) + zz * (a - c), xx * (b - a) + zz * (b - c), xx * (c - a) + yy * (c - b)];
         let proj_term = ratio(proj_num, proj_denom);
         let cos_term = ratio(proj_num, norm2);
-        let abc = [a, bb_, c];
+        let abc = [a, b, c];
         let mut d = [0.0; 9];
         for i in 0..3 {
             for j in 0..3 {
@@ -151,7 +150,7 @@ impl FluidEllipsoid {
             }
         }
         let inner =
-            [aa * proj_term - a + cos_term, bb * proj_term - bb_ + cos_term, cc * proj_term - c + cos_term];
+            [aa * proj_term - a + cos_term, bb * proj_term - b + cos_term, cc * proj_term - c + cos_term];
         for i in 0..3 {
             for j in 0..3 {
                 d[3 * i + j] += inner[j] * df_coef[i];
@@ -167,7 +166,7 @@ impl FluidEllipsoid {
         for e in &mut d {
             *e *= df_denom;
         }
-        add(&mut b, &d, 1, 1);
+        add(&mut out, &d, 1, 1);
 
         // Viscous drag: f = −(3π β d_eq + ρ |v| (C_Db A_proj + C_Ds (A_max − A_proj))) v.
         let a_max = pi * d_max * d_mid;
@@ -179,9 +178,9 @@ impl FluidEllipsoid {
         let quad_coef = rho * (a_proj * c_blunt + c_slender * (a_max - a_proj));
         let aproj_coef = rho * norm * (c_blunt - c_slender);
         let daproj_dv = [
-            aproj_coef * da_coef * a * x * (bb_ * yy * (a - bb_) + c * zz * (a - c)),
-            aproj_coef * da_coef * bb_ * y * (a * xx * (bb_ - a) + c * zz * (bb_ - c)),
-            aproj_coef * da_coef * c * z * (a * xx * (c - a) + bb_ * yy * (c - bb_)),
+            aproj_coef * da_coef * a * x * (b * yy * (a - b) + c * zz * (a - c)),
+            aproj_coef * da_coef * b * y * (a * xx * (b - a) + c * zz * (b - c)),
+            aproj_coef * da_coef * c * z * (a * xx * (c - a) + b * yy * (c - b)),
         ];
         let mut d = outer;
         for i in 0..3 {
@@ -199,7 +198,7 @@ impl FluidEllipsoid {
         for i in 0..3 {
             d[4 * i] -= lin_coef;
         }
-        add(&mut b, &d, 1, 1);
+        add(&mut out, &d, 1, 1);
 
         // Viscous torque: τ = −(π β d_eq³ + ρ |diag(k) ω|) ω.
         let lin_coef = beta * (pi * eq_sphere_d * eq_sphere_d * eq_sphere_d);
@@ -227,7 +226,7 @@ impl FluidEllipsoid {
                 d[3 * i + j] += mom_sq[j] * wi;
             }
         }
-        add(&mut b, &d, 0, 0);
+        add(&mut out, &d, 0, 0);
 
         // Added mass: τ += p × v + l × ω, f += p × ω, with p = ρ m_A v and l = ρ I_A ω.
         let vm = self.virtual_mass.to_array();
@@ -241,19 +240,19 @@ impl FluidEllipsoid {
             d
         };
         let (da, db) = cross_derivatives(ang_mom, w);
-        add(&mut b, &db, 0, 0);
-        add(&mut b, &scaled(da, vi), 0, 0);
+        add(&mut out, &db, 0, 0);
+        add(&mut out, &scaled(da, vi), 0, 0);
         let (da, db) = cross_derivatives(lin_mom, v);
-        add(&mut b, &db, 0, 1);
-        add(&mut b, &scaled(da, vm), 0, 1);
+        add(&mut out, &db, 0, 1);
+        add(&mut out, &scaled(da, vm), 0, 1);
         let (da, db) = cross_derivatives(lin_mom, w);
-        add(&mut b, &db, 1, 0);
-        add(&mut b, &scaled(da, vm), 1, 1);
+        add(&mut out, &db, 1, 0);
+        add(&mut out, &scaled(da, vm), 1, 1);
 
         if symmetric {
-            std::array::from_fn(|r| std::array::from_fn(|c| 0.5 * (b[r][c] + b[c][r])))
+            std::array::from_fn(|i| std::array::from_fn(|j| 0.5 * (out[i][j] + out[j][i])))
         } else {
-            b
+            out
         }
     }
 

@@ -43,16 +43,8 @@ pub trait DialectStages: Copy {
     /// a weld equality (spec §A.2 rule 5) and, unless `enable_neutral_collision`, geom pairs of one tree that
     /// penetrate at the neutral pose `qpos0` (rule 7). MuJoCo has neither rule.
     fn structural_filters(self) -> bool;
-    /// Whether a sleeping group keeps the contacts (and forces) of the step it fell asleep in for read-back
-    /// (Genesis, seed 001 §8.4); MuJoCo 4.0 reports none for a sleeper.
-    fn keeps_sleeping_contacts(self) -> bool;
-    /// Whether a step decides which trees sleep before it advances, from the velocities its dynamics were evaluated
-    /// at, and then solves again with the sleepers at rest (MuJoCo 4.0's `mj_advance`: the step integrates with the
-    /// first solve, the next one warm-starts from the second); otherwise after it advances, from the new velocities
-    /// (Genesis's contact-force pass).
-    fn sleeps_before_advance(self) -> bool;
-    /// How trees count their rest and wake ([`SleepRules`]): Genesis's control rule, or MuJoCo's inherited and
-    /// reset-time rest counts.
+    /// How hibernation behaves ([`SleepRules`]): when a step decides who sleeps, how trees count their rest and
+    /// wake, and whether sleepers keep their contacts for read-back (Genesis) or report none (MuJoCo 4.0).
     fn sleep_rules(self) -> SleepRules;
     /// Whether hibernation decides from the model which trees may sleep (MuJoCo's automatic sleep policy: actuated
     /// trees and trees coupled by a compliant tendon never sleep, a tree's controls do not matter) rather than
@@ -206,17 +198,11 @@ impl DialectStages for Dialect {
         self == Dialect::Native
     }
 
-    fn keeps_sleeping_contacts(self) -> bool {
-        self == Dialect::Native
-    }
-
-    fn sleeps_before_advance(self) -> bool {
-        self == Dialect::Mujoco
-    }
-
     fn sleep_rules(self) -> SleepRules {
         let mujoco = self == Dialect::Mujoco;
         SleepRules {
+            decides_before_advance: mujoco,
+            keeps_contacts: !mujoco,
             ctrl_keeps_awake: !mujoco,
             woken_take_toucher_rest: mujoco,
             init_reset_as_mujoco: mujoco,

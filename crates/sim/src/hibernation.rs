@@ -32,9 +32,17 @@ use crate::readback::Contacts;
 /// Consecutive steps at rest before a tree may sleep (G-W `hibernation_min_steps`, MuJoCo `mjMINAWAKE`).
 pub const MIN_STEPS: u32 = 10;
 
-/// The dialect's answers to how trees count their rest and wake (see [`crate::dialect::DialectStages::sleep_rules`]).
+/// The dialect's answers to how hibernation behaves (see [`crate::dialect::DialectStages::sleep_rules`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SleepRules {
+    /// A step decides which trees sleep before it advances, from the velocities its dynamics were evaluated at, and
+    /// then solves again with the sleepers at rest (MuJoCo 4.0's `mj_advance`: the step integrates with the first
+    /// solve, the next one warm-starts from the second); otherwise after it advances, from the new velocities
+    /// (Genesis's contact-force pass).
+    pub decides_before_advance: bool,
+    /// A sleeping group keeps the contacts (and forces) of the step it fell asleep in for read-back (Genesis, seed
+    /// 001 §8.4); otherwise a sleeper reports none (MuJoCo 4.0).
+    pub keeps_contacts: bool,
     /// A non-zero control keeps the trees it acts on awake (Genesis); otherwise the sleep policy decides (MuJoCo).
     pub ctrl_keeps_awake: bool,
     /// A tree woken by a contact takes the rest count of the awake tree that touched it, and a tree touched again
@@ -125,6 +133,11 @@ impl Hibernation {
             kept: Contacts::default(),
             kept_group: Vec::new(),
         }
+    }
+
+    /// The dialect's rules this state follows.
+    pub(crate) fn rules(&self) -> SleepRules {
+        self.rules
     }
 
     /// Sleep flags per body (the world body first), for [`signorini_collision::world::CollisionWorld::set_asleep`].

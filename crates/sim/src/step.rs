@@ -13,7 +13,6 @@ use signorini_solver::SolveStats;
 use signorini_solver::noslip::NoSlipStats;
 
 use crate::data::Data;
-use crate::dialect::DialectStages;
 use crate::error::{Result, SimError};
 use crate::model::Model;
 use crate::readback::Contacts;
@@ -31,7 +30,7 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     let m = &model.multibody;
     let h = model.options.h();
     let evaluations = model.integrator.evaluations();
-    let sleeps_first = d.hibernation.is_some() && model.dialect.sleeps_before_advance();
+    let sleeps_first = d.hibernation.as_ref().is_some_and(|h| h.rules().decides_before_advance);
     // MuJoCo holds sleeping trees still in the integration only: its warm start keeps their acceleration (the second
     // solve's in the step they fall asleep, then their last `qacc_smooth`). RK4's stages move every tree, so there
     // each solve holds them.
@@ -79,7 +78,7 @@ fn substep(model: &Model, d: &mut Data) -> Result<()> {
     if let Some(hib) = d.hibernation.as_mut().filter(|_| !sleeps_first) {
         let first_new = hib.groups_before();
         hib.update(m, &mut d.multibody, &d.rows);
-        if model.dialect.keeps_sleeping_contacts() && hib.groups_before() > first_new {
+        if hib.rules().keeps_contacts && hib.groups_before() > first_new {
             let tangents = model.constraint_options.tangent_frame;
             let step = Contacts::from_rows(d.collision.contacts(), &d.rows, &d.efc_force, tangents);
             hib.keep_contacts(&step, first_new);
