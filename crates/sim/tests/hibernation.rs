@@ -286,8 +286,8 @@ fn sleep_policies_follow_mujoco() {
 
 /// Waking against MuJoCo 4.0 (`tests/data/sleep_wake.xml`): the box asleep from the reset wakes at the touch of a
 /// slow box that has counted five steps at rest, takes that count, and the pair sleeps again four steps later, still
-/// moving apart (restarting the count at zero would keep it awake until step 15, not counting the reset until step
-/// 10). Positions equal MuJoCo's, and so do the contact forces of every step: in the step the pair falls asleep they
+/// moving apart, at step 9 (restarting the count at zero would put the pair to sleep at step 14, not counting the
+/// reset at step 10). Positions equal MuJoCo's, and so do the contact forces of every step: in the step the pair falls asleep they
 /// come from the second solve, with the velocities zeroed (0.069 N against the first solve's 0.30 N).
 #[test]
 fn a_woken_tree_takes_the_rest_count_of_its_toucher_as_in_mujoco() {
