@@ -208,7 +208,7 @@ pub(super) fn replace_simplex3(pt: &mut Polytope, st: &mut Status, a: usize, b: 
     pt.clear();
 }
 
-/// Initial polytope from a triangle: the two support points along its normal make a triangular bipyramid.
+/// Initial polytope from a triangle and the two support points along its normal: a triangular bipyramid, convex.
 pub(super) fn polytope3(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
     let (v1, v2, v3) = (st.simplex[0].vert, st.simplex[1].vert, st.simplex[2].vert);
     pt.center = (v1 + v2 + v3) * (1.0 / 3.0);
@@ -229,14 +229,30 @@ pub(super) fn polytope3(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2
         return 5;
     }
     // MuJoCo's `dist > 10 mjMINVAL` test (code 6) never applies here: EPA runs with `dist = 0`.
-    for (a, b, c, x, y, z) in [
-        (v4i, v1i, v2i, 1, 3, 2),
-        (v4i, v3i, v1i, 2, 4, 0),
-        (v4i, v2i, v3i, 0, 5, 1),
-        (v5i, v2i, v1i, 5, 0, 4),
-        (v5i, v1i, v3i, 3, 1, 5),
-        (v5i, v3i, v2i, 4, 2, 3),
-    ] {
+    //
+    // The hexahedron is convex when the segment v5 v4 crosses the triangle; then v4 and v5 are its apexes. When the
+    // segment passes beside the triangle (GJK's origin lies near the edge v1 v2), MuJoCo 4.0 builds the convex one
+    // instead: apexes v1 and v2 around v3, v5, v4, in `polytope2`'s order.
+    let faces = if ray_triangle(pt.p(v5i), pt.p(v4i), p1, p2, p3) != 0 {
+        [
+            (v4i, v1i, v2i, 1, 3, 2),
+            (v4i, v3i, v1i, 2, 4, 0),
+            (v4i, v2i, v3i, 0, 5, 1),
+            (v5i, v2i, v1i, 5, 0, 4),
+            (v5i, v1i, v3i, 3, 1, 5),
+            (v5i, v3i, v2i, 4, 2, 3),
+        ]
+    } else {
+        [
+            (v1i, v3i, v5i, 1, 3, 2),
+            (v1i, v4i, v3i, 2, 4, 0),
+            (v1i, v5i, v4i, 0, 5, 1),
+            (v2i, v5i, v3i, 5, 0, 4),
+            (v2i, v3i, v4i, 3, 1, 5),
+            (v2i, v4i, v5i, 4, 2, 3),
+        ]
+    };
+    for (a, b, c, x, y, z) in faces {
         if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
             return 7;
         }
@@ -352,7 +368,8 @@ pub(super) fn epa(pt: &mut Polytope, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> Opti
             upper = uk;
             upper2 = upper * upper;
         }
-        if upper - lower < tol {
+        // MuJoCo 4.0 ends on this iteration's gap, not on the best upper bound so far (which stops earlier).
+        if uk - lower < tol {
             if k == 0 && upper < lower - 1e-10 {
                 face = None;
             }

@@ -57,7 +57,10 @@ pub(super) fn s2d(s1: DVec3, s2: DVec3, s3: DVec3) -> [f64; 3] {
     let c = tri_cofactors(s1, s2, s3, p, x, y);
     let (c1, c2, c3) = (same_sign(mm, c[0]), same_sign(mm, c[1]), same_sign(mm, c[2]));
     if c1 && c2 && c3 {
-        return [c[0] / mm, c[1] / mm, c[2] / mm];
+        // The cofactors sum to the minor; MuJoCo 4.0 divides by their sum, which keeps the coordinates summing to one
+        // for a sliver triangle (dividing by the minor put GJK's point 2e-9 off the plane of a 2e-6 m triangle).
+        let sum = c[0] + c[1] + c[2];
+        return [c[0] / sum, c[1] / sum, c[2] / sum];
     }
     let mut lambda = [0.0; 3];
     let mut dmin = MAX_LIMIT;
@@ -180,10 +183,18 @@ pub(super) fn signed_distance(v1: DVec3, v2: DVec3, v3: DVec3) -> (f64, DVec3) {
 }
 
 /// `gjkIntersect`: 1 intersecting (tetrahedron around the origin), 0 separated, −1 undecided.
+///
+/// The face distances are signed for a positively oriented tetrahedron, `(v1 − v0)×(v2 − v0)·(v3 − v0) > 0`. GJK
+/// hands over its simplex in either orientation, and MuJoCo 4.0 recognises a tetrahedron around the origin in both
+/// (seen through `mjc_ccd`: EPA starts from GJK's four points as they are); the 3.x source saw the origin outside
+/// every face of a negative one and replaced a vertex. So the signs flip for a negative tetrahedron. The swaps below
+/// keep the orientation, so it is measured once.
 pub(super) fn gjk_intersect(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
     let mut s = st.simplex;
     let mut order = [0usize, 1, 2, 3];
     let mut k = st.gjk_iterations;
+    let [p0, p1, p2, p3] = s.map(|v| v.vert);
+    let sign = if (p1 - p0).cross(p2 - p0).dot(p3 - p0) > 0.0 { 1.0 } else { -1.0 };
     while k < MAX_ITERATIONS {
         let v = |i: usize| s[order[i]].vert;
         let faces = [
@@ -191,7 +202,8 @@ pub(super) fn gjk_intersect(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>)
             signed_distance(v(0), v(2), v(3)),
             signed_distance(v(1), v(0), v(3)),
             signed_distance(v(0), v(1), v(2)),
-        ];
+        ]
+        .map(|(d, n)| if d == MAX_LIMIT { (d, n) } else { (sign * d, sign * n) });
         let dist = [faces[0].0, faces[1].0, faces[2].0, faces[3].0];
         if dist.contains(&0.0) {
             st.gjk_iterations = k;
@@ -284,7 +296,9 @@ pub(super) fn gjk(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) {
         xk = lincomb(&lambda, n, st.simplex.map(|v| v.vert));
         xprev = xn;
         xn = xk.length();
-        if n == 4 {
+        // MuJoCo 4.0 stops as soon as the new point is within the tolerance, without counting the iteration (its
+        // `gjk_iterations`; only `gjk_intersect`'s budget depends on the count).
+        if n == 4 || xn < min_norm {
             break;
         }
         k += 1;
