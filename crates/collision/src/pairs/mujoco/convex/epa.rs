@@ -170,19 +170,37 @@ pub(super) fn mat_vec(m: &[f64; 9], v: DVec3) -> DVec3 {
     )
 }
 
-/// 1 if the segment `v1 v2` crosses the triangle `v3 v4 v5` one way, −1 the other, 0 if it misses.
-pub(super) fn ray_triangle(v1: DVec3, v2: DVec3, v3: DVec3, v4: DVec3, v5: DVec3) -> i32 {
+/// `rayTriangle`'s signed volumes of the segment `v1 v2` with the edges `v3 v4`, `v4 v5` and `v5 v3` of a triangle.
+pub(super) fn ray_volumes(v1: DVec3, v2: DVec3, v3: DVec3, v4: DVec3, v5: DVec3) -> [f64; 3] {
     let (d12, d13, d14, d15) = (v2 - v1, v3 - v1, v4 - v1, v5 - v1);
-    let a = det3(d13, d14, d12);
-    let b = det3(d14, d15, d12);
-    let c = det3(d15, d13, d12);
-    if a >= 0.0 && b >= 0.0 && c >= 0.0 {
+    [det3(d13, d14, d12), det3(d14, d15, d12), det3(d15, d13, d12)]
+}
+
+/// Whether the segment of `ray_volumes` crosses the triangle: 1 if all three volumes are at least `tol`, −1 if all
+/// are at most `−tol`, else 0.
+fn crossing(vols: [f64; 3], tol: f64) -> i32 {
+    if vols.iter().all(|&v| v >= tol) {
         1
-    } else if a <= 0.0 && b <= 0.0 && c <= 0.0 {
+    } else if vols.iter().all(|&v| v <= -tol) {
         -1
     } else {
         0
     }
+}
+
+/// MuJoCo 4.0's `originOnEdge`: whether the origin lies within 1e-15 of the segment `a b` (with `a` and `b` on either
+/// side of it).
+fn origin_on_edge(a: DVec3, b: DVec3) -> bool {
+    if a.dot(b) >= 0.0 {
+        return false;
+    }
+    let d = b - a;
+    let dd = d.dot(d);
+    if dd < MINVAL2 {
+        return false;
+    }
+    let p = b + d * (-b.dot(d) / dd);
+    p.dot(p) < MINVAL2
 }
 
 pub(super) fn tri_affine(v1: DVec3, v2: DVec3, v3: DVec3, p: DVec3) -> [f64; 3] {
@@ -208,63 +226,150 @@ pub(super) fn replace_simplex3(pt: &mut Polytope, st: &mut Status, a: usize, b: 
     pt.clear();
 }
 
-/// Initial polytope from a triangle and the two support points along its normal: a triangular bipyramid, convex.
-pub(super) fn polytope3(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
-    let (v1, v2, v3) = (st.simplex[0].vert, st.simplex[1].vert, st.simplex[2].vert);
-    pt.center = (v1 + v2 + v3) * (1.0 / 3.0);
-    let n = (v2 - v1).cross(v3 - v1);
+/// The vertices `(a, b)` of a triangle's segment of GJK's simplex, as `polytope2` takes them.
+fn replace_simplex2(pt: &mut Polytope, st: &mut Status, a: usize, b: usize) {
+    st.nsimplex = 2;
+    st.simplex[0] = pt.verts[a];
+    st.simplex[1] = pt.verts[b];
+    pt.clear();
+}
+
+/// Adds `faces` (vertices and adjacent faces); their squared distances from the origin, or `None` when one is below
+/// `mjMINVAL²` (the origin on a face).
+fn attach_faces<const N: usize>(pt: &mut Polytope, faces: &[[usize; 6]; N]) -> Option<[f64; N]> {
+    let mut dist = [0.0; N];
+    for (d, &[a, b, c, x, y, z]) in dist.iter_mut().zip(faces) {
+        *d = pt.attach_face(a, b, c, x, y, z);
+    }
+    (!dist.iter().any(|&d| d < MINVAL2)).then_some(dist)
+}
+
+/// MuJoCo 4.0's check of an initial polytope: the origin on the inner side of every face (the side of the vertex
+/// `opposite` it), or within the tolerance of the face.
+fn origin_inside<const N: usize>(
+    pt: &Polytope,
+    faces: &[[usize; 6]; N],
+    opposite: [usize; N],
+    dist: [f64; N],
+) -> bool {
+    let tol2 = TOLERANCE * TOLERANCE;
+    faces
+        .iter()
+        .zip(opposite)
+        .zip(dist)
+        .all(|((f, o), d)| same_side(pt.p(f[0]), pt.p(f[1]), pt.p(f[2]), pt.p(o)) || d < tol2)
+}
+
+/// `recoverHexa`: when the apexes' segment `v4 v5` passes beside GJK's triangle `v1 v2 v3` across exactly one edge
+/// (`vols`, tolerance 1e-15), that edge's vertices become the apexes around the third vertex and the old apexes, which
+/// makes the hexahedron convex. Otherwise the first two entries become the edge of the smallest volume, for a
+/// tetrahedron with the apexes.
+fn recover_hexa(idx: &mut [usize; 5], [a, b, c]: [f64; 3]) -> bool {
+    let [i0, i1, i2, i3, i4] = *idx;
+    let t = -MINVAL;
+    if a > 0.0 && b < t && c < t {
+        *idx = [i2, i4, i3, i0, i1];
+    } else if b > 0.0 && a < t && c < t {
+        *idx = [i0, i4, i3, i1, i2];
+    } else if a < t && b < t && c > 0.0 {
+        *idx = [i1, i4, i3, i2, i0];
+    } else {
+        if !(b < a || c < a) {
+        } else if !(a < b || c < b) {
+            (idx[0], idx[1]) = (i1, i2);
+        } else {
+            (idx[0], idx[1]) = (i2, i0);
+        }
+        return false;
+    }
+    true
+}
+
+/// Initial polytope from GJK's triangle `v1 v2 v3` and the support points `v4`, `v5` along its normal `±n`
+/// (MuJoCo 4.0's `polytope3`, decoded from the 4.0.1 library since the public source is 3.x):
+/// * `v4` and `v5` must stand off the triangle's plane by `1e-15 |n|` on their sides;
+/// * when the segment `v4 v5` crosses the triangle, the bipyramid with apexes `v4`, `v5`; when it passes beside one
+///   edge, the bipyramid with that edge's ends as apexes ([`recover_hexa`]); else the tetrahedron of the edge of the
+///   smallest volume and `v4`, `v5`;
+/// * the centre is the mean of the polytope's vertices;
+/// * with the origin on a face: when `edge_fallback`, EPA starts again from an edge of the triangle that the origin
+///   lies on (`polytope2`), else fails;
+/// * the origin must be on the inner side of every face, or within the tolerance of it.
+pub(super) fn polytope3(
+    pt: &mut Polytope,
+    st: &mut Status,
+    o1: &mut Obj<'_>,
+    o2: &mut Obj<'_>,
+    edge_fallback: bool,
+) -> i32 {
+    let (v1i, v2i, v3i) = (pt.verts.len(), pt.verts.len() + 1, pt.verts.len() + 2);
+    pt.verts.extend_from_slice(&st.simplex[..3]);
+    let (p1, p2, p3) = (pt.p(v1i), pt.p(v2i), pt.p(v3i));
+    let n = (p2 - p1).cross(p3 - p1);
     let nn = n.length();
     if nn < MINVAL {
         return 3;
     }
-    let (v1i, v2i, v3i) = (pt.verts.len(), pt.verts.len() + 1, pt.verts.len() + 2);
-    pt.verts.extend_from_slice(&st.simplex[..3]);
     let v5i = epa_support(pt, o1, o2, -n, nn);
     let v4i = epa_support(pt, o1, o2, n, nn);
-    let (p1, p2, p3) = (pt.p(v1i), pt.p(v2i), pt.p(v3i));
-    if tri_point_intersect(p1, p2, p3, pt.p(v4i)) {
+    let (p4, p5) = (pt.p(v4i), pt.p(v5i));
+    if tri_point_intersect(p1, p2, p3, p4) {
         return 4;
     }
-    if tri_point_intersect(p1, p2, p3, pt.p(v5i)) {
+    if tri_point_intersect(p1, p2, p3, p5) {
         return 5;
     }
-    // MuJoCo's `dist > 10 mjMINVAL` test (code 6) never applies here: EPA runs with `dist = 0`.
-    //
-    // The hexahedron is convex when the segment v5 v4 crosses the triangle; then v4 and v5 are its apexes. When the
-    // segment passes beside the triangle (GJK's origin lies near the edge v1 v2), MuJoCo 4.0 builds the convex one
-    // instead: apexes v1 and v2 around v3, v5, v4, in `polytope2`'s order.
-    let faces = if ray_triangle(pt.p(v5i), pt.p(v4i), p1, p2, p3) != 0 {
-        [
-            (v4i, v1i, v2i, 1, 3, 2),
-            (v4i, v3i, v1i, 2, 4, 0),
-            (v4i, v2i, v3i, 0, 5, 1),
-            (v5i, v2i, v1i, 5, 0, 4),
-            (v5i, v1i, v3i, 3, 1, 5),
-            (v5i, v3i, v2i, 4, 2, 3),
-        ]
-    } else {
-        [
-            (v1i, v3i, v5i, 1, 3, 2),
-            (v1i, v4i, v3i, 2, 4, 0),
-            (v1i, v5i, v4i, 0, 5, 1),
-            (v2i, v5i, v3i, 5, 0, 4),
-            (v2i, v3i, v4i, 3, 1, 5),
-            (v2i, v4i, v5i, 4, 2, 3),
-        ]
-    };
-    for (a, b, c, x, y, z) in faces {
-        if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
-            return 7;
-        }
+    if MINVAL * nn > n.dot(p4 - p1) || MINVAL * nn > (-n).dot(p5 - p1) {
+        return 6;
     }
-    pt.finish_map(6);
-    0
+    let mut idx = [v1i, v2i, v3i, v4i, v5i];
+    let vols = ray_volumes(p4, p5, p1, p2, p3);
+    let inside = if crossing(vols, 0.0) != 0 || recover_hexa(&mut idx, vols) {
+        let [r1, r2, r3, r4, r5] = idx;
+        pt.center = (pt.p(r1) + pt.p(r2) + pt.p(r3) + pt.p(r4) + pt.p(r5)) * 0.2;
+        let faces = [
+            [r4, r1, r2, 1, 3, 2],
+            [r4, r3, r1, 2, 4, 0],
+            [r4, r2, r3, 0, 5, 1],
+            [r5, r2, r1, 5, 0, 4],
+            [r5, r1, r3, 3, 1, 5],
+            [r5, r3, r2, 4, 2, 3],
+        ];
+        attach_faces(pt, &faces).map(|d| origin_inside(pt, &faces, [r3, r2, r1, r3, r2, r1], d))
+    } else {
+        let [t1, t2, _, t3, t4] = idx;
+        pt.center = (pt.p(t1) + pt.p(t2) + pt.p(t3) + pt.p(t4)) * 0.25;
+        let faces =
+            [[t1, t2, t3, 1, 3, 2], [t1, t4, t2, 2, 3, 0], [t1, t3, t4, 0, 3, 1], [t4, t3, t2, 2, 0, 1]];
+        attach_faces(pt, &faces).map(|d| origin_inside(pt, &faces, [t4, t3, t2, t1], d))
+    };
+    match inside {
+        Some(true) => {
+            pt.finish_map(pt.faces.len());
+            0
+        }
+        Some(false) => 7,
+        None if edge_fallback => {
+            for (a, b) in [(v1i, v2i), (v2i, v3i), (v3i, v1i)] {
+                if origin_on_edge(pt.p(a), pt.p(b)) {
+                    replace_simplex2(pt, st, a, b);
+                    return polytope2(pt, st, o1, o2);
+                }
+            }
+            8
+        }
+        None => 8,
+    }
 }
 
-/// Initial polytope from a segment: three support points around it (120° apart) make a hexahedron.
+/// Initial polytope from GJK's segment `v1 v2`: three support points around it, 120° apart, and the two ends make a
+/// bipyramid (MuJoCo 4.0's `polytope2`, decoded from the 4.0.1 library). When the segment passes beside the
+/// triangle of the three (by more than `1e-15 |v2 − v1|³` in volume), the edge `a b` it passes across is pushed out:
+/// a support point along `(b − a) × (v2 − v1)`, tilted by 1e-3 rad along the segment (away from the third vertex's
+/// side of its midpoint), replaces `a`, `b` or the third vertex, the first of these that makes the segment cross the
+/// triangle; if none does, the points stay. The centre is the mean of the five points.
 pub(super) fn polytope2(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
     let (v1, v2) = (st.simplex[0].vert, st.simplex[1].vert);
-    pt.center = (v1 + v2) * 0.5;
     let diff = v2 - v1;
     let mut val = MAX_LIMIT;
     let mut idx = 0;
@@ -285,21 +390,47 @@ pub(super) fn polytope2(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2
     let v3i = epa_support(pt, o1, o2, d1, d1.length());
     let v4i = epa_support(pt, o1, o2, d2, d2.length());
     let v5i = epa_support(pt, o1, o2, d3, d3.length());
-    for (a, b, c, x, y, z) in [
-        (v1i, v3i, v4i, 1, 3, 2),
-        (v1i, v5i, v3i, 2, 4, 0),
-        (v1i, v4i, v5i, 0, 5, 1),
-        (v2i, v4i, v3i, 5, 0, 4),
-        (v2i, v3i, v5i, 3, 1, 5),
-        (v2i, v5i, v4i, 4, 2, 3),
-    ] {
-        if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
-            replace_simplex3(pt, st, a, b, c);
-            return polytope3(pt, st, o1, o2);
+    let diff2 = diff.dot(diff);
+    let tol = diff2 * MINVAL * diff2.sqrt();
+    let vols = ray_volumes(v1, v2, pt.p(v3i), pt.p(v4i), pt.p(v5i));
+    if crossing(vols, tol) == 0 {
+        let [va, vb, vc] = vols;
+        let (a, b, c) = if vb >= va && vc >= va {
+            (v3i, v4i, v5i)
+        } else if vb <= va && vb <= vc {
+            (v4i, v5i, v3i)
+        } else {
+            (v5i, v3i, v4i)
+        };
+        let (pa, pb, pc) = (pt.p(a), pt.p(b), pt.p(c));
+        let edge = pb - pa;
+        let tilt = if 0.5 * diff2 <= diff.dot(pc - v1) { 1e-3 } else { -1e-3 };
+        let dir = diff * (edge.length() * tilt) + edge.cross(diff);
+        let dn = dir.length();
+        let unit = if dn > MINVAL { dir / dn } else { DVec3::X };
+        let w = support(o1, o2, unit, -unit);
+        for (slot, tri) in [(a, [w.vert, pb, pc]), (b, [pa, w.vert, pc]), (c, [pa, pb, w.vert])] {
+            if crossing(ray_volumes(v1, v2, tri[0], tri[1], tri[2]), tol) != 0 {
+                pt.verts[slot] = w;
+                break;
+            }
         }
     }
-    if ray_triangle(pt.p(v1i), pt.p(v2i), pt.p(v3i), pt.p(v4i), pt.p(v5i)) == 0 {
-        return 2;
+    pt.center = (v1 + v2 + pt.p(v3i) + pt.p(v4i) + pt.p(v5i)) * 0.2;
+    let faces = [
+        [v1i, v3i, v4i, 1, 3, 2],
+        [v1i, v5i, v3i, 2, 4, 0],
+        [v1i, v4i, v5i, 0, 5, 1],
+        [v2i, v4i, v3i, 5, 0, 4],
+        [v2i, v3i, v5i, 3, 1, 5],
+        [v2i, v5i, v4i, 4, 2, 3],
+    ];
+    for &[a, b, c, x, y, z] in &faces {
+        if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
+            // MuJoCo 4.0 picks a triangle here (`replaceBestSimplex3`, not decoded); the face's own is the 3.x choice.
+            replace_simplex3(pt, st, a, b, c);
+            return polytope3(pt, st, o1, o2, false);
+        }
     }
     pt.finish_map(6);
     0
@@ -314,7 +445,7 @@ pub(super) fn polytope4(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2
     {
         if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
             replace_simplex3(pt, st, a, b, c);
-            return polytope3(pt, st, o1, o2);
+            return polytope3(pt, st, o1, o2, true);
         }
     }
     if !test_tetra(pt.p(v1), pt.p(v2), pt.p(v3), pt.p(v4)) {

@@ -229,7 +229,7 @@ fn collide(
     pt.clear();
     let ret = match st.nsimplex {
         2 => polytope2(pt, &mut st, o1, o2),
-        3 => polytope3(pt, &mut st, o1, o2),
+        3 => polytope3(pt, &mut st, o1, o2, true),
         _ => polytope4(pt, &mut st, o1, o2),
     };
     if ret != 0 {
