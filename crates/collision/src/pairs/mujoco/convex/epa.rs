@@ -425,15 +425,41 @@ pub(super) fn polytope2(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2
         [v2i, v3i, v5i, 3, 1, 5],
         [v2i, v5i, v4i, 4, 2, 3],
     ];
-    for &[a, b, c, x, y, z] in &faces {
+    for (k, &[a, b, c, x, y, z]) in faces.iter().enumerate() {
         if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
-            // MuJoCo 4.0 picks a triangle here (`replaceBestSimplex3`, not decoded); the face's own is the 3.x choice.
-            replace_simplex3(pt, st, a, b, c);
+            // The origin on a face: EPA starts again from it or from the face across the ring edge it shares.
+            let [_, p, q, ..] = faces[k % 3];
+            replace_best_simplex3(pt, st, v1i, v2i, p, q);
             return polytope3(pt, st, o1, o2, false);
         }
     }
     pt.finish_map(6);
     0
+}
+
+/// MuJoCo 4.0's `replaceBestSimplex3`: GJK's simplex becomes the triangle `a c d` or `b d c` (the two faces of a
+/// segment's bipyramid on the ring edge `c d`): the one that is not degenerate (squared normal below 1e-15), else the
+/// one whose closest point to the origin is nearer (`a c d` on a tie).
+fn replace_best_simplex3(pt: &mut Polytope, st: &mut Status, a: usize, b: usize, c: usize, d: usize) {
+    let (pa, pb, pc, pd) = (pt.p(a), pt.p(b), pt.p(c), pt.p(d));
+    let na = (pc - pa).cross(pd - pa).length_squared();
+    let nb = (pd - pb).cross(pc - pb).length_squared();
+    let take_b = if na < MINVAL && nb >= MINVAL {
+        true
+    } else if na >= MINVAL && nb < MINVAL {
+        false
+    } else {
+        let closest = |p: [DVec3; 3]| {
+            let l = s2d(p[0], p[1], p[2]);
+            p[0] * l[0] + p[1] * l[1] + p[2] * l[2]
+        };
+        closest([pa, pc, pd]).length_squared() > closest([pb, pd, pc]).length_squared()
+    };
+    if take_b {
+        replace_simplex3(pt, st, b, d, c);
+    } else {
+        replace_simplex3(pt, st, a, c, d);
+    }
 }
 
 pub(super) fn polytope4(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
@@ -547,4 +573,71 @@ pub(super) fn epa(pt: &mut Polytope, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> Opti
         k += 1;
     }
     face
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn polytope(points: &[DVec3]) -> Polytope {
+        Polytope {
+            verts: points.iter().map(|&vert| Vertex { vert, ..Vertex::default() }).collect(),
+            ..Polytope::default()
+        }
+    }
+
+    #[test]
+    fn best_simplex_is_the_nondegenerate_triangle_then_the_nearer_one() {
+        let (a, b) = (DVec3::new(0.0, 0.0, -1.0), DVec3::new(0.0, 0.0, 1.0));
+        let (c, d) = (DVec3::new(1.0, 0.0, 0.0), DVec3::new(-1.0, 0.1, 0.0));
+        let chosen = |points: &[DVec3]| {
+            let mut pt = polytope(points);
+            let mut st = Status::default();
+            replace_best_simplex3(&mut pt, &mut st, 0, 1, 2, 3);
+            assert!(pt.verts.is_empty() && st.nsimplex == 3);
+            [st.simplex[0].vert, st.simplex[1].vert, st.simplex[2].vert]
+        };
+        // Both triangles sound: `a c d` and `b d c` are as near the origin; the tie takes `a c d`.
+        assert_eq!(chosen(&[a, b, c, d]), [a, c, d]);
+        // With the edge `c d` away from the origin, `b d c` (across the origin) is nearer than `a c d`.
+        let (far_c, far_d) = (DVec3::new(1.0, 0.0, 1.0), DVec3::new(-1.0, 0.0, 1.0));
+        let (far_a, low_b) = (DVec3::new(0.0, 1.0, 2.0), DVec3::new(0.0, -1.0, -1.0));
+        assert_eq!(chosen(&[far_a, low_b, far_c, far_d]), [low_b, far_d, far_c]);
+        // `a` on the line `c d`: `a c d` degenerate, so `b d c` whatever the distances.
+        let on_cd = (c + d) * 0.5;
+        assert_eq!(chosen(&[on_cd, DVec3::new(0.0, 0.0, 9.0), c, d]), [DVec3::new(0.0, 0.0, 9.0), d, c]);
+    }
+
+    #[test]
+    fn recover_hexa_turns_the_edge_the_apexes_miss_into_the_axis() {
+        let t = 1e-15;
+        let mut idx = [0, 1, 2, 3, 4];
+        assert!(recover_hexa(&mut idx, [1.0, -1.0, -1.0]));
+        assert_eq!(idx, [2, 4, 3, 0, 1]);
+        let mut idx = [0, 1, 2, 3, 4];
+        assert!(recover_hexa(&mut idx, [-1.0, 1.0, -1.0]));
+        assert_eq!(idx, [0, 4, 3, 1, 2]);
+        let mut idx = [0, 1, 2, 3, 4];
+        assert!(recover_hexa(&mut idx, [-1.0, -1.0, 1.0]));
+        assert_eq!(idx, [1, 4, 3, 2, 0]);
+        // Not beside exactly one edge (or within 1e-15 of it): the edge of the smallest volume leads the tetrahedron.
+        for (vols, edge) in
+            [([1.0, -t, -1.0], [2, 0]), ([-2.0, 1.0, 1.0], [0, 1]), ([1.0, -3.0, 1.0], [1, 2])]
+        {
+            let mut idx = [0, 1, 2, 3, 4];
+            assert!(!recover_hexa(&mut idx, vols));
+            assert_eq!(&idx[..2], &edge, "{vols:?}");
+            assert_eq!(&idx[3..], &[3, 4]);
+        }
+    }
+
+    #[test]
+    fn origin_on_edge_needs_the_ends_on_both_sides_and_1e15() {
+        let x = DVec3::X;
+        assert!(origin_on_edge(-x, x));
+        assert!(origin_on_edge(-x + DVec3::Y * 1e-16, x));
+        assert!(!origin_on_edge(-x + DVec3::Y * 1e-14, x));
+        assert!(!origin_on_edge(x, 2.0 * x));
+        assert!(!origin_on_edge(DVec3::ZERO, DVec3::ZERO));
+    }
 }
