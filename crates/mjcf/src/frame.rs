@@ -14,7 +14,6 @@
 use glam::{DQuat, DVec3};
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
-use signorini_xml::orientation::euler_to_quat;
 
 use crate::Ctx;
 use crate::error::{MjcfError, Result};
@@ -64,7 +63,7 @@ impl Placement {
         if !self.framed {
             return (pos, quat);
         }
-        (self.pos + self.quat * pos, (self.quat * quat).normalize())
+        (self.pos + orientation::rotate(self.quat, pos), orientation::compose(self.quat, quat))
     }
 
     /// A direction given in the frames, in the body frame.
@@ -129,16 +128,17 @@ fn expand<'a>(
                 }
                 let class = child_class(child, &a, placement.class, ctx)?;
                 let offset = DVec3::from_array(a.array_or::<3>("offset", [0.0; 3])?);
-                let euler = a.array_or::<3>("euler", [0.0; 3])?.map(|x| ctx.compiler.angle(x));
+                let euler = a.array_or::<3>("euler", [0.0; 3])?;
                 let sep = a.str("sep").unwrap_or_default();
                 let digits = count.to_string().len();
                 let mut pos = DVec3::ZERO;
                 let group = child.at.to_string();
                 for i in 0..count {
-                    let quat = euler_to_quat(euler.map(|x| x * i as f64), ctx.compiler.eulerseq).normalize();
+                    // MuJoCo turns `i·euler` in the compiler's unit, then converts it.
+                    let quat = orientation::euler(euler.map(|x| x * i as f64), ctx.compiler);
                     let suffix = format!("{sep}{i:0digits$}");
                     expand(child, &placement.inner(pos, quat, class, &suffix, Some(&group)), ctx, out)?;
-                    pos += quat * offset;
+                    pos += orientation::rotate(quat, offset);
                 }
             }
             "inertial" if placement.framed => {
@@ -183,7 +183,8 @@ mod tests {
             + DQuat::from_rotation_z(0.5)
                 * (DVec3::new(0.0, 2.0, 0.0) + DQuat::from_rotation_z(0.25) * DVec3::X);
         assert!((p - expect).length() < 1e-15);
-        assert!(q.angle_between(DQuat::from_rotation_z(0.75)) < 1e-12);
+        let (a, b) = (q.to_array(), DQuat::from_rotation_z(0.75).to_array());
+        assert!(a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-15), "{q:?}");
         assert_eq!(inner.name("ring"), "ring2-1");
         assert_eq!(inner.name(""), "");
         assert_eq!(inner.class, 3);

@@ -3,15 +3,75 @@
 //! Quaternions are written `(w, x, y, z)` in MJCF and normalised on reading. Angles in `axisangle` and `euler` are in
 //! the compiler's `angle` unit (degrees unless `<compiler angle="radian"/>`). `euler` follows `eulerseq` (default
 //! `xyz`): a lowercase letter rotates about the axis of the frame as rotated so far (intrinsic, post-multiplied), an
-//! uppercase letter about the fixed parent axis (extrinsic, pre-multiplied), as in MuJoCo. The conversions themselves
-//! are [`signorini_xml::orientation`]'s.
+//! uppercase letter about the fixed parent axis (extrinsic, pre-multiplied), as in MuJoCo. `euler`, and the
+//! composition of frames ([`compose`], [`rotate`]), follow MuJoCo's compiler arithmetic to the bit; the other
+//! conversions are [`signorini_xml::orientation`]'s.
 
 use glam::{DMat3, DQuat, DVec3};
-use signorini_xml::orientation::{euler_to_quat, quat_wxyz, z2quat};
+use signorini_xml::orientation::{quat_wxyz, z2quat};
 
 use crate::compiler::Compiler;
 use crate::error::Result;
 use signorini_xml::attrs::Attrs;
+
+/// `mjuu_normvec` for a quaternion, as MuJoCo's compiler normalises: unchanged within 1e-14 of unit length (glam's
+/// `normalize` would still move its last bits), else divided by its norm.
+pub fn normalized(q: DQuat) -> DQuat {
+    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+    if n2 < 1e-14 {
+        return q;
+    }
+    let n = n2.sqrt();
+    if (n - 1.0).abs() > 1e-14 { DQuat::from_xyzw(q.x / n, q.y / n, q.z / n, q.w / n) } else { q }
+}
+
+/// `a ⊗ b` normalised as MuJoCo's compiler does (`mjuu_mulquat`).
+pub fn compose(a: DQuat, b: DQuat) -> DQuat {
+    normalized(a * b)
+}
+
+/// `R(q) v` as MuJoCo's compiler computes it (`mjuu_quat2mat`, then the row-major product `mjuu_mulvecmat`).
+pub fn rotate(q: DQuat, v: DVec3) -> DVec3 {
+    if q.w == 1.0 && q.x == 0.0 && q.y == 0.0 && q.z == 0.0 {
+        return v;
+    }
+    let (q00, q01, q02, q03) = (q.w * q.w, q.w * q.x, q.w * q.y, q.w * q.z);
+    let (q11, q12, q13) = (q.x * q.x, q.x * q.y, q.x * q.z);
+    let (q22, q23, q33) = (q.y * q.y, q.y * q.z, q.z * q.z);
+    let m = [
+        q00 + q11 - q22 - q33,
+        2.0 * (q12 - q03),
+        2.0 * (q13 + q02),
+        2.0 * (q12 + q03),
+        q00 - q11 + q22 - q33,
+        2.0 * (q23 - q01),
+        2.0 * (q13 - q02),
+        2.0 * (q23 + q01),
+        q00 - q11 - q22 + q33,
+    ];
+    DVec3::new(
+        m[0] * v.x + m[1] * v.y + m[2] * v.z,
+        m[3] * v.x + m[4] * v.y + m[5] * v.z,
+        m[6] * v.x + m[7] * v.y + m[8] * v.z,
+    )
+}
+
+/// Euler angles in the compiler's unit, as MuJoCo's compiler turns them (`ResolveOrientation`): degrees as
+/// `a / 180 · π`, one axis rotation after the other composed by [`compose`], the result normalised.
+pub fn euler(angles: [f64; 3], compiler: &Compiler) -> DQuat {
+    let mut q = DQuat::IDENTITY;
+    for (a, axis) in angles.into_iter().zip(compiler.eulerseq) {
+        let a = if compiler.degrees { a / 180.0 * std::f64::consts::PI } else { a };
+        let (s, c) = ((a / 2.0).sin(), (a / 2.0).cos());
+        let r = match axis.to_ascii_lowercase() {
+            b'x' => DQuat::from_xyzw(s, 0.0, 0.0, c),
+            b'y' => DQuat::from_xyzw(0.0, s, 0.0, c),
+            _ => DQuat::from_xyzw(0.0, 0.0, s, c),
+        };
+        q = if axis.is_ascii_lowercase() { compose(q, r) } else { compose(r, q) };
+    }
+    normalized(q)
+}
 
 /// The orientation attributes; at most one may be given (per layer: an element's own one replaces a default's).
 pub const ORIENTATION_ATTRIBUTES: [&str; 5] = ["quat", "axisangle", "euler", "xyaxes", "zaxis"];
@@ -40,7 +100,7 @@ pub fn read(attrs: &Attrs<'_>, compiler: &Compiler) -> Result<DQuat> {
         }
         "euler" => {
             let e = attrs.array_or::<3>("euler", [0.0; 3])?;
-            Ok(euler_to_quat(e.map(|a| compiler.angle(a)), compiler.eulerseq).normalize())
+            Ok(euler(e, compiler))
         }
         "xyaxes" => {
             let v = attrs.array_or::<6>("xyaxes", [0.0; 6])?;
