@@ -61,7 +61,7 @@ fn mul_quat(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
 }
 
 /// `mju_quat2Mat`: the row-major rotation matrix of a `(w, x, y, z)` quaternion.
-fn quat_to_mat(q: &[f64; 4]) -> [f64; 9] {
+pub(crate) fn quat_to_mat(q: &[f64; 4]) -> [f64; 9] {
     if *q == [1.0, 0.0, 0.0, 0.0] {
         return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
     }
@@ -136,7 +136,7 @@ impl Stop {
 
 /// `mjuu_normvec` on a quaternion: unchanged when its squared norm is below `mjEPS` (10⁻¹⁴) or its norm within
 /// `mjEPS` of 1, else divided by the norm.
-fn normvec(q: &mut [f64; 4]) {
+pub(crate) fn normvec(q: &mut [f64; 4]) {
     let norm2: f64 = q.iter().map(|v| v * v).sum();
     if norm2 < 1e-14 {
         return;

@@ -11,18 +11,16 @@ use glam::{DMat3, DQuat, DVec3};
 use signorini_xml::orientation::{quat_wxyz, z2quat};
 
 use crate::compiler::Compiler;
+use crate::eig3;
 use crate::error::Result;
 use signorini_xml::attrs::Attrs;
 
 /// `mjuu_normvec` for a quaternion, as MuJoCo's compiler normalises: unchanged within 1e-14 of unit length (glam's
 /// `normalize` would still move its last bits), else divided by its norm.
 pub fn normalized(q: DQuat) -> DQuat {
-    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
-    if n2 < 1e-14 {
-        return q;
-    }
-    let n = n2.sqrt();
-    if (n - 1.0).abs() > 1e-14 { DQuat::from_xyzw(q.x / n, q.y / n, q.z / n, q.w / n) } else { q }
+    let mut wxyz = [q.w, q.x, q.y, q.z];
+    eig3::normvec(&mut wxyz);
+    DQuat::from_xyzw(wxyz[1], wxyz[2], wxyz[3], wxyz[0])
 }
 
 /// `a ⊗ b` normalised as MuJoCo's compiler does (`mjuu_mulquat`).
@@ -32,23 +30,7 @@ pub fn compose(a: DQuat, b: DQuat) -> DQuat {
 
 /// `R(q) v` as MuJoCo's compiler computes it (`mjuu_quat2mat`, then the row-major product `mjuu_mulvecmat`).
 pub fn rotate(q: DQuat, v: DVec3) -> DVec3 {
-    if q.w == 1.0 && q.x == 0.0 && q.y == 0.0 && q.z == 0.0 {
-        return v;
-    }
-    let (q00, q01, q02, q03) = (q.w * q.w, q.w * q.x, q.w * q.y, q.w * q.z);
-    let (q11, q12, q13) = (q.x * q.x, q.x * q.y, q.x * q.z);
-    let (q22, q23, q33) = (q.y * q.y, q.y * q.z, q.z * q.z);
-    let m = [
-        q00 + q11 - q22 - q33,
-        2.0 * (q12 - q03),
-        2.0 * (q13 + q02),
-        2.0 * (q12 + q03),
-        q00 - q11 + q22 - q33,
-        2.0 * (q23 - q01),
-        2.0 * (q13 - q02),
-        2.0 * (q23 + q01),
-        q00 - q11 - q22 + q33,
-    ];
+    let m = eig3::quat_to_mat(&[q.w, q.x, q.y, q.z]);
     DVec3::new(
         m[0] * v.x + m[1] * v.y + m[2] * v.z,
         m[3] * v.x + m[4] * v.y + m[5] * v.z,
