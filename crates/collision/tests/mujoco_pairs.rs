@@ -481,8 +481,9 @@ fn convex_pairs_match_mujoco() {
 /// * Every pair but cylinder against cylinder, box or mesh: MuJoCo's single native-GJK/EPA contact. Same count;
 ///   depth within 1e-8, position within 1e-7 m and normal within 1e-6; 53 of these 69 cases (separated ones included)
 ///   within 1e-9 in all three. Of the other 16, 15 are against the hull, whose frame the test rebuilds from MuJoCo's
-///   matrix through a quaternion (rounding moves it), and one is a capsule on a cylinder. Before EPA's stopping rule and GJK's tetrahedron test followed MuJoCo 4.0 this needed
-///   2e-4 m and 0.02 in the normal, and 31 of the 60 cases with a contact agreed to 1e-12.
+///   matrix through a quaternion (rounding moves it), and one is a capsule on a cylinder. Before EPA's stopping rule
+///   and GJK's tetrahedron test followed MuJoCo 4.0 this needed 2e-4 m and 0.02 in the normal, and 31 of the 60 cases
+///   with a contact agreed to 1e-12.
 /// * Cylinder against cylinder, box or mesh: MuJoCo 4.0 clips a 16-gon of the cylinder's cap (contacts at the
 ///   cap's 22.5° vertices in the cylinder frame; the routine is not in the public source we port from). We clip the
 ///   same 16-gon for a cap on a face and add the contacts of MuJoCo's multiCCD perturbation pass for a side along a

@@ -218,20 +218,26 @@ pub(super) fn tri_point_intersect(v1: DVec3, v2: DVec3, v3: DVec3, p: DVec3) -> 
     (pr - p).length() < MINVAL
 }
 
-pub(super) fn replace_simplex3(pt: &mut Polytope, st: &mut Status, a: usize, b: usize, c: usize) {
-    st.nsimplex = 3;
-    st.simplex[0] = pt.verts[a];
-    st.simplex[1] = pt.verts[b];
-    st.simplex[2] = pt.verts[c];
+/// GJK's simplex becomes the polytope vertices `verts` (a face or an edge of it), and the polytope is cleared.
+pub(super) fn replace_simplex(pt: &mut Polytope, st: &mut Status, verts: &[usize]) {
+    st.nsimplex = verts.len();
+    for (s, &v) in st.simplex.iter_mut().zip(verts) {
+        *s = pt.verts[v];
+    }
     pt.clear();
 }
 
-/// The vertices `(a, b)` of a triangle's segment of GJK's simplex, as `polytope2` takes them.
-fn replace_simplex2(pt: &mut Polytope, st: &mut Status, a: usize, b: usize) {
-    st.nsimplex = 2;
-    st.simplex[0] = pt.verts[a];
-    st.simplex[1] = pt.verts[b];
-    pt.clear();
+/// The six faces (vertices, then adjacent faces) of the bipyramid with apexes `a`, `b` around the ring `c`, MuJoCo's
+/// order for `polytope2` and `polytope3`: faces 0–2 on `a`, face `k + 3` on `b` across the ring edge of face `k`.
+fn bipyramid(a: usize, b: usize, [c1, c2, c3]: [usize; 3]) -> [[usize; 6]; 6] {
+    [
+        [a, c1, c2, 1, 3, 2],
+        [a, c3, c1, 2, 4, 0],
+        [a, c2, c3, 0, 5, 1],
+        [b, c2, c1, 5, 0, 4],
+        [b, c1, c3, 3, 1, 5],
+        [b, c3, c2, 4, 2, 3],
+    ]
 }
 
 /// Adds `faces` (vertices and adjacent faces); their squared distances from the origin, or `None` when one is below
@@ -327,14 +333,7 @@ pub(super) fn polytope3(
     let inside = if crossing(vols, 0.0) != 0 || recover_hexa(&mut idx, vols) {
         let [r1, r2, r3, r4, r5] = idx;
         pt.center = (pt.p(r1) + pt.p(r2) + pt.p(r3) + pt.p(r4) + pt.p(r5)) * 0.2;
-        let faces = [
-            [r4, r1, r2, 1, 3, 2],
-            [r4, r3, r1, 2, 4, 0],
-            [r4, r2, r3, 0, 5, 1],
-            [r5, r2, r1, 5, 0, 4],
-            [r5, r1, r3, 3, 1, 5],
-            [r5, r3, r2, 4, 2, 3],
-        ];
+        let faces = bipyramid(r4, r5, [r1, r2, r3]);
         attach_faces(pt, &faces).map(|d| origin_inside(pt, &faces, [r3, r2, r1, r3, r2, r1], d))
     } else {
         let [t1, t2, _, t3, t4] = idx;
@@ -352,7 +351,7 @@ pub(super) fn polytope3(
         None if edge_fallback => {
             for (a, b) in [(v1i, v2i), (v2i, v3i), (v3i, v1i)] {
                 if origin_on_edge(pt.p(a), pt.p(b)) {
-                    replace_simplex2(pt, st, a, b);
+                    replace_simplex(pt, st, &[a, b]);
                     return polytope2(pt, st, o1, o2);
                 }
             }
@@ -417,14 +416,7 @@ pub(super) fn polytope2(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2
         }
     }
     pt.center = (v1 + v2 + pt.p(v3i) + pt.p(v4i) + pt.p(v5i)) * 0.2;
-    let faces = [
-        [v1i, v3i, v4i, 1, 3, 2],
-        [v1i, v5i, v3i, 2, 4, 0],
-        [v1i, v4i, v5i, 0, 5, 1],
-        [v2i, v4i, v3i, 5, 0, 4],
-        [v2i, v3i, v5i, 3, 1, 5],
-        [v2i, v5i, v4i, 4, 2, 3],
-    ];
+    let faces = bipyramid(v1i, v2i, [v3i, v4i, v5i]);
     for (k, &[a, b, c, x, y, z]) in faces.iter().enumerate() {
         if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
             // The origin on a face: EPA starts again from it or from the face across the ring edge it shares.
@@ -456,9 +448,9 @@ fn replace_best_simplex3(pt: &mut Polytope, st: &mut Status, a: usize, b: usize,
         closest([pa, pc, pd]).length_squared() > closest([pb, pd, pc]).length_squared()
     };
     if take_b {
-        replace_simplex3(pt, st, b, d, c);
+        replace_simplex(pt, st, &[b, d, c]);
     } else {
-        replace_simplex3(pt, st, a, c, d);
+        replace_simplex(pt, st, &[a, c, d]);
     }
 }
 
@@ -470,7 +462,7 @@ pub(super) fn polytope4(pt: &mut Polytope, st: &mut Status, o1: &mut Obj<'_>, o2
         [(v1, v2, v3, 1, 3, 2), (v1, v4, v2, 2, 3, 0), (v1, v3, v4, 0, 3, 1), (v4, v3, v2, 2, 0, 1)]
     {
         if pt.attach_face(a, b, c, x, y, z) < MINVAL2 {
-            replace_simplex3(pt, st, a, b, c);
+            replace_simplex(pt, st, &[a, b, c]);
             return polytope3(pt, st, o1, o2, true);
         }
     }
