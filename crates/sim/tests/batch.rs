@@ -61,6 +61,30 @@ fn every_environment_is_the_lone_scene_for_any_thread_count_and_batch_size() {
     }
 }
 
+/// A batch times its stages only when asked: off (the default) every `time_*` statistic is 0, on they add up to a
+/// positive time; the trajectories are the same bit for bit.
+#[test]
+fn stage_timing_is_off_by_default_and_changes_nothing() {
+    let model = Arc::clone(scene("scenes/box_stack.xml", Dialect::Mujoco).model());
+    let mut quiet = batch(&model, 2, 1);
+    let mut timed = batch(&model, 2, 1);
+    timed.set_stage_timing(true);
+    for _ in 0..20 {
+        quiet.step().unwrap();
+        timed.step().unwrap();
+    }
+    let times = |d: &Data| {
+        let s = d.stats();
+        [s.time_forward, s.time_collision, s.time_assembly, s.time_solve, s.time_integrate]
+    };
+    for e in 0..2 {
+        let (q, t) = (quiet.env(e).unwrap(), timed.env(e).unwrap());
+        assert_eq!(bits(q), bits(t), "env {e}");
+        assert_eq!(times(q), [0.0; 5], "env {e}");
+        assert!(times(t).iter().sum::<f64>() > 0.0 && times(t).iter().all(|&x| x >= 0.0), "env {e}");
+    }
+}
+
 #[test]
 fn padded_contacts_match_each_environment() {
     let lone = scene("scenes/box_stack.xml", Dialect::Native);

@@ -24,16 +24,21 @@ impl BroadPhase for AllPairs {
     }
 
     fn find_pairs(&mut self, input: &BroadPhaseInput<'_>, out: &mut Vec<GeomPair>) {
-        out.clear();
-        let n = input.len();
-        for i in 0..n {
-            for j in i + 1..n {
-                if input.accepts(i, j) {
-                    out.push([i as u32, j as u32]);
-                }
-            }
-        }
+        all_pairs(input, out)
     }
 
     fn reset(&mut self) {}
+}
+
+/// Every pair `[i, j]` (`i < j`, in increasing order) that passes the strict 3-D box test, into `out` (cleared).
+pub(crate) fn all_pairs(input: &BroadPhaseInput<'_>, out: &mut Vec<GeomPair>) {
+    out.clear();
+    let n = input.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            if input.accepts(i, j) {
+                out.push([i as u32, j as u32]);
+            }
+        }
+    }
 }

@@ -7,8 +7,16 @@
 //! - **Insertion sort** by value with a strict `<` (stable; near `O(n)` on nearly sorted data).
 //! - **Sweep** with an active list: at a min endpoint of `g`, test `g` against every active geom with the strict 3-D
 //!   box test, then activate `g`; at a max endpoint, remove `g` (linear search and shift).
+//! - **Few geoms** (at most [`ALL_PAIRS_MAX_GEOMS`]): every pair gets the strict 3-D box test instead, in index
+//!   order. A pair whose x intervals overlap strictly is always met by the sweep, so both find the same pairs; the
+//!   sweep's sort and active list cost more than the `n(n − 1)/2` tests there (the 11 geoms of `arm.xml`: 3 300
+//!   instructions for the sweep, 700 for all pairs).
 
+use super::all_pairs::all_pairs;
 use super::{BroadPhase, BroadPhaseInput, BroadPhaseKind, GeomPair};
+
+/// Up to this many geoms, [`SweepAndPrune`] tests every pair (see the module docs).
+pub const ALL_PAIRS_MAX_GEOMS: usize = 16;
 
 /// One endpoint of a box's x interval.
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +81,11 @@ impl BroadPhase for SweepAndPrune {
     }
 
     fn find_pairs(&mut self, input: &BroadPhaseInput<'_>, out: &mut Vec<GeomPair>) {
+        if input.len() <= ALL_PAIRS_MAX_GEOMS {
+            // The endpoint buffer is filled again if the sweep runs later.
+            self.warm = false;
+            return all_pairs(input, out);
+        }
         out.clear();
         if !self.warm || self.endpoints.len() != 2 * input.len() {
             self.fill(input);
