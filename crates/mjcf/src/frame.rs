@@ -66,9 +66,9 @@ impl Placement {
         (self.pos + orientation::rotate(self.quat, pos), orientation::compose(self.quat, quat))
     }
 
-    /// A direction given in the frames, in the body frame.
+    /// A direction given in the frames, in the body frame (MuJoCo's `mjuu_rotVecQuat`, [`orientation::rotate_direction`]).
     pub fn direction(&self, v: DVec3) -> DVec3 {
-        if self.framed { self.quat * v } else { v }
+        if self.framed { orientation::rotate_direction(self.quat, v) } else { v }
     }
 
     /// `name` with the replicates' suffix (an empty name stays empty).

@@ -9,6 +9,7 @@ use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, JointKind, JointSpec
 
 use crate::Ctx;
 use crate::error::Result;
+use crate::orientation;
 use crate::schema;
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
@@ -57,10 +58,13 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
     let angular = matches!(kind, JointKind::Hinge | JointKind::Ball);
     let angle = |v: f64| if angular { ctx.compiler.angle(v) } else { v };
 
+    // A hinge or slide axis as written: the tree turns it by the frames around the joint, then scales it to unit
+    // length (MuJoCo's order, `orientation::unit_direction`).
     let mut axis = DVec3::from_array(a.array_or::<3>("axis", [0.0, 0.0, 1.0])?);
     if matches!(kind, JointKind::Hinge | JointKind::Slide) {
-        axis = signorini_geometry::support::normalize_robust(axis)
-            .ok_or_else(|| a.invalid_named("axis", "the axis has zero length"))?;
+        if orientation::unit_direction(axis).is_none() {
+            return Err(a.invalid_named("axis", "the axis has zero length").into());
+        }
     } else {
         axis = DVec3::Z;
     }

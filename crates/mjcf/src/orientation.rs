@@ -38,6 +38,39 @@ pub fn rotate(q: DQuat, v: DVec3) -> DVec3 {
     )
 }
 
+/// `R(q) v` for a direction, as MuJoCo's compiler turns a joint axis or a direction by a frame (`mjuu_rotVecQuat`):
+/// `v + 2 q⃗ × (w v + q⃗ × v)`; the zero vector and the identity give `v` back unchanged.
+pub fn rotate_direction(q: DQuat, v: DVec3) -> DVec3 {
+    if v == DVec3::ZERO {
+        return DVec3::ZERO;
+    }
+    if q.w == 1.0 && q.x == 0.0 && q.y == 0.0 && q.z == 0.0 {
+        return v;
+    }
+    let t = [
+        q.w * v.x + q.y * v.z - q.z * v.y,
+        q.w * v.y + q.z * v.x - q.x * v.z,
+        q.w * v.z + q.x * v.y - q.y * v.x,
+    ];
+    DVec3::new(
+        v.x + 2.0 * (q.y * t[2] - q.z * t[1]),
+        v.y + 2.0 * (q.z * t[0] - q.x * t[2]),
+        v.z + 2.0 * (q.x * t[1] - q.y * t[0]),
+    )
+}
+
+/// A direction scaled to unit length as MuJoCo's compiler does (`mjuu_normvec`): unchanged within 10⁻¹⁴ of unit
+/// length, else each component divided by the norm. A squared norm below 10⁻¹⁴ (MuJoCo: "axis too small") or beyond
+/// the `f64` range is still a direction, scaled without underflow or overflow; `None` for zero or non-finite vectors.
+pub fn unit_direction(v: DVec3) -> Option<DVec3> {
+    let norm2 = v.x * v.x + v.y * v.y + v.z * v.z;
+    if !(norm2 >= 1e-14 && norm2.is_finite()) {
+        return signorini_geometry::support::normalize_robust(v);
+    }
+    let norm = norm2.sqrt();
+    Some(if (norm - 1.0).abs() > 1e-14 { DVec3::new(v.x / norm, v.y / norm, v.z / norm) } else { v })
+}
+
 /// Euler angles in the compiler's unit, as MuJoCo's compiler turns them (`ResolveOrientation`): degrees as
 /// `a / 180 · π`, one axis rotation after the other composed by [`compose`], the result normalised.
 pub fn euler(angles: [f64; 3], compiler: &Compiler) -> DQuat {

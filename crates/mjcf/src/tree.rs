@@ -212,7 +212,16 @@ impl Tree {
                         (joint::read_freejoint(child)?, [false; 2])
                     };
                     j.pos = placement.pose(j.pos, DQuat::IDENTITY).0;
-                    j.axis = placement.direction(j.axis);
+                    if matches!(j.kind, JointKind::Hinge | JointKind::Slide) {
+                        // Turned by the frames, then scaled to unit length, as MuJoCo's compiler does (a free or
+                        // ball joint keeps +z).
+                        let axis = placement.direction(j.axis);
+                        j.axis = orientation::unit_direction(axis).ok_or_else(|| MjcfError::Invalid {
+                            at: child.at.clone(),
+                            element: child.name.clone(),
+                            reason: "the axis has zero length after its frames' rotation".into(),
+                        })?;
+                    }
                     j.name = self.replicas.name(&j.name, placement);
                     let at = (body, self.bodies[body].joints.len());
                     if !written[0] {

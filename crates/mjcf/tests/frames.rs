@@ -46,6 +46,12 @@ fn replicated_body_positions_are_mujocos_to_the_bit() {
         assert!(d.xyz().length() < 2e-16, "{}: {:?} against {:?}", ours.name, ours.quat, theirs["quat"]);
     }
     assert_eq!((equal, bodies.len()), (19, 20), "bodies at MuJoCo's position bit for bit");
+    // Joint axes: turned by their frames (`mjuu_rotVecQuat`), then scaled to unit length (`mjuu_normvec`).
+    let axes: Vec<[f64; 3]> =
+        spec.bodies.iter().flat_map(|b| b.joints.iter().map(|j| j.axis.to_array())).collect();
+    let theirs: Vec<[f64; 3]> =
+        reference["joints"].as_array().unwrap().iter().map(|j| vec3(&j["axis"]).to_array()).collect();
+    assert_eq!(axes, theirs, "joint axes bit for bit");
 }
 
 #[test]

@@ -384,6 +384,18 @@ impl Model {
     }
 }
 
+/// A hinge or slide axis at unit length as MuJoCo's compiler leaves it (`mjuu_normvec`): unchanged within 10⁻¹⁴ of
+/// unit length (normalising again would move its last bits), else each component divided by the length; an axis
+/// whose squared length underflows or overflows is scaled first (validation has refused zero and non-finite axes).
+fn unit_axis(a: DVec3) -> DVec3 {
+    let norm2 = a.x * a.x + a.y * a.y + a.z * a.z;
+    if !(norm2 >= 1e-14 && norm2.is_finite()) {
+        return signorini_geometry::support::normalize_robust(a).unwrap_or(DVec3::Z);
+    }
+    let norm = norm2.sqrt();
+    if (norm - 1.0).abs() > 1e-14 { DVec3::new(a.x / norm, a.y / norm, a.z / norm) } else { a }
+}
+
 /// The bounding radius of `shape` about its origin (see [`Model::geom_rbound`]).
 pub fn shape_rbound(shape: &Shape) -> f64 {
     match shape {
@@ -578,7 +590,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.jnt_dofadr.push(m.nv);
             m.jnt_pos.push(joint.pos);
             let axis = match kind {
-                JointKind::Hinge | JointKind::Slide => joint.axis.normalize(),
+                JointKind::Hinge | JointKind::Slide => unit_axis(joint.axis),
                 JointKind::Free | JointKind::Ball => DVec3::Z,
             };
             m.jnt_axis.push(axis);
