@@ -99,10 +99,30 @@ pub(crate) fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) ->
     Ok(())
 }
 
-/// Whether every dof index is below `bound` (at most `isize::MAX`), with only widening, subtractions, shifts and bit
-/// operations so that it vectorises (an unsigned compare or max does not on baseline x86-64): the index widened to
-/// 64 bits has its top bit clear, so `k < bound` iff the top bit of `k − bound` (wrapping) is set.
+/// Whether every dof index is below `bound` (at most `isize::MAX`). Up to `i32::MAX` the indices are compared as
+/// `i32`, an index of 2³¹ or more being negative, so that `0 ≤ k < bound` is two signed compares: four indices per
+/// SSE2 register (an unsigned compare does not vectorise on baseline x86-64). Beyond, [`all_below_wide`].
 fn all_below(values: &[DofIndex], bound: usize) -> bool {
+    let Ok(bound) = i32::try_from(bound) else { return all_below_wide(values, bound) };
+    let outside = |k: DofIndex| {
+        let k = k as i32;
+        u32::from(k < 0) | u32::from(k >= bound)
+    };
+    let mut lanes = [0u32; 8];
+    let chunks = values.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (lane, &k) in lanes.iter_mut().zip(c) {
+            *lane |= outside(k);
+        }
+    }
+    let tail = rest.iter().fold(0, |acc, &k| acc | outside(k));
+    lanes.iter().fold(tail, |acc, &l| acc | l) == 0
+}
+
+/// [`all_below`] for any `bound` up to `isize::MAX`, with only widening, subtractions, shifts and bit operations: the
+/// index widened to 64 bits has its top bit clear, so `k < bound` iff the top bit of `k − bound` (wrapping) is set.
+fn all_below_wide(values: &[DofIndex], bound: usize) -> bool {
     debug_assert!(bound <= isize::MAX as usize);
     let bound = bound as u64;
     let outside = |k: DofIndex| (u64::from(k).wrapping_sub(bound) >> 63) ^ 1;
@@ -137,15 +157,16 @@ fn all_finite(values: &[f64]) -> bool {
 mod tests {
     use super::*;
 
-    /// `all_below` against the plain comparison, for lengths around the four-lane body and values at and around the
-    /// bound, zero, and huge ones (top bit set).
+    /// `all_below` against the plain comparison, for lengths around the lane bodies and values at and around the
+    /// bound, zero, and huge ones (top bit set), with bounds on both sides of `i32::MAX` (both paths).
     #[test]
     fn all_below_is_the_plain_comparison() {
         let specials =
             [0, 1, 5, 6, 7, DofIndex::MAX, DofIndex::MAX / 2, DofIndex::MAX / 2 + 1, DofIndex::MAX - 6];
         let top = DofIndex::MAX as usize;
-        for bound in [0, 1, 6, 7, top - 1, top, top + 1, isize::MAX as usize] {
-            for n in 0..10 {
+        let half = i32::MAX as usize;
+        for bound in [0, 1, 6, 7, half - 1, half, half + 1, top - 1, top, top + 1, isize::MAX as usize] {
+            for n in 0..18 {
                 for &v in &specials {
                     for at in 0..n {
                         let mut values: Vec<DofIndex> = (0..n as DofIndex).map(|i| i % 3).collect();
