@@ -1,6 +1,6 @@
 //! MuJoCo's `implicit` integrator: implicit in velocity with every velocity derivative of the smooth forces.
 //!
-//! `(M − h D) a = M q̈ = f_smooth + Jᵀλ`, then `q̇' = q̇ + h a` and the positions with `q̇'`, where
+//! `(M − h D) a = f_smooth + Jᵀλ` (or `M q̈`, [`ImplicitForces`]), then `q̇' = q̇ + h a` and the positions with `q̇'`, where
 //! `D = ∂f_smooth/∂q̇` holds the dof damping, the actuators' velocity gains (joint, tendon, site and slider-crank, as
 //! `slope·Jᵀ J`), the tendon dampers (`−b Jᵀ J`), the fluid forces (`Jᵀ B J`, unsymmetrised) and the negated
 //! derivative of the bias forces ([`Model::bias_velocity_derivative`]: Coriolis, centrifugal and gyroscopic terms).
@@ -10,11 +10,14 @@
 use signorini_model::{Data, Model, Transmission};
 
 use crate::error::IntegratorError;
-use crate::{Integrator, IntegratorKind, IntegratorScratch, check_inputs, finish};
+use crate::{ImplicitForces, Integrator, IntegratorKind, IntegratorScratch, check_inputs, finish};
 
 /// The `implicit` integrator (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Implicit;
+pub struct Implicit {
+    /// The right-hand side of the implicit update.
+    pub forces: ImplicitForces,
+}
 
 /// The buffers of [`Implicit`] (sized on first use).
 #[derive(Debug, Clone, Default)]
@@ -36,6 +39,10 @@ impl Integrator for Implicit {
         IntegratorKind::Implicit
     }
 
+    fn reads_constraint_force(&self) -> bool {
+        self.forces == ImplicitForces::SolverForces
+    }
+
     fn advance(
         &self,
         model: &Model,
@@ -45,6 +52,7 @@ impl Integrator for Implicit {
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
+        let qfrc_constraint = &scratch.qfrc_constraint[..];
         let s = &mut scratch.implicit;
         let nv = model.nv;
         s.a.resize(nv * nv, 0.0);
@@ -102,7 +110,14 @@ impl Integrator for Implicit {
             }
         }
         s.rhs.resize(nv, 0.0);
-        model.mul_m(data, qacc, &mut s.rhs);
+        match self.forces {
+            ImplicitForces::SolverForces => {
+                for ((r, f), c) in s.rhs.iter_mut().zip(&data.qfrc_smooth).zip(qfrc_constraint) {
+                    *r = f + c;
+                }
+            }
+            ImplicitForces::MassTimesAcceleration => model.mul_m(data, qacc, &mut s.rhs),
+        }
         // Blocks: trees joined by any nonzero of A.
         let ntree = model.ntree;
         s.block_of_tree.clear();

@@ -52,6 +52,9 @@ use shifted::ShiftedMass;
 /// per thread; any integrator may use any scratch.
 #[derive(Debug, Clone, Default)]
 pub struct IntegratorScratch {
+    /// `Jᵀ f` of this evaluation's solve ([`IntegratorScratch::constraint_force_mut`]), for
+    /// [`ImplicitForces::SolverForces`].
+    qfrc_constraint: Vec<f64>,
     mass: ShiftedMass,
     stages: RungeKuttaStages,
     implicit: implicit::ImplicitScratch,
@@ -62,6 +65,14 @@ impl IntegratorScratch {
     /// An empty scratch (the same as [`Default`]); its buffers grow on the first step.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The constraint force `Jᵀ f` of this evaluation's solve (`nv` entries), which the caller writes before
+    /// [`Integrator::advance`] when [`Integrator::reads_constraint_force`] says the integrator reads it. Sized to
+    /// `nv` (entries kept from the last call).
+    pub fn constraint_force_mut(&mut self, nv: usize) -> &mut Vec<f64> {
+        self.qfrc_constraint.resize(nv, 0.0);
+        &mut self.qfrc_constraint
     }
 
     /// Records the dofs that this evaluation's constraint rows act on (the dofs of every row's Jacobian), before
@@ -98,6 +109,22 @@ pub enum FreeBodyIntegration {
     ImplicitMidpoint,
 }
 
+/// The generalized force the implicit updates (Euler's implicit damping, `implicitfast`, `implicit`) solve with after
+/// the constraint solve: `(M − h·∂f/∂q̇) a = rhs`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImplicitForces {
+    /// `rhs = M a_solve` with the solver's acceleration (Genesis 1.4.5's implicit damping). The default: it needs
+    /// only the acceleration given to [`Integrator::advance`].
+    #[default]
+    MassTimesAcceleration,
+    /// `rhs = f_s + Jᵀf`, the smooth and constraint forces of the solve (MuJoCo `qfrc_smooth + qfrc_constraint`),
+    /// with `Jᵀf` from [`IntegratorScratch::constraint_force_mut`]. An iterative solve stopped at its tolerance
+    /// leaves `M a_solve` and `f_s + Jᵀf` apart by its gradient, whose components along light directions (the
+    /// rotation of a 0.1 g leaf) are large against their inertia: the two rules then part by more than round-off.
+    SolverForces,
+}
+
 /// What a dialect chooses of the integrators besides their kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IntegratorSettings {
@@ -106,11 +133,17 @@ pub struct IntegratorSettings {
     pub euler_implicit_damping: bool,
     /// How standalone free bodies are integrated. Default [`FreeBodyIntegration::GyroscopicBlock`].
     pub free_bodies: FreeBodyIntegration,
+    /// The force of the implicit updates. Default [`ImplicitForces::MassTimesAcceleration`].
+    pub implicit_forces: ImplicitForces,
 }
 
 impl Default for IntegratorSettings {
     fn default() -> Self {
-        Self { euler_implicit_damping: true, free_bodies: FreeBodyIntegration::default() }
+        Self {
+            euler_implicit_damping: true,
+            free_bodies: FreeBodyIntegration::default(),
+            implicit_forces: ImplicitForces::default(),
+        }
     }
 }
 
@@ -151,6 +184,12 @@ pub trait Integrator: fmt::Debug + Send + Sync {
     /// Whether [`Integrator::advance`] reads the constrained dofs of [`IntegratorScratch::set_constrained_dofs`]
     /// (the implicit midpoint rule of free bodies does); the caller may skip setting them otherwise.
     fn reads_constrained_dofs(&self) -> bool {
+        false
+    }
+
+    /// Whether [`Integrator::advance`] reads the constraint force of [`IntegratorScratch::constraint_force_mut`]
+    /// ([`ImplicitForces::SolverForces`] in an implicit update); the caller may skip computing it otherwise.
+    fn reads_constraint_force(&self) -> bool {
         false
     }
 
@@ -229,12 +268,14 @@ impl IntegratorKind {
     pub fn build_with(self, settings: IntegratorSettings) -> Box<dyn Integrator> {
         let free_bodies = settings.free_bodies;
         match self {
-            Self::Euler if settings.euler_implicit_damping => Box::new(Euler),
+            Self::Euler if settings.euler_implicit_damping => {
+                Box::new(Euler { forces: settings.implicit_forces })
+            }
             Self::Euler => Box::new(EulerExplicitDamping),
-            Self::ImplicitFast => Box::new(ImplicitFast { free_bodies }),
+            Self::ImplicitFast => Box::new(ImplicitFast { free_bodies, forces: settings.implicit_forces }),
             Self::ApproximateImplicitFast => Box::new(ApproximateImplicitFast { free_bodies }),
             Self::Rk4 => Box::new(Rk4),
-            Self::Implicit => Box::new(Implicit),
+            Self::Implicit => Box::new(Implicit { forces: settings.implicit_forces }),
         }
     }
 
@@ -375,19 +416,19 @@ pub(crate) fn actuator_velocity_slope(
     Some(model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2])
 }
 
-/// Solves `(M + diag(shift)) a = M qacc` (= `f_s + Jᵀλ`, the forces of the explicit solve), skipping the solve when
-/// every shift is zero (then `a = qacc`), and finishes the step.
+/// Solves `(M + diag(shift)) a = rhs` with the right-hand side of `forces` ([`ShiftedMass::load_rhs`]), skipping the
+/// solve when every shift is zero (then `a = qacc`), and finishes the step.
 /// With `midpoint`, the step finishes with [`finish_midpoint`].
 fn advance_shifted(
     s: &mut ShiftedMass,
     model: &Model,
     data: &mut Data,
-    qacc: &[f64],
+    (qacc, forces, qfrc_constraint): (&[f64], ImplicitForces, &[f64]),
     h: f64,
     midpoint: Option<&mut midpoint::MidpointScratch>,
 ) -> Result<(), IntegratorError> {
     let a = if s.any() {
-        s.load_rhs(model, data, qacc);
+        s.load_rhs(model, data, qacc, forces, qfrc_constraint);
         s.factor(model, data)?;
         s.solve(model);
         &s.rhs
@@ -427,14 +468,22 @@ impl Integrator for EulerExplicitDamping {
 
 /// Semi-implicit Euler with implicit joint damping (Genesis `func_implicit_damping` for Euler, MuJoCo `mj_Euler`).
 ///
-/// After the solve with the plain `M`: `(M + h·diag(damping)) a = M qacc = f_s + Jᵀλ`, then `q̇' = q̇ + h a` and the
-/// positions with `q̇'`. Actuator `kv` terms stay explicit. Without damping, `a = qacc` (no refactorization).
+/// After the solve with the plain `M`: `(M + h·diag(damping)) a = rhs` ([`ImplicitForces`]: `f_s + Jᵀλ` or
+/// `M qacc`), then `q̇' = q̇ + h a` and the positions with `q̇'`. Actuator `kv` terms stay explicit. Without damping,
+/// `a = qacc` (no refactorization).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Euler;
+pub struct Euler {
+    /// The right-hand side of the implicit damping.
+    pub forces: ImplicitForces,
+}
 
 impl Integrator for Euler {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::Euler
+    }
+
+    fn reads_constraint_force(&self) -> bool {
+        self.forces == ImplicitForces::SolverForces
     }
 
     fn advance(
@@ -448,7 +497,7 @@ impl Integrator for Euler {
         check_inputs(model, qacc, h)?;
         let s = &mut scratch.mass;
         s.reset_to_damping(model, &data.dof_damping, h);
-        advance_shifted(s, model, data, qacc, h, None)
+        advance_shifted(s, model, data, (qacc, self.forces, &scratch.qfrc_constraint), h, None)
     }
 }
 
@@ -463,6 +512,8 @@ impl Integrator for Euler {
 pub struct ImplicitFast {
     /// MuJoCo's gyroscopic block (the default) or Genesis's implicit midpoint rule.
     pub free_bodies: FreeBodyIntegration,
+    /// The right-hand side of the implicit update.
+    pub forces: ImplicitForces,
 }
 
 impl Integrator for ImplicitFast {
@@ -474,6 +525,10 @@ impl Integrator for ImplicitFast {
         self.free_bodies == FreeBodyIntegration::ImplicitMidpoint
     }
 
+    fn reads_constraint_force(&self) -> bool {
+        self.forces == ImplicitForces::SolverForces
+    }
+
     fn advance(
         &self,
         model: &Model,
@@ -483,22 +538,23 @@ impl Integrator for ImplicitFast {
         h: f64,
     ) -> Result<(), IntegratorError> {
         check_inputs(model, qacc, h)?;
+        let forces = (qacc, self.forces, &scratch.qfrc_constraint[..]);
         let s = &mut scratch.mass;
         s.reset_to_damping(model, &data.dof_damping, h);
         add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
         s.add_fluid(model, data, h);
         if self.free_bodies == FreeBodyIntegration::ImplicitMidpoint {
-            return advance_shifted(s, model, data, qacc, h, Some(&mut scratch.midpoint));
+            return advance_shifted(s, model, data, forces, h, Some(&mut scratch.midpoint));
         }
         let mut free = false;
         free_body::for_each_standalone(model, data, |_, _| free = true);
         if !free {
-            return advance_shifted(s, model, data, qacc, h, None);
+            return advance_shifted(s, model, data, forces, h, None);
         }
         // Standalone free bodies: their blocks are re-solved with the bias derivative (MuJoCo 4.0). In the global
         // matrix their rows are plain `M` (their shifts, which may be unsymmetric, belong to the local solve), which
         // keeps the global factor positive definite.
-        s.load_rhs(model, data, qacc);
+        s.load_rhs(model, data, qacc, self.forces, forces.2);
         s.qfrc.clone_from(&s.rhs);
         s.block_shift.clone_from(&s.shift);
         free_body::for_each_standalone(model, data, |_, adr| {

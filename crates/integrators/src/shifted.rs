@@ -6,6 +6,7 @@
 
 use signorini_model::{Data, Model};
 
+use crate::ImplicitForces;
 use crate::error::IntegratorError;
 
 /// The buffers of [`crate::IntegratorScratch`], sized on first use (no allocation afterwards for the same model). The
@@ -43,9 +44,23 @@ impl ShiftedMass {
     }
 
     /// `rhs ← M x` (sized for `model`).
-    pub(crate) fn load_rhs(&mut self, model: &Model, d: &Data, x: &[f64]) {
+    pub(crate) fn load_rhs(
+        &mut self,
+        model: &Model,
+        d: &Data,
+        qacc: &[f64],
+        forces: ImplicitForces,
+        qfrc_constraint: &[f64],
+    ) {
         self.rhs.resize(model.nv, 0.0);
-        model.mul_m(d, x, &mut self.rhs);
+        match forces {
+            ImplicitForces::SolverForces => {
+                for ((r, s), c) in self.rhs.iter_mut().zip(&d.qfrc_smooth).zip(qfrc_constraint) {
+                    *r = s + c;
+                }
+            }
+            ImplicitForces::MassTimesAcceleration => model.mul_m(d, qacc, &mut self.rhs),
+        }
     }
 
     /// Sizes the buffers for `model` and sets the shift to the implicit damping `h·damping_d`.

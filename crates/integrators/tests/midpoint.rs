@@ -3,12 +3,16 @@
 
 use glam::{DMat3, DQuat, DVec3};
 use signorini_integrators::{
-    FreeBodyIntegration, IntegratorKind, IntegratorScratch, IntegratorSettings, step_unconstrained,
+    FreeBodyIntegration, ImplicitForces, IntegratorKind, IntegratorScratch, IntegratorSettings,
+    step_unconstrained,
 };
 use signorini_model::{BodySpec, Data, InertialSpec, JointSpec, Model, ModelSpec};
 
-const MIDPOINT: IntegratorSettings =
-    IntegratorSettings { euler_implicit_damping: true, free_bodies: FreeBodyIntegration::ImplicitMidpoint };
+const MIDPOINT: IntegratorSettings = IntegratorSettings {
+    euler_implicit_damping: true,
+    free_bodies: FreeBodyIntegration::ImplicitMidpoint,
+    implicit_forces: ImplicitForces::MassTimesAcceleration,
+};
 
 /// The free bodies of the tests: the centre of mass on the joint origin with principal axes along the body axes
 /// (`Lone`), off the origin with rotated principal axes (`Offset`), or a body with another welded under it

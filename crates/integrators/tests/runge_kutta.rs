@@ -111,10 +111,10 @@ fn misused_stages_are_typed_errors() {
     let mut data = Data::new(&model);
     model.forward(&mut data).expect("forward");
     let mut scratch = IntegratorScratch::default();
-    assert_eq!(Euler.evaluations(), 1);
+    assert_eq!(Euler::default().evaluations(), 1);
     assert_eq!(IntegratorKind::Rk4.build().evaluations(), 4);
     assert_eq!(
-        Euler.stage(&model, &mut data, &mut scratch, 0, &[0.0], 0.01),
+        Euler::default().stage(&model, &mut data, &mut scratch, 0, &[0.0], 0.01),
         Err(IntegratorError::Stage { stage: 0, evaluations: 1 })
     );
     assert_eq!(

@@ -2,7 +2,7 @@
 //! parallel over environments with `rayon`, with batched state and read-back as `ndarray` arrays (environments
 //! first), as Genesis's `scene.build(n_envs=N)` exposes them.
 //!
-//! Every environment is stepped by the same [`step`] as a lone [`Scene`](crate::Scene): its trajectory depends
+//! Every environment is stepped by the same [`step`](crate::step::step) as a lone [`Scene`](crate::Scene): its trajectory depends
 //! neither on the thread count nor on `n_envs`, and is bit-identical to the same environment stepped alone.
 //!
 //! Selections of environments ([`Envs`]) are all of them, a list of indices or a mask. Setters take one row per

@@ -8,7 +8,7 @@ use signorini_collision::world::CollisionOptions;
 use signorini_constraints::{ConstraintOptions, FrictionCone};
 use signorini_solver::{CgUpdate, SolverKind, SolverOptions, WarmStart};
 
-use signorini_integrators::{FreeBodyIntegration, IntegratorKind, IntegratorSettings};
+use signorini_integrators::{FreeBodyIntegration, ImplicitForces, IntegratorKind, IntegratorSettings};
 
 use crate::hibernation::SleepRules;
 use crate::options::{ContactResolution, Options};
@@ -218,14 +218,18 @@ impl DialectStages for Dialect {
     }
 
     /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic
-    /// block (MuJoCo-compatible) or by Genesis 1.4.5's implicit midpoint rule (native, spec §D.5).
+    /// block (MuJoCo-compatible) or by Genesis 1.4.5's implicit midpoint rule (native, spec §D.5); the implicit
+    /// updates from the solve's forces `f_s + Jᵀf` (MuJoCo's `qfrc_smooth + qfrc_constraint`) or from `M a`
+    /// (Genesis).
     fn integrator_settings(self, options: &Options) -> IntegratorSettings {
+        let (free_bodies, implicit_forces) = match self {
+            Dialect::Native => (FreeBodyIntegration::ImplicitMidpoint, ImplicitForces::MassTimesAcceleration),
+            Dialect::Mujoco => (FreeBodyIntegration::GyroscopicBlock, ImplicitForces::SolverForces),
+        };
         IntegratorSettings {
             euler_implicit_damping: options.euler_implicit_damping,
-            free_bodies: match self {
-                Dialect::Native => FreeBodyIntegration::ImplicitMidpoint,
-                Dialect::Mujoco => FreeBodyIntegration::GyroscopicBlock,
-            },
+            free_bodies,
+            implicit_forces,
         }
     }
 

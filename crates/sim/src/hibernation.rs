@@ -329,6 +329,16 @@ impl Hibernation {
         }
     }
 
+    /// Sets the constraint force of every sleeping dof to `−f_s`, the force that holds its tree still: an implicit
+    /// update from `f_s + Jᵀf` then leaves it at rest, as [`Self::freeze`] does for an update from the acceleration.
+    pub(crate) fn hold_still(&self, model: &Model, qfrc_smooth: &[f64], qfrc_constraint: &mut [f64]) {
+        for ((c, &f), &t) in qfrc_constraint.iter_mut().zip(qfrc_smooth).zip(&model.dof_treeid) {
+            if self.group[t].is_some() {
+                *c = -f;
+            }
+        }
+    }
+
     /// Counts the awake trees' steps at rest (at `data`'s velocities) and puts every island (trees linked by `rows`)
     /// whose trees have all rested [`MIN_STEPS`] steps to sleep, zeroing its velocities; returns whether any tree
     /// fell asleep. The step calls it before or after advancing, as its dialect says.

@@ -96,6 +96,11 @@ fn substep(model: &Model, d: &mut Data, clock: StageClock) -> Result<()> {
             hib.freeze(m, &mut d.qacc_warmstart);
         }
     }
+    if model.integrator.reads_constraint_force()
+        && let Some(hib) = &d.hibernation
+    {
+        hib.hold_still(m, &d.multibody.qfrc_smooth, d.integrator.constraint_force_mut(m.nv));
+    }
     model.integrator.advance(m, &mut d.multibody, &mut d.integrator, &d.qacc_warmstart, h)?;
     if sleeps_first {
         d.qacc_warmstart.copy_from_slice(&d.step_warmstart);
@@ -255,6 +260,9 @@ fn solve_contacts(
         ),
         _ => NoSlipStats::default(),
     };
+    if model.integrator.reads_constraint_force() {
+        constraint_force(&d.rows, &d.efc_force, d.integrator.constraint_force_mut(m.nv));
+    }
     if let Some(hib) = d.hibernation.as_ref().filter(|_| freeze) {
         hib.freeze(m, &mut d.qacc_warmstart);
     }
@@ -289,6 +297,25 @@ fn sleep_before_advance(
     let stats = solve_contacts(model, d, times, freeze, clock)?;
     std::mem::swap(&mut d.qacc_warmstart, &mut d.step_warmstart);
     Ok(Some(stats))
+}
+
+/// `qfrc = Jᵀ f` summed as MuJoCo sums `qfrc_constraint` (`mj_mulJacTVec`): each dof's terms one row at a time in
+/// MuJoCo's row order (equality, friction loss, limits, then contacts; ours puts the contacts before the limits), rows
+/// without force skipped.
+fn constraint_force(rows: &ConstraintRows, force: &[f64], qfrc: &mut [f64]) {
+    qfrc.fill(0.0);
+    let mut add = |r: usize| {
+        let f = force[r];
+        if f != 0.0 {
+            let (dofs, vals) = rows.jacobian_row(r);
+            for (&k, &v) in dofs.iter().zip(vals) {
+                qfrc[k as usize] += v * f;
+            }
+        }
+    };
+    let contact = |r: &usize| rows.kind[*r].is_contact();
+    (0..rows.len()).filter(|r| !contact(r)).for_each(&mut add);
+    (0..rows.len()).filter(contact).for_each(&mut add);
 }
 
 fn non_finite(d: &signorini_model::Data) -> Option<String> {
