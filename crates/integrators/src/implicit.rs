@@ -39,7 +39,7 @@ impl Integrator for Implicit {
         IntegratorKind::Implicit
     }
 
-    fn reads_constraint_force(&self) -> bool {
+    fn reads_constraint_force(&self, _data: &Data) -> bool {
         self.forces == ImplicitForces::SolverForces
     }
 

@@ -187,9 +187,10 @@ pub trait Integrator: fmt::Debug + Send + Sync {
         false
     }
 
-    /// Whether [`Integrator::advance`] reads the constraint force of [`IntegratorScratch::constraint_force_mut`]
-    /// ([`ImplicitForces::SolverForces`] in an implicit update); the caller may skip computing it otherwise.
-    fn reads_constraint_force(&self) -> bool {
+    /// Whether [`Integrator::advance`] will read the constraint force of [`IntegratorScratch::constraint_force_mut`]
+    /// at `data`'s state ([`ImplicitForces::SolverForces`] in an implicit update that has something to solve); the
+    /// caller may skip computing it otherwise.
+    fn reads_constraint_force(&self, _data: &Data) -> bool {
         false
     }
 
@@ -482,8 +483,9 @@ impl Integrator for Euler {
         IntegratorKind::Euler
     }
 
-    fn reads_constraint_force(&self) -> bool {
-        self.forces == ImplicitForces::SolverForces
+    /// Only with joint damping (without it the update takes the solver's acceleration as it is).
+    fn reads_constraint_force(&self, data: &Data) -> bool {
+        self.forces == ImplicitForces::SolverForces && data.dof_damping.iter().any(|&b| b != 0.0)
     }
 
     fn advance(
@@ -525,7 +527,7 @@ impl Integrator for ImplicitFast {
         self.free_bodies == FreeBodyIntegration::ImplicitMidpoint
     }
 
-    fn reads_constraint_force(&self) -> bool {
+    fn reads_constraint_force(&self, _data: &Data) -> bool {
         self.forces == ImplicitForces::SolverForces
     }
 

@@ -96,7 +96,7 @@ fn substep(model: &Model, d: &mut Data, clock: StageClock) -> Result<()> {
             hib.freeze(m, &mut d.qacc_warmstart);
         }
     }
-    if model.integrator.reads_constraint_force()
+    if model.integrator.reads_constraint_force(&d.multibody)
         && let Some(hib) = &d.hibernation
     {
         hib.hold_still(m, &d.multibody.qfrc_smooth, d.integrator.constraint_force_mut(m.nv));
@@ -260,7 +260,7 @@ fn solve_contacts(
         ),
         _ => NoSlipStats::default(),
     };
-    if model.integrator.reads_constraint_force() {
+    if model.integrator.reads_constraint_force(&d.multibody) {
         constraint_force(&d.rows, &d.efc_force, d.integrator.constraint_force_mut(m.nv));
     }
     if let Some(hib) = d.hibernation.as_ref().filter(|_| freeze) {
