@@ -10,6 +10,7 @@
 use signorini_model::{Data, Model, Transmission};
 
 use crate::error::IntegratorError;
+use crate::shifted::implicit_rhs;
 use crate::{ImplicitForces, Integrator, IntegratorKind, IntegratorScratch, check_inputs, finish};
 
 /// The `implicit` integrator (see the module docs).
@@ -109,15 +110,7 @@ impl Integrator for Implicit {
                 }
             }
         }
-        s.rhs.resize(nv, 0.0);
-        match self.forces {
-            ImplicitForces::SolverForces => {
-                for ((r, f), c) in s.rhs.iter_mut().zip(&data.qfrc_smooth).zip(qfrc_constraint) {
-                    *r = f + c;
-                }
-            }
-            ImplicitForces::MassTimesAcceleration => model.mul_m(data, qacc, &mut s.rhs),
-        }
+        implicit_rhs(model, data, (qacc, self.forces, qfrc_constraint), &mut s.rhs);
         // Blocks: trees joined by any nonzero of A.
         let ntree = model.ntree;
         s.block_of_tree.clear();

@@ -417,19 +417,20 @@ pub(crate) fn actuator_velocity_slope(
     Some(model.actuator_gain_affine[u][1] * input + model.actuator_bias[u][2])
 }
 
-/// Solves `(M + diag(shift)) a = rhs` with the right-hand side of `forces` ([`ShiftedMass::load_rhs`]), skipping the
+/// Solves `(M + diag(shift)) a = rhs` with the right-hand side of `forces` ([`shifted::implicit_rhs`]), skipping the
 /// solve when every shift is zero (then `a = qacc`), and finishes the step.
 /// With `midpoint`, the step finishes with [`finish_midpoint`].
 fn advance_shifted(
     s: &mut ShiftedMass,
     model: &Model,
     data: &mut Data,
-    (qacc, forces, qfrc_constraint): (&[f64], ImplicitForces, &[f64]),
+    forces: (&[f64], ImplicitForces, &[f64]),
     h: f64,
     midpoint: Option<&mut midpoint::MidpointScratch>,
 ) -> Result<(), IntegratorError> {
+    let qacc = forces.0;
     let a = if s.any() {
-        s.load_rhs(model, data, qacc, forces, qfrc_constraint);
+        shifted::implicit_rhs(model, data, forces, &mut s.rhs);
         s.factor(model, data)?;
         s.solve(model);
         &s.rhs
@@ -556,7 +557,7 @@ impl Integrator for ImplicitFast {
         // Standalone free bodies: their blocks are re-solved with the bias derivative (MuJoCo 4.0). In the global
         // matrix their rows are plain `M` (their shifts, which may be unsymmetric, belong to the local solve), which
         // keeps the global factor positive definite.
-        s.load_rhs(model, data, qacc, self.forces, forces.2);
+        shifted::implicit_rhs(model, data, forces, &mut s.rhs);
         s.qfrc.clone_from(&s.rhs);
         s.block_shift.clone_from(&s.shift);
         free_body::for_each_standalone(model, data, |_, adr| {

@@ -43,26 +43,6 @@ impl ShiftedMass {
         self.has_matrix = false;
     }
 
-    /// `rhs ← M x` (sized for `model`).
-    pub(crate) fn load_rhs(
-        &mut self,
-        model: &Model,
-        d: &Data,
-        qacc: &[f64],
-        forces: ImplicitForces,
-        qfrc_constraint: &[f64],
-    ) {
-        self.rhs.resize(model.nv, 0.0);
-        match forces {
-            ImplicitForces::SolverForces => {
-                for ((r, s), c) in self.rhs.iter_mut().zip(&d.qfrc_smooth).zip(qfrc_constraint) {
-                    *r = s + c;
-                }
-            }
-            ImplicitForces::MassTimesAcceleration => model.mul_m(d, qacc, &mut self.rhs),
-        }
-    }
-
     /// Sizes the buffers for `model` and sets the shift to the implicit damping `h·damping_d`.
     pub(crate) fn reset_to_damping(&mut self, model: &Model, damping: &[f64], h: f64) {
         self.reset(model);
@@ -134,5 +114,23 @@ impl ShiftedMass {
             (std::mem::take(&mut self.qh), std::mem::take(&mut self.diag_inv), std::mem::take(&mut self.rhs));
         self.layout(model).solve(&qh, &diag_inv, &mut rhs);
         (self.qh, self.diag_inv, self.rhs) = (qh, diag_inv, rhs);
+    }
+}
+
+/// The right-hand side of an implicit update into `rhs` (`nv` entries): `f_s + Jᵀf` or `M qacc`, as `forces` says.
+pub(crate) fn implicit_rhs(
+    model: &Model,
+    d: &Data,
+    (qacc, forces, qfrc_constraint): (&[f64], ImplicitForces, &[f64]),
+    rhs: &mut Vec<f64>,
+) {
+    rhs.resize(model.nv, 0.0);
+    match forces {
+        ImplicitForces::SolverForces => {
+            for ((r, s), c) in rhs.iter_mut().zip(&d.qfrc_smooth).zip(qfrc_constraint) {
+                *r = s + c;
+            }
+        }
+        ImplicitForces::MassTimesAcceleration => model.mul_m(d, qacc, rhs),
     }
 }

@@ -9,7 +9,6 @@ use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, JointKind, JointSpec
 
 use crate::Ctx;
 use crate::error::Result;
-use crate::orientation;
 use crate::schema;
 use signorini_xml::Element;
 use signorini_xml::attrs::Attrs;
@@ -59,10 +58,10 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
     let angle = |v: f64| if angular { ctx.compiler.angle(v) } else { v };
 
     // A hinge or slide axis as written: the tree turns it by the frames around the joint, then scales it to unit
-    // length (MuJoCo's order, `orientation::unit_direction`).
+    // length (MuJoCo's order, `signorini_model::model::unit_axis`).
     let mut axis = DVec3::from_array(a.array_or::<3>("axis", [0.0, 0.0, 1.0])?);
     if matches!(kind, JointKind::Hinge | JointKind::Slide) {
-        if orientation::unit_direction(axis).is_none() {
+        if signorini_model::model::unit_axis(axis).is_none() {
             return Err(a.invalid_named("axis", "the axis has zero length").into());
         }
     } else {

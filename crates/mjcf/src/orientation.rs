@@ -59,18 +59,6 @@ pub fn rotate_direction(q: DQuat, v: DVec3) -> DVec3 {
     )
 }
 
-/// A direction scaled to unit length as MuJoCo's compiler does (`mjuu_normvec`): unchanged within 10⁻¹⁴ of unit
-/// length, else each component divided by the norm. A squared norm below 10⁻¹⁴ (MuJoCo: "axis too small") or beyond
-/// the `f64` range is still a direction, scaled without underflow or overflow; `None` for zero or non-finite vectors.
-pub fn unit_direction(v: DVec3) -> Option<DVec3> {
-    let norm2 = v.x * v.x + v.y * v.y + v.z * v.z;
-    if !(norm2 >= 1e-14 && norm2.is_finite()) {
-        return signorini_geometry::support::normalize_robust(v);
-    }
-    let norm = norm2.sqrt();
-    Some(if (norm - 1.0).abs() > 1e-14 { DVec3::new(v.x / norm, v.y / norm, v.z / norm) } else { v })
-}
-
 /// Euler angles in the compiler's unit, as MuJoCo's compiler turns them (`ResolveOrientation`): degrees as
 /// `a / 180 · π`, one axis rotation after the other composed by [`compose`], the result normalised.
 pub fn euler(angles: [f64; 3], compiler: &Compiler) -> DQuat {

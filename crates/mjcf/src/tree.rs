@@ -216,11 +216,12 @@ impl Tree {
                         // Turned by the frames, then scaled to unit length, as MuJoCo's compiler does (a free or
                         // ball joint keeps +z).
                         let axis = placement.direction(j.axis);
-                        j.axis = orientation::unit_direction(axis).ok_or_else(|| MjcfError::Invalid {
-                            at: child.at.clone(),
-                            element: child.name.clone(),
-                            reason: "the axis has zero length after its frames' rotation".into(),
-                        })?;
+                        j.axis =
+                            signorini_model::model::unit_axis(axis).ok_or_else(|| MjcfError::Invalid {
+                                at: child.at.clone(),
+                                element: child.name.clone(),
+                                reason: "the axis has zero length after its frames' rotation".into(),
+                            })?;
                     }
                     j.name = self.replicas.name(&j.name, placement);
                     let at = (body, self.bodies[body].joints.len());

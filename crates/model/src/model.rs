@@ -384,16 +384,17 @@ impl Model {
     }
 }
 
-/// A hinge or slide axis at unit length as MuJoCo's compiler leaves it (`mjuu_normvec`): unchanged within 10⁻¹⁴ of
-/// unit length (normalising again would move its last bits), else each component divided by the length; an axis
-/// whose squared length underflows or overflows is scaled first (validation has refused zero and non-finite axes).
-fn unit_axis(a: DVec3) -> DVec3 {
+/// A direction at unit length as MuJoCo's compiler leaves a joint axis (`mjuu_normvec`): unchanged within 10⁻¹⁴ of
+/// unit length (normalising again would move its last bits), else each component divided by the length. A squared
+/// length below 10⁻¹⁴ (MuJoCo: "axis too small") or beyond the `f64` range is still a direction, scaled without
+/// underflow or overflow; `None` for zero or non-finite vectors.
+pub fn unit_axis(a: DVec3) -> Option<DVec3> {
     let norm2 = a.x * a.x + a.y * a.y + a.z * a.z;
     if !(norm2 >= 1e-14 && norm2.is_finite()) {
-        return signorini_geometry::support::normalize_robust(a).unwrap_or(DVec3::Z);
+        return signorini_geometry::support::normalize_robust(a);
     }
     let norm = norm2.sqrt();
-    if (norm - 1.0).abs() > 1e-14 { DVec3::new(a.x / norm, a.y / norm, a.z / norm) } else { a }
+    Some(if (norm - 1.0).abs() > 1e-14 { DVec3::new(a.x / norm, a.y / norm, a.z / norm) } else { a })
 }
 
 /// The bounding radius of `shape` about its origin (see [`Model::geom_rbound`]).
@@ -590,7 +591,8 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.jnt_dofadr.push(m.nv);
             m.jnt_pos.push(joint.pos);
             let axis = match kind {
-                JointKind::Hinge | JointKind::Slide => unit_axis(joint.axis),
+                // Validation has refused zero and non-finite axes.
+                JointKind::Hinge | JointKind::Slide => unit_axis(joint.axis).unwrap_or(DVec3::Z),
                 JointKind::Free | JointKind::Ball => DVec3::Z,
             };
             m.jnt_axis.push(axis);

@@ -104,20 +104,10 @@ pub(crate) fn check_inputs(model: &Model, data: &Data, rows: &ConstraintRows) ->
 /// SSE2 register (an unsigned compare does not vectorise on baseline x86-64). Beyond, [`all_below_wide`].
 fn all_below(values: &[DofIndex], bound: usize) -> bool {
     let Ok(bound) = i32::try_from(bound) else { return all_below_wide(values, bound) };
-    let outside = |k: DofIndex| {
+    none_outside::<u32, 8>(values, |k| {
         let k = k as i32;
         u32::from(k < 0) | u32::from(k >= bound)
-    };
-    let mut lanes = [0u32; 8];
-    let chunks = values.chunks_exact(8);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for (lane, &k) in lanes.iter_mut().zip(c) {
-            *lane |= outside(k);
-        }
-    }
-    let tail = rest.iter().fold(0, |acc, &k| acc | outside(k));
-    lanes.iter().fold(tail, |acc, &l| acc | l) == 0
+    })
 }
 
 /// [`all_below`] for any `bound` up to `isize::MAX`, with only widening, subtractions, shifts and bit operations: the
@@ -125,17 +115,25 @@ fn all_below(values: &[DofIndex], bound: usize) -> bool {
 fn all_below_wide(values: &[DofIndex], bound: usize) -> bool {
     debug_assert!(bound <= isize::MAX as usize);
     let bound = bound as u64;
-    let outside = |k: DofIndex| (u64::from(k).wrapping_sub(bound) >> 63) ^ 1;
-    let mut lanes = [0u64; 4];
-    let chunks = values.chunks_exact(4);
+    none_outside::<u64, 4>(values, |k| (u64::from(k).wrapping_sub(bound) >> 63) ^ 1)
+}
+
+/// Whether `outside` is 0 for every index, its flags OR-ed in `L` independent lanes so that the loop vectorises.
+#[inline(always)]
+fn none_outside<T, const L: usize>(values: &[DofIndex], outside: impl Fn(DofIndex) -> T) -> bool
+where
+    T: Copy + Default + PartialEq + std::ops::BitOr<Output = T>,
+{
+    let mut lanes = [T::default(); L];
+    let chunks = values.chunks_exact(L);
     let rest = chunks.remainder();
     for c in chunks {
         for (lane, &k) in lanes.iter_mut().zip(c) {
-            *lane |= outside(k);
+            *lane = *lane | outside(k);
         }
     }
-    let tail = rest.iter().fold(0, |acc, &k| acc | outside(k));
-    (lanes[0] | lanes[1] | lanes[2] | lanes[3] | tail) == 0
+    let tail = rest.iter().fold(T::default(), |acc, &k| acc | outside(k));
+    lanes.iter().fold(tail, |acc, &l| acc | l) == T::default()
 }
 
 /// Whether every value is finite: `v · 0` is 0 for finite `v` and NaN otherwise, summed in 4 independent lanes
