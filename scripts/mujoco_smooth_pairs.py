@@ -15,6 +15,15 @@ test rebuilds MuJoCo's frames exactly. Cases, overlapping by a random fraction o
     it do not surround it; MuJoCo 4.0 then pushes one of them out. Of 2000 candidates (seed 4013) the file keeps the
     first 30 and the 8 where that happens (`PLANAR_KEEP`, found by running our port with and without the rule; set
     SMOOTH_PAIRS_ALL=1 to write all 2000).
+  * `thin`: two leaves (ellipsoids 0.025 × 0.01 × 0.001, as in MuJoCo's replicate/leaves.xml) at random orientations,
+    overlapping by up to 2 % (half the cases) or 30 % of their extents along a random direction; of 600 candidates
+    (seed 4017) the file keeps the first 20 and every one where MuJoCo makes a contact. GJK's simplex
+    often becomes a tetrahedron that does not contain the origin; MuJoCo 4.0.1 keeps iterating plain GJK there (the
+    3.x source switched to `gjkIntersect`), and its EPA drops a contact whose first support lies below the face by
+    more than the EPA tolerance (3.x: by 1e-10).
+  * `grazing`: two leaves at random orientations, 80 cases (seed 4019), placed by bisection along a random direction
+    where MuJoCo's `mj_geomDistance` is −δ, δ uniform in (0, 2e-6): EPA's first support often lies below its first
+    face, and MuJoCo 4.0.1 keeps the contact unless it lies below by more than its tolerance.
 Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_smooth_pairs.py [OUT]
@@ -72,6 +81,54 @@ def planar(rng):
     return record(m, d, describe, "planar")
 
 
+THIN_CANDIDATES = 600
+GRAZING = 80
+
+
+def thin(rng, shallow):
+    """Two leaves at random orientations, overlapping slightly (`shallow`) or by up to 30 % along a random direction."""
+    sizes = np.array([[0.025, 0.01, 0.001]] * 2)
+    rots = [random_rotation(rng), random_rotation(rng)]
+    u = unit(rng.normal(size=3))
+    extent = sum(np.sqrt((((r.T @ u) * s) ** 2).sum()) for r, s in zip(rots, sizes))
+    offset = u * extent * (1 - rng.uniform(0, 0.02 if shallow else 0.3))
+    m = model(["ellipsoid"] * 2, sizes)
+    up = np.array([0.0, 0.0, 0.1])
+    d = simulate(m, [(up + offset, rots[0]), (up, rots[1])])
+
+    def describe(g):
+        return {"type": "ellipsoid", "size": m.geom_size[g].tolist(), "quat": d.xquat[g + 1].tolist()}
+    return record(m, d, describe, "thin")
+
+
+def grazing(rng):
+    """Two leaves at random orientations, moved apart along a random direction until MuJoCo's signed distance is
+    −δ, δ uniform in (0, 2e-6): depths below EPA's tolerance (1e-6), where its first support can lie under the face."""
+    sizes = np.array([[0.025, 0.01, 0.001]] * 2)
+    rots = [random_rotation(rng), random_rotation(rng)]
+    u = unit(rng.normal(size=3))
+    extent = sum(np.sqrt((((r.T @ u) * s) ** 2).sum()) for r, s in zip(rots, sizes))
+    m = model(["ellipsoid"] * 2, sizes)
+    up = np.array([0.0, 0.0, 0.1])
+    target = -rng.uniform(0, 2e-6)
+
+    def at(t):
+        return simulate(m, [(up + u * extent * t, rots[0]), (up, rots[1])])
+
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if mujoco.mj_geomDistance(m, at(mid), 0, 1, 1.0, None) < target:
+            lo = mid
+        else:
+            hi = mid
+    d = at(lo)
+
+    def describe(g):
+        return {"type": "ellipsoid", "size": m.geom_size[g].tolist(), "quat": d.xquat[g + 1].tolist()}
+    return record(m, d, describe, "grazing")
+
+
 def unit(v):
     return v / np.linalg.norm(v)
 
@@ -96,6 +153,11 @@ def main():
     candidates = [planar(rng) for _ in range(2000)]
     keep_all = os.environ.get("SMOOTH_PAIRS_ALL") == "1"
     cases += [c for i, c in enumerate(candidates) if keep_all or i < 30 or i in PLANAR_KEEP]
+    rng = np.random.default_rng(4017)
+    leaves = [thin(rng, shallow=i % 2 == 0) for i in range(THIN_CANDIDATES)]
+    cases += [c for i, c in enumerate(leaves) if keep_all or c["contacts"] or i < 20]
+    rng = np.random.default_rng(4019)
+    cases += [grazing(rng) for _ in range(GRAZING)]
     for c in cases:
         for g in c["geoms"]:
             assert np.allclose(quat_mat(g["quat"]).reshape(9), g["mat"], atol=1e-15)

@@ -519,7 +519,9 @@ pub(super) fn epa(pt: &mut Polytope, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> Opti
         }
         // MuJoCo 4.0 ends on this iteration's gap, not on the best upper bound so far (which stops earlier).
         if uk - lower < tol {
-            if k == 0 && upper < lower - 1e-10 {
+            // A first support below the face by more than the tolerance: no contact. MuJoCo 4.0.1 compares with
+            // its EPA tolerance (`lower − tolerance > upper` in its `epa`), where the 3.x source had 1e-10.
+            if k == 0 && upper < lower - tol {
                 face = None;
             }
             break;

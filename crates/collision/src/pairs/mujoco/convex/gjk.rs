@@ -1,6 +1,12 @@
 //! MuJoCo's native GJK (`engine_collision_gjk.c`): the signed-volume subalgorithm (`S1D`/`S2D`/`S3D`) from the
-//! segment between the geom centres, and the intersection backup (`gjkIntersect`) once the simplex is a
-//! tetrahedron.
+//! segment between the geom centres, run until the simplex is a tetrahedron around the origin.
+//!
+//! The 3.x source hands a tetrahedron that does not contain the origin to `gjkIntersect` when no distance is asked
+//! for, which replaces the vertex opposite the face nearest the origin by the support along that face's normal.
+//! MuJoCo 4.0.1 has no such backup: its `gjk` calls only `S1D`, `S2D`, `projectOriginPlane`, `gjkSupport` and
+//! `lincomb`, with two square roots, where the backup's four face normals would need four; and its iterates follow
+//! plain GJK's (`replicate/leaves.xml`, geoms 24 and 26 after 70 steps: the seven values `mjc_ccd` reports with its
+//! iteration cap at 5 to 11 are those of the closest points of plain GJK's simplices, not of the backup's).
 
 use super::*;
 
@@ -170,71 +176,8 @@ pub(super) fn gjk_support(o1: &mut Obj<'_>, o2: &mut Obj<'_>, xk: DVec3, xn: f64
     support(o1, o2, -dn, dn)
 }
 
-/// Signed distance of the origin to the plane of a triangle and its unit normal.
-pub(super) fn signed_distance(v1: DVec3, v2: DVec3, v3: DVec3) -> (f64, DVec3) {
-    let n = (v3 - v1).cross(v2 - v1);
-    let n2 = n.dot(n);
-    if n2 > MINVAL2 && n2 < MAXVAL2 {
-        let n = n * (1.0 / n2.sqrt());
-        (n.dot(v1), n)
-    } else {
-        (MAX_LIMIT, n)
-    }
-}
-
-/// `gjkIntersect`: 1 intersecting (tetrahedron around the origin), 0 separated, −1 undecided.
-///
-/// The face distances are signed for a positively oriented tetrahedron, `(v1 − v0)×(v2 − v0)·(v3 − v0) > 0`. GJK
-/// hands over its simplex in either orientation, and MuJoCo 4.0 recognises a tetrahedron around the origin in both
-/// (seen through `mjc_ccd`: EPA starts from GJK's four points as they are); the 3.x source saw the origin outside
-/// every face of a negative one and replaced a vertex. So the signs flip for a negative tetrahedron. The swaps below
-/// keep the orientation, so it is measured once.
-pub(super) fn gjk_intersect(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) -> i32 {
-    let mut s = st.simplex;
-    let mut order = [0usize, 1, 2, 3];
-    let mut k = st.gjk_iterations;
-    let [p0, p1, p2, p3] = s.map(|v| v.vert);
-    let sign = if (p1 - p0).cross(p2 - p0).dot(p3 - p0) > 0.0 { 1.0 } else { -1.0 };
-    while k < MAX_ITERATIONS {
-        let v = |i: usize| s[order[i]].vert;
-        let faces = [
-            signed_distance(v(2), v(1), v(3)),
-            signed_distance(v(0), v(2), v(3)),
-            signed_distance(v(1), v(0), v(3)),
-            signed_distance(v(0), v(1), v(2)),
-        ]
-        .map(|(d, n)| if d == MAX_LIMIT { (d, n) } else { (sign * d, sign * n) });
-        let dist = [faces[0].0, faces[1].0, faces[2].0, faces[3].0];
-        if dist.contains(&0.0) {
-            st.gjk_iterations = k;
-            return -1;
-        }
-        let i = if dist[0] < dist[1] { 0 } else { 1 };
-        let j = if dist[2] < dist[3] { 2 } else { 3 };
-        let idx = if dist[i] < dist[j] { i } else { j };
-        if dist[idx] > 0.0 {
-            st.nsimplex = 4;
-            st.simplex = [s[order[0]], s[order[1]], s[order[2]], s[order[3]]];
-            st.gjk_iterations = k;
-            return 1;
-        }
-        let n = faces[idx].1;
-        s[order[idx]] = support(o1, o2, n, -n);
-        if n.dot(s[order[idx]].vert) < 0.0 {
-            st.nsimplex = 0;
-            st.gjk_iterations = k;
-            return 0;
-        }
-        order.swap((idx + 1) & 3, (idx + 2) & 3);
-        k += 1;
-    }
-    st.gjk_iterations = k;
-    -1
-}
-
 pub(super) fn gjk(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) {
     let get_dist = st.dist_cutoff > 0.0;
-    let mut backup = !get_dist;
     let mut n = 0usize;
     let mut k = 0usize;
     let mut lambda = [0.0; 4];
@@ -265,17 +208,6 @@ pub(super) fn gjk(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) {
             st.dist = MAX_LIMIT;
             return;
         }
-        if n == 3 && backup {
-            st.gjk_iterations = k;
-            let ret = gjk_intersect(st, o1, o2);
-            if ret != -1 {
-                st.separated = ret == 0;
-                st.dist = if ret > 0 { 0.0 } else { MAX_LIMIT };
-                return;
-            }
-            k = st.gjk_iterations;
-            backup = false;
-        }
         lambda = subdistance(n + 1, &st.simplex);
         n = 0;
         for i in 0..4 {
@@ -297,7 +229,7 @@ pub(super) fn gjk(st: &mut Status, o1: &mut Obj<'_>, o2: &mut Obj<'_>) {
         xprev = xn;
         xn = xk.length();
         // MuJoCo 4.0 stops as soon as the new point is within the tolerance, without counting the iteration (its
-        // `gjk_iterations`; only `gjk_intersect`'s budget depends on the count).
+        // `gjk_iterations`).
         if n == 4 || xn < min_norm {
             break;
         }

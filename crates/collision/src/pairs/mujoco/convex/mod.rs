@@ -4,11 +4,12 @@
 //! EPA face give up to four contacts by polygon clipping.
 //!
 //! * GJK uses the signed-volume subalgorithm (`S1D`/`S2D`/`S3D`) from the segment between the geom centres, with
-//!   MuJoCo's discrete-geometry settings (margin 0: no distance tolerance, `mjMINVAL` minimum norm) and its
-//!   intersection backup (`gjkIntersect`) once the simplex is a tetrahedron.
+//!   MuJoCo's discrete-geometry settings (margin 0: no distance tolerance, `mjMINVAL` minimum norm), until the
+//!   simplex is a tetrahedron around the origin (MuJoCo 4.0.1 has no `gjkIntersect` backup; see `gjk.rs`).
 //! * EPA starts from the GJK simplex (a segment, triangle or tetrahedron grown to a hexahedron or tetrahedron),
 //!   expands the face nearest to the origin by its support point, deletes the visible faces (the horizon walk) and
-//!   stops at `ccd_tolerance` or on a repeated support vertex pair. The single contact is `dist = −depth`, normal
+//!   stops at `ccd_tolerance` or on a repeated support vertex pair; a first support lying below the first face by
+//!   more than the tolerance means no contact. The single contact is `dist = −depth`, normal
 //!   `normalize(x1 − x2)`, position midway between the witness points.
 //! * Multi-contact: the distinct support vertices of each geom on the final EPA face make a vertex, edge or face
 //!   feature; their polygon normals (mesh polygons, box faces) are compared. Two faces within `0.996` of opposite
@@ -53,7 +54,6 @@ use multicontact::*;
 use support::*;
 
 const MINVAL2: f64 = MINVAL * MINVAL;
-const MAXVAL2: f64 = 1e20;
 /// `mjMAX_LIMIT`.
 const MAX_LIMIT: f64 = f64::MAX;
 const FLT_MAX: f64 = f32::MAX as f64;
