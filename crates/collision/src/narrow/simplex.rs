@@ -257,15 +257,18 @@ fn s3d(pts: &Vertices, newest_last: bool) -> Projection {
         .unwrap_or_else(|| single(3))
 }
 
-fn best_of(candidates: impl Iterator<Item = Projection>, w: &Vertices) -> Option<Projection> {
-    let mut best: Option<(f64, Projection)> = None;
-    for c in candidates {
+/// The candidate nearest the origin (the first of equals). A lone candidate is returned without measuring it.
+fn best_of(mut candidates: impl Iterator<Item = Projection>, w: &Vertices) -> Option<Projection> {
+    let first = candidates.next()?;
+    let Some(second) = candidates.next() else { return Some(first) };
+    let mut best = (dist2(w, &first), first);
+    for c in std::iter::once(second).chain(candidates) {
         let d = dist2(w, &c);
-        if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-            best = Some((d, c));
+        if d < best.0 {
+            best = (d, c);
         }
     }
-    best.map(|(_, p)| p)
+    Some(best.1)
 }
 
 #[cfg(test)]
