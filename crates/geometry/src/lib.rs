@@ -27,6 +27,7 @@ pub mod mass;
 pub mod pose;
 pub mod quickhull;
 pub mod ray;
+pub mod rotation;
 pub mod sdf;
 pub mod shape;
 pub mod support;

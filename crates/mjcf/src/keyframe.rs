@@ -165,7 +165,7 @@ impl Layout {
                 match j.kind {
                     JointKind::Free => {
                         qpos0.extend(body.pos.to_array());
-                        let q = body.quat.normalize();
+                        let q = signorini_model::model::unit_quat_compiled(body.quat);
                         qpos0.extend([q.w, q.x, q.y, q.z]);
                     }
                     JointKind::Ball => qpos0.extend([1.0, 0.0, 0.0, 0.0]),

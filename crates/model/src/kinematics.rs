@@ -10,6 +10,7 @@
 //! joint, as in MuJoCo), matching `qvel` in that frame.
 
 use glam::{DMat3, DQuat, DVec3};
+use signorini_geometry::rotation::{mul_quat, normalize_quat, quat_to_mat, rotate_vec};
 
 use crate::data::Data;
 use crate::model::{MINVAL, Model};
@@ -23,23 +24,27 @@ pub fn quat_from_wxyz(q: &[f64]) -> DQuat {
     unit_quat(DQuat::from_xyzw(q[1], q[2], q[3], q[0]))
 }
 
-/// `q / |q|` with MuJoCo's arithmetic (`mju_normalize4`): identity below `MINVAL`, unchanged when `|q|` is within
-/// `MINVAL` of 1, else scaled by `1/|q|`. Keeping the bits of an already unit quaternion keeps poses (and the
-/// contacts that depend on them to rounding) equal to MuJoCo's.
+/// `q / |q|` with MuJoCo's arithmetic (`mju_normalize4`, [`normalize_quat`]): identity below `MINVAL`, unchanged
+/// when `|q|` is within `MINVAL` of 1, else scaled by `1/|q|`. Keeping the bits of an already unit quaternion keeps
+/// poses (and the contacts that depend on them to rounding) equal to MuJoCo's.
 #[inline]
 pub fn unit_quat(q: DQuat) -> DQuat {
-    let norm = q.length();
-    if norm < MINVAL {
-        DQuat::IDENTITY
-    } else if (norm - 1.0).abs() > MINVAL {
-        q * (1.0 / norm)
-    } else {
-        q
-    }
+    normalize_quat(q, MINVAL)
 }
 
-/// `q ⊗ exp(ω)`: `q` rotated by the body-frame rotation vector `ω`, normalised (MuJoCo `mju_quatIntegrate` with
-/// unit time).
+/// How a ball or free joint's quaternion is turned by the body-frame rotation `h ω` in [`Model::integrate_qpos`]. The
+/// two agree to rounding; a resting body can tell them apart (an upright cylinder on the floor in native mode settles
+/// with one and keeps rocking at 4e-4 rad/s with the other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuaternionStep {
+    /// MuJoCo's `mju_quatIntegrate` ([`quat_integrate_scaled`]).
+    MuJoCo,
+    /// Genesis's: the rotation vector `h ω`, the product, then a normalisation ([`quat_integrate`]).
+    Genesis,
+}
+
+/// `q ⊗ exp(ω)`: `q` rotated by the body-frame rotation vector `ω`, then normalised (the free-body midpoint rule's
+/// rotation, as Genesis composes it).
 #[inline]
 pub fn quat_integrate(q: DQuat, omega: DVec3) -> DQuat {
     let angle = omega.length();
@@ -49,10 +54,32 @@ pub fn quat_integrate(q: DQuat, omega: DVec3) -> DQuat {
     (q * DQuat::from_axis_angle(omega / angle, angle)).normalize()
 }
 
-/// `mat · R(q)`; `mat` itself for the identity (most frames are aligned with their body's).
+/// `q ⊗ exp(h ω)` with MuJoCo's arithmetic (`mju_quatIntegrate(q, ω, h)`): the axis `ω / |ω|` (`mju_normalize3`;
+/// `e_x` below `MINVAL`), the angle `h |ω|`, `q` normalised first ([`unit_quat`]) and not after.
 #[inline]
-fn rotated(mat: DMat3, q: DQuat) -> DMat3 {
-    if q == DQuat::IDENTITY { mat } else { mat * DMat3::from_quat(q) }
+pub fn quat_integrate_scaled(q: DQuat, omega: DVec3, h: f64) -> DQuat {
+    let norm = (omega.x * omega.x + omega.y * omega.y + omega.z * omega.z).sqrt();
+    let axis = if norm < MINVAL {
+        DVec3::X
+    } else if (norm - 1.0).abs() > MINVAL {
+        omega * (1.0 / norm)
+    } else {
+        omega
+    };
+    mul_quat(unit_quat(q), axis_angle(axis, h * norm))
+}
+
+/// The matrix of `xquat ⊗ q` (`mj_local2Global`'s orientation); `mat`, the matrix of `xquat`, for the identity (most
+/// frames are aligned with their body's; the product would give the same bits).
+#[inline]
+fn rotated(mat: DMat3, xquat: DQuat, q: DQuat) -> DMat3 {
+    if q == DQuat::IDENTITY { mat } else { quat_to_mat(mul_quat(xquat, q)) }
+}
+
+/// The rotation by `angle` about the unit `axis` (`mju_axisAngle2Quat`): exactly the identity for a zero angle.
+#[inline]
+fn axis_angle(axis: DVec3, angle: f64) -> DQuat {
+    if angle == 0.0 { DQuat::IDENTITY } else { DQuat::from_axis_angle(axis, angle) }
 }
 
 impl Model {
@@ -68,8 +95,12 @@ impl Model {
             let qa = self.jnt_qposadr[j];
             let da = self.jnt_dofadr[j];
             let rotate = |qpos: &mut [f64], at: usize, w: usize| {
-                let omega = DVec3::new(qvel[w], qvel[w + 1], qvel[w + 2]) * h;
-                let q = quat_integrate(quat_from_wxyz(&qpos[at..at + 4]), omega);
+                let omega = DVec3::new(qvel[w], qvel[w + 1], qvel[w + 2]);
+                let q = DQuat::from_xyzw(qpos[at + 1], qpos[at + 2], qpos[at + 3], qpos[at]);
+                let q = match self.quaternion_step {
+                    QuaternionStep::MuJoCo => quat_integrate_scaled(q, omega, h),
+                    QuaternionStep::Genesis => quat_integrate(unit_quat(q), omega * h),
+                };
                 qpos[at..at + 4].copy_from_slice(&[q.w, q.x, q.y, q.z]);
             };
             match self.jnt_type[j] {
@@ -101,16 +132,17 @@ impl Model {
             let (mut pos, mut quat) = match self.body_mocapid[b] {
                 // A mocap body is a child of the world: its input pose is its world pose.
                 Some(i) => (d.mocap_pos[i], unit_quat(d.mocap_quat[i])),
-                None => {
-                    (d.xpos[parent] + d.xmat[parent] * self.body_pos[b], d.xquat[parent] * self.body_quat[b])
-                }
+                None => (
+                    d.xpos[parent] + d.xmat[parent] * self.body_pos[b],
+                    mul_quat(d.xquat[parent], self.body_quat[b]),
+                ),
             };
             let jnt0 = self.body_jntadr[b];
             for j in jnt0..jnt0 + self.body_jntnum[b] {
                 let qa = self.jnt_qposadr[j];
                 let da = self.jnt_dofadr[j];
-                let anchor = pos + quat * self.jnt_pos[j];
-                let axis = quat * self.jnt_axis[j];
+                let anchor = rotate_vec(quat, self.jnt_pos[j]) + pos;
+                let axis = rotate_vec(quat, self.jnt_axis[j]);
                 d.xanchor[j] = anchor;
                 d.xaxis[j] = axis;
                 match self.jnt_type[j] {
@@ -118,22 +150,24 @@ impl Model {
                         pos = DVec3::new(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2]);
                         quat = quat_from_wxyz(&d.qpos[qa + 3..qa + 7]);
                         d.xanchor[j] = pos;
+                        let frame = quat_to_mat(unit_quat(quat));
                         for k in 0..3 {
                             d.cdof[da + k] = SpatialVec::new(DVec3::ZERO, DVec3::AXES[k]);
-                            d.cdof[da + 3 + k].ang = quat * DVec3::AXES[k];
+                            d.cdof[da + 3 + k].ang = frame.col(k);
                         }
                     }
                     JointKind::Ball => {
-                        quat *= quat_from_wxyz(&d.qpos[qa..qa + 4]);
-                        pos = anchor - quat * self.jnt_pos[j];
+                        quat = mul_quat(quat, quat_from_wxyz(&d.qpos[qa..qa + 4]));
+                        pos = anchor - rotate_vec(quat, self.jnt_pos[j]);
+                        let frame = quat_to_mat(unit_quat(quat));
                         for k in 0..3 {
-                            d.cdof[da + k].ang = quat * DVec3::AXES[k];
+                            d.cdof[da + k].ang = frame.col(k);
                         }
                     }
                     JointKind::Hinge => {
                         let angle = d.qpos[qa] - self.qpos0[qa];
-                        quat *= DQuat::from_axis_angle(self.jnt_axis[j], angle);
-                        pos = anchor - quat * self.jnt_pos[j];
+                        quat = mul_quat(quat, axis_angle(self.jnt_axis[j], angle));
+                        pos = anchor - rotate_vec(quat, self.jnt_pos[j]);
                         d.cdof[da].ang = axis;
                     }
                     JointKind::Slide => {
@@ -143,12 +177,12 @@ impl Model {
                 }
             }
             let quat = unit_quat(quat);
-            let mat = DMat3::from_quat(quat);
+            let mat = quat_to_mat(quat);
             d.xpos[b] = pos;
             d.xquat[b] = quat;
             d.xmat[b] = mat;
             d.xipos[b] = pos + mat * self.body_ipos[b];
-            d.ximat[b] = rotated(mat, self.body_iquat[b]);
+            d.ximat[b] = rotated(mat, quat, self.body_iquat[b]);
         }
         let geoms = self.collision.geoms();
         for g in 0..self.ngeom {
@@ -158,7 +192,7 @@ impl Model {
             }
             let local = &geoms.local_pose[g];
             d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * local.translation;
-            d.geom_xmat[g] = rotated(d.xmat[b], local.rotation);
+            d.geom_xmat[g] = rotated(d.xmat[b], d.xquat[b], local.rotation);
         }
         for s in 0..self.nsite {
             let b = self.site_bodyid[s];
@@ -166,7 +200,7 @@ impl Model {
                 continue;
             }
             d.site_xpos[s] = d.xpos[b] + d.xmat[b] * self.site_pos[s];
-            d.site_xmat[s] = rotated(d.xmat[b], self.site_quat[s]);
+            d.site_xmat[s] = rotated(d.xmat[b], d.xquat[b], self.site_quat[s]);
         }
         self.com_positions(d);
     }

@@ -198,6 +198,9 @@ pub struct Model {
 
     /// Reference configuration: free `(body pos, body quat)`, ball identity, hinge/slide `reference`.
     pub qpos0: Vec<f64>,
+    /// How [`Model::integrate_qpos`] turns a quaternion by `h ω`. Default
+    /// [`QuaternionStep::Genesis`](crate::kinematics::QuaternionStep::Genesis).
+    pub quaternion_step: crate::kinematics::QuaternionStep,
     /// Spring rest configuration: as `qpos0` but hinge/slide take `springref`.
     pub qpos_spring: Vec<f64>,
 
@@ -397,6 +400,21 @@ pub fn unit_axis(a: DVec3) -> Option<DVec3> {
     Some(if (norm - 1.0).abs() > 1e-14 { DVec3::new(a.x / norm, a.y / norm, a.z / norm) } else { a })
 }
 
+/// A quaternion at unit length as MuJoCo's compiler leaves it (`mjuu_normvec` on `(w, x, y, z)`): unchanged within
+/// 10⁻¹⁴ of unit length (normalising again would move its last bits, and with them every pose computed from it),
+/// else each component divided by the length; glam's normalisation for lengths below 10⁻¹⁴.
+pub fn unit_quat_compiled(q: DQuat) -> DQuat {
+    let norm = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).sqrt();
+    if norm < 1e-14 || !norm.is_finite() {
+        return q.normalize();
+    }
+    if (norm - 1.0).abs() < 1e-14 {
+        q
+    } else {
+        DQuat::from_xyzw(q.x / norm, q.y / norm, q.z / norm, q.w / norm)
+    }
+}
+
 /// The bounding radius of `shape` about its origin (see [`Model::geom_rbound`]).
 pub fn shape_rbound(shape: &Shape) -> f64 {
     match shape {
@@ -487,6 +505,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         dof_invweight0: Vec::new(),
         dof_length: Vec::new(),
         qpos0: Vec::new(),
+        quaternion_step: crate::kinematics::QuaternionStep::Genesis,
         qpos_spring: Vec::new(),
         collision: CollisionModel::new(CollisionOptions::default())?,
         geom_mass: Vec::new(),
@@ -570,11 +589,11 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.nmocap - 1
         }));
         m.body_pos.push(body.pos);
-        m.body_quat.push(body.quat.normalize());
+        m.body_quat.push(unit_quat_compiled(body.quat));
         m.body_mass.push(body.inertial.mass);
         m.body_inertia.push(body.inertial.inertia);
         m.body_ipos.push(body.inertial.pos);
-        m.body_iquat.push(body.inertial.quat.normalize());
+        m.body_iquat.push(unit_quat_compiled(body.inertial.quat));
 
         m.body_jntadr.push(m.njnt);
         m.body_jntnum.push(body.joints.len());
@@ -652,7 +671,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.has_surfacevel |= geom.surfacevel != [0.0; 6];
             m.geom_mass.push(geom.mass);
             let mut desc = GeomDesc::new(geom.shape, b)
-                .at(Pose { translation: geom.pos, rotation: geom.quat.normalize() })
+                .at(Pose { translation: geom.pos, rotation: unit_quat_compiled(geom.quat) })
                 .named(geom.name);
             desc.contype = geom.contype;
             desc.conaffinity = geom.conaffinity;
@@ -674,7 +693,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             m.site_name.push(name);
             m.site_bodyid.push(b);
             m.site_pos.push(pos);
-            m.site_quat.push(quat.normalize());
+            m.site_quat.push(unit_quat_compiled(quat));
         }
     }
 

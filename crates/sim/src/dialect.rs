@@ -54,6 +54,9 @@ pub trait DialectStages: Copy {
     /// other part's value, as Genesis does ([`signorini_model::Model::fill_degenerate_invweights`]); MuJoCo 4.0
     /// keeps it.
     fn fills_degenerate_invweights(self) -> bool;
+    /// How the position update turns quaternions ([`signorini_model::kinematics::QuaternionStep`]): MuJoCo's
+    /// `mju_quatIntegrate` or Genesis's rotation-vector product.
+    fn quaternion_step(self) -> signorini_model::kinematics::QuaternionStep;
     /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic
     /// block or by Genesis's implicit midpoint rule (spec §D.5).
     fn integrator_settings(self, options: &Options) -> IntegratorSettings;
@@ -215,6 +218,13 @@ impl DialectStages for Dialect {
 
     fn fills_degenerate_invweights(self) -> bool {
         self == Dialect::Native
+    }
+
+    fn quaternion_step(self) -> signorini_model::kinematics::QuaternionStep {
+        match self {
+            Dialect::Mujoco => signorini_model::kinematics::QuaternionStep::MuJoCo,
+            Dialect::Native => signorini_model::kinematics::QuaternionStep::Genesis,
+        }
     }
 
     /// The integrator's settings: `eulerdamp` from the options; standalone free bodies by MuJoCo 4.0's gyroscopic

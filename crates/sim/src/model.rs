@@ -141,6 +141,7 @@ impl Model {
         if dialect.fills_degenerate_invweights() {
             multibody.fill_degenerate_invweights();
         }
+        multibody.quaternion_step = dialect.quaternion_step();
         if dialect.structural_filters() {
             neutral_filter(&mut multibody)?;
         }

@@ -217,7 +217,9 @@ fn warm_start() {
 
         for warm_start in [WarmStart::Incoming, WarmStart::CheaperOfIncomingAndSmooth] {
             let mut qacc = vec![1e3; model.nv];
-            let options = SolverOptions { warm_start, ..options };
+            // From 1e3 CG can need more than `tight`'s 500 iterations on this ill-conditioned problem: with 500 it
+            // stopped 1e-3 short after the model's kinematics changed rounding (MuJoCo 4.0.1's rotation arithmetic).
+            let options = SolverOptions { warm_start, iterations: 5000, ..options };
             s.solve(&model, &data, &rows, &options, &mut work, &mut qacc, &mut force).unwrap();
             for (a, b) in qacc.iter().zip(&solution) {
                 assert!(close(*a, *b, 1e-8), "{solver:?} {warm_start:?}: {a} vs {b}");

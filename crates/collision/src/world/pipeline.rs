@@ -4,6 +4,7 @@
 //! deterministic sort into a [`ContactSet`]. See the [module docs](super) for the order of a step.
 
 use rayon::prelude::*;
+use signorini_geometry::rotation::local_to_world;
 use signorini_geometry::{Pose, Shape};
 
 use super::data::{CollisionData, canonical, lock};
@@ -67,7 +68,7 @@ impl CollisionModel {
         data.body_pose.copy_from_slice(body_poses);
         let g = &self.geoms;
         for i in 0..g.shape.len() {
-            data.geom_pose[i] = body_poses[g.body[i]] * g.local_pose[i];
+            data.geom_pose[i] = local_to_world(&body_poses[g.body[i]], &g.local_pose[i]);
         }
         self.dispatcher.world_aabbs(&g.shape, &data.geom_pose, &g.margin, &g.gap, &mut data.geom_aabb);
         data.updated = true;

@@ -55,30 +55,17 @@ pub(crate) const MINVAL: f64 = 1e-15;
 
 impl Frame {
     fn new(pose: &Pose) -> Self {
-        Self { pos: pose.translation, mat: quat_to_mat(pose.rotation), pose: *pose }
+        Self {
+            pos: pose.translation,
+            mat: signorini_geometry::rotation::quat_to_mat(pose.rotation),
+            pose: *pose,
+        }
     }
 
     /// The local z axis in world coordinates.
     fn z(&self) -> DVec3 {
         self.mat.z_axis
     }
-}
-
-/// The rotation matrix of a unit quaternion with MuJoCo's arithmetic (`mju_quat2Mat`), so that geom frames round as
-/// MuJoCo's `geom_xmat` do.
-fn quat_to_mat(q: glam::DQuat) -> DMat3 {
-    let (w, x, y, z) = (q.w, q.x, q.y, q.z);
-    if w == 1.0 && x == 0.0 && y == 0.0 && z == 0.0 {
-        return DMat3::IDENTITY;
-    }
-    let (q00, q01, q02, q03) = (w * w, w * x, w * y, w * z);
-    let (q11, q12, q13) = (x * x, x * y, x * z);
-    let (q22, q23, q33) = (y * y, y * z, z * z);
-    DMat3::from_cols(
-        DVec3::new(q00 + q11 - q22 - q33, 2.0 * (q12 + q03), 2.0 * (q13 - q02)),
-        DVec3::new(2.0 * (q12 - q03), q00 - q11 + q22 - q33, 2.0 * (q23 + q01)),
-        DVec3::new(2.0 * (q13 + q02), 2.0 * (q23 - q01), q00 - q11 - q22 + q33),
-    )
 }
 
 /// MuJoCo's `geom_rbound`: the radius of the ball about the geom's centre holding it (a mesh's centre is its

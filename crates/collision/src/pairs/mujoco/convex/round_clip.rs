@@ -7,7 +7,7 @@
 //!   normal): face–face clipping (`multicontact.rs`), the face of geom 1 clipping the face of geom 2, a cap being the
 //!   16 vertices at 22.5° steps from the cylinder's local +x axis, counter-clockwise about +z on the bottom cap and
 //!   clockwise on the top one ([`cap_polygon`]); more than four points reduced to a quadrilateral (`polygon_quad`).
-//!   On 48 resting cases this gives MuJoCo's counts and normals, and its points and depths in 33; in the other 15
+//!   On 48 resting cases this gives MuJoCo's counts and normals, and its points and depths in 34; in the other 14
 //!   MuJoCo 4.0 keeps other points (`tests/mujoco_pairs.rs`: `cylinder_caps_match_mujoco`);
 //! * a side along a face ([`clip_side`]): a cylinder's or a capsule's side line (its axis segment moved towards the
 //!   face) clipped by a box face, a mesh polygon or a cylinder's cap (the contact on that cap's face or rim), as
