@@ -182,8 +182,14 @@ impl Shape {
     /// The AABB of the shape placed by `pose`, in the parent (world) frame. Exact for every shape except the height
     /// field (corner bound); see the module docs for the formulas.
     pub fn world_aabb(&self, pose: &Pose) -> Aabb {
+        self.world_aabb_with(pose, pose.rotation_matrix())
+    }
+
+    /// [`Shape::world_aabb`] with the rotation matrix `r` of `pose.rotation` given: the one the narrow phase uses, so
+    /// that both round alike (the MuJoCo dialect's, [`crate::rotation::quat_to_mat`]; a box resting exactly on a
+    /// plane touches it in both or in neither). Planes and height fields use `pose` alone.
+    pub fn world_aabb_with(&self, pose: &Pose, r: DMat3) -> Aabb {
         let t = pose.translation;
-        let r = pose.rotation_matrix();
         match self {
             Shape::Plane(p) => plane_world_aabb(pose, p.is_two_sided()),
             Shape::Sphere(s) => Aabb::from_center_half_extents(t, DVec3::splat(s.radius())),
@@ -209,11 +215,11 @@ impl Shape {
                 Aabb::from_center_half_extents(t, h)
             }
             Shape::Box(s) => Aabb::from_center_half_extents(t, abs_mat(r) * s.half_extents()),
-            Shape::ConvexMesh(m) => transformed_points_aabb(m.vertices(), pose),
+            Shape::ConvexMesh(m) => transformed_points_aabb(m.vertices(), r, t),
             // The hull's vertices have the same box as the mesh's, and are usually far fewer.
             Shape::TriangleMesh(m) => match m.convex_hull() {
-                Some(h) => transformed_points_aabb(h.vertices(), pose),
-                None => transformed_points_aabb(m.vertices(), pose),
+                Some(h) => transformed_points_aabb(h.vertices(), r, t),
+                None => transformed_points_aabb(m.vertices(), r, t),
             },
             Shape::HeightField(_) => self.local_aabb().transformed_corners_bound(pose),
         }
@@ -224,10 +230,9 @@ fn points_aabb(points: &[DVec3]) -> Aabb {
     Aabb::from_points(points.iter().copied()).unwrap_or(Aabb::new(DVec3::ZERO, DVec3::ZERO))
 }
 
-fn transformed_points_aabb(points: &[DVec3], pose: &Pose) -> Aabb {
+fn transformed_points_aabb(points: &[DVec3], r: DMat3, t: DVec3) -> Aabb {
     // The bounds of R p, shifted by t once (rounding is monotonic, so min(R p) + t = min(R p + t)); one rotation
     // matrix per pose instead of a quaternion rotation per point.
-    let (r, t) = (pose.rotation_matrix(), pose.translation);
     Aabb::from_points(points.iter().map(|&p| r * p))
         .map_or(Aabb::new(t, t), |b| Aabb::new(b.min + t, b.max + t))
 }

@@ -89,11 +89,11 @@ impl PairDispatcher for MujocoDispatcher {
         reach_a + reach_b
     }
 
-    /// The box inflated by the margin, then by one ulp per side: MuJoCo's bounding tests are inclusive (two bodies
-    /// resting exactly on each other, `dist = 0 ≤ margin`, are a candidate pair and make a contact), while the
-    /// broad-phase contract is strict overlap.
+    /// The box (from the geom frame's matrix as MuJoCo rounds it, as the narrow phase does) inflated by the margin,
+    /// then by one ulp per side: MuJoCo's bounding tests are inclusive (two bodies resting exactly on each other,
+    /// `dist = 0 ≤ margin`, are a candidate pair and make a contact), while the broad-phase contract is strict overlap.
     fn world_aabb(&self, shape: &Shape, pose: &Pose, margin: f64) -> Aabb {
-        let aabb = shape.world_aabb(pose);
+        let aabb = shape.world_aabb_with(pose, signorini_geometry::rotation::quat_to_mat(pose.rotation));
         let aabb = if margin > 0.0 { aabb.expanded(margin) } else { aabb };
         Aabb::new(
             aabb.min.to_array().map(f64::next_down).into(),
@@ -214,6 +214,14 @@ mod tests {
         };
         assert_eq!(d.world_aabb(&cube, &pose, 0.1), ulp(cube.world_aabb(&pose).expanded(0.1)));
         assert_eq!(d.world_aabb(&cube, &pose, 0.0), ulp(cube.world_aabb(&pose)));
+        // A box 2 m high turned about z, its centre at 2 m: MuJoCo's matrix has 1 + 2⁻⁵² on the diagonal's z entry,
+        // so the box reaches exactly z = 0 (glam's matrix has 1: 4.4e-16 above), as the narrow phase finds it.
+        let pillar: Shape = Cuboid::new(DVec3::new(1.0, 0.5, 2.0)).unwrap().into();
+        let turned = Pose {
+            translation: DVec3::new(6.101049646137003, -13.703181864639017, 2.0000000000000004),
+            rotation: glam::DQuat::from_xyzw(0.0, 0.0, 0.20791169081775931, 0.9781476007338057),
+        };
+        assert_eq!(d.world_aabb(&pillar, &turned, 0.0).min.z, f64::next_down(0.0));
         let on_top = Pose::from_translation(DVec3::new(1.0, 0.0, 1.0));
         assert!(!cube.world_aabb(&pose).overlaps(&cube.world_aabb(&on_top)));
         assert!(d.world_aabb(&cube, &pose, 0.0).overlaps(&d.world_aabb(&cube, &on_top, 0.0)));
