@@ -63,6 +63,23 @@ def case(rng, types, sizes, rots, direction, kind):
 PLANAR_KEEP = [447, 1042, 1160, 1346, 1589, 1697, 1737, 1979]
 
 
+def extent_along(u, rots, sizes):
+    """The sum of the two ellipsoids' half widths along the unit direction `u`."""
+    return sum(np.sqrt((((r.T @ u) * s) ** 2).sum()) for r, s in zip(rots, sizes))
+
+
+UP = np.array([0.0, 0.0, 0.1])
+
+
+def ellipsoid_pair(m, rots, offset, kind):
+    """The case of ellipsoid 0 at `UP + offset` and ellipsoid 1 at `UP`, turned by `rots`."""
+    d = simulate(m, [(UP + offset, rots[0]), (UP, rots[1])])
+
+    def describe(g):
+        return {"type": "ellipsoid", "size": m.geom_size[g].tolist(), "quat": d.xquat[g + 1].tolist()}
+    return record(m, d, describe, kind)
+
+
 def planar(rng):
     """Two equal ellipsoids turned about z, side by side in the plane z = 0.1, overlapping slightly."""
     sizes = np.array([[0.025, 0.02, 0.015]] * 2)
@@ -70,63 +87,40 @@ def planar(rng):
     rots = [axis_angle([0, 0, 1], a) for a in angles]
     u = np.array([*rng.normal(size=2), 0.0])
     u /= np.linalg.norm(u)
-    extent = sum(np.sqrt((((r.T @ u) * s) ** 2).sum()) for r, s in zip(rots, sizes))
-    offset = u * extent * (1 - rng.uniform(0, 0.01))
-    m = model(["ellipsoid"] * 2, sizes)
-    up = np.array([0.0, 0.0, 0.1])
-    d = simulate(m, [(up + offset, rots[0]), (up, rots[1])])
-
-    def describe(g):
-        return {"type": "ellipsoid", "size": m.geom_size[g].tolist(), "quat": d.xquat[g + 1].tolist()}
-    return record(m, d, describe, "planar")
+    offset = u * extent_along(u, rots, sizes) * (1 - rng.uniform(0, 0.01))
+    return ellipsoid_pair(model(["ellipsoid"] * 2, sizes), rots, offset, "planar")
 
 
 THIN_CANDIDATES = 600
 GRAZING = 80
+LEAF = np.array([[0.025, 0.01, 0.001]] * 2)
 
 
 def thin(rng, shallow):
     """Two leaves at random orientations, overlapping slightly (`shallow`) or by up to 30 % along a random direction."""
-    sizes = np.array([[0.025, 0.01, 0.001]] * 2)
     rots = [random_rotation(rng), random_rotation(rng)]
     u = unit(rng.normal(size=3))
-    extent = sum(np.sqrt((((r.T @ u) * s) ** 2).sum()) for r, s in zip(rots, sizes))
-    offset = u * extent * (1 - rng.uniform(0, 0.02 if shallow else 0.3))
-    m = model(["ellipsoid"] * 2, sizes)
-    up = np.array([0.0, 0.0, 0.1])
-    d = simulate(m, [(up + offset, rots[0]), (up, rots[1])])
-
-    def describe(g):
-        return {"type": "ellipsoid", "size": m.geom_size[g].tolist(), "quat": d.xquat[g + 1].tolist()}
-    return record(m, d, describe, "thin")
+    offset = u * extent_along(u, rots, LEAF) * (1 - rng.uniform(0, 0.02 if shallow else 0.3))
+    return ellipsoid_pair(model(["ellipsoid"] * 2, LEAF), rots, offset, "thin")
 
 
 def grazing(rng):
     """Two leaves at random orientations, moved apart along a random direction until MuJoCo's signed distance is
     −δ, δ uniform in (0, 2e-6): depths below EPA's tolerance (1e-6), where its first support can lie under the face."""
-    sizes = np.array([[0.025, 0.01, 0.001]] * 2)
     rots = [random_rotation(rng), random_rotation(rng)]
     u = unit(rng.normal(size=3))
-    extent = sum(np.sqrt((((r.T @ u) * s) ** 2).sum()) for r, s in zip(rots, sizes))
-    m = model(["ellipsoid"] * 2, sizes)
-    up = np.array([0.0, 0.0, 0.1])
+    step = u * extent_along(u, rots, LEAF)
+    m = model(["ellipsoid"] * 2, LEAF)
     target = -rng.uniform(0, 2e-6)
-
-    def at(t):
-        return simulate(m, [(up + u * extent * t, rots[0]), (up, rots[1])])
-
     lo, hi = 0.0, 1.0
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if mujoco.mj_geomDistance(m, at(mid), 0, 1, 1.0, None) < target:
+        d = simulate(m, [(UP + step * mid, rots[0]), (UP, rots[1])])
+        if mujoco.mj_geomDistance(m, d, 0, 1, 1.0, None) < target:
             lo = mid
         else:
             hi = mid
-    d = at(lo)
-
-    def describe(g):
-        return {"type": "ellipsoid", "size": m.geom_size[g].tolist(), "quat": d.xquat[g + 1].tolist()}
-    return record(m, d, describe, "grazing")
+    return ellipsoid_pair(m, rots, step * lo, "grazing")
 
 
 def unit(v):
