@@ -138,7 +138,11 @@ impl Model {
                 ),
             };
             let jnt0 = self.body_jntadr[b];
-            for j in jnt0..jnt0 + self.body_jntnum[b] {
+            let last = jnt0 + self.body_jntnum[b];
+            // The rotational dofs of a ball or free joint that is the body's last joint: their axes are the body
+            // frame's, taken from its matrix once it is made.
+            let mut body_frame_dofs = None;
+            for j in jnt0..last {
                 let qa = self.jnt_qposadr[j];
                 let da = self.jnt_dofadr[j];
                 let anchor = rotate_vec(quat, self.jnt_pos[j]) + pos;
@@ -150,19 +154,15 @@ impl Model {
                         pos = DVec3::new(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2]);
                         quat = quat_from_wxyz(&d.qpos[qa + 3..qa + 7]);
                         d.xanchor[j] = pos;
-                        let frame = quat_to_mat(unit_quat(quat));
                         for k in 0..3 {
                             d.cdof[da + k] = SpatialVec::new(DVec3::ZERO, DVec3::AXES[k]);
-                            d.cdof[da + 3 + k].ang = frame.col(k);
                         }
+                        self.rotation_dofs(d, da + 3, quat, j + 1 == last, &mut body_frame_dofs);
                     }
                     JointKind::Ball => {
                         quat = mul_quat(quat, quat_from_wxyz(&d.qpos[qa..qa + 4]));
                         pos = anchor - rotate_vec(quat, self.jnt_pos[j]);
-                        let frame = quat_to_mat(unit_quat(quat));
-                        for k in 0..3 {
-                            d.cdof[da + k].ang = frame.col(k);
-                        }
+                        self.rotation_dofs(d, da, quat, j + 1 == last, &mut body_frame_dofs);
                     }
                     JointKind::Hinge => {
                         let angle = d.qpos[qa] - self.qpos0[qa];
@@ -178,6 +178,11 @@ impl Model {
             }
             let quat = unit_quat(quat);
             let mat = quat_to_mat(quat);
+            if let Some(r) = body_frame_dofs {
+                for k in 0..3 {
+                    d.cdof[r + k].ang = mat.col(k);
+                }
+            }
             d.xpos[b] = pos;
             d.xquat[b] = quat;
             d.xmat[b] = mat;
@@ -203,6 +208,21 @@ impl Model {
             d.site_xmat[s] = rotated(d.xmat[b], d.xquat[b], self.site_quat[s]);
         }
         self.com_positions(d);
+    }
+
+    /// The axes of the rotational dofs `dof..dof + 3` of a ball or free joint: those of the frame `quat` just after
+    /// the joint. For the body's last joint that frame is the body's, whose matrix forward kinematics makes anyway:
+    /// the dofs are left to `deferred` and take its columns.
+    #[inline]
+    fn rotation_dofs(&self, d: &mut Data, dof: usize, quat: DQuat, last: bool, deferred: &mut Option<usize>) {
+        if last {
+            *deferred = Some(dof);
+            return;
+        }
+        let frame = quat_to_mat(unit_quat(quat));
+        for k in 0..3 {
+            d.cdof[dof + k].ang = frame.col(k);
+        }
     }
 
     /// `subtree_com`, the rotational `cdof` linear parts about the tree reference point, and `cinert`.
