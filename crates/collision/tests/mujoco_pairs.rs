@@ -372,6 +372,11 @@ fn reference_pose(g: &ConvexGeom) -> Pose {
 
 /// Whether our contact (A = MuJoCo's geom 1, so our normal is MuJoCo's frame negated) is MuJoCo's within
 /// `(position, depth, normal)`.
+/// Fails with every differing case listed, and how many there are of `total`.
+fn assert_no_failures(failures: &[String], total: usize) {
+    assert!(failures.is_empty(), "{} of {total} cases differ:\n{}", failures.len(), failures.join("\n"));
+}
+
 fn close_to(o: &Contact, c: &MujocoContact, (pos, depth, normal): (f64, f64, f64)) -> bool {
     (o.position - DVec3::from(c.pos)).length() < pos
         && (o.penetration + c.dist).abs() < depth
@@ -531,13 +536,7 @@ fn primitive_convex_pairs_match_mujoco() {
             failures.push(format!("case {i} ({}): MuJoCo {:?}\n  ours {ours:?}", case.kind, case.contacts));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ:\n{}",
-        failures.len(),
-        data.cases.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, data.cases.len());
     assert_eq!(counts, [91, 94], "contacts of the clipped pairs (ours, MuJoCo's) by kind: {by_kind:?}");
     assert_eq!((single, exact), (69, 53), "single-contact cases, and those within 1e-9");
 }
@@ -606,13 +605,7 @@ fn smooth_pairs_match_mujoco() {
             failures.push(format!("case {i} ({}): MuJoCo {:?}\n  ours {ours:?}", case.kind, case.contacts));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases differ:\n{}",
-        failures.len(),
-        data.cases.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures, data.cases.len());
     let counts: Vec<_> = by_kind.into_iter().collect();
     assert_eq!(
         counts,
@@ -828,7 +821,7 @@ fn capsule_edges_match_mujoco() {
             exact += 1;
         }
     }
-    assert!(failures.is_empty(), "{} of 84 cases differ:\n{}", failures.len(), failures.join("\n"));
+    assert_no_failures(&failures, data.cases.len());
     println!("capsule edges: {exact} of 84 cases equal to MuJoCo's to 1e-12");
     assert_eq!(counts, [1, 28, 55], "cases by MuJoCo's contact count");
     assert_eq!(cylinder_in_order, 62, "cylinder cases in MuJoCo's order (of 64)");
