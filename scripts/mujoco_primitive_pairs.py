@@ -4,7 +4,7 @@ perturbation pass for pairs without a sphere or an ellipsoid), for the collision
 
 Writes crates/collision/tests/data/primitive_pairs_mujoco.json in the layout of scripts/mujoco_convex_pairs.py (whose
 helpers it uses): `meshes` (hull 0 of the convex scene: MuJoCo's float32 geom-frame vertices and their double values),
-and cases of two geoms in MuJoCo's contact order, `{"type", "size", "mesh"?, "pos", "mat"}`, with MuJoCo's contacts
+and cases of two geoms in MuJoCo's contact order, `{"type", "size", "mesh"?, "quat"?, "pos", "mat"}`, with MuJoCo's contacts
 (dist, pos, frame[0:3] = normal from geom 1 to geom 2) from mj_forward. Cases: random orientations pushed into
 contact along a random direction, and resting poses (a cylinder lying, standing or crossed on a box or another
 cylinder, a capsule on a cylinder, ...) sunk 0.2–3 mm, with small tilts. Needs `pip install mujoco`.
@@ -64,12 +64,16 @@ LYING_Y = axis_angle([1, 0, 0], math.pi / 2)  # local z along world y
 UP = np.array([0.0, 0.0, 1.0])
 
 
-def describe(m, types):
-    """The geom descriptions of `record`: type and size, and the hull's index for a mesh."""
+def describe(m, d, types):
+    """The geom descriptions of `record`: type and size, and the hull's index for a mesh; a primitive's world
+    quaternion `quat` (its free body's `xquat`, w first), from which MuJoCo's `geom_xmat` follows bit for bit."""
     def geom(g):
         out = {"type": types[g], "size": m.geom_size[g].tolist()}
         if types[g] == "mesh":
             out["mesh"] = 0
+        else:
+            assert np.array_equal(m.geom_quat[g], [1, 0, 0, 0])
+            out["quat"] = d.xquat[m.geom_bodyid[g]].tolist()
         return out
     return geom
 
@@ -108,14 +112,16 @@ def main():
             u /= np.linalg.norm(u)
             depth = rng.uniform(1e-4, 4e-3) if k < 5 else -rng.uniform(1e-4, 3e-3)
             poses = touching(mm, random_rotation(rng), random_rotation(rng), u, depth)
-            cases.append(record(mm, simulate(mm, poses), describe(mm, types), f"{t1}-{t2} {'pushed' if k < 5 else 'apart'}"))
+            d = simulate(mm, poses)
+            cases.append(record(mm, d, describe(mm, d, types), f"{t1}-{t2} {'pushed' if k < 5 else 'apart'}"))
     for kind, top, bottom, rot0, rot1 in resting:
         for tilt in (0.0, 0.0, 0.3, 1.0, 3.0):
             mm = models.get(top, bottom)
             spin = axis_angle(UP, rng.uniform(0, 2 * math.pi)) if tilt else np.eye(3)
             poses = touching(mm, tilted(rng, rot0, tilt) if tilt else rot0, spin @ rot1 if tilt else rot1, UP,
                              rng.uniform(2e-4, 3e-3))
-            cases.append(record(mm, simulate(mm, poses), describe(mm, [top, bottom]), kind))
+            d = simulate(mm, poses)
+            cases.append(record(mm, d, describe(mm, d, [top, bottom]), kind))
     write_cases(OUT, meshes, cases)
 
 

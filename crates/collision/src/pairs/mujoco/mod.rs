@@ -11,9 +11,9 @@
 //!
 //! Box–box is MuJoCo 4.0's rewritten `mjc_BoxBox` (`box_box`: separating axes, then face clipping with up to 8
 //! contacts or one edge–edge contact). Every pair MuJoCo sends to `mjc_Convex` follows its port (`convex`): native
-//! GJK/EPA, then multiccd's polygon clipping for box–mesh and mesh–mesh, and 4.0's clipping of a cylinder's cap or
-//! of a cylinder's or capsule's side lying on a face for the cylinder and capsule pairs (`convex::round_clip`); the
-//! others keep one contact. Two-sided planes have no MuJoCo geom: they go to the native contact table under MuJoCo's
+//! GJK/EPA, then 4.0.1's multiccd polygon clipping for box–mesh and mesh–mesh and for the cylinder and capsule pairs
+//! (a cylinder's cap or a cylinder's or capsule's side lying on a face; `convex::multicontact`); the others keep one
+//! contact. Two-sided planes have no MuJoCo geom: they go to the native contact table under MuJoCo's
 //! rules (`crate::dialect::mujoco`).
 
 mod box_box;
@@ -112,8 +112,9 @@ fn mj_rank(s: &Shape) -> Option<u8> {
 
 /// The MuJoCo routine for this pair (`mjCOLLISIONFUNC` of `engine_collision_driver.c`): box–box gets MuJoCo 4.0's
 /// `mjc_BoxBox`; every pair MuJoCo answers with `mjc_Convex` gets its port: box–mesh and mesh–mesh with multiccd's
-/// polygon clipping, cylinder against cylinder, box or mesh and capsule against cylinder or mesh with the cap and side
-/// clipping of `convex::round_clip`, the others with one contact. `None` only for shapes MuJoCo has no geom type for (two-sided planes, triangle meshes).
+/// polygon clipping, cylinder against cylinder, box or mesh and capsule against cylinder or mesh with the same step's
+/// cap and side clipping, the others with one contact. `None` only for shapes MuJoCo has no geom type for (two-sided
+/// planes, triangle meshes).
 pub(crate) fn routine(a: &Shape, b: &Shape, multi_contact: bool) -> Option<PairRoutine> {
     let (ra, rb) = (mj_rank(a)?, mj_rank(b)?);
     let swapped = rb < ra;

@@ -203,10 +203,17 @@ fn origin_on_edge(a: DVec3, b: DVec3) -> bool {
     p.dot(p) < MINVAL2
 }
 
+/// Barycentric coordinates of `p` (in the triangle's plane) in the triangle `v1 v2 v3` (MuJoCo 4.0.1's
+/// `triAffineCoord`, read off `triPointIntersect`): the signed areas of `p` with each edge in the two coordinates
+/// where the triangle's normal projects largest, over their sum.
 pub(super) fn tri_affine(v1: DVec3, v2: DVec3, v3: DVec3, p: DVec3) -> [f64; 3] {
-    let (mm, x, y) = tri_minors(v1, v2, v3);
-    let c = tri_cofactors(v1, v2, v3, p, x, y);
-    [sdiv(c[0], mm), sdiv(c[1], mm), sdiv(c[2], mm)]
+    let (u, v) = tri_axes(v1, v2, v3);
+    let (a0, a1) = (v1[u] - p[u], v1[v] - p[v]);
+    let (b0, b1) = (v2[u] - p[u], v2[v] - p[v]);
+    let (c0, c1) = (v3[u] - p[u], v3[v] - p[v]);
+    let c = [c1 * b0 - c0 * b1, c0 * a1 - a0 * c1, a0 * b1 - b0 * a1];
+    let sum = c[0] + c[1] + c[2];
+    [c[0] / sum, c[1] / sum, c[2] / sum]
 }
 
 pub(super) fn tri_point_intersect(v1: DVec3, v2: DVec3, v3: DVec3, p: DVec3) -> bool {

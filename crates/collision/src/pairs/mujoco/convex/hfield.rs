@@ -88,7 +88,7 @@ fn prisms(
                 }
                 let mut o1 = Obj::prism(corners);
                 let before = out.len();
-                single_penetration(s, &mut o1, &mut o2, 0.0, out);
+                penetration(s, &mut o1, &mut o2, 0.0, false, out);
                 for con in &mut out[before..] {
                     con.normal = f1.mat * con.normal;
                     con.pos = f1.mat * con.pos + f1.pos;

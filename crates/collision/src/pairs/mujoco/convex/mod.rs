@@ -5,19 +5,22 @@
 //!
 //! * GJK uses the signed-volume subalgorithm (`S1D`/`S2D`/`S3D`) from the segment between the geom centres, with
 //!   MuJoCo's discrete-geometry settings (margin 0: no distance tolerance, `mjMINVAL` minimum norm), until the
-//!   simplex is a tetrahedron around the origin (MuJoCo 4.0.1 has no `gjkIntersect` backup; see `gjk.rs`).
+//!   simplex is a tetrahedron around the origin (MuJoCo 4.0.1 has no `gjkIntersect` backup; its next point is the
+//!   origin's projection onto the reduced simplex; see `gjk.rs`).
 //! * EPA starts from the GJK simplex (a segment, triangle or tetrahedron grown to a hexahedron or tetrahedron),
 //!   expands the face nearest to the origin by its support point, deletes the visible faces (the horizon walk) and
 //!   stops at `ccd_tolerance` or on a repeated support vertex pair; a first support lying below the first face by
 //!   more than the tolerance means no contact. The single contact is `dist = −depth`, normal
 //!   `normalize(x1 − x2)`, position midway between the witness points.
-//! * Multi-contact: the distinct support vertices of each geom on the final EPA face make a vertex, edge or face
-//!   feature; their polygon normals (mesh polygons, box faces) are compared. Two faces within `0.996` of opposite
-//!   are clipped against each other (face 2 clipped by face 1, Sutherland–Hodgman), an edge within `0.0888` of
-//!   parallel to a face is clipped by that face; more than four clipped points are reduced to the largest-area
-//!   quadrilateral, a clipped edge keeps its two farthest points. Each point is projected onto the clipping face;
-//!   its depth is measured along the other face's normal (face–face) or the clipping face's normal (edge–face),
-//!   which is also the contact normal.
+//! * Multi-contact (`multicontact.rs`, MuJoCo 4.0.1's `mjc_multicontact`): the distinct support vertices of each
+//!   geom on the final EPA face (or GJK's simplex, for a capsule's shallow contact) make a vertex, edge or face
+//!   feature; their face normals (box faces, mesh polygons, a cylinder's cap when all its support points lie on
+//!   it) are compared. The most opposite pair of faces facing each other within `0.996` is clipped face against
+//!   face (Sutherland–Hodgman); else an edge within `0.0888` of parallel to a face is clipped by that face (a
+//!   capsule's edge is its surface line through the witness point, a cylinder's its side line along the face). More
+//!   than four clipped points are reduced to the largest-area quadrilateral, a clipped edge keeps its two farthest
+//!   points. Each point is projected onto the clipping face; its depth is measured along the other face's normal
+//!   (face–face) or the clipping face's normal (edge–face), the normal is that of the witness difference.
 //!
 //! The port follows MuJoCo's arithmetic (loop orders, strict/non-strict comparisons, tie rules) so that contacts
 //! agree to rounding. Meshes are in their asset frame (MuJoCo recentres them on the centroid; GJK starts from the
@@ -43,7 +46,6 @@ mod epa;
 mod gjk;
 mod hfield;
 mod multicontact;
-mod round_clip;
 mod support;
 
 pub(crate) use hfield::convex_hfield;
@@ -134,7 +136,8 @@ struct Scratch {
 }
 
 /// `mjc_Convex` for cylinder against cylinder, box or mesh and capsule against cylinder or mesh: the single contact,
-/// then MuJoCo 4.0's clipping of a cap or a side lying on a face ([`round_clip`]).
+/// then MuJoCo 4.0.1's multi-contact step, which reads cylinder caps and sides and capsule sides as polygon features
+/// ([`multicontact`]).
 pub(crate) fn convex_clipped(
     g1: &Shape,
     f1: &Frame,
@@ -143,7 +146,7 @@ pub(crate) fn convex_clipped(
     margin: f64,
     out: &mut Vec<MjContact>,
 ) {
-    clipped_with(g1, f1, g2, f2, margin, true, out);
+    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| penetration(s, o1, o2, margin, true, out));
 }
 
 /// `mjc_Convex` for the pairs that get one contact (sphere and ellipsoid against the convex shapes, capsule against
@@ -157,32 +160,19 @@ pub(crate) fn convex_one(
     margin: f64,
     out: &mut Vec<MjContact>,
 ) {
-    clipped_with(g1, f1, g2, f2, margin, false, out);
+    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| penetration(s, o1, o2, margin, false, out));
 }
 
-#[allow(clippy::too_many_arguments)]
-fn clipped_with(
-    g1: &Shape,
-    f1: &Frame,
-    g2: &Shape,
-    f2: &Frame,
-    margin: f64,
-    multi: bool,
-    out: &mut Vec<MjContact>,
-) {
-    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| {
-        round_clip::penetration_clipped(s, o1, o2, margin, multi, out)
-    });
-}
-
-/// `mjc_penetration` with one contact (`mjc_ccd` with `max_contacts = 1`). A sphere or capsule is first shrunk to
-/// its centre point or segment: when the cores are farther apart than the tolerance, GJK's distance and witnesses
-/// inflated by the radii give the contact; otherwise (deep contact) GJK and EPA run again on the full geoms.
-fn single_penetration(
+/// `mjc_penetration` (`mjc_ccd`). A sphere or capsule is first shrunk to its centre point or segment: when the cores
+/// are farther apart than the tolerance, GJK's distance and witnesses inflated by the radii give the contact, and
+/// with `multi` the multi-contact step starts from GJK's final simplex; otherwise (deep contact) GJK and EPA run again
+/// on the full geoms ([`collide`]).
+fn penetration(
     s: &mut Scratch,
     o1: &mut Obj<'_>,
     o2: &mut Obj<'_>,
     margin: f64,
+    multi: bool,
     out: &mut Vec<MjContact>,
 ) {
     let round = |o: &Obj<'_>| matches!(o.geom, Geom::Sphere(_) | Geom::Capsule { .. });
@@ -195,9 +185,33 @@ fn single_penetration(
         if st.dist > TOLERANCE {
             // `inflate`: move the witnesses out by the radii along the core normal.
             let n = normalize(st.x2 - st.x1);
-            let (x1, x2) = (st.x1 + n * r1, st.x2 - n * r2);
+            let (mut x1, mut x2) = (st.x1 + n * r1, st.x2 - n * r2);
             let dist = st.dist - (r1 + r2);
+            if std::env::var("GJKCAP").is_ok() {
+                eprintln!(
+                    "GJK it {} dist {:.17e} x1 {:?} x2 {:?} n {}",
+                    st.gjk_iterations,
+                    dist,
+                    x1.to_array(),
+                    x2.to_array(),
+                    st.nsimplex
+                );
+            }
             if dist < 0.0 {
+                if multi {
+                    let simplex = &st.simplex[..st.nsimplex.min(3)];
+                    let features = (Feature::of(o1, simplex, true), Feature::of(o2, simplex, false));
+                    let start = out.len();
+                    match multicontact(features, x1, x2, o1, o2, margin, &mut s.clip, out) {
+                        Multi::Contacts => return,
+                        Multi::None { swapped } => {
+                            out.truncate(start);
+                            if swapped {
+                                std::mem::swap(&mut x1, &mut x2);
+                            }
+                        }
+                    }
+                }
                 out.push(MjContact {
                     dist: margin + dist,
                     pos: (x1 + x2) * 0.5,
@@ -208,7 +222,7 @@ fn single_penetration(
             return;
         }
     }
-    collide(s, o1, o2, margin, false, out);
+    collide(s, o1, o2, margin, multi, out);
 }
 
 /// `mjc_Convex` → `mjc_ccd`: GJK, EPA when the geoms intersect, then the multi-contact step.
@@ -239,7 +253,9 @@ fn collide(
     let (mut x1, mut x2, dist) = epa_witness(pt, face);
     let start = out.len();
     if multi {
-        match multicontact(pt, face, x1, x2, o1, o2, margin, &mut s.clip, out) {
+        let verts = pt.faces[face].verts.map(|i| pt.verts[i]);
+        let features = (Feature::of(o1, &verts, true), Feature::of(o2, &verts, false));
+        match multicontact(features, x1, x2, o1, o2, margin, &mut s.clip, out) {
             Multi::Contacts => return,
             Multi::None { swapped } => {
                 out.truncate(start);

@@ -1,5 +1,8 @@
-//! MuJoCo 4.0's multiccd (`engine_collision_gjk.c`): the features (vertex, edge, face) of both geoms on the final
-//! EPA face, their polygon normals, face–face and edge–face polygon clipping, and the reduction to four points.
+//! MuJoCo 4.0.1's multiccd (`mjc_multicontact`, read off its machine code: the public source has an older version
+//! without cylinders and capsules): the features (vertex, edge, face) of both geoms on the final EPA face or GJK
+//! simplex, their face normals (box faces, mesh polygons, a cylinder's cap), face–face and edge–face polygon clipping
+//! (`polygonClip`; a cylinder's cap is a 16-gon, a cylinder's or capsule's side an edge), and the reduction to four
+//! points.
 
 use super::*;
 
@@ -17,7 +20,6 @@ pub(super) struct Clip {
     pub(super) face1: Vec<DVec3>,
     pub(super) face2: Vec<DVec3>,
     pub(super) plane_n: Vec<DVec3>,
-    pub(super) plane_d: Vec<f64>,
     pub(super) poly: Vec<DVec3>,
     pub(super) next: Vec<DVec3>,
 }
@@ -160,6 +162,10 @@ pub(super) fn box_normals(
     }
 }
 
+/// Face normals and face ids of a geom's feature (MuJoCo 4.0.1's `mjc_multicontact`): a box's
+/// (`mjc_boxNormals`, `dir` pointing away from the geom), a mesh's polygons (`mjc_meshNormals`), and a cylinder's cap
+/// when all the feature's support points lie on that cap (dimension 1: ids 0 for the top cap, 1 for the bottom, as
+/// its support function numbers them). Capsules, spheres and ellipsoids have no faces.
 pub(super) fn feature_normals(
     o: &Obj<'_>,
     dim: usize,
@@ -173,56 +179,85 @@ pub(super) fn feature_normals(
     match o.geom {
         Geom::Box(_) => box_normals(o, dim, vi, dir, n, idx),
         Geom::Mesh(m) => mesh_normals(o, m, dim, vi, n, idx),
-        // Multi-contact runs for boxes and meshes only (prisms and smooth geoms keep one contact).
+        Geom::Cylinder { .. } if dim == 1 => {
+            let top = vi[0] == 0;
+            n.push(if top { o.mat.z_axis } else { -o.mat.z_axis });
+            idx.push(usize::from(!top));
+        }
         _ => {}
     }
 }
 
-/// Directions and far ends of the edges of an edge (dim 2) or vertex (dim 1) feature (`mjc_*EdgeNormals`).
+/// Directions and far ends of the edges of a feature (`geomEdgeNormals`): an edge (dim 2) or the edges at a vertex
+/// (dim 1) of a box or mesh; a capsule's surface line through the witness point `x` parallel to its axis, from the
+/// `−z` end (written into `v[0]`) to the `+z` end; a cylinder's axis (its side line is placed when the face it lies
+/// on is known, [`side_line`]).
 pub(super) fn edge_normals(
     o: &Obj<'_>,
     dim: usize,
-    v: &[DVec3; 3],
-    vi: &[i64; 3],
+    (v, vi): (&mut [DVec3; 3], &[i64; 3]),
+    x: DVec3,
     dirs: &mut Vec<DVec3>,
     ends: &mut Vec<DVec3>,
 ) {
     dirs.clear();
     ends.clear();
-    match dim {
-        2 => {
+    match o.geom {
+        Geom::Capsule { half_length, .. } => {
+            let z = o.mat.z_axis;
+            let t = (x - o.origin).dot(z);
+            v[0] = z * (-t - half_length) + x;
+            dirs.push(z);
+            ends.push(z * (half_length - t) + x);
+        }
+        Geom::Cylinder { .. } => dirs.push(o.mat.z_axis),
+        Geom::Box(_) | Geom::Mesh(_) if dim == 2 => {
             dirs.push(normalize(v[1] - v[0]));
             ends.push(v[1]);
         }
-        1 => match o.geom {
-            Geom::Box(s) => {
-                let c = box_corner(s, vi[0]);
-                for k in 0..3 {
-                    let mut e = c;
-                    e[k] = -e[k];
-                    let e = o.world(e);
+        Geom::Box(s) if dim == 1 => {
+            let c = box_corner(s, vi[0]);
+            for k in 0..3 {
+                let mut e = c;
+                e[k] = -e[k];
+                let e = o.world(e);
+                ends.push(e);
+                dirs.push(normalize(e - v[0]));
+            }
+        }
+        Geom::Mesh(m) if dim == 1 => {
+            for &p in vertex_polygons(m, vi[0]) {
+                let pv = m.mujoco_polygons().vertices(p as usize);
+                if let Some(j) = pv.iter().position(|&w| i64::from(w) == vi[0]) {
+                    let prev = pv[if j == 0 { pv.len() - 1 } else { j - 1 }];
+                    let e = o.mesh_vertex(i64::from(prev));
                     ends.push(e);
                     dirs.push(normalize(e - v[0]));
                 }
             }
-            Geom::Mesh(m) => {
-                for &p in vertex_polygons(m, vi[0]) {
-                    let pv = m.mujoco_polygons().vertices(p as usize);
-                    if let Some(j) = pv.iter().position(|&w| i64::from(w) == vi[0]) {
-                        let prev = pv[if j == 0 { pv.len() - 1 } else { j - 1 }];
-                        let e = o.mesh_vertex(i64::from(prev));
-                        ends.push(e);
-                        dirs.push(normalize(e - v[0]));
-                    }
-                }
-            }
-            _ => {}
-        },
+        }
         _ => {}
     }
 }
 
-/// World vertices of face `idx` of the geom, clockwise seen from outside (MuJoCo reverses mesh polygons).
+/// A cylinder's side line lying along a face of normal `n` (outward from the other geom, towards the cylinder): the
+/// surface line nearest the face, `pos − r p̂ ± h z` with `p = n − (n·z) z`; `None` when `n` is along the axis.
+fn side_line(o: &Obj<'_>, n: DVec3, out: &mut Vec<DVec3>) -> bool {
+    let Geom::Cylinder { radius, half_length } = o.geom else { return false };
+    let z = o.mat.z_axis;
+    let p = n - z * n.dot(z);
+    let len = p.length();
+    if len < MINVAL {
+        return false;
+    }
+    let c = p * (-radius / len) + o.origin;
+    out.clear();
+    out.extend([c - z * half_length, z * half_length + c]);
+    true
+}
+
+/// World vertices of face `idx` of the geom, clockwise seen from outside (MuJoCo reverses mesh polygons); a
+/// cylinder's face 0 is its top cap, 1 its bottom.
 pub(super) fn face_vertices(o: &Obj<'_>, idx: usize, out: &mut Vec<DVec3>) {
     out.clear();
     match o.geom {
@@ -242,16 +277,75 @@ pub(super) fn face_vertices(o: &Obj<'_>, idx: usize, out: &mut Vec<DVec3>) {
         Geom::Mesh(m) => {
             out.extend(m.mujoco_polygons().vertices(idx).iter().rev().map(|&v| o.mesh_vertex(i64::from(v))));
         }
+        Geom::Cylinder { radius, half_length } => {
+            // `cylinderFace`: 16 vertices from the local +x axis, clockwise about the cap's outward normal.
+            let sign = if idx == 0 { 1.0 } else { -1.0 };
+            out.extend(
+                CAP_COS
+                    .iter()
+                    .zip(CAP_SIN)
+                    .map(|(&c, s)| o.world(DVec3::new(radius * c, sign * (radius * -s), sign * half_length))),
+            );
+        }
         _ => {}
     }
 }
 
-/// The pair of opposite faces (dot below `−FACE_TOL`) with the smallest dot product.
-pub(super) fn aligned_faces(v: &[DVec3], w: &[DVec3]) -> Option<(usize, usize)> {
+/// MuJoCo 4.0.1's tables of a cylinder cap's 16 vertices (`cylinderFace.cos_16`, `sin_16`), to its 15 digits.
+// MuJoCo's literals, not the nearest doubles of cos and sin: the last bits of the cap's vertices follow them.
+#[allow(clippy::approx_constant)]
+const CAP_COS: [f64; 16] = [
+    1.0,
+    0.923879532511287,
+    0.707106781186548,
+    0.38268343236509,
+    0.0,
+    -0.38268343236509,
+    -0.707106781186547,
+    -0.923879532511287,
+    -1.0,
+    -0.923879532511287,
+    -0.707106781186548,
+    -0.38268343236509,
+    0.0,
+    0.38268343236509,
+    0.707106781186547,
+    0.923879532511287,
+];
+#[allow(clippy::approx_constant)]
+const CAP_SIN: [f64; 16] = [
+    0.0,
+    0.38268343236509,
+    0.707106781186547,
+    0.923879532511287,
+    1.0,
+    0.923879532511287,
+    0.707106781186548,
+    0.38268343236509,
+    0.0,
+    -0.38268343236509,
+    -0.707106781186547,
+    -0.923879532511287,
+    -1.0,
+    -0.923879532511287,
+    -0.707106781186548,
+    -0.38268343236509,
+];
+
+/// The pair of faces, geom 1's facing along `−dir` and geom 2's along `dir` by more than `EDGE_TOL |dir|`, whose
+/// normals have the smallest dot product below `−tol` (`dir` from geom 1's witness to geom 2's).
+pub(super) fn aligned_faces(v: &[DVec3], w: &[DVec3], dir: DVec3, tol: f64) -> Option<(usize, usize)> {
+    let thr = dir.length() * EDGE_TOL;
     let mut best = None;
-    let mut bd = -FACE_TOL;
+    let mut bd = -tol;
     for (i, a) in v.iter().enumerate() {
+        if a.dot(dir) >= -thr {
+            continue;
+        }
         for (j, b) in w.iter().enumerate() {
+            if b.dot(dir) <= thr {
+                continue;
+            }
             let d = a.dot(*b);
             if d < bd {
                 bd = d;
@@ -300,33 +394,34 @@ pub(super) fn polygon_quad(p: &[DVec3]) -> [usize; 4] {
     res
 }
 
-/// Clips `subject` (a polygon, or an edge of 2 points) by the polygon `clipper` (normal `n`) and appends one
-/// contact per kept point with normal `frame`; `nsub` is the subject face's normal (face–face) or `None` (edge).
-/// Returns false when nothing is left (the EPA contact stands).
+/// MuJoCo 4.0.1's `polygonClip`: clips `subject` (a polygon, or an edge of 2 points) by the polygon `clipper`
+/// (normal `n`), one edge's side plane at a time (a point is inside when its signed distance exceeds `−mjMINVAL`; a
+/// crossing at `t = d_P / (d_P − d_Q)`), drops the points above the clipper's plane by more than `prune`, and appends
+/// one contact per kept point: its projection `x` onto the clipper's plane and `x − dir ((x − v)·dir)` are the
+/// witness points (in that order, or swapped when `swap`: the clipper is geom 2's face), their signed distance along
+/// `dir` the depth. More than four points are reduced to a quadrilateral, a clipped edge to its two farthest points.
+/// Returns false when nothing is left (the single contact stands).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn polygon_clip(
     clipper: &[DVec3],
     subject: &[DVec3],
     n: DVec3,
-    nsub: Option<DVec3>,
-    frame: DVec3,
+    dir: DVec3,
+    swap: bool,
     prune: f64,
-    bufs: (&mut Vec<DVec3>, &mut Vec<f64>, &mut Vec<DVec3>, &mut Vec<DVec3>),
+    bufs: (&mut Vec<DVec3>, &mut Vec<DVec3>, &mut Vec<DVec3>),
     out: &mut Vec<MjContact>,
 ) -> bool {
-    let (plane_n, plane_d, poly, next) = bufs;
+    let (plane_n, poly, next) = bufs;
     let nc = clipper.len();
     if nc < 3 {
         return false;
     }
     plane_n.clear();
-    plane_d.clear();
     for i in 0..nc {
         let (v1, v2) = (clipper[i], clipper[(i + 1) % nc]);
         let v3 = v1 + n;
-        let r = normalize((v2 - v1).cross(v3 - v1));
-        plane_n.push(r);
-        plane_d.push(r.dot(v1));
+        plane_n.push(normalize((v2 - v1).cross(v3 - v1)));
     }
     poly.clear();
     poly.extend_from_slice(subject);
@@ -336,8 +431,9 @@ pub(super) fn polygon_clip(
         for i in 0..len {
             let p = poly[i];
             let q = if i < len - 1 { poly[i + 1] } else { poly[0] };
-            let in1 = (p - clipper[e]).dot(plane_n[e]) > -MINVAL;
-            let in2 = (q - clipper[e]).dot(plane_n[e]) > -MINVAL;
+            let dp = (p - clipper[e]).dot(plane_n[e]);
+            let dq = (q - clipper[e]).dot(plane_n[e]);
+            let (in1, in2) = (dp > -MINVAL, dq > -MINVAL);
             if !in1 && !in2 {
                 continue;
             }
@@ -345,12 +441,11 @@ pub(super) fn polygon_clip(
                 next.push(q);
                 continue;
             }
-            let pq = q - p;
-            let tmp = plane_n[e].dot(pq);
-            if tmp != 0.0 {
-                let t = (plane_d[e] - plane_n[e].dot(p)) / tmp;
+            let den = dp - dq;
+            if den != 0.0 {
+                let t = dp / den;
                 if (0.0..=1.0).contains(&t) {
-                    next.push(p + pq * t);
+                    next.push((q - p) * t + p);
                 }
             }
             if in2 {
@@ -365,16 +460,11 @@ pub(super) fn polygon_clip(
         return false;
     }
     let mut emit = |v: DVec3| {
-        let dd = (v - base).dot(n);
-        let c = v - n * dd;
-        let (x1, x2, dist) = match nsub {
-            None => (c, v, dd),
-            Some(ns) => {
-                let d2 = (c - v).dot(ns);
-                (c, c - ns * d2, d2)
-            }
-        };
-        out.push(MjContact { dist, pos: (x1 + x2) * 0.5, normal: frame, tangent: DVec3::ZERO });
+        let x = v - n * (v - base).dot(n);
+        let dist = (x - v).dot(dir);
+        let w = x - dir * dist;
+        let (x1, x2) = if swap { (w, x) } else { (x, w) };
+        out.push(MjContact { dist, pos: (x1 + x2) * 0.5, normal: normalize(x1 - x2), tangent: DVec3::ZERO });
     };
     if MAX_CONTACTS < 5 && poly.len() > 4 {
         for i in polygon_quad(poly) {
@@ -409,10 +499,51 @@ pub(super) enum Multi {
     None { swapped: bool },
 }
 
+/// The support points of one geom that make the feature `mjc_multicontact` starts from: the vertices of the final
+/// EPA face, or those of GJK's final simplex when a sphere or capsule core was found apart (`count` of them, 1 to 3).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Feature {
+    pub(super) ids: [i64; 3],
+    pub(super) pts: [DVec3; 3],
+    pub(super) count: usize,
+}
+
+impl Feature {
+    /// The feature of geom 1 (`first`) or geom 2 from up to three Minkowski vertices.
+    pub(super) fn of(o: &Obj<'_>, verts: &[Vertex], first: bool) -> Self {
+        let mut ids = [0; 3];
+        let mut pts = [DVec3::ZERO; 3];
+        for (k, v) in verts.iter().take(3).enumerate() {
+            let (id, p) = if first { (v.index1, v.vert1) } else { (v.index2, v.vert2) };
+            ids[k] = id;
+            pts[k] = o.raw_vertex(id, p);
+        }
+        Feature { ids, pts, count: verts.len().min(3) }
+    }
+
+    /// The first three points, the second and third repeating the first when there are fewer, and their dimension
+    /// (`simplexDim`).
+    fn dim(mut self) -> (usize, [i64; 3], [DVec3; 3]) {
+        let (a, b) = (usize::from(self.count >= 2), if self.count > 2 { 2 } else { 0 });
+        let mut ids = [self.ids[0], self.ids[a], self.ids[b]];
+        self.pts = [self.pts[0], self.pts[a], self.pts[b]];
+        let d = simplex_dim(&mut ids, &mut self.pts);
+        (d, ids, self.pts)
+    }
+}
+
+/// MuJoCo 4.0.1's `mjc_multicontact`, read off its machine code (the public source has an older version without
+/// cylinders and capsules): from the features `f1`, `f2` of the two geoms and the contact's witness points `x1`, `x2`,
+///
+/// * the faces of each feature ([`feature_normals`]); of the pairs with geom 1's facing along `x1 − x2` and geom 2's
+///   along `x2 − x1` (by more than `EDGE_TOL`), the most opposite one below `−FACE_TOL` is clipped face against face;
+/// * otherwise an edge of one geom within `EDGE_TOL` of parallel to a face of the other facing it: geom 2's edges
+///   first when geom 1 has faces, geom 2's feature is not a face and (it is a smaller feature than geom 1's or geom 2
+///   has no faces), geom 1's first otherwise. A capsule's edge is its surface line through the witness point, a
+///   cylinder's the side line along that face ([`side_line`]); a cylinder's cap is a 16-gon ([`face_vertices`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn multicontact(
-    pt: &Polytope,
-    face: usize,
+    (f1, f2): (Feature, Feature),
     x1: DVec3,
     x2: DVec3,
     o1: &Obj<'_>,
@@ -421,52 +552,67 @@ pub(super) fn multicontact(
     c: &mut Clip,
     out: &mut Vec<MjContact>,
 ) -> Multi {
-    let verts = pt.faces[face].verts.map(|i| pt.verts[i]);
-    let mut v1i = verts.map(|v| v.index1);
-    let mut v2i = verts.map(|v| v.index2);
-    let mut v1 = verts.map(|v| o1.raw_vertex(v.index1, v.vert1));
-    let mut v2 = verts.map(|v| o2.raw_vertex(v.index2, v.vert2));
-    let nf1 = simplex_dim(&mut v1i, &mut v1);
-    let nf2 = simplex_dim(&mut v2i, &mut v2);
+    let none = Multi::None { swapped: false };
+    if f1.count == 0 || f2.count == 0 {
+        return none;
+    }
+    let (nf1, v1i, mut v1) = f1.dim();
+    let (nf2, v2i, mut v2) = f2.dim();
     let dir = x2 - x1;
     let dir_neg = x1 - x2;
     feature_normals(o1, nf1, &v1i, dir_neg, &mut c.n1, &mut c.idx1);
     feature_normals(o2, nf2, &v2i, dir, &mut c.n2, &mut c.idx2);
 
-    let none = Multi::None { swapped: false };
-    if let Some((i, j)) = aligned_faces(&c.n1, &c.n2) {
+    if let Some((i, j)) = aligned_faces(&c.n1, &c.n2, dir, FACE_TOL) {
         face_vertices(o1, c.idx1[i], &mut c.face1);
         face_vertices(o2, c.idx2[j], &mut c.face2);
-        let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
+        let bufs = (&mut c.plane_n, &mut c.poly, &mut c.next);
         let n2 = c.n2[j];
-        let ok = polygon_clip(&c.face1, &c.face2, c.n1[i], Some(n2), -n2, margin, bufs, out);
+        let ok = polygon_clip(&c.face1, &c.face2, c.n1[i], n2, false, margin, bufs, out);
         return if ok { Multi::Contacts } else { none };
     }
-    if nf1 < 3 && nf1 <= nf2 {
-        edge_normals(o1, nf1, &v1, &v1i, &mut c.edges, &mut c.ends);
-        if let Some((i, j)) = aligned_face_edge(&c.edges, &c.n2, dir) {
-            // Edge of geom 1 against a face of geom 2.
-            c.face1.clear();
-            c.face1.extend([v1[0], c.ends[i]]);
-            face_vertices(o2, c.idx2[j], &mut c.face2);
-            let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
-            let nn = c.n2[j];
-            let ok = polygon_clip(&c.face2, &c.face1, nn, None, -nn, margin, bufs, out);
-            return if ok { Multi::Contacts } else { Multi::None { swapped: true } };
-        }
-    }
-    if nf2 < 3 {
-        edge_normals(o2, nf2, &v2, &v2i, &mut c.edges, &mut c.ends);
-        if let Some((i, j)) = aligned_face_edge(&c.edges, &c.n1, dir_neg) {
-            // Edge of geom 2 against a face of geom 1.
-            face_vertices(o1, c.idx1[j], &mut c.face1);
-            c.face2.clear();
-            c.face2.extend([v2[0], c.ends[i]]);
-            let bufs = (&mut c.plane_n, &mut c.plane_d, &mut c.poly, &mut c.next);
-            let nn = c.n1[j];
-            let ok = polygon_clip(&c.face1, &c.face2, nn, None, nn, margin, bufs, out);
+    let geom2_first = !c.n1.is_empty() && nf2 != 3 && (nf2 < nf1 || c.n2.is_empty());
+    for edge_of_geom2 in [geom2_first, !geom2_first] {
+        if edge_of_geom2 {
+            if nf2 == 3 || c.n1.is_empty() {
+                continue;
+            }
+            edge_normals(o2, nf2, (&mut v2, &v2i), x2, &mut c.edges, &mut c.ends);
+            let Some((e, i)) = aligned_face_edge(&c.edges, &c.n1, dir_neg) else { continue };
+            // An edge of geom 2 along face `i` of geom 1.
+            let n1 = c.n1[i];
+            face_vertices(o1, c.idx1[i], &mut c.face1);
+            if matches!(o2.geom, Geom::Cylinder { .. }) {
+                if !side_line(o2, n1, &mut c.face2) {
+                    return none;
+                }
+            } else {
+                c.face2.clear();
+                c.face2.extend([v2[0], c.ends[e]]);
+            }
+            let bufs = (&mut c.plane_n, &mut c.poly, &mut c.next);
+            let ok = polygon_clip(&c.face1, &c.face2, n1, -n1, false, margin, bufs, out);
             return if ok { Multi::Contacts } else { none };
         }
+        if nf1 == 3 || c.n2.is_empty() {
+            continue;
+        }
+        edge_normals(o1, nf1, (&mut v1, &v1i), x1, &mut c.edges, &mut c.ends);
+        let Some((e, j)) = aligned_face_edge(&c.edges, &c.n2, dir) else { continue };
+        // An edge of geom 1 along face `j` of geom 2.
+        let n2 = c.n2[j];
+        if matches!(o1.geom, Geom::Cylinder { .. }) {
+            if !side_line(o1, n2, &mut c.face1) {
+                return none;
+            }
+        } else {
+            c.face1.clear();
+            c.face1.extend([v1[0], c.ends[e]]);
+        }
+        face_vertices(o2, c.idx2[j], &mut c.face2);
+        let bufs = (&mut c.plane_n, &mut c.poly, &mut c.next);
+        let ok = polygon_clip(&c.face2, &c.face1, n2, -n2, true, margin, bufs, out);
+        return if ok { Multi::Contacts } else { Multi::None { swapped: false } };
     }
     none
 }

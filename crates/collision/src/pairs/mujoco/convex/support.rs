@@ -36,7 +36,8 @@ pub(super) struct Obj<'a> {
     /// MuJoCo's `geom_xpos`: the box centre or the mesh centroid.
     pub(super) center: DVec3,
     pub(super) margin: f64,
-    /// Last support vertex (mesh vertex index, or box corner bits: bit k set for `+size[k]`); −1 before the first.
+    /// Last support vertex (mesh vertex index, box corner bits: bit k set for `+size[k]`, a cylinder's cap: 0 the top,
+    /// 1 the bottom); −1 before the first and for the other shapes.
     pub(super) vertindex: i64,
     /// Last hill-climbing vertex; −1 before the first.
     pub(super) meshindex: i64,
@@ -177,7 +178,10 @@ impl<'a> Obj<'a> {
             Geom::Cylinder { radius, half_length } => {
                 let n2 = ld.x * ld.x + ld.y * ld.y;
                 let scl = if n2 >= MINVAL2 { radius / n2.sqrt() } else { 0.0 };
-                let z = if ld.z >= 0.0 { half_length } else { -half_length };
+                let top = ld.z >= 0.0;
+                // MuJoCo 4.0.1's `mjc_cylinderSupport` numbers the caps: 0 the top, 1 the bottom.
+                self.vertindex = i64::from(!top);
+                let z = if top { half_length } else { -half_length };
                 self.world(DVec3::new(scl * ld.x, scl * ld.y, z))
             }
             Geom::Box(s) => {
@@ -293,7 +297,7 @@ pub(super) fn sdiv(a: f64, s: f64) -> f64 {
 /// `mju_normalize3`'s result: the unit vector, `(1, 0, 0)` below `mjMINVAL`.
 pub(super) fn normalize(a: DVec3) -> DVec3 {
     let n = a.length();
-    if n < MINVAL { DVec3::X } else { a / n }
+    if n < MINVAL { DVec3::X } else { a * (1.0 / n) }
 }
 
 pub(super) fn det3(a: DVec3, b: DVec3, c: DVec3) -> f64 {
@@ -328,7 +332,11 @@ pub(super) fn project_origin_plane(v1: DVec3, v2: DVec3, v3: DVec3) -> Option<DV
         }
     }
     let n = d31.cross(d32);
-    Some(n * sdiv(n.dot(v3), n.dot(n)))
+    let nn = n.dot(n);
+    if nn == 0.0 {
+        return None;
+    }
+    Some(n * (n.dot(v3) / nn))
 }
 
 pub(super) fn project_origin_line(v1: DVec3, v2: DVec3) -> DVec3 {
