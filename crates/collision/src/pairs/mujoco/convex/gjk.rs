@@ -305,7 +305,7 @@ mod tests {
     use super::*;
 
     /// `S1D` and `S2D` against MuJoCo 4.0.1's own, called in its library on 400 segments and triangles (random,
-    /// slivers, millimetre-sized, near-duplicate and duplicate vertices; `tests/data/simplex_mujoco.json`): every
+    /// slivers, millimetre-sized, near-duplicate and duplicate vertices; `scripts/mujoco_simplex_reference.py`): every
     /// weight bit for bit.
     #[test]
     fn s1d_and_s2d_are_mujocos_bit_for_bit() {
