@@ -176,23 +176,39 @@ pub fn compile(sources: &[InertiaSource], compiler: &Compiler) -> Result<(Vec<In
     Ok((inertials, geom_masses))
 }
 
-/// One geom: its frame, its own moments (a mesh's frame moved to its centre of mass and principal axes).
-fn single(g: &GeomMass) -> InertialSpec {
+/// A geom as MuJoCo's compiler holds it: a primitive as read; a mesh with its frame moved to the mesh's centre of
+/// mass and principal axes as the mesh compiler computes them (`eig3::mesh_principal`, whose Jacobi iteration stops
+/// early: MuJoCo's `mesh_quat`), its inertia the diagonal moments there (the residual off-diagonal entries dropped,
+/// as MuJoCo keeps only the moments), the frames composed as `mjuu_frameaccum` does (no renormalisation).
+fn as_compiled(g: &GeomMass) -> GeomMass {
     if g.primitive {
-        let i = g.props.inertia;
-        return InertialSpec {
-            mass: g.props.mass,
-            inertia: DVec3::new(i.x_axis.x, i.y_axis.y, i.z_axis.z),
-            pos: g.pos,
-            quat: g.quat,
-        };
+        return g.clone();
     }
-    let p = g.props.principal();
+    let i = g.props.inertia;
+    let (moments, frame) =
+        crate::eig3::mesh_principal([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y]);
+    GeomMass {
+        pos: g.pos + g.quat * g.props.com,
+        quat: g.quat * frame,
+        props: MassProperties {
+            mass: g.props.mass,
+            com: DVec3::ZERO,
+            inertia: glam::DMat3::from_diagonal(moments),
+        },
+        group: g.group,
+        primitive: true,
+    }
+}
+
+/// One geom: its frame, its own moments ([`as_compiled`]).
+fn single(g: &GeomMass) -> InertialSpec {
+    let g = as_compiled(g);
+    let i = g.props.inertia;
     InertialSpec {
         mass: g.props.mass,
-        inertia: p.moments,
-        pos: g.pos + g.quat * g.props.com,
-        quat: (g.quat * p.frame).normalize(),
+        inertia: DVec3::new(i.x_axis.x, i.y_axis.y, i.z_axis.z),
+        pos: g.pos,
+        quat: g.quat,
     }
 }
 
@@ -200,6 +216,7 @@ fn single(g: &GeomMass) -> InertialSpec {
 /// massless).
 fn combined<'a>(geoms: impl Iterator<Item = &'a GeomMass>) -> Option<InertialSpec> {
     let total = geoms.fold(MassProperties::ZERO, |acc, g| {
+        let g = as_compiled(g);
         let pose = Pose { translation: g.pos, rotation: g.quat };
         acc.combine(&g.props.transformed(&pose))
     });
