@@ -259,6 +259,15 @@ fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties
     if matches!(shape, Shape::Plane(_) | Shape::HeightField(_)) {
         return Ok(MassProperties::ZERO);
     }
+    if let Some(volume) = primitive_volume(shape) {
+        let mass = match a.f64("mass")? {
+            Some(m) if m < 0.0 => return Err(a.invalid_named("mass", "must be >= 0").into()),
+            Some(m) if m == 0.0 || volume <= 1e-14 => 0.0,
+            Some(m) => m,
+            None => a.nonneg_or("density", DEFAULT_DENSITY)? * volume,
+        };
+        return Ok(primitive_inertia(shape, mass));
+    }
     let unit = match (shape, a.get("mesh")) {
         (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
         _ => None,
@@ -280,6 +289,69 @@ fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties
     }
     let density = a.nonneg_or("density", DEFAULT_DENSITY)?;
     Ok(if density > 0.0 { unit.scaled(density) } else { MassProperties::ZERO })
+}
+
+/// A primitive's volume as MuJoCo's compiler computes it (`mjCGeom::GetVolume`), `None` for other shapes.
+fn primitive_volume(shape: &Shape) -> Option<f64> {
+    use std::f64::consts::PI;
+    Some(match shape {
+        Shape::Sphere(s) => {
+            let r = s.radius();
+            4.0 * PI * r * r * r / 3.0
+        }
+        Shape::Capsule(c) => {
+            let (r, h) = (c.radius(), 2.0 * c.half_length());
+            PI * (r * r * h + 4.0 * r * r * r / 3.0)
+        }
+        Shape::Cylinder(c) => {
+            let (r, h) = (c.radius(), 2.0 * c.half_length());
+            PI * r * r * h
+        }
+        Shape::Ellipsoid(e) => {
+            let s = e.semi_axes();
+            4.0 * PI * s.x * s.y * s.z / 3.0
+        }
+        Shape::Box(b) => {
+            let s = b.half_extents();
+            s.x * s.y * s.z * 8.0
+        }
+        _ => return None,
+    })
+}
+
+/// A primitive's diagonal inertia about its centre for mass `mass`, in MuJoCo's arithmetic (`mjCGeom::SetInertia`,
+/// volume inertia): the capsule as a cylinder and two hemispheres moved along its axis.
+fn primitive_inertia(shape: &Shape, mass: f64) -> MassProperties {
+    let i = match shape {
+        Shape::Sphere(s) => DVec3::splat(2.0 * mass * s.radius() * s.radius() / 5.0),
+        Shape::Capsule(c) => {
+            let (r, h) = (c.radius(), 2.0 * c.half_length());
+            let sphere_mass = mass * 4.0 * r / (4.0 * r + 3.0 * h);
+            let cylinder_mass = mass - sphere_mass;
+            let side = cylinder_mass * (3.0 * r * r + h * h) / 12.0;
+            let axial = cylinder_mass * r * r / 2.0;
+            let sphere = 2.0 * sphere_mass * r * r / 5.0;
+            let side = side + (sphere + sphere_mass * h * (3.0 * r + 2.0 * h) / 8.0);
+            DVec3::new(side, side, axial + sphere)
+        }
+        Shape::Cylinder(c) => {
+            let (r, h) = (c.radius(), 2.0 * c.half_length());
+            let side = mass * (3.0 * r * r + h * h) / 12.0;
+            DVec3::new(side, side, mass * r * r / 2.0)
+        }
+        Shape::Ellipsoid(e) => {
+            let s = e.semi_axes();
+            let (s00, s11, s22) = (s.x * s.x, s.y * s.y, s.z * s.z);
+            DVec3::new(mass * (s11 + s22) / 5.0, mass * (s00 + s22) / 5.0, mass * (s00 + s11) / 5.0)
+        }
+        Shape::Box(b) => {
+            let s = b.half_extents();
+            let (s00, s11, s22) = (s.x * s.x, s.y * s.y, s.z * s.z);
+            DVec3::new(mass * (s11 + s22) / 3.0, mass * (s00 + s22) / 3.0, mass * (s00 + s11) / 3.0)
+        }
+        _ => DVec3::ZERO,
+    };
+    MassProperties { mass, com: DVec3::ZERO, inertia: glam::DMat3::from_diagonal(i) }
 }
 
 /// A `<site>`: its name, frame and shape.

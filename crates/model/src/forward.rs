@@ -28,8 +28,10 @@ impl Model {
             }
         }
         for &dof in &d.awake_dofs {
-            d.qfrc_smooth[dof] = d.qfrc_applied[dof] + d.qfrc_passive[dof] + d.qfrc_actuator[dof]
-                - d.qfrc_bias[dof]
+            // MuJoCo's order: `((passive − bias) + applied) + actuator`, then the applied wrenches.
+            d.qfrc_smooth[dof] = d.qfrc_passive[dof] - d.qfrc_bias[dof]
+                + d.qfrc_applied[dof]
+                + d.qfrc_actuator[dof]
                 + d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]);
         }
         let mut x = std::mem::take(&mut d.qacc_smooth);

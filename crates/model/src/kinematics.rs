@@ -14,7 +14,7 @@ use signorini_geometry::rotation::{mul_quat, normalize_quat, quat_to_mat, rotate
 
 use crate::data::Data;
 use crate::model::{MINVAL, Model};
-use crate::spatial::{SpatialInertia, SpatialVec, outer};
+use crate::spatial::{SpatialInertia, SpatialVec};
 use crate::spec::JointKind;
 
 /// The unit quaternion of a `(w, x, y, z)` slice, normalised; the identity when its norm is below [`MINVAL`]
@@ -236,7 +236,8 @@ impl Model {
         }
         for b in 0..self.nbody {
             let mass = d.body_subtreemass[b];
-            d.subtree_com[b] = if mass > MINVAL { d.subtree_com[b] / mass } else { d.xipos[b] };
+            // MuJoCo scales by the reciprocal of the mass.
+            d.subtree_com[b] = if mass < MINVAL { d.xipos[b] } else { d.subtree_com[b] * (1.0 / mass) };
         }
         for dof in 0..self.nv {
             if !d.dof_awake[dof] {
@@ -259,13 +260,9 @@ impl Model {
             if !d.body_awake[b] {
                 continue;
             }
-            let r = d.ximat[b];
-            let i = d.body_inertia[b];
-            let inertia = outer(r.x_axis * i.x, r.x_axis)
-                + outer(r.y_axis * i.y, r.y_axis)
-                + outer(r.z_axis * i.z, r.z_axis);
             let c = d.subtree_com[self.body_rootid[b]];
-            d.cinert[b] = SpatialInertia::from_com(d.body_mass[b], inertia, d.xipos[b] - c);
+            d.cinert[b] =
+                SpatialInertia::from_principal(d.body_mass[b], d.body_inertia[b], d.ximat[b], d.xipos[b] - c);
         }
     }
 }

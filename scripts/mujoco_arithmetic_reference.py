@@ -1,0 +1,62 @@
+"""MuJoCo 4.0.1's arithmetic where its vectorised kernels sum in their own order, and a contact-free run that
+depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
+
+* `dot`: `mju_dot` on 120 pairs of vectors of 1 to 12 entries (four running lanes, combined `(l0 + l2) + (l1 + l3)`,
+  then the tail), the order of `mju_dotSparse` in `mj_solveLD` and of `mji_dot6` in `mj_crb` and `mj_rne`.
+* `mul_inert_vec`: `mju_mulInertVec` (exported; called through `ctypes`) on 100 inertias and motions.
+* `arm`: `../shared/scenes/arm.xml` from its keyframe: the compiled `body_mass` and `body_inertia` (MuJoCo's
+  primitive formulas), then `qpos`, `qvel` and `qacc_smooth` after each of the first 7 `mj_step`s, before the box
+  meets the table: the composite rigid body algorithm, the bias forces, the factorisation and solve of `M`, the
+  passive and actuator forces and the integrator, all at full precision.
+
+Writes crates/model/tests/data/mujoco_arithmetic.json. Needs `pip install mujoco` (4.0.1).
+
+Usage: python3 scripts/mujoco_arithmetic_reference.py
+"""
+import ctypes
+import json
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "crates/model/tests/data/mujoco_arithmetic.json"
+
+
+def main():
+    assert mujoco.__version__ == "4.0.1", f"reference for 4.0.1, not {mujoco.__version__}"
+    lib = ctypes.CDLL(str(Path(mujoco.__file__).parent / "libmujoco.so.4.0.1"))
+    mul = lib.mju_mulInertVec
+    mul.argtypes = [ctypes.c_void_p] * 3
+    mul.restype = None
+    rng = np.random.default_rng(11)
+    dot = []
+    for n in range(1, 13):
+        for _ in range(10):
+            a = rng.normal(size=n) * 10 ** rng.uniform(-3, 3, size=n)
+            b = rng.normal(size=n)
+            dot.append({"a": a.tolist(), "b": b.tolist(), "dot": float(mujoco.mju_dot(a, b))})
+    inert = []
+    for _ in range(100):
+        i = rng.normal(size=10)
+        v = rng.normal(size=6)
+        r = np.zeros(6)
+        mul(r.ctypes.data, i.ctypes.data, v.ctypes.data)
+        inert.append({"inertia": i.tolist(), "motion": v.tolist(), "result": r.tolist()})
+    m = mujoco.MjModel.from_xml_path(str(ROOT.parent / "shared/scenes/arm.xml"))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    steps = []
+    for _ in range(7):
+        mujoco.mj_step(m, d)
+        assert d.ncon == 0
+        steps.append({"qpos": d.qpos.tolist(), "qvel": d.qvel.tolist(), "qacc_smooth": d.qacc_smooth.tolist()})
+    arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm}))
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
