@@ -185,39 +185,14 @@ fn penetration(
         if st.dist > TOLERANCE {
             // `inflate`: move the witnesses out by the radii along the core normal.
             let n = normalize(st.x2 - st.x1);
-            let (mut x1, mut x2) = (st.x1 + n * r1, st.x2 - n * r2);
+            let (x1, x2) = (st.x1 + n * r1, st.x2 - n * r2);
             let dist = st.dist - (r1 + r2);
-            if std::env::var("GJKCAP").is_ok() {
-                eprintln!(
-                    "GJK it {} dist {:.17e} x1 {:?} x2 {:?} n {}",
-                    st.gjk_iterations,
-                    dist,
-                    x1.to_array(),
-                    x2.to_array(),
-                    st.nsimplex
-                );
-            }
             if dist < 0.0 {
-                if multi {
+                let features = multi.then(|| {
                     let simplex = &st.simplex[..st.nsimplex.min(3)];
-                    let features = (Feature::of(o1, simplex, true), Feature::of(o2, simplex, false));
-                    let start = out.len();
-                    match multicontact(features, x1, x2, o1, o2, margin, &mut s.clip, out) {
-                        Multi::Contacts => return,
-                        Multi::None { swapped } => {
-                            out.truncate(start);
-                            if swapped {
-                                std::mem::swap(&mut x1, &mut x2);
-                            }
-                        }
-                    }
-                }
-                out.push(MjContact {
-                    dist: margin + dist,
-                    pos: (x1 + x2) * 0.5,
-                    normal: normalize(x1 - x2),
-                    tangent: DVec3::ZERO,
+                    (Feature::of(o1, simplex, true), Feature::of(o2, simplex, false))
                 });
+                contacts(features, (x1, x2, dist), o1, o2, margin, &mut s.clip, out);
             }
             return;
         }
@@ -250,20 +225,31 @@ fn collide(
         return;
     }
     let Some(face) = epa(pt, o1, o2) else { return };
-    let (mut x1, mut x2, dist) = epa_witness(pt, face);
-    let start = out.len();
-    if multi {
+    let (x1, x2, dist) = epa_witness(pt, face);
+    let features = multi.then(|| {
         let verts = pt.faces[face].verts.map(|i| pt.verts[i]);
-        let features = (Feature::of(o1, &verts, true), Feature::of(o2, &verts, false));
-        match multicontact(features, x1, x2, o1, o2, margin, &mut s.clip, out) {
-            Multi::Contacts => return,
-            Multi::None { swapped } => {
-                out.truncate(start);
-                if swapped {
-                    std::mem::swap(&mut x1, &mut x2);
-                }
-            }
+        (Feature::of(o1, &verts, true), Feature::of(o2, &verts, false))
+    });
+    contacts(features, (x1, x2, dist), o1, o2, margin, &mut s.clip, out);
+}
+
+/// Appends the contacts of the multi-contact step from `features` when it clips any, otherwise the single contact
+/// at the midpoint of the witness points `x1`, `x2` (normal from geom 2's witness to geom 1's) when `dist < 0`.
+fn contacts(
+    features: Option<(Feature, Feature)>,
+    (x1, x2, dist): (DVec3, DVec3, f64),
+    o1: &Obj<'_>,
+    o2: &Obj<'_>,
+    margin: f64,
+    clip: &mut Clip,
+    out: &mut Vec<MjContact>,
+) {
+    if let Some(features) = features {
+        let start = out.len();
+        if multicontact(features, x1, x2, o1, o2, margin, clip, out) {
+            return;
         }
+        out.truncate(start);
     }
     if dist < 0.0 {
         out.push(MjContact {

@@ -280,18 +280,17 @@ pub(super) fn face_vertices(o: &Obj<'_>, idx: usize, out: &mut Vec<DVec3>) {
         Geom::Cylinder { radius, half_length } => {
             // `cylinderFace`: 16 vertices from the local +x axis, clockwise about the cap's outward normal.
             let sign = if idx == 0 { 1.0 } else { -1.0 };
-            out.extend(
-                CAP_COS
-                    .iter()
-                    .zip(CAP_SIN)
-                    .map(|(&c, s)| o.world(DVec3::new(radius * c, sign * (radius * -s), sign * half_length))),
-            );
+            out.extend((0..16).map(|k| {
+                let (c, s) = (CAP_COS[k], CAP_COS[(k + 12) % 16]);
+                o.world(DVec3::new(radius * c, sign * (radius * -s), sign * half_length))
+            }));
         }
         _ => {}
     }
 }
 
-/// MuJoCo 4.0.1's tables of a cylinder cap's 16 vertices (`cylinderFace.cos_16`, `sin_16`), to its 15 digits.
+/// MuJoCo 4.0.1's table of the cosines of a cylinder cap's 16 vertices (`cylinderFace.cos_16`), to its 15 digits;
+/// its `sin_16` holds the same literals a quarter turn on: `sin_16[k] == cos_16[(k + 12) % 16]`.
 // MuJoCo's literals, not the nearest doubles of cos and sin: the last bits of the cap's vertices follow them.
 #[allow(clippy::approx_constant)]
 const CAP_COS: [f64; 16] = [
@@ -311,25 +310,6 @@ const CAP_COS: [f64; 16] = [
     0.38268343236509,
     0.707106781186547,
     0.923879532511287,
-];
-#[allow(clippy::approx_constant)]
-const CAP_SIN: [f64; 16] = [
-    0.0,
-    0.38268343236509,
-    0.707106781186547,
-    0.923879532511287,
-    1.0,
-    0.923879532511287,
-    0.707106781186548,
-    0.38268343236509,
-    0.0,
-    -0.38268343236509,
-    -0.707106781186547,
-    -0.923879532511287,
-    -1.0,
-    -0.923879532511287,
-    -0.707106781186548,
-    -0.38268343236509,
 ];
 
 /// The pair of faces, geom 1's facing along `−dir` and geom 2's along `dir` by more than `EDGE_TOL |dir|`, whose
@@ -490,15 +470,6 @@ pub(super) fn polygon_clip(
     true
 }
 
-/// What the multi-contact step did.
-pub(super) enum Multi {
-    /// Contacts were appended.
-    Contacts,
-    /// No feature pair or nothing clipped: the EPA contact stands, with its witness points swapped when an edge of
-    /// geom 1 was clipped (MuJoCo swaps them after clipping whether or not points came out).
-    None { swapped: bool },
-}
-
 /// The support points of one geom that make the feature `mjc_multicontact` starts from: the vertices of the final
 /// EPA face, or those of GJK's final simplex when a sphere or capsule core was found apart (`count` of them, 1 to 3).
 #[derive(Debug, Clone, Copy)]
@@ -541,6 +512,8 @@ impl Feature {
 ///   first when geom 1 has faces, geom 2's feature is not a face and (it is a smaller feature than geom 1's or geom 2
 ///   has no faces), geom 1's first otherwise. A capsule's edge is its surface line through the witness point, a
 ///   cylinder's the side line along that face ([`side_line`]); a cylinder's cap is a 16-gon ([`face_vertices`]).
+///
+/// Returns whether contacts were appended to `out`; when not, the caller keeps the single contact of `x1`, `x2`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn multicontact(
     (f1, f2): (Feature, Feature),
@@ -551,10 +524,9 @@ pub(super) fn multicontact(
     margin: f64,
     c: &mut Clip,
     out: &mut Vec<MjContact>,
-) -> Multi {
-    let none = Multi::None { swapped: false };
+) -> bool {
     if f1.count == 0 || f2.count == 0 {
-        return none;
+        return false;
     }
     let (nf1, v1i, mut v1) = f1.dim();
     let (nf2, v2i, mut v2) = f2.dim();
@@ -569,7 +541,7 @@ pub(super) fn multicontact(
         let bufs = (&mut c.plane_n, &mut c.poly, &mut c.next);
         let n2 = c.n2[j];
         let ok = polygon_clip(&c.face1, &c.face2, c.n1[i], n2, false, margin, bufs, out);
-        return if ok { Multi::Contacts } else { none };
+        return ok;
     }
     let geom2_first = !c.n1.is_empty() && nf2 != 3 && (nf2 < nf1 || c.n2.is_empty());
     for edge_of_geom2 in [geom2_first, !geom2_first] {
@@ -584,7 +556,7 @@ pub(super) fn multicontact(
             face_vertices(o1, c.idx1[i], &mut c.face1);
             if matches!(o2.geom, Geom::Cylinder { .. }) {
                 if !side_line(o2, n1, &mut c.face2) {
-                    return none;
+                    return false;
                 }
             } else {
                 c.face2.clear();
@@ -592,7 +564,7 @@ pub(super) fn multicontact(
             }
             let bufs = (&mut c.plane_n, &mut c.poly, &mut c.next);
             let ok = polygon_clip(&c.face1, &c.face2, n1, -n1, false, margin, bufs, out);
-            return if ok { Multi::Contacts } else { none };
+            return ok;
         }
         if nf1 == 3 || c.n2.is_empty() {
             continue;
@@ -603,7 +575,7 @@ pub(super) fn multicontact(
         let n2 = c.n2[j];
         if matches!(o1.geom, Geom::Cylinder { .. }) {
             if !side_line(o1, n2, &mut c.face1) {
-                return none;
+                return false;
             }
         } else {
             c.face1.clear();
@@ -612,7 +584,7 @@ pub(super) fn multicontact(
         face_vertices(o2, c.idx2[j], &mut c.face2);
         let bufs = (&mut c.plane_n, &mut c.poly, &mut c.next);
         let ok = polygon_clip(&c.face2, &c.face1, n2, -n2, true, margin, bufs, out);
-        return if ok { Multi::Contacts } else { Multi::None { swapped: false } };
+        return ok;
     }
-    none
+    false
 }
