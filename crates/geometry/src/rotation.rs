@@ -76,6 +76,24 @@ pub fn normalize_quat(q: DQuat, min_norm: f64) -> DQuat {
     }
 }
 
+/// A quaternion normalised as MuJoCo's compiler does (`mjuu_normvec` on `(w, x, y, z)`, unlike [`normalize_quat`] at
+/// run time): `|q|² = ((w² + x²) + y²) + z²`; `q` itself when `|q|` is within 10⁻¹⁴ of 1 (normalising again would move
+/// its last bits, and with them every pose computed from it), else each component divided by `|q|`. `None` when `|q|²`
+/// is below 10⁻¹⁴ or not finite, where `mjuu_normvec` leaves the vector as it is.
+#[inline]
+pub fn normalize_quat_compiled(q: DQuat) -> Option<DQuat> {
+    let norm2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+    if !(norm2 >= 1e-14 && norm2.is_finite()) {
+        return None;
+    }
+    let norm = norm2.sqrt();
+    Some(if (norm - 1.0).abs() > 1e-14 {
+        DQuat::from_xyzw(q.x / norm, q.y / norm, q.z / norm, q.w / norm)
+    } else {
+        q
+    })
+}
+
 /// The world pose of a frame given in a body's frame (`mj_local2Global`): position `R(body) · local + body`, with
 /// `R` from [`quat_to_mat`], orientation [`mul_quat`]`(body, local)`.
 #[inline]
@@ -150,5 +168,22 @@ mod tests {
             [n.w, n.x, n.y, n.z],
             [0.3011920676692069, -0.7027814912281495, 0.20079471177947128, 0.6124238709273874]
         );
+    }
+
+    /// MuJoCo 4.0.1's compiled `body_quat` of `quat="0.39871 -0.125792 0.668374 -0.615209"`, bit for bit; a unit
+    /// quaternion and one within 1e-14 of unit length are left alone; a zero one has no direction.
+    #[test]
+    fn compiled_normalisation_matches_mujoco_bits() {
+        let q = normalize_quat_compiled(DQuat::from_xyzw(-0.125792, 0.668374, -0.615209, 0.39871)).unwrap();
+        let mujoco = [0.39871015770564766, -0.1257920497557343, 0.6683742643684747, -0.6152092433396047];
+        assert_eq!([q.w, q.x, q.y, q.z].map(f64::to_bits), mujoco.map(f64::to_bits));
+        let near = DQuat::from_xyzw(0.0, 0.0, 0.0, 1.0 + 4e-15);
+        assert_eq!(normalize_quat_compiled(near), Some(near));
+        assert_eq!(
+            normalize_quat_compiled(DQuat::from_xyzw(0.5, 0.5, 0.5, 0.5)),
+            Some(DQuat::from_xyzw(0.5, 0.5, 0.5, 0.5))
+        );
+        assert_eq!(normalize_quat_compiled(DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0)), None);
+        assert_eq!(normalize_quat_compiled(DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0)), None);
     }
 }

@@ -11,6 +11,7 @@
 //! are rounded in its frame, so both are computed as MuJoCo 4.0.1 does, bit for bit.
 
 use glam::{DQuat, DVec3};
+use signorini_geometry::rotation::normalize_quat_compiled;
 
 /// The tolerance MuJoCo 4.0.1's body compiler passes (`mjCBody::Compile`, `AccumulateInertia`).
 const BODY_TOL: f64 = 4e-15;
@@ -87,16 +88,10 @@ pub fn mesh_principal(full: [f64; 6]) -> (DVec3, DQuat) {
     eig3(full, MESH_TOL)
 }
 
-/// `mjuu_normvec` on a quaternion: unchanged when its squared norm is below `mjEPS` (10⁻¹⁴) or its norm within
-/// `mjEPS` of 1, else divided by the norm.
-pub(crate) fn normvec(q: &mut [f64; 4]) {
-    let norm2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if norm2 < 1e-14 {
-        return;
-    }
-    let norm = norm2.sqrt();
-    if (norm - 1.0).abs() > 1e-14 {
-        q.iter_mut().for_each(|v| *v /= norm);
+/// `mjuu_normvec` on a quaternion stored `(w, x, y, z)` ([`normalize_quat_compiled`]).
+fn normvec(q: &mut [f64; 4]) {
+    if let Some(u) = normalize_quat_compiled(DQuat::from_xyzw(q[1], q[2], q[3], q[0])) {
+        *q = [u.w, u.x, u.y, u.z];
     }
 }
 

@@ -8,6 +8,7 @@
 //! conversions are [`signorini_xml::orientation`]'s.
 
 use glam::{DMat3, DQuat, DVec3};
+use signorini_geometry::rotation::normalize_quat_compiled;
 use signorini_xml::orientation::{quat_wxyz, z2quat};
 
 use crate::compiler::Compiler;
@@ -15,12 +16,10 @@ use crate::eig3;
 use crate::error::Result;
 use signorini_xml::attrs::Attrs;
 
-/// `mjuu_normvec` for a quaternion, as MuJoCo's compiler normalises: unchanged within 1e-14 of unit length (glam's
-/// `normalize` would still move its last bits), else divided by its norm.
+/// `mjuu_normvec` for a quaternion, as MuJoCo's compiler normalises ([`normalize_quat_compiled`]): unchanged within
+/// 1e-14 of unit length (glam's `normalize` would still move its last bits), else divided by its norm.
 pub fn normalized(q: DQuat) -> DQuat {
-    let mut wxyz = [q.w, q.x, q.y, q.z];
-    eig3::normvec(&mut wxyz);
-    DQuat::from_xyzw(wxyz[1], wxyz[2], wxyz[3], wxyz[0])
+    normalize_quat_compiled(q).unwrap_or(q)
 }
 
 /// `a ⊗ b` normalised as MuJoCo's compiler does (`mjuu_mulquat`).

@@ -7,6 +7,7 @@
 
 use glam::{DQuat, DVec3};
 use signorini_collision::world::{BodyDesc, CollisionModel, CollisionOptions, GeomDesc};
+use signorini_geometry::rotation::normalize_quat_compiled;
 use signorini_geometry::{Pose, Shape};
 
 use crate::error::{ModelError, object_name};
@@ -400,19 +401,10 @@ pub fn unit_axis(a: DVec3) -> Option<DVec3> {
     Some(if (norm - 1.0).abs() > 1e-14 { DVec3::new(a.x / norm, a.y / norm, a.z / norm) } else { a })
 }
 
-/// A quaternion at unit length as MuJoCo's compiler leaves it (`mjuu_normvec` on `(w, x, y, z)`): unchanged within
-/// 10⁻¹⁴ of unit length (normalising again would move its last bits, and with them every pose computed from it),
-/// else each component divided by the length; glam's normalisation for lengths below 10⁻¹⁴.
+/// A quaternion at unit length as MuJoCo's compiler leaves it ([`normalize_quat_compiled`]); glam's normalisation
+/// where that leaves it alone (a length below 10⁻⁷).
 pub fn unit_quat_compiled(q: DQuat) -> DQuat {
-    let norm = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).sqrt();
-    if norm < 1e-14 || !norm.is_finite() {
-        return q.normalize();
-    }
-    if (norm - 1.0).abs() < 1e-14 {
-        q
-    } else {
-        DQuat::from_xyzw(q.x / norm, q.y / norm, q.z / norm, q.w / norm)
-    }
+    normalize_quat_compiled(q).unwrap_or_else(|| q.normalize())
 }
 
 /// The bounding radius of `shape` about its origin (see [`Model::geom_rbound`]).

@@ -6,6 +6,7 @@
 //! in MuJoCo; URDF's `rpy` is the sequence `XYZ`: `R = Rz(y) Ry(p) Rx(r)`.
 
 use glam::{DQuat, DVec3};
+use signorini_geometry::rotation::normalize_quat_compiled;
 
 /// The minimal rotation taking `+z` onto `vec` (MuJoCo's `mjuu_z2quat`; `vec` need not be unit). For `vec` along
 /// `−z` it is the half-turn about `x`.
@@ -33,19 +34,15 @@ pub fn euler_to_quat(angles: [f64; 3], seq: [u8; 3]) -> DQuat {
     q
 }
 
-/// A `(w, x, y, z)` quaternion as glam's, normalised as MuJoCo's compiler does (`mjuu_normvec`: the squared norm
-/// summed in `w, x, y, z` order, left alone within 1e-14 of unit length, else divided by the norm); `None` for a zero
-/// quaternion.
+/// A `(w, x, y, z)` quaternion as glam's, normalised as MuJoCo's compiler does
+/// ([`normalize_quat_compiled`]: left alone within 1e-14 of unit length, else divided by the norm); `None` for a zero
+/// or non-finite quaternion.
 pub fn quat_wxyz(q: [f64; 4]) -> Option<DQuat> {
     let v = DQuat::from_xyzw(q[1], q[2], q[3], q[0]);
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if n > 1e-140 && n < 1e140 {
-        if (n - 1.0).abs() <= 1e-14 {
-            return Some(v);
-        }
-        return Some(DQuat::from_xyzw(q[1] / n, q[2] / n, q[3] / n, q[0] / n));
+    if let Some(unit) = normalize_quat_compiled(v) {
+        return Some(unit);
     }
-    // Components so large or small that the norm overflows or underflows: scale by the largest first.
+    // Components so small, or so large, that the squared norm underflows or overflows: scale by the largest first.
     let m = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
     if !(m > 0.0 && m.is_finite()) {
         return None;
