@@ -101,11 +101,10 @@ impl SpatialInertia {
     /// No inertia.
     pub const ZERO: SpatialInertia = SpatialInertia { mass: 0.0, h: DVec3::ZERO, rot: DMat3::ZERO };
 
-    /// The inertia of mass `mass` with world-frame inertia `inertia_com` about its centre `com_offset = x_com − c`.
-    #[inline]
     /// The inertia of a body with principal moments `moments` along the columns of `frame`, its centre of mass at
     /// `com_offset` from the reference point, in MuJoCo's arithmetic (`mju_inertCom`): `R diag(i) Rᵀ` entry by entry,
     /// then the shift `m (‖d‖² 𝟙 − d dᵀ)` added entry by entry.
+    #[inline]
     pub fn from_principal(mass: f64, moments: DVec3, frame: DMat3, com_offset: DVec3) -> Self {
         let m = frame.to_cols_array();
         // Row-major `mat`, as MuJoCo holds it: mat[3r + c] = frame.col(c)[r].
@@ -131,12 +130,6 @@ impl SpatialInertia {
         let yz = mat[3] * tmp[2] + mat[4] * tmp[5] + mat[5] * tmp[8] - mass * d.y * d.z;
         let rot = DMat3::from_cols(DVec3::new(xx, xy, xz), DVec3::new(xy, yy, yz), DVec3::new(xz, yz, zz));
         Self { mass, h: DVec3::new(mass * d.x, mass * d.y, mass * d.z), rot }
-    }
-
-    pub fn from_com(mass: f64, inertia_com: DMat3, com_offset: DVec3) -> Self {
-        let d = com_offset;
-        let shift = DMat3::from_diagonal(DVec3::splat(d.length_squared())) - outer(d, d);
-        Self { mass, h: d * mass, rot: inertia_com + shift * mass }
     }
 
     /// The momentum `I·v = (I_c ω + h × v, m v − h × ω)` of motion `v`, summed term by term in MuJoCo 4.0.1's
@@ -182,12 +175,6 @@ pub struct Wrench {
     pub torque: DVec3,
 }
 
-/// `a bᵀ`.
-#[inline]
-pub(crate) fn outer(a: DVec3, b: DVec3) -> DMat3 {
-    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,7 +199,7 @@ mod tests {
     #[test]
     fn point_mass_momentum() {
         let (mass, d) = (2.0, DVec3::new(0.3, -0.1, 0.5));
-        let inertia = SpatialInertia::from_com(mass, DMat3::ZERO, d);
+        let inertia = SpatialInertia::from_principal(mass, DVec3::ZERO, DMat3::IDENTITY, d);
         let motion = v([0.4, 1.0, -0.6, 0.2, 0.7, -0.3]);
         let momentum = inertia.mul_motion(motion);
         let velocity = motion.lin + motion.ang.cross(d);
