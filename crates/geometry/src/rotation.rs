@@ -76,6 +76,15 @@ pub fn normalize_quat(q: DQuat, min_norm: f64) -> DQuat {
     }
 }
 
+/// `v / |v|` (`mju_normalize3` of MuJoCo 4.0.1): `|v|² = (x² + y²) + z²`, then `v · (1/|v|)`; `e_x` when `|v|` is below
+/// `min_norm`. Unlike [`normalize_quat`] (and MuJoCo 3.x), a vector already within `min_norm` of unit length is
+/// scaled all the same (read off 4.0.1's disassembly of `mju_normalize3` and of `mju_quatIntegrate`, which inlines it).
+#[inline]
+pub fn unit_vec3(v: DVec3, min_norm: f64) -> DVec3 {
+    let norm = ((v.x * v.x + v.y * v.y) + v.z * v.z).sqrt();
+    if norm < min_norm { DVec3::X } else { v * (1.0 / norm) }
+}
+
 /// A quaternion normalised as MuJoCo's compiler does (`mjuu_normvec` on `(w, x, y, z)`, unlike [`normalize_quat`] at
 /// run time): `|q|² = ((w² + x²) + y²) + z²`; `q` itself when `|q|` is within 10⁻¹⁴ of 1 (normalising again would move
 /// its last bits, and with them every pose computed from it), else each component divided by `|q|`. `None` when `|q|²`
@@ -185,5 +194,14 @@ mod tests {
         );
         assert_eq!(normalize_quat_compiled(DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0)), None);
         assert_eq!(normalize_quat_compiled(DQuat::from_xyzw(f64::NAN, 0.0, 0.0, 1.0)), None);
+    }
+
+    /// `mujoco.mju_normalize3` of 4.0.1 on a vector 1.1e-16 short of unit length: scaled all the same.
+    #[test]
+    fn unit_vec3_matches_mujoco_bits() {
+        let v = DVec3::new(-0.5878836575040151, 0.7249926029290347, -0.35885725705060634);
+        let mujoco = [-0.5878836575040152, 0.7249926029290348, -0.3588572570506064];
+        assert_eq!(unit_vec3(v, 1e-15).to_array().map(f64::to_bits), mujoco.map(f64::to_bits));
+        assert_eq!(unit_vec3(DVec3::new(1e-16, 0.0, 0.0), 1e-15), DVec3::X);
     }
 }

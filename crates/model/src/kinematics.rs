@@ -10,7 +10,7 @@
 //! joint, as in MuJoCo), matching `qvel` in that frame.
 
 use glam::{DMat3, DQuat, DVec3};
-use signorini_geometry::rotation::{mul_quat, normalize_quat, quat_to_mat, rotate_vec};
+use signorini_geometry::rotation::{mul_quat, normalize_quat, quat_to_mat, rotate_vec, unit_vec3};
 
 use crate::data::Data;
 use crate::model::{MINVAL, Model};
@@ -54,19 +54,13 @@ pub fn quat_integrate(q: DQuat, omega: DVec3) -> DQuat {
     (q * DQuat::from_axis_angle(omega / angle, angle)).normalize()
 }
 
-/// `q ⊗ exp(h ω)` with MuJoCo's arithmetic (`mju_quatIntegrate(q, ω, h)`): the axis `ω / |ω|` (`mju_normalize3`;
-/// `e_x` below `MINVAL`), the angle `h |ω|`, `q` normalised first ([`unit_quat`]) and not after.
+/// `q ⊗ exp(h ω)` with MuJoCo 4.0.1's arithmetic (`mju_quatIntegrate(q, ω, h)`): the axis `ω / |ω|` ([`unit_vec3`],
+/// `mju_normalize3`: `e_x` below `MINVAL`, scaled even when `|ω|` is 1 to rounding), the angle `h |ω|`, `q` normalised
+/// first ([`unit_quat`]) and not after.
 #[inline]
 pub fn quat_integrate_scaled(q: DQuat, omega: DVec3, h: f64) -> DQuat {
-    let norm = (omega.x * omega.x + omega.y * omega.y + omega.z * omega.z).sqrt();
-    let axis = if norm < MINVAL {
-        DVec3::X
-    } else if (norm - 1.0).abs() > MINVAL {
-        omega * (1.0 / norm)
-    } else {
-        omega
-    };
-    mul_quat(unit_quat(q), axis_angle(axis, h * norm))
+    let norm = ((omega.x * omega.x + omega.y * omega.y) + omega.z * omega.z).sqrt();
+    mul_quat(unit_quat(q), axis_angle(unit_vec3(omega, MINVAL), h * norm))
 }
 
 /// The matrix of `xquat ⊗ q` (`mj_local2Global`'s orientation); `mat`, the matrix of `xquat`, for the identity (most
@@ -264,5 +258,26 @@ impl Model {
             d.cinert[b] =
                 SpatialInertia::from_principal(d.body_mass[b], d.body_inertia[b], d.ximat[b], d.xipos[b] - c);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mujoco.mju_quatIntegrate` of 4.0.1 with `|ω|` 1.1e-16 short of 1: the axis is scaled by `1/|ω|` all the same
+    /// (3.x's source left it alone, which moves `x` by one bit here).
+    #[test]
+    fn quat_integrate_matches_mujoco_bits_near_unit_rate() {
+        let q = DQuat::from_xyzw(
+            0.10259783520851541,
+            -0.3077935056255462,
+            0.20519567041703082,
+            0.9233805168766387,
+        );
+        let omega = DVec3::new(-0.5878836575040151, 0.7249926029290347, -0.35885725705060634);
+        let p = quat_integrate_scaled(q, omega, 0.01);
+        let mujoco = [0.9251544650089942, 0.09969080621771947, -0.3048615162107793, 0.20300348510123536];
+        assert_eq!([p.w, p.x, p.y, p.z].map(f64::to_bits), mujoco.map(f64::to_bits));
     }
 }
