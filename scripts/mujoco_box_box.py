@@ -1,7 +1,8 @@
 """Reference contacts of MuJoCo 4.0's box–box collision (mjc_BoxBox) for the collision tests.
 
 Writes crates/collision/tests/data/box_box_mujoco.json: each case holds the two boxes in MuJoCo's contact order
-(geom 1, geom 2) with their half sizes, world `pos` and row-major `mat` (d.geom_xpos, d.geom_xmat), and MuJoCo's
+(geom 1, geom 2) with their half sizes, world `pos` and row-major `mat` (d.geom_xpos, d.geom_xmat), the quaternion
+`quat` from which MuJoCo made that matrix (w first; `mujoco_convex_pairs.exact_quat`), and MuJoCo's
 contacts (dist, pos, frame[0:3] = normal from geom 1 to geom 2) after mj_forward. Margin 0. Cases: random poses
 pushed into contact along a random direction (the touching distance found by bisection on MuJoCo's own contact
 test, then a random depth), boxes resting face on face with small tilts and in-plane offsets (clipped polygons of 3
@@ -17,7 +18,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from mujoco_convex_pairs import axis_angle, mat_quat, random_rotation
+from mujoco_convex_pairs import axis_angle, exact_quat, mat_quat, random_rotation
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "crates/collision/tests/data/box_box_mujoco.json"
@@ -42,7 +43,13 @@ class Pair:
         self.place(p1, r1, p2, r2)
         d = self.d
         geoms = [
-            {"size": self.sizes[g], "pos": d.geom_xpos[g].tolist(), "mat": d.geom_xmat[g].tolist()} for g in (0, 1)
+            {
+                "size": self.sizes[g],
+                "pos": d.geom_xpos[g].tolist(),
+                "mat": d.geom_xmat[g].tolist(),
+                "quat": exact_quat(self.m, d, g),
+            }
+            for g in (0, 1)
         ]
         contacts = []
         for c in d.contact[: d.ncon]:

@@ -152,9 +152,24 @@ def simulate(m, poses):
     return d
 
 
+def exact_quat(m, d, g):
+    """A world quaternion of geom g (w first) from which `mju_quat2Mat` makes MuJoCo's `geom_xmat` bit for bit, so
+    that a test poses the geom as MuJoCo did (a quaternion read back from the matrix moves its last bits): the
+    product of the body's `xquat` and the geom's `geom_quat` (`mj_kinematics`), or, for a geom MuJoCo poses as its
+    body's frame or its inertial frame, `xquat` or `xquat ⊗ body_iquat`; None if none of them does."""
+    b = m.geom_bodyid[g]
+    candidates = [np.zeros(4), d.xquat[b].copy(), np.zeros(4)]
+    mujoco.mju_mulQuat(candidates[0], d.xquat[b], m.geom_quat[g])
+    mujoco.mju_mulQuat(candidates[2], d.xquat[b], m.body_iquat[b])
+    for q in candidates:
+        if np.array_equal(quat_mat(q).reshape(9), d.geom_xmat[g]):
+            return q.tolist()
+    return None
+
+
 def record(m, d, describe, kind):
-    """One case: the two geoms in MuJoCo's contact order, `describe(g)` (type and size or mesh) with the world pose,
-    and MuJoCo's contacts."""
+    """One case: the two geoms in MuJoCo's contact order, `describe(g)` (type and size or mesh) with the world pose
+    (`pos`, `mat`, and `quat` where `exact_quat` finds one), and MuJoCo's contacts."""
     order = [0, 1]
     if d.ncon and int(d.contact[0].geom[0]) == 1:
         order = [1, 0]
@@ -165,6 +180,10 @@ def record(m, d, describe, kind):
         geom = describe(g)
         geom["pos"] = d.geom_xpos[g].tolist()
         geom["mat"] = d.geom_xmat[g].tolist()
+        if "quat" not in geom:
+            quat = exact_quat(m, d, g)
+            if quat is not None:
+                geom["quat"] = quat
         geoms.append(geom)
     contacts = []
     for c in d.contact[:d.ncon]:
