@@ -176,8 +176,9 @@ impl PairRoutine {
     }
 }
 
-/// MuJoCo contacts of our (A, B) in MuJoCo's own convention and geom order, for tests: `None` without a dedicated
-/// routine; otherwise the contacts and whether A is MuJoCo's geom 2.
+/// MuJoCo contacts of our (A, B) in MuJoCo's own convention and geom order, as `d.contact` reports them (normals
+/// normalised again by `mju_makeFrame`), for tests: `None` without a dedicated routine; otherwise the contacts and
+/// whether A is MuJoCo's geom 2.
 pub fn mujoco_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> Option<(Vec<MjContact>, bool)> {
     let r = routine(a, b, true)?;
     let mut mj = Vec::new();
@@ -186,6 +187,9 @@ pub fn mujoco_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> Op
         (r.func)(b, &fb, a, &fa, 0.0, &mut mj);
     } else {
         (r.func)(a, &fa, b, &fb, 0.0, &mut mj);
+    }
+    for c in &mut mj {
+        c.normal = signorini_geometry::rotation::unit_vec3(c.normal, MINVAL);
     }
     Some((mj, r.swapped))
 }
