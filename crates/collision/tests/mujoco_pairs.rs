@@ -713,7 +713,10 @@ fn box_box_matches_mujoco() {
         let shape = |g: &BoxGeom| -> Shape { Cuboid::new(DVec3::from(g.size)).unwrap().into() };
         let pose = |g: &BoxGeom| {
             let [w, x, y, z] = g.quat;
-            Pose::new(DVec3::from(g.pos), DQuat::from_xyzw(x, y, z, w)).unwrap()
+            let q = DQuat::from_xyzw(x, y, z, w);
+            // The quaternion makes MuJoCo's matrix bit for bit (row-major in the file).
+            assert_eq!(signorini_geometry::rotation::quat_to_mat(q).transpose().to_cols_array(), g.mat);
+            Pose::new(DVec3::from(g.pos), q).unwrap()
         };
         let (s1, s2) = (shape(g1), shape(g2));
         let (ours, swapped) =
