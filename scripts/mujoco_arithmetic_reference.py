@@ -8,6 +8,8 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   primitive formulas), then `qpos`, `qvel` and `qacc_smooth` after each of the first 7 `mj_step`s, before the box
   meets the table: the composite rigid body algorithm, the bias forces, the factorisation and solve of `M`, the
   passive and actuator forces and the integrator, all at full precision.
+* `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
+  contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
 
 Writes crates/model/tests/data/mujoco_arithmetic.json. Needs `pip install mujoco` (4.0.1).
 
@@ -22,6 +24,30 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "crates/model/tests/data/mujoco_arithmetic.json"
+
+
+def contact_rows(scene):
+    """The constraint rows of the first step with a contact of `../shared/scenes/{scene}.xml` from its keyframe: the
+    step, and per row its nonzero Jacobian entries (dof, value), `efc_pos`, `efc_aref`, `efc_D` and `efc_R`."""
+    m = mujoco.MjModel.from_xml_path(str(ROOT.parent / f"shared/scenes/{scene}.xml"))
+    d = mujoco.MjData(m)
+    if m.nkey:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    step = 0
+    while d.ncon == 0:
+        mujoco.mj_step(m, d)
+        step += 1
+    if mujoco.mj_isSparse(m):
+        jac = np.zeros((d.nefc, m.nv))
+        mujoco.mju_sparse2dense(jac, d.efc_J, d.efc_J_rownnz, d.efc_J_rowadr, d.efc_J_colind)
+    else:
+        jac = d.efc_J[:d.nefc * m.nv].reshape(d.nefc, m.nv)
+    rows = []
+    for i in range(d.nefc):
+        dofs = np.nonzero(jac[i])[0]
+        rows.append({"dofs": dofs.tolist(), "jac": jac[i][dofs].tolist(), "pos": float(d.efc_pos[i]),
+                     "aref": float(d.efc_aref[i]), "D": float(d.efc_D[i]), "R": float(d.efc_R[i])})
+    return {"step": step, "rows": rows}
 
 
 def main():
@@ -53,8 +79,10 @@ def main():
         assert d.ncon == 0
         steps.append({"qpos": d.qpos.tolist(), "qvel": d.qvel.tolist(), "qacc_smooth": d.qacc_smooth.tolist()})
     arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
+    first_contact = {name: contact_rows(name) for name in ("arm", "pile")}
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm}))
+    OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
+                               "first_contact": first_contact}))
     print(f"wrote {OUT}")
 
 

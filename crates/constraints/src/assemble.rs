@@ -618,30 +618,28 @@ fn push_direction(rows: &mut ConstraintRows, cols: &[Column], lin: DVec3, ang: D
     }
 }
 
-/// Per-step Jacobian data of every dof: the linear part at the world origin, `v_k = cdof.lin − ω_k × c_k` (with
-/// `ω_k` the angular part of `cdof` and `c_k` the reference point of the dof's tree), so that the column of world
-/// point `p` is `(v_k + ω_k × p, ω_k)` without looking the reference point up again per contact. `ω_k` is read from
-/// `cdof` itself (a copy would add 24 bytes per dof).
+/// Per-step Jacobian data of every dof: the reference point `c_k` of the dof's tree (`subtree_com` of its root), so
+/// that the column of world point `p` is `(cdof.lin + ω_k × (p − c_k), ω_k)` (MuJoCo's `mj_jac` arithmetic: folding
+/// `cdof.lin − ω_k × c_k` into one vector beforehand rounds differently) without looking the root up per contact.
 #[derive(Debug, Clone, Default)]
 struct DofColumns {
-    lin0: Vec<DVec3>,
+    reference: Vec<DVec3>,
 }
 
 impl DofColumns {
     fn update(&mut self, model: &Model, data: &Data) {
-        self.lin0.clear();
+        self.reference.clear();
         // Exactly `nv` (pushing would grow it to the next power of two).
-        self.lin0.reserve_exact(model.nv);
-        for dof in 0..model.nv {
-            self.lin0.push(model.jacobian_column(data, dof, DVec3::ZERO).0);
-        }
+        self.reference.reserve_exact(model.nv);
+        self.reference
+            .extend((0..model.nv).map(|dof| data.subtree_com[model.body_rootid[model.dof_bodyid[dof]]]));
     }
 
     /// The column of world point `p` for `dof`, with `cdof` the step's motion subspaces (`Data::cdof`).
     #[inline]
     fn column(&self, cdof: &[SpatialVec], dof: usize, p: DVec3) -> (DVec3, DVec3) {
-        let ang = cdof[dof].ang;
-        (self.lin0[dof] + ang.cross(p), ang)
+        let SpatialVec { ang, lin } = cdof[dof];
+        (lin + ang.cross(p - self.reference[dof]), ang)
     }
 }
 

