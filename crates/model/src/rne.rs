@@ -72,13 +72,12 @@ impl Model {
             if !d.body_awake[b] {
                 continue;
             }
-            let mut a = d.rne_cacc[self.body_parent[b]];
-            let dof0 = self.body_dofadr[b];
-            for dof in dof0..dof0 + self.body_dofnum[b] {
-                a += d.cdof_dot[dof].scale(d.qvel[dof]);
-                if let Some(qacc) = qacc {
-                    a += d.cdof[dof].scale(qacc[dof]);
-                }
+            // `cacc = cacc_parent + Σ cdof_dot q̇ (+ Σ cdof q̈)`, each sum formed on its own first (MuJoCo's
+            // `mju_mulDofVec`: one product for a single dof, else row by row with zero entries skipped).
+            let dofs = self.body_dofadr[b]..self.body_dofadr[b] + self.body_dofnum[b];
+            let mut a = d.rne_cacc[self.body_parent[b]] + dof_sum(&d.cdof_dot, &d.qvel, dofs.clone());
+            if let Some(qacc) = qacc {
+                a += dof_sum(&d.cdof, qacc, dofs);
             }
             d.rne_cacc[b] = a;
             let inertia = &d.cinert[b];
@@ -160,4 +159,19 @@ impl Model {
             }
         }
     }
+}
+
+/// `Σ_k basis_k x_k` over `dofs` as MuJoCo's `mju_mulDofVec` forms it: `basis_k x_k` for a single dof, else the
+/// products added one at a time from zero, with zero `x_k` skipped.
+fn dof_sum(basis: &[SpatialVec], x: &[f64], dofs: std::ops::Range<usize>) -> SpatialVec {
+    if dofs.len() == 1 {
+        return basis[dofs.start].scale(x[dofs.start]);
+    }
+    let mut sum = SpatialVec::ZERO;
+    for k in dofs {
+        if x[k] != 0.0 {
+            sum += basis[k].scale(x[k]);
+        }
+    }
+    sum
 }
