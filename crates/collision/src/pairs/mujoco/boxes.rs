@@ -39,7 +39,8 @@ pub(crate) fn raw_sphere_box(
         (center + nearest * (0.5 * (r - closest)), nearest, -closest)
     } else {
         let deepest = center + dir * r;
-        (0.5 * (clamped + deepest), dir, dist)
+        // `pos = 0 + ½ clamped + ½ deepest` (two `mji_addToScl3`), not `½ (clamped + deepest)`.
+        (clamped * 0.5 + deepest * 0.5, dir, dist)
     };
     out.push(MjContact {
         dist: dist - r,
