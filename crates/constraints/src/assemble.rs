@@ -33,6 +33,7 @@
 //! (the MJCF loader refuses it). A limited ball joint makes one row when its rotation angle exceeds the larger end
 //! of its range (MuJoCo's cone limit, in both dialects: Genesis drops ball-joint ranges).
 
+use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_model::error::object_name;

@@ -26,6 +26,7 @@ pub mod assemble;
 pub mod error;
 pub mod frame;
 pub mod impedance;
+pub mod mujoco_dot;
 pub mod options;
 pub mod rows;
 pub mod sol_overrides;

@@ -195,6 +195,12 @@ pub struct ConstraintOptions {
     ///
     /// Default: `true`.
     pub refsafe: bool,
+    /// On a model MuJoCo keeps dense (fewer than [`crate::mujoco_dot::MUJOCO_SPARSE_NV`] dofs), a contact row's
+    /// velocity `J_r q̇` is summed as MuJoCo's `mj_mulJacVec` sums it ([`crate::mujoco_dot::mujoco_row_dot`]), not
+    /// from the contact's normal and tangent velocities. The same value to rounding.
+    ///
+    /// Default: `false`.
+    pub mujoco_sums: bool,
     /// Elliptic contacts are built for the Signorini resolution: the spin and rolling rows keep the friction rows'
     /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone.
     ///
@@ -225,6 +231,7 @@ impl Default for ConstraintOptions {
             direct_solref: false,
             equality_velocity_bias: false,
             refsafe: true,
+            mujoco_sums: false,
         }
     }
 }
@@ -233,7 +240,8 @@ impl ConstraintOptions {
     /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
     /// tangents, MuJoCo's pyramid regularizer and zero-coefficient edges, contact margins, friction loss above 0,
     /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, the `J̇ q̇` bias of
-    /// connect and weld rows, and `impratio` 1 for every cone unless given. The other fields are the defaults.
+    /// connect and weld rows, MuJoCo's sums of contact row velocities, and `impratio` 1 for every cone unless given.
+    /// The other fields are the defaults.
     pub fn mujoco() -> Self {
         Self {
             elliptic_auto_impratio: 1.0,
@@ -247,6 +255,7 @@ impl ConstraintOptions {
             impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
             direct_solref: true,
             equality_velocity_bias: true,
+            mujoco_sums: true,
             ..Self::default()
         }
     }

@@ -54,6 +54,7 @@ fn the_mujoco_preset_sets_every_rule_and_nothing_else() {
         impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
         direct_solref: true,
         equality_velocity_bias: true,
+        mujoco_sums: true,
         ..native
     };
     assert_eq!(mujoco, expected);

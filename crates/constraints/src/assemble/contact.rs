@@ -100,10 +100,21 @@ impl ConstraintAssembler {
             basis_vel[3] += w.dot(n);
         }
         let (basis, cols) = (&*basis, &*cols);
+        // MuJoCo sums each row's velocity over the row itself (`mj_mulJacVec`); on a dense model that order is
+        // reproduced (surface velocities are not part of `J q̇`, they keep their own sum).
+        let mujoco_vel = opts.mujoco_sums && model.nv < MUJOCO_SPARSE_NV && !model.has_surfacevel;
+        let last_row_vel = |rows: &ConstraintRows, fallback: f64| {
+            if mujoco_vel {
+                let n = rows.jac_val.len();
+                mujoco_row_dot(&rows.jac_dof[n - ncol..], &rows.jac_val[n - ncol..], qvel)
+            } else {
+                fallback
+            }
+        };
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
             rows.jac_dof.extend(cols.iter().map(|c| c.dof as DofIndex));
             rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);
-            basis_vel[d]
+            last_row_vel(rows, basis_vel[d])
         };
 
         // MuJoCo 4.0's adhesion: the normal's reference acceleration gains `R·adhesion` (each pyramid edge
@@ -143,7 +154,7 @@ impl ConstraintAssembler {
                             let (normal, edge) = (&basis[..ncol], &basis[(d + 1) * ncol..(d + 2) * ncol]);
                             rows.jac_dof.extend(cols.iter().map(|c| c.dof as DofIndex));
                             rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
-                            let vel = basis_vel[0] + w * basis_vel[d + 1];
+                            let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1]);
                             let aref = sol.aref(imp, vel, x) + r * adhesion / (2 * (dim - 1)) as f64;
                             let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
