@@ -8,6 +8,8 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   primitive formulas), then `qpos`, `qvel` and `qacc_smooth` after each of the first 7 `mj_step`s, before the box
   meets the table: the composite rigid body algorithm, the bias forces, the factorisation and solve of `M`, the
   passive and actuator forces and the integrator, all at full precision.
+* `arm_contact`: `qpos`, `qvel`, the solver's `qacc` and `efc_force` of the arm after steps 8, 20, 30 and 58 (its
+  box on the table, then pushed by the arm's tip).
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
   contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
 
@@ -50,6 +52,21 @@ def contact_rows(scene):
     return {"step": step, "rows": rows}
 
 
+def contact_steps(scene, steps):
+    """`qpos`, `qvel`, the solver's `qacc` and `efc_force` after the given steps of `../shared/scenes/{scene}.xml`
+    from its keyframe (the arm: its box lands on the table at step 8, the arm's tip touches the box from step 20)."""
+    m = mujoco.MjModel.from_xml_path(str(ROOT.parent / f"shared/scenes/{scene}.xml"))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    out = []
+    for k in range(1, max(steps) + 1):
+        mujoco.mj_step(m, d)
+        if k in steps:
+            out.append({"step": k, "qpos": d.qpos.tolist(), "qvel": d.qvel.tolist(), "qacc": d.qacc.tolist(),
+                        "efc_force": d.efc_force[:d.nefc].tolist()})
+    return out
+
+
 def main():
     assert mujoco.__version__ == "4.0.1", f"reference for 4.0.1, not {mujoco.__version__}"
     lib = ctypes.CDLL(str(Path(mujoco.__file__).parent / "libmujoco.so.4.0.1"))
@@ -80,9 +97,10 @@ def main():
         steps.append({"qpos": d.qpos.tolist(), "qvel": d.qvel.tolist(), "qacc_smooth": d.qacc_smooth.tolist()})
     arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
     first_contact = {name: contact_rows(name) for name in ("arm", "pile")}
+    arm_contact = contact_steps("arm", (8, 20, 30, 58))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
-                               "first_contact": first_contact}))
+                               "first_contact": first_contact, "arm_contact": arm_contact}))
     print(f"wrote {OUT}")
 
 

@@ -194,6 +194,7 @@ impl DialectStages for Dialect {
                 Dialect::Native => WarmStart::Incoming,
                 Dialect::Mujoco => WarmStart::CheaperOfIncomingAndSmooth,
             },
+            mujoco_dense: self == Dialect::Mujoco,
         }
     }
 

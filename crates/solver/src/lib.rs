@@ -49,6 +49,7 @@ mod jacobian;
 mod line_cost;
 pub mod linesearch;
 pub mod mass;
+mod mujoco_newton;
 mod newton;
 pub mod noslip;
 pub mod pgs;
@@ -131,6 +132,10 @@ pub struct SolverOptions {
     /// Where the iteration starts when there are rows and the incoming `qacc` is valid (§C.7). Default:
     /// [`WarmStart::Incoming`].
     pub warm_start: WarmStart,
+    /// Newton on a model with fewer than 60 dofs follows MuJoCo 4.0.1's dense arithmetic operation for operation
+    /// (its sums' orders, its factorisation and line search; the crate's private `mujoco_newton` module) when the
+    /// rows allow it (equalities, limits, frictionless and pyramidal contacts). Default: `false`.
+    pub mujoco_dense: bool,
 }
 
 impl Default for SolverOptions {
@@ -145,6 +150,7 @@ impl Default for SolverOptions {
             elliptic: false,
             signorini: false,
             warm_start: WarmStart::Incoming,
+            mujoco_dense: false,
         }
     }
 }

@@ -107,6 +107,8 @@ pub(crate) struct PrimalWork {
     pub signorini: bool,
     /// Each Signorini contact's latched normal load in this run.
     pub latch: Latch,
+    /// The scratch of MuJoCo's dense Newton iteration ([`crate::mujoco_newton`]).
+    pub(crate) mujoco: crate::mujoco_newton::MujocoDense,
 }
 
 impl PrimalSolver {
@@ -157,6 +159,10 @@ impl ConstraintSolver for PrimalSolver {
     ) -> Result<SolveStats, SolverError> {
         check_inputs(model, data, rows)?;
         let nv = model.nv;
+        // MuJoCo's dense arithmetic applies to models MuJoCo keeps dense, whatever the islands' sizes.
+        let mut options = *options;
+        options.mujoco_dense &= nv < signorini_constraints::mujoco_dot::MUJOCO_SPARSE_NV;
+        let options = &options;
         let warm_valid = qacc.len() == nv && qacc.iter().all(|v| v.is_finite());
         efc_force.clear();
         efc_force.resize(rows.len(), 0.0);
@@ -256,7 +262,7 @@ impl PrimalWork {
     /// the total cost at `warm`. `J a_s` and `J warm` are computed in one pass over `J` (`J a_s` in the `jv`
     /// scratch). Leaves `a`, `ma`, `jar`, row states and forces at the chosen start; returns its cost. Not for
     /// Signorini blocks (their latch is seeded by the first full evaluation).
-    fn choose_start(&mut self, p: &Problem<'_>, warm: &[f64]) -> f64 {
+    pub(crate) fn choose_start(&mut self, p: &Problem<'_>, warm: &[f64]) -> f64 {
         let rows = p.rows;
         mul_j2(rows, &self.groups, [p.a_s, warm], [&mut self.jv, &mut self.jar]);
         for ((xs, xw), aref) in self.jv.iter_mut().zip(self.jar.iter_mut()).zip(&rows.aref) {
@@ -335,6 +341,10 @@ impl PrimalWork {
                 converged: true,
                 ..SolveStats::default()
             });
+        }
+
+        if crate::mujoco_newton::applies(rows, nv, options) {
+            return self.run_mujoco_dense(p, options, scale, warm);
         }
 
         // Warm start (§C.7): the incoming `qacc` when there is one, or the cheaper of it and the smooth acceleration

@@ -1,0 +1,493 @@
+//! MuJoCo 4.0.1's Newton iteration on a dense problem (`mj_solPrimal` with `flg_Newton` and a dense Jacobian, for
+//! models with fewer than 60 dofs), operation for operation, so that its accelerations and forces are MuJoCo's to
+//! the bit. The mathematics is [`crate::primal`]'s; what differs is the order of every sum:
+//!
+//! - `J x` and every `mju_dot` sum in MuJoCo's vectorised order ([`mujoco_sum`]: four lanes by column, then the
+//!   tail), over the problem's columns, zeros included;
+//! - `qfrc = Jᵀf` is accumulated row by row (rows with zero force skipped) before `g = (Ma − f_s) − qfrc`;
+//! - `H = Σ_rows J_kᵀ (J_ki D_k) + M` (the rows first, then `M`), factored by `mju_cholFactor` (column by column,
+//!   pivots floored at `mjMINVAL`), solved by `mju_cholSolve` (dividing by the pivots), updated by `mju_cholUpdate`;
+//! - the line search costs are shifted by their value at `α = 0` (`PrimalEval`) and its bracketing is
+//!   `PrimalSearch`'s.
+//!
+//! It runs for equality, limit, frictionless and pyramidal contact rows; a problem with friction-loss rows, elliptic
+//! cones or the Signorini resolution takes the shared iteration.
+
+use signorini_constraints::ConstraintRows;
+use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
+use signorini_model::factor::mujoco_sum;
+
+use crate::cost::RowState;
+use crate::primal::{PrimalWork, Problem};
+use crate::{SolveStats, SolverError, SolverOptions, WarmStart};
+
+/// MuJoCo's `mjMINVAL`.
+const MINVAL: f64 = 1e-15;
+
+/// The scratch of the dense iteration (kept in [`PrimalWork`], reused across solves).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MujocoDense {
+    /// The factor `L` of `H` (row-major, lower triangle), `nv × nv`.
+    l: Vec<f64>,
+    /// `Jᵀ f`.
+    qfrc: Vec<f64>,
+    /// A row of `J √D` for rank-1 updates.
+    cholupd: Vec<f64>,
+    /// The row states before a step.
+    old_state: Vec<RowState>,
+    /// `quadGauss`: `[½(a − a_s)ᵀ(Ma − f_s), sᵀ(Ma − f_s), ½ sᵀMs]`.
+    quad_gauss: [f64; 3],
+    /// Cost evaluations of the current line search.
+    ls_iter: usize,
+}
+
+/// A point of the line search: `α`, the cost change from `α = 0`, and its first two derivatives.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pnt {
+    alpha: f64,
+    cost: f64,
+    deriv: [f64; 2],
+}
+
+/// Whether the dense MuJoCo iteration applies to these rows (see the module docs).
+pub(crate) fn applies(rows: &ConstraintRows, nv: usize, options: &SolverOptions) -> bool {
+    options.mujoco_dense
+        && !options.signorini
+        && options.kind == crate::SolverKind::Newton
+        && nv < MUJOCO_SPARSE_NV
+        && rows.kind.iter().all(|k| k.is_equality() || k.is_one_sided())
+}
+
+/// `mju_dot(a, b)`.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    mujoco_sum(a.len(), |k| a[k] * b[k])
+}
+
+/// Row `r` of `J` times `x` as `mju_dot` sums the dense row of `x.len()` columns.
+fn row_dot(rows: &ConstraintRows, r: usize, x: &[f64]) -> f64 {
+    let (dofs, vals) = rows.jacobian_row(r);
+    mujoco_row_dot(dofs, vals, x)
+}
+
+impl PrimalWork {
+    /// The iteration of the module docs on `p` from `a_s` or `warm`, with the termination scale `scale`; leaves `a`
+    /// and `force` in `self.a`, `self.force`.
+    pub(crate) fn run_mujoco_dense(
+        &mut self,
+        p: &Problem<'_>,
+        options: &SolverOptions,
+        scale: f64,
+        warm: Option<&[f64]>,
+    ) -> Result<SolveStats, SolverError> {
+        let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
+        let tol = options.tolerance;
+        match warm {
+            // MuJoCo picks the start once for the whole problem; `choose_start` makes the same comparison.
+            Some(warm) if options.warm_start == WarmStart::CheaperOfIncomingAndSmooth => {
+                self.choose_start(p, warm);
+            }
+            Some(warm) => self.a.copy_from_slice(warm),
+            None => self.a.copy_from_slice(p.a_s),
+        }
+        let mut mj = std::mem::take(&mut self.mujoco);
+        mj.l.resize(nv * nv, 0.0);
+        mj.qfrc.resize(nv, 0.0);
+        mj.cholupd.resize(nv, 0.0);
+        mj.old_state.resize(nefc, RowState::Inactive);
+
+        // Ma = M a, Jaref = J a − aref, rows, gradient.
+        p.mass.mul(&self.a, &mut self.ma);
+        for r in 0..nefc {
+            self.jar[r] = row_dot(rows, r, &self.a) - rows.aref[r];
+        }
+        let mut cost = self.update_constraint_mujoco(p, &mut mj);
+        self.grad_mujoco(p, &mj);
+
+        // The certificate: ½·scale·gᵀM⁻¹g < tol and scale·‖g‖ < tol.
+        self.mgrad.copy_from_slice(&self.g);
+        p.mass.solve(&mut self.mgrad);
+        let flg_gap = (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) < tol;
+        let flg_gradient = scale * dot(&self.g, &self.g).sqrt() < tol;
+        let mut done = flg_gap && flg_gradient;
+        let mut factorizations = 0;
+        let mut updates = 0;
+        if !done {
+            self.make_hessian_mujoco(p, &mut mj);
+            factorizations += 1;
+            self.mgrad.copy_from_slice(&self.g);
+            chol_solve(&mj.l, nv, &mut self.mgrad);
+            done = flg_gradient && (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) < tol;
+        }
+        if !done {
+            for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                *s = -m;
+            }
+        }
+        let mut iter = 0;
+        let mut converged = done;
+        while !done && iter < options.iterations {
+            let (alpha, ls_improvement) =
+                self.search_mujoco(p, &mut mj, tol * options.ls_tolerance, options.ls_iterations, scale);
+            if alpha == 0.0 {
+                converged = true;
+                break;
+            }
+            for i in 0..nv {
+                self.a[i] += self.s[i] * alpha;
+                self.ma[i] += self.ms[i] * alpha;
+            }
+            for r in 0..nefc {
+                self.jar[r] += self.jv[r] * alpha;
+            }
+            mj.old_state.copy_from_slice(&self.state);
+            cost = self.update_constraint_mujoco(p, &mut mj);
+            let (upd, refactored) = self.hessian_incremental_mujoco(p, &mut mj);
+            updates += upd;
+            factorizations += usize::from(refactored);
+            self.grad_mujoco(p, &mj);
+            self.mgrad.copy_from_slice(&self.g);
+            chol_solve(&mj.l, nv, &mut self.mgrad);
+            if !cost.is_finite() {
+                self.mujoco = mj;
+                return Err(SolverError::NonFinite { cost });
+            }
+            let improvement = scale * ls_improvement;
+            let gradient = scale * dot(&self.g, &self.g).sqrt();
+            let decrement = (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0);
+            iter += 1;
+            if (improvement > 0.0 && improvement < tol) || gradient < tol || decrement < tol {
+                converged = true;
+                break;
+            }
+            for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                *s = -m;
+            }
+        }
+        self.mujoco = mj;
+        Ok(SolveStats {
+            iterations: iter,
+            cost,
+            gradient_norm: dot(&self.g, &self.g).sqrt(),
+            converged,
+            factorizations,
+            rank_one_updates: updates,
+            islands: 1,
+        })
+    }
+
+    /// `mj_constraintUpdate` and `PrimalUpdateConstraint`: row states and forces from `jar`, `qfrc = Jᵀf` (row by
+    /// row, zero forces skipped), and the total cost (rows, then the Gauss term).
+    fn update_constraint_mujoco(&mut self, p: &Problem<'_>, mj: &mut MujocoDense) -> f64 {
+        let rows = p.rows;
+        let mut cost = 0.0;
+        for r in 0..rows.len() {
+            let (d, x) = (rows.d[r], self.jar[r]);
+            self.force[r] = -d * x;
+            if rows.kind[r].is_equality() || x < 0.0 {
+                cost += 0.5 * d * x * x;
+                self.state[r] = RowState::Quadratic;
+            } else {
+                self.force[r] = 0.0;
+                self.state[r] = RowState::Inactive;
+            }
+        }
+        mj.qfrc.fill(0.0);
+        for r in 0..rows.len() {
+            let f = self.force[r];
+            if f != 0.0 {
+                let (dofs, vals) = rows.jacobian_row(r);
+                for (&d, &v) in dofs.iter().zip(vals) {
+                    mj.qfrc[d as usize] += v * f;
+                }
+            }
+        }
+        let mut gauss = 0.0;
+        for i in 0..p.mass.nv {
+            gauss += 0.5 * (self.ma[i] - p.fs[i]) * (self.a[i] - p.a_s[i]);
+        }
+        mj.quad_gauss[0] = gauss;
+        cost + gauss
+    }
+
+    /// `g = (Ma − f_s) − Jᵀf`.
+    fn grad_mujoco(&mut self, p: &Problem<'_>, mj: &MujocoDense) {
+        for i in 0..p.mass.nv {
+            self.g[i] = self.ma[i] - p.fs[i] - mj.qfrc[i];
+        }
+    }
+
+    /// `MakeHessian` and `FactorizeHessian`: `L = Σ_quadratic rows J_kᵀ (J_ki D_k)` (lower triangle, rows in order),
+    /// `+ M`, then `mju_cholFactor`.
+    fn make_hessian_mujoco(&self, p: &Problem<'_>, mj: &mut MujocoDense) {
+        let (nv, rows) = (p.mass.nv, p.rows);
+        let l = &mut mj.l;
+        l.fill(0.0);
+        for r in 0..rows.len() {
+            if self.state[r] != RowState::Quadratic || rows.d[r] == 0.0 {
+                continue;
+            }
+            let d = rows.d[r];
+            let (dofs, vals) = rows.jacobian_row(r);
+            for (&i, &ji) in dofs.iter().zip(vals) {
+                if ji == 0.0 {
+                    continue;
+                }
+                let w = ji * d;
+                let row = &mut l[i as usize * nv..i as usize * nv + nv];
+                for (&k, &jk) in dofs.iter().zip(vals) {
+                    if k <= i {
+                        row[k as usize] += jk * w;
+                    }
+                }
+            }
+        }
+        p.mass.for_each_entry(|i, j, m| l[i * nv + j] += m);
+        chol_factor(l, nv);
+    }
+
+    /// `HessianIncremental`: a rank-1 update or downdate of `L` by `J_k √D_k` for every row entering or leaving the
+    /// quadratic state, in row order; refactored from scratch when an update loses rank. Returns the updates made
+    /// and whether `L` was refactored.
+    fn hessian_incremental_mujoco(&self, p: &Problem<'_>, mj: &mut MujocoDense) -> (usize, bool) {
+        let (nv, rows) = (p.mass.nv, p.rows);
+        let mut updates = 0;
+        for r in 0..rows.len() {
+            let (old, new) = (mj.old_state[r], self.state[r]);
+            let plus = match (old == RowState::Quadratic, new == RowState::Quadratic) {
+                (false, true) => true,
+                (true, false) => false,
+                _ => continue,
+            };
+            mj.cholupd.fill(0.0);
+            let sd = rows.d[r].sqrt();
+            let (dofs, vals) = rows.jacobian_row(r);
+            for (&d, &v) in dofs.iter().zip(vals) {
+                mj.cholupd[d as usize] = v * sd;
+            }
+            updates += 1;
+            if chol_update(&mut mj.l, &mut mj.cholupd, nv, plus) < nv {
+                self.make_hessian_mujoco(p, mj);
+                return (updates, true);
+            }
+        }
+        (updates, false)
+    }
+
+    /// `PrimalSearch` along `s` with `PrimalPrepare` and `PrimalEval`: returns `α` (0 when there is no
+    /// improvement) and the cost improvement `−cost(α)`.
+    fn search_mujoco(
+        &mut self,
+        p: &Problem<'_>,
+        mj: &mut MujocoDense,
+        tolerance: f64,
+        ls_iterations: usize,
+        scale: f64,
+    ) -> (f64, f64) {
+        let (nv, rows) = (p.mass.nv, p.rows);
+        mj.ls_iter = 0;
+        let snorm = dot(&self.s, &self.s).sqrt();
+        if snorm < MINVAL {
+            return (0.0, 0.0);
+        }
+        let gtol = tolerance * snorm / scale;
+        p.mass.mul(&self.s, &mut self.ms);
+        for r in 0..rows.len() {
+            self.jv[r] = row_dot(rows, r, &self.s);
+        }
+        // PrimalPrepare.
+        mj.quad_gauss[1] = dot(&self.s, &self.ma) - dot(&p.fs[..nv], &self.s);
+        mj.quad_gauss[2] = 0.5 * dot(&self.s, &self.ms);
+        for r in 0..rows.len() {
+            let (d, jar, jv) = (rows.d[r], self.jar[r], self.jv[r]);
+            let dj0 = d * jar;
+            self.quad[r] = [jar * dj0 * 0.5, jv * dj0, jv * d * jv * 0.5];
+        }
+        let ls = ls_iterations;
+        let p0 = self.eval_mujoco(rows, mj, 0.0);
+        let mut p1 = self.eval_mujoco(rows, mj, p0.alpha - p0.deriv[0] / p0.deriv[1]);
+        if p1.deriv[0].abs() < gtol && (p1.alpha == 0.0 || p1.cost < 0.0) {
+            return (p1.alpha, -p1.cost);
+        }
+        let dir = if p1.deriv[0] < 0.0 { 1.0 } else { -1.0 };
+        // One-sided search: Newton steps until the derivative changes sign; `p2` trails `p1`.
+        let mut p2 = p0;
+        while p1.deriv[0] * dir <= -gtol && mj.ls_iter < ls {
+            p2 = p1;
+            p1 = self.eval_mujoco(rows, mj, p1.alpha - p1.deriv[0] / p1.deriv[1]);
+            if p1.deriv[0].abs() < gtol && p1.cost < 0.0 {
+                return (p1.alpha, -p1.cost);
+            }
+        }
+        if mj.ls_iter >= ls {
+            return (p1.alpha, -p1.cost);
+        }
+        let mut p2next = p1;
+        let mut p1next = self.eval_mujoco(rows, mj, p1.alpha - p1.deriv[0] / p1.deriv[1]);
+        while mj.ls_iter < ls {
+            let pmid = self.eval_mujoco(rows, mj, 0.5 * (p1.alpha + p2.alpha));
+            let candidates = [p1next, p2next, pmid];
+            let mut best: Option<usize> = None;
+            let mut bestcost = 0.0;
+            for (i, c) in candidates.iter().enumerate() {
+                if c.deriv[0].abs() < gtol && (best.is_none() || c.cost < bestcost) {
+                    bestcost = c.cost;
+                    best = Some(i);
+                }
+            }
+            if let Some(i) = best {
+                return (candidates[i].alpha, -candidates[i].cost);
+            }
+            let b1 = self.update_bracket(rows, mj, &mut p1, &candidates, &mut p1next);
+            let b2 = self.update_bracket(rows, mj, &mut p2, &candidates, &mut p2next);
+            if !b1 && !b2 {
+                return (pmid.alpha, -pmid.cost);
+            }
+        }
+        if p1.cost <= p2.cost && p1.cost < 0.0 {
+            (p1.alpha, -p1.cost)
+        } else if p2.cost <= p1.cost && p2.cost < 0.0 {
+            (p2.alpha, -p2.cost)
+        } else {
+            (0.0, 0.0)
+        }
+    }
+
+    /// `updateBracket`: replaces `p` by a candidate on the same side of the minimum with a smaller derivative, and
+    /// evaluates its Newton point into `next`.
+    fn update_bracket(
+        &self,
+        rows: &ConstraintRows,
+        mj: &mut MujocoDense,
+        p: &mut Pnt,
+        candidates: &[Pnt; 3],
+        next: &mut Pnt,
+    ) -> bool {
+        let mut flag = false;
+        for c in candidates {
+            if (p.deriv[0] < 0.0 && c.deriv[0] < 0.0 && p.deriv[0] < c.deriv[0])
+                || (p.deriv[0] > 0.0 && c.deriv[0] > 0.0 && p.deriv[0] > c.deriv[0])
+            {
+                *p = *c;
+                flag = true;
+            }
+        }
+        if flag {
+            *next = self.eval_mujoco(rows, mj, p.alpha - p.deriv[0] / p.deriv[1]);
+        }
+        flag
+    }
+
+    /// `PrimalEval`: the cost change from `α = 0` and its derivatives at `alpha`.
+    fn eval_mujoco(&self, rows: &ConstraintRows, mj: &mut MujocoDense, alpha: f64) -> Pnt {
+        let mut cost = 0.0;
+        let mut total = [0.0, mj.quad_gauss[1], mj.quad_gauss[2]];
+        for r in 0..rows.len() {
+            let q = self.quad[r];
+            if rows.kind[r].is_equality() {
+                total[1] += q[1];
+                total[2] += q[2];
+                continue;
+            }
+            let start = self.jar[r];
+            let x = start + alpha * self.jv[r];
+            let cost0 = if start < 0.0 { q[0] } else { 0.0 };
+            if x < 0.0 {
+                total[0] += q[0] - cost0;
+                total[1] += q[1];
+                total[2] += q[2];
+            } else {
+                cost -= cost0;
+            }
+        }
+        cost += alpha * alpha * total[2] + alpha * total[1] + total[0];
+        let mut deriv = [2.0 * alpha * total[2] + total[1], 2.0 * total[2]];
+        if deriv[1] <= 0.0 {
+            deriv[1] = MINVAL;
+        }
+        mj.ls_iter += 1;
+        Pnt { alpha, cost, deriv }
+    }
+}
+
+/// `mju_cholFactor(mat, n, mjMINVAL)` on the lower triangle of the row-major `mat`; returns the rank.
+fn chol_factor(mat: &mut [f64], n: usize) -> usize {
+    let mut rank = n;
+    for j in 0..n {
+        let mut tmp = mat[j * (n + 1)];
+        if j > 0 {
+            let row = &mat[j * n..j * n + j];
+            tmp -= mujoco_sum(j, |k| row[k] * row[k]);
+        }
+        let deficient = tmp < MINVAL;
+        if deficient {
+            tmp = MINVAL;
+            rank -= 1;
+        }
+        mat[j * (n + 1)] = tmp.sqrt();
+        if deficient {
+            for i in j + 1..n {
+                mat[i * n + j] = 0.0;
+            }
+        } else {
+            let inv = 1.0 / mat[j * (n + 1)];
+            for i in j + 1..n {
+                let (upper, lower) = mat.split_at_mut(i * n);
+                let row_j = &upper[j * n..j * n + j];
+                let row_i = &mut lower[..n];
+                let s = mujoco_sum(j, |k| row_i[k] * row_j[k]);
+                row_i[j] = (row_i[j] - s) * inv;
+            }
+        }
+    }
+    rank
+}
+
+/// `mju_cholSolve` of MuJoCo 4.0.1: `x ← (L Lᵀ)⁻¹ x`, forward by rows (`x_i = (x_i − L_i·x) / L_ii`), backward by
+/// columns (`x_j /= L_jj`, then `x_i −= L_ji x_j` for every `i < j`); its C source substitutes backward by rows,
+/// which rounds differently (the column order equals `mju_cholSolve` on 200 of 200 random systems, the row order
+/// on 40).
+fn chol_solve(mat: &[f64], n: usize, x: &mut [f64]) {
+    for i in 0..n {
+        if i > 0 {
+            let row = &mat[i * n..i * n + i];
+            x[i] -= mujoco_sum(i, |k| row[k] * x[k]);
+        }
+        x[i] /= mat[i * (n + 1)];
+    }
+    for j in (0..n).rev() {
+        x[j] /= mat[j * (n + 1)];
+        let xj = x[j];
+        for i in 0..j {
+            x[i] -= mat[j * n + i] * xj;
+        }
+    }
+}
+
+/// `mju_cholUpdate`: `L Lᵀ ± x xᵀ` in place (`x` is overwritten); returns the rank.
+fn chol_update(mat: &mut [f64], x: &mut [f64], n: usize, plus: bool) -> usize {
+    let mut rank = n;
+    for k in 0..n {
+        if x[k] == 0.0 {
+            continue;
+        }
+        let lkk = mat[k * (n + 1)];
+        let mut tmp = lkk * lkk + if plus { x[k] * x[k] } else { -x[k] * x[k] };
+        if tmp < MINVAL {
+            tmp = MINVAL;
+            rank -= 1;
+        }
+        let r = tmp.sqrt();
+        let c = r / lkk;
+        let cinv = 1.0 / c;
+        let s = x[k] / lkk;
+        mat[k * (n + 1)] = r;
+        for i in k + 1..n {
+            mat[i * n + k] =
+                if plus { (mat[i * n + k] + s * x[i]) * cinv } else { (mat[i * n + k] - s * x[i]) * cinv };
+        }
+        for i in k + 1..n {
+            x[i] = c * x[i] - s * mat[i * n + k];
+        }
+    }
+    rank
+}
