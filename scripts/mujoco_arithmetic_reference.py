@@ -8,8 +8,8 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   primitive formulas), then `qpos`, `qvel` and `qacc_smooth` after each of the first 7 `mj_step`s, before the box
   meets the table: the composite rigid body algorithm, the bias forces, the factorisation and solve of `M`, the
   passive and actuator forces and the integrator, all at full precision.
-* `arm_contact`: `qpos`, `qvel`, the solver's `qacc` and `efc_force` of the arm after steps 8, 20, 30 and 58 (its
-  box on the table, then pushed by the arm's tip).
+* `arm_contact`: `qpos`, `qvel`, the solver's `qacc` and `efc_force` of the arm after steps 8, 20, 30, 58, 59, 500
+  and 2000 (its box on the table, then pushed by the arm's tip; a joint limit row from step 59).
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
   contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
 
@@ -97,7 +97,7 @@ def main():
         steps.append({"qpos": d.qpos.tolist(), "qvel": d.qvel.tolist(), "qacc_smooth": d.qacc_smooth.tolist()})
     arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
     first_contact = {name: contact_rows(name) for name in ("arm", "pile")}
-    arm_contact = contact_steps("arm", (8, 20, 30, 58))
+    arm_contact = contact_steps("arm", (8, 20, 30, 58, 59, 500, 2000))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
                                "first_contact": first_contact, "arm_contact": arm_contact}))

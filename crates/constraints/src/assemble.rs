@@ -456,12 +456,17 @@ impl ConstraintAssembler {
             self.friction_loss(model, data, rows);
             self.tendon_friction_loss(model, data, rows);
         }
+        let limits_on = self.options.enable_joint_limit && env.limit;
+        if limits_on && self.options.limits_before_contacts {
+            self.limits(model, data, env.sol, rows);
+            self.tendon_limits(model, data, rows);
+        }
         if contacts_on {
             for c in 0..contacts.len() {
                 self.contact(model, data, contacts, c, scratch, rows)?;
             }
         }
-        if self.options.enable_joint_limit && env.limit {
+        if limits_on && !self.options.limits_before_contacts {
             self.limits(model, data, env.sol, rows);
             self.tendon_limits(model, data, rows);
         }

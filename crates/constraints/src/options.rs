@@ -201,6 +201,11 @@ pub struct ConstraintOptions {
     ///
     /// Default: `false`.
     pub mujoco_sums: bool,
+    /// Limit rows come before the contact rows, as in MuJoCo's `mj_makeConstraint` (equality, friction loss,
+    /// limits, contacts); otherwise after them. The order of the rows is the order of the solver's sums.
+    ///
+    /// Default: `false`.
+    pub limits_before_contacts: bool,
     /// Elliptic contacts are built for the Signorini resolution: the spin and rolling rows keep the friction rows'
     /// `R` (no `μ²/μ_j²` scaling, spec §B.9). Requires the elliptic cone.
     ///
@@ -232,6 +237,7 @@ impl Default for ConstraintOptions {
             equality_velocity_bias: false,
             refsafe: true,
             mujoco_sums: false,
+            limits_before_contacts: false,
         }
     }
 }
@@ -240,7 +246,8 @@ impl ConstraintOptions {
     /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
     /// tangents, MuJoCo's pyramid regularizer and zero-coefficient edges, contact margins, friction loss above 0,
     /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, the `J̇ q̇` bias of
-    /// connect and weld rows, MuJoCo's sums of contact row velocities, and `impratio` 1 for every cone unless given.
+    /// connect and weld rows, MuJoCo's sums of contact row velocities, its row order (limits before contacts), and
+    /// `impratio` 1 for every cone unless given.
     /// The other fields are the defaults.
     pub fn mujoco() -> Self {
         Self {
@@ -256,6 +263,7 @@ impl ConstraintOptions {
             direct_solref: true,
             equality_velocity_bias: true,
             mujoco_sums: true,
+            limits_before_contacts: true,
             ..Self::default()
         }
     }

@@ -240,17 +240,19 @@ fn row_order_and_positive_regularizers() {
         for preset in [ConstraintOptions::default(), ConstraintOptions::mujoco()] {
             let o = ConstraintOptions { friction_cone: cone, ..preset };
             let rows = assemble(&model, &d, &cs, o);
+            // Equalities, friction loss, then contacts and limits: MuJoCo's order (limits first) in its preset.
+            let (contact_rank, limit_rank) = if o.limits_before_contacts { (3, 2) } else { (2, 3) };
             let rank = |k: RowKind| match k {
                 k if k.is_equality() => 0,
                 RowKind::FrictionLoss => 1,
-                k if k.is_contact() => 2,
-                _ => 3,
+                k if k.is_contact() => contact_rank,
+                _ => limit_rank,
             };
             let ranks: Vec<u8> = rows.kind.iter().map(|&k| rank(k)).collect();
             assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
             assert_eq!(ranks.iter().filter(|&&r| r == 0).count(), 10);
             assert_eq!(ranks.iter().filter(|&&r| r == 1).count(), 1);
-            assert_eq!(ranks.iter().filter(|&&r| r == 3).count(), 2);
+            assert_eq!(ranks.iter().filter(|&&r| r == limit_rank).count(), 2);
             assert_eq!(rows.jac_start.len(), rows.len() + 1);
             for i in 0..rows.len() {
                 assert!(rows.r[i] > 0.0 && rows.r[i].is_finite(), "R of row {i}");

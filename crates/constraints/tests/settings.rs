@@ -55,6 +55,7 @@ fn the_mujoco_preset_sets_every_rule_and_nothing_else() {
         direct_solref: true,
         equality_velocity_bias: true,
         mujoco_sums: true,
+        limits_before_contacts: true,
         ..native
     };
     assert_eq!(mujoco, expected);

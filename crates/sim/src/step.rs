@@ -301,8 +301,8 @@ fn sleep_before_advance(
 }
 
 /// `qfrc = Jᵀ f` summed as MuJoCo sums `qfrc_constraint` (`mj_mulJacTVec`): each dof's terms one row at a time in
-/// MuJoCo's row order (equality, friction loss, limits, then contacts; ours puts the contacts before the limits), rows
-/// without force skipped.
+/// MuJoCo's row order (equality, friction loss, limits, then contacts; the native rows put the contacts before the
+/// limits), rows without force skipped.
 fn constraint_force(rows: &ConstraintRows, force: &[f64], qfrc: &mut [f64]) {
     qfrc.fill(0.0);
     let mut add = |r: usize| {

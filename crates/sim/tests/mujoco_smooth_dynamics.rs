@@ -100,11 +100,11 @@ fn first_contact_rows_are_mujocos_bit_for_bit() {
 
 /// The arm in contact, against MuJoCo 4.0.1 bit for bit (`scripts/mujoco_arithmetic_reference.py`, `arm_contact`):
 /// `qpos`, `qvel`, the solver's acceleration and every row force after steps 8 (the box lands on the table), 20
-/// (the arm's tip meets the box), 30 and 58. It takes the dense Newton iteration in MuJoCo's arithmetic
-/// (`signorini_solver`'s `mujoco_newton`: its sums' orders, `mju_cholSolve`'s column-wise back substitution, its
-/// line search), row velocities summed as `mj_mulJacVec` sums them, `cacc` as `mj_rne` forms it for a free body,
-/// and sphere–box contacts normalised by the reciprocal of the norm (`mju_normalize3`). Before, the run was bit for
-/// bit through step 7 only.
+/// (the arm's tip meets the box), 30, 58, 59 (a joint limit row appears), 500 and 2000. It takes the dense Newton
+/// iteration in MuJoCo's arithmetic (`signorini_solver`'s `mujoco_newton`: its sums' orders, `mju_cholSolve`'s
+/// column-wise back substitution, its line search), MuJoCo's row order (limits before contacts), row velocities
+/// summed as `mj_mulJacVec` sums them, `cacc` as `mj_rne` forms it for a free body, and sphere–box contacts
+/// normalised by the reciprocal of the norm (`mju_normalize3`). Before, the run was bit for bit through step 7 only.
 #[test]
 fn arm_in_contact_follows_mujoco_bit_for_bit() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -113,7 +113,8 @@ fn arm_in_contact_follows_mujoco_bit_for_bit() {
     )
     .unwrap();
     let mut scene =
-        signorini_mjcf::load_scene(&root.join("../../../shared/scenes/arm.xml"), Dialect::Mujoco, &[]).unwrap();
+        signorini_mjcf::load_scene(&root.join("../../../shared/scenes/arm.xml"), Dialect::Mujoco, &[])
+            .unwrap();
     let mut done = 0;
     for case in reference["arm_contact"].as_array().unwrap() {
         let step = case["step"].as_u64().unwrap() as usize;
