@@ -2,7 +2,7 @@
 //! models with fewer than 60 dofs), operation for operation, so that its accelerations and forces are MuJoCo's to
 //! the bit. The mathematics is [`crate::primal`]'s; what differs is the order of every sum:
 //!
-//! - `J x` and every `mju_dot` sum in MuJoCo's vectorised order ([`mujoco_sum`]: four lanes by column, then the
+//! - `J x` and every `mju_dot` sum in MuJoCo's vectorised order (`signorini_model::factor::mujoco_sum`: four lanes by column, then the
 //!   tail), over the problem's columns, zeros included;
 //! - `qfrc = Jᵀf` is accumulated row by row (rows with zero force skipped) before `g = (Ma − f_s) − qfrc`;
 //! - `H = Σ_rows J_kᵀ (J_ki D_k) + M` (the rows first, then `M`), factored by `mju_cholFactor` (column by column,
@@ -15,7 +15,6 @@
 
 use signorini_constraints::ConstraintRows;
 use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
-use signorini_model::factor::mujoco_sum;
 
 use crate::cost::RowState;
 use crate::primal::{PrimalWork, Problem};
@@ -58,9 +57,27 @@ pub(crate) fn applies(rows: &ConstraintRows, nv: usize, options: &SolverOptions)
         && rows.kind.iter().all(|k| k.is_equality() || k.is_one_sided())
 }
 
-/// `mju_dot(a, b)`.
+/// `mju_dot(a, b)` over `a.len()` entries (`signorini_model::factor::mujoco_sum`'s order: four lanes, `(l₀ + l₂) + (l₁ + l₃)`, then the
+/// tail), written over slices so that it compiles to straight-line lanes.
+#[inline]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    mujoco_sum(a.len(), |k| a[k] * b[k])
+    let b = &b[..a.len()];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let mut l = [0.0; 4];
+    for (x, y) in ca.zip(cb) {
+        l[0] += x[0] * y[0];
+        l[1] += x[1] * y[1];
+        l[2] += x[2] * y[2];
+        l[3] += x[3] * y[3];
+    }
+    let sum = (l[0] + l[2]) + (l[1] + l[3]);
+    match ra.len() {
+        1 => sum + ra[0] * rb[0],
+        2 => sum + (ra[0] * rb[0] + ra[1] * rb[1]),
+        3 => sum + ((ra[0] * rb[0] + ra[1] * rb[1]) + ra[2] * rb[2]),
+        _ => sum,
+    }
 }
 
 /// Row `r` of `J` times `x` as `mju_dot` sums the dense row of `x.len()` columns.
@@ -228,15 +245,23 @@ impl PrimalWork {
             }
             let d = rows.d[r];
             let (dofs, vals) = rows.jacobian_row(r);
-            for (&i, &ji) in dofs.iter().zip(vals) {
+            // Entries `k ≤ i` of a row listed in decreasing dof order are the ones from `i` on.
+            let decreasing = dofs.windows(2).all(|w| w[0] > w[1]);
+            for (p, (&i, &ji)) in dofs.iter().zip(vals).enumerate() {
                 if ji == 0.0 {
                     continue;
                 }
                 let w = ji * d;
                 let row = &mut l[i as usize * nv..i as usize * nv + nv];
-                for (&k, &jk) in dofs.iter().zip(vals) {
-                    if k <= i {
+                if decreasing {
+                    for (&k, &jk) in dofs[p..].iter().zip(&vals[p..]) {
                         row[k as usize] += jk * w;
+                    }
+                } else {
+                    for (&k, &jk) in dofs.iter().zip(vals) {
+                        if k <= i {
+                            row[k as usize] += jk * w;
+                        }
                     }
                 }
             }
@@ -416,7 +441,7 @@ fn chol_factor(mat: &mut [f64], n: usize) -> usize {
         let mut tmp = mat[j * (n + 1)];
         if j > 0 {
             let row = &mat[j * n..j * n + j];
-            tmp -= mujoco_sum(j, |k| row[k] * row[k]);
+            tmp -= dot(row, row);
         }
         let deficient = tmp < MINVAL;
         if deficient {
@@ -434,7 +459,7 @@ fn chol_factor(mat: &mut [f64], n: usize) -> usize {
                 let (upper, lower) = mat.split_at_mut(i * n);
                 let row_j = &upper[j * n..j * n + j];
                 let row_i = &mut lower[..n];
-                let s = mujoco_sum(j, |k| row_i[k] * row_j[k]);
+                let s = dot(&row_i[..j], row_j);
                 row_i[j] = (row_i[j] - s) * inv;
             }
         }
@@ -450,7 +475,7 @@ fn chol_solve(mat: &[f64], n: usize, x: &mut [f64]) {
     for i in 0..n {
         if i > 0 {
             let row = &mat[i * n..i * n + i];
-            x[i] -= mujoco_sum(i, |k| row[k] * x[k]);
+            x[i] -= dot(row, x);
         }
         x[i] /= mat[i * (n + 1)];
     }
