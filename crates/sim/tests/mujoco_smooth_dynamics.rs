@@ -21,6 +21,12 @@ fn numbers(v: &Value) -> Vec<f64> {
         .collect()
 }
 
+/// `crates/model/tests/data/mujoco_arithmetic.json` (`scripts/mujoco_arithmetic_reference.py`).
+fn reference(root: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(root.join("../model/tests/data/mujoco_arithmetic.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
 fn bits_equal(ours: &[f64], theirs: &[f64]) -> bool {
     ours.len() == theirs.len() && ours.iter().zip(theirs).all(|(a, b)| a.to_bits() == b.to_bits())
 }
@@ -28,10 +34,7 @@ fn bits_equal(ours: &[f64], theirs: &[f64]) -> bool {
 #[test]
 fn arm_follows_mujoco_bit_for_bit_until_contact() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let reference: Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("../model/tests/data/mujoco_arithmetic.json")).unwrap(),
-    )
-    .unwrap();
+    let reference = reference(&root);
     let arm = &reference["arm"];
     let mut scene =
         signorini_mjcf::load_scene(&root.join("../../../shared/scenes/arm.xml"), Dialect::Mujoco, &[])
@@ -59,10 +62,7 @@ fn arm_follows_mujoco_bit_for_bit_until_contact() {
 #[test]
 fn first_contact_rows_are_mujocos_bit_for_bit() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let reference: Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("../model/tests/data/mujoco_arithmetic.json")).unwrap(),
-    )
-    .unwrap();
+    let reference = reference(&root);
     for scene_name in ["arm", "pile"] {
         let case = &reference["first_contact"][scene_name];
         let path = root.join(format!("../../../shared/scenes/{scene_name}.xml"));
@@ -108,10 +108,7 @@ fn first_contact_rows_are_mujocos_bit_for_bit() {
 #[test]
 fn arm_in_contact_follows_mujoco_bit_for_bit() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let reference: Value = serde_json::from_str(
-        &std::fs::read_to_string(root.join("../model/tests/data/mujoco_arithmetic.json")).unwrap(),
-    )
-    .unwrap();
+    let reference = reference(&root);
     let mut scene =
         signorini_mjcf::load_scene(&root.join("../../../shared/scenes/arm.xml"), Dialect::Mujoco, &[])
             .unwrap();
