@@ -78,7 +78,8 @@ pub enum PyramidRegularizer {
     /// `μ_reg² = μ²/ir` in both factors: `R = iw (1 + μ_reg²) 2 μ_reg² (1 − imp)/imp` (Genesis–Warp). Default.
     #[default]
     BothFactorsScaled,
-    /// `ir` scales the leading factor only: `R = 2μ²/ir (1 + μ²) iw (1 − imp)/imp` (MuJoCo `mj_makeImpedance`).
+    /// `ir` scales the leading factor only: `R = 2μ²/ir (1 + μ²) iw (1 − imp)/imp` (MuJoCo `mj_makeImpedance`, in
+    /// its order: `R₀ = (1 − imp)(iw + μ² iw)/imp`, `μ_r = μ √((R₀/ir)/R₀)`, `R = 2 μ_r² R₀`).
     LeadingFactorScaled,
 }
 

@@ -131,14 +131,18 @@ impl ConstraintAssembler {
                 FrictionCone::Pyramidal => {
                     let r = match opts.pyramid_regularizer {
                         PyramidRegularizer::LeadingFactorScaled => {
-                            2.0 * mu * mu / ir * (1.0 + mu * mu) * tran * (1.0 - imp) / imp
+                            // In MuJoCo's order (`mj_diagApprox`, `mj_makeImpedance`): the first edge's
+                            // `R₀ = (1 − imp)(tran + μ² tran)/imp`, `R₁ = R₀/impratio`, the regularised cone's
+                            // `μ_r = μ √(R₁/R₀)`, and every edge's `R = 2 μ_r² R₀`.
+                            let r0 = ((1.0 - imp) * (tran + mu * mu * tran) / imp).max(MINVAL);
+                            let mu_r = mu * ((r0 / ir.max(MINVAL)) / r0).sqrt();
+                            2.0 * mu_r * mu_r * r0
                         }
                         PyramidRegularizer::BothFactorsScaled => {
                             let m2 = mu * mu / ir;
-                            tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp
+                            (tran * (1.0 + m2) * 2.0 * m2 * (1.0 - imp) / imp).max(MINVAL)
                         }
-                    }
-                    .max(MINVAL);
+                    };
                     let empty_zero_edges = opts.zero_rotational_friction == ZeroRotationalFriction::EmptyRows;
                     // The edges share the contact's dofs, except the empty rows of zero coefficients.
                     let mut run_open = false;
