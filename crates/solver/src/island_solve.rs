@@ -69,7 +69,18 @@ pub(crate) fn solve_islands(
         && !options.signorini
         && !(in_place && k == model.nv)
     {
-        if !primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc) {
+        let cheaper = if crate::mujoco_newton::applies(rows, model.nv, &options) {
+            crate::mujoco_newton::warm_start_is_cheaper(
+                model,
+                data,
+                rows,
+                qacc,
+                (&mut primal.tmp, &mut primal.ms),
+            )
+        } else {
+            primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc)
+        };
+        if !cheaper {
             qacc.copy_from_slice(&data.qacc_smooth);
         }
         options.warm_start = crate::WarmStart::Incoming;
@@ -84,7 +95,9 @@ pub(crate) fn solve_islands(
             sc.local.extend(0..model.nv);
             mass.assign(model, data, sc.islands.dofs(0), &sc.local);
         }
-        let p = Problem { mass: &*mass, fs: &data.qfrc_smooth[..k], a_s: &data.qacc_smooth[..k], rows };
+        let whole = (k == model.nv).then_some((model, data));
+        let p =
+            Problem { mass: &*mass, fs: &data.qfrc_smooth[..k], a_s: &data.qacc_smooth[..k], rows, whole };
         let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
         let warm = (options.warm_start != crate::WarmStart::Smooth).then_some(&qacc[..k]);
         let stats = primal.run(method, &p, options, scale, warm)?;
@@ -140,7 +153,7 @@ pub(crate) fn solve_islands(
             copy_rows(rows, first..first + (end - k), &sc.local, &mut sc.rows);
             k = end;
         }
-        let p = Problem { mass: &*mass, fs: &sc.fs, a_s: &sc.a_s, rows: &sc.rows };
+        let p = Problem { mass: &*mass, fs: &sc.fs, a_s: &sc.a_s, rows: &sc.rows, whole: None };
         let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
         let warm = if warm_valid { Some(&sc.warm[..]) } else { None };
         let stats = primal.run(method, &p, options, scale, warm)?;

@@ -10,8 +10,8 @@
 //! - the line search costs are shifted by their value at `α = 0` (`PrimalEval`) and its bracketing is
 //!   `PrimalSearch`'s.
 //!
-//! It runs for equality, limit, frictionless and pyramidal contact rows; a problem with friction-loss rows, elliptic
-//! cones or the Signorini resolution takes the shared iteration.
+//! It runs for equality, friction-loss, limit, frictionless and pyramidal contact rows; a problem with elliptic cones
+//! or the Signorini resolution takes the shared iteration.
 
 use signorini_constraints::ConstraintRows;
 use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
@@ -54,7 +54,7 @@ pub(crate) fn applies(rows: &ConstraintRows, nv: usize, options: &SolverOptions)
         && !options.signorini
         && options.kind == crate::SolverKind::Newton
         && nv < MUJOCO_SPARSE_NV
-        && rows.kind.iter().all(|k| k.is_equality() || k.is_one_sided())
+        && rows.kind.iter().all(|k| k.is_equality() || k.is_friction_loss() || k.is_one_sided())
 }
 
 /// `mju_dot(a, b)` over `a.len()` entries (`signorini_model::factor::mujoco_sum`'s order: four lanes, `(l₀ + l₂) + (l₁ + l₃)`, then the
@@ -99,9 +99,11 @@ impl PrimalWork {
         let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
         let tol = options.tolerance;
         match warm {
-            // MuJoCo picks the start once for the whole problem; `choose_start` makes the same comparison.
+            // MuJoCo picks the start once for the whole problem: here the problem is the whole model.
             Some(warm) if options.warm_start == WarmStart::CheaperOfIncomingAndSmooth => {
-                self.choose_start(p, warm);
+                let (model, data) = p.whole.expect("a whole-model problem carries its model");
+                let cheaper = warm_start_is_cheaper(model, data, rows, warm, (&mut self.tmp, &mut self.ms));
+                self.a.copy_from_slice(if cheaper { warm } else { p.a_s });
             }
             Some(warm) => self.a.copy_from_slice(warm),
             None => self.a.copy_from_slice(p.a_s),
@@ -200,7 +202,23 @@ impl PrimalWork {
         for r in 0..rows.len() {
             let (d, x) = (rows.d[r], self.jar[r]);
             self.force[r] = -d * x;
-            if rows.kind[r].is_equality() || x < 0.0 {
+            let kind = rows.kind[r];
+            if kind.is_friction_loss() {
+                // Huber: linear beyond ±R·frictionloss, where the force saturates at ∓frictionloss.
+                let (f, rf) = (rows.frictionloss[r], rows.r[r]);
+                if x <= -rf * f {
+                    cost += -0.5 * rf * f * f - f * x;
+                    self.force[r] = f;
+                    self.state[r] = RowState::LinearNeg;
+                } else if x >= rf * f {
+                    cost += -0.5 * rf * f * f + f * x;
+                    self.force[r] = -f;
+                    self.state[r] = RowState::LinearPos;
+                } else {
+                    cost += 0.5 * d * x * x;
+                    self.state[r] = RowState::Quadratic;
+                }
+            } else if kind.is_equality() || x < 0.0 {
                 cost += 0.5 * d * x * x;
                 self.state[r] = RowState::Quadratic;
             } else {
@@ -405,12 +423,29 @@ impl PrimalWork {
     /// `PrimalEval`: the cost change from `α = 0` and its derivatives at `alpha`.
     fn eval_mujoco(&self, rows: &ConstraintRows, mj: &mut MujocoDense, alpha: f64) -> Pnt {
         let mut cost = 0.0;
+        let mut deriv = [0.0; 2];
         let mut total = [0.0, mj.quad_gauss[1], mj.quad_gauss[2]];
         for r in 0..rows.len() {
             let q = self.quad[r];
             if rows.kind[r].is_equality() {
                 total[1] += q[1];
                 total[2] += q[2];
+                continue;
+            }
+            if rows.kind[r].is_friction_loss() {
+                let (start, dir) = (self.jar[r], self.jv[r]);
+                let x = start + alpha * dir;
+                let (f, d) = (rows.frictionloss[r], rows.d[r]);
+                let rf = rows.r[r] * f;
+                cost += friction_cost_dif(start, x, f, rf, d);
+                if -rf < x && x < rf {
+                    deriv[0] += d * x * dir;
+                    deriv[1] += d * dir * dir;
+                } else if x <= -rf {
+                    deriv[0] += -f * dir;
+                } else {
+                    deriv[0] += f * dir;
+                }
                 continue;
             }
             let start = self.jar[r];
@@ -425,12 +460,87 @@ impl PrimalWork {
             }
         }
         cost += alpha * alpha * total[2] + alpha * total[1] + total[0];
-        let mut deriv = [2.0 * alpha * total[2] + total[1], 2.0 * total[2]];
+        deriv[0] += 2.0 * alpha * total[2] + total[1];
+        deriv[1] += 2.0 * total[2];
         if deriv[1] <= 0.0 {
             deriv[1] = MINVAL;
         }
         mj.ls_iter += 1;
         Pnt { alpha, cost, deriv }
+    }
+}
+
+/// MuJoCo 4.0.1's choice of start (`warmstart`, inlined in `mj_fwdConstraint`) in its arithmetic, over the whole
+/// problem: whether the cost at `warm` is at most the rows' cost at `J qacc_smooth − aref`. The cost at `warm` is
+/// the rows' cost at `J warm − aref` plus the Gauss term as 4.0.1 forms it, `½ δᵀ(M δ)` with `δ = warm − qacc_smooth`
+/// (read off its disassembly; its C source sums `½ (M warm − f_s)ᵢ δᵢ`, equal only where `M qacc_smooth = f_s` to
+/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). Row products are
+/// `mju_dot` sums over all `nv` columns (`mj_mulJacVec`).
+pub(crate) fn warm_start_is_cheaper(
+    model: &signorini_model::Model,
+    data: &signorini_model::Data,
+    rows: &ConstraintRows,
+    warm: &[f64],
+    scratch: (&mut Vec<f64>, &mut Vec<f64>),
+) -> bool {
+    let rows_cost = |x: &[f64]| {
+        let mut s = 0.0;
+        for r in 0..rows.len() {
+            let (dofs, vals) = rows.jacobian_row(r);
+            let jar = mujoco_row_dot(dofs, vals, x) - rows.aref[r];
+            let (d, kind) = (rows.d[r], rows.kind[r]);
+            if kind.is_friction_loss() {
+                let (f, rf) = (rows.frictionloss[r], rows.r[r]);
+                s += if jar <= -rf * f {
+                    -0.5 * rf * f * f - f * jar
+                } else if jar >= rf * f {
+                    -0.5 * rf * f * f + f * jar
+                } else {
+                    0.5 * d * jar * jar
+                };
+            } else if kind.is_equality() || jar < 0.0 {
+                s += 0.5 * d * jar * jar;
+            }
+        }
+        s
+    };
+    let (delta, m_delta) = scratch;
+    delta.clear();
+    delta.extend(warm.iter().zip(&data.qacc_smooth).map(|(w, s)| w - s));
+    m_delta.resize(model.nv, 0.0);
+    model.mul_m(data, delta, m_delta);
+    let cost_warm = 0.5 * dot(delta, m_delta) + rows_cost(warm);
+    let cost_smooth = rows_cost(&data.qacc_smooth);
+    !(cost_warm > cost_smooth)
+}
+
+/// The Huber cost of a friction-loss row at residual `x` (`frictionCost`): quadratic inside `±R f`, linear outside.
+fn friction_cost(x: f64, f: f64, rf: f64, d: f64) -> f64 {
+    if -rf < x && x < rf {
+        0.5 * d * x * x
+    } else if x <= -rf {
+        f * (-0.5 * rf - x)
+    } else {
+        f * (-0.5 * rf + x)
+    }
+}
+
+/// `frictionCostDif`: `cost(x) − cost(start)` of a friction-loss row, in closed form within one zone.
+fn friction_cost_dif(start: f64, x: f64, f: f64, rf: f64, d: f64) -> f64 {
+    let zone = |v: f64| {
+        if -rf < v && v < rf {
+            0
+        } else if v <= -rf {
+            -1
+        } else {
+            1
+        }
+    };
+    match (zone(start), zone(x)) {
+        (0, 0) => 0.5 * d * (x - start) * (x + start),
+        (-1, -1) => f * (start - x),
+        (1, 1) => f * (x - start),
+        _ => friction_cost(x, f, rf, d) - friction_cost(start, f, rf, d),
     }
 }
 

@@ -66,6 +66,9 @@ pub(crate) struct Problem<'a> {
     pub fs: &'a [f64],
     pub a_s: &'a [f64],
     pub rows: &'a ConstraintRows,
+    /// The model and state when the problem is the whole model (not a gathered island): MuJoCo's choice of start
+    /// ([`crate::mujoco_newton`]) is made over them.
+    pub whole: Option<(&'a Model, &'a Data)>,
 }
 
 /// The work arrays of the shared iteration over one (sub)problem: `nv` entries for the iterate, gradients and
@@ -183,7 +186,13 @@ impl ConstraintSolver for PrimalSolver {
         let SolverData { primal, mass, .. } = work;
         rows.dof_groups(&mut primal.groups);
         mass.assign_all(model, data);
-        let p = Problem { mass: &*mass, fs: &data.qfrc_smooth, a_s: &data.qacc_smooth, rows };
+        let p = Problem {
+            mass: &*mass,
+            fs: &data.qfrc_smooth,
+            a_s: &data.qacc_smooth,
+            rows,
+            whole: Some((model, data)),
+        };
         let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
         let stats = primal.run(self, &p, options, scale, warm)?;
         qacc.copy_from_slice(&primal.a);
