@@ -10,6 +10,8 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   passive and actuator forces and the integrator, all at full precision.
 * `arm_contact`: `qpos`, `qvel`, the solver's `qacc` and `efc_force` of the arm after steps 8, 20, 30, 58, 59, 500
   and 2000 (its box on the table, then pushed by the arm's tip; a joint limit row from step 59).
+* `chain`: the same for `chain.xml` (a free base with ball, hinge and slide joints, joint damping and friction
+  loss) after steps 1, 3, 50 and 165.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
   contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
 
@@ -57,7 +59,8 @@ def contact_steps(scene, steps):
     from its keyframe (the arm: its box lands on the table at step 8, the arm's tip touches the box from step 20)."""
     m = mujoco.MjModel.from_xml_path(str(ROOT.parent / f"shared/scenes/{scene}.xml"))
     d = mujoco.MjData(m)
-    mujoco.mj_resetDataKeyframe(m, d, 0)
+    if m.nkey:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
     out = []
     for k in range(1, max(steps) + 1):
         mujoco.mj_step(m, d)
@@ -98,9 +101,10 @@ def main():
     arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
     first_contact = {name: contact_rows(name) for name in ("arm", "pile")}
     arm_contact = contact_steps("arm", (8, 20, 30, 58, 59, 500, 2000))
+    chain = contact_steps("chain", (1, 3, 50, 165))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
-                               "first_contact": first_contact, "arm_contact": arm_contact}))
+                               "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain}))
     print(f"wrote {OUT}")
 
 
