@@ -76,6 +76,7 @@ pub(crate) fn solve_islands(
                 rows,
                 qacc,
                 (&mut primal.tmp, &mut primal.ms),
+                None,
             )
         } else {
             primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc)

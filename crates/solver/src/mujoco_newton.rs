@@ -98,12 +98,22 @@ impl PrimalWork {
     ) -> Result<SolveStats, SolverError> {
         let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
         let tol = options.tolerance;
+        // `Jaref = J a − aref` of the start: kept from MuJoCo's choice of start when it is made here.
+        let mut jar_known = false;
         match warm {
             // MuJoCo picks the start once for the whole problem: here the problem is the whole model.
             Some(warm) if options.warm_start == WarmStart::CheaperOfIncomingAndSmooth => {
                 let (model, data) = p.whole.expect("a whole-model problem carries its model");
-                let cheaper = warm_start_is_cheaper(model, data, rows, warm, (&mut self.tmp, &mut self.ms));
-                self.a.copy_from_slice(if cheaper { warm } else { p.a_s });
+                let jars = Some((&mut self.jar[..], &mut self.jv[..]));
+                let cheaper =
+                    warm_start_is_cheaper(model, data, rows, warm, (&mut self.tmp, &mut self.ms), jars);
+                if cheaper {
+                    self.a.copy_from_slice(warm);
+                } else {
+                    self.a.copy_from_slice(p.a_s);
+                    self.jar.copy_from_slice(&self.jv);
+                }
+                jar_known = true;
             }
             Some(warm) => self.a.copy_from_slice(warm),
             None => self.a.copy_from_slice(p.a_s),
@@ -116,8 +126,10 @@ impl PrimalWork {
 
         // Ma = M a, Jaref = J a − aref, rows, gradient.
         p.mass.mul(&self.a, &mut self.ma);
-        for r in 0..nefc {
-            self.jar[r] = row_dot(rows, r, &self.a) - rows.aref[r];
+        if !jar_known {
+            for r in 0..nefc {
+                self.jar[r] = row_dot(rows, r, &self.a) - rows.aref[r];
+            }
         }
         let mut cost = self.update_constraint_mujoco(p, &mut mj);
         self.grad_mujoco(p, &mj);
@@ -475,19 +487,23 @@ impl PrimalWork {
 /// the rows' cost at `J warm − aref` plus the Gauss term as 4.0.1 forms it, `½ δᵀ(M δ)` with `δ = warm − qacc_smooth`
 /// (read off its disassembly; its C source sums `½ (M warm − f_s)ᵢ δᵢ`, equal only where `M qacc_smooth = f_s` to
 /// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). Row products are
-/// `mju_dot` sums over all `nv` columns (`mj_mulJacVec`).
+/// `mju_dot` sums over all `nv` columns (`mj_mulJacVec`). `jars` receives `J warm − aref` and `J qacc_smooth − aref`.
 pub(crate) fn warm_start_is_cheaper(
     model: &signorini_model::Model,
     data: &signorini_model::Data,
     rows: &ConstraintRows,
     warm: &[f64],
     scratch: (&mut Vec<f64>, &mut Vec<f64>),
+    jars: Option<(&mut [f64], &mut [f64])>,
 ) -> bool {
-    let rows_cost = |x: &[f64]| {
+    let rows_cost = |x: &[f64], mut keep: Option<&mut [f64]>| {
         let mut s = 0.0;
         for r in 0..rows.len() {
             let (dofs, vals) = rows.jacobian_row(r);
             let jar = mujoco_row_dot(dofs, vals, x) - rows.aref[r];
+            if let Some(keep) = keep.as_deref_mut() {
+                keep[r] = jar;
+            }
             let (d, kind) = (rows.d[r], rows.kind[r]);
             if kind.is_friction_loss() {
                 let (f, rf) = (rows.frictionloss[r], rows.r[r]);
@@ -509,8 +525,12 @@ pub(crate) fn warm_start_is_cheaper(
     delta.extend(warm.iter().zip(&data.qacc_smooth).map(|(w, s)| w - s));
     m_delta.resize(model.nv, 0.0);
     model.mul_m(data, delta, m_delta);
-    let cost_warm = 0.5 * dot(delta, m_delta) + rows_cost(warm);
-    let cost_smooth = rows_cost(&data.qacc_smooth);
+    let (keep_warm, keep_smooth) = match jars {
+        Some((w, s)) => (Some(w), Some(s)),
+        None => (None, None),
+    };
+    let cost_warm = 0.5 * dot(delta, m_delta) + rows_cost(warm, keep_warm);
+    let cost_smooth = rows_cost(&data.qacc_smooth, keep_smooth);
     !(cost_warm > cost_smooth)
 }
 
