@@ -1,12 +1,12 @@
 //! MuJoCo 4.0.1's summation orders, bit for bit (`tests/data/mujoco_arithmetic.json`,
-//! `scripts/mujoco_arithmetic_reference.py`): `mju_dot` for 1 to 12 terms (our `factor::mujoco_sum`, the order of
-//! `mju_dotSparse` in the solve with `M`, and of the six-term dot of `mj_crb` and `mj_rne`, `SpatialVec::dot`), and
+//! `scripts/mujoco_arithmetic_reference.py`): `mju_dot` for 1 to 12 terms (our `factor::mujoco_sum` and `mujoco_dot`, and the order of
+//! the six-term dot of `mj_crb` and `mj_rne`, `SpatialVec::dot`), and
 //! `mju_mulInertVec` (`SpatialInertia::mul_motion`). A sequential sum differs from MuJoCo's in a third of the 4-term
 //! and 60 % of the 12-term dots.
 
 use glam::{DMat3, DVec3};
 use serde_json::Value;
-use signorini_model::factor::mujoco_sum;
+use signorini_model::factor::{mujoco_dot, mujoco_sum};
 use signorini_model::{SpatialInertia, SpatialVec};
 
 fn reference() -> Value {
@@ -27,6 +27,7 @@ fn sums_are_mujocos_dot_bit_for_bit() {
         let ours = mujoco_sum(a.len(), |k| a[k] * b[k]);
         let theirs = c["dot"].as_f64().unwrap();
         assert_eq!(ours.to_bits(), theirs.to_bits(), "case {i} (n = {}): {ours} against {theirs}", a.len());
+        assert_eq!(mujoco_dot(&a, &b).to_bits(), theirs.to_bits(), "case {i}: mujoco_dot");
         if a.len() == 6 {
             let v = |x: &[f64]| SpatialVec::new(DVec3::new(x[0], x[1], x[2]), DVec3::new(x[3], x[4], x[5]));
             assert_eq!(v(&a).dot(v(&b)).to_bits(), theirs.to_bits(), "case {i}: SpatialVec::dot");

@@ -69,7 +69,7 @@ pub(crate) fn solve_islands(
         && !options.signorini
         && !(in_place && k == model.nv)
     {
-        let cheaper = if crate::mujoco_newton::applies(rows, model.nv, &options) {
+        let cheaper = if crate::mujoco_newton::applies(rows, &options) {
             crate::mujoco_newton::warm_start_is_cheaper(
                 model,
                 data,

@@ -2,8 +2,8 @@
 //! models with fewer than 60 dofs), operation for operation, so that its accelerations and forces are MuJoCo's to
 //! the bit. The mathematics is [`crate::primal`]'s; what differs is the order of every sum:
 //!
-//! - `J x` and every `mju_dot` sum in MuJoCo's vectorised order (`signorini_model::factor::mujoco_sum`: four lanes by column, then the
-//!   tail), over the problem's columns, zeros included;
+//! - `J x` and every `mju_dot` sum in MuJoCo's vectorised order (`signorini_model::factor::mujoco_dot`: four lanes by
+//!   column, then the tail), over the problem's columns, zeros included;
 //! - `qfrc = Jᵀf` is accumulated row by row (rows with zero force skipped) before `g = (Ma − f_s) − qfrc`;
 //! - `H = Σ_rows J_kᵀ (J_ki D_k) + M` (the rows first, then `M`), factored by `mju_cholFactor` (column by column,
 //!   pivots floored at `mjMINVAL`), solved by `mju_cholSolve` (dividing by the pivots), updated by `mju_cholUpdate`;
@@ -14,7 +14,8 @@
 //! or the Signorini resolution takes the shared iteration.
 
 use signorini_constraints::ConstraintRows;
-use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
+use signorini_constraints::mujoco_dot::mujoco_row_dot;
+use signorini_model::factor::mujoco_dot as dot;
 
 use crate::cost::RowState;
 use crate::primal::{PrimalWork, Problem};
@@ -48,36 +49,14 @@ struct Pnt {
     deriv: [f64; 2],
 }
 
-/// Whether the dense MuJoCo iteration applies to these rows (see the module docs).
-pub(crate) fn applies(rows: &ConstraintRows, nv: usize, options: &SolverOptions) -> bool {
+/// Whether the dense MuJoCo iteration applies to these rows (see the module docs); `options.mujoco_dense` holds
+/// only on a model MuJoCo keeps dense (fewer than `MUJOCO_SPARSE_NV` dofs; [`crate::PrimalSolver`] clears it
+/// otherwise).
+pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions) -> bool {
     options.mujoco_dense
         && !options.signorini
         && options.kind == crate::SolverKind::Newton
-        && nv < MUJOCO_SPARSE_NV
         && rows.kind.iter().all(|k| k.is_equality() || k.is_friction_loss() || k.is_one_sided())
-}
-
-/// `mju_dot(a, b)` over `a.len()` entries (`signorini_model::factor::mujoco_sum`'s order: four lanes, `(l₀ + l₂) + (l₁ + l₃)`, then the
-/// tail), written over slices so that it compiles to straight-line lanes.
-#[inline]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let b = &b[..a.len()];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    let mut l = [0.0; 4];
-    for (x, y) in ca.zip(cb) {
-        l[0] += x[0] * y[0];
-        l[1] += x[1] * y[1];
-        l[2] += x[2] * y[2];
-        l[3] += x[3] * y[3];
-    }
-    let sum = (l[0] + l[2]) + (l[1] + l[3]);
-    match ra.len() {
-        1 => sum + ra[0] * rb[0],
-        2 => sum + (ra[0] * rb[0] + ra[1] * rb[1]),
-        3 => sum + ((ra[0] * rb[0] + ra[1] * rb[1]) + ra[2] * rb[2]),
-        _ => sum,
-    }
 }
 
 /// Row `r` of `J` times `x` as `mju_dot` sums the dense row of `x.len()` columns.

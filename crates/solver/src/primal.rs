@@ -271,7 +271,7 @@ impl PrimalWork {
     /// the total cost at `warm`. `J a_s` and `J warm` are computed in one pass over `J` (`J a_s` in the `jv`
     /// scratch). Leaves `a`, `ma`, `jar`, row states and forces at the chosen start; returns its cost. Not for
     /// Signorini blocks (their latch is seeded by the first full evaluation).
-    pub(crate) fn choose_start(&mut self, p: &Problem<'_>, warm: &[f64]) -> f64 {
+    fn choose_start(&mut self, p: &Problem<'_>, warm: &[f64]) -> f64 {
         let rows = p.rows;
         mul_j2(rows, &self.groups, [p.a_s, warm], [&mut self.jv, &mut self.jar]);
         for ((xs, xw), aref) in self.jv.iter_mut().zip(self.jar.iter_mut()).zip(&rows.aref) {
@@ -352,7 +352,7 @@ impl PrimalWork {
             });
         }
 
-        if crate::mujoco_newton::applies(rows, nv, options) {
+        if crate::mujoco_newton::applies(rows, options) {
             return self.run_mujoco_dense(p, options, scale, warm);
         }
 
