@@ -76,13 +76,14 @@ pub fn normalize_quat(q: DQuat, min_norm: f64) -> DQuat {
     }
 }
 
-/// `v / |v|` (`mju_normalize3` of MuJoCo 4.0.1): `|v|² = (x² + y²) + z²`, then `v · (1/|v|)`; `e_x` when `|v|` is below
-/// `min_norm`. Unlike [`normalize_quat`] (and MuJoCo 3.x), a vector already within `min_norm` of unit length is
-/// scaled all the same (read off 4.0.1's disassembly of `mju_normalize3` and of `mju_quatIntegrate`, which inlines it).
+/// `(v / |v|, |v|)` (`mju_normalize3` of MuJoCo 4.0.1, which returns the norm too): `|v|² = (x² + y²) + z²`, then
+/// `v · (1/|v|)`; `e_x` when `|v|` is below `min_norm`. Unlike [`normalize_quat`] (and MuJoCo 3.x), a vector already
+/// within `min_norm` of unit length is scaled all the same (read off 4.0.1's disassembly of `mju_normalize3` and of
+/// `mju_quatIntegrate`, which inlines it).
 #[inline]
-pub fn unit_vec3(v: DVec3, min_norm: f64) -> DVec3 {
+pub fn normalize_vec3(v: DVec3, min_norm: f64) -> (DVec3, f64) {
     let norm = ((v.x * v.x + v.y * v.y) + v.z * v.z).sqrt();
-    if norm < min_norm { DVec3::X } else { v * (1.0 / norm) }
+    (if norm < min_norm { DVec3::X } else { v * (1.0 / norm) }, norm)
 }
 
 /// A quaternion normalised as MuJoCo's compiler does (`mjuu_normvec` on `(w, x, y, z)`, unlike [`normalize_quat`] at
@@ -198,10 +199,10 @@ mod tests {
 
     /// `mujoco.mju_normalize3` of 4.0.1 on a vector 1.1e-16 short of unit length: scaled all the same.
     #[test]
-    fn unit_vec3_matches_mujoco_bits() {
+    fn normalize_vec3_matches_mujoco_bits() {
         let v = DVec3::new(-0.5878836575040151, 0.7249926029290347, -0.35885725705060634);
         let mujoco = [-0.5878836575040152, 0.7249926029290348, -0.3588572570506064];
-        assert_eq!(unit_vec3(v, 1e-15).to_array().map(f64::to_bits), mujoco.map(f64::to_bits));
-        assert_eq!(unit_vec3(DVec3::new(1e-16, 0.0, 0.0), 1e-15), DVec3::X);
+        assert_eq!(normalize_vec3(v, 1e-15).0.to_array().map(f64::to_bits), mujoco.map(f64::to_bits));
+        assert_eq!(normalize_vec3(DVec3::new(1e-16, 0.0, 0.0), 1e-15), (DVec3::X, 1e-16));
     }
 }

@@ -10,7 +10,7 @@
 //! joint, as in MuJoCo), matching `qvel` in that frame.
 
 use glam::{DMat3, DQuat, DVec3};
-use signorini_geometry::rotation::{mul_quat, normalize_quat, quat_to_mat, rotate_vec, unit_vec3};
+use signorini_geometry::rotation::{mul_quat, normalize_quat, normalize_vec3, quat_to_mat, rotate_vec};
 
 use crate::data::Data;
 use crate::model::{MINVAL, Model};
@@ -54,13 +54,13 @@ pub fn quat_integrate(q: DQuat, omega: DVec3) -> DQuat {
     (q * DQuat::from_axis_angle(omega / angle, angle)).normalize()
 }
 
-/// `q ⊗ exp(h ω)` with MuJoCo 4.0.1's arithmetic (`mju_quatIntegrate(q, ω, h)`): the axis `ω / |ω|` ([`unit_vec3`],
-/// `mju_normalize3`: `e_x` below `MINVAL`, scaled even when `|ω|` is 1 to rounding), the angle `h |ω|`, `q` normalised
-/// first ([`unit_quat`]) and not after.
+/// `q ⊗ exp(h ω)` with MuJoCo 4.0.1's arithmetic (`mju_quatIntegrate(q, ω, h)`): the axis `ω / |ω|` and `|ω|` from
+/// [`normalize_vec3`] (`mju_normalize3`: `e_x` below `MINVAL`, scaled even when `|ω|` is 1 to rounding), the angle
+/// `h |ω|`, `q` normalised first ([`unit_quat`]) and not after.
 #[inline]
 pub fn quat_integrate_scaled(q: DQuat, omega: DVec3, h: f64) -> DQuat {
-    let norm = ((omega.x * omega.x + omega.y * omega.y) + omega.z * omega.z).sqrt();
-    mul_quat(unit_quat(q), axis_angle(unit_vec3(omega, MINVAL), h * norm))
+    let (axis, norm) = normalize_vec3(omega, MINVAL);
+    mul_quat(unit_quat(q), axis_angle(axis, h * norm))
 }
 
 /// The matrix of `xquat ⊗ q` (`mj_local2Global`'s orientation); `mat`, the matrix of `xquat`, for the identity (most

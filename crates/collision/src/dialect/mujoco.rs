@@ -16,7 +16,6 @@
 //! - **Request**: [`ContactRequest::default`] with relative tolerance 1e-3 (spec §A.9); multiccd on (MuJoCo 4.0).
 //! - **Normals** are normalised once more after the pair function, as `mj_setContact`'s `mju_makeFrame` does.
 
-use signorini_geometry::rotation::unit_vec3;
 use signorini_geometry::{Aabb, Pose, Shape};
 
 use super::{PairDispatcher, ParamMixing};
@@ -25,7 +24,7 @@ use crate::contact_set::{GeomContactParams, MixedParams};
 use crate::dispatch::{self, ContactRules};
 use crate::error::{CollisionError, Result};
 use crate::narrow::mpr::MprSettings;
-use crate::pairs::mujoco::{MINVAL, geom_rbound, routine};
+use crate::pairs::mujoco::{MINVAL, frame_normal, geom_rbound, routine};
 use crate::query::{ContactRequest, QueryWorkspace};
 
 /// Pair dispatch with MuJoCo 4.0's semantics (see the module docs).
@@ -57,13 +56,20 @@ impl PairDispatcher for MujocoDispatcher {
         request: &ContactRequest,
         out: &mut Manifold,
     ) -> Result<()> {
+        if matches!(a, Shape::TriangleMesh(_)) || matches!(b, Shape::TriangleMesh(_)) {
+            // MuJoCo collides a mesh as its convex hull.
+            return match (as_hull(a), as_hull(b)) {
+                (Some(ha), Some(hb)) => self.append_contacts(ws, &ha, pose_a, &hb, pose_b, request, out),
+                _ => Err(CollisionError::Unsupported { query: "contacts", a: a.kind(), b: b.kind() }),
+            };
+        }
         let start = out.contacts.len();
-        append_unnormalized(ws, a, pose_a, b, pose_b, request, out)?;
-        // `mj_setContact` completes every contact's frame with `mju_makeFrame`, which first normalises the normal
-        // again: a routine's unit normal can move by an ulp. (−n normalises to minus n's result, so our B-to-A normal
-        // gets MuJoCo's bits negated.)
+        match routine(a, b, request.multi_contact) {
+            Some(routine) => routine.run(a, pose_a, b, pose_b, request.margin, &mut ws.mujoco, out),
+            None => dispatch::contacts(ws, a, pose_a, b, pose_b, request, &rules(), out)?,
+        }
         for c in &mut out.contacts[start..] {
-            c.normal = unit_vec3(c.normal, MINVAL);
+            c.normal = frame_normal(c.normal);
         }
         Ok(())
     }
@@ -99,31 +105,6 @@ impl PairDispatcher for MujocoDispatcher {
             aabb.max.to_array().map(f64::next_up).into(),
         )
     }
-}
-
-/// The contacts of MuJoCo's pair function (or of the native table under MuJoCo's rules), normals as the routine left
-/// them.
-fn append_unnormalized(
-    ws: &mut QueryWorkspace,
-    a: &Shape,
-    pose_a: &Pose,
-    b: &Shape,
-    pose_b: &Pose,
-    request: &ContactRequest,
-    out: &mut Manifold,
-) -> Result<()> {
-    if matches!(a, Shape::TriangleMesh(_)) || matches!(b, Shape::TriangleMesh(_)) {
-        // MuJoCo collides a mesh as its convex hull.
-        return match (as_hull(a), as_hull(b)) {
-            (Some(ha), Some(hb)) => append_unnormalized(ws, &ha, pose_a, &hb, pose_b, request, out),
-            _ => Err(CollisionError::Unsupported { query: "contacts", a: a.kind(), b: b.kind() }),
-        };
-    }
-    if let Some(routine) = routine(a, b, request.multi_contact) {
-        routine.run(a, pose_a, b, pose_b, request.margin, &mut ws.mujoco, out);
-        return Ok(());
-    }
-    dispatch::contacts(ws, a, pose_a, b, pose_b, request, &rules(), out)
 }
 
 /// The shape MuJoCo collides: a triangle mesh's convex hull (`None` for a flat mesh), any other shape itself.

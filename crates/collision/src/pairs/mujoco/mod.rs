@@ -189,7 +189,15 @@ pub fn mujoco_contacts(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> Op
         (r.func)(a, &fa, b, &fb, 0.0, &mut mj);
     }
     for c in &mut mj {
-        c.normal = signorini_geometry::rotation::unit_vec3(c.normal, MINVAL);
+        c.normal = frame_normal(c.normal);
     }
     Some((mj, r.swapped))
+}
+
+/// A pair routine's normal as MuJoCo reports it: `mj_setContact` completes every contact's frame with
+/// `mju_makeFrame`, which normalises the normal once more
+/// ([`normalize_vec3`](signorini_geometry::rotation::normalize_vec3)),
+/// and a unit normal can move by an ulp. `−n` gives minus `n`'s result, so either orientation gets MuJoCo's bits.
+pub(crate) fn frame_normal(n: DVec3) -> DVec3 {
+    signorini_geometry::rotation::normalize_vec3(n, MINVAL).0
 }

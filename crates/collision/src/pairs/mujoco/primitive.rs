@@ -7,10 +7,10 @@ use signorini_geometry::Shape;
 use super::plane::raw_plane_sphere;
 use super::{Frame, MINVAL, MjContact};
 
-/// MuJoCo's `mju_normalize3` ([`unit_vec3`](signorini_geometry::rotation::unit_vec3), by the reciprocal of the
-/// norm): unit vector and norm, `(1, 0, 0)` when the norm is below `mjMINVAL`.
+/// MuJoCo's `mju_normalize3` ([`normalize_vec3`](signorini_geometry::rotation::normalize_vec3), by the reciprocal
+/// of the norm): unit vector and norm, `(1, 0, 0)` when the norm is below `mjMINVAL`.
 pub(crate) fn normalize3(v: DVec3) -> (DVec3, f64) {
-    (signorini_geometry::rotation::unit_vec3(v, MINVAL), v.length())
+    signorini_geometry::rotation::normalize_vec3(v, MINVAL)
 }
 
 /// Two spheres (centres `p1`, `p2`, radii `r1`, `r2`); `z1`, `z2` are the geoms' z axes, whose cross product is the

@@ -4,7 +4,7 @@
 //! does for shallow contacts), the Minkowski support points, and small helpers that follow MuJoCo's arithmetic.
 
 use super::*;
-use signorini_geometry::rotation::unit_vec3;
+use signorini_geometry::rotation::normalize_vec3;
 
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Geom<'a> {
@@ -295,9 +295,9 @@ pub(super) fn sdiv(a: f64, s: f64) -> f64 {
     if s == 0.0 { if a != 0.0 { f64::INFINITY.copysign(a) } else { f64::NAN } } else { a / s }
 }
 
-/// `mju_normalize3`'s result ([`unit_vec3`]): the unit vector, `(1, 0, 0)` below `mjMINVAL`.
+/// `mju_normalize3`'s result ([`normalize_vec3`]): the unit vector, `(1, 0, 0)` below `mjMINVAL`.
 pub(super) fn normalize(a: DVec3) -> DVec3 {
-    unit_vec3(a, MINVAL)
+    normalize_vec3(a, MINVAL).0
 }
 
 pub(super) fn det3(a: DVec3, b: DVec3, c: DVec3) -> f64 {
