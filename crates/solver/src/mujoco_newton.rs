@@ -80,9 +80,12 @@ impl PrimalWork {
         // `Jaref = J a − aref` of the start: kept from MuJoCo's choice of start when it is made here.
         let mut jar_known = false;
         match warm {
-            // MuJoCo picks the start once for the whole problem: here the problem is the whole model.
-            Some(warm) if options.warm_start == WarmStart::CheaperOfIncomingAndSmooth => {
-                let (model, data) = p.whole.expect("a whole-model problem carries its model");
+            // MuJoCo picks the start once for the whole problem: made here when the problem is the whole model (an
+            // island's solve gets the choice made before the split, as `WarmStart::Incoming`).
+            Some(warm)
+                if let (WarmStart::CheaperOfIncomingAndSmooth, Some((model, data))) =
+                    (options.warm_start, p.whole) =>
+            {
                 let jars = Some((&mut self.jar[..], &mut self.jv[..]));
                 let cheaper =
                     warm_start_is_cheaper(model, data, rows, warm, (&mut self.tmp, &mut self.ms), jars);
