@@ -149,7 +149,7 @@ fn lane_sum(n: usize, term: &impl Fn(usize) -> f64) -> (f64, usize) {
     ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3]), k)
 }
 
-/// `Σ term(t)` for `t < n`, summed as MuJoCo 4.0.1's vectorised `mju_dot`: [`lane_sum`], then the one to three
+/// `Σ term(t)` for `t < n`, summed as MuJoCo 4.0.1's vectorised `mju_dot`: four lanes over the blocks of four, combined `(l₀ + l₂) + (l₁ + l₃)`, then the one to three
 /// remaining terms summed in order and added at once (checked against `mju_dot` for n = 1…12, bit for bit).
 #[inline]
 pub fn mujoco_sum(n: usize, term: impl Fn(usize) -> f64) -> f64 {
@@ -186,7 +186,7 @@ pub fn mujoco_dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// `Σ term(t)` for `t < n` as MuJoCo 4.0.1's `mju_dotSparse` sums it inside `mj_solveLD` (read off its
-/// disassembly): [`lane_sum`], then the remaining terms added to it one at a time (`mju_dot` adds them to each other
+/// disassembly): the same four lanes, then the remaining terms added to it one at a time (`mju_dot` adds them to each other
 /// first). Against `mj_solveM` on the benchmark chain (rows of up to 11 ancestors): 300 of 300 random right-hand
 /// sides bit for bit, 62 with [`mujoco_sum`]'s tail.
 #[inline]
