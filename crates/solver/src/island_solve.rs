@@ -74,6 +74,10 @@ pub(crate) fn solve_islands(
                 model,
                 data,
                 rows,
+                |r, x| {
+                    let (dofs, vals) = rows.jacobian_row(r);
+                    signorini_constraints::mujoco_dot::mujoco_row_dot(dofs, vals, x)
+                },
                 qacc,
                 (&mut primal.tmp, &mut primal.ms),
                 None,

@@ -2,8 +2,9 @@
 //! models with fewer than 60 dofs), operation for operation, so that its accelerations and forces are MuJoCo's to
 //! the bit. The mathematics is [`crate::primal`]'s; what differs is the order of every sum:
 //!
-//! - `J x` and every `mju_dot` sum in MuJoCo's vectorised order (`signorini_model::factor::mujoco_dot`: four lanes by
-//!   column, then the tail), over the problem's columns, zeros included;
+//! - `J` is kept dense, as MuJoCo keeps it on such a model, and `J x` and every `mju_dot` sum are in MuJoCo's
+//!   vectorised order (`signorini_model::factor::mujoco_dot`: four lanes by column, then the tail), over the
+//!   problem's columns, zeros included;
 //! - `qfrc = Jᵀf` is accumulated row by row (rows with zero force skipped) before `g = (Ma − f_s) − qfrc`;
 //! - `H = Σ_rows J_kᵀ (J_ki D_k) + M` (the rows first, then `M`), factored by `mju_cholFactor` (column by column,
 //!   pivots floored at `mjMINVAL`), solved by `mju_cholSolve` (dividing by the pivots), updated by `mju_cholUpdate`;
@@ -14,7 +15,6 @@
 //! or the Signorini resolution takes the shared iteration.
 
 use signorini_constraints::ConstraintRows;
-use signorini_constraints::mujoco_dot::mujoco_row_dot;
 use signorini_model::factor::mujoco_dot as dot;
 
 use crate::cost::RowState;
@@ -27,6 +27,9 @@ const MINVAL: f64 = 1e-15;
 /// The scratch of the dense iteration (kept in [`PrimalWork`], reused across solves).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MujocoDense {
+    /// `J` dense (row-major, `nefc × nv`, zeros included), as MuJoCo keeps it below 60 dofs: every product with it
+    /// is then `mju_dot` over a contiguous row.
+    j: Vec<f64>,
     /// The factor `L` of `H` (row-major, lower triangle), `nv × nv`.
     l: Vec<f64>,
     /// `Jᵀ f`.
@@ -59,10 +62,25 @@ pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions) -> bool {
         && rows.kind.iter().all(|k| k.is_equality() || k.is_friction_loss() || k.is_one_sided())
 }
 
-/// Row `r` of `J` times `x` as `mju_dot` sums the dense row of `x.len()` columns.
-fn row_dot(rows: &ConstraintRows, r: usize, x: &[f64]) -> f64 {
-    let (dofs, vals) = rows.jacobian_row(r);
-    mujoco_row_dot(dofs, vals, x)
+impl MujocoDense {
+    /// Fills the dense `J` from the rows' sparse entries.
+    fn densify(&mut self, rows: &ConstraintRows, nv: usize) {
+        self.j.clear();
+        self.j.resize(rows.len() * nv, 0.0);
+        for r in 0..rows.len() {
+            let (dofs, vals) = rows.jacobian_row(r);
+            let row = &mut self.j[r * nv..(r + 1) * nv];
+            for (&d, &v) in dofs.iter().zip(vals) {
+                row[d as usize] = v;
+            }
+        }
+    }
+
+    /// `J_r x`, `mju_dot` over row `r`'s `nv` columns.
+    #[inline]
+    fn row_dot(&self, r: usize, nv: usize, x: &[f64]) -> f64 {
+        dot(&self.j[r * nv..(r + 1) * nv], &x[..nv])
+    }
 }
 
 impl PrimalWork {
@@ -77,6 +95,8 @@ impl PrimalWork {
     ) -> Result<SolveStats, SolverError> {
         let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
         let tol = options.tolerance;
+        let mut mj = std::mem::take(&mut self.mujoco);
+        mj.densify(rows, nv);
         // `Jaref = J a − aref` of the start: kept from MuJoCo's choice of start when it is made here.
         let mut jar_known = false;
         match warm {
@@ -87,8 +107,16 @@ impl PrimalWork {
                     (options.warm_start, p.whole) =>
             {
                 let jars = Some((&mut self.jar[..], &mut self.jv[..]));
-                let cheaper =
-                    warm_start_is_cheaper(model, data, rows, warm, (&mut self.tmp, &mut self.ms), jars);
+                let row_dot = |r: usize, x: &[f64]| mj.row_dot(r, nv, x);
+                let cheaper = warm_start_is_cheaper(
+                    model,
+                    data,
+                    rows,
+                    row_dot,
+                    warm,
+                    (&mut self.tmp, &mut self.ms),
+                    jars,
+                );
                 if cheaper {
                     self.a.copy_from_slice(warm);
                 } else {
@@ -100,7 +128,6 @@ impl PrimalWork {
             Some(warm) => self.a.copy_from_slice(warm),
             None => self.a.copy_from_slice(p.a_s),
         }
-        let mut mj = std::mem::take(&mut self.mujoco);
         mj.l.resize(nv * nv, 0.0);
         mj.qfrc.resize(nv, 0.0);
         mj.cholupd.resize(nv, 0.0);
@@ -110,7 +137,7 @@ impl PrimalWork {
         p.mass.mul(&self.a, &mut self.ma);
         if !jar_known {
             for r in 0..nefc {
-                self.jar[r] = row_dot(rows, r, &self.a) - rows.aref[r];
+                self.jar[r] = mj.row_dot(r, nv, &self.a) - rows.aref[r];
             }
         }
         let mut cost = self.update_constraint_mujoco(p, &mut mj);
@@ -220,13 +247,13 @@ impl PrimalWork {
                 self.state[r] = RowState::Inactive;
             }
         }
+        let nv = p.mass.nv;
         mj.qfrc.fill(0.0);
         for r in 0..rows.len() {
             let f = self.force[r];
             if f != 0.0 {
-                let (dofs, vals) = rows.jacobian_row(r);
-                for (&d, &v) in dofs.iter().zip(vals) {
-                    mj.qfrc[d as usize] += v * f;
+                for (q, &v) in mj.qfrc.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
+                    *q += v * f;
                 }
             }
         }
@@ -249,32 +276,22 @@ impl PrimalWork {
     /// `+ M`, then `mju_cholFactor`.
     fn make_hessian_mujoco(&self, p: &Problem<'_>, mj: &mut MujocoDense) {
         let (nv, rows) = (p.mass.nv, p.rows);
-        let l = &mut mj.l;
+        let MujocoDense { j, l, .. } = mj;
         l.fill(0.0);
         for r in 0..rows.len() {
             if self.state[r] != RowState::Quadratic || rows.d[r] == 0.0 {
                 continue;
             }
             let d = rows.d[r];
-            let (dofs, vals) = rows.jacobian_row(r);
-            // Entries `k ≤ i` of a row listed in decreasing dof order are the ones from `i` on.
-            let decreasing = dofs.windows(2).all(|w| w[0] > w[1]);
-            for (p, (&i, &ji)) in dofs.iter().zip(vals).enumerate() {
+            let jr = &j[r * nv..(r + 1) * nv];
+            // `mju_addToScl(H_i, J_r, J_ri D_r, i + 1)` for every non-zero `J_ri`.
+            for (i, &ji) in jr.iter().enumerate() {
                 if ji == 0.0 {
                     continue;
                 }
                 let w = ji * d;
-                let row = &mut l[i as usize * nv..i as usize * nv + nv];
-                if decreasing {
-                    for (&k, &jk) in dofs[p..].iter().zip(&vals[p..]) {
-                        row[k as usize] += jk * w;
-                    }
-                } else {
-                    for (&k, &jk) in dofs.iter().zip(vals) {
-                        if k <= i {
-                            row[k as usize] += jk * w;
-                        }
-                    }
+                for (h, &jk) in l[i * nv..i * nv + i + 1].iter_mut().zip(&jr[..i + 1]) {
+                    *h += jk * w;
                 }
             }
         }
@@ -295,11 +312,9 @@ impl PrimalWork {
                 (true, false) => false,
                 _ => continue,
             };
-            mj.cholupd.fill(0.0);
             let sd = rows.d[r].sqrt();
-            let (dofs, vals) = rows.jacobian_row(r);
-            for (&d, &v) in dofs.iter().zip(vals) {
-                mj.cholupd[d as usize] = v * sd;
+            for (u, &v) in mj.cholupd.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
+                *u = v * sd;
             }
             updates += 1;
             if chol_update(&mut mj.l, &mut mj.cholupd, nv, plus) < nv {
@@ -329,7 +344,7 @@ impl PrimalWork {
         let gtol = tolerance * snorm / scale;
         p.mass.mul(&self.s, &mut self.ms);
         for r in 0..rows.len() {
-            self.jv[r] = row_dot(rows, r, &self.s);
+            self.jv[r] = mj.row_dot(r, nv, &self.s);
         }
         // PrimalPrepare.
         mj.quad_gauss[1] = dot(&self.s, &self.ma) - dot(&p.fs[..nv], &self.s);
@@ -468,12 +483,14 @@ impl PrimalWork {
 /// problem: whether the cost at `warm` is at most the rows' cost at `J qacc_smooth − aref`. The cost at `warm` is
 /// the rows' cost at `J warm − aref` plus the Gauss term as 4.0.1 forms it, `½ δᵀ(M δ)` with `δ = warm − qacc_smooth`
 /// (read off its disassembly; its C source sums `½ (M warm − f_s)ᵢ δᵢ`, equal only where `M qacc_smooth = f_s` to
-/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). Row products are
-/// `mju_dot` sums over all `nv` columns (`mj_mulJacVec`). `jars` receives `J warm − aref` and `J qacc_smooth − aref`.
+/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). `row_dot(r, x)` is
+/// `J_r x` as `mj_mulJacVec` sums it (`mju_dot` over all `nv` columns). `jars` receives `J warm − aref` and
+/// `J qacc_smooth − aref`.
 pub(crate) fn warm_start_is_cheaper(
     model: &signorini_model::Model,
     data: &signorini_model::Data,
     rows: &ConstraintRows,
+    row_dot: impl Fn(usize, &[f64]) -> f64,
     warm: &[f64],
     scratch: (&mut Vec<f64>, &mut Vec<f64>),
     jars: Option<(&mut [f64], &mut [f64])>,
@@ -481,8 +498,7 @@ pub(crate) fn warm_start_is_cheaper(
     let rows_cost = |x: &[f64], mut keep: Option<&mut [f64]>| {
         let mut s = 0.0;
         for r in 0..rows.len() {
-            let (dofs, vals) = rows.jacobian_row(r);
-            let jar = mujoco_row_dot(dofs, vals, x) - rows.aref[r];
+            let jar = row_dot(r, x) - rows.aref[r];
             if let Some(keep) = keep.as_deref_mut() {
                 keep[r] = jar;
             }
