@@ -11,7 +11,9 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
 * `arm_contact`: `qpos`, `qvel`, the solver's `qacc` and `efc_force` of the arm after steps 8, 20, 30, 58, 59, 500
   and 2000 (its box on the table, then pushed by the arm's tip; a joint limit row from step 59).
 * `chain`: the same for `chain.xml` (a free base with ball, hinge and slide joints, joint damping and friction
-  loss) after steps 1, 3, 50 and 165.
+  loss) after steps 1, 3, 50, 165 and 183.
+* `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
+  centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
   contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
 
@@ -70,6 +72,16 @@ def contact_steps(scene, steps):
     return out
 
 
+SCENES = ("arm", "chain", "sphere_drop", "box_stack", "pyramid", "convex", "pile")
+
+
+def set_const(scene):
+    """The inverse weights `mj_setConst` compiles for `../shared/scenes/{scene}.xml`."""
+    m = mujoco.MjModel.from_xml_path(str(ROOT.parent / f"shared/scenes/{scene}.xml"))
+    return {"body_mass": m.body_mass.tolist(), "body_invweight0": m.body_invweight0.tolist(),
+            "dof_invweight0": m.dof_invweight0.tolist()}
+
+
 def main():
     assert mujoco.__version__ == "4.0.1", f"reference for 4.0.1, not {mujoco.__version__}"
     lib = ctypes.CDLL(str(Path(mujoco.__file__).parent / "libmujoco.so.4.0.1"))
@@ -101,10 +113,12 @@ def main():
     arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
     first_contact = {name: contact_rows(name) for name in ("arm", "pile")}
     arm_contact = contact_steps("arm", (8, 20, 30, 58, 59, 500, 2000))
-    chain = contact_steps("chain", (1, 3, 50, 165))
+    chain = contact_steps("chain", (1, 3, 50, 165, 183))
+    consts = {name: set_const(name) for name in SCENES}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
-                               "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain}))
+                               "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain,
+                               "set_const": consts}))
     print(f"wrote {OUT}")
 
 

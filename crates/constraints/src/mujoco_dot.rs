@@ -3,41 +3,21 @@
 //! to three remaining columns; `signorini_model::factor::mujoco_sum`). MuJoCo keeps the Jacobian dense below
 //! [`MUJOCO_SPARSE_NV`] dofs (`mj_isSparse` with `jacobian="auto"`).
 
+use signorini_model::factor::mujoco_sum_at;
+
 use crate::DofIndex;
 
 /// From this many dofs on MuJoCo's Jacobian is sparse.
 pub const MUJOCO_SPARSE_NV: usize = 60;
 
 /// `J_r · x` of the row with entries `vals` at columns `dofs` (listed in decreasing or increasing order), as
-/// `mju_dot` sums the dense row of `x.len()` columns.
+/// `mju_dot` sums the dense row of `x.len()` columns ([`mujoco_sum_at`]).
 pub fn mujoco_row_dot(dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 {
-    let n = x.len();
-    let full = n - n % 4;
-    let mut lanes = [0.0; 4];
-    let mut tail = [0.0; 3];
-    let mut add = |d: usize, v: f64| {
-        let t = v * x[d];
-        if d < full {
-            lanes[d % 4] += t;
-        } else {
-            tail[d - full] = t;
-        }
-    };
+    let term = |(&d, &v): (&DofIndex, &f64)| (d as usize, v * x[d as usize]);
     if dofs.first() > dofs.last() {
-        for (&d, &v) in dofs.iter().zip(vals).rev() {
-            add(d as usize, v);
-        }
+        mujoco_sum_at(x.len(), dofs.iter().zip(vals).rev().map(term))
     } else {
-        for (&d, &v) in dofs.iter().zip(vals) {
-            add(d as usize, v);
-        }
-    }
-    let sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
-    match n - full {
-        1 => sum + tail[0],
-        2 => sum + (tail[0] + tail[1]),
-        3 => sum + ((tail[0] + tail[1]) + tail[2]),
-        _ => sum,
+        mujoco_sum_at(x.len(), dofs.iter().zip(vals).map(term))
     }
 }
 

@@ -185,6 +185,31 @@ pub fn mujoco_dot(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
+/// `mju_dot` over `n` columns of terms that are zero outside the listed `(column, term)` pairs (columns increasing):
+/// [`mujoco_sum`]'s lanes (a column's term in lane `column mod 4` below the last block of four, in the tail past
+/// it), without visiting the zero columns. Their products are `±0`, which leave a lane's `+0` or non-zero sum as
+/// it is.
+#[inline]
+pub fn mujoco_sum_at(n: usize, terms: impl IntoIterator<Item = (usize, f64)>) -> f64 {
+    let full = n - n % 4;
+    let mut lanes = [0.0; 4];
+    let mut tail = [0.0; 3];
+    for (k, t) in terms {
+        if k < full {
+            lanes[k % 4] += t;
+        } else {
+            tail[k - full] = t;
+        }
+    }
+    let sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
+    match n - full {
+        1 => sum + tail[0],
+        2 => sum + (tail[0] + tail[1]),
+        3 => sum + ((tail[0] + tail[1]) + tail[2]),
+        _ => sum,
+    }
+}
+
 /// `Σ term(t)` for `t < n` as MuJoCo 4.0.1's `mju_dotSparse` sums it inside `mj_solveLD` (read off its
 /// disassembly): the same four lanes, then the remaining terms added to it one at a time (`mju_dot` adds them to each other
 /// first). Against `mj_solveM` on the benchmark chain (rows of up to 11 ancestors): 300 of 300 random right-hand

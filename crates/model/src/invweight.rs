@@ -2,7 +2,7 @@
 //! inertia and dof length scales.
 //!
 //! - `body_invweight0[b] = (tr(A₀₀)/3, tr(A₁₁)/3)` with `A = J M⁻¹ Jᵀ` for the 6 × nv Jacobian `J = (jacp; jacr)`
-//!   of the body's centre of mass; a body welded to the world gets 0. A part may be degenerate: a body whose
+//!   of the body's centre of mass (each entry summed as `mju_dot` sums it over the `nv` columns); a body welded to the world gets 0. A part may be degenerate: a body whose
 //!   centre of mass lies on its only hinge's axis has a translational weight of ~0, which MuJoCo 4.0 keeps
 //!   ([`Model::fill_degenerate_invweights`] is Genesis's rule for it). A simple body ([`Model::dof_simple`]) moved by slides alone gets
 //!   `(1/mass, 0)`, and its dofs `dof_invweight0 = 1/mass` (MuJoCo's `body_simple == 2`).
@@ -82,7 +82,8 @@ pub(crate) fn set_constants(m: &mut Model) -> Result<(), ModelError> {
                 x[t] = row[t];
             }
             m.tree_layout().solve_on(&d.qld, &d.qld_diag_inv, &mut x, tree);
-            *a = tree.iter().map(|&t| row[t] * x[t]).sum();
+            // `mju_mulMatMatT`'s `mju_dot` over all `nv` columns (the tree's dofs are the non-zero ones).
+            *a = crate::factor::mujoco_sum_at(nv, tree.iter().map(|&t| (t, row[t] * x[t])));
             for &t in tree {
                 (x[t], row[t]) = (0.0, 0.0);
             }
