@@ -28,7 +28,9 @@ pub(crate) fn raw_plane_sphere(
     if cdist > margin + r {
         return false;
     }
-    push_plane_contact(out, n, center - r * n, cdist - r);
+    // `mjraw_PlaneSphere`: the point `c + n (−dist/2 − r)`, in one product (not `c − r n − dist/2 n`).
+    let dist = cdist - r;
+    out.push(MjContact { dist, pos: center + n * (-dist / 2.0 - r), normal: n, tangent: DVec3::ZERO });
     true
 }
 
@@ -159,6 +161,15 @@ pub(crate) fn plane_convex(
     out: &mut Vec<MjContact>,
 ) {
     let n = f1.z();
+    if let Shape::Ellipsoid(e) = g {
+        let ld = DVec3::new(f2.mat.x_axis.dot(-n), f2.mat.y_axis.dot(-n), f2.mat.z_axis.dot(-n));
+        let v = super::convex::ellipsoid_support(&f2.mat, f2.pos, e.semi_axes(), ld);
+        let dist = n.dot(v - f1.pos);
+        if dist <= margin {
+            push_plane_contact(out, n, v, dist);
+        }
+        return;
+    }
     let Shape::ConvexMesh(m) = g else {
         if let Ok(v) = g.world_support(&f2.pose, -n) {
             let dist = n.dot(v - f1.pos);

@@ -49,6 +49,7 @@ mod multicontact;
 mod support;
 
 pub(crate) use hfield::convex_hfield;
+pub(crate) use support::ellipsoid_support;
 
 use epa::*;
 use gjk::*;
