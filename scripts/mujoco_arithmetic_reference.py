@@ -11,7 +11,7 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
 * `arm_contact`: `qpos`, `qvel`, the solver's `qacc` and `efc_force` of the arm after steps 8, 20, 30, 58, 59, 500
   and 2000 (its box on the table, then pushed by the arm's tip; a joint limit row from step 59).
 * `chain`: the same for `chain.xml` (a free base with ball, hinge and slide joints, joint damping and friction
-  loss) after steps 1, 3, 50, 165 and 183.
+  loss) after steps 1, 3, 50, 165, 184, 230, 500 and 2000.
 * `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
   centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
@@ -113,7 +113,7 @@ def main():
     arm = {"body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(), "steps": steps}
     first_contact = {name: contact_rows(name) for name in ("arm", "pile")}
     arm_contact = contact_steps("arm", (8, 20, 30, 58, 59, 500, 2000))
-    chain = contact_steps("chain", (1, 3, 50, 165, 183))
+    chain = contact_steps("chain", (1, 3, 50, 165, 184, 230, 500, 2000))
     consts = {name: set_const(name) for name in SCENES}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,

@@ -147,12 +147,13 @@ fn arm_in_contact_follows_mujoco_bit_for_bit() {
 }
 
 /// The benchmark chain (a free base with ball, hinge and slide joints, joint damping and a friction-loss row)
-/// against MuJoCo 4.0.1 bit for bit after steps 1, 3, 50, 165 and 183 (`chain` of the reference). Beyond the arm's
-/// arithmetic it takes friction-loss rows in the dense iteration (`PrimalEval`'s Huber costs), MuJoCo 4.0.1's choice
-/// of start (its Gauss term `½ δᵀMδ`), `mj_solveLD`'s sparse sums (the tail added one term at a time),
-/// `mj_makeImpedance`'s order for pyramid regularizers and `mj_setConst`'s inverse weights (at step 166 the wrist's
-/// box meets the floor; with its `body_invweight0` an ulp off the run parted there). Before, the run parted at step
-/// 2; now at step 184, by 4e-19.
+/// against MuJoCo 4.0.1 bit for bit after steps 1, 3, 50, 165, 184, 230, 500 and 2000 (`chain` of the reference):
+/// the whole run. Beyond the arm's arithmetic it takes friction-loss rows in the dense iteration (`PrimalEval`'s
+/// Huber costs), MuJoCo 4.0.1's choice of start (its Gauss term `½ δᵀMδ`), `mj_solveLD`'s sparse sums (the tail
+/// added one term at a time), `mj_makeImpedance`'s order for pyramid regularizers, `mj_setConst`'s inverse weights
+/// in `mju_dot`'s lanes (an ulp off, the run parted at step 166, where the wrist's box meets the floor), the
+/// plane–ellipsoid support point in `mjc_ellipsoidSupport`'s arithmetic (step 184) and the plane–capsule points as
+/// `mjraw_PlaneSphere` forms them, `c + n (−dist/2 − r)` (step 230). Before all of these, the run parted at step 2.
 #[test]
 fn chain_follows_mujoco_bit_for_bit() {
     follows_mujoco_bit_for_bit("chain", "chain");
