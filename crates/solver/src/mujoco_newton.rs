@@ -11,15 +11,23 @@
 //! - the line search costs are shifted by their value at `α = 0` (`PrimalEval`) and its bracketing is
 //!   `PrimalSearch`'s.
 //!
-//! It runs for equality, friction-loss, limit, frictionless and pyramidal contact rows; a problem with elliptic cones
-//! or the Signorini resolution takes the shared iteration.
+//! With `SolverKind::Cg` it is `mj_solPrimal`'s conjugate-gradient iteration instead: no Hessian, the direction
+//! from `M⁻¹g` (`mj_solveM`) and Hager–Zhang's (or Polak–Ribière+'s) `β`, an exit on the gap alone.
+//!
+//! Elliptic contacts follow `mj_constraintUpdate`'s zones (top, bottom, the cone's middle with its Hessian), and
+//! MuJoCo keeps two factors: `L` of the quadratic rows (updated by rank one as rows change state) and `Lcone`, `L`
+//! updated by each cone contact's `L_cᵀ J_c` (`HessianCone`), which the Newton direction solves with; the line
+//! search takes `PrimalPrepare`'s cone quadratics and `ellipticCostDif`.
+//!
+//! It runs for equality, friction-loss, limit, frictionless, pyramidal and elliptic contact rows; a problem with the
+//! Signorini resolution takes the shared iteration.
 
-use signorini_constraints::ConstraintRows;
+use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::factor::mujoco_dot as dot;
 
 use crate::cost::RowState;
 use crate::primal::{PrimalWork, Problem};
-use crate::{SolveStats, SolverError, SolverOptions, WarmStart};
+use crate::{CgUpdate, SolveStats, SolverError, SolverOptions, WarmStart};
 
 /// MuJoCo's `mjMINVAL`.
 const MINVAL: f64 = 1e-15;
@@ -32,12 +40,28 @@ pub(crate) struct MujocoDense {
     j: Vec<f64>,
     /// The factor `L` of `H` (row-major, lower triangle), `nv × nv`.
     l: Vec<f64>,
+    /// `L` updated by the cone Hessians of the elliptic contacts in the middle zone (`Lcone`), when there are any.
+    lcone: Vec<f64>,
+    /// Rows in the cone state (`ncone`).
+    ncone: usize,
+    /// The cone Hessian of the elliptic contact whose first row is `r` (`con->H`, row-major `dim × dim`).
+    cone_h: Vec<[f64; 36]>,
+    /// `Lᵀ J` of one contact (`LTJ`), `dim × nv`.
+    ltj: Vec<f64>,
+    /// The line-search quadratics of elliptic contacts, at their first row: `quad[0..3]` over all the contact's rows,
+    /// then `U₀, V₀, UᵀU, UᵀV, VᵀV` of the friction rows and `D_m`.
+    cone_quad: Vec<[f64; 9]>,
     /// `Jᵀ f`.
     qfrc: Vec<f64>,
     /// A row of `J √D` for rank-1 updates.
     cholupd: Vec<f64>,
     /// The row states before a step.
     old_state: Vec<RowState>,
+    /// CG: the gradient and the preconditioned gradient before the step, and their changes over it.
+    gradold: Vec<f64>,
+    mgradold: Vec<f64>,
+    graddif: Vec<f64>,
+    mgraddif: Vec<f64>,
     /// `quadGauss`: `[½(a − a_s)ᵀ(Ma − f_s), sᵀ(Ma − f_s), ½ sᵀMs]`.
     quad_gauss: [f64; 3],
     /// Cost evaluations of the current line search.
@@ -58,8 +82,10 @@ struct Pnt {
 pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions) -> bool {
     options.mujoco_dense
         && !options.signorini
-        && options.kind == crate::SolverKind::Newton
-        && rows.kind.iter().all(|k| k.is_equality() || k.is_friction_loss() || k.is_one_sided())
+        && matches!(options.kind, crate::SolverKind::Newton | crate::SolverKind::Cg)
+        && rows.kind.iter().all(|k| {
+            k.is_equality() || k.is_friction_loss() || k.is_one_sided() || *k == RowKind::ContactElliptic
+        })
 }
 
 impl MujocoDense {
@@ -132,7 +158,12 @@ impl PrimalWork {
         mj.qfrc.resize(nv, 0.0);
         mj.cholupd.resize(nv, 0.0);
         mj.old_state.resize(nefc, RowState::Inactive);
+        mj.cone_h.resize(nefc, [0.0; 36]);
+        mj.cone_quad.resize(nefc, [0.0; 9]);
 
+        let newton = options.kind == crate::SolverKind::Newton;
+        // The cone Hessians are made for Newton only (`flg_Newton & elliptic`).
+        let newton_cones = newton && rows.kind.contains(&RowKind::ContactElliptic);
         // Ma = M a, Jaref = J a − aref, rows, gradient.
         p.mass.mul(&self.a, &mut self.ma);
         if !jar_known {
@@ -140,7 +171,7 @@ impl PrimalWork {
                 self.jar[r] = mj.row_dot(r, nv, &self.a) - rows.aref[r];
             }
         }
-        let mut cost = self.update_constraint_mujoco(p, &mut mj);
+        let mut cost = self.update_constraint_mujoco(p, &mut mj, newton_cones);
         self.grad_mujoco(p, &mj);
 
         // The certificate: ½·scale·gᵀM⁻¹g < tol and scale·‖g‖ < tol.
@@ -148,14 +179,15 @@ impl PrimalWork {
         p.mass.solve(&mut self.mgrad);
         let flg_gap = (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) < tol;
         let flg_gradient = scale * dot(&self.g, &self.g).sqrt() < tol;
-        let mut done = flg_gap && flg_gradient;
+        // CG exits on the gap alone (its solutions are cost-accurate), Newton needs the gradient too.
+        let mut done = flg_gap && (!newton || flg_gradient);
         let mut factorizations = 0;
         let mut updates = 0;
-        if !done {
+        if !done && newton {
             self.make_hessian_mujoco(p, &mut mj);
             factorizations += 1;
             self.mgrad.copy_from_slice(&self.g);
-            chol_solve(&mj.l, nv, &mut self.mgrad);
+            chol_solve(if mj.ncone > 0 { &mj.lcone } else { &mj.l }, nv, &mut self.mgrad);
             done = flg_gradient && (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) < tol;
         }
         if !done {
@@ -179,28 +211,43 @@ impl PrimalWork {
             for r in 0..nefc {
                 self.jar[r] += self.jv[r] * alpha;
             }
+            if !newton {
+                mj.gradold.clone_from(&self.g);
+                mj.mgradold.clone_from(&self.mgrad);
+            }
             mj.old_state.copy_from_slice(&self.state);
-            cost = self.update_constraint_mujoco(p, &mut mj);
-            let (upd, refactored) = self.hessian_incremental_mujoco(p, &mut mj);
-            updates += upd;
-            factorizations += usize::from(refactored);
+            cost = self.update_constraint_mujoco(p, &mut mj, newton_cones);
             self.grad_mujoco(p, &mj);
             self.mgrad.copy_from_slice(&self.g);
-            chol_solve(&mj.l, nv, &mut self.mgrad);
+            if newton {
+                let (upd, refactored) = self.hessian_incremental_mujoco(p, &mut mj);
+                updates += upd;
+                factorizations += usize::from(refactored);
+                chol_solve(if mj.ncone > 0 { &mj.lcone } else { &mj.l }, nv, &mut self.mgrad);
+            } else {
+                p.mass.solve(&mut self.mgrad);
+            }
             if !cost.is_finite() {
                 self.mujoco = mj;
                 return Err(SolverError::NonFinite { cost });
             }
             let improvement = scale * ls_improvement;
             let gradient = scale * dot(&self.g, &self.g).sqrt();
-            let decrement = (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0);
+            let decrement = if newton { (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) } else { 0.0 };
             iter += 1;
-            if (improvement > 0.0 && improvement < tol) || gradient < tol || decrement < tol {
+            if (improvement > 0.0 && improvement < tol) || gradient < tol || (newton && decrement < tol) {
                 converged = true;
                 break;
             }
-            for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
-                *s = -m;
+            if newton {
+                for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                    *s = -m;
+                }
+            } else {
+                let beta = conjugate_beta(options.cg_update, &self.g, &self.mgrad, &self.s, &mut mj);
+                for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
+                    *s = -m + beta * *s;
+                }
             }
         }
         self.mujoco = mj;
@@ -217,13 +264,25 @@ impl PrimalWork {
 
     /// `mj_constraintUpdate` and `PrimalUpdateConstraint`: row states and forces from `jar`, `qfrc = Jᵀf` (row by
     /// row, zero forces skipped), and the total cost (rows, then the Gauss term).
-    fn update_constraint_mujoco(&mut self, p: &Problem<'_>, mj: &mut MujocoDense) -> f64 {
+    fn update_constraint_mujoco(&mut self, p: &Problem<'_>, mj: &mut MujocoDense, cone_hessian: bool) -> f64 {
         let rows = p.rows;
         let mut cost = 0.0;
         for r in 0..rows.len() {
+            self.force[r] = -rows.d[r] * self.jar[r];
+        }
+        let mut r = 0;
+        while r < rows.len() {
             let (d, x) = (rows.d[r], self.jar[r]);
-            self.force[r] = -d * x;
             let kind = rows.kind[r];
+            if kind == RowKind::ContactElliptic {
+                let cone = Cone::at(rows, r);
+                let h = cone_hessian.then_some(&mut mj.cone_h[r]);
+                let (state, c) = cone.update(rows, &self.jar[r..], &mut self.force[r..], h);
+                cost += c;
+                self.state[r..r + cone.dim].fill(state);
+                r += cone.dim;
+                continue;
+            }
             if kind.is_friction_loss() {
                 // Huber: linear beyond ±R·frictionloss, where the force saturates at ∓frictionloss.
                 let (f, rf) = (rows.frictionloss[r], rows.r[r]);
@@ -246,7 +305,9 @@ impl PrimalWork {
                 self.force[r] = 0.0;
                 self.state[r] = RowState::Inactive;
             }
+            r += 1;
         }
+        mj.ncone = self.state.iter().filter(|&&s| s == RowState::Cone).count();
         let nv = p.mass.nv;
         mj.qfrc.fill(0.0);
         for r in 0..rows.len() {
@@ -297,6 +358,44 @@ impl PrimalWork {
         }
         p.mass.for_each_entry(|i, j, m| l[i * nv + j] += m);
         chol_factor(l, nv);
+        if mj.ncone > 0 {
+            self.hessian_cone(p, mj);
+        }
+    }
+
+    /// `HessianCone`: `Lcone = L` updated by `Lᵀ_c J_c` of every contact in the cone state, `L_c` the Cholesky
+    /// factor of its cone Hessian (`LTJ_c = Σ_{r ≥ c} L_c[r][c] J_r`, rows in order, then a rank-1 update per row).
+    fn hessian_cone(&self, p: &Problem<'_>, mj: &mut MujocoDense) {
+        let (nv, rows) = (p.mass.nv, p.rows);
+        let MujocoDense { j, l, lcone, cone_h, ltj, .. } = mj;
+        lcone.clone_from(l);
+        let mut r = 0;
+        while r < rows.len() {
+            if rows.kind[r] != RowKind::ContactElliptic {
+                r += 1;
+                continue;
+            }
+            let dim = Cone::at(rows, r).dim;
+            if self.state[r] == RowState::Cone {
+                let mut local = cone_h[r];
+                chol_factor(&mut local[..dim * dim], dim);
+                ltj.clear();
+                ltj.resize(dim * nv, 0.0);
+                for a in 0..dim {
+                    let ja = &j[(r + a) * nv..(r + a + 1) * nv];
+                    for c in 0..=a {
+                        let scl = local[a * dim + c];
+                        for (t, &v) in ltj[c * nv..(c + 1) * nv].iter_mut().zip(ja) {
+                            *t += v * scl;
+                        }
+                    }
+                }
+                for a in 0..dim {
+                    chol_update(lcone, &mut ltj[a * nv..(a + 1) * nv], nv, true);
+                }
+            }
+            r += dim;
+        }
     }
 
     /// `HessianIncremental`: a rank-1 update or downdate of `L` by `J_k √D_k` for every row entering or leaving the
@@ -321,6 +420,9 @@ impl PrimalWork {
                 self.make_hessian_mujoco(p, mj);
                 return (updates, true);
             }
+        }
+        if mj.ncone > 0 {
+            self.hessian_cone(p, mj);
         }
         (updates, false)
     }
@@ -349,10 +451,18 @@ impl PrimalWork {
         // PrimalPrepare.
         mj.quad_gauss[1] = dot(&self.s, &self.ma) - dot(&p.fs[..nv], &self.s);
         mj.quad_gauss[2] = 0.5 * dot(&self.s, &self.ms);
-        for r in 0..rows.len() {
+        let mut r = 0;
+        while r < rows.len() {
             let (d, jar, jv) = (rows.d[r], self.jar[r], self.jv[r]);
             let dj0 = d * jar;
+            if rows.kind[r] == RowKind::ContactElliptic {
+                let cone = Cone::at(rows, r);
+                mj.cone_quad[r] = cone.prepare(rows, &self.jar[r..], &self.jv[r..]);
+                r += cone.dim;
+                continue;
+            }
             self.quad[r] = [jar * dj0 * 0.5, jv * dj0, jv * d * jv * 0.5];
+            r += 1;
         }
         let ls = ls_iterations;
         let p0 = self.eval_mujoco(rows, mj, 0.0);
@@ -434,8 +544,22 @@ impl PrimalWork {
         let mut cost = 0.0;
         let mut deriv = [0.0; 2];
         let mut total = [0.0, mj.quad_gauss[1], mj.quad_gauss[2]];
+        // The rows of an elliptic contact are evaluated together at its first row.
+        let mut skip_to = 0;
         for r in 0..rows.len() {
+            if r < skip_to {
+                continue;
+            }
             let q = self.quad[r];
+            if rows.kind[r] == RowKind::ContactElliptic {
+                let cone = Cone::at(rows, r);
+                let (c, d0, d1) = cone.eval(&mj.cone_quad[r], alpha);
+                cost += c;
+                deriv[0] += d0;
+                deriv[1] += d1;
+                skip_to = r + cone.dim;
+                continue;
+            }
             if rows.kind[r].is_equality() {
                 total[1] += q[1];
                 total[2] += q[2];
@@ -497,12 +621,27 @@ pub(crate) fn warm_start_is_cheaper(
 ) -> bool {
     let rows_cost = |x: &[f64], mut keep: Option<&mut [f64]>| {
         let mut s = 0.0;
-        for r in 0..rows.len() {
+        let mut jar = [0.0; 6];
+        let mut force = [0.0; 6];
+        let mut r = 0;
+        while r < rows.len() {
+            let (d, kind) = (rows.d[r], rows.kind[r]);
+            if kind == RowKind::ContactElliptic {
+                let cone = Cone::at(rows, r);
+                for j in 0..cone.dim {
+                    jar[j] = row_dot(r + j, x) - rows.aref[r + j];
+                    if let Some(keep) = keep.as_deref_mut() {
+                        keep[r + j] = jar[j];
+                    }
+                }
+                s += cone.update(rows, &jar, &mut force, None).1;
+                r += cone.dim;
+                continue;
+            }
             let jar = row_dot(r, x) - rows.aref[r];
             if let Some(keep) = keep.as_deref_mut() {
                 keep[r] = jar;
             }
-            let (d, kind) = (rows.d[r], rows.kind[r]);
             if kind.is_friction_loss() {
                 let (f, rf) = (rows.frictionloss[r], rows.r[r]);
                 s += if jar <= -rf * f {
@@ -515,6 +654,7 @@ pub(crate) fn warm_start_is_cheaper(
             } else if kind.is_equality() || jar < 0.0 {
                 s += 0.5 * d * jar * jar;
             }
+            r += 1;
         }
         s
     };
@@ -530,6 +670,248 @@ pub(crate) fn warm_start_is_cheaper(
     let cost_warm = 0.5 * dot(delta, m_delta) + rows_cost(warm, keep_warm);
     let cost_smooth = rows_cost(&data.qacc_smooth, keep_smooth);
     !(cost_warm > cost_smooth)
+}
+
+/// `mj_solPrimal`'s conjugate-direction coefficient `β` from the gradient `g`, `mgrad = M⁻¹g`, the direction `s`
+/// and the values before the step (in `mj.gradold`, `mj.mgradold`), in MuJoCo 4.0.1's arithmetic. Hager–Zhang, with
+/// `y = g − g_old`: `β = max(η, (yᵀM⁻¹g − 2 (yᵀM⁻¹y / sᵀy) sᵀg) / sᵀy)`, `η = −1 / max(mjMINVAL, ‖s‖ min(0.01,
+/// ‖g‖))`, and 0 when `sᵀy < mjMINVAL`; Polak–Ribière+: `max(0, gᵀ(M⁻¹g − M⁻¹g_old) / max(mjMINVAL,
+/// g_oldᵀM⁻¹g_old))`. Unlike the shared iteration there is no restart when `s` is not a descent direction.
+fn conjugate_beta(update: CgUpdate, g: &[f64], mgrad: &[f64], s: &[f64], mj: &mut MujocoDense) -> f64 {
+    let max = |a: f64, b: f64| if a > b { a } else { b };
+    let MujocoDense { gradold, mgradold, graddif, mgraddif, .. } = mj;
+    mgraddif.clear();
+    mgraddif.extend(mgrad.iter().zip(mgradold.iter()).map(|(a, b)| a - b));
+    match update {
+        CgUpdate::HagerZhang => {
+            graddif.clear();
+            graddif.extend(g.iter().zip(gradold.iter()).map(|(a, b)| a - b));
+            let d_dot_y = dot(s, graddif);
+            if d_dot_y < MINVAL {
+                return 0.0;
+            }
+            let y_dot_my = dot(graddif, mgraddif);
+            let y_dot_mgrad = dot(graddif, mgrad);
+            let d_dot_grad = dot(s, g);
+            let beta_hz = (y_dot_mgrad - 2.0 * (y_dot_my / d_dot_y) * d_dot_grad) / d_dot_y;
+            let d_norm = dot(s, s).sqrt();
+            let grad_norm = dot(g, g).sqrt();
+            let eta_k = -1.0 / max(MINVAL, d_norm * if 0.01 < grad_norm { 0.01 } else { grad_norm });
+            max(eta_k, beta_hz)
+        }
+        CgUpdate::PolakRibierePlus => {
+            let beta = dot(g, mgraddif) / max(MINVAL, dot(gradold, mgradold));
+            if beta < 0.0 { 0.0 } else { beta }
+        }
+    }
+}
+
+/// An elliptic contact in MuJoCo's arithmetic: its rows `start..start + dim` (the normal first), `mu` (`con->mu`),
+/// `fr[j]` the friction of row `start + j` (`con->friction[j − 1]`, `j ≥ 1`) and `D_m = D₀ / (μ² (1 + μ²))`.
+#[derive(Debug, Clone, Copy)]
+struct Cone {
+    start: usize,
+    dim: usize,
+    mu: f64,
+    fr: [f64; 6],
+}
+
+/// The zones of an elliptic contact, as `ellipticCostDif` numbers them.
+const TOP: u8 = 1;
+const BOTTOM: u8 = 2;
+const MIDDLE: u8 = 3;
+
+impl Cone {
+    /// The contact whose first row is `r`.
+    fn at(rows: &ConstraintRows, r: usize) -> Cone {
+        let c = rows.cone[r].unwrap_or(0);
+        let dim = rows.contact_nrows[c].clamp(1, 6);
+        let mut fr = [0.0; 6];
+        fr[1..dim].copy_from_slice(&rows.mu[r + 1..r + dim]);
+        Cone { start: r, dim, mu: rows.contact_mu[c], fr }
+    }
+
+    /// `D_m`.
+    fn dm(&self, rows: &ConstraintRows) -> f64 {
+        rows.d[self.start] / (self.mu * self.mu * (1.0 + self.mu * self.mu))
+    }
+
+    /// `mj_constraintUpdate_impl` on the contact's rows (residuals `jar`, forces `force` preset to `−D jar`): the
+    /// zone (top: satisfied, no force; bottom: every row quadratic; middle: the cone, cost `½ D_m (N − μT)²`), its
+    /// cost, and in the middle zone the cone Hessian into `h` when asked. `U = (jar₀ μ, jar_j fr_j)`, `N = U₀`,
+    /// `T = ‖U_{1..}‖` (`mju_norm`).
+    fn update(
+        &self,
+        rows: &ConstraintRows,
+        jar: &[f64],
+        force: &mut [f64],
+        h: Option<&mut [f64; 36]>,
+    ) -> (RowState, f64) {
+        let (dim, mu) = (self.dim, self.mu);
+        let mut u = [0.0; 6];
+        u[0] = jar[0] * mu;
+        for j in 1..dim {
+            u[j] = jar[j] * self.fr[j];
+        }
+        let (n, t) = (u[0], dot(&u[1..dim], &u[1..dim]).sqrt());
+        if n >= mu * t || (t <= 0.0 && n >= 0.0) {
+            force[..dim].fill(0.0);
+            return (RowState::Inactive, 0.0);
+        }
+        if mu * n + t <= 0.0 || (t <= 0.0 && n < 0.0) {
+            let mut cost = 0.0;
+            for (&d, &x) in rows.d[self.start..self.start + dim].iter().zip(jar) {
+                cost += 0.5 * d * x * x;
+            }
+            return (RowState::Quadratic, cost);
+        }
+        let dm = self.dm(rows);
+        let nmt = n - mu * t;
+        force[0] = -dm * nmt * mu;
+        for j in 1..dim {
+            force[j] = -force[0] / t * u[j] * self.fr[j];
+        }
+        if let Some(h) = h {
+            // First row (1, −μ/T U), upper block μN/T³ U Uᵀ plus (μ² − μN/T) I, both sides scaled by
+            // (μ, fr) and by D_m, then the upper triangle copied into the lower.
+            let scl = -mu / t;
+            h[0] = 1.0;
+            for j in 1..dim {
+                h[j] = scl * u[j];
+            }
+            let scl = mu * n / (t * t * t);
+            for k in 1..dim {
+                for j in k..dim {
+                    h[k * dim + j] = scl * u[j] * u[k];
+                }
+            }
+            let scl = mu * mu - mu * n / t;
+            for j in 1..dim {
+                h[j * (dim + 1)] += scl;
+            }
+            let side = |k: usize| if k == 0 { mu } else { self.fr[k] };
+            for k in 0..dim {
+                let scl = dm * side(k);
+                for j in k..dim {
+                    h[k * dim + j] *= scl * side(j);
+                }
+            }
+            for k in 0..dim {
+                for j in k + 1..dim {
+                    h[j * dim + k] = h[k * dim + j];
+                }
+            }
+        }
+        (RowState::Cone, 0.5 * dm * nmt * nmt)
+    }
+
+    /// `PrimalPrepare` for the contact along `Jv` from `Jaref`: the quadratic `[Σ jar D jar, Σ Jv D jar, Σ Jv D Jv]`
+    /// over its rows (halved at 0 and 2), then `U₀, V₀, UᵀU, UᵀV, VᵀV` over its friction rows and `D_m`.
+    fn prepare(&self, rows: &ConstraintRows, jar: &[f64], jv: &[f64]) -> [f64; 9] {
+        let d = &rows.d[self.start..self.start + self.dim];
+        let dj0 = d[0] * jar[0];
+        let mut q = [0.0; 9];
+        q[0] = jar[0] * dj0;
+        q[1] = jv[0] * dj0;
+        q[2] = jv[0] * d[0] * jv[0];
+        for j in 1..self.dim {
+            let djj = d[j] * jar[j];
+            q[0] += jar[j] * djj;
+            q[1] += jv[j] * djj;
+            q[2] += jv[j] * d[j] * jv[j];
+        }
+        let (mut uu, mut uv, mut vv) = (0.0, 0.0, 0.0);
+        for j in 1..self.dim {
+            let (u, v) = (jar[j] * self.fr[j], jv[j] * self.fr[j]);
+            uu += u * u;
+            uv += u * v;
+            vv += v * v;
+        }
+        let mu = self.mu;
+        q[3] = jar[0] * mu;
+        q[4] = jv[0] * mu;
+        q[5] = uu;
+        q[6] = uv;
+        q[7] = vv;
+        q[8] = d[0] / ((mu * mu) * (1.0 + (mu * mu)));
+        q[0] *= 0.5;
+        q[2] *= 0.5;
+        q
+    }
+
+    /// The zone of `N` and `T² = Tsqr` (`T` returned, 0 when `T² ≤ 0`).
+    fn zone(&self, n: f64, tsqr: f64) -> (u8, f64) {
+        if tsqr <= 0.0 {
+            return (if n < 0.0 { BOTTOM } else { TOP }, 0.0);
+        }
+        let t = tsqr.sqrt();
+        let zone = if n >= self.mu * t {
+            TOP
+        } else if self.mu * n + t <= 0.0 {
+            BOTTOM
+        } else {
+            MIDDLE
+        };
+        (zone, t)
+    }
+
+    /// `PrimalEval` of the contact at `alpha` from its prepared `q`: `(cost(α) − cost(0), d/dα, d²/dα²)`
+    /// (`ellipticCostDif` and the zone's derivatives).
+    fn eval(&self, q: &[f64; 9], alpha: f64) -> (f64, f64, f64) {
+        let mu = self.mu;
+        let [_, _, _, u0, v0, uu, uv, vv, dm] = *q;
+        let (zone0, t0) = self.zone(u0, uu);
+        let n = u0 + alpha * v0;
+        let tsqr = uu + alpha * (2.0 * uv + alpha * vv);
+        let (zone, t) = self.zone(n, tsqr);
+        // `ellipticCostDif`: within one zone and across zones, in forms that avoid cancellation.
+        let cost = match (zone0, zone) {
+            (TOP, TOP) => 0.0,
+            (BOTTOM, BOTTOM) => alpha * alpha * q[2] + alpha * q[1],
+            (MIDDLE, MIDDLE) => {
+                let tsqr_delta = alpha * (2.0 * uv + alpha * vv);
+                let t_delta = tsqr_delta / (t + t0);
+                let r_delta = alpha * v0 - mu * t_delta;
+                let r0 = u0 - mu * t0;
+                0.5 * dm * r_delta * (2.0 * r0 + r_delta)
+            }
+            (MIDDLE, BOTTOM) => {
+                let dq = alpha * (alpha * q[2] + q[1]);
+                let boundary0 = mu * u0 + t0;
+                dq + 0.5 * dm * boundary0 * boundary0
+            }
+            (BOTTOM, MIDDLE) => {
+                let dq = alpha * (alpha * q[2] + q[1]);
+                let boundary = mu * n + t;
+                dq - 0.5 * dm * boundary * boundary
+            }
+            (TOP, BOTTOM) => alpha * alpha * q[2] + alpha * q[1] + q[0],
+            (TOP, MIDDLE) => {
+                let r = n - mu * t;
+                0.5 * dm * r * r
+            }
+            (MIDDLE, TOP) => {
+                let r0 = u0 - mu * t0;
+                -0.5 * dm * r0 * r0
+            }
+            (BOTTOM, TOP) => -q[0],
+            _ => 0.0,
+        };
+        let (d0, d1) = match zone {
+            BOTTOM => (2.0 * alpha * q[2] + q[1], 2.0 * q[2]),
+            MIDDLE => {
+                let n1 = v0;
+                let t1 = (uv + alpha * vv) / t;
+                let t2 = vv / t - (uv + alpha * vv) * t1 / (t * t);
+                (
+                    dm * (n - mu * t) * (n1 - mu * t1),
+                    dm * ((n1 - mu * t1) * (n1 - mu * t1) + (n - mu * t) * (-mu * t2)),
+                )
+            }
+            _ => (0.0, 0.0),
+        };
+        (cost, d0, d1)
+    }
 }
 
 /// The Huber cost of a friction-loss row at residual `x` (`frictionCost`): quadratic inside `±R f`, linear outside.
@@ -643,4 +1025,68 @@ fn chol_update(mat: &mut [f64], x: &mut [f64], n: usize, plus: bool) -> usize {
         }
     }
     rank
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::uniform;
+
+    /// An elliptic contact of `dim` rows with random friction and `μ` (`rng` uniform in [−1, 1)), and `D` in MuJoCo's
+    /// proportions (`D_j = D₀ fr_j² / μ²`, on which the cross-zone cost differences rest).
+    fn cone_rows(rng: &mut impl FnMut() -> f64, dim: usize) -> ConstraintRows {
+        let mut rows = ConstraintRows::new();
+        let mu = 0.7 + 0.5 * rng();
+        rows.contact_row_start.push(0);
+        rows.contact_nrows.push(dim);
+        rows.contact_dim.push(dim);
+        rows.contact_mu.push(mu);
+        let d0 = 6.0 + 5.0 * rng();
+        for j in 0..dim {
+            let fr = if j == 0 { mu } else { 0.6 + 0.5 * rng() };
+            rows.kind.push(RowKind::ContactElliptic);
+            rows.cone.push(Some(0));
+            rows.mu.push(fr);
+            rows.d.push(d0 * fr * fr / (mu * mu));
+        }
+        rows
+    }
+
+    /// `PrimalEval`'s cost change across every pair of zones equals the difference of `mj_constraintUpdate`'s costs
+    /// at `jar + α Jv` and `jar`, and its first derivative the central difference of that cost.
+    #[test]
+    fn elliptic_line_search_matches_the_constraint_cost() {
+        let mut rng = uniform(7);
+        let mut zones = std::collections::BTreeSet::new();
+        for case in 0..3000 {
+            let dim = [3, 4, 6][case % 3];
+            let rows = cone_rows(&mut rng, dim);
+            let cone = Cone::at(&rows, 0);
+            let jar: Vec<f64> = (0..dim).map(|_| rng()).collect();
+            let jv: Vec<f64> = (0..dim).map(|_| rng()).collect();
+            let cost_at = |alpha: f64| {
+                let x: Vec<f64> = jar.iter().zip(&jv).map(|(a, v)| a + alpha * v).collect();
+                let mut force: Vec<f64> = x.iter().zip(&rows.d).map(|(x, d)| -d * x).collect();
+                cone.update(&rows, &x, &mut force, None)
+            };
+            let q = cone.prepare(&rows, &jar, &jv);
+            let alpha = 1.0 + 2.0 * rng();
+            let (dif, d0, _) = cone.eval(&q, alpha);
+            let ((z0, c0), (z1, c1)) = (cost_at(0.0), cost_at(alpha));
+            zones.insert((z0 as u8, z1 as u8));
+            assert!(
+                (dif - (c1 - c0)).abs() <= 1e-9 * (1.0 + c0.abs() + c1.abs()),
+                "case {case}: {dif} vs {}",
+                c1 - c0
+            );
+            let h = 1e-6;
+            let (za, ca) = cost_at(alpha - h);
+            let (zb, cb) = cost_at(alpha + h);
+            if za == z1 && zb == z1 {
+                let fd = (cb - ca) / (2.0 * h);
+                assert!((d0 - fd).abs() <= 1e-5 * (1.0 + fd.abs()), "case {case}: {d0} vs {fd}");
+            }
+        }
+        assert_eq!(zones.len(), 9, "every pair of zones is exercised: {zones:?}");
+    }
 }
