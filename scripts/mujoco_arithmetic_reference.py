@@ -12,6 +12,10 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   and 2000 (its box on the table, then pushed by the arm's tip; a joint limit row from step 59).
 * `chain`: the same for `chain.xml` (a free base with ball, hinge and slide joints, joint damping and friction
   loss) after steps 1, 3, 50, 165, 184, 230, 500 and 2000.
+* `cg`: the same for `arm__cg.xml` and `sphere_drop__cg.xml` (MuJoCo's conjugate-gradient solver) after steps 8,
+  30, 500 and 2000.
+* `elliptic`: the same for `sphere_drop__elliptic.xml` after steps 369, 370 and 2000 and `arm__elliptic.xml`
+  after steps 20, 27 and 2000 (elliptic friction cones).
 * `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
   centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
@@ -115,10 +119,14 @@ def main():
     arm_contact = contact_steps("arm", (8, 20, 30, 58, 59, 500, 2000))
     chain = contact_steps("chain", (1, 3, 50, 165, 184, 230, 500, 2000))
     consts = {name: set_const(name) for name in SCENES}
+    cg = {name: contact_steps(name, (8, 30, 500, 2000)) for name in ("arm__cg", "sphere_drop__cg")}
+    elliptic = {"sphere_drop__elliptic": contact_steps("sphere_drop__elliptic", (369, 370, 2000)),
+                "arm__elliptic": contact_steps("arm__elliptic", (20, 27, 2000))}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
                                "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain,
-                               "set_const": consts}))
+                               "set_const": consts, "cg": cg,
+                               "elliptic": elliptic}))
     print(f"wrote {OUT}")
 
 
