@@ -132,9 +132,10 @@ pub struct SolverOptions {
     /// Where the iteration starts when there are rows and the incoming `qacc` is valid (§C.7). Default:
     /// [`WarmStart::Incoming`].
     pub warm_start: WarmStart,
-    /// Newton on a model with fewer than 60 dofs follows MuJoCo 4.0.1's dense arithmetic operation for operation
-    /// (its sums' orders, its factorisation and line search; the crate's private `mujoco_newton` module) when the
-    /// rows allow it (equalities, limits, frictionless and pyramidal contacts). Default: `false`.
+    /// Newton and CG on a model with fewer than 60 dofs follow MuJoCo 4.0.1's dense arithmetic operation for
+    /// operation (its sums' orders, its factorisation and line search; the crate's private `mujoco_newton` module)
+    /// when the rows allow it (equalities, friction loss, limits, frictionless, pyramidal and elliptic contacts,
+    /// without the Signorini resolution). Default: `false`.
     pub mujoco_dense: bool,
 }
 
