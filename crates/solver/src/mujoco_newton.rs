@@ -16,8 +16,11 @@
 //!
 //! Elliptic contacts follow `mj_constraintUpdate`'s zones (top, bottom, the cone's middle with its Hessian), and
 //! MuJoCo keeps two factors: `L` of the quadratic rows (updated by rank one as rows change state) and `Lcone`, `L`
-//! updated by each cone contact's `L_cᵀ J_c` (`HessianCone`), which the Newton direction solves with; the line
-//! search takes `PrimalPrepare`'s cone quadratics and `ellipticCostDif`.
+//! updated by each cone contact's `L_cᵀ J_c` (`HessianCone`), which the Newton direction solves with. Three pieces
+//! follow 4.0.1's machine code where it departs from the public C source: the middle zone's forces and Hessian
+//! work with the unit tangent `U_j / T`, and the line search sums the friction components afresh at each step
+//! length (`T² = Σ (U_j + α V_j)²`, the cancellation-free `T² − T₀²`) and takes the middle zone's curvature from
+//! pairwise cross terms (`Cone::eval`).
 //!
 //! It runs for equality, friction-loss, limit, frictionless, pyramidal and elliptic contact rows; a problem with the
 //! Signorini resolution takes the shared iteration.
@@ -553,7 +556,7 @@ impl PrimalWork {
             let q = self.quad[r];
             if rows.kind[r] == RowKind::ContactElliptic {
                 let cone = Cone::at(rows, r);
-                let (c, d0, d1) = cone.eval(&mj.cone_quad[r], alpha);
+                let (c, d0, d1) = cone.eval(&mj.cone_quad[r], &self.jar[r..], &self.jv[r..], alpha);
                 cost += c;
                 deriv[0] += d0;
                 deriv[1] += d1;
@@ -739,7 +742,8 @@ impl Cone {
     /// `mj_constraintUpdate_impl` on the contact's rows (residuals `jar`, forces `force` preset to `−D jar`): the
     /// zone (top: satisfied, no force; bottom: every row quadratic; middle: the cone, cost `½ D_m (N − μT)²`), its
     /// cost, and in the middle zone the cone Hessian into `h` when asked. `U = (jar₀ μ, jar_j fr_j)`, `N = U₀`,
-    /// `T = ‖U_{1..}‖` (`mju_norm`).
+    /// `T = ‖U_{1..}‖` (`mju_norm`); the middle zone's forces `−f₀ (U_j/T) fr_j` and Hessian in 4.0.1's arithmetic
+    /// (checked against its `mj_constraintUpdate` bit for bit).
     fn update(
         &self,
         rows: &ConstraintRows,
@@ -767,22 +771,27 @@ impl Cone {
         }
         let dm = self.dm(rows);
         let nmt = n - mu * t;
+        // MuJoCo 4.0.1 works with the unit tangent `U_j / T` (read off `mj_constraintUpdate`'s outputs: its
+        // source's `−f₀/T · U_j` and `μN/T³ U_j U_k` round differently on half the cases).
+        let mut unit = [0.0; 6];
+        for j in 1..dim {
+            unit[j] = u[j] / t;
+        }
         force[0] = -dm * nmt * mu;
         for j in 1..dim {
-            force[j] = -force[0] / t * u[j] * self.fr[j];
+            force[j] = -force[0] * unit[j] * self.fr[j];
         }
         if let Some(h) = h {
-            // First row (1, −μ/T U), upper block μN/T³ U Uᵀ plus (μ² − μN/T) I, both sides scaled by
-            // (μ, fr) and by D_m, then the upper triangle copied into the lower.
-            let scl = -mu / t;
+            // First row (1, −μ u), upper block μN/T u uᵀ plus (μ² − μN/T) I, both sides scaled by (μ, fr) and by
+            // D_m, then the upper triangle copied into the lower.
             h[0] = 1.0;
             for j in 1..dim {
-                h[j] = scl * u[j];
+                h[j] = -mu * unit[j];
             }
-            let scl = mu * n / (t * t * t);
+            let scl = mu * n / t;
             for k in 1..dim {
                 for j in k..dim {
-                    h[k * dim + j] = scl * u[j] * u[k];
+                    h[k * dim + j] = scl * unit[j] * unit[k];
                 }
             }
             let scl = mu * mu - mu * n / t;
@@ -805,8 +814,9 @@ impl Cone {
         (RowState::Cone, 0.5 * dm * nmt * nmt)
     }
 
-    /// `PrimalPrepare` for the contact along `Jv` from `Jaref`: the quadratic `[Σ jar D jar, Σ Jv D jar, Σ Jv D Jv]`
-    /// over its rows (halved at 0 and 2), then `U₀, V₀, UᵀU, UᵀV, VᵀV` over its friction rows and `D_m`.
+    /// `PrimalPrepare` for the contact along `Jv` from `Jaref`, as MuJoCo 4.0.1 forms it (read off its machine code;
+    /// its public source differs): the quadratic `[Σ jar D jar, Σ Jv D jar, Σ Jv D Jv]` over the contact's rows
+    /// (halved at 0 and 2), then `U₀ = μ jar₀`, `V₀ = μ Jv₀`, `T₀ = ‖(fr_j jar_j)‖` and `D_m`.
     fn prepare(&self, rows: &ConstraintRows, jar: &[f64], jv: &[f64]) -> [f64; 9] {
         let d = &rows.d[self.start..self.start + self.dim];
         let dj0 = d[0] * jar[0];
@@ -814,101 +824,124 @@ impl Cone {
         q[0] = jar[0] * dj0;
         q[1] = jv[0] * dj0;
         q[2] = jv[0] * d[0] * jv[0];
+        let mut uu = 0.0;
         for j in 1..self.dim {
             let djj = d[j] * jar[j];
             q[0] += jar[j] * djj;
             q[1] += jv[j] * djj;
             q[2] += jv[j] * d[j] * jv[j];
-        }
-        let (mut uu, mut uv, mut vv) = (0.0, 0.0, 0.0);
-        for j in 1..self.dim {
-            let (u, v) = (jar[j] * self.fr[j], jv[j] * self.fr[j]);
+            let u = jar[j] * self.fr[j];
             uu += u * u;
-            uv += u * v;
-            vv += v * v;
         }
         let mu = self.mu;
         q[3] = jar[0] * mu;
         q[4] = jv[0] * mu;
-        q[5] = uu;
-        q[6] = uv;
-        q[7] = vv;
-        q[8] = d[0] / ((mu * mu) * (1.0 + (mu * mu)));
+        q[5] = uu.sqrt();
+        q[6] = d[0] / ((mu * mu) * (1.0 + (mu * mu)));
         q[0] *= 0.5;
         q[2] *= 0.5;
         q
     }
 
-    /// The zone of `N` and `T² = Tsqr` (`T` returned, 0 when `T² ≤ 0`).
-    fn zone(&self, n: f64, tsqr: f64) -> (u8, f64) {
-        if tsqr <= 0.0 {
-            return (if n < 0.0 { BOTTOM } else { TOP }, 0.0);
+    /// `PrimalEval` of the contact at `alpha` from its prepared `q` and its rows' `jar`, `Jv`: `(cost(α) − cost(0),
+    /// d/dα, d²/dα²)`, as MuJoCo 4.0.1 computes them (read off its machine code): the friction components
+    /// `u_j = U_j + α V_j` (`U_j = fr_j jar_j`, `V_j = fr_j Jv_j`) summed afresh for `T² = Σ u_j²`, `Σ u_j V_j` and
+    /// `T² − T₀² = Σ α V_j (U_j + u_j)`, the cost change in `ellipticCostDif`'s forms, and the curvature of the middle
+    /// zone from `P = Σ_{a<b} (û_a V_b − û_b V_a)²`, `û = u/T`: `D_m ((V₀ − μT′)² − (N/T − μ) μ P)`.
+    fn eval(&self, q: &[f64; 9], jar: &[f64], jv: &[f64], alpha: f64) -> (f64, f64, f64) {
+        let mu = self.mu;
+        let (u0, v0, t0, dm) = (q[3], q[4], q[5], q[6]);
+        let (mut u, mut v) = ([0.0; 6], [0.0; 6]);
+        let (mut tsqr, mut uv, mut tsqr_delta) = (0.0, 0.0, 0.0);
+        for j in 1..self.dim {
+            let (uj, vj) = (self.fr[j] * jar[j], self.fr[j] * jv[j]);
+            let av = alpha * vj;
+            let x = av + uj;
+            (u[j], v[j]) = (x, vj);
+            tsqr += x * x;
+            uv += x * vj;
+            tsqr_delta += av * (uj + x);
         }
-        let t = tsqr.sqrt();
-        let zone = if n >= self.mu * t {
-            TOP
-        } else if self.mu * n + t <= 0.0 {
+        let zone0 = if t0 > 0.0 {
+            if u0 >= mu * t0 {
+                TOP
+            } else if mu * u0 + t0 > 0.0 {
+                MIDDLE
+            } else {
+                BOTTOM
+            }
+        } else if u0 < 0.0 {
             BOTTOM
         } else {
-            MIDDLE
+            TOP
         };
-        (zone, t)
-    }
-
-    /// `PrimalEval` of the contact at `alpha` from its prepared `q`: `(cost(α) − cost(0), d/dα, d²/dα²)`
-    /// (`ellipticCostDif` and the zone's derivatives).
-    fn eval(&self, q: &[f64; 9], alpha: f64) -> (f64, f64, f64) {
-        let mu = self.mu;
-        let [_, _, _, u0, v0, uu, uv, vv, dm] = *q;
-        let (zone0, t0) = self.zone(u0, uu);
-        let n = u0 + alpha * v0;
-        let tsqr = uu + alpha * (2.0 * uv + alpha * vv);
-        let (zone, t) = self.zone(n, tsqr);
-        // `ellipticCostDif`: within one zone and across zones, in forms that avoid cancellation.
+        let av0 = alpha * v0;
+        let n = av0 + u0;
+        let t = tsqr.sqrt();
+        let zone = if t > 0.0 {
+            if n >= mu * t {
+                TOP
+            } else if mu * n + t > 0.0 {
+                MIDDLE
+            } else {
+                BOTTOM
+            }
+        } else if n < 0.0 {
+            BOTTOM
+        } else {
+            TOP
+        };
+        let alpha2 = alpha * alpha;
         let cost = match (zone0, zone) {
             (TOP, TOP) => 0.0,
-            (BOTTOM, BOTTOM) => alpha * alpha * q[2] + alpha * q[1],
+            (BOTTOM, BOTTOM) => alpha2 * q[2] + alpha * q[1],
             (MIDDLE, MIDDLE) => {
-                let tsqr_delta = alpha * (2.0 * uv + alpha * vv);
-                let t_delta = tsqr_delta / (t + t0);
-                let r_delta = alpha * v0 - mu * t_delta;
+                let r_delta = av0 - mu * (tsqr_delta / (t + t0));
                 let r0 = u0 - mu * t0;
                 0.5 * dm * r_delta * (2.0 * r0 + r_delta)
             }
             (MIDDLE, BOTTOM) => {
-                let dq = alpha * (alpha * q[2] + q[1]);
                 let boundary0 = mu * u0 + t0;
-                dq + 0.5 * dm * boundary0 * boundary0
+                boundary0 * (0.5 * dm * boundary0) + alpha * (alpha * q[2] + q[1])
             }
             (BOTTOM, MIDDLE) => {
-                let dq = alpha * (alpha * q[2] + q[1]);
                 let boundary = mu * n + t;
-                dq - 0.5 * dm * boundary * boundary
+                alpha * (alpha * q[2] + q[1]) + boundary * (-0.5 * dm * boundary)
             }
-            (TOP, BOTTOM) => alpha * alpha * q[2] + alpha * q[1] + q[0],
+            (TOP, BOTTOM) => alpha2 * q[2] + alpha * q[1] + q[0],
             (TOP, MIDDLE) => {
                 let r = n - mu * t;
-                0.5 * dm * r * r
+                r * (0.5 * dm * r)
             }
             (MIDDLE, TOP) => {
                 let r0 = u0 - mu * t0;
-                -0.5 * dm * r0 * r0
+                r0 * (-0.5 * dm * r0)
             }
             (BOTTOM, TOP) => -q[0],
             _ => 0.0,
         };
-        let (d0, d1) = match zone {
-            BOTTOM => (2.0 * alpha * q[2] + q[1], 2.0 * q[2]),
-            MIDDLE => {
-                let n1 = v0;
-                let t1 = (uv + alpha * vv) / t;
-                let t2 = vv / t - (uv + alpha * vv) * t1 / (t * t);
-                (
-                    dm * (n - mu * t) * (n1 - mu * t1),
-                    dm * ((n1 - mu * t1) * (n1 - mu * t1) + (n - mu * t) * (-mu * t2)),
-                )
+        let bottom = (2.0 * alpha * q[2] + q[1], q[2] + q[2]);
+        let (d0, d1) = if !(tsqr > 0.0) {
+            if n < 0.0 { bottom } else { (0.0, 0.0) }
+        } else if n >= mu * t {
+            (0.0, 0.0)
+        } else if !(mu * n + t > 0.0) {
+            bottom
+        } else {
+            let mut p = 0.0;
+            let mut unit = [0.0; 6];
+            for j in 1..self.dim {
+                unit[j] = u[j] / t;
             }
-            _ => (0.0, 0.0),
+            for a in 1..self.dim {
+                for b in a + 1..self.dim {
+                    let c = unit[a] * v[b] + -v[a] * unit[b];
+                    p += c * c;
+                }
+            }
+            let t1 = uv / t;
+            let n1 = v0 - mu * t1;
+            (dm * (n - mu * t) * n1, dm * (n1 * n1 - (n / t - mu) * (p * mu)))
         };
         (cost, d0, d1)
     }
@@ -1052,6 +1085,51 @@ mod tests {
         rows
     }
 
+    /// `mj_constraintUpdate` of MuJoCo 4.0.1 on the elliptic contacts of `arm__elliptic.xml` (`testdata/
+    /// mujoco_elliptic_update.txt`, `scripts/mujoco_arithmetic_reference.py`: 300 contacts at random residuals, in
+    /// all three zones): the cost, every force and, in the middle zone, the cone Hessian bit for bit. With the
+    /// public source's `−f₀/T · U_j` and `μN/T³ U_j U_k` (not the unit tangent `U_j/T`) half of them differed.
+    #[test]
+    fn elliptic_update_is_mujocos_bit_for_bit() {
+        let mut zones = [0; 3];
+        for (n, line) in include_str!("testdata/mujoco_elliptic_update.txt").lines().enumerate() {
+            let v: Vec<f64> = line.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let dim = v[0] as usize;
+            let (mu, fr) = (v[1], &v[2..dim + 1]);
+            let (d, jar) = (&v[dim + 1..2 * dim + 1], &v[2 * dim + 1..3 * dim + 1]);
+            let (cost, force, h) = (v[3 * dim + 1], &v[3 * dim + 2..4 * dim + 2], &v[4 * dim + 2..]);
+            let mut rows = ConstraintRows::new();
+            rows.contact_nrows.push(dim);
+            rows.contact_mu.push(mu);
+            for j in 0..dim {
+                rows.kind.push(RowKind::ContactElliptic);
+                rows.cone.push(Some(0));
+                rows.mu.push(if j == 0 { mu } else { fr[j - 1] });
+                rows.d.push(d[j]);
+            }
+            let cone = Cone::at(&rows, 0);
+            let mut ours: Vec<f64> = jar.iter().zip(d).map(|(x, d)| -d * x).collect();
+            let mut hessian = [0.0; 36];
+            let (state, c) = cone.update(&rows, jar, &mut ours, Some(&mut hessian));
+            zones[match state {
+                RowState::Inactive => 0,
+                RowState::Quadratic => 1,
+                _ => 2,
+            }] += 1;
+            assert_eq!(c.to_bits(), cost.to_bits(), "line {n}: cost {c} against {cost}");
+            assert!(
+                ours.iter().zip(force).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "line {n}: {ours:?} {force:?}"
+            );
+            assert_eq!(h.is_empty(), state != RowState::Cone, "line {n}: zone");
+            assert!(
+                h.iter().zip(&hessian).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "line {n}: {hessian:?} {h:?}"
+            );
+        }
+        assert!(zones.iter().all(|&z| z > 20), "every zone is exercised: {zones:?}");
+    }
+
     /// `PrimalEval`'s cost change across every pair of zones equals the difference of `mj_constraintUpdate`'s costs
     /// at `jar + α Jv` and `jar`, and its first derivative the central difference of that cost.
     #[test]
@@ -1071,7 +1149,7 @@ mod tests {
             };
             let q = cone.prepare(&rows, &jar, &jv);
             let alpha = 1.0 + 2.0 * rng();
-            let (dif, d0, _) = cone.eval(&q, alpha);
+            let (dif, d0, _) = cone.eval(&q, &jar, &jv, alpha);
             let ((z0, c0), (z1, c1)) = (cost_at(0.0), cost_at(alpha));
             zones.insert((z0 as u8, z1 as u8));
             assert!(
