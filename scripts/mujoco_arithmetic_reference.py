@@ -15,11 +15,15 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
 * `cg`: the same for `arm__cg.xml` and `sphere_drop__cg.xml` (MuJoCo's conjugate-gradient solver) after steps 8,
   30, 500 and 2000.
 * `elliptic`: the same for `sphere_drop__elliptic.xml` after steps 369, 370 and 2000 and `arm__elliptic.xml`
-  after steps 20, 27 and 2000 (elliptic friction cones).
+  after steps 20, 28, 500 and 2000 (elliptic friction cones).
 * `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
   centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
   contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
+
+* `crates/solver/src/testdata/mujoco_elliptic_update.txt`: `mj_constraintUpdate` (exported) on the elliptic contacts
+  of `arm__elliptic.xml` at step 27 for 60 random residual vectors: per contact and draw one line of `dim`, `mu`, the
+  friction, `D`, the residuals, then MuJoCo's cost, forces and (in the cone's middle zone) its cone Hessian.
 
 Writes crates/model/tests/data/mujoco_arithmetic.json. Needs `pip install mujoco` (4.0.1).
 
@@ -86,6 +90,34 @@ def set_const(scene):
             "dof_invweight0": m.dof_invweight0.tolist()}
 
 
+def elliptic_update_cases():
+    """Lines of `mj_constraintUpdate`'s elliptic zones on `arm__elliptic.xml` at step 27 (see the module docs)."""
+    m = mujoco.MjModel.from_xml_path(str(ROOT.parent / "shared/scenes/arm__elliptic.xml"))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    for _ in range(27):
+        mujoco.mj_step(m, d)
+    mujoco.mj_forward(m, d)
+    rng = np.random.default_rng(5)
+    lines = []
+    for _ in range(60):
+        jar = rng.normal(size=d.nefc) * 10 ** rng.uniform(-3, 1)
+        cost = np.zeros(1)
+        i = 0
+        while i < d.nefc:
+            con = d.contact[d.efc_id[i]]
+            dim = con.dim
+            one = np.zeros(d.nefc)
+            one[i:i + dim] = jar[i:i + dim]
+            mujoco.mj_constraintUpdate(m, d, one, cost, 1)
+            middle = d.efc_state[i] == mujoco.mjtConstraintState.mjCNSTRSTATE_CONE
+            values = [dim, con.mu, *con.friction[:dim - 1], *d.efc_D[i:i + dim], *jar[i:i + dim], cost[0],
+                      *d.efc_force[i:i + dim], *(con.H[:dim * dim] if middle else [])]
+            lines.append(" ".join(repr(float(v)) for v in values))
+            i += dim
+    return lines
+
+
 def main():
     assert mujoco.__version__ == "4.0.1", f"reference for 4.0.1, not {mujoco.__version__}"
     lib = ctypes.CDLL(str(Path(mujoco.__file__).parent / "libmujoco.so.4.0.1"))
@@ -121,7 +153,10 @@ def main():
     consts = {name: set_const(name) for name in SCENES}
     cg = {name: contact_steps(name, (8, 30, 500, 2000)) for name in ("arm__cg", "sphere_drop__cg")}
     elliptic = {"sphere_drop__elliptic": contact_steps("sphere_drop__elliptic", (369, 370, 2000)),
-                "arm__elliptic": contact_steps("arm__elliptic", (20, 27, 2000))}
+                "arm__elliptic": contact_steps("arm__elliptic", (20, 28, 500, 2000))}
+    update = ROOT / "crates/solver/src/testdata/mujoco_elliptic_update.txt"
+    update.parent.mkdir(parents=True, exist_ok=True)
+    update.write_text("\n".join(elliptic_update_cases()) + "\n")
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
                                "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain,
