@@ -24,8 +24,10 @@
 //!   `R` of [`ConstraintOptions::pyramid_regularizer`]: `2μ²/impratio·(1 + μ²)·iw·(1−imp)/imp` or with
 //!   `μ_reg² = μ²/impratio` in both factors. A zero torsional/rolling coefficient gives empty rows with
 //!   `aref = 0` (fixed layout) or two copies of `J_n` ([`ConstraintOptions::zero_rotational_friction`]).
-//! - Elliptic: `J_n`, then `J_k`; `R₀ = iw (1−imp)/imp`, sliding rows `R₀/impratio`, spin/roll
-//!   `R₁ μ²/μ_k²` (μ_k² floored at `MINVAL`); cone coefficient `μ/√impratio`.
+//! - Elliptic: `J_n`, then `J_k`; `R₀ = iw (1−imp)/imp`, sliding rows `R₁ = R₀/impratio`, spin/roll
+//!   `R₁ μ²/μ_k²` (μ_k² floored at `MINVAL`); cone coefficient `μ/√impratio`; or MuJoCo's rule
+//!   ([`ConstraintOptions::elliptic_regularizer`]): every row after the first sliding one `R₁ μ²/μ_k²`, cone
+//!   coefficient `μ √(R₁/R₀)`.
 //! - `condim` 1 (per-contact `condim` only): the single row `J_n`, `R = iw (1−imp)/imp`.
 //!
 //! Equality rows are built in `assemble/equality.rs` (with MuJoCo 4.0's `J̇ q̇` of connect and weld rows when
@@ -46,7 +48,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::error::ConstraintError;
 use crate::impedance::{ResolvedSol, regularizer};
 use crate::options::{
-    ConstraintOptions, FrictionCone, JointLimitSides, PyramidRegularizer, ZeroRotationalFriction,
+    ConstraintOptions, EllipticRegularizer, FrictionCone, JointLimitSides, PyramidRegularizer,
+    ZeroRotationalFriction,
 };
 use crate::rows::{ConstraintRows, DofIndex, RowData, RowKind};
 use crate::sol_overrides::{self, SolOverrides};

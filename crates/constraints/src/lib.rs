@@ -36,8 +36,8 @@ pub use error::ConstraintError;
 pub use frame::TangentFrame;
 pub use impedance::{ImpedanceCurve, ResolvedSol};
 pub use options::{
-    ConstraintOptions, ContactDimension, FrictionCone, JointLimitSides, PyramidRegularizer,
-    ZeroRotationalFriction,
+    ConstraintOptions, ContactDimension, EllipticRegularizer, FrictionCone, JointLimitSides,
+    PyramidRegularizer, ZeroRotationalFriction,
 };
 pub use rows::{ConstraintRows, DofIndex, RowKind};
 pub use sol_overrides::SolOverrides;

@@ -83,6 +83,19 @@ pub enum PyramidRegularizer {
     LeadingFactorScaled,
 }
 
+/// The regularizers of an elliptic contact's friction rows and its cone coefficient, with `R₀` the normal row's,
+/// `R₁ = R₀/ir` (`ir` the effective `impratio`) and `μ_k` the coefficient of friction row `k` (spec §B.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EllipticRegularizer {
+    /// Both sliding rows `R₁`, spin and rolling rows `R₁ μ₀²/μ_k²`; cone coefficient `μ₀/√ir` (Genesis). Default.
+    #[default]
+    SlidingRowsEqual,
+    /// The first sliding row `R₁`, every later row `R₁ μ₀ μ₀/(μ_k μ_k)` (the second sliding row too: anisotropic
+    /// friction changes its `R`, and isotropic friction rounds it), cone coefficient `μ₀ √(R₁/R₀)` (MuJoCo
+    /// `mj_makeImpedance`, in its order).
+    ScaledToFirstSliding,
+}
+
 /// What a pyramidal contact does with a spin or rolling direction whose friction coefficient is 0 (spec §B.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ZeroRotationalFriction {
@@ -158,6 +171,10 @@ pub struct ConstraintOptions {
     ///
     /// Default: [`PyramidRegularizer::BothFactorsScaled`]; MuJoCo: [`PyramidRegularizer::LeadingFactorScaled`].
     pub pyramid_regularizer: PyramidRegularizer,
+    /// The elliptic friction rows' regularizers and cone coefficient.
+    ///
+    /// Default: [`EllipticRegularizer::SlidingRowsEqual`]; MuJoCo: [`EllipticRegularizer::ScaledToFirstSliding`].
+    pub elliptic_regularizer: EllipticRegularizer,
     /// The pyramid edges of a spin or rolling direction with a zero coefficient.
     ///
     /// Default: [`ZeroRotationalFriction::EmptyRows`]; MuJoCo: [`ZeroRotationalFriction::NormalEdges`].
@@ -229,6 +246,7 @@ impl Default for ConstraintOptions {
             contact_dimension: ContactDimension::FromOptions,
             tangent_frame: TangentFrame::Orthogonals,
             pyramid_regularizer: PyramidRegularizer::BothFactorsScaled,
+            elliptic_regularizer: EllipticRegularizer::SlidingRowsEqual,
             zero_rotational_friction: ZeroRotationalFriction::EmptyRows,
             include_contact_margin: false,
             frictionloss_threshold: MINVAL,
@@ -245,7 +263,7 @@ impl Default for ConstraintOptions {
 
 impl ConstraintOptions {
     /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
-    /// tangents, MuJoCo's pyramid regularizer and zero-coefficient edges, contact margins, friction loss above 0,
+    /// tangents, MuJoCo's pyramid and elliptic regularizers and zero-coefficient edges, contact margins, friction loss above 0,
     /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, the `J̇ q̇` bias of
     /// connect and weld rows, MuJoCo's sums of contact row velocities, its row order (limits before contacts), and
     /// `impratio` 1 for every cone unless given.
@@ -256,6 +274,7 @@ impl ConstraintOptions {
             contact_dimension: ContactDimension::PerContactCondim,
             tangent_frame: TangentFrame::MakeFrame,
             pyramid_regularizer: PyramidRegularizer::LeadingFactorScaled,
+            elliptic_regularizer: EllipticRegularizer::ScaledToFirstSliding,
             zero_rotational_friction: ZeroRotationalFriction::NormalEdges,
             include_contact_margin: true,
             frictionloss_threshold: 0.0,

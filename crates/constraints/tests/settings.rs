@@ -7,8 +7,9 @@ use glam::DVec3;
 use signorini_collision::contact_set::ContactSet;
 use signorini_constraints::frame::{mujoco_row_tangents, native_tangents};
 use signorini_constraints::{
-    AssemblyScratch, ConstraintAssembler, ConstraintOptions, ConstraintRows, ContactDimension, FrictionCone,
-    ImpedanceCurve, JointLimitSides, PyramidRegularizer, RowKind, TangentFrame, ZeroRotationalFriction,
+    AssemblyScratch, ConstraintAssembler, ConstraintOptions, ConstraintRows, ContactDimension,
+    EllipticRegularizer, FrictionCone, ImpedanceCurve, JointLimitSides, PyramidRegularizer, RowKind,
+    TangentFrame, ZeroRotationalFriction,
 };
 use signorini_model::{Data, Model};
 
@@ -47,6 +48,7 @@ fn the_mujoco_preset_sets_every_rule_and_nothing_else() {
         contact_dimension: ContactDimension::PerContactCondim,
         tangent_frame: TangentFrame::MakeFrame,
         pyramid_regularizer: PyramidRegularizer::LeadingFactorScaled,
+        elliptic_regularizer: EllipticRegularizer::ScaledToFirstSliding,
         zero_rotational_friction: ZeroRotationalFriction::NormalEdges,
         include_contact_margin: true,
         frictionloss_threshold: 0.0,
@@ -273,5 +275,40 @@ fn elliptic_auto_impratio_scales_the_friction_rows() {
         let i = rows.contact_row_start[0];
         assert_close(rows.r[i + 1], rows.r[i] / expected, 1e-12, "R1 = R0/impratio");
         assert_close(rows.contact_mu[0], 0.8 / expected.sqrt(), 1e-12, "cone μ");
+    }
+}
+
+/// `elliptic_regularizer`: MuJoCo's rule scales every friction row after the first sliding one from it,
+/// `R_k μ_k² = R₁ μ₀²` (the second sliding row too, where it rounds), and takes the cone coefficient as
+/// `μ₀ √(R₁/R₀)`: with `impratio` 3 and `μ₀ = 0.8` that is MuJoCo 4.0.1's `con->mu` = 0.4618802153517007 (a
+/// contact of `condim` 6 on the floor), an ulp from the default's `μ₀/√3` = 0.46188021535170065.
+#[test]
+fn elliptic_regularizer_scales_the_friction_rows_from_the_first() {
+    let model = model();
+    let d = state(&model);
+    let cs = floor_contact(6);
+    let base = ConstraintOptions {
+        impratio: Some(3.0),
+        contact_dimension: ContactDimension::PerContactCondim,
+        ..elliptic()
+    };
+    let native = assemble(&model, &d, &cs, base);
+    let mujoco = assemble(
+        &model,
+        &d,
+        &cs,
+        ConstraintOptions { elliptic_regularizer: EllipticRegularizer::ScaledToFirstSliding, ..base },
+    );
+    assert_eq!(native.contact_mu[0], 0.46188021535170065);
+    assert_eq!(mujoco.contact_mu[0], 0.4618802153517007);
+    let i = mujoco.contact_row_start[0];
+    assert_eq!(mujoco.contact_nrows[0], 6);
+    let r1 = mujoco.r[i + 1];
+    assert_eq!(r1, mujoco.r[i] / 3.0);
+    assert_eq!(native.r[i + 2], native.r[i + 1], "the default shares the sliding rows' R");
+    assert_eq!(mujoco.r[i + 2], r1 * 0.8 * 0.8 / (0.8 * 0.8), "MuJoCo scales the second sliding row too");
+    for (k, mu_k) in [(2, 0.8), (3, 0.02), (4, 0.001), (5, 0.001)] {
+        assert_close(mujoco.r[i + k] * mu_k * mu_k, r1 * 0.8 * 0.8, 1e-15 * r1, "R_k μ_k² = R₁ μ₀²");
+        assert_close(native.r[i + k], mujoco.r[i + k], 1e-15 * mujoco.r[i + k], "the same rule to rounding");
     }
 }

@@ -176,11 +176,13 @@ impl ConstraintAssembler {
                     let r0 = regularizer(tran, imp);
                     let row = RowData { vel, aref: sol.aref(imp, vel, x) + r0 * adhesion, r: r0, mu, ..base };
                     rows.finish_row(RowKind::ContactElliptic, c, row);
-                    let r1 = r0 / ir;
+                    let mujoco = opts.elliptic_regularizer == EllipticRegularizer::ScaledToFirstSliding;
+                    let r1 = if mujoco { r0 / ir.max(MINVAL) } else { r0 / ir };
                     for (k, &(_, _, f)) in dirs[..dim - 1].iter().enumerate() {
                         let vel = push_basis(rows, k + 1);
                         // Signorini keeps the friction rows' R for spin and roll (§B.9).
-                        let r = if k < 2 || opts.signorini { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
+                        let equal = if mujoco { k == 0 } else { k < 2 || opts.signorini };
+                        let r = if equal { r1 } else { r1 * mu * mu / (f * f).max(MINVAL) };
                         let row = RowData {
                             pos: 0.0,
                             margin: 0.0,
@@ -192,7 +194,7 @@ impl ConstraintAssembler {
                         };
                         rows.finish_row_same_dofs(RowKind::ContactElliptic, c, row);
                     }
-                    mu / ir.sqrt()
+                    if mujoco { mu * (r1 / r0).sqrt() } else { mu / ir.sqrt() }
                 }
             }
         };
