@@ -49,6 +49,7 @@ mod jacobian;
 mod line_cost;
 pub mod linesearch;
 pub mod mass;
+mod mujoco_cone;
 mod mujoco_newton;
 mod newton;
 pub mod noslip;
