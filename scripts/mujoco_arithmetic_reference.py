@@ -15,14 +15,16 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
 * `cg`: the same for `arm__cg.xml` and `sphere_drop__cg.xml` (MuJoCo's conjugate-gradient solver) after steps 8,
   30, 500 and 2000.
 * `elliptic`: the same for `sphere_drop__elliptic.xml` after steps 369, 370 and 2000 and `arm__elliptic.xml`
-  after steps 20, 28, 500 and 2000 (elliptic friction cones).
+  after steps 20, 28, 500 and 2000 (elliptic friction cones), and `crates/sim/tests/data/rolling_condim.xml` (condim 4
+  and 6 in the cone's middle zone) after steps 36, 46, 500 and 2000.
 * `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
   centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
   contact of `arm.xml` (a box landing flat on the table) and `pile.xml` (a tilted, spinning box landing on the floor).
 
 * `crates/solver/src/testdata/mujoco_elliptic_update.txt`: `mj_constraintUpdate` (exported) on the elliptic contacts
-  of `arm__elliptic.xml` at step 27 for 60 random residual vectors: per contact and draw one line of `dim`, `mu`, the
+  of `arm__elliptic.xml` at step 27 for 60 random residual vectors, then in the cone's middle zone on the condim 4
+  and 6 contacts of `crates/sim/tests/data/rolling_condim.xml`: per contact and draw one line of `dim`, `mu`, the
   friction, `D`, the residuals, then MuJoCo's cost, forces and (in the cone's middle zone) its cone Hessian.
 
 Writes crates/model/tests/data/mujoco_arithmetic.json. Needs `pip install mujoco` (4.0.1).
@@ -64,10 +66,15 @@ def contact_rows(scene):
     return {"step": step, "rows": rows}
 
 
+def scene_path(scene):
+    """`../shared/scenes/{scene}.xml`, or a path of this repository when `scene` ends in `.xml`."""
+    return ROOT / scene if scene.endswith(".xml") else ROOT.parent / f"shared/scenes/{scene}.xml"
+
+
 def contact_steps(scene, steps):
-    """`qpos`, `qvel`, the solver's `qacc` and `efc_force` after the given steps of `../shared/scenes/{scene}.xml`
-    from its keyframe (the arm: its box lands on the table at step 8, the arm's tip touches the box from step 20)."""
-    m = mujoco.MjModel.from_xml_path(str(ROOT.parent / f"shared/scenes/{scene}.xml"))
+    """`qpos`, `qvel`, the solver's `qacc` and `efc_force` after the given steps of `scene` ([`scene_path`]) from its
+    keyframe (the arm: its box lands on the table at step 8, the arm's tip touches the box from step 20)."""
+    m = mujoco.MjModel.from_xml_path(str(scene_path(scene)))
     d = mujoco.MjData(m)
     if m.nkey:
         mujoco.mj_resetDataKeyframe(m, d, 0)
@@ -80,6 +87,7 @@ def contact_steps(scene, steps):
     return out
 
 
+ROLLING = "crates/sim/tests/data/rolling_condim.xml"
 SCENES = ("arm", "chain", "sphere_drop", "box_stack", "pyramid", "convex", "pile")
 
 
@@ -115,6 +123,40 @@ def elliptic_update_cases():
                       *d.efc_force[i:i + dim], *(con.H[:dim * dim] if middle else [])]
             lines.append(" ".join(repr(float(v)) for v in values))
             i += dim
+    lines += middle_zone_cases(ROLLING)
+    return lines
+
+
+def middle_zone_cases(scene):
+    """Lines of `mj_constraintUpdate` in the cone's middle zone for every elliptic contact of `scene` (condim 4 and
+    6 included) every 200 steps of its first 1000: 5 draws per contact of tangential residuals and a normal one
+    placed inside the middle zone (`−T/μ < μ jar₀ < μT`)."""
+    m = mujoco.MjModel.from_xml_path(str(scene_path(scene)))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    rng = np.random.default_rng(6)
+    lines = []
+    for step in range(1, 1001):
+        mujoco.mj_step(m, d)
+        if step % 200:
+            continue
+        mujoco.mj_forward(m, d)
+        cost = np.zeros(1)
+        for c in range(d.ncon):
+            con = d.contact[c]
+            i, dim = con.efc_address, con.dim
+            if d.efc_type[i] != mujoco.mjtConstraint.mjCNSTR_CONTACT_ELLIPTIC:
+                continue
+            for _ in range(5):
+                jar = np.zeros(d.nefc)
+                jar[i + 1:i + dim] = rng.normal(size=dim - 1) * 10 ** rng.uniform(-3, 1)
+                t = np.linalg.norm(jar[i + 1:i + dim] * con.friction[:dim - 1])
+                jar[i] = rng.uniform(-t / con.mu, con.mu * t) / con.mu
+                mujoco.mj_constraintUpdate(m, d, jar, cost, 1)
+                assert d.efc_state[i] == mujoco.mjtConstraintState.mjCNSTRSTATE_CONE
+                values = [dim, con.mu, *con.friction[:dim - 1], *d.efc_D[i:i + dim], *jar[i:i + dim], cost[0],
+                          *d.efc_force[i:i + dim], *con.H[:dim * dim]]
+                lines.append(" ".join(repr(float(v)) for v in values))
     return lines
 
 
@@ -153,7 +195,8 @@ def main():
     consts = {name: set_const(name) for name in SCENES}
     cg = {name: contact_steps(name, (8, 30, 500, 2000)) for name in ("arm__cg", "sphere_drop__cg")}
     elliptic = {"sphere_drop__elliptic": contact_steps("sphere_drop__elliptic", (369, 370, 2000)),
-                "arm__elliptic": contact_steps("arm__elliptic", (20, 28, 500, 2000))}
+                "arm__elliptic": contact_steps("arm__elliptic", (20, 28, 500, 2000)),
+                "rolling_condim": contact_steps(ROLLING, (36, 46, 500, 2000))}
     update = ROOT / "crates/solver/src/testdata/mujoco_elliptic_update.txt"
     update.parent.mkdir(parents=True, exist_ok=True)
     update.write_text("\n".join(elliptic_update_cases()) + "\n")

@@ -103,19 +103,21 @@ impl Cone {
             force[j] = -force[0] * unit[j] * self.fr[j];
         }
         if let Some(h) = h {
-            // First row (1, −μ u), upper block μN/T u uᵀ plus (μ² − μN/T) I, both sides scaled by (μ, fr) and by
-            // D_m, then the upper triangle copied into the lower.
+            // First row (1, −μ u), upper block μ(N/T) u uᵀ plus (μ² − μ(N/T)) I, both sides scaled by (μ, fr) and
+            // by D_m, then the upper triangle copied into the lower. `μ (N/T)`, not `(μN)/T`: they round apart on a
+            // third of the condim 6 cases.
             h[0] = 1.0;
             for j in 1..dim {
                 h[j] = -mu * unit[j];
             }
-            let scl = mu * n / t;
+            let n_t = n / t;
+            let scl = mu * n_t;
             for k in 1..dim {
                 for j in k..dim {
                     h[k * dim + j] = scl * unit[j] * unit[k];
                 }
             }
-            let scl = mu * mu - mu * n / t;
+            let scl = mu * mu - mu * n_t;
             for j in 1..dim {
                 h[j * (dim + 1)] += scl;
             }
@@ -271,9 +273,11 @@ mod tests {
     }
 
     /// `mj_constraintUpdate` of MuJoCo 4.0.1 on the elliptic contacts of `arm__elliptic.xml` (`testdata/
-    /// mujoco_elliptic_update.txt`, `scripts/mujoco_arithmetic_reference.py`: 300 contacts at random residuals, in
-    /// all three zones): the cost, every force and, in the middle zone, the cone Hessian bit for bit. With the
-    /// public source's `−f₀/T · U_j` and `μN/T³ U_j U_k` (not the unit tangent `U_j/T`) half of them differed.
+    /// mujoco_elliptic_update.txt`, `scripts/mujoco_arithmetic_reference.py`: 300 condim 3 contacts at random
+    /// residuals, in all three zones) and on 175 condim 4 and 6 contacts of `sim/tests/data/rolling_condim.xml` in
+    /// the middle zone: the cost, every force and, in the middle zone, the cone Hessian bit for bit. With the public
+    /// source's `−f₀/T · U_j` and `μN/T³ U_j U_k` (not the unit tangent `U_j/T`) half of the first differed; with
+    /// the curvature `(μN)/T` instead of `μ (N/T)`, a third of the condim 6 Hessians.
     #[test]
     fn elliptic_update_is_mujocos_bit_for_bit() {
         let mut zones = [0; 3];
