@@ -23,6 +23,7 @@ use crate::dense::PIVOT_FLOOR;
 /// Rows summed into the pending dense matrix together (the four edges of a pyramidal contact): each entry of the
 /// matrix is loaded and stored once per group instead of once per row.
 const LAZY_ROWS: usize = 4;
+const _: () = assert!(LAZY_ROWS == 4, "apply_lazy sums four rows");
 
 /// Below this a pivot update counts as degenerate (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
@@ -87,7 +88,7 @@ pub struct BlockCholesky {
     /// [`Self::add_outer`]'s pending dense sum over the entries `pending` (`n × n`, lower triangle).
     pending: Option<(usize, usize)>,
     /// Rows of [`Self::add_outer`] with `a = b` waiting to be summed into `pending_g`, [`LAZY_ROWS`] at a time:
-    /// their values transposed (`lazy_x[j · LAZY_ROWS + r]`, zero past `lazy_n`) and weights.
+    /// their values row by row (`lazy_x[r · n + j]` over the `n` pending dofs, zero past `lazy_n`) and weights.
     lazy_x: Vec<f64>,
     lazy_w: [f64; LAZY_ROWS],
     lazy_n: usize,
@@ -460,7 +461,7 @@ impl BlockCholesky {
             }
             let r = self.lazy_n;
             for (j, e) in entries.iter().enumerate() {
-                self.lazy_x[j * LAZY_ROWS + r] = vals_a[e.2];
+                self.lazy_x[r * n + j] = vals_a[e.2];
             }
             self.lazy_w[r] = w;
             self.lazy_n += 1;
@@ -555,11 +556,11 @@ impl BlockCholesky {
         let m = r1 - r0;
         let (x, w) = (&self.lazy_x[..m * LAZY_ROWS], self.lazy_w);
         let g = &mut self.pending_g[..m * m];
-        for (i, xi) in x.chunks_exact(LAZY_ROWS).enumerate() {
-            let wx: [f64; LAZY_ROWS] = std::array::from_fn(|r| w[r] * xi[r]);
-            for (gij, xj) in g[i * m..i * m + i + 1].iter_mut().zip(x.chunks_exact(LAZY_ROWS)) {
-                *gij += (wx[0] * xj[0] + wx[1] * xj[1]) + (wx[2] * xj[2] + wx[3] * xj[3]);
-            }
+        // One free body (6 dofs) or two (12): sizes known at compile time, so the triangle unrolls.
+        match m {
+            6 => lazy_rank4::<6>(g, x, w),
+            12 => lazy_rank4::<12>(g, x, w),
+            _ => lazy_rank4_dyn(g, x, w, m),
         }
     }
 
@@ -592,7 +593,21 @@ impl BlockCholesky {
                     list.binary_search(&bp).ok().map(|idx| self.below_off[self.col_ptr[bq] + idx])
                 };
                 debug_assert!(base.is_some(), "block ({bp}, {bq}) outside the analysed pattern");
-                if let Some(base) = base {
+                // The usual case: the segment's dofs are consecutive (a body's), so each row of the triangle is
+                // one contiguous add.
+                let qa = e[j].1;
+                if let Some(base) = base
+                    && e[j..je].windows(2).all(|w| w[1].1 == w[0].1 + 1)
+                {
+                    for (ii, &(_, p, _)) in e.iter().enumerate().take(ie).skip(i) {
+                        let len = je.min(ii + 1) - j;
+                        let row = base + (p - p0) * nq + (qa - q0);
+                        let g = &self.pending_g[ii * n + j..ii * n + j + len];
+                        for (v, &gv) in self.values[row..row + len].iter_mut().zip(g) {
+                            *v += gv;
+                        }
+                    }
+                } else if let Some(base) = base {
                     for (ii, &(_, p, _)) in e.iter().enumerate().take(ie).skip(i) {
                         let row = base + (p - p0) * nq;
                         for (jj, &(_, q, _)) in e.iter().enumerate().take(je.min(ii + 1)).skip(j) {
@@ -950,6 +965,35 @@ fn merge_sorted(a: &[usize], b: &[usize], skip: usize, out: &mut Vec<usize>) {
             (None, None) => break,
         };
         out.push(next);
+    }
+}
+
+/// `G_ij += Σ_r w_r x_ri x_rj` over the lower triangle of the `N × N` `g`, `x` holding the four rows one after the
+/// other (`x[r · N + j]`). Each entry sums its four products as `(w₀x₀ᵢx₀ⱼ + w₁x₁ᵢx₁ⱼ) + (w₂x₂ᵢx₂ⱼ + w₃x₃ᵢx₃ⱼ)`,
+/// as [`lazy_rank4_dyn`] does.
+#[inline(always)]
+fn lazy_rank4<const N: usize>(g: &mut [f64], x: &[f64], w: [f64; LAZY_ROWS]) {
+    let (g, x) = (&mut g[..N * N], &x[..4 * N]);
+    for i in 0..N {
+        let wx = [w[0] * x[i], w[1] * x[N + i], w[2] * x[2 * N + i], w[3] * x[3 * N + i]];
+        for j in 0..=i {
+            g[i * N + j] += (wx[0] * x[j] + wx[1] * x[N + j]) + (wx[2] * x[2 * N + j] + wx[3] * x[3 * N + j]);
+        }
+    }
+}
+
+/// [`lazy_rank4`] for any size `m`.
+fn lazy_rank4_dyn(g: &mut [f64], x: &[f64], w: [f64; LAZY_ROWS], m: usize) {
+    let (x0, rest) = x.split_at(m);
+    let (x1, rest) = rest.split_at(m);
+    let (x2, x3) = rest.split_at(m);
+    for i in 0..m {
+        let wx = [w[0] * x0[i], w[1] * x1[i], w[2] * x2[i], w[3] * x3[i]];
+        let k = i + 1;
+        let (row, a, b, c, d) = (&mut g[i * m..i * m + k], &x0[..k], &x1[..k], &x2[..k], &x3[..k]);
+        for j in 0..k {
+            row[j] += (wx[0] * a[j] + wx[1] * b[j]) + (wx[2] * c[j] + wx[3] * d[j]);
+        }
     }
 }
 
