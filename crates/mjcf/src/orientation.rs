@@ -115,8 +115,11 @@ pub fn read(attrs: &Attrs<'_>, compiler: &Compiler) -> Result<DQuat> {
             Ok(DQuat::from_mat3(&DMat3::from_cols(x, y, z)).normalize())
         }
         _ => {
+            // Scaled to unit length as `mjuu_normvec` does (divided by the norm, unless within 1e-14 of 1), then
+            // turned into MuJoCo's minimal rotation from +z.
             let z = DVec3::from_array(attrs.array_or::<3>("zaxis", [0.0, 0.0, 1.0])?);
-            let z = z.try_normalize().ok_or_else(|| attrs.invalid_named("zaxis", "axis has zero length"))?;
+            let z = signorini_model::model::unit_axis(z)
+                .ok_or_else(|| attrs.invalid_named("zaxis", "axis has zero length"))?;
             Ok(z2quat(z))
         }
     }

@@ -212,15 +212,9 @@ impl Model {
                     (av, v, a)
                 } else {
                     let sdet = det.sqrt();
-                    (av - sdet, v * (1.0 - av / sdet), a * (1.0 - av / sdet) + v / sdet)
+                    (av - sdet, v * (1.0 - av / sdet), a * (1.0 - av / sdet) + v * (1.0 / sdet))
                 };
-                for dof in self.dof_chain(self.site_bodyid[slider]) {
-                    let (lin, ang) = self.jacobian_column(d, dof, ps);
-                    row[dof] += dlda.dot(ang.cross(a)) - dldv.dot(lin);
-                }
-                for dof in self.dof_chain(self.site_bodyid[crank]) {
-                    row[dof] += dldv.dot(self.jacobian_column(d, dof, pc).0);
-                }
+                self.slider_crank_moment(d, (crank, slider), (dlda, dldv), row);
                 for j in row.iter_mut() {
                     *j *= gear;
                 }
@@ -228,6 +222,50 @@ impl Model {
             }
             // Set from the step's contacts ([`Model::contact_forces`]).
             Transmission::Joint(_) | Transmission::Tendon(_) | Transmission::Body(_) => 0.0,
+        }
+    }
+
+    /// The slider-crank moment `∂l/∂q = Σ_k dlda_k J_axis,k + dldv_k (J_crank − J_slider)_k` into `row` (zeroed),
+    /// in `mj_transmission`'s arithmetic: per dof the three rows summed in order from 0, each term
+    /// `dlda_k J_axis,k + dldv_k J_k`, where `J_axis` is the slider's axis turned by the slider body's rotational
+    /// Jacobian (`mj_jacPointAxis`) and `J` the crank site's translational Jacobian minus the slider site's.
+    fn slider_crank_moment(
+        &self,
+        d: &Data,
+        (crank, slider): (usize, usize),
+        (dlda, dldv): (DVec3, DVec3),
+        row: &mut [f64],
+    ) {
+        let a = d.site_xmat[slider].z_axis;
+        let (pc, ps) = (d.site_xpos[crank], d.site_xpos[slider]);
+        let (cs, cc) =
+            (self.dof_chain_slice(self.site_bodyid[slider]), self.dof_chain_slice(self.site_bodyid[crank]));
+        let (mut i, mut k) = (0, 0);
+        loop {
+            // The chains' dofs (each listed in decreasing order), each once.
+            let dof = match (cs.get(i), cc.get(k)) {
+                (None, None) => break,
+                (Some(&x), Some(&y)) => x.max(y),
+                (Some(&x), None) => x,
+                (None, Some(&y)) => y,
+            };
+            let on_slider = cs.get(i) == Some(&dof);
+            let on_crank = cc.get(k) == Some(&dof);
+            i += usize::from(on_slider);
+            k += usize::from(on_crank);
+            let (slider_lin, axis) = if on_slider {
+                let (lin, ang) = self.jacobian_column(d, dof, ps);
+                (lin, ang.cross(a))
+            } else {
+                (DVec3::ZERO, DVec3::ZERO)
+            };
+            let crank_lin = if on_crank { self.jacobian_column(d, dof, pc).0 } else { DVec3::ZERO };
+            let jac = crank_lin - slider_lin;
+            let mut m = 0.0;
+            for r in 0..3 {
+                m += dlda[r] * axis[r] + dldv[r] * jac[r];
+            }
+            row[dof] = m;
         }
     }
 

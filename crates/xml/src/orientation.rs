@@ -9,11 +9,19 @@ use glam::{DQuat, DVec3};
 use signorini_geometry::rotation::normalize_quat_compiled;
 
 /// The minimal rotation taking `+z` onto `vec` (MuJoCo's `mjuu_z2quat`; `vec` need not be unit). For `vec` along
-/// `−z` it is the half-turn about `x`.
+/// `−z` it is the half-turn about `x`. The axis `z × vec` is scaled as `mjuu_normvec` scales it: left alone within
+/// 1e-14 of unit length (a unit `vec` perpendicular to `z`), its length taken as 0 when its square is below 1e-14.
 pub fn z2quat(vec: DVec3) -> DQuat {
     let cross = DVec3::Z.cross(vec);
-    let s = cross.length();
-    let axis = if s < 1e-10 { DVec3::X } else { cross / s };
+    let norm2 = cross.x * cross.x + cross.y * cross.y + cross.z * cross.z;
+    let s = if norm2 < 1e-14 { 0.0 } else { norm2.sqrt() };
+    let axis = if s < 1e-10 {
+        DVec3::X
+    } else if (s - 1.0).abs() > 1e-14 {
+        cross / s
+    } else {
+        cross
+    };
     let angle = s.atan2(vec.z);
     let (sin, cos) = (angle / 2.0).sin_cos();
     DQuat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
