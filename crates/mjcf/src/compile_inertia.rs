@@ -15,7 +15,7 @@
 //! applied afterwards, in that order.
 
 use glam::{DQuat, DVec3};
-use signorini_geometry::{MassProperties, Pose};
+use signorini_geometry::MassProperties;
 use signorini_model::spec::InertialSpec;
 
 use crate::compiler::{Compiler, InertiaFromGeom};
@@ -212,21 +212,70 @@ fn single(g: &GeomMass) -> InertialSpec {
     }
 }
 
-/// Several geoms: parallel-axis sum about the combined centre of mass, then MuJoCo's principal axes (`None` when
-/// massless).
+/// Several geoms, in `mjCBody::InertiaFromGeom`'s arithmetic: the masses and mass-weighted positions summed in
+/// order, the centre of mass their quotient, each geom's inertia turned into the body frame (`mjuu_globalinertia`)
+/// plus its parallel-axis term about that centre (`mjuu_offcenter`) added to the running sum, then MuJoCo's principal
+/// axes (`None` when massless).
 fn combined<'a>(geoms: impl Iterator<Item = &'a GeomMass>) -> Option<InertialSpec> {
-    let total = geoms.fold(MassProperties::ZERO, |acc, g| {
-        let g = as_compiled(g);
-        let pose = Pose { translation: g.pos, rotation: g.quat };
-        acc.combine(&g.props.transformed(&pose))
-    });
-    if !(total.mass >= EPS) {
+    let geoms: Vec<GeomMass> = geoms.map(as_compiled).collect();
+    let (mut mass, mut com) = (0.0, DVec3::ZERO);
+    for g in &geoms {
+        mass += g.props.mass;
+        com += DVec3::new(g.props.mass * g.pos.x, g.props.mass * g.pos.y, g.props.mass * g.pos.z);
+    }
+    if !(mass >= EPS) {
         return None;
     }
-    let i = total.inertia;
-    let (moments, frame) =
-        crate::eig3::principal([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y]);
-    Some(InertialSpec { mass: total.mass, inertia: moments, pos: total.com, quat: frame })
+    let ipos = DVec3::new(com.x / mass, com.y / mass, com.z / mass);
+    let mut total = [0.0; 6];
+    for g in &geoms {
+        let i = g.props.inertia;
+        let local = [i.x_axis.x, i.y_axis.y, i.z_axis.z];
+        let turned = global_inertia(&local, &[g.quat.w, g.quat.x, g.quat.y, g.quat.z]);
+        let offset = off_center(g.props.mass, g.pos - ipos);
+        for j in 0..6 {
+            total[j] = total[j] + turned[j] + offset[j];
+        }
+    }
+    let (moments, frame) = crate::eig3::principal(total);
+    Some(InertialSpec { mass, inertia: moments, pos: ipos, quat: frame })
+}
+
+/// `mjuu_globalinertia`: the diagonal inertia `local` of a frame turned by `quat` (`(w, x, y, z)`), as
+/// `[xx, yy, zz, xy, xz, yz]`.
+fn global_inertia(local: &[f64; 3], quat: &[f64; 4]) -> [f64; 6] {
+    let m = crate::eig3::quat_to_mat(quat);
+    let t = [
+        m[0] * local[0],
+        m[3] * local[0],
+        m[6] * local[0],
+        m[1] * local[1],
+        m[4] * local[1],
+        m[7] * local[1],
+        m[2] * local[2],
+        m[5] * local[2],
+        m[8] * local[2],
+    ];
+    [
+        m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
+        m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
+        m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
+        m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
+        m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
+        m[3] * t[2] + m[4] * t[5] + m[5] * t[8],
+    ]
+}
+
+/// `mjuu_offcenter`: the parallel-axis term `mass (|v|² I − v vᵀ)` as `[xx, yy, zz, xy, xz, yz]`.
+fn off_center(mass: f64, v: DVec3) -> [f64; 6] {
+    [
+        mass * (v.y * v.y + v.z * v.z),
+        mass * (v.x * v.x + v.z * v.z),
+        mass * (v.x * v.x + v.y * v.y),
+        -mass * v.x * v.y,
+        -mass * v.x * v.z,
+        -mass * v.y * v.z,
+    ]
 }
 
 /// `boundmass`, `boundinertia`, `balanceinertia`.

@@ -51,12 +51,14 @@ enum GeomType {
     Sdf,
 }
 
-/// The frame of `fromto`: midpoint, `z2quat(from − to)`, half-length.
+/// The frame of `fromto`: midpoint, `z2quat` of `from − to` scaled to unit length as `mjuu_normvec` scales it
+/// (MuJoCo's compiler turns the unit direction, not the difference), half-length (`0` when the points coincide).
 pub fn fromto_frame(v: [f64; 6]) -> (DVec3, DQuat, f64) {
     let from = DVec3::new(v[0], v[1], v[2]);
     let to = DVec3::new(v[3], v[4], v[5]);
     let vec = from - to;
-    ((from + to) * 0.5, z2quat(vec), vec.length() * 0.5)
+    let direction = signorini_model::model::unit_axis(vec).unwrap_or(vec);
+    ((from + to) * 0.5, z2quat(direction), vec.length() * 0.5)
 }
 
 /// Reads a `<geom>` of default class `class`.
