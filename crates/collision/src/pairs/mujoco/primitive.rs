@@ -120,8 +120,9 @@ pub(crate) fn sphere_cylinder(
     raw_sphere_sphere(f1.pos, f1.z(), s.radius(), rim, f2.z(), 0.0, margin, out);
 }
 
-/// MuJoCo's capsule–capsule: the closest points of the segments (one contact), or for (near-)parallel axes the
-/// segment ends projected onto the other segment (up to two contacts).
+/// MuJoCo 4.0.1's capsule–capsule (`mjraw_CapsuleCapsule`, read off its machine code; the public source is older):
+/// the core segments `pos ∓ h z` and the closest-point weights of [`seg_weights`] (one pair, or two for parallel
+/// segments), each pair a sphere–sphere test of the weighted points `a + w (b − a)`.
 pub(crate) fn capsule_capsule(
     a: &Shape,
     f1: &Frame,
@@ -135,45 +136,63 @@ pub(crate) fn capsule_capsule(
     let (z1, z2) = (f1.z(), f2.z());
     let axis1 = z1 * c1.half_length();
     let axis2 = z2 * c2.half_length();
-    let dif = f1.pos - f2.pos;
-    let ma = axis1.dot(axis1);
-    let mb = -axis1.dot(axis2);
-    let mc = axis2.dot(axis2);
-    let u = -axis1.dot(dif);
-    let v = axis2.dot(dif);
-    let det = ma * mc - mb * mb;
-    let pair = |x1: f64, x2: f64, out: &mut Vec<MjContact>| {
-        raw_sphere_sphere(f1.pos + x1 * axis1, z1, r1, f2.pos + x2 * axis2, z2, r2, margin, out) as usize
+    let (a1, b1) = (f1.pos - axis1, axis1 + f1.pos);
+    let (a2, b2) = (f2.pos - axis2, axis2 + f2.pos);
+    let (weights, n) = seg_weights(a1, b1, a2, b2);
+    let (d1, d2) = (b1 - a1, b2 - a2);
+    for &(w1, w2) in &weights[..n] {
+        raw_sphere_sphere(w1 * d1 + a1, z1, r1, w2 * d2 + a2, z2, r2, margin, out);
+    }
+}
+
+/// `x` clamped to `[0, 1]` (MuJoCo's vectorised `x < 0 ? 0 : min(1, x)`, the same for every `x`, NaN and `−0`
+/// included).
+#[inline]
+fn unit_clip(x: f64) -> f64 {
+    x.clamp(0.0, 1.0)
+}
+
+/// MuJoCo 4.0.1's `mjc_segWeights`: the weights `(s, t)` of the closest points `a1 + s (b1 − a1)` and
+/// `a2 + t (b2 − a2)` of two segments (Ericson's clamped minimiser), with its tolerances: a segment shorter than
+/// `√1e-15` is a point, and segments with `‖d₁ × d₂‖² ≤ 1e-8 ‖d₁‖² ‖d₂‖²` are parallel and give two pairs, from
+/// `s = 0` and `s = 1`. Returns the pairs and their number.
+pub(crate) fn seg_weights(a1: DVec3, b1: DVec3, a2: DVec3, b2: DVec3) -> ([(f64, f64); 2], usize) {
+    let d1 = DVec3::new(b1.x - a1.x, b1.y - a1.y, b1.z - a1.z);
+    let d2 = DVec3::new(b2.x - a2.x, b2.y - a2.y, b2.z - a2.z);
+    let dot = |u: DVec3, v: DVec3| (u.x * v.x + u.y * v.y) + u.z * v.z;
+    let (a, e) = (dot(d1, d1), dot(d2, d2));
+    if a <= MINVAL && e <= MINVAL {
+        return ([(0.0, 0.0); 2], 1);
+    }
+    let r = a1 - a2;
+    let f = dot(r, d2);
+    if a <= MINVAL {
+        return ([(0.0, unit_clip(f / e)), (0.0, 0.0)], 1);
+    }
+    let c = dot(d1, r);
+    let s0 = -c / a;
+    if e <= MINVAL {
+        return ([(unit_clip(s0), 0.0), (0.0, 0.0)], 1);
+    }
+    let b = dot(d1, d2);
+    let s1 = (b - c) / a;
+    // The end of segment 2 that `t` clamps to, with segment 1's matching weight.
+    let clamped = |t: f64, inside: f64| {
+        if t < 0.0 {
+            (unit_clip(s0), 0.0)
+        } else if t > 1.0 {
+            (unit_clip(s1), 1.0)
+        } else {
+            (inside, t)
+        }
     };
-    if det.abs() >= MINVAL {
-        let mut x1 = (mc * u - mb * v) / det;
-        let mut x2 = (ma * v - mb * u) / det;
-        if x1 > 1.0 {
-            x1 = 1.0;
-            x2 = (v - mb) / mc;
-        } else if x1 < -1.0 {
-            x1 = -1.0;
-            x2 = (v + mb) / mc;
-        }
-        if x2 > 1.0 {
-            x2 = 1.0;
-            x1 = ((u - mb) / ma).clamp(-1.0, 1.0);
-        } else if x2 < -1.0 {
-            x2 = -1.0;
-            x1 = ((u + mb) / ma).clamp(-1.0, 1.0);
-        }
-        pair(x1, x2, out);
-        return;
+    let cross = DVec3::new(d1.y * d2.z - d1.z * d2.y, d1.z * d2.x - d1.x * d2.z, d1.x * d2.y - d1.y * d2.x);
+    let denom = dot(cross, cross);
+    if denom > (a * 1e-8) * e {
+        let q = DVec3::new(r.z * d2.y - r.y * d2.z, r.x * d2.z - r.z * d2.x, r.y * d2.x - r.x * d2.y);
+        let s = unit_clip(dot(cross, q) / denom);
+        let t = (b * s + f) / e;
+        return ([clamped(t, s), (0.0, 0.0)], 1);
     }
-    // Parallel axes: the ends of segment 1, then (if fewer than two contacts) the ends of segment 2.
-    let mut n = pair(1.0, ((v - mb) / mc).clamp(-1.0, 1.0), out);
-    n += pair(-1.0, ((v + mb) / mc).clamp(-1.0, 1.0), out);
-    if n >= 2 {
-        return;
-    }
-    n += pair(((u - mb) / ma).clamp(-1.0, 1.0), 1.0, out);
-    if n >= 2 {
-        return;
-    }
-    pair(((u + mb) / ma).clamp(-1.0, 1.0), -1.0, out);
+    ([clamped(f / e, 0.0), clamped((f + b) / e, 1.0)], 2)
 }
