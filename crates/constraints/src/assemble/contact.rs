@@ -83,38 +83,49 @@ impl ConstraintAssembler {
                 }
             }
         }
+        // MuJoCo sums each row's velocity over the row itself (`mj_mulJacVec`); on a dense model that order is
+        // reproduced, and a moving surface's velocity is added to the row afterwards (`mj_addSurfaceVel`).
+        let mujoco_vel = opts.mujoco_sums && model.nv < MUJOCO_SPARSE_NV;
+        // Moving surfaces (MuJoCo `surfacevel`): the rows measure the slip and spin relative to the surfaces,
+        // `σ_A − σ_B` at the contact point, in the contact frame `(n, t1, t2, spin)` (no normal or rolling part).
+        let mut surface = None;
         if model.has_surfacevel {
-            // Moving surfaces (MuJoCo `surfacevel`): the rows measure the slip and spin relative to the surfaces,
-            // `σ_A − σ_B` at the contact point (no normal or rolling part).
             let (ga, gb) = (cs.geom_a[c], cs.geom_b[c]);
-            let surface = |g: usize| {
-                let v = model.geom_surfacevel[g];
-                let r = data.geom_xmat[g];
-                let w = r * DVec3::new(v[3], v[4], v[5]);
-                (r * DVec3::new(v[0], v[1], v[2]) + w.cross(p - data.geom_xpos[g]), w)
-            };
-            let ((va, wa), (vb, wb)) = (surface(ga), surface(gb));
-            let (s, w) = (va - vb, wa - wb);
-            basis_vel[1] += s.dot(t1);
-            basis_vel[2] += s.dot(t2);
-            basis_vel[3] += w.dot(n);
+            let moving = |g: usize| model.geom_surfacevel[g] != [0.0; 6];
+            if moving(ga) || moving(gb) {
+                let velocity = |g: usize| {
+                    let v = model.geom_surfacevel[g];
+                    let r = data.geom_xmat[g];
+                    let w = r * DVec3::new(v[3], v[4], v[5]);
+                    (r * DVec3::new(v[0], v[1], v[2]) + w.cross(p - data.geom_xpos[g]), w)
+                };
+                let ((va, wa), (vb, wb)) = (velocity(ga), velocity(gb));
+                let (s, w) = (va - vb, wa - wb);
+                let frame = [0.0, s.dot(t1), s.dot(t2), w.dot(n), 0.0, 0.0];
+                if !mujoco_vel {
+                    for d in 1..4 {
+                        basis_vel[d] += frame[d];
+                    }
+                }
+                surface = Some(frame);
+            }
         }
         let (basis, cols) = (&*basis, &*cols);
-        // MuJoCo sums each row's velocity over the row itself (`mj_mulJacVec`); on a dense model that order is
-        // reproduced (surface velocities are not part of `J q̇`, they keep their own sum).
-        let mujoco_vel = opts.mujoco_sums && model.nv < MUJOCO_SPARSE_NV && !model.has_surfacevel;
-        let last_row_vel = |rows: &ConstraintRows, fallback: f64| {
+        // The last row's velocity: `J_r q̇` in MuJoCo's order plus `extra` (its surface term), or `fallback`.
+        let last_row_vel = |rows: &ConstraintRows, fallback: f64, extra: f64| {
             if mujoco_vel {
                 let n = rows.jac_val.len();
-                mujoco_row_dot(&rows.jac_dof[n - ncol..], &rows.jac_val[n - ncol..], qvel)
+                let vel = mujoco_row_dot(&rows.jac_dof[n - ncol..], &rows.jac_val[n - ncol..], qvel);
+                if surface.is_some() { vel + extra } else { vel }
             } else {
                 fallback
             }
         };
+        let surface_at = |d: usize| surface.map_or(0.0, |f| f[d]);
         let push_basis = |rows: &mut ConstraintRows, d: usize| {
             rows.jac_dof.extend(cols.iter().map(|c| c.dof as DofIndex));
             rows.jac_val.extend_from_slice(&basis[d * ncol..(d + 1) * ncol]);
-            last_row_vel(rows, basis_vel[d])
+            last_row_vel(rows, basis_vel[d], surface_at(d))
         };
 
         // MuJoCo 4.0's adhesion: the normal's reference acceleration gains `R·adhesion` (each pyramid edge
@@ -158,7 +169,13 @@ impl ConstraintAssembler {
                             let (normal, edge) = (&basis[..ncol], &basis[(d + 1) * ncol..(d + 2) * ncol]);
                             rows.jac_dof.extend(cols.iter().map(|c| c.dof as DofIndex));
                             rows.jac_val.extend(normal.iter().zip(edge).map(|(&jn, &jd)| jn + w * jd));
-                            let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1]);
+                            // MuJoCo adds `cs₀ ± μ cs_k` to the edge, with `cs₀ = 0`.
+                            let extra = if sign > 0.0 {
+                                surface_at(0) + f * surface_at(d + 1)
+                            } else {
+                                surface_at(0) - f * surface_at(d + 1)
+                            };
+                            let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1], extra);
                             let aref = sol.aref(imp, vel, x) + r * adhesion / (2 * (dim - 1)) as f64;
                             let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
