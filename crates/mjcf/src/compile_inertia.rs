@@ -42,6 +42,8 @@ pub struct GeomMass {
     pub group: i64,
     /// A primitive (diagonal inertia about the geom origin) rather than a mesh.
     pub primitive: bool,
+    /// A mesh's unit-density mass properties (mass = volume), from which MuJoCo derives the geom's moments.
+    pub unit: Option<MassProperties>,
 }
 
 /// What a body has for inertia compilation.
@@ -184,12 +186,41 @@ fn as_compiled(g: &GeomMass) -> GeomMass {
     if g.primitive {
         return g.clone();
     }
-    let i = g.props.inertia;
-    let (moments, frame) =
-        crate::eig3::mesh_principal([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y]);
+    let (moments, frame) = match g.unit {
+        // MuJoCo's mesh compiler diagonalises the unit-density inertia and keeps the sizes of the equivalent
+        // box, `b_k = ½ √(6 (e_i + e_j − e_k) / V)`; the geom's moments are `m (b_i² + b_j²) / 3` of that box
+        // (`mjCGeom::SetInertia`).
+        Some(unit) => {
+            let i = unit.inertia;
+            let (e, frame) = crate::eig3::mesh_principal([
+                i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y,
+            ]);
+            let volume = unit.mass;
+            let b = [
+                0.5 * (6.0 * (e.y + e.z - e.x) / volume).sqrt(),
+                0.5 * (6.0 * (e.x + e.z - e.y) / volume).sqrt(),
+                0.5 * (6.0 * (e.x + e.y - e.z) / volume).sqrt(),
+            ];
+            let m = g.props.mass;
+            let moments = DVec3::new(
+                m * (b[1] * b[1] + b[2] * b[2]) / 3.0,
+                m * (b[0] * b[0] + b[2] * b[2]) / 3.0,
+                m * (b[0] * b[0] + b[1] * b[1]) / 3.0,
+            );
+            (moments, frame)
+        }
+        None => {
+            let i = g.props.inertia;
+            crate::eig3::mesh_principal([
+                i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y,
+            ])
+        }
+    };
     GeomMass {
-        pos: g.pos + g.quat * g.props.com,
-        quat: g.quat * frame,
+        // `mjuu_frameaccum`: the centre turned by `mjuu_quat2mat` and `mjuu_mulvecmat`, the frames composed by
+        // `mjuu_mulquat`.
+        pos: g.pos + orientation::rotate(g.quat, g.props.com),
+        quat: orientation::compose(g.quat, frame),
         props: MassProperties {
             mass: g.props.mass,
             com: DVec3::ZERO,
@@ -197,6 +228,7 @@ fn as_compiled(g: &GeomMass) -> GeomMass {
         },
         group: g.group,
         primitive: true,
+        unit: None,
     }
 }
 

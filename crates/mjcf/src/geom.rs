@@ -36,6 +36,8 @@ pub struct ParsedGeom {
     pub props: MassProperties,
     /// Whether the shape is a primitive, whose inertia is diagonal about the geom origin.
     pub primitive: bool,
+    /// A mesh's unit-density mass properties (mass = volume) as its asset compiled them.
+    pub unit: Option<MassProperties>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +184,11 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         plane_extent: if ty == GeomType::Plane { [size[0], size[1]] } else { [0.0; 2] },
     };
     let props = mass_of(&spec.shape, &a, ctx)?;
-    Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec })
+    let unit = match (&spec.shape, a.get("mesh")) {
+        (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
+        _ => None,
+    };
+    Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec, unit })
 }
 
 fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<Shape> {

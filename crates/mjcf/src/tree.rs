@@ -185,6 +185,7 @@ impl Tree {
                         props: g.props,
                         group: g.group,
                         primitive: g.primitive,
+                        unit: g.unit,
                     });
                     self.bodies[body].geoms.push(g.spec);
                 }
