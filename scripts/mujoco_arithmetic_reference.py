@@ -19,6 +19,8 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   and 6 in the cone's middle zone) after steps 36, 46, 500 and 2000.
 * `slider_crank`: the same for `crates/sim/tests/data/slider_crank.xml` (slider-crank transmissions whose slider
   sites are oriented by `zaxis`) after steps 1, 100, 1000 and 2000.
+* `pair_order`: the same for `crates/sim/tests/data/pair_order.xml` (capsules on a world cylinder, ellipsoid and box:
+  contacts whose geom order MuJoCo fixes by geom type) after steps 43, 100 and 1000.
 * `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
   centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
@@ -200,6 +202,7 @@ def main():
                 "arm__elliptic": contact_steps("arm__elliptic", (20, 28, 500, 2000)),
                 "rolling_condim": contact_steps(ROLLING, (36, 46, 500, 2000))}
     slider_crank = contact_steps("crates/sim/tests/data/slider_crank.xml", (1, 100, 1000, 2000))
+    pair_order = contact_steps("crates/sim/tests/data/pair_order.xml", (43, 100, 1000))
     update = ROOT / "crates/solver/src/testdata/mujoco_elliptic_update.txt"
     update.parent.mkdir(parents=True, exist_ok=True)
     update.write_text("\n".join(elliptic_update_cases()) + "\n")
@@ -207,7 +210,8 @@ def main():
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "dot": dot, "mul_inert_vec": inert, "arm": arm,
                                "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain,
                                "set_const": consts, "cg": cg,
-                               "elliptic": elliptic, "slider_crank": slider_crank}))
+                               "elliptic": elliptic, "slider_crank": slider_crank,
+                               "pair_order": pair_order}))
     print(f"wrote {OUT}")
 
 

@@ -148,6 +148,12 @@ pub trait PairDispatcher: Debug + Send + Sync {
         true
     }
 
+    /// The ranks that order a pair's geoms for the narrow phase (geom A the lower rank, ties by the lower index): the
+    /// shape kinds natively (spec §0.2: plane first).
+    fn pair_rank(&self, a: &Shape, b: &Shape) -> (u8, u8) {
+        (a.kind() as u8, b.kind() as u8)
+    }
+
     /// Whether the contacts of one pair keep the order the pair's routine made them in (MuJoCo's contact list), or
     /// are ordered by their frame key (spec §A.16, Genesis). Pairs are ordered by links and geoms either way.
     fn keeps_generation_order(&self) -> bool {

@@ -24,7 +24,7 @@ use crate::contact_set::{GeomContactParams, MixedParams};
 use crate::dispatch::{self, ContactRules};
 use crate::error::{CollisionError, Result};
 use crate::narrow::mpr::MprSettings;
-use crate::pairs::mujoco::{MINVAL, frame_normal, geom_rbound, routine};
+use crate::pairs::mujoco::{MINVAL, frame_normal, geom_rbound, mj_rank, routine};
 use crate::query::{ContactRequest, QueryWorkspace};
 
 /// Pair dispatch with MuJoCo 4.0's semantics (see the module docs).
@@ -88,6 +88,16 @@ impl PairDispatcher for MujocoDispatcher {
 
     fn keeps_generation_order(&self) -> bool {
         true
+    }
+
+    /// MuJoCo's geom type order where both geoms have a MuJoCo type (`mj_collideGeoms` swaps a pair so that geom 1
+    /// has the lower type: a capsule before an ellipsoid or a cylinder, a height field before any convex geom), which
+    /// fixes the contact's geom order and the orientation of its frame; the shape kinds otherwise.
+    fn pair_rank(&self, a: &Shape, b: &Shape) -> (u8, u8) {
+        match (mj_rank(a), mj_rank(b)) {
+            (Some(ra), Some(rb)) => (ra, rb),
+            _ => (a.kind() as u8, b.kind() as u8),
+        }
     }
 
     fn detection_margin(&self, reach_a: f64, reach_b: f64) -> f64 {

@@ -96,7 +96,7 @@ pub(crate) struct PairRoutine {
 }
 
 /// MuJoCo's geom type order (`mjtGeom`: plane, hfield, sphere, ...); `None` for shapes MuJoCo has no dedicated function for.
-fn mj_rank(s: &Shape) -> Option<u8> {
+pub(crate) fn mj_rank(s: &Shape) -> Option<u8> {
     Some(match s {
         Shape::Plane(p) if !p.is_two_sided() => 0,
         Shape::HeightField(_) => 1,
