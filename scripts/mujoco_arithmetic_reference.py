@@ -21,6 +21,8 @@ depends on all of it, for `crates/model/tests/mujoco_arithmetic.rs`.
   sites are oriented by `zaxis`) after steps 1, 100, 1000 and 2000.
 * `pair_order`: the same for `crates/sim/tests/data/pair_order.xml` (capsules on a world cylinder, ellipsoid and box:
   contacts whose geom order MuJoCo fixes by geom type) after steps 43, 100 and 1000.
+* `cradle`: the same for `crates/sim/tests/data/cradle.xml` (balls hung by length-limited spatial tendons) after steps
+  1, 59, 300 and 1000.
 * `set_const`: the compiled `body_mass`, `body_invweight0` and `dof_invweight0` (`mj_setConst`: `A = J M⁻¹ Jᵀ` of each body's
   centre of mass, its sums in `mju_dot`'s order) of every benchmark scene.
 * `first_contact`: the constraint rows (Jacobian, `efc_pos`, `efc_aref`, `efc_D`, `efc_R`) of the first step with a
@@ -203,6 +205,7 @@ def main():
                 "rolling_condim": contact_steps(ROLLING, (36, 46, 500, 2000))}
     slider_crank = contact_steps("crates/sim/tests/data/slider_crank.xml", (1, 100, 1000, 2000))
     pair_order = contact_steps("crates/sim/tests/data/pair_order.xml", (43, 100, 1000))
+    cradle = contact_steps("crates/sim/tests/data/cradle.xml", (1, 59, 300, 1000))
     update = ROOT / "crates/solver/src/testdata/mujoco_elliptic_update.txt"
     update.parent.mkdir(parents=True, exist_ok=True)
     update.write_text("\n".join(elliptic_update_cases()) + "\n")
@@ -211,7 +214,7 @@ def main():
                                "first_contact": first_contact, "arm_contact": arm_contact, "chain": chain,
                                "set_const": consts, "cg": cg,
                                "elliptic": elliptic, "slider_crank": slider_crank,
-                               "pair_order": pair_order}))
+                               "pair_order": pair_order, "cradle": cradle}))
     print(f"wrote {OUT}")
 
 

@@ -485,11 +485,30 @@ impl ConstraintAssembler {
             if !(frictionloss > self.options.frictionloss_threshold) {
                 continue;
             }
+            let start = rows.jac_val.len();
             for (dof, c) in data.tendon_jacobian(i) {
                 rows.push_entry(dof, c);
             }
-            let row = friction_row(&self.ten_sol[i].1, data.ten_velocity[i], t.invweight0[i], frictionloss);
+            let vel = self.row_velocity(model, data, rows, start, data.ten_velocity[i]);
+            let row = friction_row(&self.ten_sol[i].1, vel, t.invweight0[i], frictionloss);
             rows.finish_row(RowKind::FrictionTendon, i, row);
+        }
+    }
+
+    /// The velocity of the row whose entries start at `start` (the last one pushed): on a model MuJoCo keeps dense,
+    /// `J_r q̇` summed as `mj_mulJacVec` sums it (MuJoCo-compatible sums); `fallback` otherwise.
+    fn row_velocity(
+        &self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        start: usize,
+        fallback: f64,
+    ) -> f64 {
+        if self.options.mujoco_sums && model.nv < MUJOCO_SPARSE_NV {
+            mujoco_row_dot(&rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
+        } else {
+            fallback
         }
     }
 
@@ -504,10 +523,12 @@ impl ConstraintAssembler {
                 if dist >= 0.0 {
                     continue;
                 }
+                let start = rows.jac_val.len();
                 for (dof, c) in data.tendon_jacobian(i) {
                     rows.push_entry(dof, sign * c);
                 }
-                let row = limit_row(&self.ten_sol[i].0, dist, sign * data.ten_velocity[i], t.invweight0[i]);
+                let vel = self.row_velocity(model, data, rows, start, sign * data.ten_velocity[i]);
+                let row = limit_row(&self.ten_sol[i].0, dist, vel, t.invweight0[i]);
                 rows.finish_row(RowKind::LimitTendon, i, row);
             }
         }

@@ -155,7 +155,7 @@ impl Model {
             if t.is_spatial(i) {
                 let mut length = 0.0;
                 let mut divisor = 1.0;
-                let world = |k: usize| d.xpos[t.site_body[k]] + d.xquat[t.site_body[k]] * t.site_pos[k];
+                let world = |k: usize| d.xpos[t.site_body[k]] + d.xmat[t.site_body[k]] * t.site_pos[k];
                 let segment =
                     |row: &mut [f64], (ba, a): (usize, DVec3), (bb, b): (usize, DVec3), div: f64| {
                         if ba == bb {
@@ -178,7 +178,7 @@ impl Model {
                     let (a, b) = ((t.site_body[k], world(k)), (t.site_body[k + 1], world(k + 1)));
                     let wrapped = t.site_wrap[k].and_then(|w| {
                         let g = w.geom;
-                        let side = w.side.map(|(body, pos)| d.xpos[body] + d.xquat[body] * pos);
+                        let side = w.side.map(|(body, pos)| d.xpos[body] + d.xmat[body] * pos);
                         wrap(a.1, b.1, d.geom_xpos[g], d.geom_xmat[g], w.radius, w.sphere, side)
                             .map(|(t0, t1, arc)| (self.collision.geoms().body[g], t0, t1, arc))
                     });
@@ -211,7 +211,7 @@ impl Model {
     /// across it). Appended to `out`.
     pub fn tendon_path_points(&self, d: &Data, i: usize, out: &mut Vec<(usize, DVec3, f64)>) {
         let t = &self.tendons;
-        let world = |k: usize| d.xpos[t.site_body[k]] + d.xquat[t.site_body[k]] * t.site_pos[k];
+        let world = |k: usize| d.xpos[t.site_body[k]] + d.xmat[t.site_body[k]] * t.site_pos[k];
         let mut divisor = 1.0;
         let last = t.site_adr[i] + t.site_num[i];
         for k in t.site_adr[i]..last {
@@ -224,7 +224,7 @@ impl Model {
                 && t.site_pulley[k + 1].is_none()
                 && let Some(w) = t.site_wrap[k]
             {
-                let side = w.side.map(|(body, pos)| d.xpos[body] + d.xquat[body] * pos);
+                let side = w.side.map(|(body, pos)| d.xpos[body] + d.xmat[body] * pos);
                 let g = w.geom;
                 if let Some((t0, t1, _)) =
                     wrap(world(k), world(k + 1), d.geom_xpos[g], d.geom_xmat[g], w.radius, w.sphere, side)
