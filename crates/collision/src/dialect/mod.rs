@@ -148,10 +148,12 @@ pub trait PairDispatcher: Debug + Send + Sync {
         true
     }
 
-    /// The ranks that order a pair's geoms for the narrow phase (geom A the lower rank, ties by the lower index): the
-    /// shape kinds natively (spec §0.2: plane first).
-    fn pair_rank(&self, a: &Shape, b: &Shape) -> (u8, u8) {
-        (a.kind() as u8, b.kind() as u8)
+    /// The dialect's own type rank of a shape, which orders a pair's geoms for the narrow phase where both geoms have
+    /// one (geom A the lower rank, ties by the lower index); pairs with a geom without one are ordered by shape kind
+    /// (spec §0.2: plane first). None natively. Read once per geom when the collision model is built, not per pair.
+    fn type_rank(&self, shape: &Shape) -> Option<u8> {
+        let _ = shape;
+        None
     }
 
     /// Whether the contacts of one pair keep the order the pair's routine made them in (MuJoCo's contact list), or

@@ -90,14 +90,11 @@ impl PairDispatcher for MujocoDispatcher {
         true
     }
 
-    /// MuJoCo's geom type order where both geoms have a MuJoCo type (`mj_collideGeoms` swaps a pair so that geom 1
-    /// has the lower type: a capsule before an ellipsoid or a cylinder, a height field before any convex geom), which
-    /// fixes the contact's geom order and the orientation of its frame; the shape kinds otherwise.
-    fn pair_rank(&self, a: &Shape, b: &Shape) -> (u8, u8) {
-        match (mj_rank(a), mj_rank(b)) {
-            (Some(ra), Some(rb)) => (ra, rb),
-            _ => (a.kind() as u8, b.kind() as u8),
-        }
+    /// MuJoCo's geom type order (`mj_collideGeoms` swaps a pair so that geom 1 has the lower type: a capsule before
+    /// an ellipsoid or a cylinder, a height field before any convex geom), which fixes the contact's geom order and
+    /// the orientation of its frame.
+    fn type_rank(&self, shape: &Shape) -> Option<u8> {
+        mj_rank(shape)
     }
 
     fn detection_margin(&self, reach_a: f64, reach_b: f64) -> f64 {

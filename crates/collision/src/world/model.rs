@@ -42,6 +42,9 @@ pub struct CollisionModel {
     /// dispatcher's mixing rule: both fixed with the options, so a step asks the dispatcher for neither.
     pub(crate) request: ContactRequest,
     pub(crate) mixing: ParamMixing,
+    /// Each geom's type rank under the dispatcher ([`PairDispatcher::type_rank`]), which orders the narrow phase's
+    /// pairs.
+    pub(crate) geom_type_rank: Vec<Option<u8>>,
     /// The pruning tolerance in force: `options.contact_pruning_tolerance` where the dialect prunes and the model
     /// has contacts to prune (see [`prunable`](Self::prunable)), else 0.
     pub(crate) prune_tolerance: f64,
@@ -119,6 +122,7 @@ impl CollisionModel {
             dispatcher: options.dialect.dispatcher(),
             request: ContactRequest::default(),
             mixing: ParamMixing::Genesis,
+            geom_type_rank: Vec::new(),
             prune_tolerance: 0.0,
             prunable_always: false,
             prunable_with_multi_contact: false,
@@ -150,11 +154,14 @@ impl CollisionModel {
         Ok(())
     }
 
-    /// Sets the request, mixing rule and pruning tolerance of the current options, dispatcher and geoms; forgets
+    /// Sets the request, mixing rule, geom type ranks and pruning tolerance of the current options, dispatcher and
+    /// geoms; forgets
     /// the budget computed from the pair filters.
     fn refresh_dispatch_settings(&mut self) {
         self.request = self.options.contact_request(self.dispatcher.default_request());
         self.mixing = self.dispatcher.param_mixing();
+        self.geom_type_rank.clear();
+        self.geom_type_rank.extend(self.geoms.shape.iter().map(|s| self.dispatcher.type_rank(s)));
         self.prune_tolerance = if self.dispatcher.prunes_contacts() && self.prunable() {
             self.options.contact_pruning_tolerance
         } else {

@@ -29,10 +29,13 @@ const PARALLEL_MIN_PAIRS: usize = 128;
 /// manifolds' buffers) number at most this many, whatever the scene (the pile's 500 pairs kept 148 kB of slots).
 const BLOCK: usize = 16 * CHUNK;
 
-/// Orders a pair for the narrow phase: the dialect's rank of A at most B's ([`PairDispatcher::pair_rank`]: the shape
-/// kinds natively), ties by index.
-fn narrow_order(dispatcher: &dyn PairDispatcher, shapes: &[Shape], i: usize, j: usize) -> GeomPair {
-    let (ki, kj) = dispatcher.pair_rank(&shapes[i], &shapes[j]);
+/// Orders a pair for the narrow phase: the dialect's type rank of A at most B's where both have one
+/// ([`PairDispatcher::type_rank`], read per geom into `ranks`), else the shape kinds; ties by index.
+fn narrow_order(ranks: &[Option<u8>], shapes: &[Shape], i: usize, j: usize) -> GeomPair {
+    let (ki, kj) = match (ranks[i], ranks[j]) {
+        (Some(ri), Some(rj)) => (ri, rj),
+        _ => (shapes[i].kind() as u8, shapes[j].kind() as u8),
+    };
     if (ki, i) <= (kj, j) { [i as u32, j as u32] } else { [j as u32, i as u32] }
 }
 
@@ -166,7 +169,7 @@ impl CollisionModel {
             if self.filter.reason(&self.bodies, &self.geoms, &self.options, i, j, PairRules::ALL).is_none()
                 && !data.welded(self.geoms.body[i], self.geoms.body[j])
             {
-                data.pairs.push(narrow_order(&*self.dispatcher, &self.geoms.shape, i, j));
+                data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
             }
         }
         if explicit {
@@ -175,7 +178,7 @@ impl CollisionModel {
             for &([i, j], _) in &self.explicit_pairs {
                 let (i, j) = (i as usize, j as usize);
                 if !(data.geom_frozen[i] && data.geom_frozen[j]) {
-                    data.pairs.push(narrow_order(&*self.dispatcher, &self.geoms.shape, i, j));
+                    data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
                 }
             }
         }
