@@ -184,10 +184,7 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         plane_extent: if ty == GeomType::Plane { [size[0], size[1]] } else { [0.0; 2] },
     };
     let props = mass_of(&spec.shape, &a, ctx)?;
-    let unit = match (&spec.shape, a.get("mesh")) {
-        (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
-        _ => None,
-    };
+    let unit = mesh_unit(&spec.shape, &a, ctx);
     Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec, unit })
 }
 
@@ -261,6 +258,14 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
     })
 }
 
+/// The unit-density mass properties of a mesh geom's asset (mass = volume), as the asset compiled them.
+fn mesh_unit(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Option<MassProperties> {
+    match (shape, a.get("mesh")) {
+        (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
+        _ => None,
+    }
+}
+
 /// Mass properties of the geom in its own frame.
 fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties> {
     // Planes and height fields sit in bodies that do not move (checked by the tree): no mass.
@@ -276,11 +281,7 @@ fn mass_of(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Result<MassProperties
         };
         return Ok(primitive_inertia(shape, mass));
     }
-    let unit = match (shape, a.get("mesh")) {
-        (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
-        _ => None,
-    };
-    let unit = match unit {
+    let unit = match mesh_unit(shape, a, ctx) {
         Some(u) => u,
         None => MassProperties::from_density(shape, 1.0).map_err(|source| MjcfError::Geometry {
             at: a.at().clone(),

@@ -214,7 +214,7 @@ impl Model {
                     let sdet = det.sqrt();
                     (av - sdet, v * (1.0 - av / sdet), a * (1.0 - av / sdet) + v * (1.0 / sdet))
                 };
-                self.slider_crank_moment(d, (crank, slider), (dlda, dldv), row);
+                self.slider_crank_moment(d, (crank, slider), (a, pc, ps), (dlda, dldv), row);
                 for j in row.iter_mut() {
                     *j *= gear;
                 }
@@ -228,16 +228,16 @@ impl Model {
     /// The slider-crank moment `∂l/∂q = Σ_k dlda_k J_axis,k + dldv_k (J_crank − J_slider)_k` into `row` (zeroed),
     /// in `mj_transmission`'s arithmetic: per dof the three rows summed in order from 0, each term
     /// `dlda_k J_axis,k + dldv_k J_k`, where `J_axis` is the slider's axis turned by the slider body's rotational
-    /// Jacobian (`mj_jacPointAxis`) and `J` the crank site's translational Jacobian minus the slider site's.
+    /// Jacobian (`mj_jacPointAxis`) and `J` the crank site's translational Jacobian minus the slider site's; `a` is the
+    /// slider's axis, `pc` and `ps` the two sites' positions.
     fn slider_crank_moment(
         &self,
         d: &Data,
         (crank, slider): (usize, usize),
+        (a, pc, ps): (DVec3, DVec3, DVec3),
         (dlda, dldv): (DVec3, DVec3),
         row: &mut [f64],
     ) {
-        let a = d.site_xmat[slider].z_axis;
-        let (pc, ps) = (d.site_xpos[crank], d.site_xpos[slider]);
         let (cs, cc) =
             (self.dof_chain_slice(self.site_bodyid[slider]), self.dof_chain_slice(self.site_bodyid[crank]));
         let (mut i, mut k) = (0, 0);

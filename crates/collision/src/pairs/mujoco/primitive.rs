@@ -157,24 +157,23 @@ fn unit_clip(x: f64) -> f64 {
 /// `√1e-15` is a point, and segments with `‖d₁ × d₂‖² ≤ 1e-8 ‖d₁‖² ‖d₂‖²` are parallel and give two pairs, from
 /// `s = 0` and `s = 1`. Returns the pairs and their number.
 pub(crate) fn seg_weights(a1: DVec3, b1: DVec3, a2: DVec3, b2: DVec3) -> ([(f64, f64); 2], usize) {
-    let d1 = DVec3::new(b1.x - a1.x, b1.y - a1.y, b1.z - a1.z);
-    let d2 = DVec3::new(b2.x - a2.x, b2.y - a2.y, b2.z - a2.z);
-    let dot = |u: DVec3, v: DVec3| (u.x * v.x + u.y * v.y) + u.z * v.z;
-    let (a, e) = (dot(d1, d1), dot(d2, d2));
+    // glam's products are MuJoCo's: `dot` sums `(x + y) + z`, `cross` forms each component as `mjc_segWeights` does.
+    let (d1, d2) = (b1 - a1, b2 - a2);
+    let (a, e) = (d1.dot(d1), d2.dot(d2));
     if a <= MINVAL && e <= MINVAL {
         return ([(0.0, 0.0); 2], 1);
     }
     let r = a1 - a2;
-    let f = dot(r, d2);
+    let f = r.dot(d2);
     if a <= MINVAL {
         return ([(0.0, unit_clip(f / e)), (0.0, 0.0)], 1);
     }
-    let c = dot(d1, r);
+    let c = d1.dot(r);
     let s0 = -c / a;
     if e <= MINVAL {
         return ([(unit_clip(s0), 0.0), (0.0, 0.0)], 1);
     }
-    let b = dot(d1, d2);
+    let b = d1.dot(d2);
     let s1 = (b - c) / a;
     // The end of segment 2 that `t` clamps to, with segment 1's matching weight.
     let clamped = |t: f64, inside: f64| {
@@ -186,11 +185,10 @@ pub(crate) fn seg_weights(a1: DVec3, b1: DVec3, a2: DVec3, b2: DVec3) -> ([(f64,
             (inside, t)
         }
     };
-    let cross = DVec3::new(d1.y * d2.z - d1.z * d2.y, d1.z * d2.x - d1.x * d2.z, d1.x * d2.y - d1.y * d2.x);
-    let denom = dot(cross, cross);
+    let cross = d1.cross(d2);
+    let denom = cross.dot(cross);
     if denom > (a * 1e-8) * e {
-        let q = DVec3::new(r.z * d2.y - r.y * d2.z, r.x * d2.z - r.z * d2.x, r.y * d2.x - r.x * d2.y);
-        let s = unit_clip(dot(cross, q) / denom);
+        let s = unit_clip(cross.dot(d2.cross(r)) / denom);
         let t = (b * s + f) / e;
         return ([clamped(t, s), (0.0, 0.0)], 1);
     }
