@@ -519,51 +519,44 @@ fn mujoco_parity_capsule_plane_frames() {
     println!("capsule_plane vs MuJoCo: {worst:.1e} m");
 }
 
-/// MuJoCo's RK4 integrator (`tests/data/rk4.xml`: a damped two-link arm with an elbow servo, a box dropped on the
-/// floor, a pendulum swinging into its limit) against MuJoCo 4.0 (`tests/data/rk4_reference.json`,
-/// `scripts/mujoco_integrator_reference.py`), two references:
-///
-/// * `stages`: the tableau MuJoCo documents, every evaluation a MuJoCo `mj_forward`. Equal contact counts; the arm
-///   (smooth dynamics) to 1e-10, the box and the limited pendulum (contacts and limit rows solved at every stage) to
-///   1e-7 over 1000 steps.
-/// * `mj_step`: MuJoCo 4.0's own step, which leaves the documented tableau by ~1e-5 at the box's first contact (see
-///   the script): equal contact counts, the arm to 1e-10, the rest to 1e-3 (1.3e-4 measured, the resting box's yaw).
+/// MuJoCo 4.0.1's RK4 integrator bit for bit (`tests/data/rk4_reference.json`,
+/// `scripts/mujoco_integrator_reference.py`: `mj_step` from keyframe 0, snapshots up to step 1000) on two scenes:
+/// `rk4.xml` (a damped two-link arm with an elbow servo, a box dropped on the floor, a pendulum swinging into its
+/// limit) and `rk4_rotations.xml` (free bodies tumbling in flight at up to 4.6 rad a step, a ball-joint double
+/// pendulum, a capsule spinning on the floor). Both depend on the stages' rotation-vector rates (Runge–Kutta–
+/// Munthe-Kaas, `integrators/src/rk4.rs`): with the angular velocities summed as they are, the box parted from
+/// MuJoCo by 1.3e-4 at its first contact (step 52) and the tumbling bodies at step 1.
 #[test]
 fn mujoco_parity_rk4() {
     let reference: Value = serde_json::from_str(include_str!("data/rk4_reference.json")).unwrap();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/rk4.xml");
-    let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
-    assert_eq!(scene.model().options.integrator, signorini_integrators::IntegratorKind::Rk4);
+    assert_eq!(reference["mujoco"], "4.0.1");
     let steps = reference["steps"].as_u64().unwrap();
-    // Per reference: max |Δ| of the arm's coordinates, and of the others.
-    let mut worst = [[0.0f64; 2]; 2];
-    for k in 1..=steps {
-        scene.step().unwrap();
-        let d = &scene.data().multibody;
-        assert!((d.time - k as f64 * 0.005).abs() < 1e-12);
-        for (r, (run, rest_tol)) in [("stages", 1e-7), ("mj_step", 1e-3)].into_iter().enumerate() {
-            let Some(snap) = reference[run].get(k.to_string()) else { continue };
+    for name in ["rk4", "rk4_rotations"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/{name}.xml"));
+        let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+        assert_eq!(scene.model().options.integrator, signorini_integrators::IntegratorKind::Rk4);
+        let snaps = &reference["scenes"][name]["mj_step"];
+        let mut checked = 0;
+        for k in 1..=steps {
+            scene.step().unwrap();
+            let Some(snap) = snaps.get(k.to_string()) else { continue };
+            let d = &scene.data().multibody;
             assert_eq!(
                 scene.stats().contacts as u64,
                 snap["ncon"].as_u64().unwrap(),
-                "{run}: ncon at step {k}"
+                "{name}: ncon at step {k}"
             );
             for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel)] {
                 let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
                 assert_eq!(ours.len(), theirs.len());
                 for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                    // The arm's two hinges come first in both vectors.
-                    let (slot, tol) = if i < 2 { (0, 1e-10) } else { (1, rest_tol) };
-                    worst[r][slot] = worst[r][slot].max((a - b).abs());
-                    assert!((a - b).abs() < tol, "{run}: {field}[{i}] at step {k}: {a} vs {b}");
+                    assert_eq!(a.to_bits(), b.to_bits(), "{name}: {field}[{i}] at step {k}: {a} vs {b}");
                 }
             }
+            checked += 1;
         }
+        assert_eq!(checked, snaps.as_object().unwrap().len(), "{name}: every snapshot compared");
     }
-    println!(
-        "rk4 vs MuJoCo's stages: arm {:.1e}, others {:.1e}; vs mj_step: arm {:.1e}, others {:.1e}",
-        worst[0][0], worst[0][1], worst[1][0], worst[1][1]
-    );
 }
 
 /// The paddle's path of `scripts/mujoco_mocap_reference.py`: `(pos, quat)` at time `t`.
