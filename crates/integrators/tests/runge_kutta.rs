@@ -1,4 +1,4 @@
-//! RK4: fourth-order convergence on the pendulum, MuJoCo's second order on a tumbling body, its stage protocol, and
+//! RK4: fourth-order convergence on the pendulum and on a tumbling body, its stage protocol, and
 //! the errors of a misused stage.
 
 mod common;
@@ -50,11 +50,11 @@ fn pendulum_state_converges_at_fourth_order() {
     }
 }
 
-/// A free body tumbling about all three axes converges at second order only: like MuJoCo, the orientation is advanced
-/// by the exponential of the *weighted* angular velocity, `q₀ ⊗ exp(h Σ bⱼ ωⱼ)`, which ignores that rotations about
-/// different axes do not commute (a Lie-group Runge–Kutta would add commutator terms); the local error is `O(h³)`.
+/// A free body tumbling about all three axes converges at fourth order, as MuJoCo 4.0.1's RK4 does: its stages sum the
+/// rotation vectors' rates `dexp⁻¹_θ(ω)` (Runge–Kutta–Munthe-Kaas), not the angular velocities, whose sum ignores that
+/// rotations about different axes do not commute (orders 1.8–2.5 on this body when the stages summed `ω`).
 #[test]
-fn tumbling_body_converges_at_second_order_as_in_mujoco() {
+fn tumbling_body_converges_at_fourth_order_as_in_mujoco() {
     let model = free_body(DVec3::new(1.0, 2.0, 3.0));
     let init = |d: &mut Data| d.qvel.copy_from_slice(&[0.3, -0.2, 0.1, 0.4, 0.2, 1.5]);
     let (errors, p) = orders(&model, &init, 0.05, 2.0);
@@ -62,9 +62,9 @@ fn tumbling_body_converges_at_second_order_as_in_mujoco() {
         "rk4 tumbling: errors {:?}, orders {p:.3?}",
         errors.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>()
     );
-    assert!(errors[0] < 1e-4, "{errors:?}");
+    assert!(errors[0] < 1e-6, "{errors:?}");
     for p in p {
-        assert!(p > 1.8 && p < 2.5, "order {p}");
+        assert!(p > 3.7 && p < 4.5, "order {p}");
     }
 }
 
