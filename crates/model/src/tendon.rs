@@ -334,11 +334,7 @@ pub fn wrap(
     };
     let d = [p[0].dot(axis[0]), p[0].dot(axis[1]), p[1].dot(axis[0]), p[1].dot(axis[1])];
     let s = side.map(|x| rt * (x - pos));
-    let sd = s.map(|s| {
-        let v = glam::DVec2::new(s.dot(axis[0]), s.dot(axis[1]));
-        let n = v.length();
-        if n > 0.0 { v / n * radius } else { v }
-    });
+    let sd = s.map(|s| normalize2(glam::DVec2::new(s.dot(axis[0]), s.dot(axis[1]))) * radius);
     let (pnt, arc) = match s {
         Some(s) if s.length() < radius => (wrap_inside(d, radius)?, 0.0),
         _ => wrap_circle(d, sd, radius)?,
@@ -356,6 +352,12 @@ pub fn wrap(
     Some((mat * res[0] + pos, mat * res[1] + pos, arc))
 }
 
+/// `v/‖v‖` as MuJoCo's `mju_normalize` forms it (times the reciprocal of the norm), `(1, 0)` below `mjMINVAL`.
+fn normalize2(v: glam::DVec2) -> glam::DVec2 {
+    let norm = v.length();
+    if norm < MINVAL { glam::DVec2::X } else { v * (1.0 / norm) }
+}
+
 /// Whether segments `p1–p2` and `p3–p4` (2D) cross.
 fn segments_cross(p1: [f64; 2], p2: [f64; 2], p3: [f64; 2], p4: [f64; 2]) -> bool {
     let det = (p4[1] - p3[1]) * (p2[0] - p1[0]) - (p4[0] - p3[0]) * (p2[1] - p1[1]);
@@ -369,9 +371,8 @@ fn segments_cross(p1: [f64; 2], p2: [f64; 2], p3: [f64; 2], p4: [f64; 2]) -> boo
 
 /// The arc length from `p0` to `p1` on the circle, the long way round when `ind` says so.
 fn circle_length(p0: [f64; 2], p1: [f64; 2], ind: bool, radius: f64) -> f64 {
-    let (n0, n1) = (glam::DVec2::from(p0).normalize(), glam::DVec2::from(p1).normalize());
-    let mut angle = n0.dot(n1).clamp(-1.0, 1.0).acos();
     let cross = p0[1] * p1[0] - p0[0] * p1[1];
+    let mut angle = cross.abs().atan2(p0[0] * p1[0] + p0[1] * p1[1]);
     if (cross > 0.0 && ind) || (cross < 0.0 && !ind) {
         angle = 2.0 * std::f64::consts::PI - angle;
     }
@@ -414,10 +415,7 @@ fn wrap_circle(end: [f64; 4], side: Option<glam::DVec2>, radius: f64) -> Option<
         ];
         good[i] = match side {
             Some(s) => {
-                let sum = glam::DVec2::new(sol[i][0][0] + sol[i][1][0], sol[i][0][1] + sol[i][1][1]);
-                let n = sum.length();
-                let sum = if n > 0.0 { sum / n } else { sum };
-                sum.dot(s)
+                normalize2(glam::DVec2::new(sol[i][0][0] + sol[i][1][0], sol[i][0][1] + sol[i][1][1])).dot(s)
             }
             None => {
                 let dx = [sol[i][0][0] - sol[i][1][0], sol[i][0][1] - sol[i][1][1]];
@@ -456,9 +454,7 @@ fn wrap_inside(end: [f64; 4], radius: f64) -> Option<[f64; 4]> {
             }
         }
     }
-    let mid = glam::DVec2::new(0.5 * (end[0] + end[2]), 0.5 * (end[1] + end[3]));
-    let n = mid.length();
-    let mid = if n > 0.0 { mid / n * radius } else { mid * radius };
+    let mid = normalize2(glam::DVec2::new(0.5 * (end[0] + end[2]), 0.5 * (end[1] + end[3]))) * radius;
     let fallback = Some([mid.x, mid.y, mid.x, mid.y]);
     let (a_, b_) = (radius / len0, radius / len1);
     let cos_g = (len0 * len0 + len1 * len1 - dd) / (2.0 * len0 * len1);
