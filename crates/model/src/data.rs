@@ -103,8 +103,12 @@ pub struct Data {
     /// Bias forces `C(q, q̇) q̇ + g(q)` (`nv`): `M q̈ + qfrc_bias = qfrc_applied + qfrc_passive + qfrc_actuator +
     /// Jᵀ xfrc_applied + constraint forces`.
     pub qfrc_bias: Vec<f64>,
-    /// Passive forces: joint springs and dampers (`nv`).
+    /// Passive forces (`nv`): `qfrc_spring + qfrc_damper`, then fluid, gravity compensation and adhesion.
     pub qfrc_passive: Vec<f64>,
+    /// The springs' part of `qfrc_passive`: joint and tendon springs (`nv`; MuJoCo `qfrc_spring`).
+    pub qfrc_spring: Vec<f64>,
+    /// The dampers' part of `qfrc_passive`: dof and tendon dampers (`nv`; MuJoCo `qfrc_damper`).
+    pub qfrc_damper: Vec<f64>,
     /// Fluid forces (`nv`; [`crate::fluid`]): part of `qfrc_passive`. Zero without a medium.
     pub qfrc_fluid: Vec<f64>,
     /// Tendon lengths (`ntendon`; [`Model::tendon_state`], run by [`Model::passive`]).
@@ -218,6 +222,8 @@ impl Data {
             qld_diag_inv: vec![0.0; nv],
             qfrc_bias: vec![0.0; nv],
             qfrc_passive: vec![0.0; nv],
+            qfrc_spring: vec![0.0; nv],
+            qfrc_damper: vec![0.0; nv],
             qfrc_gravcomp: vec![0.0; nv],
             qfrc_adhesion: vec![0.0; nv],
             ten_length: vec![0.0; model.tendons.len()],

@@ -55,10 +55,14 @@ impl Model {
         }
     }
 
-    /// Computes `qfrc_passive` from `qpos` and `qvel`.
+    /// Computes `qfrc_passive` from `qpos` and `qvel`. The springs and the dampers are summed apart and then added
+    /// (`qfrc_spring + qfrc_damper`, as MuJoCo's `mj_passive`): a tendon adds `J f_spring` to one and `J f_damper` to
+    /// the other.
     pub fn passive(&self, d: &mut Data) {
         for dof in 0..self.nv {
-            d.qfrc_passive[dof] = -d.dof_damping[dof] * d.qvel[dof];
+            let damping = d.dof_damping[dof];
+            d.qfrc_spring[dof] = 0.0;
+            d.qfrc_damper[dof] = if damping != 0.0 { -d.qvel[dof] * damping } else { 0.0 };
         }
         for j in 0..self.njnt {
             let k = d.jnt_stiffness[j];
@@ -69,12 +73,15 @@ impl Model {
             self.spring_displacement(d, j, &mut dq);
             let da = self.jnt_dofadr[j];
             for (t, x) in dq.iter().take(self.jnt_type[j].nv()).enumerate() {
-                d.qfrc_passive[da + t] -= k * x;
+                d.qfrc_spring[da + t] -= k * x;
             }
         }
         if !self.tendons.is_empty() {
             self.tendon_state(d);
             self.tendon_passive(d);
+        }
+        for dof in 0..self.nv {
+            d.qfrc_passive[dof] = d.qfrc_spring[dof] + d.qfrc_damper[dof];
         }
         self.fluid(d);
         if self.has_gravcomp {

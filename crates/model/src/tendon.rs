@@ -240,6 +240,12 @@ impl Model {
     /// The spring and damper tension of tendon `i`, `−k·stretch − b·L̇` (positive pulls the ends apart), with the
     /// dead band `lengthspring` (after [`Model::tendon_state`]).
     pub fn tendon_passive_force(&self, d: &Data, i: usize) -> f64 {
+        let (spring, damper) = self.tendon_passive_parts(d, i);
+        spring + damper
+    }
+
+    /// The spring tension `−stretch·k` and the damper tension `−L̇·b` of tendon `i` (MuJoCo's operation order).
+    fn tendon_passive_parts(&self, d: &Data, i: usize) -> (f64, f64) {
         let t = &self.tendons;
         let [lower, upper] = t.lengthspring[i];
         let length = d.ten_length[i];
@@ -250,19 +256,26 @@ impl Model {
         } else {
             0.0
         };
-        -t.stiffness[i] * stretch - t.damping[i] * d.ten_velocity[i]
+        (-stretch * t.stiffness[i], -d.ten_velocity[i] * t.damping[i])
     }
 
-    /// Adds every tendon's spring and damper force `Jᵀ f` to `qfrc_passive` (after [`Model::tendon_state`]).
+    /// Adds every tendon's spring force `Jᵀ f_spring` to `qfrc_spring` and its damper force `Jᵀ f_damper` to
+    /// `qfrc_damper` (after [`Model::tendon_state`]).
     pub(crate) fn tendon_passive(&self, d: &mut Data) {
         let (t, nv) = (&self.tendons, self.nv);
         for i in 0..t.len() {
             if t.stiffness[i] == 0.0 && t.damping[i] == 0.0 {
                 continue;
             }
-            let force = self.tendon_passive_force(d, i);
-            for (dof, j) in d.ten_j[i * nv..(i + 1) * nv].iter().enumerate() {
-                d.qfrc_passive[dof] += j * force;
+            let (spring, damper) = self.tendon_passive_parts(d, i);
+            if spring == 0.0 && damper == 0.0 {
+                continue;
+            }
+            for (dof, &j) in d.ten_j[i * nv..(i + 1) * nv].iter().enumerate() {
+                if j != 0.0 {
+                    d.qfrc_spring[dof] += j * spring;
+                    d.qfrc_damper[dof] += j * damper;
+                }
             }
         }
     }
@@ -369,18 +382,30 @@ fn segments_cross(p1: [f64; 2], p2: [f64; 2], p3: [f64; 2], p4: [f64; 2]) -> boo
     (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b)
 }
 
-/// The arc length from `p0` to `p1` on the circle, the long way round when `ind` says so.
-fn circle_length(p0: [f64; 2], p1: [f64; 2], ind: bool, radius: f64) -> f64 {
+/// The arc angle from `p0` to `p1` on the circle, the long way round when `ind` says so (MuJoCo 4.0.1: the angle
+/// `atan2(|p₀ × p₁|, p₀·p₁)`, not flipped below 1e-6).
+fn circle_angle(p0: [f64; 2], p1: [f64; 2], ind: bool) -> f64 {
     let cross = p0[1] * p1[0] - p0[0] * p1[1];
-    let mut angle = cross.abs().atan2(p0[0] * p1[0] + p0[1] * p1[1]);
-    if (cross > 0.0 && ind) || (cross < 0.0 && !ind) {
-        angle = 2.0 * std::f64::consts::PI - angle;
+    let angle = cross.abs().atan2(p0[0] * p1[0] + p0[1] * p1[1] + 0.0);
+    if angle > 1e-6 && ((cross > 0.0 && ind) || (cross < 0.0 && !ind)) {
+        2.0 * std::f64::consts::PI - angle
+    } else {
+        angle
     }
-    radius * angle
+}
+
+/// The signed angle `atan2(a × b, a·b)` that turns direction `a` onto `b` (2D).
+fn turn(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] * b[1] - a[1] * b[0]).atan2(a[0] * b[0] + a[1] * b[1])
 }
 
 /// The tangent points (2D, `[x0, y0, x1, y1]`) and arc length of the wrap of `end` around the circle of `radius`
-/// (MuJoCo `wrap_circle`).
+/// (MuJoCo 4.0.1's circle wrap, read off its machine code). Without a side point the tendon wraps only when its
+/// straight segment cuts the circle, along the shorter of the two tangent paths. With a side point `s` (on the
+/// circle) the turns `θ(e₀→s) + θ(s→e₁)` decide: when the segment misses the circle and they add up to less than
+/// half a turn away from `θ(e₀→e₁)` (the side lies between the ends) it does not wrap; otherwise it wraps along the
+/// tangent path that turns the way the side does, and the arc is the angle between the tangent points through the
+/// side.
 fn wrap_circle(end: [f64; 4], side: Option<glam::DVec2>, radius: f64) -> Option<([f64; 4], f64)> {
     let sqlen0 = end[0] * end[0] + end[1] * end[1];
     let sqlen1 = end[2] * end[2] + end[3] * end[3];
@@ -395,11 +420,20 @@ fn wrap_circle(end: [f64; 4], side: Option<glam::DVec2>, radius: f64) -> Option<
     }
     let a = (-(dif[0] * end[0] + dif[1] * end[1]) / dd).clamp(0.0, 1.0);
     let near = [a * dif[0] + end[0], a * dif[1] + end[1]];
-    if near[0] * near[0] + near[1] * near[1] > sqrad
-        && side.is_none_or(|s| s.x * near[0] + s.y * near[1] >= 0.0)
-    {
-        return None;
-    }
+    let misses = near[0] * near[0] + near[1] * near[1] > sqrad;
+    let (e0, e1) = ([end[0], end[1]], [end[2], end[3]]);
+    let through_side = match side {
+        None if misses => return None,
+        None => None,
+        Some(s) => {
+            let s = [s.x, s.y];
+            let sum = turn(s, e1) + turn(e0, s);
+            if misses && (sum - turn(e0, e1)).abs() < std::f64::consts::PI {
+                return None;
+            }
+            Some(sum)
+        }
+    };
     let (sqrt0, sqrt1) = ((sqlen0 - sqrad).sqrt(), (sqlen1 - sqrad).sqrt());
     let mut sol = [[[0.0; 2]; 2]; 2];
     let mut good = [0.0; 2];
@@ -413,31 +447,33 @@ fn wrap_circle(end: [f64; 4], side: Option<glam::DVec2>, radius: f64) -> Option<
             (end[2] * sqrad - sgn * radius * end[3] * sqrt1) / sqlen1,
             (end[3] * sqrad + sgn * radius * end[2] * sqrt1) / sqlen1,
         ];
-        good[i] = match side {
-            Some(s) => {
-                normalize2(glam::DVec2::new(sol[i][0][0] + sol[i][1][0], sol[i][0][1] + sol[i][1][1])).dot(s)
-            }
-            None => {
-                let dx = [sol[i][0][0] - sol[i][1][0], sol[i][0][1] - sol[i][1][1]];
-                -(dx[0] * dx[0] + dx[1] * dx[1])
-            }
-        };
-        if segments_cross([end[0], end[1]], sol[i][0], [end[2], end[3]], sol[i][1]) {
+        let dx = [sol[i][0][0] - sol[i][1][0], sol[i][0][1] - sol[i][1][1]];
+        good[i] = -(dx[0] * dx[0] + dx[1] * dx[1]);
+        if segments_cross(e0, sol[i][0], e1, sol[i][1]) {
             good[i] = -10000.0;
         }
     }
-    let i = if good[0] > good[1] { 0 } else { 1 };
-    let pnt = [sol[i][0][0], sol[i][0][1], sol[i][1][0], sol[i][1][1]];
-    if segments_cross([end[0], end[1]], [pnt[0], pnt[1]], [end[2], end[3]], [pnt[2], pnt[3]]) {
+    let i = match through_side {
+        Some(sum) => usize::from(sum > 0.0),
+        None => usize::from(good[0] <= good[1]),
+    };
+    let (p0, p1) = (sol[i][0], sol[i][1]);
+    if segments_cross(e0, p0, e1, p1) {
         return None;
     }
-    Some((pnt, circle_length(sol[i][0], sol[i][1], i == 1, radius)))
+    let angle = match through_side {
+        Some(sum) => (sum - turn(e0, p0) - turn(p1, e1)).abs(),
+        None => circle_angle(p0, p1, i == 1),
+    };
+    Some(([p0[0], p0[1], p1[0], p1[1]], radius * angle))
 }
 
-/// The tangent point of a wrap from inside the circle (MuJoCo `wrap_inside`, Newton's method on
-/// `asin(Az) + asin(Bz) − 2 asin(z) + G = 0`); `None` when there is no wrap. Iterated to `|f| ≤ 1e-12`: MuJoCo 4.0's
-/// points agree with that to 1e-14, not with its 3.x source's 1e-6 tolerance.
+/// The tangent point of a wrap from inside the circle (MuJoCo 4.0.1's inside wrap, read off its machine code);
+/// `None` when there is no wrap. With `A = r/|e₀|`, `B = r/|e₁|` and `G` the angle between the ends, the point at
+/// angle `u` solves `asin(A sin u) + asin(B sin u) − 2u + G = 0` by Newton's method from `u = π/2` (to `|f| ≤ 1e-6`,
+/// at most 20 steps); any failure returns the ends' mean direction on the circle.
 fn wrap_inside(end: [f64; 4], radius: f64) -> Option<[f64; 4]> {
+    const TOLERANCE: f64 = 1e-6;
     let (len0, len1) =
         ((end[0] * end[0] + end[1] * end[1]).sqrt(), (end[2] * end[2] + end[3] * end[3]).sqrt());
     let dif = [end[2] - end[0], end[3] - end[1]];
@@ -464,40 +500,46 @@ fn wrap_inside(end: [f64; 4], radius: f64) -> Option<[f64; 4]> {
         return fallback;
     }
     let g = cos_g.acos();
-    let f_of = |z: f64| (a_ * z).asin() + (b_ * z).asin() - 2.0 * z.asin() + g;
-    let mut z = 1.0 - 1e-7;
-    let mut f = f_of(z);
-    if f > 0.0 {
+    let f1 = b_.asin() + a_.asin() + -std::f64::consts::PI + g;
+    if f1 > 0.0 {
         return fallback;
     }
-    let mut iter = 0;
-    while iter < 20 && f.abs() > 1e-12 {
-        let df = a_ / (1.0 - z * z * a_ * a_).sqrt().max(MINVAL)
-            + b_ / (1.0 - z * z * b_ * b_).sqrt().max(MINVAL)
-            - 2.0 / (1.0 - z * z).sqrt().max(MINVAL);
-        if df > -MINVAL {
-            return fallback;
+    let (mut u, mut z) = (std::f64::consts::FRAC_PI_2, 1.0);
+    if f1.abs() > TOLERANCE {
+        let mut f = f1;
+        let mut steps = 0;
+        loop {
+            let cos_u = u.cos();
+            let z2 = z * z;
+            let root_a = (z2 * -a_ * a_ + 1.0).sqrt();
+            let root_b = (z2 * -b_ * b_ + 1.0).sqrt();
+            let df = (a_ / root_a.max(MINVAL) + b_ / root_b.max(MINVAL)) * cos_u + -2.0;
+            if df > -MINVAL {
+                return fallback;
+            }
+            let u1 = u - f / df;
+            if u1 > u {
+                return fallback;
+            }
+            u = u1;
+            z = u.sin();
+            f = (z * b_).asin() + (z * a_).asin() - (u + u) + g;
+            steps += 1;
+            if f > TOLERANCE || steps >= 20 {
+                return fallback;
+            }
+            if f.abs() <= TOLERANCE {
+                break;
+            }
         }
-        let z1 = z - f / df;
-        if z1 > z {
-            return fallback;
-        }
-        z = z1;
-        f = f_of(z);
-        if f > 1e-6 {
-            return fallback;
-        }
-        iter += 1;
     }
-    if iter >= 20 {
-        return fallback;
-    }
-    let (vec, ang) = if end[0] * end[3] - end[1] * end[2] > 0.0 {
-        (glam::DVec2::new(end[0], end[1]), z.asin() - (a_ * z).asin())
+    let (k, vec) = if end[0] * end[3] - end[1] * end[2] > 0.0 {
+        (a_, glam::DVec2::new(end[0], end[1]))
     } else {
-        (glam::DVec2::new(end[2], end[3]), z.asin() - (b_ * z).asin())
+        (b_, glam::DVec2::new(end[2], end[3]))
     };
-    let vec = vec.normalize();
+    let ang = u - (k * z).asin();
+    let vec = normalize2(vec);
     let x = radius * (ang.cos() * vec.x - ang.sin() * vec.y);
     let y = radius * (ang.sin() * vec.x + ang.cos() * vec.y);
     Some([x, y, x, y])

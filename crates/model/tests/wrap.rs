@@ -1,9 +1,10 @@
-//! Tendon wrapping around spheres and cylinders against MuJoCo 4.0.1's `mju_wrap` (`tests/data/mujoco_wrap.json`,
-//! `scripts/mujoco_wrap_cases.py`): 600 random cases, a third without a side site, a third with one outside the wrap
-//! object and a third with one inside (the inside wrap). Without a side site our wraps are MuJoCo's bit for bit (the
-//! wrap decision, both tangent points and the length, whose arc angle is `atan2(|p₀ × p₁|, p₀·p₁)`). With a side site
-//! 4.0.1 chooses the side by comparing angles (`atan2`) in a routine newer than its published source, which we have
-//! not reproduced: the cases are compared and counted, and only the count is checked (it may only go down).
+//! Tendon wrapping around spheres and cylinders against MuJoCo 4.0.1's `mju_wrap`, bit for bit
+//! (`tests/data/mujoco_wrap.json`, `scripts/mujoco_wrap_cases.py`): 600 random cases, a third without a side site, a
+//! third with one outside the wrap object and a third with one inside (the inside wrap); the wrap decision, both
+//! tangent points and the length. 4.0.1's routine is newer than its published source (read off its machine code): a
+//! side site outside decides by the turns `atan2(a × b, a·b)` from the ends to it, the arc angle is an `atan2`, and the
+//! inside wrap solves for the tangent angle by Newton's method in the angle. With the published source's routine 258
+//! cases differed, 41 of them in whether the tendon wraps at all.
 
 use glam::{DMat3, DVec3};
 use serde_json::Value;
@@ -13,17 +14,14 @@ fn vec3(v: &Value) -> DVec3 {
     DVec3::new(v[0].as_f64().unwrap(), v[1].as_f64().unwrap(), v[2].as_f64().unwrap())
 }
 
-/// Cases with a side site that differ from MuJoCo 4.0.1 (of 400), measured 2026-12-05.
-const SIDE_SITE_CASES_THAT_DIFFER: usize = 221;
-
 #[test]
-fn wraps_without_a_side_site_are_mujocos_bit_for_bit() {
+fn wraps_are_mujocos_bit_for_bit() {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/mujoco_wrap.json")).unwrap();
     let data: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(data["mujoco"], "4.0.1");
     let cases = data["cases"].as_array().unwrap();
-    let (mut wraps, mut differ, mut side_differ) = (0, Vec::new(), 0);
+    let (mut wraps, mut inside, mut differ) = (0, 0, Vec::new());
     for (k, c) in cases.iter().enumerate() {
         let m: Vec<f64> = serde_json::from_value(c["mat"].clone()).unwrap();
         let mat = DMat3::from_cols_array(&m.try_into().unwrap()).transpose();
@@ -39,6 +37,8 @@ fn wraps_without_a_side_site_are_mujocos_bit_for_bit() {
         );
         let length = c["length"].as_f64().unwrap();
         let points: Vec<f64> = serde_json::from_value(c["points"].clone()).unwrap();
+        wraps += usize::from(length > 0.0);
+        inside += usize::from(length == 0.0);
         let same = match ours {
             None => length < 0.0,
             Some((p0, p1, l)) if length >= 0.0 => {
@@ -47,17 +47,10 @@ fn wraps_without_a_side_site_are_mujocos_bit_for_bit() {
             }
             Some(_) => false,
         };
-        if side.is_some() {
-            side_differ += usize::from(!same);
-            continue;
-        }
-        wraps += usize::from(length >= 0.0);
         if !same {
             differ.push(format!("case {k}: ours {ours:?}, MuJoCo's {points:?} and length {length}"));
         }
     }
-    println!("wrap vs MuJoCo 4.0.1: with a side site {side_differ} of 400 cases differ");
-    assert!(wraps > 40, "{wraps} wraps without a side site");
-    assert!(differ.is_empty(), "{} cases differ:\n{}", differ.len(), differ.join("\n"));
-    assert!(side_differ <= SIDE_SITE_CASES_THAT_DIFFER, "{side_differ} side-site cases differ");
+    assert!(wraps > 100 && inside > 50, "{wraps} wraps around, {inside} from the inside");
+    assert!(differ.is_empty(), "{} of {} cases differ:\n{}", differ.len(), cases.len(), differ.join("\n"));
 }
