@@ -31,6 +31,11 @@ pub struct Tendons {
     pub qposadr: Vec<usize>,
     /// The coefficient of each entry.
     pub coef: Vec<f64>,
+    /// The joints of each fixed tendon as written, `(qpos address, coefficient)` from `adr_written`: its length is
+    /// summed in this order, as MuJoCo's `mj_tendon` sums it.
+    pub written: Vec<(usize, f64)>,
+    /// First entry of each tendon in `written`.
+    pub adr_written: Vec<usize>,
     /// First point of each tendon in `site_body`/`site_pos` (spatial tendons).
     pub site_adr: Vec<usize>,
     /// Number of points of each tendon (0 for a fixed tendon).
@@ -87,10 +92,10 @@ impl Tendons {
         self.dof[range.clone()].iter().copied().zip(self.coef[range].iter().copied())
     }
 
-    /// The length of fixed tendon `t` at `qpos` (0 for a spatial tendon).
+    /// The length of fixed tendon `t` at `qpos`, `Σ cⱼ qⱼ` over its joints as written (0 for a spatial tendon).
     fn fixed_length(&self, t: usize, qpos: &[f64]) -> f64 {
-        let range = self.adr[t]..self.adr[t] + self.num[t];
-        self.qposadr[range.clone()].iter().zip(&self.coef[range]).map(|(&a, &c)| c * qpos[a]).sum()
+        let end = self.adr_written.get(t + 1).copied().unwrap_or(self.written.len());
+        self.written[self.adr_written[t]..end].iter().fold(0.0, |length, &(a, c)| length + c * qpos[a])
     }
 
     /// Adds tendon `spec` (validated) whose joints have the dof and `qpos` addresses `jnt_dofadr`, `jnt_qposadr`.
@@ -98,6 +103,8 @@ impl Tendons {
         // Entries by decreasing dof (the order of the constraint rows' Jacobians), a joint listed twice summed.
         let mut entries: Vec<(usize, usize, f64)> =
             spec.joints.iter().map(|&(j, c)| (jnt_dofadr[j], jnt_qposadr[j], c)).collect();
+        self.adr_written.push(self.written.len());
+        self.written.extend(entries.iter().map(|&(_, qposadr, coef)| (qposadr, coef)));
         entries.sort_by_key(|e| std::cmp::Reverse(e.0));
         entries.dedup_by(|later, kept| {
             let same = later.0 == kept.0;
