@@ -512,6 +512,13 @@ impl ConstraintAssembler {
         }
     }
 
+    /// The velocity `J_r q̇` of the row being built (its entries pushed, not finished): [`Self::row_velocity`], with
+    /// the row's entries summed in the order pushed as the fallback.
+    fn open_row_velocity(&self, model: &Model, data: &Data, rows: &ConstraintRows) -> f64 {
+        let start = rows.open_row_start();
+        self.row_velocity(model, data, rows, start, rows.open_row_dot(&data.qvel))
+    }
+
     /// The violated sides of every limited tendon (MuJoCo `mjCNSTR_LIMIT_TENDON`): `L − lower` along `J`, `upper − L`
     /// along `−J`.
     fn tendon_limits(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
@@ -724,11 +731,14 @@ fn relative_columns(
     }
 }
 
-/// `(p(x), p'(x))` for the polynomial `p = Σ polyₖ xᵏ` of a joint or tendon equality.
+/// `(p(x) − poly₀, p'(x))` for the polynomial `p = Σ polyₖ xᵏ` of a joint or tendon equality, its terms summed as
+/// MuJoCo's `mj_instantiateEquality` writes them (powers as repeated products, not Horner's scheme); the residual
+/// is `(q₁ − poly₀) − (p(x) − poly₀)`.
 fn polynomial(poly: &[f64; 5], x: f64) -> (f64, f64) {
-    let value = poly.iter().rev().fold(0.0, |acc, a| acc * x + a);
-    let slope = (1..5).rev().fold(0.0, |acc, k| acc * x + k as f64 * poly[k]);
-    (value, slope)
+    let [_, p1, p2, p3, p4] = *poly;
+    let higher = p1 * x + p2 * x * x + p3 * x * x * x + p4 * x * x * x * x;
+    let slope = p1 + 2.0 * p2 * x + 3.0 * p3 * x * x + 4.0 * p4 * x * x * x;
+    (higher, slope)
 }
 
 /// The data of a one-row equality at residual `x` with velocity `vel` and inverse weight `iw`.

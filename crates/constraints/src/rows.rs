@@ -354,9 +354,14 @@ impl ConstraintRows {
         self.mu.push(row.mu);
     }
 
+    /// The index of the first Jacobian entry of the row being built.
+    pub(crate) fn open_row_start(&self) -> usize {
+        self.jac_start.last().copied().unwrap_or(0)
+    }
+
     /// The dot product of the entries pushed since the last finished row with `x`.
     pub(crate) fn open_row_dot(&self, x: &[f64]) -> f64 {
-        let start = self.jac_start.last().copied().unwrap_or(0);
+        let start = self.open_row_start();
         self.jac_dof[start..].iter().zip(&self.jac_val[start..]).map(|(&k, v)| v * x[k as usize]).sum()
     }
 }

@@ -13,7 +13,6 @@ impl ConstraintAssembler {
         scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) {
-        let qvel = &data.qvel;
         let AssemblyScratch { cols, dofs, .. } = scratch;
         let replaced = sols.and_then(|o| o.equality(e));
         match self.equalities[e] {
@@ -33,7 +32,7 @@ impl ConstraintAssembler {
                 };
                 for k in 0..3 {
                     push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
-                    let vel = rows.open_row_dot(qvel);
+                    let vel = self.open_row_velocity(model, data, rows);
                     let aref = sol.aref(imp, vel, err[k]) - bias[k];
                     let row = RowData { pos: err[k], imp, vel, aref, r, ..RowData::plain() };
                     if k == 0 {
@@ -64,7 +63,7 @@ impl ConstraintAssembler {
                 };
                 for k in 0..3 {
                     push_direction(rows, cols, DVec3::AXES[k], DVec3::ZERO);
-                    let vel = rows.open_row_dot(qvel);
+                    let vel = self.open_row_velocity(model, data, rows);
                     let aref = sol.aref(imp, vel, ep[k]) - bias_t[k];
                     let row = RowData { pos: ep[k], imp, vel, aref, r: rt, ..RowData::plain() };
                     if k == 0 {
@@ -78,7 +77,7 @@ impl ConstraintAssembler {
                         let w = q2inv * DQuat::from_xyzw(c.ang.x, c.ang.y, c.ang.z, 0.0) * q;
                         rows.push_entry(c.dof, 0.5 * torquescale * [w.x, w.y, w.z][k]);
                     }
-                    let vel = rows.open_row_dot(qvel);
+                    let vel = self.open_row_velocity(model, data, rows);
                     let aref = sol.aref(imp, vel, er[k]) - bias_r[k];
                     let row = RowData { pos: er[k], imp, vel, aref, r: rr, ..RowData::plain() };
                     rows.finish_row_same_dofs(RowKind::EqualityWeld, e, row);
@@ -93,17 +92,17 @@ impl ConstraintAssembler {
                         (q1 - poly[0], model.dof_invweight0[dof1])
                     }
                     Some((dof2, qadr2, q02)) => {
-                        let (value, slope) = polynomial(&poly, data.qpos[qadr2] - q02);
+                        let (higher, slope) = polynomial(&poly, data.qpos[qadr2] - q02);
                         if dof2 == dof1 {
                             rows.push_entry(dof1, 1.0 - slope);
                         } else {
                             rows.push_entry(dof1, 1.0);
                             rows.push_entry(dof2, -slope);
                         }
-                        (q1 - value, model.dof_invweight0[dof1] + model.dof_invweight0[dof2])
+                        ((q1 - poly[0]) - higher, model.dof_invweight0[dof1] + model.dof_invweight0[dof2])
                     }
                 };
-                let row = scalar_row(sol, x, iw, rows.open_row_dot(qvel));
+                let row = scalar_row(sol, x, iw, self.open_row_velocity(model, data, rows));
                 rows.finish_row(RowKind::EqualityJoint, e, row);
             }
             Equality::Tendon { t1, l01, second, poly, sol } => {
@@ -113,8 +112,12 @@ impl ConstraintAssembler {
                 let (x, slope, iw) = match second {
                     None => (x1 - poly[0], 0.0, model.tendons.invweight0[t1]),
                     Some((t2, l02)) => {
-                        let (value, slope) = polynomial(&poly, data.ten_length[t2] - l02);
-                        (x1 - value, slope, model.tendons.invweight0[t1] + model.tendons.invweight0[t2])
+                        let (higher, slope) = polynomial(&poly, data.ten_length[t2] - l02);
+                        (
+                            (x1 - poly[0]) - higher,
+                            slope,
+                            model.tendons.invweight0[t1] + model.tendons.invweight0[t2],
+                        )
                     }
                 };
                 // Entries by decreasing dof, as every row's.
@@ -127,7 +130,7 @@ impl ConstraintAssembler {
                         rows.push_entry(dof, c);
                     }
                 }
-                let row = scalar_row(sol, x, iw, rows.open_row_dot(qvel));
+                let row = scalar_row(sol, x, iw, self.open_row_velocity(model, data, rows));
                 rows.finish_row(RowKind::EqualityTendon, e, row);
             }
         }
