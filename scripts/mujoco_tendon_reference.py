@@ -1,7 +1,8 @@
 """MuJoCo 4.0 reference runs of crates/sim/tests/data/tendon.xml (fixed tendons) and spatial_tendon.xml (spatial
 tendons through sites), for the sim tests.
 
-Writes crates/sim/tests/data/{tendon,spatial_tendon}_reference.json: the compiled tendon_invweight0 and tendon_lengthspring; at the
+Writes crates/sim/tests/data/{tendon,spatial_tendon}_reference.json: the compiled tendon_invweight0,
+tendon_lengthspring and the tendon Jacobians' sparsity (ten_J_rowadr, ten_J_colind); at the
 keyframe after `mj_forward` ten_length, ten_velocity, qfrc_passive, qfrc_actuator, actuator_length (the tendon
 actuators) and the constraint rows by type; then, from the
 keyframe, the row count by type, qpos, qvel and ten_length at steps 1, 50, 200, 500 and 1000 of `mj_step`. Needs
@@ -56,6 +57,8 @@ def reference(scene):
         "scene_sha256": hashlib.sha256(scene.read_bytes()).hexdigest(),
         "tendon_invweight0": m.tendon_invweight0.tolist(),
         "tendon_lengthspring": m.tendon_lengthspring.tolist(),
+        "ten_J_rowadr": m.ten_J_rowadr.tolist(),
+        "ten_J_colind": m.ten_J_colind.tolist(),
         "at_keyframe": at_key,
         "steps": STEPS,
         "steps_with_limit_rows": limit_steps,

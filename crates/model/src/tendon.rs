@@ -13,6 +13,7 @@ use glam::DVec3;
 
 use crate::data::Data;
 use crate::error::ModelError;
+use crate::factor::mujoco_sum_sparse;
 use crate::model::{MINVAL, Model};
 use crate::spec::{SolImp, SolRef, TendonSpec};
 
@@ -36,6 +37,12 @@ pub struct Tendons {
     pub written: Vec<(usize, f64)>,
     /// First entry of each tendon in `written`.
     pub adr_written: Vec<usize>,
+    /// The dofs a tendon's Jacobian may touch (MuJoCo's `ten_J_colind`, ascending): a fixed tendon's joints' dofs, a
+    /// spatial tendon's the chains of its points' and wrap geoms' bodies; tendon `i`'s from `jac_adr[i]` to
+    /// `jac_adr[i + 1]` (set with the model's constants).
+    pub jac_colind: Vec<usize>,
+    /// Start of each tendon's dofs in `jac_colind`, and one past the last (`len + 1`).
+    pub jac_adr: Vec<usize>,
     /// First point of each tendon in `site_body`/`site_pos` (spatial tendons).
     pub site_adr: Vec<usize>,
     /// Number of points of each tendon (0 for a fixed tendon).
@@ -208,7 +215,14 @@ impl Model {
                 }
                 d.ten_length[i] = t.fixed_length(i, &d.qpos);
             }
-            d.ten_velocity[i] = row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum();
+            d.ten_velocity[i] = match t.jac_adr.get(i..i + 2) {
+                // `J q̇` over the tendon's dofs as MuJoCo's `mju_dotSparse` sums it.
+                Some(&[start, end]) => {
+                    let dofs = &t.jac_colind[start..end];
+                    mujoco_sum_sparse(dofs.len(), |k| row[dofs[k]] * d.qvel[dofs[k]])
+                }
+                _ => row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum(),
+            };
         }
         d.ten_j = ten_j;
     }
@@ -292,6 +306,7 @@ impl Model {
 /// `invweight0 = J M⁻¹ Jᵀ` at `qpos0` (`d` holds the factor of `M` at `qpos0`).
 pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelError> {
     let nv = m.nv;
+    jacobian_sparsity(m);
     let mut x = vec![0.0; nv];
     if m.tendons.lengthspring.iter().flatten().any(|l| l.is_nan()) {
         // The lengths at `qpos_spring` (the kinematics there, once for every tendon left to it).
@@ -313,6 +328,35 @@ pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelErro
         m.tendons.invweight0[i] = row.iter().zip(&x).map(|(a, b)| a * b).sum();
     }
     Ok(())
+}
+
+/// Fills [`Tendons::jac_colind`] and [`Tendons::jac_adr`].
+fn jacobian_sparsity(m: &mut Model) {
+    let mut colind = Vec::new();
+    let mut adr = vec![0];
+    for i in 0..m.tendons.len() {
+        let t = &m.tendons;
+        let start = colind.len();
+        if t.is_spatial(i) {
+            let points = t.site_adr[i]..t.site_adr[i] + t.site_num[i];
+            let bodies = t.site_body[points.clone()]
+                .iter()
+                .copied()
+                .chain(t.site_wrap[points].iter().flatten().map(|w| m.collision.geoms().body[w.geom]));
+            for body in bodies {
+                colind.extend(m.dof_chain(body));
+            }
+        } else {
+            colind.extend(t.fixed_jacobian(i).map(|(dof, _)| dof));
+        }
+        colind[start..].sort_unstable();
+        let mut unique = colind.split_off(start);
+        unique.dedup();
+        colind.extend(unique);
+        adr.push(colind.len());
+    }
+    m.tendons.jac_colind = colind;
+    m.tendons.jac_adr = adr;
 }
 
 /// MuJoCo's `mju_wrap`: the two tangent points and the arc length of a tendon from `x0` to `x1` around a sphere or a
