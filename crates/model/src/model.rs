@@ -785,7 +785,27 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     m.has_contact_forces |= m.actuator_transmission.iter().any(|t| matches!(t, Transmission::Body(_)));
     m.dof_invweight0 = vec![0.0; m.nv];
     m.dof_length = vec![1.0; m.nv];
+    normalize_keyframe_quaternions(&mut m);
     Ok(m)
+}
+
+/// The ball and free joints' quaternions of every keyframe `qpos` as MuJoCo's compiler leaves them in `key_qpos`
+/// ([`normalize_quat_compiled`]: divided by their norm unless it is within 10⁻¹⁴ of 1), so that a key written to
+/// seven digits starts where MuJoCo's does.
+fn normalize_keyframe_quaternions(m: &mut Model) {
+    for key in m.keyframes.iter_mut().filter(|k| k.qpos.len() == m.nq) {
+        for j in 0..m.njnt {
+            let at = match m.jnt_type[j] {
+                JointKind::Free => m.jnt_qposadr[j] + 3,
+                JointKind::Ball => m.jnt_qposadr[j],
+                JointKind::Hinge | JointKind::Slide => continue,
+            };
+            let q = &mut key.qpos[at..at + 4];
+            if let Some(u) = normalize_quat_compiled(DQuat::from_xyzw(q[1], q[2], q[3], q[0])) {
+                q.copy_from_slice(&[u.w, u.x, u.y, u.z]);
+            }
+        }
+    }
 }
 
 /// MuJoCo's `body_simple` rule (see [`Model::dof_simple`]), with one more condition: no two slides along the same

@@ -11,7 +11,6 @@ use glam::{DQuat, DVec3};
 use crate::data::Data;
 use crate::kinematics::quat_from_wxyz;
 use crate::model::Model;
-use crate::spatial::SpatialVec;
 use crate::spec::JointKind;
 
 /// The rotation vector `θ a` of a unit quaternion, `θ ∈ [−π, π]` (MuJoCo `mju_quat2Vel` with unit time).
@@ -95,23 +94,28 @@ impl Model {
     }
 
     /// `qfrc_gravcomp = Σ_b J_bᵀ f_b`, `f_b = −gravcomp_b m_b g` at `xipos[b]` (MuJoCo `mj_gravcomp`, with this data's
-    /// gravity and masses), accumulated as body wrenches about each tree's reference point (as `xfrc_applied`).
+    /// gravity and masses), in `mj_applyFT`'s arithmetic: body by body, each column `J_b,k` as `mj_jac` forms it and
+    /// `Jᵀ f` summed over the force's non-zero components.
     fn gravity_compensation(&self, d: &mut Data) {
-        d.cfrc[0] = SpatialVec::ZERO;
+        d.qfrc_gravcomp.fill(0.0);
+        if d.gravity == DVec3::ZERO {
+            return;
+        }
         for b in 1..self.nbody {
-            let f = -self.body_gravcomp[b] * d.body_mass[b] * d.gravity;
-            let r = d.xipos[b] - d.subtree_com[self.body_rootid[b]];
-            d.cfrc[b] = SpatialVec::new(r.cross(f), f);
-        }
-        for b in (1..self.nbody).rev() {
-            let p = self.body_parent[b];
-            if p > 0 {
-                let f = d.cfrc[b];
-                d.cfrc[p] += f;
+            if self.body_gravcomp[b] == 0.0 || !d.body_awake[b] {
+                continue;
             }
-        }
-        for dof in 0..self.nv {
-            d.qfrc_gravcomp[dof] = d.cdof[dof].dot(d.cfrc[self.dof_bodyid[dof]]);
+            let f = d.gravity * -(d.body_mass[b] * self.body_gravcomp[b]);
+            for dof in self.dof_chain(b) {
+                let (lin, _) = self.jacobian_column(d, dof, d.xipos[b]);
+                let mut q = 0.0;
+                for r in 0..3 {
+                    if f[r] != 0.0 {
+                        q += lin[r] * f[r];
+                    }
+                }
+                d.qfrc_gravcomp[dof] += q;
+            }
         }
     }
 }
