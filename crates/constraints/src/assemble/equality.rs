@@ -18,8 +18,7 @@ impl ConstraintAssembler {
         match self.equalities[e] {
             Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
                 let sol = replaced.unwrap_or(&sol);
-                let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
-                let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
+                let (p1, p2) = (anchor_point(data, body1, anchor1), anchor_point(data, body2, anchor2));
                 relative_columns(model, (dofs, &data.cdof), (body1, p1), (body2, p2), cols);
                 let err = p1 - p2;
                 let imp = sol.impedance(err.length());
@@ -44,8 +43,7 @@ impl ConstraintAssembler {
             }
             Equality::Weld { body1, body2, anchor1, anchor2, relquat, torquescale, sol } => {
                 let sol = replaced.unwrap_or(&sol);
-                let p1 = data.xpos[body1] + data.xquat[body1] * anchor1;
-                let p2 = data.xpos[body2] + data.xquat[body2] * anchor2;
+                let (p1, p2) = (anchor_point(data, body1, anchor1), anchor_point(data, body2, anchor2));
                 relative_columns(model, (dofs, &data.cdof), (body1, p1), (body2, p2), cols);
                 let q = data.xquat[body1] * relquat;
                 let q2inv = data.xquat[body2].inverse();
@@ -135,6 +133,11 @@ impl ConstraintAssembler {
             }
         }
     }
+}
+
+/// The world point of `anchor` (in `body`'s frame): `xmat·anchor + xpos`, as MuJoCo's `mj_equalityAnchors` forms it.
+fn anchor_point(data: &Data, body: usize, anchor: DVec3) -> DVec3 {
+    data.xmat[body] * anchor + data.xpos[body]
 }
 
 /// `(J̇_p q̇, J̇_r q̇)` of world point `point` fixed to `body`: the acceleration of the point (and of the body's
