@@ -11,8 +11,10 @@
 //! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
 
 use glam::{DQuat, DVec3};
+use signorini_geometry::rotation::{mul_quat, normalize_vec3};
 
 use crate::data::Data;
+use crate::factor::mujoco_dot_nonzero;
 use crate::model::{MINVAL, Model};
 use crate::spec::{ActuatorDynamics, Transmission};
 
@@ -56,7 +58,7 @@ impl Model {
                 (_, Some(row)) => {
                     let row = &mut moment[row.clone()];
                     let length = self.pose_transmission(d, transmission, gear, row);
-                    (length, row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum())
+                    (length, mujoco_dot_nonzero(row, &d.qvel))
                 }
                 (_, None) => (0.0, 0.0),
             };
@@ -183,9 +185,9 @@ impl Model {
                     }
                 }
                 if gt != DVec3::ZERO {
-                    let qs = d.xquat[bs] * self.site_quat[site];
-                    let qr = d.xquat[br] * self.site_quat[reference];
-                    length += quat_to_rotation_vector(qr.conjugate() * qs).dot(gt);
+                    let qs = mul_quat(d.xquat[bs], self.site_quat[site]);
+                    let qr = mul_quat(d.xquat[br], self.site_quat[reference]);
+                    length += quat_to_rotation_vector(mul_quat(qr.conjugate(), qs)).dot(gt);
                     let axis = rr * gt;
                     for dof in self.dof_chain(bs) {
                         row[dof] += self.jacobian_column(d, dof, ps).1.dot(axis);
@@ -335,13 +337,12 @@ impl Model {
 }
 
 /// The rotation vector (axis times angle, the angle in `(−π, π]`) of unit quaternion `q` (MuJoCo `mju_quat2Vel` with
-/// unit time).
+/// unit time, in its arithmetic: the axis times the reciprocal of its norm, `e_x` below `mjMINVAL`).
 fn quat_to_rotation_vector(q: DQuat) -> DVec3 {
-    let axis = DVec3::new(q.x, q.y, q.z);
-    let s = axis.length();
-    let mut angle = 2.0 * s.atan2(q.w);
+    let (axis, sin_half) = normalize_vec3(DVec3::new(q.x, q.y, q.z), MINVAL);
+    let mut angle = 2.0 * sin_half.atan2(q.w);
     if angle > std::f64::consts::PI {
         angle -= 2.0 * std::f64::consts::PI;
     }
-    if s > 0.0 { axis / s * angle } else { axis * angle }
+    axis * angle
 }

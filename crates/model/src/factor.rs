@@ -223,6 +223,31 @@ pub fn mujoco_sum_sparse(n: usize, term: impl Fn(usize) -> f64) -> f64 {
     sum
 }
 
+/// `Σ row_k x_k` over the non-zero entries of `row`, in order, as [`mujoco_sum_sparse`] sums a compressed sparse row
+/// (MuJoCo's `mju_dotSparse` on an actuator's moment, which keeps only its non-zero entries).
+pub fn mujoco_dot_nonzero(row: &[f64], x: &[f64]) -> f64 {
+    let nnz = row.iter().filter(|&&v| v != 0.0).count();
+    let full = nnz - nnz % 4;
+    let mut lanes = [0.0; 4];
+    let mut sum = 0.0;
+    let mut t = 0;
+    for (&v, &y) in row.iter().zip(x) {
+        if v == 0.0 {
+            continue;
+        }
+        if t < full {
+            lanes[t % 4] += v * y;
+        } else {
+            if t == full {
+                sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
+            }
+            sum += v * y;
+        }
+        t += 1;
+    }
+    if nnz == full { (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) } else { sum }
+}
+
 impl Model {
     /// The layout of `qM` and `qLD`.
     #[inline]
@@ -251,5 +276,33 @@ impl Model {
     pub fn solve_m(&self, d: &Data, x: &mut [f64]) {
         assert_eq!(x.len(), self.nv, "solve_m: x needs nv entries");
         self.tree_layout().solve(&d.qld, &d.qld_diag_inv, x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row with zeros summed by [`mujoco_dot_nonzero`] equals [`mujoco_sum_sparse`] over its compressed entries, bit
+    /// for bit, for every count of non-zero entries from 0 to 11.
+    #[test]
+    fn dot_over_nonzeros_is_the_compressed_sparse_sum() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut r = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for nnz in 0..12 {
+            let mut row = vec![0.0; 2 * nnz + 3];
+            let x: Vec<f64> = (0..row.len()).map(|_| r()).collect();
+            let idx: Vec<usize> = (0..nnz).map(|k| 2 * k + 1).collect();
+            for &k in &idx {
+                row[k] = r();
+            }
+            let compressed = mujoco_sum_sparse(nnz, |t| row[idx[t]] * x[idx[t]]);
+            assert_eq!(mujoco_dot_nonzero(&row, &x).to_bits(), compressed.to_bits(), "{nnz} entries");
+        }
     }
 }
