@@ -1,7 +1,8 @@
 """MuJoCo 4.0 on crates/sim/tests/data/fluid.xml (fluid forces: inertia-box and ellipsoid models, a mesh card, a
 pendulum), for mujoco_parity_fluid in crates/sim/tests/scenes.rs.
 
-Writes crates/sim/tests/data/fluid_reference.json: for Euler, implicitfast and implicit, qpos and qfrc_fluid (the fluid forces
+Writes crates/sim/tests/data/fluid_reference.json: the compiled geom_fluid (interaction flag, five coefficients,
+virtual mass and inertia per geom); for Euler, implicitfast and implicit, qpos and qfrc_fluid (the fluid forces
 of the step's evaluation) after steps 1, 100, 250 and 500; and ("spin") qpos, qvel of tests/data/spin.xml (a free box
 spinning in vacuum under implicitfast: the gyroscopic derivative of standalone free bodies) after steps 1, 50, 200;
 and ("implicit") qpos, qvel of tests/data/implicit.xml after steps 1, 100, 300. Needs `pip install mujoco`.
@@ -21,7 +22,8 @@ STEPS = [1, 100, 250, 500]
 
 def main():
     m = mujoco.MjModel.from_xml_path(str(SCENE))
-    out = {"mujoco": mujoco.__version__, "scene_sha256": hashlib.sha256(SCENE.read_bytes()).hexdigest(), "runs": {}}
+    out = {"mujoco": mujoco.__version__, "scene_sha256": hashlib.sha256(SCENE.read_bytes()).hexdigest(), "runs": {},
+           "geom_fluid": m.geom_fluid.tolist()}
     for name, integrator in [("Euler", mujoco.mjtIntegrator.mjINT_EULER),
                              ("implicitfast", mujoco.mjtIntegrator.mjINT_IMPLICITFAST),
                              ("implicit", mujoco.mjtIntegrator.mjINT_IMPLICIT)]:

@@ -93,7 +93,7 @@ impl FluidEllipsoid {
             coefs,
             semi_axes,
             virtual_mass: DVec3::new(mass(kx), mass(ky), mass(kz)),
-            virtual_inertia: inertia_fac * (volume / 5.0),
+            virtual_inertia: inertia_fac * volume / 5.0,
             frame,
         })
     }
@@ -274,10 +274,10 @@ impl FluidEllipsoid {
         let a_max = pi * dmax * dmid;
         let magnus = c_magnus * rho * volume * w.cross(v);
         let (yz, zx, xy) = (r.y * r.z, r.z * r.x, r.x * r.y);
-        let denom = (yz * yz) * (yz * yz) * v.x * v.x
-            + (zx * zx) * (zx * zx) * v.y * v.y
-            + (xy * xy) * (xy * xy) * v.z * v.z;
-        let num = (yz * v.x).powi(2) + (zx * v.y).powi(2) + (xy * v.z).powi(2);
+        let pow4 = |x: f64| (x * x) * (x * x);
+        let pow2 = |x: f64| x * x;
+        let denom = pow4(yz) * pow2(v.x) + pow4(zx) * pow2(v.y) + pow4(xy) * pow2(v.z);
+        let num = pow2(yz * v.x) + pow2(zx * v.y) + pow2(xy * v.z);
         let a_proj = pi * (denom / num.max(1e-15)).sqrt();
         let n = DVec3::new(yz * yz * v.x, zx * zx * v.y, xy * xy * v.z);
         let speed = v.length();
@@ -287,24 +287,36 @@ impl FluidEllipsoid {
         let circulation = c_kutta * rho * cos_alpha * a_proj * n.cross(v);
         let kutta = circulation.cross(v);
         let d_eq = 2.0 / 3.0 * (r.x + r.y + r.z);
-        let i_max = 8.0 / 15.0 * pi * dmid * dmax.powi(4);
+        let i_max = 8.0 / 15.0 * pi * dmid * pow4(dmax);
         let ii = [
-            8.0 / 15.0 * pi * r.x * r.y.max(r.z).powi(4),
-            8.0 / 15.0 * pi * r.y * r.z.max(r.x).powi(4),
-            8.0 / 15.0 * pi * r.z * r.x.max(r.y).powi(4),
+            8.0 / 15.0 * pi * r.x * pow4(r.y.max(r.z)),
+            8.0 / 15.0 * pi * r.y * pow4(r.z.max(r.x)),
+            8.0 / 15.0 * pi * r.z * pow4(r.x.max(r.y)),
         ];
         let mom = DVec3::new(
             w.x * (c_ang * ii[0] + c_slender * (i_max - ii[0])),
             w.y * (c_ang * ii[1] + c_slender * (i_max - ii[1])),
             w.z * (c_ang * ii[2] + c_slender * (i_max - ii[2])),
         );
-        let drag_lin =
-            beta * 3.0 * pi * d_eq + rho * speed * (a_proj * c_blunt + c_slender * (a_max - a_proj));
-        let drag_ang = beta * pi * d_eq.powi(3) + rho * mom.length();
+        // Stokes drag of the equivalent sphere (its coefficients formed first, as MuJoCo's `mj_viscousForces`).
+        let (visc_force, visc_torque) = (3.0 * pi * d_eq, pi * d_eq * d_eq * d_eq);
+        let drag_lin = beta * visc_force + rho * speed * (a_proj * c_blunt + c_slender * (a_max - a_proj));
+        let drag_ang = beta * visc_torque + rho * mom.length();
         torque -= drag_ang * w;
         force += magnus + kutta - drag_lin * v;
         (torque, force)
     }
+}
+
+/// A Jacobian column's `Jᵀ f` entry as `mju_mulMatTVec` sums it: over the non-zero components of `f`, from 0.
+fn transpose_product(column: DVec3, f: DVec3) -> f64 {
+    let mut sum = 0.0;
+    for r in 0..3 {
+        if f[r] != 0.0 {
+            sum += column[r] * f[r];
+        }
+    }
+    sum
 }
 
 /// `num / den`, and 0 for `den = 0`. MuJoCo 4.0.1's ellipsoid derivative does not clamp its denominators at
@@ -376,7 +388,7 @@ fn kappa(dx: f64, dy: f64, dz: f64) -> f64 {
     for i in 0..15 {
         let lambda = scale * L[i];
         let (a, b, c) = (1.0 + lambda * ix, 1.0 + lambda * iy, 1.0 + lambda * iz);
-        k += scale * DL[i] * W[i] / (a * (a * b * c).sqrt());
+        k += scale * DL[i] / (a * (a * b * c).sqrt()) * W[i];
     }
     k * ix
 }
@@ -502,9 +514,11 @@ impl Model {
                 ),
             };
             let (torque, force) = (site.axes * torque, site.axes * force);
+            // `Jᵀ f`, then `Jᵀ τ`, each added on its own (MuJoCo's `mj_applyFT`).
             for dof in self.dof_chain(site.body) {
                 let (lin, ang) = self.jacobian_column(d, dof, site.point);
-                out[dof] += lin.dot(force) + ang.dot(torque);
+                out[dof] += transpose_product(lin, force);
+                out[dof] += transpose_product(ang, torque);
             }
         });
         for (p, f) in d.qfrc_passive.iter_mut().zip(&out) {
