@@ -38,6 +38,7 @@
 use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
+use signorini_geometry::rotation::{normalize_quat, normalize_vec3};
 use signorini_model::error::object_name;
 use signorini_model::model::MINVAL;
 use signorini_model::spatial::SpatialVec;
@@ -594,7 +595,9 @@ impl ConstraintAssembler {
                             rows.push_entry(dof + k, -axis[k]);
                         }
                         let omega = DVec3::from_slice(&data.qvel[dof..dof + 3]);
-                        let row = limit_row(sol, dist, -axis.dot(omega), model.dof_invweight0[dof]);
+                        let start = rows.open_row_start();
+                        let vel = self.row_velocity(model, data, rows, start, -axis.dot(omega));
+                        let row = limit_row(sol, dist, vel, model.dof_invweight0[dof]);
                         rows.finish_row(RowKind::LimitJoint, j, row);
                     }
                 }
@@ -609,14 +612,9 @@ impl ConstraintAssembler {
 /// cone of half-angle `max` (the larger end of `range`; MuJoCo's lower end is 0) and the axis `a`: the row's
 /// Jacobian is `−a` on the joint's three angular dofs (local angular velocity).
 fn ball_limit(quat_wxyz: &[f64], max: f64) -> (f64, DVec3) {
-    let rotvec = signorini_model::passive::quat_to_rotvec(DQuat::from_xyzw(
-        quat_wxyz[1],
-        quat_wxyz[2],
-        quat_wxyz[3],
-        quat_wxyz[0],
-    ));
-    let angle = rotvec.length();
-    let axis = if angle < MINVAL { DVec3::X } else { rotvec / angle };
+    let [w, x, y, z] = [quat_wxyz[0], quat_wxyz[1], quat_wxyz[2], quat_wxyz[3]];
+    let q = normalize_quat(DQuat::from_xyzw(x, y, z, w), MINVAL);
+    let (axis, angle) = normalize_vec3(signorini_model::passive::quat_to_rotvec(q), MINVAL);
     (max - angle, axis)
 }
 

@@ -10,8 +10,10 @@
 //! first, in [`Model::passive`]). Motor: `gain = 1`, no bias; position: `gain = kp`, `bias = (0, −kp, −kv)`;
 //! velocity: `gain = kv`, `bias = (0, 0, −kv)` (see the constructors of [`crate::spec::ActuatorSpec`]).
 
-use glam::{DQuat, DVec3};
-use signorini_geometry::rotation::{mul_quat, normalize_vec3};
+use glam::DVec3;
+use signorini_geometry::rotation::mul_quat;
+
+use crate::passive::quat_difference;
 
 use crate::data::Data;
 use crate::factor::mujoco_dot_nonzero;
@@ -187,7 +189,7 @@ impl Model {
                 if gt != DVec3::ZERO {
                     let qs = mul_quat(d.xquat[bs], self.site_quat[site]);
                     let qr = mul_quat(d.xquat[br], self.site_quat[reference]);
-                    length += quat_to_rotation_vector(mul_quat(qr.conjugate(), qs)).dot(gt);
+                    length += quat_difference(qs, qr).dot(gt);
                     let axis = rr * gt;
                     for dof in self.dof_chain(bs) {
                         row[dof] += self.jacobian_column(d, dof, ps).1.dot(axis);
@@ -334,15 +336,4 @@ impl Model {
             }
         }
     }
-}
-
-/// The rotation vector (axis times angle, the angle in `(−π, π]`) of unit quaternion `q` (MuJoCo `mju_quat2Vel` with
-/// unit time, in its arithmetic: the axis times the reciprocal of its norm, `e_x` below `mjMINVAL`).
-fn quat_to_rotation_vector(q: DQuat) -> DVec3 {
-    let (axis, sin_half) = normalize_vec3(DVec3::new(q.x, q.y, q.z), MINVAL);
-    let mut angle = 2.0 * sin_half.atan2(q.w);
-    if angle > std::f64::consts::PI {
-        angle -= 2.0 * std::f64::consts::PI;
-    }
-    axis * angle
 }

@@ -7,30 +7,29 @@
 //! `log(q_s⁻¹ q)` (angle in `[−π, π]`); the translation of a free joint: `x − x_s`. Damping is per dof.
 
 use glam::{DQuat, DVec3};
+use signorini_geometry::rotation::{mul_quat, normalize_vec3};
 
 use crate::data::Data;
 use crate::kinematics::quat_from_wxyz;
-use crate::model::Model;
+use crate::model::{MINVAL, Model};
 use crate::spec::JointKind;
 
-/// The rotation vector `θ a` of a unit quaternion, `θ ∈ [−π, π]` (MuJoCo `mju_quat2Vel` with unit time).
+/// The rotation vector `θ a` of a unit quaternion, `θ ∈ [−π, π]` (MuJoCo `mju_quat2Vel` with unit time), in MuJoCo
+/// 4.0.1's arithmetic: the axis `(x, y, z)` times the reciprocal of its norm `s` (`e_x` below `mjMINVAL`), then
+/// times `θ = 2 atan2(s, w)`.
 pub fn quat_to_rotvec(q: DQuat) -> DVec3 {
-    let axis = DVec3::new(q.x, q.y, q.z);
-    let s = axis.length();
-    if s == 0.0 {
-        return DVec3::ZERO;
-    }
+    let (axis, s) = normalize_vec3(DVec3::new(q.x, q.y, q.z), MINVAL);
     let mut angle = 2.0 * s.atan2(q.w);
     if angle > std::f64::consts::PI {
         angle -= 2.0 * std::f64::consts::PI;
     }
-    axis * (angle / s)
+    axis * angle
 }
 
 /// `log(b⁻¹ a)`: the body-frame rotation vector that takes orientation `b` to `a` (MuJoCo `mju_subQuat`).
 #[inline]
 pub fn quat_difference(a: DQuat, b: DQuat) -> DVec3 {
-    quat_to_rotvec(b.conjugate() * a)
+    quat_to_rotvec(mul_quat(b.conjugate(), a))
 }
 
 impl Model {
