@@ -308,17 +308,6 @@ impl FluidEllipsoid {
     }
 }
 
-/// A Jacobian column's `Jᵀ f` entry as `mju_mulMatTVec` sums it: over the non-zero components of `f`, from 0.
-fn transpose_product(column: DVec3, f: DVec3) -> f64 {
-    let mut sum = 0.0;
-    for r in 0..3 {
-        if f[r] != 0.0 {
-            sum += column[r] * f[r];
-        }
-    }
-    sum
-}
-
 /// `num / den`, and 0 for `den = 0`. MuJoCo 4.0.1's ellipsoid derivative does not clamp its denominators at
 /// `mjMINVAL` (the 3.x source does, which changes the derivative of flat shapes at low speed: a 2 mm card's by 2e-4,
 /// MuJoCo's `leaves.xml` at its second step); every term they divide vanishes with them.
@@ -517,8 +506,8 @@ impl Model {
             // `Jᵀ f`, then `Jᵀ τ`, each added on its own (MuJoCo's `mj_applyFT`).
             for dof in self.dof_chain(site.body) {
                 let (lin, ang) = self.jacobian_column(d, dof, site.point);
-                out[dof] += transpose_product(lin, force);
-                out[dof] += transpose_product(ang, torque);
+                out[dof] += crate::jacobian::transpose_entry(lin, force);
+                out[dof] += crate::jacobian::transpose_entry(ang, torque);
             }
         });
         for (p, f) in d.qfrc_passive.iter_mut().zip(&out) {

@@ -11,6 +11,19 @@ use crate::data::Data;
 use crate::model::Model;
 use crate::spatial::SpatialVec;
 
+/// Entry `k` of `Jᵀ f` from column `k` of a translational or rotational Jacobian, as MuJoCo's `mju_mulMatTVec` sums it
+/// in `mj_applyFT`: over the non-zero components of `f`, from 0.
+#[inline]
+pub(crate) fn transpose_entry(column: DVec3, f: DVec3) -> f64 {
+    let mut sum = 0.0;
+    for r in 0..3 {
+        if f[r] != 0.0 {
+            sum += column[r] * f[r];
+        }
+    }
+    sum
+}
+
 impl Model {
     /// The tree reference point of `body` (`subtree_com` of its root).
     #[inline]

@@ -107,13 +107,7 @@ impl Model {
             let f = d.gravity * -(d.body_mass[b] * self.body_gravcomp[b]);
             for dof in self.dof_chain(b) {
                 let (lin, _) = self.jacobian_column(d, dof, d.xipos[b]);
-                let mut q = 0.0;
-                for r in 0..3 {
-                    if f[r] != 0.0 {
-                        q += lin[r] * f[r];
-                    }
-                }
-                d.qfrc_gravcomp[dof] += q;
+                d.qfrc_gravcomp[dof] += crate::jacobian::transpose_entry(lin, f);
             }
         }
     }
