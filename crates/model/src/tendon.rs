@@ -26,17 +26,12 @@ pub struct Tendons {
     pub adr: Vec<usize>,
     /// Number of joints of each tendon.
     pub num: Vec<usize>,
-    /// The dof of each entry.
+    /// The dof of each entry (a fixed tendon's joints in the order written, a joint written twice listed twice).
     pub dof: Vec<usize>,
     /// The `qpos` address of each entry.
     pub qposadr: Vec<usize>,
     /// The coefficient of each entry.
     pub coef: Vec<f64>,
-    /// The joints of each fixed tendon as written, `(qpos address, coefficient)` from `adr_written`: its length is
-    /// summed in this order, as MuJoCo's `mj_tendon` sums it.
-    pub written: Vec<(usize, f64)>,
-    /// First entry of each tendon in `written`.
-    pub adr_written: Vec<usize>,
     /// The dofs a tendon's Jacobian may touch (MuJoCo's `ten_J_colind`, ascending): a fixed tendon's joints' dofs, a
     /// spatial tendon's the chains of its points' and wrap geoms' bodies; tendon `i`'s from `jac_adr[i]` to
     /// `jac_adr[i + 1]` (set with the model's constants).
@@ -99,30 +94,26 @@ impl Tendons {
         self.dof[range.clone()].iter().copied().zip(self.coef[range].iter().copied())
     }
 
-    /// The length of fixed tendon `t` at `qpos`, `Σ cⱼ qⱼ` over its joints as written (0 for a spatial tendon).
+    /// The length of fixed tendon `t` at `qpos`, `Σ cⱼ qⱼ` summed over its joints as written, as MuJoCo's `mj_tendon`
+    /// sums it (0 for a spatial tendon).
     fn fixed_length(&self, t: usize, qpos: &[f64]) -> f64 {
-        let end = self.adr_written.get(t + 1).copied().unwrap_or(self.written.len());
-        self.written[self.adr_written[t]..end].iter().fold(0.0, |length, &(a, c)| length + c * qpos[a])
+        let range = self.adr[t]..self.adr[t] + self.num[t];
+        self.qposadr[range.clone()]
+            .iter()
+            .zip(&self.coef[range])
+            .fold(0.0, |length, (&a, c)| length + c * qpos[a])
+    }
+
+    /// The dofs tendon `t`'s Jacobian may touch, ascending ([`Tendons::jac_colind`]).
+    pub fn jacobian_dofs(&self, t: usize) -> &[usize] {
+        &self.jac_colind[self.jac_adr[t]..self.jac_adr[t + 1]]
     }
 
     /// Adds tendon `spec` (validated) whose joints have the dof and `qpos` addresses `jnt_dofadr`, `jnt_qposadr`.
     pub(crate) fn push(&mut self, spec: TendonSpec, jnt_dofadr: &[usize], jnt_qposadr: &[usize]) {
-        // Entries by decreasing dof (the order of the constraint rows' Jacobians), a joint listed twice summed.
-        let mut entries: Vec<(usize, usize, f64)> =
-            spec.joints.iter().map(|&(j, c)| (jnt_dofadr[j], jnt_qposadr[j], c)).collect();
-        self.adr_written.push(self.written.len());
-        self.written.extend(entries.iter().map(|&(_, qposadr, coef)| (qposadr, coef)));
-        entries.sort_by_key(|e| std::cmp::Reverse(e.0));
-        entries.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                kept.2 += later.2;
-            }
-            same
-        });
         self.name.push(spec.name);
         self.adr.push(self.dof.len());
-        self.num.push(entries.len());
+        self.num.push(spec.joints.len());
         self.site_adr.push(self.site_body.len());
         self.site_num.push(spec.sites.len());
         let first = self.site_body.len();
@@ -138,9 +129,9 @@ impl Tendons {
         for (k, divisor) in spec.pulleys {
             self.site_pulley[first + k] = Some(divisor);
         }
-        for (dof, qposadr, coef) in entries {
-            self.dof.push(dof);
-            self.qposadr.push(qposadr);
+        for &(j, coef) in &spec.joints {
+            self.dof.push(jnt_dofadr[j]);
+            self.qposadr.push(jnt_qposadr[j]);
             self.coef.push(coef);
         }
         self.range.push(spec.range);
@@ -215,14 +206,9 @@ impl Model {
                 }
                 d.ten_length[i] = t.fixed_length(i, &d.qpos);
             }
-            d.ten_velocity[i] = match t.jac_adr.get(i..i + 2) {
-                // `J q̇` over the tendon's dofs as MuJoCo's `mju_dotSparse` sums it.
-                Some(&[start, end]) => {
-                    let dofs = &t.jac_colind[start..end];
-                    mujoco_sum_sparse(dofs.len(), |k| row[dofs[k]] * d.qvel[dofs[k]])
-                }
-                _ => row.iter().zip(&d.qvel).map(|(j, v)| j * v).sum(),
-            };
+            // `J q̇` over the tendon's dofs as MuJoCo's `mju_dotSparse` sums it.
+            let dofs = t.jacobian_dofs(i);
+            d.ten_velocity[i] = mujoco_sum_sparse(dofs.len(), |k| row[dofs[k]] * d.qvel[dofs[k]]);
         }
         d.ten_j = ten_j;
     }
@@ -336,23 +322,17 @@ fn jacobian_sparsity(m: &mut Model) {
     let mut adr = vec![0];
     for i in 0..m.tendons.len() {
         let t = &m.tendons;
-        let start = colind.len();
-        if t.is_spatial(i) {
+        let mut dofs: Vec<usize> = if t.is_spatial(i) {
             let points = t.site_adr[i]..t.site_adr[i] + t.site_num[i];
-            let bodies = t.site_body[points.clone()]
-                .iter()
-                .copied()
-                .chain(t.site_wrap[points].iter().flatten().map(|w| m.collision.geoms().body[w.geom]));
-            for body in bodies {
-                colind.extend(m.dof_chain(body));
-            }
+            let wraps =
+                t.site_wrap[points.clone()].iter().flatten().map(|w| m.collision.geoms().body[w.geom]);
+            t.site_body[points].iter().copied().chain(wraps).flat_map(|body| m.dof_chain(body)).collect()
         } else {
-            colind.extend(t.fixed_jacobian(i).map(|(dof, _)| dof));
-        }
-        colind[start..].sort_unstable();
-        let mut unique = colind.split_off(start);
-        unique.dedup();
-        colind.extend(unique);
+            t.fixed_jacobian(i).map(|(dof, _)| dof).collect()
+        };
+        dofs.sort_unstable();
+        dofs.dedup();
+        colind.extend(dofs);
         adr.push(colind.len());
     }
     m.tendons.jac_colind = colind;

@@ -212,7 +212,7 @@ fn tree_sleep_policies(m: &signorini_model::Model, model_rule: bool) -> Vec<Slee
         for u in 0..m.nu {
             match m.actuator_transmission[u] {
                 Transmission::Joint(j) => never(&mut std::iter::once(m.jnt_dofadr[j])),
-                Transmission::Tendon(t) => never(&mut tendon_dofs(m, t).into_iter()),
+                Transmission::Tendon(t) => never(&mut m.tendons.jacobian_dofs(t).iter().copied()),
                 Transmission::Site { site, refsite, .. } => {
                     never(&mut m.dof_chain(m.site_bodyid[site]));
                     if let Some(r) = refsite {
@@ -228,13 +228,13 @@ fn tree_sleep_policies(m: &signorini_model::Model, model_rule: bool) -> Vec<Slee
         }
         let t = &m.tendons;
         for k in 0..t.len() {
-            let dofs = tendon_dofs(m, k);
+            let dofs = t.jacobian_dofs(k);
             let mut trees: Vec<usize> = dofs.iter().map(|&d| m.dof_treeid[d]).collect();
             trees.sort_unstable();
             trees.dedup();
             let compliant = t.stiffness[k] != 0.0 || t.damping[k] != 0.0;
             if trees.len() >= 3 || (trees.len() == 2 && compliant) {
-                never(&mut dofs.into_iter());
+                never(&mut dofs.iter().copied());
             }
         }
     }
@@ -244,17 +244,6 @@ fn tree_sleep_policies(m: &signorini_model::Model, model_rule: bool) -> Vec<Slee
         }
     }
     policy
-}
-
-/// The dofs a tendon's length depends on.
-fn tendon_dofs(m: &signorini_model::Model, k: usize) -> Vec<usize> {
-    let t = &m.tendons;
-    if t.is_spatial(k) {
-        let sites = t.site_adr[k]..t.site_adr[k] + t.site_num[k];
-        sites.flat_map(|p| m.dof_chain(t.site_body[p]).collect::<Vec<_>>()).collect()
-    } else {
-        t.dof[t.adr[k]..t.adr[k] + t.num[k]].to_vec()
-    }
 }
 
 #[cfg(test)]
