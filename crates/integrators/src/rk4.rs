@@ -145,6 +145,11 @@ fn rotation_rates(model: &Model, dvel: &[f64], vel: &mut [f64], h: f64) {
     }
 }
 
+/// [`DEXP_SERIES`] at `t = θ²` by Horner's scheme, as MuJoCo evaluates it.
+fn dexp_series(t2: f64) -> f64 {
+    DEXP_SERIES[2..].iter().fold(t2 * DEXP_SERIES[0] + DEXP_SERIES[1], |acc, &k| acc * t2 + k)
+}
+
 /// `θ̇ = dexp⁻¹_θ(ω) = ω + ½ θ×ω + c(θ) θ×(θ×ω)`, `c = (1 − (‖θ‖/2) cot(‖θ‖/2)) / ‖θ‖²`: the rate of the rotation
 /// vector `θ` of an orientation `R₀ exp(θ)` turning at the body-frame angular velocity `ω`. A `θ` longer than `π`
 /// is first wrapped to the same rotation's shortest vector. In MuJoCo 4.0.1's operation order (`c` from
@@ -161,7 +166,7 @@ fn rotation_vector_rate(theta: [f64; 3], w: [f64; 3]) -> [f64; 3] {
         t2 = norm2(t);
     }
     let c = if t2 < DEXP_SERIES_LIMIT {
-        DEXP_SERIES[2..].iter().fold(t2 * DEXP_SERIES[0] + DEXP_SERIES[1], |acc, &k| acc * t2 + k)
+        dexp_series(t2)
     } else {
         let half = 0.5 * t2.sqrt();
         (1.0 - half / half.tan()) / t2
@@ -290,8 +295,7 @@ mod tests {
     fn dexp_series_matches_the_closed_form() {
         for i in 1..=100 {
             let t2 = DEXP_SERIES_LIMIT * f64::from(i) / 100.0;
-            let series =
-                DEXP_SERIES[2..].iter().fold(t2 * DEXP_SERIES[0] + DEXP_SERIES[1], |acc, &k| acc * t2 + k);
+            let series = dexp_series(t2);
             let half = 0.5 * t2.sqrt();
             let closed = (1.0 - half / half.tan()) / t2;
             // The closed form loses digits to cancellation at small θ: 1e-16 / t of absolute error.

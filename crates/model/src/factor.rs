@@ -282,27 +282,20 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    /// A row with zeros summed by [`mujoco_dot_nonzero`] equals [`mujoco_sum_sparse`] over its compressed entries, bit
-    /// for bit, for every count of non-zero entries from 0 to 11.
-    #[test]
-    fn dot_over_nonzeros_is_the_compressed_sparse_sum() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut r = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
-        for nnz in 0..12 {
-            let mut row = vec![0.0; 2 * nnz + 3];
-            let x: Vec<f64> = (0..row.len()).map(|_| r()).collect();
-            let idx: Vec<usize> = (0..nnz).map(|k| 2 * k + 1).collect();
-            for &k in &idx {
-                row[k] = r();
-            }
-            let compressed = mujoco_sum_sparse(nnz, |t| row[idx[t]] * x[idx[t]]);
-            assert_eq!(mujoco_dot_nonzero(&row, &x).to_bits(), compressed.to_bits(), "{nnz} entries");
+    proptest! {
+        /// A row with zeros summed by [`mujoco_dot_nonzero`] equals [`mujoco_sum_sparse`] over its compressed entries,
+        /// bit for bit.
+        #[test]
+        fn dot_over_nonzeros_is_the_compressed_sparse_sum(
+            entries in prop::collection::vec((any::<bool>(), -1.0f64..1.0, -1.0f64..1.0), 0..24),
+        ) {
+            let row: Vec<f64> = entries.iter().map(|&(nonzero, v, _)| if nonzero { v } else { 0.0 }).collect();
+            let x: Vec<f64> = entries.iter().map(|e| e.2).collect();
+            let idx: Vec<usize> = (0..row.len()).filter(|&k| row[k] != 0.0).collect();
+            let compressed = mujoco_sum_sparse(idx.len(), |t| row[idx[t]] * x[idx[t]]);
+            prop_assert_eq!(mujoco_dot_nonzero(&row, &x).to_bits(), compressed.to_bits());
         }
     }
 }
