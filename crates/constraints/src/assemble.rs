@@ -486,35 +486,47 @@ impl ConstraintAssembler {
             if !(frictionloss > self.options.frictionloss_threshold) {
                 continue;
             }
+            let start = rows.jac_val.len();
             for (dof, c) in data.tendon_jacobian(i) {
                 rows.push_entry(dof, c);
             }
-            let vel = self.row_velocity(model, data, rows, || data.ten_velocity[i]);
+            let vel = self.row_velocity(model, data, rows, start, data.ten_velocity[i]);
             let row = friction_row(&self.ten_sol[i].1, vel, t.invweight0[i], frictionloss);
             rows.finish_row(RowKind::FrictionTendon, i, row);
         }
     }
 
-    /// The velocity `J_r q̇` of the row being built (its entries pushed, not finished): on a model MuJoCo keeps dense,
-    /// summed as `mj_mulJacVec` sums it (MuJoCo-compatible sums); `fallback()` otherwise.
+    /// The velocity of the row whose entries start at `start` (the last one pushed): on a model MuJoCo keeps dense,
+    /// `J_r q̇` summed as `mj_mulJacVec` sums it (MuJoCo-compatible sums); `fallback` otherwise.
     fn row_velocity(
         &self,
         model: &Model,
         data: &Data,
         rows: &ConstraintRows,
-        fallback: impl FnOnce() -> f64,
+        start: usize,
+        fallback: f64,
     ) -> f64 {
-        if self.options.mujoco_sums && model.nv < MUJOCO_SPARSE_NV {
-            let start = rows.open_row_start();
+        if self.mujoco_row_sums(model) {
             mujoco_row_dot(&rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
         } else {
-            fallback()
+            fallback
         }
     }
 
-    /// [`Self::row_velocity`] with the row's entries summed in the order pushed as the fallback.
+    /// The velocity `J_r q̇` of the row being built (its entries pushed, not finished): [`Self::row_velocity`], else the
+    /// row's entries summed in the order pushed (only then).
     fn open_row_velocity(&self, model: &Model, data: &Data, rows: &ConstraintRows) -> f64 {
-        self.row_velocity(model, data, rows, || rows.open_row_dot(&data.qvel))
+        if self.mujoco_row_sums(model) {
+            self.row_velocity(model, data, rows, rows.open_row_start(), 0.0)
+        } else {
+            rows.open_row_dot(&data.qvel)
+        }
+    }
+
+    /// Whether rows' velocities are summed as MuJoCo's `mj_mulJacVec` sums them: MuJoCo-compatible sums on a model
+    /// MuJoCo keeps dense.
+    fn mujoco_row_sums(&self, model: &Model) -> bool {
+        self.options.mujoco_sums && model.nv < MUJOCO_SPARSE_NV
     }
 
     /// The violated sides of every limited tendon (MuJoCo `mjCNSTR_LIMIT_TENDON`): `L − lower` along `J`, `upper − L`
@@ -528,10 +540,11 @@ impl ConstraintAssembler {
                 if dist >= 0.0 {
                     continue;
                 }
+                let start = rows.jac_val.len();
                 for (dof, c) in data.tendon_jacobian(i) {
                     rows.push_entry(dof, sign * c);
                 }
-                let vel = self.row_velocity(model, data, rows, || sign * data.ten_velocity[i]);
+                let vel = self.row_velocity(model, data, rows, start, sign * data.ten_velocity[i]);
                 let row = limit_row(&self.ten_sol[i].0, dist, vel, t.invweight0[i]);
                 rows.finish_row(RowKind::LimitTendon, i, row);
             }
@@ -591,7 +604,8 @@ impl ConstraintAssembler {
                             rows.push_entry(dof + k, -axis[k]);
                         }
                         let omega = DVec3::from_slice(&data.qvel[dof..dof + 3]);
-                        let vel = self.row_velocity(model, data, rows, || -axis.dot(omega));
+                        let start = rows.open_row_start();
+                        let vel = self.row_velocity(model, data, rows, start, -axis.dot(omega));
                         let row = limit_row(sol, dist, vel, model.dof_invweight0[dof]);
                         rows.finish_row(RowKind::LimitJoint, j, row);
                     }

@@ -113,7 +113,7 @@ impl ConstraintAssembler {
         let (basis, cols) = (&*basis, &*cols);
         // The last row's velocity: `J_r q̇` in MuJoCo's order plus `extra` (its surface term), or `fallback`.
         let last_row_vel = |rows: &ConstraintRows, fallback: f64, extra: f64| {
-            let vel = self.row_velocity(model, data, rows, || fallback);
+            let vel = self.row_velocity(model, data, rows, rows.jac_val.len() - ncol, fallback);
             if mujoco_vel && surface.is_some() { vel + extra } else { vel }
         };
         let surface_at = |d: usize| surface.map_or(0.0, |f| f[d]);
