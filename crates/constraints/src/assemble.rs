@@ -35,7 +35,7 @@
 //! (the MJCF loader refuses it). A limited ball joint makes one row when its rotation angle exceeds the larger end
 //! of its range (MuJoCo's cone limit, in both dialects: Genesis drops ball-joint ranges).
 
-use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
+use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot, mujoco_sparse_row_dot};
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_geometry::rotation::{normalize_quat, normalize_vec3};
@@ -496,8 +496,8 @@ impl ConstraintAssembler {
         }
     }
 
-    /// The velocity of the row whose entries start at `start` (the last one pushed): on a model MuJoCo keeps dense,
-    /// `J_r q̇` summed as `mj_mulJacVec` sums it (MuJoCo-compatible sums); `fallback` otherwise.
+    /// The velocity of the row whose entries start at `start` (the last one pushed): with MuJoCo-compatible sums,
+    /// `J_r q̇` summed as `mj_mulJacVec` sums it on the model (dense or sparse); `fallback` otherwise.
     fn row_velocity(
         &self,
         model: &Model,
@@ -506,27 +506,23 @@ impl ConstraintAssembler {
         start: usize,
         fallback: f64,
     ) -> f64 {
-        if self.mujoco_row_sums(model) {
+        if !self.options.mujoco_sums {
+            fallback
+        } else if model.nv < MUJOCO_SPARSE_NV {
             mujoco_row_dot(&rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
         } else {
-            fallback
+            mujoco_sparse_row_dot(&rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
         }
     }
 
     /// The velocity `J_r q̇` of the row being built (its entries pushed, not finished): [`Self::row_velocity`], else the
     /// row's entries summed in the order pushed (only then).
     fn open_row_velocity(&self, model: &Model, data: &Data, rows: &ConstraintRows) -> f64 {
-        if self.mujoco_row_sums(model) {
+        if self.options.mujoco_sums {
             self.row_velocity(model, data, rows, rows.open_row_start(), 0.0)
         } else {
             rows.open_row_dot(&data.qvel)
         }
-    }
-
-    /// Whether rows' velocities are summed as MuJoCo's `mj_mulJacVec` sums them: MuJoCo-compatible sums on a model
-    /// MuJoCo keeps dense.
-    fn mujoco_row_sums(&self, model: &Model) -> bool {
-        self.options.mujoco_sums && model.nv < MUJOCO_SPARSE_NV
     }
 
     /// The violated sides of every limited tendon (MuJoCo `mjCNSTR_LIMIT_TENDON`): `L − lower` along `J`, `upper − L`

@@ -3,7 +3,7 @@
 //! to three remaining columns; `signorini_model::factor::mujoco_sum`). MuJoCo keeps the Jacobian dense below
 //! [`MUJOCO_SPARSE_NV`] dofs (`mj_isSparse` with `jacobian="auto"`).
 
-use signorini_model::factor::mujoco_sum_at;
+use signorini_model::factor::{mujoco_dot_sparse, mujoco_sum_at, mujoco_sum_sparse};
 
 use crate::DofIndex;
 
@@ -18,6 +18,18 @@ pub fn mujoco_row_dot(dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 {
         mujoco_sum_at(x.len(), dofs.iter().zip(vals).rev().map(term))
     } else {
         mujoco_sum_at(x.len(), dofs.iter().zip(vals).map(term))
+    }
+}
+
+/// `J_r · x` of the row with entries `vals` at columns `dofs` (either order) as `mju_dotSparse` sums a row of
+/// MuJoCo's sparse Jacobian (a model of [`MUJOCO_SPARSE_NV`] dofs or more): over the stored entries, columns
+/// increasing ([`mujoco_sum_sparse`]).
+pub fn mujoco_sparse_row_dot(dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 {
+    if dofs.first() > dofs.last() {
+        let n = dofs.len();
+        mujoco_sum_sparse(n, |t| vals[n - 1 - t] * x[dofs[n - 1 - t] as usize])
+    } else {
+        mujoco_dot_sparse(vals, dofs, x, |d| d as usize)
     }
 }
 

@@ -213,9 +213,10 @@ pub struct ConstraintOptions {
     ///
     /// Default: `true`.
     pub refsafe: bool,
-    /// On a model MuJoCo keeps dense (fewer than [`crate::mujoco_dot::MUJOCO_SPARSE_NV`] dofs), a contact row's
-    /// velocity `J_r q̇` is summed as MuJoCo's `mj_mulJacVec` sums it ([`crate::mujoco_dot::mujoco_row_dot`]), not
-    /// from the contact's normal and tangent velocities. The same value to rounding.
+    /// A row's velocity `J_r q̇` is summed as MuJoCo's `mj_mulJacVec` sums it (dense below
+    /// [`crate::mujoco_dot::MUJOCO_SPARSE_NV`] dofs, [`crate::mujoco_dot::mujoco_row_dot`]; sparse from there on,
+    /// [`crate::mujoco_dot::mujoco_sparse_row_dot`]), not from the contact's normal and tangent velocities. The
+    /// same value to rounding.
     ///
     /// Default: `false`.
     pub mujoco_sums: bool,

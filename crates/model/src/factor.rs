@@ -134,12 +134,16 @@ impl TreeLayout<'_> {
     }
 }
 
-/// The vectorised part of MuJoCo 4.0.1's dot products: four running lanes over the blocks of four terms, combined as
-/// `(l₀ + l₂) + (l₁ + l₃)`; returns that sum and the number of terms it covers (`n` rounded down to a multiple of 4).
+/// The vectorised part of MuJoCo 4.0.1's dot products: four running lanes over the blocks of four terms (each lane
+/// starts at its first term, not at `+0`, which keeps a lane of `−0` terms `−0`), combined as `(l₀ + l₂) + (l₁ +
+/// l₃)`; returns that sum and the number of terms it covers (`n` rounded down to a multiple of 4).
 #[inline]
 fn lane_sum(n: usize, term: &impl Fn(usize) -> f64) -> (f64, usize) {
-    let mut lanes = [0.0; 4];
-    let mut k = 0;
+    if n < 4 {
+        return (0.0, 0);
+    }
+    let mut lanes = [term(0), term(1), term(2), term(3)];
+    let mut k = 4;
     while k + 4 <= n {
         for (j, lane) in lanes.iter_mut().enumerate() {
             *lane += term(k + j);
@@ -167,9 +171,12 @@ pub fn mujoco_sum(n: usize, term: impl Fn(usize) -> f64) -> f64 {
 #[inline]
 pub fn mujoco_dot(a: &[f64], b: &[f64]) -> f64 {
     let b = &b[..a.len()];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (mut ca, mut cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let (ra, rb) = (ca.remainder(), cb.remainder());
-    let mut l = [0.0; 4];
+    let mut l = match (ca.next(), cb.next()) {
+        (Some(x), Some(y)) => [x[0] * y[0], x[1] * y[1], x[2] * y[2], x[3] * y[3]],
+        _ => [0.0; 4],
+    };
     for (x, y) in ca.zip(cb) {
         l[0] += x[0] * y[0];
         l[1] += x[1] * y[1];
@@ -223,6 +230,33 @@ pub fn mujoco_sum_sparse(n: usize, term: impl Fn(usize) -> f64) -> f64 {
     sum
 }
 
+/// [`mujoco_sum_sparse`] of `vals[t] · x[index(cols[t])]`, written over slices so that it compiles to straight-line
+/// lanes (`mju_dotSparse` over a compressed row in the solver's hot loops).
+#[inline]
+pub fn mujoco_dot_sparse<I: Copy>(vals: &[f64], cols: &[I], x: &[f64], index: impl Fn(I) -> usize) -> f64 {
+    let cols = &cols[..vals.len()];
+    let (mut cv, mut cc) = (vals.chunks_exact(4), cols.chunks_exact(4));
+    let (rv, rc) = (cv.remainder(), cc.remainder());
+    let mut sum = match (cv.next(), cc.next()) {
+        (Some(v), Some(c)) => {
+            let mut l =
+                [v[0] * x[index(c[0])], v[1] * x[index(c[1])], v[2] * x[index(c[2])], v[3] * x[index(c[3])]];
+            for (v, c) in cv.zip(cc) {
+                l[0] += v[0] * x[index(c[0])];
+                l[1] += v[1] * x[index(c[1])];
+                l[2] += v[2] * x[index(c[2])];
+                l[3] += v[3] * x[index(c[3])];
+            }
+            (l[0] + l[2]) + (l[1] + l[3])
+        }
+        _ => 0.0,
+    };
+    for (&v, &c) in rv.iter().zip(rc) {
+        sum += v * x[index(c)];
+    }
+    sum
+}
+
 /// `Σ row_k x_k` over the non-zero entries of `row`, in order, as [`mujoco_sum_sparse`] sums a compressed sparse row
 /// (MuJoCo's `mju_dotSparse` on an actuator's moment, which keeps only its non-zero entries).
 pub fn mujoco_dot_nonzero(row: &[f64], x: &[f64]) -> f64 {
@@ -235,7 +269,9 @@ pub fn mujoco_dot_nonzero(row: &[f64], x: &[f64]) -> f64 {
         if v == 0.0 {
             continue;
         }
-        if t < full {
+        if t < 4.min(full) {
+            lanes[t] = v * y;
+        } else if t < full {
             lanes[t % 4] += v * y;
         } else {
             if t == full {
@@ -296,6 +332,20 @@ mod tests {
             let idx: Vec<usize> = (0..row.len()).filter(|&k| row[k] != 0.0).collect();
             let compressed = mujoco_sum_sparse(idx.len(), |t| row[idx[t]] * x[idx[t]]);
             prop_assert_eq!(mujoco_dot_nonzero(&row, &x).to_bits(), compressed.to_bits());
+        }
+
+        /// The slice form [`mujoco_dot_sparse`] equals [`mujoco_sum_sparse`] bit for bit, `−0` products included.
+        #[test]
+        fn sparse_dot_is_the_sparse_sum(
+            entries in prop::collection::vec((-1.0f64..1.0, prop::sample::select(vec![-0.0f64, 0.0, 0.5, -2.0])), 0..24),
+            perm_seed in any::<u64>(),
+        ) {
+            let n = entries.len();
+            let x: Vec<f64> = entries.iter().map(|e| e.1).collect();
+            let vals: Vec<f64> = entries.iter().map(|e| e.0).collect();
+            let cols: Vec<u32> = (0..n as u32).map(|k| (k as u64 * 7 + perm_seed) as u32 % n.max(1) as u32).collect();
+            let expected = mujoco_sum_sparse(n, |t| vals[t] * x[cols[t] as usize]);
+            prop_assert_eq!(mujoco_dot_sparse(&vals, &cols, &x, |c| c as usize).to_bits(), expected.to_bits());
         }
     }
 }

@@ -194,7 +194,7 @@ impl DialectStages for Dialect {
                 Dialect::Native => WarmStart::Incoming,
                 Dialect::Mujoco => WarmStart::CheaperOfIncomingAndSmooth,
             },
-            mujoco_dense: self == Dialect::Mujoco,
+            mujoco_arithmetic: self == Dialect::Mujoco,
         }
     }
 

@@ -69,14 +69,18 @@ pub(crate) fn solve_islands(
         && !options.signorini
         && !(in_place && k == model.nv)
     {
-        let cheaper = if crate::mujoco_newton::applies(rows, &options) {
+        let cheaper = if crate::mujoco_newton::applies(rows, &options, primal.mujoco.sparse) {
             crate::mujoco_newton::warm_start_is_cheaper(
                 model,
                 data,
                 rows,
                 |r, x| {
                     let (dofs, vals) = rows.jacobian_row(r);
-                    signorini_constraints::mujoco_dot::mujoco_row_dot(dofs, vals, x)
+                    if primal.mujoco.sparse {
+                        signorini_constraints::mujoco_dot::mujoco_sparse_row_dot(dofs, vals, x)
+                    } else {
+                        signorini_constraints::mujoco_dot::mujoco_row_dot(dofs, vals, x)
+                    }
                 },
                 qacc,
                 (&mut primal.tmp, &mut primal.ms),

@@ -23,6 +23,7 @@
 //! | [`cost`] | the row costs, forces and active states, [`total_cost`] |
 //! | `jacobian` | the products `J x` and `g −= Jᵀ f` over runs of rows sharing dofs |
 //! | `validate` | validation of the solver's inputs ([`SolverError`]) |
+//! | `mujoco_newton`, `mujoco_sparse` | MuJoCo 4.0.1's Newton and CG iterations in its own arithmetic (dense models), and CG over its sparse Jacobian (sparse models) |
 //! | [`block_cholesky`] | the tree-block sparse Cholesky of the Newton Hessian with rank-1 update/downdate |
 //! | [`dense`] | the dense Cholesky factorisation of the Newton Hessian (small problems) |
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
@@ -51,6 +52,7 @@ pub mod linesearch;
 pub mod mass;
 mod mujoco_cone;
 mod mujoco_newton;
+mod mujoco_sparse;
 mod newton;
 pub mod noslip;
 pub mod pgs;
@@ -133,11 +135,11 @@ pub struct SolverOptions {
     /// Where the iteration starts when there are rows and the incoming `qacc` is valid (§C.7). Default:
     /// [`WarmStart::Incoming`].
     pub warm_start: WarmStart,
-    /// Newton and CG on a model with fewer than 60 dofs follow MuJoCo 4.0.1's dense arithmetic operation for
-    /// operation (its sums' orders, its factorisation and line search; the crate's private `mujoco_newton` module)
-    /// when the rows allow it (equalities, friction loss, limits, frictionless, pyramidal and elliptic contacts,
-    /// without the Signorini resolution). Default: `false`.
-    pub mujoco_dense: bool,
+    /// Newton and CG follow MuJoCo 4.0.1's arithmetic operation for operation (its sums' orders, its factorisation
+    /// and line search; the crate's private `mujoco_newton` module), with its dense matrices on a model of fewer than
+    /// 60 dofs and its sparse ones from 60 on, when the rows allow it (equalities, friction loss, limits,
+    /// frictionless, pyramidal and elliptic contacts, without the Signorini resolution). Default: `false`.
+    pub mujoco_arithmetic: bool,
 }
 
 impl Default for SolverOptions {
@@ -152,7 +154,7 @@ impl Default for SolverOptions {
             elliptic: false,
             signorini: false,
             warm_start: WarmStart::Incoming,
-            mujoco_dense: false,
+            mujoco_arithmetic: false,
         }
     }
 }

@@ -12,7 +12,10 @@
 //!   `PrimalSearch`'s.
 //!
 //! With `SolverKind::Cg` it is `mj_solPrimal`'s conjugate-gradient iteration instead: no Hessian, the direction
-//! from `M⁻¹g` (`mj_solveM`) and Hager–Zhang's (or Polak–Ribière+'s) `β`, an exit on the gap alone.
+//! from `M⁻¹g` (`mj_solveM`) and Hager–Zhang's (or Polak–Ribière+'s) `β`, an exit on the gap alone. CG also runs on
+//! a model MuJoCo keeps sparse (60 dofs or more, `mj_isSparse`), with `J x` and `Jᵀ f` over its sparse `J` and `Jᵀ`
+//! ([`crate::mujoco_sparse`]); Newton there takes the shared iteration (MuJoCo 4.0.1 factors its sparse Hessian by
+//! a supernodal reverse Cholesky whose order of operations is not reproduced here).
 //!
 //! Elliptic contacts follow `mj_constraintUpdate`'s zones (top, bottom, the cone's middle with its Hessian), and
 //! MuJoCo keeps two factors: `L` of the quadratic rows (updated by rank one as rows change state) and `Lcone`, `L`
@@ -30,15 +33,21 @@ use signorini_model::factor::mujoco_dot as dot;
 
 use crate::cost::RowState;
 use crate::mujoco_cone::Cone;
+use crate::mujoco_sparse::SparseJacobian;
 use crate::primal::{PrimalWork, Problem};
 use crate::{CgUpdate, SolveStats, SolverError, SolverOptions, WarmStart};
 
 /// MuJoCo's `mjMINVAL`.
 const MINVAL: f64 = 1e-15;
 
-/// The scratch of the dense iteration (kept in [`PrimalWork`], reused across solves).
+/// The scratch of the iteration (kept in [`PrimalWork`], reused across solves).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MujocoDense {
+    /// Whether the model is one MuJoCo keeps sparse (60 dofs or more, whatever the island's size): `J` and `Jᵀ` are
+    /// then [`SparseJacobian`]'s and the dense `j` is unused (CG only: see [`applies`]).
+    pub(crate) sparse: bool,
+    /// The sparse `J` and `Jᵀ` (when `sparse`).
+    sp: SparseJacobian,
     /// `J` dense (row-major, `nefc × nv`, zeros included), as MuJoCo keeps it below 60 dofs: every product with it
     /// is then `mju_dot` over a contiguous row.
     j: Vec<f64>,
@@ -80,21 +89,28 @@ struct Pnt {
     deriv: [f64; 2],
 }
 
-/// Whether the dense MuJoCo iteration applies to these rows (see the module docs); `options.mujoco_dense` holds
-/// only on a model MuJoCo keeps dense (fewer than `MUJOCO_SPARSE_NV` dofs; [`crate::PrimalSolver`] clears it
-/// otherwise).
-pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions) -> bool {
-    options.mujoco_dense
+/// Whether MuJoCo's iteration applies to these rows (see the module docs): Newton or CG on a model MuJoCo keeps
+/// dense, CG on one it keeps sparse (`sparse`).
+pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions, sparse: bool) -> bool {
+    options.mujoco_arithmetic
         && !options.signorini
-        && matches!(options.kind, crate::SolverKind::Newton | crate::SolverKind::Cg)
+        && match options.kind {
+            crate::SolverKind::Newton => !sparse,
+            crate::SolverKind::Cg => true,
+            _ => false,
+        }
         && rows.kind.iter().all(|k| {
             k.is_equality() || k.is_friction_loss() || k.is_one_sided() || *k == RowKind::ContactElliptic
         })
 }
 
 impl MujocoDense {
-    /// Fills the dense `J` from the rows' sparse entries.
-    fn densify(&mut self, rows: &ConstraintRows, nv: usize) {
+    /// Builds `J` as MuJoCo keeps it: dense, or (on a sparse model) [`SparseJacobian`]'s rows and `Jᵀ`.
+    fn prepare(&mut self, rows: &ConstraintRows, nv: usize) {
+        if self.sparse {
+            self.sp.assign(rows, nv);
+            return;
+        }
         self.j.clear();
         self.j.resize(rows.len() * nv, 0.0);
         for r in 0..rows.len() {
@@ -106,17 +122,28 @@ impl MujocoDense {
         }
     }
 
-    /// `J_r x`, `mju_dot` over row `r`'s `nv` columns.
+    /// `J_r x`: `mju_dot` over row `r`'s `nv` columns, or `mju_dotSparse` over its stored entries.
     #[inline]
     fn row_dot(&self, r: usize, nv: usize, x: &[f64]) -> f64 {
-        dot(&self.j[r * nv..(r + 1) * nv], &x[..nv])
+        if self.sparse { self.sp.row_dot(r, x) } else { dot(&self.j[r * nv..(r + 1) * nv], &x[..nv]) }
+    }
+
+    /// `out = J x`, every row as [`Self::row_dot`] sums it.
+    fn mul_j(&self, nv: usize, x: &[f64], out: &mut [f64]) {
+        if self.sparse {
+            self.sp.mul(x, out);
+        } else {
+            for (o, row) in out.iter_mut().zip(self.j.chunks_exact(nv.max(1))) {
+                *o = dot(row, &x[..nv]);
+            }
+        }
     }
 }
 
 impl PrimalWork {
     /// The iteration of the module docs on `p` from `a_s` or `warm`, with the termination scale `scale`; leaves `a`
     /// and `force` in `self.a`, `self.force`.
-    pub(crate) fn run_mujoco_dense(
+    pub(crate) fn run_mujoco(
         &mut self,
         p: &Problem<'_>,
         options: &SolverOptions,
@@ -126,7 +153,7 @@ impl PrimalWork {
         let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
         let tol = options.tolerance;
         let mut mj = std::mem::take(&mut self.mujoco);
-        mj.densify(rows, nv);
+        mj.prepare(rows, nv);
         // `Jaref = J a − aref` of the start: kept from MuJoCo's choice of start when it is made here.
         let mut jar_known = false;
         match warm {
@@ -158,7 +185,9 @@ impl PrimalWork {
             Some(warm) => self.a.copy_from_slice(warm),
             None => self.a.copy_from_slice(p.a_s),
         }
-        mj.l.resize(nv * nv, 0.0);
+        if !mj.sparse {
+            mj.l.resize(nv * nv, 0.0);
+        }
         mj.qfrc.resize(nv, 0.0);
         mj.cholupd.resize(nv, 0.0);
         mj.old_state.resize(nefc, RowState::Inactive);
@@ -171,8 +200,9 @@ impl PrimalWork {
         // Ma = M a, Jaref = J a − aref, rows, gradient.
         p.mass.mul(&self.a, &mut self.ma);
         if !jar_known {
-            for r in 0..nefc {
-                self.jar[r] = mj.row_dot(r, nv, &self.a) - rows.aref[r];
+            mj.mul_j(nv, &self.a, &mut self.jar);
+            for (j, a) in self.jar.iter_mut().zip(&rows.aref) {
+                *j -= a;
             }
         }
         let mut cost = self.update_constraint_mujoco(p, &mut mj, newton_cones);
@@ -313,12 +343,16 @@ impl PrimalWork {
         }
         mj.ncone = self.state.iter().filter(|&&s| s == RowState::Cone).count();
         let nv = p.mass.nv;
-        mj.qfrc.fill(0.0);
-        for r in 0..rows.len() {
-            let f = self.force[r];
-            if f != 0.0 {
-                for (q, &v) in mj.qfrc.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
-                    *q += v * f;
+        if mj.sparse {
+            mj.sp.mul_transpose(&self.force, &mut mj.qfrc);
+        } else {
+            mj.qfrc.fill(0.0);
+            for r in 0..rows.len() {
+                let f = self.force[r];
+                if f != 0.0 {
+                    for (q, &v) in mj.qfrc.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
+                        *q += v * f;
+                    }
                 }
             }
         }
@@ -449,9 +483,7 @@ impl PrimalWork {
         }
         let gtol = tolerance * snorm / scale;
         p.mass.mul(&self.s, &mut self.ms);
-        for r in 0..rows.len() {
-            self.jv[r] = mj.row_dot(r, nv, &self.s);
-        }
+        mj.mul_j(nv, &self.s, &mut self.jv);
         // PrimalPrepare.
         mj.quad_gauss[1] = dot(&self.s, &self.ma) - dot(&p.fs[..nv], &self.s);
         mj.quad_gauss[2] = 0.5 * dot(&self.s, &self.ms);

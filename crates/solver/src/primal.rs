@@ -162,10 +162,8 @@ impl ConstraintSolver for PrimalSolver {
     ) -> Result<SolveStats, SolverError> {
         check_inputs(model, data, rows)?;
         let nv = model.nv;
-        // MuJoCo's dense arithmetic applies to models MuJoCo keeps dense, whatever the islands' sizes.
-        let mut options = *options;
-        options.mujoco_dense &= nv < signorini_constraints::mujoco_dot::MUJOCO_SPARSE_NV;
-        let options = &options;
+        // MuJoCo keeps the model's matrices dense or sparse by its size, whatever the islands' sizes.
+        work.primal.mujoco.sparse = nv >= signorini_constraints::mujoco_dot::MUJOCO_SPARSE_NV;
         let warm_valid = qacc.len() == nv && qacc.iter().all(|v| v.is_finite());
         efc_force.clear();
         efc_force.resize(rows.len(), 0.0);
@@ -352,8 +350,8 @@ impl PrimalWork {
             });
         }
 
-        if crate::mujoco_newton::applies(rows, options) {
-            return self.run_mujoco_dense(p, options, scale, warm);
+        if crate::mujoco_newton::applies(rows, options, self.mujoco.sparse) {
+            return self.run_mujoco(p, options, scale, warm);
         }
 
         // Warm start (§C.7): the incoming `qacc` when there is one, or the cheaper of it and the smooth acceleration

@@ -83,9 +83,9 @@ impl ConstraintAssembler {
                 }
             }
         }
-        // MuJoCo sums each row's velocity over the row itself (`mj_mulJacVec`); on a dense model that order is
-        // reproduced, and a moving surface's velocity is added to the row afterwards (`mj_addSurfaceVel`).
-        let mujoco_vel = opts.mujoco_sums && model.nv < MUJOCO_SPARSE_NV;
+        // MuJoCo sums each row's velocity over the row itself (`mj_mulJacVec`, dense or sparse); with its sums that
+        // order is reproduced, and a moving surface's velocity is added to the row afterwards (`mj_addSurfaceVel`).
+        let mujoco_vel = opts.mujoco_sums;
         // Moving surfaces (MuJoCo `surfacevel`): the rows measure the slip and spin relative to the surfaces,
         // `σ_A − σ_B` at the contact point, in the contact frame `(n, t1, t2, spin)` (no normal or rolling part).
         let mut surface = None;
