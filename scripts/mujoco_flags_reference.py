@@ -1,8 +1,8 @@
-"""MuJoCo 4.0 with each disable flag on crates/sim/tests/data/flags.xml (springs, dampers, both, actuation, clampctrl,
+"""MuJoCo 4.0.1 with each disable flag on crates/sim/tests/data/flags.xml (springs, dampers, both, actuation, clampctrl,
 warmstart, filterparent, refsafe, eulerdamp), for mujoco_parity_flags in crates/sim/tests/scenes.rs.
 
 Writes crates/sim/tests/data/flags_reference.json: per variant (the flags written into `<option>` as
-`<flag NAME="disable"/>`), from keyframe 0, ncon, qpos and act after steps 1, 50 and 200. Needs `pip install mujoco`.
+`<flag NAME="disable"/>`), from keyframe 0, ncon, qpos and act after steps 1, 50, 200, 316 and 400. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_flags_reference.py
 """
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "flags.xml"
 VARIANTS = [[], ["spring"], ["damper"], ["spring", "damper"], ["actuation"], ["clampctrl"], ["warmstart"],
             ["filterparent"], ["refsafe"], ["eulerdamp"]]
-STEPS = [1, 50, 200]
+STEPS = [1, 50, 200, 316, 400]
 
 
 def with_flags(text, flags):

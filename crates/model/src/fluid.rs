@@ -392,24 +392,27 @@ fn inertia_box(inertia: DVec3, mass: f64) -> DVec3 {
     )
 }
 
-/// The inertia-box force and torque `(τ, f)` on a body moving at local `(ω, v)` relative to the wind.
+/// The inertia-box force and torque `(τ, f)` on a body moving at local `(ω, v)` relative to the wind, with the
+/// products grouped left to right as `mj_inertiaBoxFluidModel` writes them (`((−π d) d) d β`, `((½ρ b₁) b₂) |v| v`,
+/// `ρ b₀ (b₁⁴ + b₂⁴) |ω| ω / 64` with `b⁴ = ((b b) b) b`).
 fn box_force(medium: &Medium, b: DVec3, w: DVec3, v: DVec3) -> (DVec3, DVec3) {
     let (rho, beta) = (medium.density, medium.viscosity);
     let pi = std::f64::consts::PI;
     let (mut torque, mut force) = (DVec3::ZERO, DVec3::ZERO);
     if beta > 0.0 {
         let diam = (b.x + b.y + b.z) / 3.0;
-        torque = -pi * diam.powi(3) * beta * w;
-        force = -3.0 * pi * diam * beta * v;
+        torque = w * (-pi * diam * diam * diam * beta);
+        force = v * (-3.0 * pi * diam * beta);
     }
     if rho > 0.0 {
-        force -= 0.5 * rho * DVec3::new(b.y * b.z, b.x * b.z, b.x * b.y) * v.abs() * v;
-        let t = DVec3::new(
-            b.x * (b.y.powi(4) + b.z.powi(4)),
-            b.y * (b.x.powi(4) + b.z.powi(4)),
-            b.z * (b.x.powi(4) + b.y.powi(4)),
-        );
-        torque -= rho * t * w.abs() * w / 64.0;
+        let (b, v, w) = (b.to_array(), v.to_array(), w.to_array());
+        let (mut f, mut t) = (force.to_array(), torque.to_array());
+        let p4 = |x: f64| x * x * x * x;
+        for (k, (i, j)) in [(1, 2), (0, 2), (0, 1)].into_iter().enumerate() {
+            f[k] -= 0.5 * rho * b[i] * b[j] * v[k].abs() * v[k];
+            t[k] -= rho * b[k] * (p4(b[i]) + p4(b[j])) * w[k].abs() * w[k] / 64.0;
+        }
+        (force, torque) = (DVec3::from_array(f), DVec3::from_array(t));
     }
     (torque, force)
 }
