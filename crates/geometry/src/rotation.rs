@@ -62,6 +62,19 @@ pub fn mul_quat(a: DQuat, b: DQuat) -> DQuat {
     )
 }
 
+/// `q ⊗ (0, a)` (`mju_mulQuatAxis` of MuJoCo 4.0.1, AVX lanes read off its machine code): each component as the sum of
+/// the first two products, then the third.
+#[inline]
+pub fn mul_quat_axis(q: DQuat, a: DVec3) -> DQuat {
+    let (q0, q1, q2, q3) = (q.w, q.x, q.y, q.z);
+    DQuat::from_xyzw(
+        (q0 * a.x + -(q3 * a.y)) + q2 * a.z,
+        (q3 * a.x + q0 * a.y) + -(q1 * a.z),
+        (-(q2 * a.x) + q1 * a.y) + q0 * a.z,
+        (-(q1 * a.x) + -(q2 * a.y)) + -(q3 * a.z),
+    )
+}
+
 /// `q / |q|` (`mju_normalize4`), with `|q|² = (w² + x²) + (y² + z²)`: the identity below `min_norm`, `q` itself
 /// when `|q|` is within `min_norm` of 1, else `q · (1/|q|)`.
 #[inline]
@@ -117,6 +130,50 @@ pub fn local_to_world(body: &crate::Pose, local: &crate::Pose) -> crate::Pose {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `mju_mulQuatAxis` of MuJoCo 4.0.1 (`mujoco.mju_mulQuatAxis` on random unit quaternions `(w, x, y, z)` and axes),
+    /// bit for bit; its C source's order rounds differently on about half of such inputs.
+    #[test]
+    fn mul_quat_axis_is_mujocos() {
+        let cases: [([u64; 4], [u64; 3], [u64; 4]); 6] = [
+            (
+                [0x3f5498bfccdf5905, 0x3fd389f3206876c9, 0xbfd1edf05c74682d, 0xbfed1fab395a4995],
+                [0xbfdd19537e309692, 0xbfefbb918e5cd3f0, 0x3faecb246c7071e5],
+                [0xbfb59223faec29d6, 0xbfed7019314ffa70, 0x3fd93a7d5dfa9ffe, 0xbfdb85d6ac9f90a6],
+            ),
+            (
+                [0x3fea476994b83628, 0xbfd34d68dc631ab2, 0xbfd8552272689290, 0x3fd335ac08555455],
+                [0x3fd6d73c9b1a8b33, 0x3fbafc6d9ffa76ca, 0xbfedc664ebbfd571],
+                [0x3fdb53e6ad9b9dc3, 0x3fe3afbc2d7c5582, 0xbfb641c2cd1a1fd8, 0xbfe5208a8ab8effa],
+            ),
+            (
+                [0xbf92f12e4bf3211e, 0x3fdc23eef8cfbfb8, 0xbfeb339a9e8cd0e6, 0xbfd2854a06dc4749],
+                [0xbffe6b68891db2c3, 0xbff4a1f253355902, 0xbffd77bf28b367b0],
+                [0xbfe961c9caf68772, 0x3ff3a41772aee2d1, 0x3ff62433c004e54a, 0xc00131492ea3234b],
+            ),
+            (
+                [0xbfc6aef6c9242a9b, 0xbfee92c4ea787459, 0x3fca2c79bb77344a, 0x3fbe3fc9ae32c332],
+                [0xbfc7ed5a6ae5e4ab, 0xc0042252ea4eea8a, 0xbfe13cf8e247f67c],
+                [0x3fd9947e5a0e3314, 0x3fcc34a119a63062, 0xbfb73be31f6e556c, 0x40044e51607c40d3],
+            ),
+            (
+                [0xbf9ee4403c62986e, 0x3fb20adb9d324c2f, 0xbfee74b0723e71e8, 0xbfd304b5d1b2ec4c],
+                [0xbfef50073dd87da6, 0xbfe9e1fea263d5fb, 0x3ff0f970d5bd08b8],
+                [0xbfd8ad6318661940, 0xbff38755ba94a283, 0x3fcec5be21651400, 0xbff05330a6dbf62b],
+            ),
+            (
+                [0xbfe3641bd27ecd5f, 0xbf98fd65f16bbc60, 0x3fe53c8e509be972, 0xbfdc07100ec54ed2],
+                [0xbfbc987fbc5d0834, 0x3fbc4760caa31e1e, 0x3fb054009a819fe2],
+                [0xbfa8a0e82d88720f, 0x3fc4463083e8a1a3, 0xbf90dbdbec16e1e5, 0x3fa0c9204faccd76],
+            ),
+        ];
+        for (q, a, expected) in cases {
+            let f = |b: u64| f64::from_bits(b);
+            let q = DQuat::from_xyzw(f(q[1]), f(q[2]), f(q[3]), f(q[0]));
+            let r = mul_quat_axis(q, DVec3::new(f(a[0]), f(a[1]), f(a[2])));
+            assert_eq!([r.w, r.x, r.y, r.z].map(f64::to_bits), expected);
+        }
+    }
 
     /// Against glam's conversions (the same rotations, to rounding), on random unit quaternions and vectors.
     #[test]

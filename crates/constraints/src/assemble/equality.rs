@@ -2,6 +2,7 @@
 //! rows; see the table in [`super`].
 
 use super::*;
+use signorini_geometry::rotation::{mul_quat, mul_quat_axis};
 
 impl ConstraintAssembler {
     pub(super) fn equality(
@@ -45,11 +46,13 @@ impl ConstraintAssembler {
                 let sol = replaced.unwrap_or(&sol);
                 let (p1, p2) = (anchor_point(data, body1, anchor1), anchor_point(data, body2, anchor2));
                 relative_columns(model, (dofs, &data.cdof), (body1, p1), (body2, p2), cols);
-                let q = data.xquat[body1] * relquat;
-                let q2inv = data.xquat[body2].inverse();
-                let qe = q2inv * q;
+                // MuJoCo's `neg(q₂) ⊗ q₁ ⊗ relpose` in its arithmetic (`mju_mulQuat`, `mju_negQuat`).
+                let q = mul_quat(data.xquat[body1], relquat);
+                let q2 = data.xquat[body2];
+                let q2inv = DQuat::from_xyzw(-q2.x, -q2.y, -q2.z, q2.w);
+                let qe = mul_quat(q2inv, q);
                 let ep = p1 - p2;
-                let er = torquescale * DVec3::new(qe.x, qe.y, qe.z);
+                let er = DVec3::new(qe.x, qe.y, qe.z) * torquescale;
                 let imp = sol.impedance((ep.length_squared() + er.length_squared()).sqrt());
                 let [t1, r1] = model.body_invweight0[body1];
                 let [t2, r2] = model.body_invweight0[body2];
@@ -72,8 +75,9 @@ impl ConstraintAssembler {
                 }
                 for k in 0..3 {
                     for c in cols.iter() {
-                        let w = q2inv * DQuat::from_xyzw(c.ang.x, c.ang.y, c.ang.z, 0.0) * q;
-                        rows.push_entry(c.dof, 0.5 * torquescale * [w.x, w.y, w.z][k]);
+                        // `½ neg(q₂) ⊗ (0, J_rot) ⊗ q₁ ⊗ relpose`, then scaled by `torquescale`.
+                        let w = mul_quat(mul_quat_axis(q2inv, c.ang), q);
+                        rows.push_entry(c.dof, 0.5 * [w.x, w.y, w.z][k] * torquescale);
                     }
                     let vel = self.open_row_velocity(model, data, rows);
                     let aref = sol.aref(imp, vel, er[k]) - bias_r[k];
