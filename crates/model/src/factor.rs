@@ -134,16 +134,17 @@ impl TreeLayout<'_> {
     }
 }
 
-/// The vectorised part of MuJoCo 4.0.1's dot products: four running lanes over the blocks of four terms (each lane
-/// starts at its first term, not at `+0`, which keeps a lane of `−0` terms `−0`), combined as `(l₀ + l₂) + (l₁ +
-/// l₃)`; returns that sum and the number of terms it covers (`n` rounded down to a multiple of 4).
+/// The vectorised part of MuJoCo 4.0.1's dot products: four running lanes over the blocks of four terms, combined as
+/// `(l₀ + l₂) + (l₁ + l₃)`; returns that sum and the number of terms it covers (`n` rounded down to a multiple of 4).
+/// MuJoCo's lanes start at their first terms; ours start at `−0`, the one value that adds to every term (a `−0`
+/// term included) as starting from it does. Without a block of four the sum is `+0`.
 #[inline]
 fn lane_sum(n: usize, term: &impl Fn(usize) -> f64) -> (f64, usize) {
     if n < 4 {
         return (0.0, 0);
     }
-    let mut lanes = [term(0), term(1), term(2), term(3)];
-    let mut k = 4;
+    let mut lanes = [-0.0; 4];
+    let mut k = 0;
     while k + 4 <= n {
         for (j, lane) in lanes.iter_mut().enumerate() {
             *lane += term(k + j);
@@ -171,19 +172,17 @@ pub fn mujoco_sum(n: usize, term: impl Fn(usize) -> f64) -> f64 {
 #[inline]
 pub fn mujoco_dot(a: &[f64], b: &[f64]) -> f64 {
     let b = &b[..a.len()];
-    let (mut ca, mut cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let (ra, rb) = (ca.remainder(), cb.remainder());
-    let mut l = match (ca.next(), cb.next()) {
-        (Some(x), Some(y)) => [x[0] * y[0], x[1] * y[1], x[2] * y[2], x[3] * y[3]],
-        _ => [0.0; 4],
-    };
+    // Lanes from `−0`, as [`lane_sum`]'s.
+    let mut l = [-0.0; 4];
     for (x, y) in ca.zip(cb) {
         l[0] += x[0] * y[0];
         l[1] += x[1] * y[1];
         l[2] += x[2] * y[2];
         l[3] += x[3] * y[3];
     }
-    let sum = (l[0] + l[2]) + (l[1] + l[3]);
+    let sum = if a.len() < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
     match ra.len() {
         1 => sum + ra[0] * rb[0],
         2 => sum + (ra[0] * rb[0] + ra[1] * rb[1]),
@@ -235,22 +234,17 @@ pub fn mujoco_sum_sparse(n: usize, term: impl Fn(usize) -> f64) -> f64 {
 #[inline]
 pub fn mujoco_dot_sparse<I: Copy>(vals: &[f64], cols: &[I], x: &[f64], index: impl Fn(I) -> usize) -> f64 {
     let cols = &cols[..vals.len()];
-    let (mut cv, mut cc) = (vals.chunks_exact(4), cols.chunks_exact(4));
+    let (cv, cc) = (vals.chunks_exact(4), cols.chunks_exact(4));
     let (rv, rc) = (cv.remainder(), cc.remainder());
-    let mut sum = match (cv.next(), cc.next()) {
-        (Some(v), Some(c)) => {
-            let mut l =
-                [v[0] * x[index(c[0])], v[1] * x[index(c[1])], v[2] * x[index(c[2])], v[3] * x[index(c[3])]];
-            for (v, c) in cv.zip(cc) {
-                l[0] += v[0] * x[index(c[0])];
-                l[1] += v[1] * x[index(c[1])];
-                l[2] += v[2] * x[index(c[2])];
-                l[3] += v[3] * x[index(c[3])];
-            }
-            (l[0] + l[2]) + (l[1] + l[3])
-        }
-        _ => 0.0,
-    };
+    // Lanes from `−0`, as [`lane_sum`]'s.
+    let mut l = [-0.0; 4];
+    for (v, c) in cv.zip(cc) {
+        l[0] += v[0] * x[index(c[0])];
+        l[1] += v[1] * x[index(c[1])];
+        l[2] += v[2] * x[index(c[2])];
+        l[3] += v[3] * x[index(c[3])];
+    }
+    let mut sum = if vals.len() < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
     for (&v, &c) in rv.iter().zip(rc) {
         sum += v * x[index(c)];
     }
@@ -262,26 +256,24 @@ pub fn mujoco_dot_sparse<I: Copy>(vals: &[f64], cols: &[I], x: &[f64], index: im
 pub fn mujoco_dot_nonzero(row: &[f64], x: &[f64]) -> f64 {
     let nnz = row.iter().filter(|&&v| v != 0.0).count();
     let full = nnz - nnz % 4;
-    let mut lanes = [0.0; 4];
+    let mut lanes = [-0.0; 4];
     let mut sum = 0.0;
     let mut t = 0;
     for (&v, &y) in row.iter().zip(x) {
         if v == 0.0 {
             continue;
         }
-        if t < 4.min(full) {
-            lanes[t] = v * y;
-        } else if t < full {
+        if t < full {
             lanes[t % 4] += v * y;
         } else {
-            if t == full {
+            if t == full && full > 0 {
                 sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
             }
             sum += v * y;
         }
         t += 1;
     }
-    if nnz == full { (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) } else { sum }
+    if nnz == full && full > 0 { (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]) } else { sum }
 }
 
 impl Model {
