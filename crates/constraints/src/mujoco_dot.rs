@@ -3,7 +3,7 @@
 //! to three remaining columns; `signorini_model::factor::mujoco_sum`). MuJoCo keeps the Jacobian dense below
 //! [`MUJOCO_SPARSE_NV`] dofs (`mj_isSparse` with `jacobian="auto"`).
 
-use signorini_model::factor::{mujoco_dot_sparse, mujoco_sum_at, mujoco_sum_sparse};
+use signorini_model::factor::{mujoco_dot_sparse, mujoco_dot_sparse_rev, mujoco_sum_at};
 
 use crate::DofIndex;
 
@@ -23,11 +23,11 @@ pub fn mujoco_row_dot(dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 {
 
 /// `J_r · x` of the row with entries `vals` at columns `dofs` (either order) as `mju_dotSparse` sums a row of
 /// MuJoCo's sparse Jacobian (a model of [`MUJOCO_SPARSE_NV`] dofs or more): over the stored entries, columns
-/// increasing ([`mujoco_sum_sparse`]).
+/// increasing (`signorini_model::factor::mujoco_sum_sparse`).
+#[inline]
 pub fn mujoco_sparse_row_dot(dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 {
     if dofs.first() > dofs.last() {
-        let n = dofs.len();
-        mujoco_sum_sparse(n, |t| vals[n - 1 - t] * x[dofs[n - 1 - t] as usize])
+        mujoco_dot_sparse_rev(vals, dofs, x, |d| d as usize)
     } else {
         mujoco_dot_sparse(vals, dofs, x, |d| d as usize)
     }

@@ -251,6 +251,32 @@ pub fn mujoco_dot_sparse<I: Copy>(vals: &[f64], cols: &[I], x: &[f64], index: im
     sum
 }
 
+/// [`mujoco_dot_sparse`] of a row listed backwards: term `t` is `vals[n − 1 − t] · x[index(cols[n − 1 − t])]`.
+#[inline]
+pub fn mujoco_dot_sparse_rev<I: Copy>(
+    vals: &[f64],
+    cols: &[I],
+    x: &[f64],
+    index: impl Fn(I) -> usize,
+) -> f64 {
+    let cols = &cols[..vals.len()];
+    let (cv, cc) = (vals.rchunks_exact(4), cols.rchunks_exact(4));
+    let (rv, rc) = (cv.remainder(), cc.remainder());
+    // Lanes from `−0`, as [`lane_sum`]'s; each chunk from the end holds terms `4j … 4j + 3` backwards.
+    let mut l = [-0.0; 4];
+    for (v, c) in cv.zip(cc) {
+        l[0] += v[3] * x[index(c[3])];
+        l[1] += v[2] * x[index(c[2])];
+        l[2] += v[1] * x[index(c[1])];
+        l[3] += v[0] * x[index(c[0])];
+    }
+    let mut sum = if vals.len() < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
+    for (&v, &c) in rv.iter().zip(rc).rev() {
+        sum += v * x[index(c)];
+    }
+    sum
+}
+
 /// `Σ row_k x_k` over the non-zero entries of `row`, in order, as [`mujoco_sum_sparse`] sums a compressed sparse row
 /// (MuJoCo's `mju_dotSparse` on an actuator's moment, which keeps only its non-zero entries).
 pub fn mujoco_dot_nonzero(row: &[f64], x: &[f64]) -> f64 {
@@ -338,6 +364,8 @@ mod tests {
             let cols: Vec<u32> = (0..n as u32).map(|k| (k as u64 * 7 + perm_seed) as u32 % n.max(1) as u32).collect();
             let expected = mujoco_sum_sparse(n, |t| vals[t] * x[cols[t] as usize]);
             prop_assert_eq!(mujoco_dot_sparse(&vals, &cols, &x, |c| c as usize).to_bits(), expected.to_bits());
+            let (rv, rc): (Vec<f64>, Vec<u32>) = vals.iter().rev().zip(cols.iter().rev()).unzip();
+            prop_assert_eq!(mujoco_dot_sparse_rev(&rv, &rc, &x, |c| c as usize).to_bits(), expected.to_bits());
         }
     }
 }
