@@ -23,6 +23,16 @@ fn free_positions(scene: &Scene, snap: &Value) -> Vec<(usize, f64, f64)> {
     out
 }
 
+/// Asserts that `ours` is the snapshot's `field` (a JSON array of MuJoCo's numbers) bit for bit, length included;
+/// `label` prefixes the messages.
+fn assert_field_bits(label: &str, field: &str, ours: &[f64], snap: &Value, k: u64) {
+    let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
+    assert_eq!(ours.len(), theirs.len(), "{label}{field}: length");
+    for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(a.to_bits(), b.to_bits(), "{label}{field}[{i}] at step {k}: {a} vs {b}");
+    }
+}
+
 /// MuJoCo parity (spec §6 acceptance): `ncon` at steps 100, 500, 2000, free-body positions within 1e-4 m and
 /// orientations within 1e-4 rad there, and the run's maximum penetration within 5 %, in MuJoCo-compatible mode.
 fn parity(variant: &str) {
@@ -548,11 +558,7 @@ fn mujoco_parity_rk4() {
                 "{name}: ncon at step {k}"
             );
             for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel)] {
-                let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
-                assert_eq!(ours.len(), theirs.len());
-                for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                    assert_eq!(a.to_bits(), b.to_bits(), "{name}: {field}[{i}] at step {k}: {a} vs {b}");
-                }
+                assert_field_bits(&format!("{name}: "), field, ours, snap, k);
             }
             checked += 1;
         }
@@ -585,11 +591,7 @@ fn mujoco_parity_sparse_cg() {
             );
             let d = &scene.data().multibody;
             for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel)] {
-                let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
-                assert_eq!(ours.len(), theirs.len());
-                for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                    assert_eq!(a.to_bits(), b.to_bits(), "{name}: {field}[{i}] at step {k}: {a} vs {b}");
-                }
+                assert_field_bits(&format!("{name}: "), field, ours, snap, k);
             }
         }
     }
@@ -668,21 +670,16 @@ fn mujoco_parity_gravcomp() {
             assert!((a - b).abs() < 1e-12, "{field}[{i}]: {a} vs {b}");
         }
     }
-    let mut worst: f64 = 0.0;
     for k in 1..=reference["steps"].as_u64().unwrap() {
         scene.step().unwrap();
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
         assert_eq!(scene.stats().contacts as u64, snap["ncon"].as_u64().unwrap(), "ncon at step {k}");
         let d = &scene.data().multibody;
         for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel)] {
-            let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
-            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                worst = worst.max((a - b).abs());
-                assert_eq!(a.to_bits(), b.to_bits(), "{field}[{i}] at step {k}: {a} vs {b}");
-            }
+            assert_field_bits("", field, ours, snap, k);
         }
     }
-    println!("gravcomp vs MuJoCo: state max |Δ| {worst:.1e}");
+    println!("gravcomp vs MuJoCo: state bit for bit");
 }
 
 /// A tendon scene of `tests/data` against its MuJoCo 4.0 reference (`scripts/mujoco_tendon_reference.py`): the
@@ -942,20 +939,15 @@ fn mujoco_parity_free_body_implicitfast() {
     let reference: Value = serde_json::from_str(include_str!("data/fluid_reference.json")).unwrap();
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/spin.xml");
     let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
-    let mut worst: f64 = 0.0;
     for k in 1..=200u64 {
         scene.step().unwrap();
         let Some(snap) = reference["spin"].get(k.to_string()) else { continue };
         let d = &scene.data().multibody;
         for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel)] {
-            let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
-            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                worst = worst.max((a - b).abs());
-                assert_eq!(a.to_bits(), b.to_bits(), "{field}[{i}] at step {k}: {a} vs {b}");
-            }
+            assert_field_bits("", field, ours, snap, k);
         }
     }
-    println!("free body, implicitfast, vs MuJoCo 4.0.1: max |Δ| {worst:.1e}");
+    println!("free body, implicitfast, vs MuJoCo 4.0.1: state bit for bit");
 }
 
 /// Site, reference-site and slider-crank transmissions, a cylinder and dampratio servos against MuJoCo 4.0
@@ -1340,11 +1332,7 @@ fn mujoco_parity_flags() {
             );
             let d = &scene.data().multibody;
             for (field, ours) in [("qpos", &d.qpos), ("act", &d.act)] {
-                let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
-                assert_eq!(ours.len(), theirs.len());
-                for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                    assert_eq!(a.to_bits(), b.to_bits(), "{variant}: {field}[{i}] at step {k}: {a} vs {b}");
-                }
+                assert_field_bits(&format!("{variant}: "), field, ours, snap, k);
             }
             checked += 1;
         }
@@ -1363,7 +1351,7 @@ fn mujoco_parity_ball_joint_limits() {
     let reference: Value = serde_json::from_str(include_str!("data/ball_limit_reference.json")).unwrap();
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/ball_limit.xml");
     let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
-    let (mut worst, mut limited): (f64, usize) = (0.0, 0);
+    let mut limited = 0usize;
     for k in 1..=1000u64 {
         scene.step().unwrap();
         let Some(snap) = reference["snapshots"].get(k.to_string()) else { continue };
@@ -1381,13 +1369,9 @@ fn mujoco_parity_ball_joint_limits() {
         limited += ids.len();
         let d = &scene.data().multibody;
         for (field, ours) in [("qpos", &d.qpos), ("qvel", &d.qvel)] {
-            let theirs: Vec<f64> = serde_json::from_value(snap[field].clone()).unwrap();
-            for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                worst = worst.max((a - b).abs());
-                assert_eq!(a.to_bits(), b.to_bits(), "{field}[{i}] at step {k}: {a} vs {b}");
-            }
+            assert_field_bits("", field, ours, snap, k);
         }
     }
     assert!(limited >= 8, "the limits should bind: {limited} limit rows at the snapshots");
-    println!("ball joint limits vs MuJoCo: {limited} limit rows at the snapshots, state max |Δ| {worst:.1e}");
+    println!("ball joint limits vs MuJoCo: {limited} limit rows at the snapshots, state bit for bit");
 }
