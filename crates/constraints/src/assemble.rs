@@ -35,7 +35,7 @@
 //! (the MJCF loader refuses it). A limited ball joint makes one row when its rotation angle exceeds the larger end
 //! of its range (MuJoCo's cone limit, in both dialects: Genesis drops ball-joint ranges).
 
-use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot, mujoco_sparse_row_dot};
+use crate::mujoco_dot::mujoco_jac_row_dot;
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_geometry::rotation::{normalize_quat, normalize_vec3};
@@ -506,12 +506,10 @@ impl ConstraintAssembler {
         start: usize,
         fallback: f64,
     ) -> f64 {
-        if !self.options.mujoco_sums {
-            fallback
-        } else if model.nv < MUJOCO_SPARSE_NV {
-            mujoco_row_dot(&rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
+        if self.options.mujoco_sums {
+            mujoco_jac_row_dot(model.nv, &rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
         } else {
-            mujoco_sparse_row_dot(&rows.jac_dof[start..], &rows.jac_val[start..], &data.qvel)
+            fallback
         }
     }
 

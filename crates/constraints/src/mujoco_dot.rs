@@ -33,6 +33,13 @@ pub fn mujoco_sparse_row_dot(dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 
     }
 }
 
+/// `J_r · x` as MuJoCo's `mj_mulJacVec` sums it on a model of `nv` dofs: [`mujoco_row_dot`] on a model it keeps
+/// dense, [`mujoco_sparse_row_dot`] from [`MUJOCO_SPARSE_NV`] dofs on.
+#[inline]
+pub fn mujoco_jac_row_dot(nv: usize, dofs: &[DofIndex], vals: &[f64], x: &[f64]) -> f64 {
+    if nv < MUJOCO_SPARSE_NV { mujoco_row_dot(dofs, vals, x) } else { mujoco_sparse_row_dot(dofs, vals, x) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

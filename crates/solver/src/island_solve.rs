@@ -76,11 +76,7 @@ pub(crate) fn solve_islands(
                 rows,
                 |r, x| {
                     let (dofs, vals) = rows.jacobian_row(r);
-                    if primal.mujoco.sparse {
-                        signorini_constraints::mujoco_dot::mujoco_sparse_row_dot(dofs, vals, x)
-                    } else {
-                        signorini_constraints::mujoco_dot::mujoco_row_dot(dofs, vals, x)
-                    }
+                    signorini_constraints::mujoco_dot::mujoco_jac_row_dot(model.nv, dofs, vals, x)
                 },
                 qacc,
                 (&mut primal.tmp, &mut primal.ms),

@@ -48,8 +48,7 @@ impl ConstraintAssembler {
                 relative_columns(model, (dofs, &data.cdof), (body1, p1), (body2, p2), cols);
                 // MuJoCo's `neg(q₂) ⊗ q₁ ⊗ relpose` in its arithmetic (`mju_mulQuat`, `mju_negQuat`).
                 let q = mul_quat(data.xquat[body1], relquat);
-                let q2 = data.xquat[body2];
-                let q2inv = DQuat::from_xyzw(-q2.x, -q2.y, -q2.z, q2.w);
+                let q2inv = data.xquat[body2].conjugate();
                 let qe = mul_quat(q2inv, q);
                 let ep = p1 - p2;
                 let er = DVec3::new(qe.x, qe.y, qe.z) * torquescale;
