@@ -233,22 +233,7 @@ pub fn mujoco_sum_sparse(n: usize, term: impl Fn(usize) -> f64) -> f64 {
 /// lanes (`mju_dotSparse` over a compressed row in the solver's hot loops).
 #[inline]
 pub fn mujoco_dot_sparse<I: Copy>(vals: &[f64], cols: &[I], x: &[f64], index: impl Fn(I) -> usize) -> f64 {
-    let cols = &cols[..vals.len()];
-    let (cv, cc) = (vals.chunks_exact(4), cols.chunks_exact(4));
-    let (rv, rc) = (cv.remainder(), cc.remainder());
-    // Lanes from `−0`, as [`lane_sum`]'s.
-    let mut l = [-0.0; 4];
-    for (v, c) in cv.zip(cc) {
-        l[0] += v[0] * x[index(c[0])];
-        l[1] += v[1] * x[index(c[1])];
-        l[2] += v[2] * x[index(c[2])];
-        l[3] += v[3] * x[index(c[3])];
-    }
-    let mut sum = if vals.len() < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
-    for (&v, &c) in rv.iter().zip(rc) {
-        sum += v * x[index(c)];
-    }
-    sum
+    sparse_lanes(vals, cols, |v, c| v * x[index(c)])
 }
 
 /// [`mujoco_dot_sparse`] of a row listed backwards: term `t` is `vals[n − 1 − t] · x[index(cols[n − 1 − t])]`.
@@ -259,20 +244,61 @@ pub fn mujoco_dot_sparse_rev<I: Copy>(
     x: &[f64],
     index: impl Fn(I) -> usize,
 ) -> f64 {
-    let cols = &cols[..vals.len()];
-    let (cv, cc) = (vals.rchunks_exact(4), cols.rchunks_exact(4));
-    let (rv, rc) = (cv.remainder(), cc.remainder());
-    // Lanes from `−0`, as [`lane_sum`]'s; each chunk from the end holds terms `4j … 4j + 3` backwards.
+    sparse_lanes_rev(vals, cols, |v, c| v * x[index(c)])
+}
+
+/// [`mujoco_dot_sparse`] with `x` gathered at the row's columns beforehand (`xs[t] = x[index(cols[t])]`): the same
+/// sum over two contiguous slices, without an index load per term (rows over the same columns gather once).
+#[inline]
+pub fn mujoco_dot_gathered(vals: &[f64], xs: &[f64]) -> f64 {
+    sparse_lanes(vals, xs, |v, y| v * y)
+}
+
+/// [`mujoco_dot_sparse_rev`] with `x` gathered in the row's (backward) order: term `t` is
+/// `vals[n − 1 − t] · xs[n − 1 − t]`.
+#[inline]
+pub fn mujoco_dot_gathered_rev(vals: &[f64], xs: &[f64]) -> f64 {
+    sparse_lanes_rev(vals, xs, |v, y| v * y)
+}
+
+/// [`mujoco_sum_sparse`] of `term(vals[t], with[t])` for `t < vals.len()`: four lanes from `−0` (as [`lane_sum`]'s)
+/// over the blocks of four, combined `(l₀ + l₂) + (l₁ + l₃)`, then the rest added one at a time.
+#[inline(always)]
+fn sparse_lanes<T: Copy>(vals: &[f64], with: &[T], term: impl Fn(f64, T) -> f64) -> f64 {
+    let with = &with[..vals.len()];
+    let (cv, cw) = (vals.chunks_exact(4), with.chunks_exact(4));
+    let (rv, rw) = (cv.remainder(), cw.remainder());
     let mut l = [-0.0; 4];
-    for (v, c) in cv.zip(cc) {
-        l[0] += v[3] * x[index(c[3])];
-        l[1] += v[2] * x[index(c[2])];
-        l[2] += v[1] * x[index(c[1])];
-        l[3] += v[0] * x[index(c[0])];
+    for (v, w) in cv.zip(cw) {
+        l[0] += term(v[0], w[0]);
+        l[1] += term(v[1], w[1]);
+        l[2] += term(v[2], w[2]);
+        l[3] += term(v[3], w[3]);
     }
     let mut sum = if vals.len() < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
-    for (&v, &c) in rv.iter().zip(rc).rev() {
-        sum += v * x[index(c)];
+    for (&v, &w) in rv.iter().zip(rw) {
+        sum += term(v, w);
+    }
+    sum
+}
+
+/// [`sparse_lanes`] over the terms taken from the end: term `t` is `term(vals[n − 1 − t], with[n − 1 − t])`.
+#[inline(always)]
+fn sparse_lanes_rev<T: Copy>(vals: &[f64], with: &[T], term: impl Fn(f64, T) -> f64) -> f64 {
+    let with = &with[..vals.len()];
+    let (cv, cw) = (vals.rchunks_exact(4), with.rchunks_exact(4));
+    let (rv, rw) = (cv.remainder(), cw.remainder());
+    // Each chunk from the end holds terms `4j … 4j + 3` backwards.
+    let mut l = [-0.0; 4];
+    for (v, w) in cv.zip(cw) {
+        l[0] += term(v[3], w[3]);
+        l[1] += term(v[2], w[2]);
+        l[2] += term(v[1], w[1]);
+        l[3] += term(v[0], w[0]);
+    }
+    let mut sum = if vals.len() < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
+    for (&v, &w) in rv.iter().zip(rw).rev() {
+        sum += term(v, w);
     }
     sum
 }
@@ -352,7 +378,8 @@ mod tests {
             prop_assert_eq!(mujoco_dot_nonzero(&row, &x).to_bits(), compressed.to_bits());
         }
 
-        /// The slice form [`mujoco_dot_sparse`] equals [`mujoco_sum_sparse`] bit for bit, `−0` products included.
+        /// The slice forms ([`mujoco_dot_sparse`], backwards, gathered) equal [`mujoco_sum_sparse`] bit for bit, `−0`
+        /// products included.
         #[test]
         fn sparse_dot_is_the_sparse_sum(
             entries in prop::collection::vec((-1.0f64..1.0, prop::sample::select(vec![-0.0f64, 0.0, 0.5, -2.0])), 0..24),
@@ -366,6 +393,10 @@ mod tests {
             prop_assert_eq!(mujoco_dot_sparse(&vals, &cols, &x, |c| c as usize).to_bits(), expected.to_bits());
             let (rv, rc): (Vec<f64>, Vec<u32>) = vals.iter().rev().zip(cols.iter().rev()).unzip();
             prop_assert_eq!(mujoco_dot_sparse_rev(&rv, &rc, &x, |c| c as usize).to_bits(), expected.to_bits());
+            let xs: Vec<f64> = cols.iter().map(|&c| x[c as usize]).collect();
+            prop_assert_eq!(mujoco_dot_gathered(&vals, &xs).to_bits(), expected.to_bits());
+            let rxs: Vec<f64> = xs.iter().rev().copied().collect();
+            prop_assert_eq!(mujoco_dot_gathered_rev(&rv, &rxs).to_bits(), expected.to_bits());
         }
     }
 }

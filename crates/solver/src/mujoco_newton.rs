@@ -28,6 +28,7 @@
 //! It runs for equality, friction-loss, limit, frictionless, pyramidal and elliptic contact rows; a problem with the
 //! Signorini resolution takes the shared iteration.
 
+use signorini_constraints::mujoco_dot::mujoco_sparse_row_dot;
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::factor::mujoco_dot as dot;
 
@@ -57,6 +58,8 @@ pub(crate) struct MujocoDense {
     lcone: Vec<f64>,
     /// Rows in the cone state (`ncone`).
     ncone: usize,
+    /// Whether the problem has elliptic contacts.
+    elliptic: bool,
     /// The cone Hessian of the elliptic contact whose first row is `r` (`con->H`, row-major `dim × dim`).
     cone_h: Vec<[f64; 36]>,
     /// `Lᵀ J` of one contact (`LTJ`), `dim × nv`.
@@ -64,17 +67,10 @@ pub(crate) struct MujocoDense {
     /// The line-search quadratics of elliptic contacts, at their first row: `quad[0..3]` over all the contact's rows,
     /// then `U₀, V₀, UᵀU, UᵀV, VᵀV` of the friction rows and `D_m`.
     cone_quad: Vec<[f64; 9]>,
-    /// `Jᵀ f`.
-    qfrc: Vec<f64>,
     /// A row of `J √D` for rank-1 updates.
     cholupd: Vec<f64>,
     /// The row states before a step.
     old_state: Vec<RowState>,
-    /// CG: the gradient and the preconditioned gradient before the step, and their changes over it.
-    gradold: Vec<f64>,
-    mgradold: Vec<f64>,
-    graddif: Vec<f64>,
-    mgraddif: Vec<f64>,
     /// `quadGauss`: `[½(a − a_s)ᵀ(Ma − f_s), sᵀ(Ma − f_s), ½ sᵀMs]`.
     quad_gauss: [f64; 3],
     /// Cost evaluations of the current line search.
@@ -105,10 +101,11 @@ pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions, sparse: bo
 }
 
 impl MujocoDense {
-    /// Builds `J` as MuJoCo keeps it: dense, or (on a sparse model) [`SparseJacobian`]'s rows and `Jᵀ`.
-    fn prepare(&mut self, rows: &ConstraintRows, nv: usize) {
+    /// Builds `J` as MuJoCo keeps it: dense, or (on a sparse model) [`SparseJacobian`]'s `Jᵀ`; `runs` are the
+    /// rows' runs over the same dofs.
+    fn prepare(&mut self, rows: &ConstraintRows, runs: &[(usize, usize)], nv: usize) {
         if self.sparse {
-            self.sp.assign(rows, nv);
+            self.sp.assign(rows, runs, nv);
             return;
         }
         self.j.clear();
@@ -124,14 +121,19 @@ impl MujocoDense {
 
     /// `J_r x`: `mju_dot` over row `r`'s `nv` columns, or `mju_dotSparse` over its stored entries.
     #[inline]
-    fn row_dot(&self, r: usize, nv: usize, x: &[f64]) -> f64 {
-        if self.sparse { self.sp.row_dot(r, x) } else { dot(&self.j[r * nv..(r + 1) * nv], &x[..nv]) }
+    fn row_dot(&self, rows: &ConstraintRows, r: usize, nv: usize, x: &[f64]) -> f64 {
+        if self.sparse {
+            let (dofs, vals) = rows.jacobian_row(r);
+            mujoco_sparse_row_dot(dofs, vals, x)
+        } else {
+            dot(&self.j[r * nv..(r + 1) * nv], &x[..nv])
+        }
     }
 
     /// `out = J x`, every row as [`Self::row_dot`] sums it.
-    fn mul_j(&self, nv: usize, x: &[f64], out: &mut [f64]) {
+    fn mul_j(&mut self, rows: &ConstraintRows, nv: usize, x: &[f64], out: &mut [f64]) {
         if self.sparse {
-            self.sp.mul(x, out);
+            self.sp.mul(rows, x, out);
         } else {
             for (o, row) in out.iter_mut().zip(self.j.chunks_exact(nv.max(1))) {
                 *o = dot(row, &x[..nv]);
@@ -153,7 +155,7 @@ impl PrimalWork {
         let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
         let tol = options.tolerance;
         let mut mj = std::mem::take(&mut self.mujoco);
-        mj.prepare(rows, nv);
+        mj.prepare(rows, &self.groups, nv);
         // `Jaref = J a − aref` of the start: kept from MuJoCo's choice of start when it is made here.
         let mut jar_known = false;
         match warm {
@@ -164,7 +166,7 @@ impl PrimalWork {
                     (options.warm_start, p.whole) =>
             {
                 let jars = Some((&mut self.jar[..], &mut self.jv[..]));
-                let row_dot = |r: usize, x: &[f64]| mj.row_dot(r, nv, x);
+                let row_dot = |r: usize, x: &[f64]| mj.row_dot(rows, r, nv, x);
                 let cheaper = warm_start_is_cheaper(
                     model,
                     data,
@@ -185,28 +187,32 @@ impl PrimalWork {
             Some(warm) => self.a.copy_from_slice(warm),
             None => self.a.copy_from_slice(p.a_s),
         }
-        if !mj.sparse {
-            mj.l.resize(nv * nv, 0.0);
-        }
-        mj.qfrc.resize(nv, 0.0);
-        mj.cholupd.resize(nv, 0.0);
-        mj.old_state.resize(nefc, RowState::Inactive);
-        mj.cone_h.resize(nefc, [0.0; 36]);
-        mj.cone_quad.resize(nefc, [0.0; 9]);
-
         let newton = options.kind == crate::SolverKind::Newton;
         // The cone Hessians are made for Newton only (`flg_Newton & elliptic`).
-        let newton_cones = newton && rows.kind.contains(&RowKind::ContactElliptic);
+        mj.elliptic = rows.kind.contains(&RowKind::ContactElliptic);
+        let newton_cones = newton && mj.elliptic;
+        // Scratch only where it is used (a CG on a large model keeps none of Newton's).
+        if newton {
+            mj.l.resize(nv * nv, 0.0);
+            mj.cholupd.resize(nv, 0.0);
+            mj.old_state.resize(nefc, RowState::Inactive);
+        }
+        if newton_cones {
+            mj.cone_h.resize(nefc, [0.0; 36]);
+        }
+        if mj.elliptic {
+            mj.cone_quad.resize(nefc, [0.0; 9]);
+        }
         // Ma = M a, Jaref = J a − aref, rows, gradient.
         p.mass.mul(&self.a, &mut self.ma);
         if !jar_known {
-            mj.mul_j(nv, &self.a, &mut self.jar);
+            mj.mul_j(rows, nv, &self.a, &mut self.jar);
             for (j, a) in self.jar.iter_mut().zip(&rows.aref) {
                 *j -= a;
             }
         }
         let mut cost = self.update_constraint_mujoco(p, &mut mj, newton_cones);
-        self.grad_mujoco(p, &mj);
+        self.grad_mujoco(p);
 
         // The certificate: ½·scale·gᵀM⁻¹g < tol and scale·‖g‖ < tol.
         self.mgrad.copy_from_slice(&self.g);
@@ -238,20 +244,24 @@ impl PrimalWork {
                 converged = true;
                 break;
             }
-            for i in 0..nv {
-                self.a[i] += self.s[i] * alpha;
-                self.ma[i] += self.ms[i] * alpha;
+            for (a, s) in self.a[..nv].iter_mut().zip(&self.s[..nv]) {
+                *a += s * alpha;
             }
-            for r in 0..nefc {
-                self.jar[r] += self.jv[r] * alpha;
+            for (ma, ms) in self.ma[..nv].iter_mut().zip(&self.ms[..nv]) {
+                *ma += ms * alpha;
+            }
+            for (jar, jv) in self.jar[..nefc].iter_mut().zip(&self.jv[..nefc]) {
+                *jar += jv * alpha;
             }
             if !newton {
-                mj.gradold.clone_from(&self.g);
-                mj.mgradold.clone_from(&self.mgrad);
+                self.g_prev.copy_from_slice(&self.g);
+                self.mgrad_prev.copy_from_slice(&self.mgrad);
             }
-            mj.old_state.copy_from_slice(&self.state);
+            if newton {
+                mj.old_state.copy_from_slice(&self.state);
+            }
             cost = self.update_constraint_mujoco(p, &mut mj, newton_cones);
-            self.grad_mujoco(p, &mj);
+            self.grad_mujoco(p);
             self.mgrad.copy_from_slice(&self.g);
             if newton {
                 let (upd, refactored) = self.hessian_incremental_mujoco(p, &mut mj);
@@ -278,7 +288,8 @@ impl PrimalWork {
                     *s = -m;
                 }
             } else {
-                let beta = conjugate_beta(options.cg_update, &self.g, &self.mgrad, &self.s, &mut mj);
+                let old = (&mut self.g_prev[..], &mut self.mgrad_prev[..]);
+                let beta = conjugate_beta(options.cg_update, &self.g, &self.mgrad, &self.s, old);
                 for (s, m) in self.s.iter_mut().zip(&self.mgrad) {
                     *s = -m + beta * *s;
                 }
@@ -296,24 +307,39 @@ impl PrimalWork {
         })
     }
 
-    /// `mj_constraintUpdate` and `PrimalUpdateConstraint`: row states and forces from `jar`, `qfrc = Jᵀf` (row by
-    /// row, zero forces skipped), and the total cost (rows, then the Gauss term).
+    /// `mj_constraintUpdate` and `PrimalUpdateConstraint`: row states and forces from `jar`, `qfrc = Jᵀf` into `g`
+    /// (dense: row by row, zero forces skipped; sparse: over `Jᵀ`), and the total cost (rows, then the Gauss term).
     fn update_constraint_mujoco(&mut self, p: &Problem<'_>, mj: &mut MujocoDense, cone_hessian: bool) -> f64 {
-        let rows = p.rows;
+        let (rows, n) = (p.rows, p.rows.len());
         let mut cost = 0.0;
-        for r in 0..rows.len() {
-            self.force[r] = -rows.d[r] * self.jar[r];
+        // Local slices of one length: the loops below index them without bounds checks.
+        let (kind, d, jar) = (&rows.kind[..n], &rows.d[..n], &self.jar[..n]);
+        let (force, state) = (&mut self.force[..n], &mut self.state[..n]);
+        for ((f, d), x) in force.iter_mut().zip(d).zip(jar) {
+            *f = -d * x;
         }
-        let mut r = 0;
-        while r < rows.len() {
-            let (d, x) = (rows.d[r], self.jar[r]);
-            let kind = rows.kind[r];
+        if self.all_one_sided {
+            // The last two branches of the loop below, alone.
+            for (((f, s), &d), &x) in force.iter_mut().zip(state.iter_mut()).zip(d).zip(jar) {
+                if x < 0.0 {
+                    cost += 0.5 * d * x * x;
+                    *s = RowState::Quadratic;
+                } else {
+                    *f = 0.0;
+                    *s = RowState::Inactive;
+                }
+            }
+        }
+        let mut r = if self.all_one_sided { n } else { 0 };
+        while r < n {
+            let (d, x) = (d[r], jar[r]);
+            let kind = kind[r];
             if kind == RowKind::ContactElliptic {
                 let cone = Cone::at(rows, r);
                 let h = cone_hessian.then_some(&mut mj.cone_h[r]);
-                let (state, c) = cone.update(rows, &self.jar[r..], &mut self.force[r..], h);
+                let (s, c) = cone.update(rows, &jar[r..], &mut force[r..], h);
                 cost += c;
-                self.state[r..r + cone.dim].fill(state);
+                state[r..r + cone.dim].fill(s);
                 r += cone.dim;
                 continue;
             }
@@ -322,52 +348,56 @@ impl PrimalWork {
                 let (f, rf) = (rows.frictionloss[r], rows.r[r]);
                 if x <= -rf * f {
                     cost += -0.5 * rf * f * f - f * x;
-                    self.force[r] = f;
-                    self.state[r] = RowState::LinearNeg;
+                    force[r] = f;
+                    state[r] = RowState::LinearNeg;
                 } else if x >= rf * f {
                     cost += -0.5 * rf * f * f + f * x;
-                    self.force[r] = -f;
-                    self.state[r] = RowState::LinearPos;
+                    force[r] = -f;
+                    state[r] = RowState::LinearPos;
                 } else {
                     cost += 0.5 * d * x * x;
-                    self.state[r] = RowState::Quadratic;
+                    state[r] = RowState::Quadratic;
                 }
             } else if kind.is_equality() || x < 0.0 {
                 cost += 0.5 * d * x * x;
-                self.state[r] = RowState::Quadratic;
+                state[r] = RowState::Quadratic;
             } else {
-                self.force[r] = 0.0;
-                self.state[r] = RowState::Inactive;
+                force[r] = 0.0;
+                state[r] = RowState::Inactive;
             }
             r += 1;
         }
-        mj.ncone = self.state.iter().filter(|&&s| s == RowState::Cone).count();
+        mj.ncone = if mj.elliptic { state.iter().filter(|&&s| s == RowState::Cone).count() } else { 0 };
+        // `Jᵀf` is left in `g` (for [`Self::grad_mujoco`]).
         let nv = p.mass.nv;
+        let qfrc = &mut self.g[..nv];
         if mj.sparse {
-            mj.sp.mul_transpose(&self.force, &mut mj.qfrc);
+            mj.sp.mul_transpose(&self.force, qfrc);
         } else {
-            mj.qfrc.fill(0.0);
+            qfrc.fill(0.0);
             for r in 0..rows.len() {
                 let f = self.force[r];
                 if f != 0.0 {
-                    for (q, &v) in mj.qfrc.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
+                    for (q, &v) in qfrc.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
                         *q += v * f;
                     }
                 }
             }
         }
         let mut gauss = 0.0;
-        for i in 0..p.mass.nv {
-            gauss += 0.5 * (self.ma[i] - p.fs[i]) * (self.a[i] - p.a_s[i]);
+        for (((ma, fs), a), a_s) in self.ma[..nv].iter().zip(&p.fs[..nv]).zip(&self.a[..nv]).zip(&p.a_s[..nv])
+        {
+            gauss += 0.5 * (ma - fs) * (a - a_s);
         }
         mj.quad_gauss[0] = gauss;
         cost + gauss
     }
 
-    /// `g = (Ma − f_s) − Jᵀf`.
-    fn grad_mujoco(&mut self, p: &Problem<'_>, mj: &MujocoDense) {
-        for i in 0..p.mass.nv {
-            self.g[i] = self.ma[i] - p.fs[i] - mj.qfrc[i];
+    /// `g = (Ma − f_s) − Jᵀf`, `g` holding `Jᵀf` (from [`Self::update_constraint_mujoco`]).
+    fn grad_mujoco(&mut self, p: &Problem<'_>) {
+        let nv = p.mass.nv;
+        for ((g, ma), fs) in self.g[..nv].iter_mut().zip(&self.ma[..nv]).zip(&p.fs[..nv]) {
+            *g = ma - fs - *g;
         }
     }
 
@@ -483,21 +513,24 @@ impl PrimalWork {
         }
         let gtol = tolerance * snorm / scale;
         p.mass.mul(&self.s, &mut self.ms);
-        mj.mul_j(nv, &self.s, &mut self.jv);
+        mj.mul_j(p.rows, nv, &self.s, &mut self.jv);
         // PrimalPrepare.
         mj.quad_gauss[1] = dot(&self.s, &self.ma) - dot(&p.fs[..nv], &self.s);
         mj.quad_gauss[2] = 0.5 * dot(&self.s, &self.ms);
+        let n = rows.len();
+        let (kind, d, jar, jv, quad) =
+            (&rows.kind[..n], &rows.d[..n], &self.jar[..n], &self.jv[..n], &mut self.quad[..n]);
         let mut r = 0;
-        while r < rows.len() {
-            let (d, jar, jv) = (rows.d[r], self.jar[r], self.jv[r]);
-            let dj0 = d * jar;
-            if rows.kind[r] == RowKind::ContactElliptic {
+        while r < n {
+            let (d, jar_r, jv_r) = (d[r], jar[r], jv[r]);
+            let dj0 = d * jar_r;
+            if mj.elliptic && kind[r] == RowKind::ContactElliptic {
                 let cone = Cone::at(rows, r);
-                mj.cone_quad[r] = cone.prepare(rows, &self.jar[r..], &self.jv[r..]);
+                mj.cone_quad[r] = cone.prepare(rows, &jar[r..], &jv[r..]);
                 r += cone.dim;
                 continue;
             }
-            self.quad[r] = [jar * dj0 * 0.5, jv * dj0, jv * d * jv * 0.5];
+            quad[r] = [jar_r * dj0 * 0.5, jv_r * dj0, jv_r * d * jv_r * 0.5];
             r += 1;
         }
         let ls = ls_iterations;
@@ -581,28 +614,44 @@ impl PrimalWork {
         let mut deriv = [0.0; 2];
         let mut total = [0.0, mj.quad_gauss[1], mj.quad_gauss[2]];
         // The rows of an elliptic contact are evaluated together at its first row.
-        let mut skip_to = 0;
-        for r in 0..rows.len() {
+        let n = rows.len();
+        let (kind, jar, jv, quad) = (&rows.kind[..n], &self.jar[..n], &self.jv[..n], &self.quad[..n]);
+        if self.all_one_sided {
+            // The last branch of the loop below, alone.
+            for ((q, &start), &dir) in quad.iter().zip(jar).zip(jv) {
+                let x = start + alpha * dir;
+                let cost0 = if start < 0.0 { q[0] } else { 0.0 };
+                if x < 0.0 {
+                    total[0] += q[0] - cost0;
+                    total[1] += q[1];
+                    total[2] += q[2];
+                } else {
+                    cost -= cost0;
+                }
+            }
+        }
+        let mut skip_to = if self.all_one_sided { n } else { 0 };
+        for r in 0..n {
             if r < skip_to {
                 continue;
             }
-            let q = self.quad[r];
-            if rows.kind[r] == RowKind::ContactElliptic {
+            let q = quad[r];
+            if kind[r] == RowKind::ContactElliptic {
                 let cone = Cone::at(rows, r);
-                let (c, d0, d1) = cone.eval(&mj.cone_quad[r], &self.jar[r..], &self.jv[r..], alpha);
+                let (c, d0, d1) = cone.eval(&mj.cone_quad[r], &jar[r..], &jv[r..], alpha);
                 cost += c;
                 deriv[0] += d0;
                 deriv[1] += d1;
                 skip_to = r + cone.dim;
                 continue;
             }
-            if rows.kind[r].is_equality() {
+            if kind[r].is_equality() {
                 total[1] += q[1];
                 total[2] += q[2];
                 continue;
             }
-            if rows.kind[r].is_friction_loss() {
-                let (start, dir) = (self.jar[r], self.jv[r]);
+            if kind[r].is_friction_loss() {
+                let (start, dir) = (jar[r], jv[r]);
                 let x = start + alpha * dir;
                 let (f, d) = (rows.frictionloss[r], rows.d[r]);
                 let rf = rows.r[r] * f;
@@ -617,8 +666,8 @@ impl PrimalWork {
                 }
                 continue;
             }
-            let start = self.jar[r];
-            let x = start + alpha * self.jv[r];
+            let start = jar[r];
+            let x = start + alpha * jv[r];
             let cost0 = if start < 0.0 { q[0] } else { 0.0 };
             if x < 0.0 {
                 total[0] += q[0] - cost0;
@@ -709,19 +758,30 @@ pub(crate) fn warm_start_is_cheaper(
 }
 
 /// `mj_solPrimal`'s conjugate-direction coefficient `β` from the gradient `g`, `mgrad = M⁻¹g`, the direction `s`
-/// and the values before the step (in `mj.gradold`, `mj.mgradold`), in MuJoCo 4.0.1's arithmetic. Hager–Zhang, with
+/// and the values before the step (`old`, overwritten), in MuJoCo 4.0.1's arithmetic. Hager–Zhang, with
 /// `y = g − g_old`: `β = max(η, (yᵀM⁻¹g − 2 (yᵀM⁻¹y / sᵀy) sᵀg) / sᵀy)`, `η = −1 / max(mjMINVAL, ‖s‖ min(0.01,
 /// ‖g‖))`, and 0 when `sᵀy < mjMINVAL`; Polak–Ribière+: `max(0, gᵀ(M⁻¹g − M⁻¹g_old) / max(mjMINVAL,
 /// g_oldᵀM⁻¹g_old))`. Unlike the shared iteration there is no restart when `s` is not a descent direction.
-fn conjugate_beta(update: CgUpdate, g: &[f64], mgrad: &[f64], s: &[f64], mj: &mut MujocoDense) -> f64 {
+fn conjugate_beta(
+    update: CgUpdate,
+    g: &[f64],
+    mgrad: &[f64],
+    s: &[f64],
+    old: (&mut [f64], &mut [f64]),
+) -> f64 {
     let max = |a: f64, b: f64| if a > b { a } else { b };
-    let MujocoDense { gradold, mgradold, graddif, mgraddif, .. } = mj;
-    mgraddif.clear();
-    mgraddif.extend(mgrad.iter().zip(mgradold.iter()).map(|(a, b)| a - b));
+    let (gradold, mgradold) = old;
+    // The differences `y = g − g_old` and `M⁻¹g − M⁻¹g_old` are formed over the old values (not needed after).
+    let difference = |old: &mut [f64], new: &[f64]| {
+        for (o, n) in old.iter_mut().zip(new) {
+            *o = n - *o;
+        }
+    };
     match update {
         CgUpdate::HagerZhang => {
-            graddif.clear();
-            graddif.extend(g.iter().zip(gradold.iter()).map(|(a, b)| a - b));
+            difference(mgradold, mgrad);
+            difference(gradold, g);
+            let (graddif, mgraddif) = (&*gradold, &*mgradold);
             let d_dot_y = dot(s, graddif);
             if d_dot_y < MINVAL {
                 return 0.0;
@@ -736,7 +796,9 @@ fn conjugate_beta(update: CgUpdate, g: &[f64], mgrad: &[f64], s: &[f64], mj: &mu
             max(eta_k, beta_hz)
         }
         CgUpdate::PolakRibierePlus => {
-            let beta = dot(g, mgraddif) / max(MINVAL, dot(gradold, mgradold));
+            let old_norm = dot(gradold, mgradold);
+            difference(mgradold, mgrad);
+            let beta = dot(g, mgradold) / max(MINVAL, old_norm);
             if beta < 0.0 { 0.0 } else { beta }
         }
     }
