@@ -70,18 +70,18 @@ pub(crate) fn solve_islands(
         && !(in_place && k == model.nv)
     {
         let cheaper = if crate::mujoco_newton::applies(rows, &options, primal.mujoco.sparse) {
-            crate::mujoco_newton::warm_start_is_cheaper(
-                model,
-                data,
-                rows,
-                |r, x| {
-                    let (dofs, vals) = rows.jacobian_row(r);
-                    signorini_constraints::mujoco_dot::mujoco_jac_row_dot(model.nv, dofs, vals, x)
-                },
-                qacc,
-                (&mut primal.tmp, &mut primal.ms),
-                None,
-            )
+            use crate::mujoco_newton::{mul_jac, warm_start_is_cheaper};
+            let (jar, jv, gathered) = (&mut primal.jar, &mut primal.jv, &mut primal.tmp);
+            jar.resize(rows.len(), 0.0);
+            jv.resize(rows.len(), 0.0);
+            mul_jac(model.nv, rows, &sc.groups, qacc, jar, gathered);
+            mul_jac(model.nv, rows, &sc.groups, &data.qacc_smooth, jv, gathered);
+            for ((w, s), aref) in jar.iter_mut().zip(jv.iter_mut()).zip(&rows.aref) {
+                *w -= aref;
+                *s -= aref;
+            }
+            let scratch = (&mut primal.tmp, &mut primal.ms);
+            warm_start_is_cheaper(model, data, rows, qacc, (&primal.jar, &primal.jv), scratch)
         } else {
             primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc)
         };

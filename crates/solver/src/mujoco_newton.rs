@@ -28,7 +28,7 @@
 //! It runs for equality, friction-loss, limit, frictionless, pyramidal and elliptic contact rows; a problem with the
 //! Signorini resolution takes the shared iteration.
 
-use signorini_constraints::mujoco_dot::mujoco_sparse_row_dot;
+use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_row_dot};
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::factor::mujoco_dot as dot;
 
@@ -119,18 +119,7 @@ impl MujocoDense {
         }
     }
 
-    /// `J_r x`: `mju_dot` over row `r`'s `nv` columns, or `mju_dotSparse` over its stored entries.
-    #[inline]
-    fn row_dot(&self, rows: &ConstraintRows, r: usize, nv: usize, x: &[f64]) -> f64 {
-        if self.sparse {
-            let (dofs, vals) = rows.jacobian_row(r);
-            mujoco_sparse_row_dot(dofs, vals, x)
-        } else {
-            dot(&self.j[r * nv..(r + 1) * nv], &x[..nv])
-        }
-    }
-
-    /// `out = J x`, every row as [`Self::row_dot`] sums it.
+    /// `out = J x`: every row `mju_dot` over its `nv` columns, or `mju_dotSparse` over its stored entries.
     fn mul_j(&mut self, rows: &ConstraintRows, nv: usize, x: &[f64], out: &mut [f64]) {
         if self.sparse {
             self.sp.mul(rows, x, out);
@@ -165,17 +154,16 @@ impl PrimalWork {
                 if let (WarmStart::CheaperOfIncomingAndSmooth, Some((model, data))) =
                     (options.warm_start, p.whole) =>
             {
-                let jars = Some((&mut self.jar[..], &mut self.jv[..]));
-                let row_dot = |r: usize, x: &[f64]| mj.row_dot(rows, r, nv, x);
-                let cheaper = warm_start_is_cheaper(
-                    model,
-                    data,
-                    rows,
-                    row_dot,
-                    warm,
-                    (&mut self.tmp, &mut self.ms),
-                    jars,
-                );
+                // `J warm − aref` in `jar`, `J qacc_smooth − aref` in `jv`.
+                mj.mul_j(rows, nv, warm, &mut self.jar);
+                mj.mul_j(rows, nv, p.a_s, &mut self.jv);
+                for ((w, s), aref) in self.jar.iter_mut().zip(self.jv.iter_mut()).zip(&rows.aref) {
+                    *w -= aref;
+                    *s -= aref;
+                }
+                let jars = (&self.jar[..], &self.jv[..]);
+                let cheaper =
+                    warm_start_is_cheaper(model, data, rows, warm, jars, (&mut self.tmp, &mut self.ms));
                 if cheaper {
                     self.a.copy_from_slice(warm);
                 } else {
@@ -688,45 +676,54 @@ impl PrimalWork {
     }
 }
 
+/// `out = J x` as MuJoCo's `mj_mulJacVec` sums it on a model of `nv` dofs: `mju_dot` over each row's `nv` columns on
+/// a model it keeps dense, `mju_dotSparse` over its entries from [`MUJOCO_SPARSE_NV`] dofs on (over the rows'
+/// `runs` over the same dofs, `gathered` their scratch).
+pub(crate) fn mul_jac(
+    nv: usize,
+    rows: &ConstraintRows,
+    runs: &[(usize, usize)],
+    x: &[f64],
+    out: &mut [f64],
+    gathered: &mut Vec<f64>,
+) {
+    if nv >= MUJOCO_SPARSE_NV {
+        crate::mujoco_sparse::mul_runs(rows, runs, x, out, gathered);
+    } else {
+        for (r, o) in out[..rows.len()].iter_mut().enumerate() {
+            let (dofs, vals) = rows.jacobian_row(r);
+            *o = mujoco_row_dot(dofs, vals, x);
+        }
+    }
+}
+
 /// MuJoCo 4.0.1's choice of start (`warmstart`, inlined in `mj_fwdConstraint`) in its arithmetic, over the whole
 /// problem: whether the cost at `warm` is at most the rows' cost at `J qacc_smooth − aref`. The cost at `warm` is
 /// the rows' cost at `J warm − aref` plus the Gauss term as 4.0.1 forms it, `½ δᵀ(M δ)` with `δ = warm − qacc_smooth`
 /// (read off its disassembly; its C source sums `½ (M warm − f_s)ᵢ δᵢ`, equal only where `M qacc_smooth = f_s` to
-/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). `row_dot(r, x)` is
-/// `J_r x` as `mj_mulJacVec` sums it (`mju_dot` over all `nv` columns). `jars` receives `J warm − aref` and
-/// `J qacc_smooth − aref`.
+/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). `jars` are
+/// `J warm − aref` and `J qacc_smooth − aref`, `J x` as `mj_mulJacVec` sums it ([`mul_jac`]).
 pub(crate) fn warm_start_is_cheaper(
     model: &signorini_model::Model,
     data: &signorini_model::Data,
     rows: &ConstraintRows,
-    row_dot: impl Fn(usize, &[f64]) -> f64,
     warm: &[f64],
+    jars: (&[f64], &[f64]),
     scratch: (&mut Vec<f64>, &mut Vec<f64>),
-    jars: Option<(&mut [f64], &mut [f64])>,
 ) -> bool {
-    let rows_cost = |x: &[f64], mut keep: Option<&mut [f64]>| {
+    let rows_cost = |jars: &[f64]| {
         let mut s = 0.0;
-        let mut jar = [0.0; 6];
         let mut force = [0.0; 6];
         let mut r = 0;
         while r < rows.len() {
             let (d, kind) = (rows.d[r], rows.kind[r]);
             if kind == RowKind::ContactElliptic {
                 let cone = Cone::at(rows, r);
-                for j in 0..cone.dim {
-                    jar[j] = row_dot(r + j, x) - rows.aref[r + j];
-                    if let Some(keep) = keep.as_deref_mut() {
-                        keep[r + j] = jar[j];
-                    }
-                }
-                s += cone.update(rows, &jar, &mut force, None).1;
+                s += cone.update(rows, &jars[r..r + cone.dim], &mut force, None).1;
                 r += cone.dim;
                 continue;
             }
-            let jar = row_dot(r, x) - rows.aref[r];
-            if let Some(keep) = keep.as_deref_mut() {
-                keep[r] = jar;
-            }
+            let jar = jars[r];
             if kind.is_friction_loss() {
                 let (f, rf) = (rows.frictionloss[r], rows.r[r]);
                 s += if jar <= -rf * f {
@@ -748,12 +745,8 @@ pub(crate) fn warm_start_is_cheaper(
     delta.extend(warm.iter().zip(&data.qacc_smooth).map(|(w, s)| w - s));
     m_delta.resize(model.nv, 0.0);
     model.mul_m(data, delta, m_delta);
-    let (keep_warm, keep_smooth) = match jars {
-        Some((w, s)) => (Some(w), Some(s)),
-        None => (None, None),
-    };
-    let cost_warm = 0.5 * dot(delta, m_delta) + rows_cost(warm, keep_warm);
-    let cost_smooth = rows_cost(&data.qacc_smooth, keep_smooth);
+    let cost_warm = 0.5 * dot(delta, m_delta) + rows_cost(jars.0);
+    let cost_smooth = rows_cost(jars.1);
     !(cost_warm > cost_smooth)
 }
 

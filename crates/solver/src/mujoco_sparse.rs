@@ -111,29 +111,9 @@ impl SparseJacobian {
         self.runs_of.truncate(write);
     }
 
-    /// `out = J x`, each row `mju_dotSparse` over its entries, columns increasing.
+    /// `out = J x`, each row `mju_dotSparse` over its entries, columns increasing ([`mul_runs`]).
     pub(crate) fn mul(&mut self, rows: &ConstraintRows, x: &[f64], out: &mut [f64]) {
-        for &(first, n) in &self.runs {
-            let dofs = rows.jacobian_row(first).0;
-            let (m, out) = (dofs.len(), &mut out[first..first + n]);
-            if m == 0 {
-                out.fill(0.0);
-                continue;
-            }
-            self.gathered.clear();
-            self.gathered.extend(dofs.iter().map(|&d| x[d as usize]));
-            let base = rows.jac_start[first];
-            let vals = rows.jac_val[base..base + n * m].chunks_exact(m);
-            if dofs.first() > dofs.last() {
-                for (o, row) in out.iter_mut().zip(vals) {
-                    *o = mujoco_dot_gathered_rev(row, &self.gathered);
-                }
-            } else {
-                for (o, row) in out.iter_mut().zip(vals) {
-                    *o = mujoco_dot_gathered(row, &self.gathered);
-                }
-            }
-        }
+        mul_runs(rows, &self.runs, x, out, &mut self.gathered);
     }
 
     /// `out = Jᵀ f` (`mju_mulMatVecSparse` over `Jᵀ`).
@@ -154,6 +134,39 @@ impl SparseJacobian {
             let vals = &self.jt_val[self.jt_adr[dofs.start]..self.jt_adr[dofs.end]];
             for (o, v) in out.iter_mut().zip(vals.chunks_exact(len)) {
                 *o = mujoco_dot_gathered(v, &self.gathered);
+            }
+        }
+    }
+}
+
+/// `out = J x` over the rows' `runs` over the same dofs (covering every row in order), each row `mju_dotSparse`
+/// over its entries, columns increasing: `x` is gathered at a run's dofs once (into `gathered`), and each row's sum
+/// runs over two contiguous slices.
+pub(crate) fn mul_runs(
+    rows: &ConstraintRows,
+    runs: &[(usize, usize)],
+    x: &[f64],
+    out: &mut [f64],
+    gathered: &mut Vec<f64>,
+) {
+    for &(first, n) in runs {
+        let dofs = rows.jacobian_row(first).0;
+        let (m, out) = (dofs.len(), &mut out[first..first + n]);
+        if m == 0 {
+            out.fill(0.0);
+            continue;
+        }
+        gathered.clear();
+        gathered.extend(dofs.iter().map(|&d| x[d as usize]));
+        let base = rows.jac_start[first];
+        let vals = rows.jac_val[base..base + n * m].chunks_exact(m);
+        if dofs.first() > dofs.last() {
+            for (o, row) in out.iter_mut().zip(vals) {
+                *o = mujoco_dot_gathered_rev(row, gathered);
+            }
+        } else {
+            for (o, row) in out.iter_mut().zip(vals) {
+                *o = mujoco_dot_gathered(row, gathered);
             }
         }
     }
