@@ -607,15 +607,7 @@ impl PrimalWork {
         if self.all_one_sided {
             // The last branch of the loop below, alone.
             for ((q, &start), &dir) in quad.iter().zip(jar).zip(jv) {
-                let x = start + alpha * dir;
-                let cost0 = if start < 0.0 { q[0] } else { 0.0 };
-                if x < 0.0 {
-                    total[0] += q[0] - cost0;
-                    total[1] += q[1];
-                    total[2] += q[2];
-                } else {
-                    cost -= cost0;
-                }
+                eval_one_sided(q, start, dir, alpha, &mut total, &mut cost);
             }
         }
         let mut skip_to = if self.all_one_sided { n } else { 0 };
@@ -654,16 +646,7 @@ impl PrimalWork {
                 }
                 continue;
             }
-            let start = jar[r];
-            let x = start + alpha * jv[r];
-            let cost0 = if start < 0.0 { q[0] } else { 0.0 };
-            if x < 0.0 {
-                total[0] += q[0] - cost0;
-                total[1] += q[1];
-                total[2] += q[2];
-            } else {
-                cost -= cost0;
-            }
+            eval_one_sided(&q, jar[r], jv[r], alpha, &mut total, &mut cost);
         }
         cost += alpha * alpha * total[2] + alpha * total[1] + total[0];
         deriv[0] += 2.0 * alpha * total[2] + total[1];
@@ -673,6 +656,21 @@ impl PrimalWork {
         }
         mj.ls_iter += 1;
         Pnt { alpha, cost, deriv }
+    }
+}
+
+/// `PrimalEval` of a one-sided row with line quadratic `q` from residual `start` along `dir` at `alpha`: an active
+/// row adds its quadratic less its cost at `α = 0` to `total`, an inactive one takes that cost off `cost`.
+#[inline(always)]
+fn eval_one_sided(q: &[f64; 3], start: f64, dir: f64, alpha: f64, total: &mut [f64; 3], cost: &mut f64) {
+    let x = start + alpha * dir;
+    let cost0 = if start < 0.0 { q[0] } else { 0.0 };
+    if x < 0.0 {
+        total[0] += q[0] - cost0;
+        total[1] += q[1];
+        total[2] += q[2];
+    } else {
+        *cost -= cost0;
     }
 }
 
