@@ -571,13 +571,20 @@ fn mujoco_parity_rk4() {
 /// boxes, 330 dofs) over 150 steps follow `mj_step` to the bit in `qpos`, `qvel` and the contact count
 /// (`tests/data/sparse_cg_reference.json`, `scripts/mujoco_sparse_cg_reference.py`). What it takes: the CG iteration
 /// in MuJoCo's arithmetic with `J x` and `Jᵀ f` over its sparse `J` and `Jᵀ` (`solver/src/mujoco_sparse.rs`) and the
-/// rows' velocities summed as `mju_dotSparse` sums a sparse row; both parted at step 8 before.
+/// rows' velocities summed as `mju_dotSparse` sums a sparse row; both parted at step 8 before. `box_stack__elliptic` with
+/// its solver set to CG over 300 steps: elliptic cones in the CG iteration (which keeps no cone Hessians).
 #[test]
 fn mujoco_parity_sparse_cg() {
     let reference: Value = serde_json::from_str(include_str!("data/sparse_cg_reference.json")).unwrap();
     assert_eq!(reference["mujoco"], "4.0.1");
-    for name in ["box_stack__cg", "pyramid__cg"] {
-        let mut scene = load_scene(&shared(&format!("scenes/{name}.xml")), Dialect::Mujoco, &[]).unwrap();
+    for name in ["box_stack__cg", "pyramid__cg", "box_stack__elliptic"] {
+        // `"solver": "cg"`: the scene's solver set to CG (elliptic cones in the CG iteration).
+        let overrides: Vec<(String, String)> = match reference["scenes"][name]["solver"].as_str() {
+            Some(solver) => vec![("solver".into(), solver.into())],
+            None => Vec::new(),
+        };
+        let mut scene =
+            load_scene(&shared(&format!("scenes/{name}.xml")), Dialect::Mujoco, &overrides).unwrap();
         assert!(scene.model().multibody.nv >= 60, "{name} is sparse in MuJoCo");
         let snaps = reference["scenes"][name]["mj_step"].as_object().unwrap();
         let last = snaps.keys().map(|k| k.parse::<u64>().unwrap()).max().unwrap();

@@ -324,7 +324,7 @@ impl PrimalWork {
             let kind = kind[r];
             if kind == RowKind::ContactElliptic {
                 let cone = Cone::at(rows, r);
-                let h = cone_hessian.then_some(&mut mj.cone_h[r]);
+                let h = if cone_hessian { Some(&mut mj.cone_h[r]) } else { None };
                 let (s, c) = cone.update(rows, &jar[r..], &mut force[r..], h);
                 cost += c;
                 state[r..r + cone.dim].fill(s);
