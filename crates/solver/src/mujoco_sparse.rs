@@ -18,7 +18,6 @@ use signorini_model::factor::{mujoco_dot_gathered, mujoco_dot_gathered_rev};
 /// vectors keep their capacity).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SparseJacobian {
-    nv: usize,
     /// Runs of consecutive rows over the same dofs, `(first row, rows)`: the problem's runs, neighbours over the
     /// same dofs merged (the contacts of one pair of bodies).
     runs: Vec<(usize, usize)>,
@@ -38,7 +37,6 @@ impl SparseJacobian {
     /// Builds `Jᵀ` of `rows` over `nv` dofs; `runs` are the rows' runs over the same dofs
     /// ([`ConstraintRows::dof_groups`], covering every row in order).
     pub(crate) fn assign(&mut self, rows: &ConstraintRows, runs: &[(usize, usize)], nv: usize) {
-        self.nv = nv;
         self.runs.clear();
         for &(first, n) in runs {
             match self.runs.last_mut() {
