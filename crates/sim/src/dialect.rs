@@ -195,6 +195,7 @@ impl DialectStages for Dialect {
                 Dialect::Mujoco => WarmStart::CheaperOfIncomingAndSmooth,
             },
             mujoco_arithmetic: self == Dialect::Mujoco,
+            parallel_islands: options.threads > 1,
         }
     }
 

@@ -152,7 +152,8 @@ pub struct Options {
     pub box_box_detection: bool,
     /// MuJoCo-compatible semantics (spec §2). Default false.
     pub mujoco_compatibility: bool,
-    /// Narrow-phase threads, ≥ 1; results do not depend on it. Default 1.
+    /// Worker threads of a step, ≥ 1: the narrow phase and, when a step has several islands, their solves; results
+    /// do not depend on it. Default 1.
     pub threads: usize,
 }
 

@@ -105,14 +105,17 @@ impl Scene {
         self.data.set_mocap_pose(mocap, pos, quat)
     }
 
-    /// Advances the scene by `dt` (`substeps` physics steps).
+    /// Advances the scene by `dt` (`substeps` physics steps). With `threads > 1` the step runs on a worker of the
+    /// scene's pool ([`signorini_collision::world::CollisionModel::install`]), which its narrow phase and its
+    /// islands' solves share; the results do not depend on `threads`.
     pub fn step(&mut self) -> Result<()> {
-        crate::step::step(&self.model, &mut self.data)
+        let Scene { model, data } = self;
+        model.collision().install(|| crate::step::step(model, data))
     }
 
-    /// [`Scene::step`] `n` times, stopping at the first error. With `threads > 1` the steps run on a worker of the
-    /// narrow phase's pool ([`signorini_collision::world::CollisionModel::install`]), so that each parallel narrow
-    /// phase starts without handing its pairs to another thread; the results are those of `n` calls of `step`.
+    /// [`Scene::step`] `n` times, stopping at the first error, all on one worker of the pool (so that each parallel
+    /// narrow phase starts without handing its pairs to another thread); the results are those of `n` calls of
+    /// `step`.
     pub fn step_n(&mut self, n: usize) -> Result<()> {
         let Scene { model, data } = self;
         model.collision().install(|| (0..n).try_for_each(|_| crate::step::step(model, data)))

@@ -131,6 +131,7 @@ fn substep(model: &Model, d: &mut Data, clock: StageClock) -> Result<()> {
     s.gradient_norm = solve.gradient_norm;
     s.converged = solve.converged;
     s.islands = solve.islands;
+    s.islands_in_parallel = solve.parallel;
     s.factorizations = solve.factorizations;
     s.rank_one_updates = solve.rank_one_updates;
     s.noslip_iterations = noslip.iterations;

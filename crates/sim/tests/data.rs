@@ -97,25 +97,33 @@ fn one_model_drives_independent_data() {
     assert!(data.iter().all(|q| *q == other.multibody.qpos), "threads step their own Data to the same state");
 }
 
-/// `step_n` on the narrow phase's pool (2 threads) makes the steps that `step` makes on one thread, bit for bit, on a
-/// scene with enough pairs to split them between the workers.
+/// `step_n` on the scene's pool (2 threads) makes the steps that `step` makes on one thread, bit for bit, on a scene
+/// with enough pairs to split them between the workers and, while the pile falls, separate islands solved in
+/// parallel; in both dialects.
 #[test]
 fn step_n_on_the_pool_equals_single_threaded_steps() {
-    let mut alone = load_scene(&shared("scenes/pile.xml"), Dialect::Native, &[]).unwrap();
-    let threads = [("threads".to_string(), "2".to_string())];
-    let mut pooled = load_scene(&shared("scenes/pile.xml"), Dialect::Native, &threads).unwrap();
-    assert_eq!(pooled.options().threads, 2);
-    let mut split = 0;
-    for _ in 0..6 {
-        for _ in 0..50 {
-            alone.step().unwrap();
+    for dialect in [Dialect::Native, Dialect::Mujoco] {
+        let mut alone = load_scene(&shared("scenes/pile.xml"), dialect, &[]).unwrap();
+        let threads = [("threads".to_string(), "2".to_string())];
+        let mut pooled = load_scene(&shared("scenes/pile.xml"), dialect, &threads).unwrap();
+        assert_eq!(pooled.options().threads, 2);
+        let (mut split, mut parallel) = (0, 0);
+        for _ in 0..6 {
+            for _ in 0..50 {
+                alone.step().unwrap();
+                assert!(!alone.stats().islands_in_parallel);
+            }
+            pooled.step_n(49).unwrap();
+            pooled.step().unwrap();
+            assert!(fingerprint(&alone) == fingerprint(&pooled), "{dialect:?}: step {}", alone.steps());
+            // The narrow phase splits 128 pairs or more between the threads.
+            split += usize::from(pooled.stats().candidate_pairs >= 128);
+            parallel += usize::from(pooled.stats().islands_in_parallel);
         }
-        pooled.step_n(50).unwrap();
-        assert!(fingerprint(&alone) == fingerprint(&pooled), "step {}", alone.steps());
-        // The narrow phase splits 128 pairs or more between the threads.
-        split += usize::from(pooled.stats().candidate_pairs >= 128);
+        // The pile falls for 150 steps (2 candidate pairs at step 50, 113 at step 150, 276 at step 200), in 20 to 30
+        // islands from step 150 to 300.
+        assert!(split >= 3, "{dialect:?}: the narrow phase split between the threads in {split} of 6 checks");
+        assert!(parallel >= 2, "{dialect:?}: the islands were solved in parallel in {parallel} of 6 checks");
+        assert!(alone.contacts().len() > 50, "the pile is in contact: {}", alone.contacts().len());
     }
-    // The pile falls for 150 steps (2 candidate pairs at step 50, 113 at step 150, 276 at step 200).
-    assert!(split >= 3, "the pile's narrow phase split between the threads in {split} of 6 checks");
-    assert!(alone.contacts().len() > 50, "the pile is in contact: {}", alone.contacts().len());
 }

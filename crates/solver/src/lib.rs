@@ -140,6 +140,10 @@ pub struct SolverOptions {
     /// 60 dofs and its sparse ones from 60 on, when the rows allow it (equalities, friction loss, limits,
     /// frictionless, pyramidal and elliptic contacts, without the Signorini resolution). Default: `false`.
     pub mujoco_arithmetic: bool,
+    /// A per-island solver ([`PrimalSolver::with_islands`]) solves the islands of a large enough problem in
+    /// parallel when it runs on a worker of a pool of several threads (a scene's `threads`); each island's
+    /// arithmetic is the same as alone, so the results do not depend on it. Default: `false`.
+    pub parallel_islands: bool,
 }
 
 impl Default for SolverOptions {
@@ -155,6 +159,7 @@ impl Default for SolverOptions {
             signorini: false,
             warm_start: WarmStart::Incoming,
             mujoco_arithmetic: false,
+            parallel_islands: false,
         }
     }
 }
@@ -173,6 +178,8 @@ pub struct SolveStats {
     pub converged: bool,
     /// Islands solved on their own (per-island solver), or 1 for a whole-system solve with rows (0 without).
     pub islands: usize,
+    /// Whether the islands were solved in parallel ([`SolverOptions::parallel_islands`]).
+    pub parallel: bool,
     /// Newton: Hessian factorisations from scratch (dense or sparse).
     pub factorizations: usize,
     /// Newton: rank-1 updates and downdates applied to the sparse factor instead of refactoring.

@@ -292,6 +292,7 @@ impl PrimalWork {
             factorizations,
             rank_one_updates: updates,
             islands: 1,
+            ..SolveStats::default()
         })
     }
 

@@ -497,6 +497,7 @@ impl PrimalWork {
             factorizations: self.newton.factorizations(),
             rank_one_updates: self.newton.updates(),
             islands: 1,
+            ..SolveStats::default()
         })
     }
 }

@@ -198,3 +198,108 @@ fn the_warm_start_is_chosen_for_the_whole_problem() {
     let qacc = start(signorini_solver::WarmStart::Smooth);
     assert_eq!((qacc[2], qacc[5]), (a_s[2], a_s[5]));
 }
+
+/// Islands solved in parallel (`SolverOptions::parallel_islands` on a worker of a 2-thread pool) give the serial
+/// solve's `qacc`, forces and statistics bit for bit, with Newton and CG, in both arithmetics, whichever worker takes
+/// which island; off a pool, or with too few rows, the same options solve them in turn.
+#[test]
+fn parallel_islands_equal_serial_islands() {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let kinds =
+        [RowKind::LimitJoint, RowKind::ContactPyramidal, RowKind::FrictionLoss, RowKind::EqualityJoint];
+    for seed in 0..6 {
+        let mut rng = Rng(seed * 13 + 1);
+        // 11 bodies: 66 dofs, a model MuJoCo keeps sparse (its CG then runs over sparse `J`), for even seeds.
+        let (model, data) = free_bodies(if seed % 2 == 0 { 11 } else { 7 }, &mut rng);
+        let mut rows = ConstraintRows::new();
+        // 14 rows on each of the first six bodies (the others unconstrained): 6 islands of a sixth of the rows each.
+        for body in 0..6 {
+            for _ in 0..14 {
+                let jac: Vec<(usize, f64)> = (0..6).map(|k| (6 * body + k, rng.range(-1.5, 1.5))).collect();
+                let kind = kinds[rng.below(4)];
+                let fl = if kind == RowKind::FrictionLoss { rng.range(0.1, 3.0) } else { 0.0 };
+                push_row(&mut rows, kind, &jac, rng.range(-10.0, 10.0), 10f64.powf(rng.range(-1.0, 2.0)), fl);
+            }
+        }
+        for kind in [SolverKind::Newton, SolverKind::Cg] {
+            for mujoco_arithmetic in [false, true] {
+                let options = SolverOptions { kind, mujoco_arithmetic, ..SolverOptions::default() };
+                let solver = island_solver_for(kind);
+                let run = |options: &SolverOptions, work: &mut SolverData| {
+                    let (mut qacc, mut force) = (data.qacc_smooth.clone(), Vec::new());
+                    let stats =
+                        solver.solve(&model, &data, &rows, options, work, &mut qacc, &mut force).unwrap();
+                    (qacc, force, stats)
+                };
+                let serial = run(&options, &mut SolverData::new());
+                assert!(!serial.2.parallel && serial.2.islands == 6, "{:?}", serial.2);
+                let parallel_options = SolverOptions { parallel_islands: true, ..options };
+                let mut work = SolverData::new();
+                for _ in 0..3 {
+                    let parallel = pool.install(|| run(&parallel_options, &mut work));
+                    assert!(parallel.2.parallel, "{:?}", parallel.2);
+                    assert_eq!(
+                        SolveStatsBits::of(&parallel.2),
+                        SolveStatsBits::of(&serial.2),
+                        "seed {seed} {kind:?}"
+                    );
+                    assert!(
+                        bits(&parallel.0) == bits(&serial.0),
+                        "seed {seed} {kind:?} {mujoco_arithmetic}: qacc"
+                    );
+                    assert!(
+                        bits(&parallel.1) == bits(&serial.1),
+                        "seed {seed} {kind:?} {mujoco_arithmetic}: force"
+                    );
+                }
+                // Off a pool the option changes nothing.
+                let alone = run(&parallel_options, &mut SolverData::new());
+                assert!(!alone.2.parallel && bits(&alone.0) == bits(&serial.0));
+                // Too few rows for a parallel solve (two islands of 14): solved in turn on the pool too.
+                let few = solver_rows(&rows, 28);
+                let (mut qacc, mut force) = (data.qacc_smooth.clone(), Vec::new());
+                let stats = pool
+                    .install(|| {
+                        solver.solve(&model, &data, &few, &parallel_options, &mut work, &mut qacc, &mut force)
+                    })
+                    .unwrap();
+                assert!(!stats.parallel && stats.islands == 2, "{stats:?}");
+            }
+        }
+    }
+}
+
+/// The first `n` rows of `rows` (plain rows, no cones).
+fn solver_rows(rows: &ConstraintRows, n: usize) -> ConstraintRows {
+    let mut out = ConstraintRows::new();
+    for r in 0..n {
+        let jac: Vec<(usize, f64)> = rows
+            .jacobian_row(r)
+            .0
+            .iter()
+            .zip(rows.jacobian_row(r).1)
+            .map(|(&k, &v)| (k as usize, v))
+            .collect();
+        push_row(&mut out, rows.kind[r], &jac, rows.aref[r], rows.d[r], rows.frictionloss[r]);
+    }
+    out
+}
+
+/// The bits of a vector, so that equality is bit for bit (and NaN-proof).
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A solve's statistics with the floating-point ones as bits (the parallel flag left out).
+#[derive(Debug, PartialEq)]
+struct SolveStatsBits([u64; 2], [usize; 4], bool);
+
+impl SolveStatsBits {
+    fn of(s: &signorini_solver::SolveStats) -> Self {
+        Self(
+            [s.cost.to_bits(), s.gradient_norm.to_bits()],
+            [s.iterations, s.islands, s.factorizations, s.rank_one_updates],
+            s.converged,
+        )
+    }
+}

@@ -50,6 +50,24 @@ pub fn mixed(rng: &mut Rng) -> (Model, Data) {
     (model, data)
 }
 
+/// `n` free bodies (`nv = 6n`, one kinematic tree each) with random velocities and applied forces.
+pub fn free_bodies(n: usize, rng: &mut Rng) -> (Model, Data) {
+    let mut spec = ModelSpec::default();
+    for i in 0..n {
+        let mut b = BodySpec::new(format!("b{i}"), 0, DVec3::new(i as f64, 0.0, 0.5), DQuat::IDENTITY);
+        b.inertial = inertial(rng.range(0.5, 3.0), DVec3::ZERO);
+        b.joints.push(JointSpec::free(format!("f{i}")));
+        spec.add_body(b);
+    }
+    let applied: Vec<f64> = (0..6 * n).map(|_| rng.range(-5.0, 5.0)).collect();
+    let (model, mut data) = finish(spec, &applied);
+    for v in data.qvel.iter_mut() {
+        *v = rng.range(-1.0, 1.0);
+    }
+    model.forward(&mut data).expect("forward");
+    (model, data)
+}
+
 fn finish(spec: ModelSpec, applied: &[f64]) -> (Model, Data) {
     let model = Model::compile(spec).expect("compiles");
     let mut data = Data::new(&model);
