@@ -11,6 +11,7 @@
 //! | `vendor` | fetches the replay viewer's pinned three.js (npm registry tarball, SHA-512 checked) into `target/vendor/` (not committed; `test` runs it first) |
 //! | `bench gpu [ARGS]` | builds the release CLI, then `python3 scripts/bench_gpu.py ARGS`: env-steps/s of `signorini run --envs N --device gpu` for N ∈ {1 024, 8 192, 65 536} beside the CPU batch (a smoke test on a CPU Vulkan driver) |
 //! | `bench coal [ARGS]` | builds the release CLI, then `python3 scripts/bench_coal.py ARGS`: every convex query kind of `../shared/testdata/coal/`, Coal 3.0.3's C++ against `signorini query --bench` (ns per record and their ratio) |
+//! | `bench threads [ARGS]` | builds the release CLI, then `python3 scripts/bench_threads.py ARGS`: steps/s of `signorini run --threads 2` against `--threads 1` on every shared scene, both modes (the final states checked equal) |
 //! | `bench load [ARGS]` | `python3 scripts/bench_load.py ARGS`: MJCF load time against the body count (1 000–20 000 free bodies) |
 //! | `fuzz [--minutes N]` | the fuzzing harness (`crates/fuzz`) for N minutes (default 10) in release, split over its three generators (MJCF scenes, URDF robots, queries); prints how many inputs survived |
 //! | `snapshot` | re-runs the tests with `INSTA_UPDATE=always` so changed `insta` snapshots are rewritten for review |
@@ -18,7 +19,7 @@
 
 use std::process::{Command, ExitCode};
 
-const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch|coal|load|gpu] [ARGS…]|vendor|fuzz [--minutes N]|snapshot|stress>";
+const USAGE: &str = "usage: cargo xtask <test|lint|ci|bench [TARGET|mujoco|batch|coal|threads|load|gpu] [ARGS…]|vendor|fuzz [--minutes N]|snapshot|stress>";
 
 /// The three.js release the replay viewer inlines (`signorini view`), from the npm registry, and the SHA-512 of its
 /// tarball (the registry's `dist.integrity`, in hex).
@@ -49,6 +50,10 @@ fn bench(rest: &[String]) -> Result<(), String> {
     if rest.first().is_some_and(|t| t == "coal") {
         cargo(&["build", "--release", "-p", "signorini-cli"], &[])?;
         return python_script("scripts/bench_coal.py", &rest[1..]);
+    }
+    if rest.first().is_some_and(|t| t == "threads") {
+        cargo(&["build", "--release", "-p", "signorini-cli"], &[])?;
+        return python_script("scripts/bench_threads.py", &rest[1..]);
     }
     if rest.first().is_some_and(|t| t == "gpu") {
         cargo(&["build", "--release", "-p", "signorini-cli"], &[])?;

@@ -218,6 +218,8 @@ pub(crate) struct Settled {
     pub(crate) ncon_mean: f64,
     pub(crate) solver_niter_mean: f64,
     pub(crate) islands_mean: f64,
+    /// The share of the steps whose islands were solved in parallel (`--threads` above 1).
+    pub(crate) islands_in_parallel_share: f64,
     pub(crate) factorizations_mean: f64,
     pub(crate) rank_one_updates_mean: f64,
 }
@@ -470,7 +472,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let (mut ncon_sum, mut iter_sum, mut max_pen) = (0u64, 0u64, 0.0f64);
-    let (mut islands, mut factorizations, mut updates) = (0u64, 0u64, 0u64);
+    let (mut islands, mut factorizations, mut updates, mut parallel) = (0u64, 0u64, 0u64, 0u64);
     let mut stages = StageTimes::default();
     let start = Instant::now();
     let mut stepping = 0.0;
@@ -511,6 +513,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
             ncon_sum += s.contacts as u64;
             iter_sum += s.iterations as u64;
             islands += s.islands as u64;
+            parallel += u64::from(s.islands_in_parallel);
             factorizations += s.factorizations as u64;
             updates += s.rank_one_updates as u64;
             stages.forward += s.time_forward;
@@ -555,6 +558,7 @@ pub fn run(args: &RunArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 ncon_mean: ncon_sum as f64 / n,
                 solver_niter_mean: iter_sum as f64 / n,
                 islands_mean: islands as f64 / n,
+                islands_in_parallel_share: parallel as f64 / n,
                 factorizations_mean: factorizations as f64 / n,
                 rank_one_updates_mean: updates as f64 / n,
             },

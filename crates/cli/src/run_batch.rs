@@ -70,6 +70,7 @@ struct Tally {
     ncon: u64,
     iterations: u64,
     islands: u64,
+    parallel: u64,
     factorizations: u64,
     updates: u64,
     max_penetration: f64,
@@ -138,6 +139,7 @@ pub fn run(
                 t.ncon += s.contacts as u64;
                 t.iterations += s.iterations as u64;
                 t.islands += s.islands as u64;
+                t.parallel += u64::from(s.islands_in_parallel);
                 t.factorizations += s.factorizations as u64;
                 t.updates += s.rank_one_updates as u64;
                 t.max_penetration = t.max_penetration.max(s.max_penetration);
@@ -182,6 +184,7 @@ pub fn run(
                     ncon_mean: t.ncon as f64 / n,
                     solver_niter_mean: t.iterations as f64 / n,
                     islands_mean: t.islands as f64 / n,
+                    islands_in_parallel_share: t.parallel as f64 / n,
                     factorizations_mean: t.factorizations as f64 / n,
                     rank_one_updates_mean: t.updates as f64 / n,
                 },

@@ -159,7 +159,7 @@ pub struct StepStatistics {
     /// Islands solved on their own (1 for a whole-system solve with rows; 0 without rows).
     pub islands: usize,
     /// Whether the islands were solved in parallel on the scene's threads (`threads > 1`, several islands and at
-    /// least 64 rows, none holding 90 % of them).
+    /// least 256 rows, none holding 90 % of them).
     pub islands_in_parallel: bool,
     /// Newton Hessian factorisations from scratch.
     pub factorizations: usize,

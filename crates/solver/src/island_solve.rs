@@ -77,8 +77,9 @@ fn lock(lane: &Mutex<Lane>) -> MutexGuard<'_, Lane> {
 }
 
 /// Islands are solved in parallel only when a step has at least this many rows: below it, handing islands to
-/// another worker costs more than their solves.
-const PARALLEL_MIN_ROWS: usize = 64;
+/// another worker costs more than their solves (`convex.xml`, 20 islands of about 240 rows in all, solved in
+/// 40–60 µs, ran 0.78–0.85× as fast on 2 threads as on 1 with a floor of 64 rows; `scripts/bench_threads.py`).
+const PARALLEL_MIN_ROWS: usize = 256;
 
 /// ... and only when no island holds more than this share of the rows (the others would then finish long before it).
 const PARALLEL_MAX_SHARE: f64 = 0.9;

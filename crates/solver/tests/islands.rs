@@ -212,9 +212,9 @@ fn parallel_islands_equal_serial_islands() {
         // 11 bodies: 66 dofs, a model MuJoCo keeps sparse (its CG then runs over sparse `J`), for even seeds.
         let (model, data) = free_bodies(if seed % 2 == 0 { 11 } else { 7 }, &mut rng);
         let mut rows = ConstraintRows::new();
-        // 14 rows on each of the first six bodies (the others unconstrained): 6 islands of a sixth of the rows each.
+        // 48 rows on each of the first six bodies (the others unconstrained): 6 islands of a sixth of the rows each.
         for body in 0..6 {
-            for _ in 0..14 {
+            for _ in 0..48 {
                 let jac: Vec<(usize, f64)> = (0..6).map(|k| (6 * body + k, rng.range(-1.5, 1.5))).collect();
                 let kind = kinds[rng.below(4)];
                 let fl = if kind == RowKind::FrictionLoss { rng.range(0.1, 3.0) } else { 0.0 };
@@ -255,8 +255,8 @@ fn parallel_islands_equal_serial_islands() {
                 // Off a pool the option changes nothing.
                 let alone = run(&parallel_options, &mut SolverData::new());
                 assert!(!alone.2.parallel && bits(&alone.0) == bits(&serial.0));
-                // Too few rows for a parallel solve (two islands of 14): solved in turn on the pool too.
-                let few = solver_rows(&rows, 28);
+                // Too few rows for a parallel solve (two islands of 48, under 256): solved in turn on the pool too.
+                let few = solver_rows(&rows, 96);
                 let (mut qacc, mut force) = (data.qacc_smooth.clone(), Vec::new());
                 let stats = pool
                     .install(|| {
