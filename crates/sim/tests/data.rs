@@ -116,7 +116,8 @@ fn step_n_on_the_pool_equals_single_threaded_steps() {
             pooled.step_n(49).unwrap();
             pooled.step().unwrap();
             assert!(fingerprint(&alone) == fingerprint(&pooled), "{dialect:?}: step {}", alone.steps());
-            // The narrow phase splits 128 pairs or more between the threads.
+            // 128 pairs or more, mostly between hulls, boxes and cylinders: the narrow phase is split between the
+            // threads (`pipeline.rs`, `PARALLEL_MIN_PAIRS`).
             split += usize::from(pooled.stats().candidate_pairs >= 128);
             parallel += usize::from(pooled.stats().islands_in_parallel);
         }

@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 use signorini_geometry::rotation::local_to_world;
-use signorini_geometry::{Pose, Shape};
+use signorini_geometry::{Pose, Shape, ShapeKind};
 
 use super::data::{CollisionData, canonical, lock};
 use super::model::{CollisionModel, check_pose};
@@ -22,8 +22,20 @@ const CHUNK: usize = 8;
 
 /// Fewer pairs than this run on one thread: splitting them costs more than it saves (on the 2-core test machine the
 /// pyramid's 94 pairs, about 100 µs of narrow phase, took 12–51 µs longer on 2 threads in 7 interleaved pairs of
-/// runs; the pile's 217 pairs, about 850 µs, 1.2–1.4× shorter; docs/COLLISION_PIPELINE.md).
+/// runs; the pile's 217 pairs, about 850 µs, 1.2–1.4× shorter; docs/COLLISION_PIPELINE.md). Counted in pairs of
+/// [`PAIR_COST`]: the closed forms between planes, spheres and capsules count 1 (22 humanoids, about 200 such pairs,
+/// had a collision stage of 110 µs on one thread and 141 µs on two when they counted as full pairs).
 const PARALLEL_MIN_PAIRS: usize = 128;
+
+/// The narrow-phase cost of a pair other than a closed form between planes, spheres and capsules (a few hundred
+/// nanoseconds), relative to one: boxes, hulls, cylinders, ellipsoids and meshes take a microsecond or more.
+const PAIR_COST: usize = 8;
+
+/// A pair's narrow-phase cost: 1 for planes, spheres and capsules among themselves, [`PAIR_COST`] otherwise.
+fn pair_cost(a: ShapeKind, b: ShapeKind) -> usize {
+    let closed_form = |k| matches!(k, ShapeKind::Plane | ShapeKind::Sphere | ShapeKind::Capsule);
+    if closed_form(a) && closed_form(b) { 1 } else { PAIR_COST }
+}
 
 /// Pairs per block of a narrow phase on one thread: the narrow phase runs and merges the pairs a block at a time, so
 /// the pair slots (with their manifolds' buffers) number at most this many, whatever the scene (the pile's 500 pairs
@@ -31,6 +43,11 @@ const PARALLEL_MIN_PAIRS: usize = 128;
 /// and the other workers, asleep again between blocks, took about 30 µs to wake for each (the settled pile's narrow
 /// phase, about 6 blocks a step, was 1.15× shorter on 2 threads in blocks, each thread busy half of the time).
 const BLOCK: usize = 16 * CHUNK;
+
+/// Whether a narrow phase of this cost ([`pair_cost`] summed) is split between the pool's workers.
+fn splits(cost: usize) -> bool {
+    cost >= PARALLEL_MIN_PAIRS * PAIR_COST
+}
 
 /// Orders a pair for the narrow phase: the dialect's type rank of A at most B's where both have one
 /// ([`PairDispatcher::type_rank`], read per geom into `ranks`), else the shape kinds; ties by index.
@@ -103,6 +120,7 @@ impl CollisionModel {
     /// handle ([`CollisionError::Pair`]), no [`update`](Self::update) since the data was made or synced.
     pub fn collide<'d>(&self, data: &'d mut CollisionData) -> Result<&'d ContactSet> {
         self.require_updated(data)?;
+        self.wake_a_worker(data.pairs_cost);
         let input = BroadPhaseInput::new(&data.geom_aabb, &data.geom_frozen)?;
         data.broad.find_pairs(&input, &mut data.candidates);
         data.candidates.sort_unstable();
@@ -160,10 +178,23 @@ impl CollisionModel {
         Ok(())
     }
 
+    /// Wakes a sleeping worker of the pool when the narrow phase is likely to split its pairs (the last step's did,
+    /// `last_cost`): a worker woken by the split itself joins it late (30–100 µs on the 2-core test machine); woken
+    /// before the broad phase, it is looking for work when the pairs are handed out. Speed only: nothing depends on
+    /// which worker runs what.
+    fn wake_a_worker(&self, last_cost: usize) {
+        if let Some(pool) = &self.pool
+            && splits(last_cost)
+        {
+            pool.spawn(|| {});
+        }
+    }
+
     /// Filters `data.candidates` into `data.pairs` (with the explicit pairs in place of theirs when `explicit`),
     /// then narrow phase, merge and sort.
     fn run_pairs<'d>(&self, data: &'d mut CollisionData, explicit: bool) -> Result<&'d ContactSet> {
         data.pairs.clear();
+        data.pairs_cost = 0;
         for &[i, j] in &data.candidates {
             if explicit && self.explicit_pair([i, j]).is_some() {
                 continue;
@@ -173,6 +204,7 @@ impl CollisionModel {
                 && !data.welded(self.geoms.body[i], self.geoms.body[j])
             {
                 data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
+                data.pairs_cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
             }
         }
         if explicit {
@@ -182,6 +214,7 @@ impl CollisionModel {
                 let (i, j) = (i as usize, j as usize);
                 if !(data.geom_frozen[i] && data.geom_frozen[j]) {
                     data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
+                    data.pairs_cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
                 }
             }
         }
@@ -224,7 +257,7 @@ impl CollisionModel {
             },
             request: self.request,
         };
-        let parallel = data.pairs.len() >= PARALLEL_MIN_PAIRS;
+        let parallel = splits(data.pairs_cost);
         let (pairs, slots, workspaces) = (&data.pairs[range], &mut data.slots[..n], &data.workspaces[..]);
         match &self.pool {
             Some(pool) if parallel => pool.install(|| {
@@ -243,7 +276,7 @@ impl CollisionModel {
         data.staging.clear();
         data.cache.next.clear();
         let n = data.pairs.len();
-        let block = if self.pool.is_some() && n >= PARALLEL_MIN_PAIRS { n } else { BLOCK };
+        let block = if self.pool.is_some() && splits(data.pairs_cost) && n > 0 { n } else { BLOCK };
         for start in (0..n).step_by(block) {
             let range = start..(start + block).min(n);
             self.narrow_phase(data, range.clone());
