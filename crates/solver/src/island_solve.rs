@@ -33,6 +33,8 @@ pub(crate) struct IslandWork {
     lanes: Lanes,
     /// `(island, lane, entry in the lane's results)` of a parallel solve, sorted by island for the scatter.
     solved: Vec<(usize, usize, usize)>,
+    /// Whether the last solve was split between workers (the next one then wakes a worker early).
+    last_parallel: bool,
 }
 
 /// One island gathered for its solve.
@@ -105,13 +107,15 @@ pub(crate) fn solve_islands(
         qacc.copy_from_slice(&data.qacc_smooth);
         return Ok(SolveStats { converged: true, ..SolveStats::default() });
     }
-    if options.parallel_islands && rows.len() >= PARALLEL_MIN_ROWS && in_a_pool() {
+    let SolverData { primal, mass, islands: sc, .. } = work;
+    if sc.last_parallel && in_a_pool() {
         // A worker woken by the split itself joined 30–40 µs late (22 humanoids: the parallel section took 142 µs
-        // for 178 µs of island solves); woken here, while the islands are found, it is looking for work by the time
-        // they are handed out (107–114 µs). Speed only: nothing depends on which worker solves what.
+        // for 178 µs of island solves); woken here when the last solve was split, while the islands are found, it is
+        // looking for work by the time they are handed out (107–114 µs). Woken when no split follows, it cost the
+        // pyramid (one island) 4–8 % of its steps. Speed only: nothing depends on which worker solves what.
         rayon::spawn(|| {});
     }
-    let SolverData { primal, mass, islands: sc, .. } = work;
+    sc.last_parallel = false;
     rows.dof_groups(&mut sc.groups);
     sc.islands.build_with_groups(model, rows, &sc.groups);
     // One island over every row whose dofs are the first `k` (all of them, or a prefix such as a free body listed
@@ -187,6 +191,7 @@ pub(crate) fn solve_islands(
     if parallel(options, &sc.islands, rows.len()) {
         gather.solve_parallel(primal.mujoco.sparse, qacc, &mut sc.order, &mut sc.lanes, &mut sc.solved);
         total.parallel = true;
+        sc.last_parallel = true;
         for &(island, lane, entry) in &sc.solved {
             let lane = lock(&sc.lanes.0[lane]);
             let (_, a0, f0, result) = &lane.results[entry];
