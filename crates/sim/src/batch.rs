@@ -214,7 +214,11 @@ impl Batch {
             self.envs.len() == 1 || self.pool.as_ref().is_some_and(|p| p.current_num_threads() == 1);
         let envs = &mut self.envs;
         let results: Vec<Result<()>> = match &self.pool {
-            _ if sequential => envs.iter_mut().zip(per_env.iter_mut()).map(|(d, t)| run_env(d, t)).collect(),
+            // One environment at a time: each steps on a worker of the model's own pool (`threads`), which its narrow
+            // phase and its islands share, as a `Scene` does (on this thread when `threads` is 1).
+            _ if sequential => model
+                .collision()
+                .install(|| envs.iter_mut().zip(per_env.iter_mut()).map(|(d, t)| run_env(d, t)).collect()),
             Some(pool) => pool.install(|| {
                 envs.par_iter_mut().zip(per_env.par_iter_mut()).map(|(d, t)| run_env(d, t)).collect()
             }),

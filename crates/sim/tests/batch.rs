@@ -61,6 +61,23 @@ fn every_environment_is_the_lone_scene_for_any_thread_count_and_batch_size() {
     }
 }
 
+/// One environment over a model with `threads = 2` steps on the model's pool, which its narrow phase and its islands
+/// share: the pile splits its islands while it falls, and the environment is the one-thread scene bit for bit.
+#[test]
+fn a_lone_environment_steps_on_the_models_pool() {
+    let threads = [("threads".to_string(), "2".to_string())];
+    let pooled = load_scene(&shared("scenes/pile.xml"), Dialect::Native, &threads).unwrap();
+    let mut b = Batch::new(Arc::clone(pooled.model()), 1).unwrap();
+    let mut alone = scene("scenes/pile.xml", Dialect::Native);
+    let mut parallel = vec![0usize];
+    b.step_n_with(150, &mut parallel, |_, _, _| {}).unwrap();
+    alone.step_n(150).unwrap();
+    b.step_n_with(100, &mut parallel, |_, d, n| *n += usize::from(d.stats().islands_in_parallel)).unwrap();
+    alone.step_n(100).unwrap();
+    assert!(bits(b.env(0).unwrap()) == bits(alone.data()));
+    assert!(parallel[0] > 10, "the islands were solved in parallel in {} of steps 151–250", parallel[0]);
+}
+
 /// A batch times its stages only when asked: off (the default) every `time_*` statistic is 0, on they add up to a
 /// positive time; the trajectories are the same bit for bit.
 #[test]
