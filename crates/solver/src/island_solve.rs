@@ -109,9 +109,9 @@ pub(crate) fn solve_islands(
     }
     let SolverData { primal, mass, islands: sc, .. } = work;
     if sc.last_parallel && in_a_pool() {
-        // A worker woken by the split itself joined 30–40 µs late (22 humanoids: the parallel section took 142 µs
-        // for 178 µs of island solves); woken here when the last solve was split, while the islands are found, it is
-        // looking for work by the time they are handed out (107–114 µs). Woken when no split follows, it cost the
+        // Woken by the split itself, the second worker joined late (22 humanoids: the parallel section took 142 µs
+        // for lanes busy 100 and 77 µs); woken here when the last solve was split, while the islands are found, it
+        // is looking for work by the time they are handed out (107–114 µs, timers around the section). Woken when no split follows, it cost the
         // pyramid (one island) 4–8 % of its steps. Speed only: nothing depends on which worker solves what.
         rayon::spawn(|| {});
     }
@@ -129,24 +129,21 @@ pub(crate) fn solve_islands(
     // MuJoCo picks the start once, for the whole problem, before it splits it into islands (`warmstart` in
     // `engine_forward.c`); an island whose own cost favours the other start still starts from the global choice.
     // One island over every dof and row is the whole problem: its own choice (in `run`) is that one.
+    let mujoco_sparse = crate::mujoco_newton::keeps_sparse(model);
     let mut options = *options;
     if options.warm_start == crate::WarmStart::CheaperOfIncomingAndSmooth
         && !options.signorini
         && !(in_place && k == model.nv)
     {
-        let cheaper = if crate::mujoco_newton::applies(rows, &options, primal.mujoco.sparse) {
+        let cheaper = if crate::mujoco_newton::applies(rows, &options, mujoco_sparse) {
             use crate::mujoco_newton::{mul_jac, warm_start_is_cheaper};
             let (jar, jv, gathered) = (&mut primal.jar, &mut primal.jv, &mut primal.tmp);
             jar.resize(rows.len(), 0.0);
             jv.resize(rows.len(), 0.0);
-            mul_jac(model.nv, rows, &sc.groups, qacc, jar, gathered);
-            mul_jac(model.nv, rows, &sc.groups, &data.qacc_smooth, jv, gathered);
-            for ((w, s), aref) in jar.iter_mut().zip(jv.iter_mut()).zip(&rows.aref) {
-                *w -= aref;
-                *s -= aref;
-            }
+            mul_jac(mujoco_sparse, rows, &sc.groups, qacc, jar, gathered);
+            mul_jac(mujoco_sparse, rows, &sc.groups, &data.qacc_smooth, jv, gathered);
             let scratch = (&mut primal.tmp, &mut primal.ms);
-            warm_start_is_cheaper(model, data, rows, qacc, (&primal.jar, &primal.jv), scratch)
+            warm_start_is_cheaper(model, data, rows, qacc, (jar, jv), scratch)
         } else {
             primal.incoming_is_cheaper(model, data, rows, &sc.groups, qacc)
         };
@@ -166,8 +163,14 @@ pub(crate) fn solve_islands(
             mass.assign(model, data, sc.islands.dofs(0), &sc.local);
         }
         let whole = (k == model.nv).then_some((model, data));
-        let p =
-            Problem { mass: &*mass, fs: &data.qfrc_smooth[..k], a_s: &data.qacc_smooth[..k], rows, whole };
+        let p = Problem {
+            mass: &*mass,
+            fs: &data.qfrc_smooth[..k],
+            a_s: &data.qacc_smooth[..k],
+            rows,
+            whole,
+            mujoco_sparse,
+        };
         let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
         let warm = (options.warm_start != crate::WarmStart::Smooth).then_some(&qacc[..k]);
         let stats = primal.run(method, &p, options, scale, warm)?;
@@ -186,10 +189,19 @@ pub(crate) fn solve_islands(
     let mut total = SolveStats { converged: true, ..SolveStats::default() };
     let mut gsq = 0.0;
     let warm_valid = !rows.is_empty() && options.warm_start != crate::WarmStart::Smooth;
-    let gather =
-        Gather { method, model, data, rows, options, islands: &sc.islands, local: &sc.local, warm_valid };
+    let gather = Gather {
+        method,
+        model,
+        data,
+        rows,
+        options,
+        islands: &sc.islands,
+        local: &sc.local,
+        warm_valid,
+        mujoco_sparse,
+    };
     if parallel(options, &sc.islands, rows.len()) {
-        gather.solve_parallel(primal.mujoco.sparse, qacc, &mut sc.order, &mut sc.lanes, &mut sc.solved);
+        gather.solve_parallel(qacc, &mut sc.order, &mut sc.lanes, &mut sc.solved);
         total.parallel = true;
         sc.last_parallel = true;
         for &(island, lane, entry) in &sc.solved {
@@ -286,6 +298,7 @@ struct Gather<'a> {
     islands: &'a Islands,
     local: &'a [usize],
     warm_valid: bool,
+    mujoco_sparse: bool,
 }
 
 impl Gather<'_> {
@@ -332,18 +345,23 @@ impl Gather<'_> {
             copy_rows(self.rows, first..first + (end - k), self.local, &mut copy.rows);
             k = end;
         }
-        let p = Problem { mass: &*mass, fs: &copy.fs, a_s: &copy.a_s, rows: &copy.rows, whole: None };
+        let p = Problem {
+            mass: &*mass,
+            fs: &copy.fs,
+            a_s: &copy.a_s,
+            rows: &copy.rows,
+            whole: None,
+            mujoco_sparse: self.mujoco_sparse,
+        };
         let scale = 1.0 / mass.trace().max(f64::MIN_POSITIVE);
         let warm = if self.warm_valid { Some(&copy.warm[..]) } else { None };
         primal.run(self.method, &p, self.options, scale, warm)
     }
 
     /// Solves every island on the current pool, most rows first, each on the lane of the worker that takes it, and
-    /// lists in `solved` where each island's results are, in island order. `mujoco_sparse`: whether MuJoCo keeps
-    /// this model's matrices sparse (the whole model's flag, which every lane takes).
+    /// lists in `solved` where each island's results are, in island order.
     fn solve_parallel(
         &self,
-        mujoco_sparse: bool,
         qacc: &[f64],
         order: &mut Vec<usize>,
         lanes: &mut Lanes,
@@ -367,8 +385,6 @@ impl Gather<'_> {
             let t = rayon::current_thread_index().unwrap_or(0) % lanes.len();
             let mut guard = lock(&lanes[t]);
             let lane = &mut *guard;
-            // MuJoCo keeps the model's matrices dense or sparse by the model's size, not the island's.
-            lane.primal.mujoco.sparse = mujoco_sparse;
             let result = self.solve(island, qacc, &mut lane.primal, &mut lane.mass, &mut lane.copy);
             let (a0, f0) = (lane.a.len(), lane.force.len());
             if result.is_ok() {

@@ -44,9 +44,9 @@ const MINVAL: f64 = 1e-15;
 /// The scratch of the iteration (kept in [`PrimalWork`], reused across solves).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MujocoDense {
-    /// Whether the model is one MuJoCo keeps sparse (60 dofs or more, whatever the island's size): `J` and `Jᵀ` are
-    /// then [`SparseJacobian`]'s and the dense `j` is unused (CG only: see [`applies`]).
-    pub(crate) sparse: bool,
+    /// Whether the model is one MuJoCo keeps sparse (the run's [`Problem::mujoco_sparse`]): `J` and `Jᵀ` are then
+    /// [`SparseJacobian`]'s and the dense `j` is unused (CG only: see [`applies`]).
+    sparse: bool,
     /// The sparse `J` and `Jᵀ` (when `sparse`).
     sp: SparseJacobian,
     /// `J` dense (row-major, `nefc × nv`, zeros included), as MuJoCo keeps it below 60 dofs: every product with it
@@ -144,6 +144,7 @@ impl PrimalWork {
         let (nv, nefc, rows) = (p.mass.nv, p.rows.len(), p.rows);
         let tol = options.tolerance;
         let mut mj = std::mem::take(&mut self.mujoco);
+        mj.sparse = p.mujoco_sparse;
         mj.prepare(rows, &self.groups, nv);
         // `Jaref = J a − aref` of the start: kept from MuJoCo's choice of start when it is made here.
         let mut jar_known = false;
@@ -157,11 +158,7 @@ impl PrimalWork {
                 // `J warm − aref` in `jar`, `J qacc_smooth − aref` in `jv`.
                 mj.mul_j(rows, nv, warm, &mut self.jar);
                 mj.mul_j(rows, nv, p.a_s, &mut self.jv);
-                for ((w, s), aref) in self.jar.iter_mut().zip(self.jv.iter_mut()).zip(&rows.aref) {
-                    *w -= aref;
-                    *s -= aref;
-                }
-                let jars = (&self.jar[..], &self.jv[..]);
+                let jars = (&mut self.jar[..], &mut self.jv[..]);
                 let cheaper =
                     warm_start_is_cheaper(model, data, rows, warm, jars, (&mut self.tmp, &mut self.ms));
                 if cheaper {
@@ -675,18 +672,23 @@ fn eval_one_sided(q: &[f64; 3], start: f64, dir: f64, alpha: f64, total: &mut [f
     }
 }
 
-/// `out = J x` as MuJoCo's `mj_mulJacVec` sums it on a model of `nv` dofs: `mju_dot` over each row's `nv` columns on
-/// a model it keeps dense, `mju_dotSparse` over its entries from [`MUJOCO_SPARSE_NV`] dofs on (over the rows'
-/// `runs` over the same dofs, `gathered` their scratch).
+/// Whether MuJoCo keeps `model`'s matrices sparse (`mj_isSparse`: [`MUJOCO_SPARSE_NV`] dofs or more).
+pub(crate) fn keeps_sparse(model: &signorini_model::Model) -> bool {
+    model.nv >= MUJOCO_SPARSE_NV
+}
+
+/// `out = J x` as MuJoCo's `mj_mulJacVec` sums it: `mju_dot` over each row's columns on a model it keeps dense,
+/// `mju_dotSparse` over its entries on one it keeps `sparse` (over the rows' `runs` over the same dofs, `gathered`
+/// their scratch).
 pub(crate) fn mul_jac(
-    nv: usize,
+    sparse: bool,
     rows: &ConstraintRows,
     runs: &[(usize, usize)],
     x: &[f64],
     out: &mut [f64],
     gathered: &mut Vec<f64>,
 ) {
-    if nv >= MUJOCO_SPARSE_NV {
+    if sparse {
         crate::mujoco_sparse::mul_runs(rows, runs, x, out, gathered);
     } else {
         for (r, o) in out[..rows.len()].iter_mut().enumerate() {
@@ -700,16 +702,20 @@ pub(crate) fn mul_jac(
 /// problem: whether the cost at `warm` is at most the rows' cost at `J qacc_smooth − aref`. The cost at `warm` is
 /// the rows' cost at `J warm − aref` plus the Gauss term as 4.0.1 forms it, `½ δᵀ(M δ)` with `δ = warm − qacc_smooth`
 /// (read off its disassembly; its C source sums `½ (M warm − f_s)ᵢ δᵢ`, equal only where `M qacc_smooth = f_s` to
-/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). `jars` are
-/// `J warm − aref` and `J qacc_smooth − aref`, `J x` as `mj_mulJacVec` sums it ([`mul_jac`]).
+/// the bit, and the two disagree on which start is cheaper when both costs are at rounding level). `jars` hold
+/// `J warm` and `J qacc_smooth` as `mj_mulJacVec` sums them ([`mul_jac`]) and are left at `J x − aref`.
 pub(crate) fn warm_start_is_cheaper(
     model: &signorini_model::Model,
     data: &signorini_model::Data,
     rows: &ConstraintRows,
     warm: &[f64],
-    jars: (&[f64], &[f64]),
+    jars: (&mut [f64], &mut [f64]),
     scratch: (&mut Vec<f64>, &mut Vec<f64>),
 ) -> bool {
+    for ((w, s), aref) in jars.0.iter_mut().zip(jars.1.iter_mut()).zip(&rows.aref) {
+        *w -= aref;
+        *s -= aref;
+    }
     let rows_cost = |jars: &[f64]| {
         let mut s = 0.0;
         let mut force = [0.0; 6];

@@ -69,6 +69,9 @@ pub(crate) struct Problem<'a> {
     /// The model and state when the problem is the whole model (not a gathered island): MuJoCo's choice of start
     /// ([`crate::mujoco_newton`]) is made over them.
     pub whole: Option<(&'a Model, &'a Data)>,
+    /// Whether MuJoCo keeps the model's matrices sparse ([`crate::mujoco_newton::keeps_sparse`]): the model's dofs
+    /// decide, not the problem's, so an island of a large model takes its model's arithmetic.
+    pub mujoco_sparse: bool,
 }
 
 /// The work arrays of the shared iteration over one (sub)problem: `nv` entries for the iterate, gradients and
@@ -162,8 +165,6 @@ impl ConstraintSolver for PrimalSolver {
     ) -> Result<SolveStats, SolverError> {
         check_inputs(model, data, rows)?;
         let nv = model.nv;
-        // MuJoCo keeps the model's matrices dense or sparse by its size, whatever the islands' sizes.
-        work.primal.mujoco.sparse = nv >= signorini_constraints::mujoco_dot::MUJOCO_SPARSE_NV;
         let warm_valid = qacc.len() == nv && qacc.iter().all(|v| v.is_finite());
         efc_force.clear();
         efc_force.resize(rows.len(), 0.0);
@@ -190,6 +191,7 @@ impl ConstraintSolver for PrimalSolver {
             a_s: &data.qacc_smooth,
             rows,
             whole: Some((model, data)),
+            mujoco_sparse: crate::mujoco_newton::keeps_sparse(model),
         };
         let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
         let stats = primal.run(self, &p, options, scale, warm)?;
@@ -350,7 +352,7 @@ impl PrimalWork {
             });
         }
 
-        if crate::mujoco_newton::applies(rows, options, self.mujoco.sparse) {
+        if crate::mujoco_newton::applies(rows, options, p.mujoco_sparse) {
             return self.run_mujoco(p, options, scale, warm);
         }
 
