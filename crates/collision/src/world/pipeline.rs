@@ -23,8 +23,9 @@ const CHUNK: usize = 8;
 /// Fewer pairs than this run on one thread: splitting them costs more than it saves (on the 2-core test machine the
 /// pyramid's 94 pairs, about 100 µs of narrow phase, took 12–51 µs longer on 2 threads in 7 interleaved pairs of
 /// runs; the pile's 217 pairs, about 850 µs, 1.2–1.4× shorter; docs/COLLISION_PIPELINE.md). Counted in pairs of
-/// [`PAIR_COST`]: the closed forms between planes, spheres and capsules count 1 (22 humanoids, about 200 such pairs,
-/// had a collision stage of 110 µs on one thread and 141 µs on two when they counted as full pairs).
+/// [`PAIR_COST`]: the closed forms between planes, spheres and capsules count 1 (MuJoCo's 22 humanoids, 170–390 such
+/// pairs over steps 100–500, had a collision stage of 110 µs on one thread and 141 µs on two when they counted as
+/// full pairs).
 const PARALLEL_MIN_PAIRS: usize = 128;
 
 /// The narrow-phase cost of a pair other than a closed form between planes, spheres and capsules (a few hundred
@@ -41,13 +42,9 @@ fn pair_cost(a: ShapeKind, b: ShapeKind) -> usize {
 /// the pair slots (with their manifolds' buffers) number at most this many, whatever the scene (the pile's 500 pairs
 /// kept 148 kB of slots). A parallel narrow phase runs all its pairs as one block: each block is a fork and a join,
 /// and the other workers, asleep again between blocks, took about 30 µs to wake for each (the settled pile's narrow
-/// phase, about 6 blocks a step, was 1.15× shorter on 2 threads in blocks, each thread busy half of the time).
+/// phase, about 800 pairs in 7 blocks a step, was 1.15× shorter on 2 threads in blocks: 490 µs against 560 µs,
+/// with each thread busy about 280 µs).
 const BLOCK: usize = 16 * CHUNK;
-
-/// Whether a narrow phase of this cost ([`pair_cost`] summed) is split between the pool's workers.
-fn splits(cost: usize) -> bool {
-    cost >= PARALLEL_MIN_PAIRS * PAIR_COST
-}
 
 /// Orders a pair for the narrow phase: the dialect's type rank of A at most B's where both have one
 /// ([`PairDispatcher::type_rank`], read per geom into `ranks`), else the shape kinds; ties by index.
@@ -120,7 +117,6 @@ impl CollisionModel {
     /// handle ([`CollisionError::Pair`]), no [`update`](Self::update) since the data was made or synced.
     pub fn collide<'d>(&self, data: &'d mut CollisionData) -> Result<&'d ContactSet> {
         self.require_updated(data)?;
-        self.wake_a_worker(data.pairs_cost);
         let input = BroadPhaseInput::new(&data.geom_aabb, &data.geom_frozen)?;
         data.broad.find_pairs(&input, &mut data.candidates);
         data.candidates.sort_unstable();
@@ -178,23 +174,11 @@ impl CollisionModel {
         Ok(())
     }
 
-    /// Wakes a sleeping worker of the pool when the narrow phase is likely to split its pairs (the last step's did,
-    /// `last_cost`): a worker woken by the split itself joins it late (30–100 µs on the 2-core test machine); woken
-    /// before the broad phase, it is looking for work when the pairs are handed out. Speed only: nothing depends on
-    /// which worker runs what.
-    fn wake_a_worker(&self, last_cost: usize) {
-        if let Some(pool) = &self.pool
-            && splits(last_cost)
-        {
-            pool.spawn(|| {});
-        }
-    }
-
     /// Filters `data.candidates` into `data.pairs` (with the explicit pairs in place of theirs when `explicit`),
     /// then narrow phase, merge and sort.
     fn run_pairs<'d>(&self, data: &'d mut CollisionData, explicit: bool) -> Result<&'d ContactSet> {
         data.pairs.clear();
-        data.pairs_cost = 0;
+        let mut cost = 0;
         for &[i, j] in &data.candidates {
             if explicit && self.explicit_pair([i, j]).is_some() {
                 continue;
@@ -204,7 +188,7 @@ impl CollisionModel {
                 && !data.welded(self.geoms.body[i], self.geoms.body[j])
             {
                 data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
-                data.pairs_cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
+                cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
             }
         }
         if explicit {
@@ -214,7 +198,7 @@ impl CollisionModel {
                 let (i, j) = (i as usize, j as usize);
                 if !(data.geom_frozen[i] && data.geom_frozen[j]) {
                     data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
-                    data.pairs_cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
+                    cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
                 }
             }
         }
@@ -226,7 +210,7 @@ impl CollisionModel {
         // Over the candidate budget, the step still runs to the end so that the error reports what the whole step
         // needs (the candidates and the contacts), not a value that fails again at the next check.
         let candidates = capacity::check_candidates(&self.options, data.pairs.len());
-        let merged = self.narrow_phase_and_merge(data);
+        let merged = self.narrow_phase_and_merge(data, cost);
         match (candidates, merged) {
             (Ok(()), merged) => merged?,
             (Err(e), Ok(())) => return Err(e),
@@ -235,9 +219,9 @@ impl CollisionModel {
         Ok(&data.contacts)
     }
 
-    /// The narrow phase of `data.pairs[range]` (a block of pairs) into `data.slots[..range.len()]`, in
-    /// parallel when the step has many pairs.
-    fn narrow_phase(&self, data: &mut CollisionData, range: std::ops::Range<usize>) {
+    /// The narrow phase of `data.pairs[range]` (a block of pairs) into `data.slots[..range.len()]`, split between
+    /// the pool's workers when `split`.
+    fn narrow_phase(&self, data: &mut CollisionData, range: std::ops::Range<usize>, split: bool) {
         let n = range.len();
         if data.slots.len() < n {
             data.slots.resize_with(n, PairSlot::default);
@@ -257,10 +241,9 @@ impl CollisionModel {
             },
             request: self.request,
         };
-        let parallel = splits(data.pairs_cost);
         let (pairs, slots, workspaces) = (&data.pairs[range], &mut data.slots[..n], &data.workspaces[..]);
         match &self.pool {
-            Some(pool) if parallel => pool.install(|| {
+            Some(pool) if split => pool.install(|| {
                 slots.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
                     let t = rayon::current_thread_index().unwrap_or(0) % workspaces.len();
                     ctx.run(&mut lock(&workspaces[t]), &pairs[c * CHUNK..], chunk);
@@ -271,15 +254,18 @@ impl CollisionModel {
     }
 
     /// The narrow phase and the merge of its manifolds into the sorted contact set, a block of pairs at a time (the
-    /// staging keeps pair order, so the blocks change nothing but the slots' number).
-    fn narrow_phase_and_merge(&self, data: &mut CollisionData) -> Result<()> {
+    /// staging keeps pair order, so the blocks change nothing but the slots' number); `cost` is the pairs'
+    /// [`pair_cost`] summed, which decides whether the narrow phase is split between the pool's workers (then as
+    /// one block).
+    fn narrow_phase_and_merge(&self, data: &mut CollisionData, cost: usize) -> Result<()> {
         data.staging.clear();
         data.cache.next.clear();
         let n = data.pairs.len();
-        let block = if self.pool.is_some() && splits(data.pairs_cost) && n > 0 { n } else { BLOCK };
+        let split = self.pool.is_some() && cost >= PARALLEL_MIN_PAIRS * PAIR_COST;
+        let block = if split { n } else { BLOCK };
         for start in (0..n).step_by(block) {
             let range = start..(start + block).min(n);
-            self.narrow_phase(data, range.clone());
+            self.narrow_phase(data, range.clone(), split);
             self.stage(data, range)?;
         }
         self.merge(data)
