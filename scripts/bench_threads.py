@@ -7,8 +7,9 @@ its islands' solves (docs/ARCHITECTURE.md, "Threads within a step"). For every s
 (or `--only`), in each mode (MuJoCo-compatible and native), the runs of every thread count alternate in rounds (so
 that a slow phase of a shared machine slows them alike); the table gives, per thread count above 1, the median over
 the rounds of (steps/s with T threads) / (steps/s with 1 thread), > 1 meaning faster, and the least of the rounds.
-Steps/s is the binary's own timing of its stepping loop (`perf.steps_per_second` of `--dump`); every run's final
-state is checked equal to the one-thread run's (the results must not depend on the thread count).
+Steps/s is the binary's own timing of its stepping loop (`perf.steps_per_second` of `--dump`, run by
+`bench_mujoco.py`'s `OursRun`, with `--set threads=T`); every run's final state is checked equal to the one-thread
+run's (the results must not depend on the thread count).
 
 Usage: python3 scripts/bench_threads.py [--scenes DIR] [--steps N] [--repeat R] [--threads T...] [--only NAME...]
                                         [--binary PATH] [--json OUT]
@@ -19,30 +20,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_SCENES = REPO.parent / "shared" / "scenes"
-DEFAULT_BINARY = REPO / "target" / "release" / "signorini"
+from bench_mujoco import DEFAULT_BINARY, DEFAULT_SCENES, OursRun
 
 
-def run(binary: Path, scene: Path, steps: int, threads: int, compat: bool) -> tuple[float, str]:
-    """Steps/s of one run and a fingerprint of its final snapshot."""
-    with tempfile.NamedTemporaryFile(suffix=".json") as dump:
-        cmd = [str(binary), "run", str(scene), "--steps", str(steps), "--threads", str(threads),
-               "--set", "max_collision_pairs=1000", "--dump", dump.name]
-        if compat:
-            cmd.append("--mujoco-compat")
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)}: {done.stderr.strip().splitlines()[-1:]}")
-        out = json.load(open(dump.name))
-    snaps = out["snapshots"]
-    last = snaps[max(snaps, key=int)]
-    return out["perf"]["steps_per_second"], json.dumps(last, sort_keys=True)
+def final_state(run: OursRun) -> str:
+    """The last snapshot of `run`'s latest dump, as text."""
+    snaps = json.loads(run.dump.read_text())["snapshots"]
+    return json.dumps(snaps[max(snaps, key=int)], sort_keys=True)
 
 
 def main() -> None:
@@ -61,28 +49,28 @@ def main() -> None:
         scenes = [s for s in scenes if s.stem in args.only]
     counts = [1] + [t for t in args.threads if t != 1]
     rows = []
-    for scene in scenes:
-        for compat in (True, False):
-            mode = "compat" if compat else "native"
-            rates = {t: [] for t in counts}
-            for _ in range(args.repeat):
-                reference = None
-                for t in counts:
-                    rate, final = run(args.binary, scene, args.steps, t, compat)
-                    if reference is None:
-                        reference = final
-                    elif final != reference:
-                        sys.exit(f"{scene.stem} {mode}: the final state with {t} threads differs from one thread's")
-                    rates[t].append(rate)
-            row = {"scene": scene.stem, "mode": mode, "steps_per_second_1": max(rates[1])}
-            for t in counts[1:]:
-                ratios = [a / b for a, b in zip(rates[t], rates[1])]
-                row[f"ratio_{t}"] = statistics.median(ratios)
-                row[f"ratio_{t}_min"] = min(ratios)
-            rows.append(row)
-            cells = " ".join(f"{t}: {row[f'ratio_{t}']:.2f} (min {row[f'ratio_{t}_min']:.2f})" for t in counts[1:])
-            print(f"{scene.stem:24s} {mode:6s} {row['steps_per_second_1']:9.0f} steps/s on 1 thread  {cells}",
-                  flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for scene in scenes:
+            for compat in (True, False):
+                mode = "compat" if compat else "native"
+                runs = {t: OursRun(args.binary, scene, args.steps, compat, 3600.0, Path(tmp), [f"threads={t}"],
+                                   f"t{t}_") for t in counts}
+                for _ in range(args.repeat):
+                    for t in counts:
+                        runs[t].time_once()
+                        if runs[t].error:
+                            sys.exit(f"{scene.stem} {mode}, {t} threads: {runs[t].error}")
+                        if final_state(runs[t]) != final_state(runs[1]):
+                            sys.exit(f"{scene.stem} {mode}: the final state with {t} threads differs from one thread's")
+                row = {"scene": scene.stem, "mode": mode, "steps_per_second_1": runs[1].best}
+                for t in counts[1:]:
+                    ratios = [a / b for a, b in zip(runs[t].samples, runs[1].samples)]
+                    row[f"ratio_{t}"] = statistics.median(ratios)
+                    row[f"ratio_{t}_min"] = min(ratios)
+                rows.append(row)
+                cells = " ".join(f"{t}: {row[f'ratio_{t}']:.2f} (min {row[f'ratio_{t}_min']:.2f})" for t in counts[1:])
+                print(f"{scene.stem:24s} {mode:6s} {row['steps_per_second_1']:9.0f} steps/s on 1 thread  {cells}",
+                      flush=True)
     if args.json:
         args.json.write_text(json.dumps({"steps": args.steps, "repeat": args.repeat, "rows": rows}, indent=1))
 
