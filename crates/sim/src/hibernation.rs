@@ -398,7 +398,7 @@ impl Hibernation {
         let nislands = self.islands.count();
         let island = |t: usize| {
             let first = self.tree_dofs[self.tree_start[t]];
-            self.islands.dof_island[first].unwrap_or(nislands + t)
+            self.islands.dof_island[first].map_or(nislands + t, |i| i as usize)
         };
         self.island_ok.clear();
         self.island_ok.resize(nislands + ntrees, true);

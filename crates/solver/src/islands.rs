@@ -10,8 +10,10 @@ use signorini_model::Model;
 /// The islands of one set of rows.
 #[derive(Debug, Clone, Default)]
 pub struct Islands {
-    /// The island of each dof (`None`: no row reaches it).
-    pub dof_island: Vec<Option<usize>>,
+    /// The island of each dof (`None`: no row reaches it). Island and tree indices are kept in 32 bits (half the
+    /// bytes of an `Option<usize>`): there are at most as many as dofs, which the rows index in 32 bits
+    /// ([`signorini_constraints::DofIndex`]; the assembler refuses larger models).
+    pub dof_island: Vec<Option<u32>>,
     /// Rows without any Jacobian entry (constant residual; in no island).
     pub free_rows: Vec<usize>,
     dof_start: Vec<usize>,
@@ -21,9 +23,9 @@ pub struct Islands {
     /// Union-find parent of each tree.
     parent: Vec<usize>,
     /// The island of each tree (`None`: no row reaches it).
-    tree_island: Vec<Option<usize>>,
+    tree_island: Vec<Option<u32>>,
     /// A tree of each row's component (`None`: the row has no Jacobian entry).
-    row_root: Vec<Option<usize>>,
+    row_root: Vec<Option<u32>>,
     label: Vec<usize>,
     has_row: Vec<bool>,
     /// Whether each row starts a run of rows over the same dofs.
@@ -70,7 +72,7 @@ impl Islands {
                     self.union(f, t);
                 }
             }
-            self.row_root[first..first + n].fill(Some(f));
+            self.row_root[first..first + n].fill(Some(f as u32));
         }
         // The rows of an elliptic contact stay together, rows without entries included.
         for (&i, &len) in rows.contact_row_start.iter().zip(&rows.contact_nrows) {
@@ -82,7 +84,7 @@ impl Islands {
                 if let Some(t) = self.row_root[r].replace(f)
                     && t != f
                 {
-                    self.union(f, t);
+                    self.union(f as usize, t as usize);
                 }
             }
         }
@@ -98,7 +100,7 @@ impl Islands {
             }
             previous = t;
             if let Some(t) = t {
-                let root = self.find(t);
+                let root = self.find(t as usize);
                 self.has_row[root] = true;
             }
         }
@@ -117,7 +119,7 @@ impl Islands {
                 self.label[root] = count;
                 count += 1;
             }
-            self.tree_island.push(Some(self.label[root]));
+            self.tree_island.push(Some(self.label[root] as u32));
         }
         self.dof_island.clear();
         self.dof_island.extend(tree[..nv].iter().map(|&t| self.tree_island[t]));
@@ -149,11 +151,11 @@ impl Islands {
             self.row_start[1] = self.rows.len();
             return;
         }
-        for island in self.dof_island.iter().flatten() {
-            self.dof_start[island + 1] += 1;
+        for &island in self.dof_island.iter().flatten() {
+            self.dof_start[island as usize + 1] += 1;
         }
-        for t in self.row_root.iter().flatten() {
-            let island = self.tree_island[*t].unwrap_or(0);
+        for &t in self.row_root.iter().flatten() {
+            let island = self.tree_island[t as usize].unwrap_or(0) as usize;
             self.row_start[island + 1] += 1;
         }
         for c in 0..count {
@@ -165,7 +167,7 @@ impl Islands {
         self.fill.clear();
         self.fill.extend_from_slice(&self.dof_start[..count]);
         for (k, island) in self.dof_island.iter().enumerate() {
-            if let Some(c) = *island {
+            if let Some(c) = island.map(|c| c as usize) {
                 self.dofs[self.fill[c]] = k;
                 self.fill[c] += 1;
             }
@@ -174,7 +176,7 @@ impl Islands {
         self.fill.extend_from_slice(&self.row_start[..count]);
         for (r, root) in self.row_root.iter().enumerate() {
             if let Some(t) = *root {
-                let c = self.tree_island[t].unwrap_or(0);
+                let c = self.tree_island[t as usize].unwrap_or(0) as usize;
                 self.rows[self.fill[c]] = r;
                 self.fill[c] += 1;
             }
