@@ -19,7 +19,7 @@ use crate::narrow::box_box;
 use crate::narrow::gjk::GjkSettings;
 use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
-use crate::pairs::capsule_capsule::capsule_capsule;
+use crate::pairs::capsule_capsule::{capsule_capsule, capsules_within};
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
 use crate::pairs::height_field::{height_field_contacts, height_field_distance};
 use crate::pairs::mesh_convex::mesh_convex;
@@ -90,11 +90,22 @@ fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
         Shape::Sphere(s) => Some(([pose.translation; 2], s.radius())),
         Shape::Capsule(c) => {
             // Ends `t ∓ h a` with the world axis `a = R e_z`: one rotation instead of two.
-            let half = pose.transform_vector(DVec3::new(0.0, 0.0, c.half_length()));
+            let half = rotate_z(pose, c.half_length());
             Some(([pose.translation - half, pose.translation + half], c.radius()))
         }
         _ => None,
     }
+}
+
+/// `R (0, 0, h)`: glam's rotation `v (w² − b·b) + b (2 v·b) + 2w (b × v)` (`b` the quaternion's vector part) with
+/// the products by the zero components of `v` left out, the same value (a zero component may change sign).
+#[inline(always)]
+fn rotate_z(pose: &Pose, h: f64) -> DVec3 {
+    let q = pose.rotation;
+    let w2b = q.w * q.w - (q.x * q.x + q.y * q.y + q.z * q.z);
+    let k = (h * q.z) * 2.0;
+    let m = q.w * 2.0;
+    DVec3::new(q.x * k + (q.y * h) * m, q.y * k - (q.x * h) * m, h * w2b + q.z * k)
 }
 
 /// Signed distance (Coal convention). `early_exit`: a boolean query with this security margin may stop as soon as
@@ -147,6 +158,26 @@ pub(crate) fn closed_form_distance(
         (S::Box(bx), S::Plane(p)) => plane_convex(p, pose_b, |d| bx.world_support(pose_a, d)).swapped(),
         _ => return None,
     })
+}
+
+/// The boolean test `distance ≤ margin` of a capsule and a sphere or capsule, with the arithmetic of
+/// [`closed_form_distance`] but without its normal and witness points; `None` for every other pair.
+#[inline(always)]
+pub(crate) fn closed_form_within(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    margin: f64,
+) -> Option<bool> {
+    use Shape as S;
+    match (a, b) {
+        (S::Capsule(_), S::Sphere(_) | S::Capsule(_)) | (S::Sphere(_), S::Capsule(_)) => {
+            let ((sa, ra), (sb, rb)) = (core_segment(a, pose_a)?, core_segment(b, pose_b)?);
+            Some(capsules_within(sa, ra, sb, rb, margin))
+        }
+        _ => None,
+    }
 }
 
 /// The rest of the distance table: planes, boxes by SAT, meshes, height fields and GJK/EPA.
@@ -623,4 +654,27 @@ fn tolerance(rules: &ContactRules, request: &ContactRequest, a: Option<&Shape>, 
     let size = rules.tolerance_size;
     let sb = size(b);
     request.tolerance * a.map_or(sb, |a| size(a).min(sb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::Rng;
+
+    /// The capsule axis of [`rotate_z`] equals glam's full rotation of `(0, 0, h)` exactly (as values), on random
+    /// rotations, the identity and quarter turns.
+    #[test]
+    fn z_axis_is_the_full_rotation() {
+        let mut rng = Rng(0x2a15);
+        let mut poses: Vec<Pose> = (0..5000).map(|_| rng.pose(2.0)).collect();
+        poses.push(Pose::IDENTITY);
+        for axis in [DVec3::X, DVec3::Y, DVec3::Z, -DVec3::X] {
+            let q = glam::DQuat::from_axis_angle(axis, std::f64::consts::FRAC_PI_2);
+            poses.push(Pose::new(DVec3::ZERO, q).expect("a unit quaternion"));
+        }
+        for (k, pose) in poses.iter().enumerate() {
+            let h = 0.1 + rng.unit();
+            assert_eq!(rotate_z(pose, h), pose.transform_vector(DVec3::new(0.0, 0.0, h)), "pose {k}");
+        }
+    }
 }

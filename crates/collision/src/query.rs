@@ -304,6 +304,11 @@ pub fn collide_with(
     if !request.security_margin.is_finite() {
         return Err(invalid_margin(request.security_margin));
     }
+    if request.max_contacts == 0
+        && let Some(colliding) = dispatch::closed_form_within(a, pose_a, b, pose_b, request.security_margin)
+    {
+        return Ok(CollisionResult { colliding, contacts: Vec::new() });
+    }
     let early = if request.max_contacts == 0 { Some(request.security_margin) } else { None };
     let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, &request.distance, early)?;
     let colliding = sd.distance <= request.security_margin;

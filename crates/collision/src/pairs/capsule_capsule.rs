@@ -67,9 +67,19 @@ pub fn capsule_capsule(a: [DVec3; 2], r_a: f64, b: [DVec3; 2], r_b: f64) -> Sign
     let (ca, cb) = closest_points_segments(a[0], a[1], b[0], b[1]);
     let delta = cb - ca;
     let len = delta.length();
-    let scale = (a[1] - a[0]).length().max((b[1] - b[0]).length()).max(r_a + r_b);
-    let n = if len > 1e-14 * scale { delta / len } else { intersecting_normal(a, b) };
+    // The cores touch below a relative 1e-14 of the pair's size `max(‖u‖, ‖v‖, r_a + r_b)`, compared in squares.
+    let r = r_a + r_b;
+    let scale_sq = (a[1] - a[0]).length_squared().max((b[1] - b[0]).length_squared()).max(r * r);
+    let n = if len * len > 1e-28 * scale_sq { delta / len } else { intersecting_normal(a, b) };
     SignedDistance::from_cores(ca, cb, n, len.max(0.0), r_a, r_b)
+}
+
+/// Whether two capsules (world segments and radii) are within `margin` of each other: [`capsule_capsule`]'s
+/// `distance ≤ margin` with the same arithmetic, without its normal and witness points.
+#[inline(always)]
+pub fn capsules_within(a: [DVec3; 2], r_a: f64, b: [DVec3; 2], r_b: f64, margin: f64) -> bool {
+    let (ca, cb) = closest_points_segments(a[0], a[1], b[0], b[1]);
+    (cb - ca).length().max(0.0) - r_a - r_b <= margin
 }
 
 /// Normal for intersecting cores, oriented from A's centre towards B's.
@@ -91,6 +101,25 @@ fn intersecting_normal(a: [DVec3; 2], b: [DVec3; 2]) -> DVec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
+
+    /// The boolean test answers `capsule_capsule(..).distance ≤ margin` exactly, margins at the distance itself and
+    /// an ulp either side included, for capsules, spheres (zero-length segments) and crossing cores.
+    #[test]
+    fn within_is_the_distance_compared_with_the_margin() {
+        let mut rng = Rng(0x5eed_ca95);
+        for k in 0..2000 {
+            let half = |rng: &mut Rng| if k % 5 == 0 { DVec3::ZERO } else { rng.vec(0.6) };
+            let (ca, cb) = (rng.vec(1.0), rng.vec(1.0));
+            let (ha, hb) = (half(&mut rng), half(&mut rng));
+            let (a, b) = ([ca - ha, ca + ha], [cb - hb, cb + hb]);
+            let (ra, rb) = (0.05 + 0.4 * rng.unit(), 0.05 + 0.4 * rng.unit());
+            let d = capsule_capsule(a, ra, b, rb).distance;
+            for margin in [d, d.next_up(), d.next_down(), 0.0, -0.1, 0.1, 2.0 * rng.unit() - 1.0] {
+                assert_eq!(capsules_within(a, ra, b, rb, margin), d <= margin, "case {k}, margin {margin}");
+            }
+        }
+    }
 
     #[test]
     fn crossing_and_parallel_segments() {
