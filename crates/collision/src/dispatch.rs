@@ -19,6 +19,7 @@ use crate::narrow::box_box;
 use crate::narrow::gjk::GjkSettings;
 use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
+use crate::pairs::capsule_box::capsule_box;
 use crate::pairs::capsule_capsule::{capsule_capsule, capsules_within};
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
 use crate::pairs::height_field::{height_field_contacts, height_field_distance};
@@ -192,6 +193,20 @@ fn iterative_distance(
     early_exit: Option<f64>,
 ) -> Result<SignedDistance> {
     use Shape as S;
+    // Capsule–box: closed form.
+    match (a, b) {
+        (S::Capsule(_), S::Box(bx)) => {
+            if let Some((seg, r)) = core_segment(a, pose_a) {
+                return Ok(capsule_box(seg, r, bx.half_extents(), pose_b));
+            }
+        }
+        (S::Box(bx), S::Capsule(_)) => {
+            if let Some((seg, r)) = core_segment(b, pose_b) {
+                return Ok(capsule_box(seg, r, bx.half_extents(), pose_a).swapped());
+            }
+        }
+        _ => {}
+    }
     let convex_b = b.kind().is_bounded_convex();
     let convex_a = a.kind().is_bounded_convex();
     Ok(match (a, b) {

@@ -2,6 +2,7 @@
 //! [`SignedDistance`] with `point_b − point_a = distance · normal`, `normal` from A to B, negative distance when
 //! penetrating.
 
+pub mod capsule_box;
 pub mod capsule_capsule;
 pub mod convex_convex;
 pub mod height_field;
