@@ -692,4 +692,33 @@ mod tests {
             assert_eq!(rotate_z(pose, h), pose.transform_vector(DVec3::new(0.0, 0.0, h)), "pose {k}");
         }
     }
+
+    /// Capsule–box and box–capsule are one closed form, mirrored: same distance, opposite normals, witnesses
+    /// exchanged.
+    #[test]
+    fn box_capsule_mirrors_capsule_box() {
+        let mut rng = Rng(0xb0ca);
+        let request = DistanceRequest::default();
+        let mut ws = QueryWorkspace::default();
+        for k in 0..500 {
+            let capsule: Shape = signorini_geometry::Capsule::new(0.05 + 0.3 * rng.unit(), 0.05 + rng.unit())
+                .expect("valid")
+                .into();
+            let cuboid: Shape = signorini_geometry::Cuboid::new(DVec3::new(
+                0.2 + rng.unit(),
+                0.2 + rng.unit(),
+                0.2 + rng.unit(),
+            ))
+            .expect("valid")
+            .into();
+            let (pc, pb) = (rng.pose(1.5), rng.pose(1.5));
+            let ab =
+                signed_distance(&mut ws, &capsule, &pc, &cuboid, &pb, &request, None).expect("supported");
+            let ba =
+                signed_distance(&mut ws, &cuboid, &pb, &capsule, &pc, &request, None).expect("supported");
+            assert_eq!(ab.algorithm, Algorithm::Analytic, "case {k}");
+            assert_eq!((ab.distance, ab.normal), (ba.distance, -ba.normal), "case {k}");
+            assert_eq!((ab.point_a, ab.point_b), (ba.point_b, ba.point_a), "case {k}");
+        }
+    }
 }

@@ -109,13 +109,13 @@ fn segment_box_penetration(p0: DVec3, d: DVec3, half: DVec3) -> (DVec3, DVec3, f
     let p1 = p0 + d;
     // Face normals: the segment's extent [lo, hi] along eᵢ against [−hᵢ, hᵢ].
     let (lo, hi) = (p0.min(p1), p0.max(p1));
-    let mut best = (f64::INFINITY, DVec3::ZERO, None);
+    let mut best = (f64::INFINITY, DVec3::ZERO, Axis::Face(0));
     for i in 0..3 {
         for (depth, sign) in [(hi[i] + half[i], 1.0), (half[i] - lo[i], -1.0)] {
             if depth < best.0 {
                 let mut n = DVec3::ZERO;
                 n[i] = sign;
-                best = (depth, n, Some(i));
+                best = (depth, n, Axis::Face(i));
             }
         }
     }
@@ -133,15 +133,22 @@ fn segment_box_penetration(p0: DVec3, d: DVec3, half: DVec3) -> (DVec3, DVec3, f
         let s = u.dot(p0);
         let depth = half.dot(u.abs()) - s.abs();
         if depth < best.0 {
-            best = (depth, if s > 0.0 { -u } else { u }, None);
+            best = (depth, if s > 0.0 { -u } else { u }, Axis::Edge(i));
         }
     }
-    let (depth, n, face) = best;
-    let core = match face {
-        Some(i) => face_witness(p0, d, half, n, i),
-        None => edge_witness(p0, d, half, n),
+    let (depth, n, axis) = best;
+    let core = match axis {
+        Axis::Face(i) => face_witness(p0, d, half, n, i),
+        Axis::Edge(i) => edge_witness(p0, d, half, n, i),
     };
     (core, n, depth)
+}
+
+/// The separating axis of the smallest overlap: the face normal `±eᵢ`, or `eᵢ × d` (the box edges along `eᵢ`).
+#[derive(Clone, Copy)]
+enum Axis {
+    Face(usize),
+    Edge(usize),
 }
 
 /// The core witness along the face normal `n = ±eᵢ`: the segment's end deepest along `n`, or for a segment
@@ -165,10 +172,9 @@ fn face_witness(p0: DVec3, d: DVec3, half: DVec3, n: DVec3, i: usize) -> DVec3 {
     p0 + t * d
 }
 
-/// The core witness along `n ⟂ eᵢ, d`: the point of the segment nearest the box edge that supports the box in `−n`
-/// (parallel to the `eᵢ` with `nᵢ = 0`), by the closest points of the two lines.
-fn edge_witness(p0: DVec3, d: DVec3, half: DVec3, n: DVec3) -> DVec3 {
-    let i = n.abs().min_position();
+/// The core witness along `n ⟂ eᵢ, d`: the point of the segment nearest the box edge along `eᵢ` that supports the box
+/// in `−n`, by the closest points of the two lines.
+fn edge_witness(p0: DVec3, d: DVec3, half: DVec3, n: DVec3, i: usize) -> DVec3 {
     let mut e = DVec3::ZERO;
     e[i] = 1.0;
     // The edge: the corner −sign(n) h with its i-th coordinate free.
