@@ -313,4 +313,58 @@ mod tests {
         }
         assert!(deep > 2000, "{deep} penetrating cores of 3000");
     }
+
+    /// Structured poses where features meet exactly: segments along the box's axes, lying on a face, ending at a
+    /// corner or an edge, crossing the box through its centre, at distance zero, and nanometre-long cores: the
+    /// answer is finite, consistent, and GJK/EPA's to 1e-9 in distance.
+    #[test]
+    fn touching_and_aligned_segments() {
+        use crate::narrow::epa::{EpaSettings, EpaWorkspace};
+        use crate::narrow::gjk::GjkSettings;
+        use crate::pairs::convex_convex::{IterativeSettings, convex_convex};
+        use signorini_geometry::{Capsule, Cuboid};
+        let (gjk, epa) = (GjkSettings::default(), EpaSettings::default());
+        let settings = IterativeSettings { gjk: &gjk, epa: &epa, init: None };
+        let mut ws = EpaWorkspace::new();
+        let half = DVec3::new(0.5, 0.3, 0.2);
+        let corner = half;
+        let ends = [
+            (DVec3::new(-0.5, 0.0, 0.2), DVec3::new(0.5, 0.0, 0.2)),
+            (DVec3::new(-1.0, 0.0, 0.0), DVec3::new(1.0, 0.0, 0.0)),
+            (corner, corner + DVec3::new(0.3, 0.3, 0.3)),
+            (DVec3::new(0.5, 0.3, -0.4), DVec3::new(0.5, 0.3, 0.4)),
+            (DVec3::new(0.5, -0.6, 0.2), DVec3::new(0.5, 0.6, 0.2)),
+            (DVec3::new(0.0, 0.0, -1e-9), DVec3::new(0.0, 0.0, 1e-9)),
+            (DVec3::new(0.7, 0.0, -1e-9), DVec3::new(0.7, 0.0, 1e-9)),
+            (DVec3::new(0.2, 0.1, 0.2), DVec3::new(0.2, 0.1, 0.6)),
+            (DVec3::new(-0.5, -0.3, -0.2), DVec3::new(0.5, 0.3, 0.2)),
+        ];
+        for (k, &(e0, e1)) in ends.iter().enumerate() {
+            for pose in [Pose::IDENTITY, Rng(0x51 + k as u64).pose(1.0)] {
+                let seg = [pose.transform_point(e0), pose.transform_point(e1)];
+                let radius = 0.05;
+                let ours = capsule_box(seg, radius, half, &pose);
+                assert!(ours.distance.is_finite() && ours.normal.is_finite(), "case {k}");
+                assert!((ours.normal.length() - 1.0).abs() < 1e-12, "case {k}");
+                assert!(
+                    (ours.point_b - ours.point_a - ours.distance * ours.normal).length() < 1e-12,
+                    "case {k}"
+                );
+                let centre = 0.5 * (seg[0] + seg[1]);
+                let axis = seg[1] - seg[0];
+                let half_length = 0.5 * axis.length();
+                let q = glam::DQuat::from_rotation_arc(DVec3::Z, axis / axis.length());
+                let pose_capsule = Pose::new(centre, q).expect("a unit quaternion");
+                let capsule = Capsule::new(radius, half_length).expect("valid capsule");
+                let cuboid = Cuboid::new(half).expect("valid box");
+                let reference = convex_convex(&capsule, &pose_capsule, &cuboid, &pose, &settings, &mut ws);
+                assert!(
+                    (ours.distance - reference.distance).abs() < 1e-9,
+                    "case {k}: {} against GJK/EPA's {}",
+                    ours.distance,
+                    reference.distance
+                );
+            }
+        }
+    }
 }
