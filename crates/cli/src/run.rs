@@ -4,7 +4,7 @@
 //! Loads the scene (or the built-in contact-rich pile), applies keyframe 0 if there is one, steps N times with a
 //! progress bar on stderr and prints a one-line JSON summary on stdout: steps/s, mean contacts, mean solver
 //! iterations, max penetration. `--dump` writes snapshots (steps 0, 100, 500, N and every K) with
-//! `time, ncon, qpos_free, qvel_free` (and `qpos` for scenes with other joints), `settled` and `perf`, in the layout of
+//! `time, ncon, qpos_free, qvel_free` (and `qpos`, `qvel` for scenes with other joints), `settled` and `perf`, in the layout of
 //! `shared/testdata/mujoco/*.json`. Without a scene, the dump goes to `signorini-run.json` unless `--dump` says where.
 
 use signorini_mjcf::{load_scene, load_scene_str};
@@ -153,6 +153,9 @@ pub(crate) struct Snapshot {
     pub(crate) qvel_free: Vec<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) qpos: Option<Vec<f64>>,
+    /// The whole `qvel`, for scenes with joints other than free ones (`qvel_free` covers the rest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) qvel: Option<Vec<f64>>,
     /// The deepest penetration among this step's contacts (m; 0 without contact).
     pub(crate) max_penetration: f64,
     /// Constraint-solver iterations of this step.
@@ -295,6 +298,7 @@ pub(crate) fn snapshot(model: &Model, data: &Data) -> Snapshot {
         qpos_free,
         qvel_free,
         qpos: (!only_free).then(|| d.qpos.clone()),
+        qvel: (!only_free).then(|| d.qvel.clone()),
         max_penetration: contacts.penetration.iter().copied().fold(0.0, f64::max),
         solver_niter: data.stats().iterations,
         energy_kinetic,

@@ -134,6 +134,35 @@ fn run_steps_a_scene_and_dumps_the_reference_layout() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A scene with other joints than free ones dumps the whole `qpos` and `qvel` too (the free-joint views cover the
+/// rest): the chain's 100 steps, its velocities not all zero.
+#[test]
+fn run_dumps_whole_positions_and_velocities_of_jointed_scenes() {
+    let dir = std::env::temp_dir().join(format!("signorini-run-qvel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("out.json");
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/chain.xml");
+    let out = bin()
+        .arg("run")
+        .arg(&scene)
+        .args(["--steps", "100", "--mujoco-compat", "--dump"])
+        .arg(&dump)
+        .output();
+    let out = out.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let s = &d["snapshots"]["100"];
+    let (qpos, qvel) = (s["qpos"].as_array().unwrap(), s["qvel"].as_array().unwrap());
+    assert!(
+        qpos.len() >= qvel.len() && !qvel.is_empty(),
+        "{} coordinates, {} velocities",
+        qpos.len(),
+        qvel.len()
+    );
+    assert!(qvel.iter().any(|v| v.as_f64().unwrap() != 0.0));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn run_without_a_scene_uses_the_built_in_pile() {
     let dir = std::env::temp_dir().join(format!("signorini-run-default-{}", std::process::id()));
