@@ -89,13 +89,16 @@ fn world_support(shape: &Shape, pose: &Pose, d: DVec3) -> DVec3 {
 fn core_segment(shape: &Shape, pose: &Pose) -> Option<([DVec3; 2], f64)> {
     match shape {
         Shape::Sphere(s) => Some(([pose.translation; 2], s.radius())),
-        Shape::Capsule(c) => {
-            // Ends `t ∓ h a` with the world axis `a = R e_z`: one rotation instead of two.
-            let half = rotate_z(pose, c.half_length());
-            Some(([pose.translation - half, pose.translation + half], c.radius()))
-        }
+        Shape::Capsule(c) => Some((capsule_segment(c, pose), c.radius())),
         _ => None,
     }
+}
+
+/// A capsule's core segment in the world: ends `t ∓ h a` with the world axis `a = R e_z` (one rotation, not two).
+#[inline(always)]
+fn capsule_segment(c: &signorini_geometry::Capsule, pose: &Pose) -> [DVec3; 2] {
+    let half = rotate_z(pose, c.half_length());
+    [pose.translation - half, pose.translation + half]
 }
 
 /// `R (0, 0, h)`: glam's rotation `v (w² − b·b) + b (2 v·b) + 2w (b × v)` (`b` the quaternion's vector part) with
@@ -196,15 +199,13 @@ fn iterative_distance(
     use Shape as S;
     // Capsule–box: closed form.
     match (a, b) {
-        (S::Capsule(_), S::Box(bx)) => {
-            if let Some((seg, r)) = core_segment(a, pose_a) {
-                return Ok(capsule_box(seg, r, bx.half_extents(), pose_b));
-            }
+        (S::Capsule(c), S::Box(bx)) => {
+            return Ok(capsule_box(capsule_segment(c, pose_a), c.radius(), bx.half_extents(), pose_b));
         }
-        (S::Box(bx), S::Capsule(_)) => {
-            if let Some((seg, r)) = core_segment(b, pose_b) {
-                return Ok(capsule_box(seg, r, bx.half_extents(), pose_a).swapped());
-            }
+        (S::Box(bx), S::Capsule(c)) => {
+            return Ok(
+                capsule_box(capsule_segment(c, pose_b), c.radius(), bx.half_extents(), pose_a).swapped()
+            );
         }
         _ => {}
     }
