@@ -105,24 +105,31 @@ fn ccd_matches_the_reference_times_of_impact() {
     assert_eq!(missing.status.code(), Some(1));
 }
 
-#[test]
-fn run_steps_a_scene_and_dumps_the_reference_layout() {
-    let dir = std::env::temp_dir().join(format!("signorini-run-test-{}", std::process::id()));
+/// `signorini run ../shared/scenes/SCENE.xml --steps STEPS --mujoco-compat --dump`: the summary and the dump.
+fn run_dumped(scene: &str, steps: usize) -> (serde_json::Value, serde_json::Value) {
+    let dir = std::env::temp_dir().join(format!("signorini-run-{scene}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let dump = dir.join("out.json");
-    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/box_stack.xml");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/scenes/{scene}.xml"));
     let out = bin()
         .arg("run")
-        .arg(&scene)
-        .args(["--steps", "600", "--mujoco-compat", "--dump"])
+        .arg(&path)
+        .args(["--steps", &steps.to_string(), "--mujoco-compat", "--dump"])
         .arg(&dump)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary = serde_json::from_slice(&out.stdout).unwrap();
+    let d = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    (summary, d)
+}
+
+#[test]
+fn run_steps_a_scene_and_dumps_the_reference_layout() {
+    let (summary, d) = run_dumped("box_stack", 600);
     assert!(summary["steps_per_second"].as_f64().unwrap() > 0.0);
     assert_eq!(summary["steps"], 600);
-    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
     for k in ["0", "100", "500", "600"] {
         let s = &d["snapshots"][k];
         assert_eq!(s["qpos_free"].as_array().unwrap().len(), 10, "snapshot {k}");
@@ -131,26 +138,13 @@ fn run_steps_a_scene_and_dumps_the_reference_layout() {
     assert_eq!(d["snapshots"]["500"]["ncon"], 40);
     assert!(d["settled"]["max_penetration_over_run"].as_f64().unwrap() > 0.0);
     assert!(d["perf"]["steps_per_second"].as_f64().unwrap() > 0.0);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A scene with other joints than free ones dumps the whole `qpos` and `qvel` too (the free-joint views cover the
-/// rest): the chain's 100 steps, its velocities not all zero.
+/// rest): the chain's (MuJoCo: nq 15, nv 13) at step 100, its velocities not all zero.
 #[test]
 fn run_dumps_whole_positions_and_velocities_of_jointed_scenes() {
-    let dir = std::env::temp_dir().join(format!("signorini-run-qvel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let dump = dir.join("out.json");
-    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/scenes/chain.xml");
-    let out = bin()
-        .arg("run")
-        .arg(&scene)
-        .args(["--steps", "100", "--mujoco-compat", "--dump"])
-        .arg(&dump)
-        .output();
-    let out = out.unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&dump).unwrap()).unwrap();
+    let (_, d) = run_dumped("chain", 100);
     let s = &d["snapshots"]["100"];
     let (qpos, qvel) = (s["qpos"].as_array().unwrap(), s["qvel"].as_array().unwrap());
     assert!(
@@ -159,8 +153,8 @@ fn run_dumps_whole_positions_and_velocities_of_jointed_scenes() {
         qpos.len(),
         qvel.len()
     );
+    assert_eq!((qpos.len(), qvel.len()), (15, 13));
     assert!(qvel.iter().any(|v| v.as_f64().unwrap() != 0.0));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
