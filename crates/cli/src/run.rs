@@ -4,8 +4,9 @@
 //! Loads the scene (or the built-in contact-rich pile), applies keyframe 0 if there is one, steps N times with a
 //! progress bar on stderr and prints a one-line JSON summary on stdout: steps/s, mean contacts, mean solver
 //! iterations, max penetration. `--dump` writes snapshots (steps 0, 100, 500, N and every K) with
-//! `time, ncon, qpos_free, qvel_free` (and `qpos`, `qvel` for scenes with other joints), `settled` and `perf`, in the layout of
-//! `shared/testdata/mujoco/*.json`. Without a scene, the dump goes to `signorini-run.json` unless `--dump` says where.
+//! `time, ncon, qpos_free, qvel_free` (and `qpos`, `qvel` for scenes with other joints), `settled` and `perf`, in
+//! the layout of `shared/testdata/mujoco/*.json`. Without a scene, the dump goes to `signorini-run.json` unless
+//! `--dump` says where.
 
 use signorini_mjcf::{load_scene, load_scene_str};
 use signorini_sim::Dialect;

@@ -111,9 +111,9 @@ pub(crate) fn solve_islands(
     if sc.last_parallel && in_a_pool() {
         // Woken by the split itself, the second worker joined late (22 humanoids: the parallel section took 142 µs
         // for lanes busy 100 and 77 µs); woken here when the last solve was split, while the islands are found, it
-        // is looking for work by the time they are handed out (107–114 µs, timers around the section). Woken when no split follows, it cost the
-        // pyramid (one island) 4–8 % of its steps. Speed only: nothing depends on which worker solves what. The
-        // empty job is boxed by rayon: one small allocation per such step.
+        // is looking for work by the time they are handed out (107–114 µs, timers around the section). Woken when
+        // no split follows, it cost the pyramid (one island) 4–8 % of its steps. Speed only: nothing depends on
+        // which worker solves what. The empty job is boxed by rayon: one small allocation per such step.
         rayon::spawn(|| {});
     }
     sc.last_parallel = false;

@@ -104,7 +104,7 @@ mod tests {
     use crate::test_rng::Rng;
 
     /// The boolean test answers `capsule_capsule(..).distance ≤ margin` exactly, margins at the distance itself and
-    /// an ulp either side included, for capsules, spheres (zero-length segments) and crossing cores.
+    /// an ulp either side included, for capsules and spheres (zero-length segments), apart and overlapping.
     #[test]
     fn within_is_the_distance_compared_with_the_margin() {
         let mut rng = Rng(0x5eed_ca95);

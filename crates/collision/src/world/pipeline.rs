@@ -41,10 +41,10 @@ fn pair_cost(a: ShapeKind, b: ShapeKind) -> usize {
 /// Pairs per block of a narrow phase on one thread: the narrow phase runs and merges the pairs a block at a time, so
 /// the pair slots (with their manifolds' buffers) number at most this many, whatever the scene (the pile's 500 pairs
 /// kept 148 kB of slots; in blocks of 128 the MuJoCo-dialect `pile__cg` kept 52 kB, in blocks of 32 it keeps 14 kB
-/// of its `Data`'s 1.44 MB after 200 steps). A parallel narrow phase runs all its pairs as one block: each block is a fork and a join,
-/// and the other workers, asleep again between blocks, took about 30 µs to wake for each (the settled pile's narrow
-/// phase, about 800 pairs in 7 blocks a step, was 1.15× shorter on 2 threads in blocks: 490 µs against 560 µs,
-/// with each thread busy about 280 µs).
+/// of its `Data`'s 1.44 MB after 200 steps). A parallel narrow phase runs all its pairs as one block: each block is
+/// a fork and a join, and the other workers, asleep again between blocks, took about 30 µs to wake for each (the
+/// settled pile's narrow phase, about 800 pairs in 7 blocks a step, was 1.15× shorter on 2 threads in blocks:
+/// 490 µs against 560 µs, with each thread busy about 280 µs).
 const BLOCK: usize = 4 * CHUNK;
 
 /// Orders a pair for the narrow phase: the dialect's type rank of A at most B's where both have one
