@@ -40,6 +40,80 @@ pub fn mujoco_jac_row_dot(nv: usize, dofs: &[DofIndex], vals: &[f64], x: &[f64])
     if nv < MUJOCO_SPARSE_NV { mujoco_row_dot(dofs, vals, x) } else { mujoco_sparse_row_dot(dofs, vals, x) }
 }
 
+/// The buffers of [`mujoco_transpose_mul`] (sized on first use).
+#[derive(Debug, Clone, Default)]
+pub struct TransposeScratch {
+    /// Per dof: its number of stored entries over all rows, then the number summed so far.
+    count: Vec<(u32, u32)>,
+    /// Per dof: the four lanes, then the one to three terms past the last block of four.
+    lanes: Vec<[f64; 4]>,
+    tail: Vec<[f64; 3]>,
+}
+
+/// `out = Jᵀ f` as MuJoCo 4.0.1's `mj_mulJacTVec` sums it on a model of `out.len()` dofs, the rows taken in `order`
+/// (MuJoCo's row order). Below [`MUJOCO_SPARSE_NV`] dofs `mju_mulMatTVec`: row by row, `out += J_r f_r` for every
+/// `f_r ≠ 0`. From it on `mju_mulMatVecSparse` over `Jᵀ`: each dof's `mju_dotSparse` over its stored entries, rows
+/// increasing (four lanes over the blocks of four, `(l₀ + l₂) + (l₁ + l₃)`, then the rest one at a time), zero forces
+/// included.
+pub fn mujoco_transpose_mul(
+    rows: &crate::ConstraintRows,
+    force: &[f64],
+    order: impl Iterator<Item = usize> + Clone,
+    out: &mut [f64],
+    scratch: &mut TransposeScratch,
+) {
+    out.fill(0.0);
+    if out.len() < MUJOCO_SPARSE_NV {
+        for r in order {
+            let f = force[r];
+            if f != 0.0 {
+                let (dofs, vals) = rows.jacobian_row(r);
+                for (&k, &v) in dofs.iter().zip(vals) {
+                    out[k as usize] += v * f;
+                }
+            }
+        }
+        return;
+    }
+    let nv = out.len();
+    let s = scratch;
+    s.count.clear();
+    s.count.resize(nv, (0, 0));
+    s.lanes.clear();
+    s.lanes.resize(nv, [-0.0; 4]);
+    s.tail.clear();
+    s.tail.resize(nv, [0.0; 3]);
+    for r in order.clone() {
+        for &k in rows.jacobian_row(r).0 {
+            s.count[k as usize].0 += 1;
+        }
+    }
+    for r in order {
+        let f = force[r];
+        let (dofs, vals) = rows.jacobian_row(r);
+        for (&k, &v) in dofs.iter().zip(vals) {
+            let k = k as usize;
+            let (n, t) = &mut s.count[k];
+            let full = *n - *n % 4;
+            if *t < full {
+                s.lanes[k][(*t % 4) as usize] += v * f;
+            } else {
+                s.tail[k][(*t - full) as usize] = v * f;
+            }
+            *t += 1;
+        }
+    }
+    for (k, o) in out.iter_mut().enumerate() {
+        let (n, _) = s.count[k];
+        let l = &s.lanes[k];
+        let mut sum = if n < 4 { 0.0 } else { (l[0] + l[2]) + (l[1] + l[3]) };
+        for &t in &s.tail[k][..(n % 4) as usize] {
+            sum += t;
+        }
+        *o = sum;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,9 +33,13 @@ pub enum IntegratorError {
         /// The model's number of dofs.
         nv: usize,
     },
-    /// The implicit matrix `M + h·diag(…)` met a non-positive or non-finite pivot (e.g. an actuator whose
-    /// velocity gain is destabilising, `biasprm[2] > 0`, with a large `h`).
-    #[error("implicit matrix M + h·diag(damping, kv) is not positive definite at dof #{dof} (pivot {pivot})")]
+    /// The implicit matrix `M − h·∂f/∂q̇` met a non-positive or non-finite pivot (`implicit`: a pivot below 1e-15 in
+    /// magnitude, MuJoCo's `mjMINVAL`), e.g. an actuator whose velocity gain is destabilising, `biasprm[2] > 0`, with
+    /// a large `h`.
+    #[error(
+        "implicit matrix M − h·∂f/∂q̇ (damping, kv, …) cannot be factored at dof #{dof} (pivot {pivot}): reduce the \
+         timestep or the destabilising velocity gain"
+    )]
     NotPositiveDefinite {
         /// The dof.
         dof: usize,

@@ -1,13 +1,16 @@
 //! MuJoCo's `implicit` integrator: implicit in velocity with every velocity derivative of the smooth forces.
 //!
 //! `(M − h D) a = f_smooth + Jᵀλ` (or `M q̈`, [`ImplicitForces`]), then `q̇' = q̇ + h a` and the positions with `q̇'`, where
-//! `D = ∂f_smooth/∂q̇` holds the dof damping, the actuators' velocity gains (joint, tendon, site and slider-crank, as
-//! `slope·Jᵀ J`), the tendon dampers (`−b Jᵀ J`), the fluid forces (`Jᵀ B J`, unsymmetrised) and the negated
-//! derivative of the bias forces ([`Model::bias_velocity_derivative`]: Coriolis, centrifugal and gyroscopic terms).
-//! `D` is not symmetric: `M − h D` is solved by LU with partial pivoting, one dense block per group of kinematic trees
-//! the derivatives couple (a tendon or an actuator through several trees joins them).
+//! `D = ∂f_smooth/∂q̇` (MuJoCo's `qDeriv`) holds the actuators' velocity gains (`slope·Jᵀ J` over their moments), the
+//! fluid forces (`Jᵀ B J`, unsymmetrised), the dof damping, the tendon dampers (`−b Jᵀ J`) and the negated
+//! derivative of the bias forces ([`Model::sub_bias_velocity_derivative`]), summed in that order as MuJoCo 4.0.1's
+//! `mjd_smooth_vel` sums them. `D` lives in the dof–dof layout ([`signorini_model::DerivativeLayout`]): only dofs on
+//! one chain couple, so a tendon's or an actuator's coupling of two trees is left out, as MuJoCo leaves it out.
+//! `M − h D` is not symmetric; it is factored as MuJoCo's `mju_factorLUSparse` factors it, `(U + 𝟙) L` from the last
+//! dof up without pivoting (no fill-in on a tree), and solved as `mju_solveLUSparse` solves it.
 
-use signorini_model::{Data, Model, Transmission};
+use signorini_model::factor::mujoco_dot_sparse;
+use signorini_model::{Data, DerivativeLayout, Model, RneDerivativeScratch, Transmission};
 
 use crate::error::IntegratorError;
 use crate::shifted::implicit_rhs;
@@ -23,15 +26,14 @@ pub struct Implicit {
 /// The buffers of [`Implicit`] (sized on first use).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ImplicitScratch {
-    /// `D`, then `M − h D` (`nv × nv`, row-major).
-    a: Vec<f64>,
-    rhs: Vec<f64>,
+    /// `D = ∂f_smooth/∂q̇`, then `M − h D` and its factor, in the dof–dof layout.
+    qderiv: Vec<f64>,
+    rne: RneDerivativeScratch,
+    /// A dense moment row (`nv`).
     row: Vec<f64>,
-    /// The block (group of coupled trees) of every tree, and the dofs of every block.
-    block_of_tree: Vec<usize>,
-    dofs: Vec<usize>,
-    lu: Vec<f64>,
-    x: Vec<f64>,
+    /// Entries of each row not yet eliminated (the factorisation).
+    remaining: Vec<usize>,
+    rhs: Vec<f64>,
     solution: Vec<f64>,
 }
 
@@ -56,23 +58,11 @@ impl Integrator for Implicit {
         let qfrc_constraint = &scratch.qfrc_constraint[..];
         let s = &mut scratch.implicit;
         let nv = model.nv;
-        s.a.resize(nv * nv, 0.0);
-        model.bias_velocity_derivative(data, &mut s.a);
-        for x in s.a.iter_mut() {
-            *x = -*x;
-        }
-        for dof in 0..nv {
-            s.a[dof * nv + dof] -= data.dof_damping[dof];
-        }
-        model.fluid_velocity_derivative_dense(data, &mut s.a);
-        // Tendon dampers and the actuators' velocity gains: rank-one terms `c·j jᵀ`.
-        let t = &model.tendons;
-        for k in 0..t.len() {
-            if t.damping[k] != 0.0 {
-                let row = &data.ten_j[k * nv..(k + 1) * nv];
-                add_outer(&mut s.a, nv, row, -t.damping[k]);
-            }
-        }
+        let layout = &model.derivative_layout;
+        s.qderiv.clear();
+        s.qderiv.resize(layout.nnz(), 0.0);
+
+        // Actuators: `slope · mᵀ m` over each moment row `m`.
         for u in 0..model.nu {
             let slope = crate::actuator_velocity_slope(model, data, u, true).unwrap_or(0.0);
             if slope == 0.0 {
@@ -93,117 +83,113 @@ impl Integrator for Implicit {
                     s.row.copy_from_slice(&data.actuator_moment[r * nv..(r + 1) * nv]);
                 }
             }
-            let row = std::mem::take(&mut s.row);
-            add_outer(&mut s.a, nv, &row, slope);
-            s.row = row;
+            add_outer(layout, &mut s.qderiv, &s.row, slope);
         }
-        // A = M − h D.
-        for x in s.a.iter_mut() {
-            *x *= -h;
+        // Passive forces: fluid, dof damping, tendon dampers.
+        model.fluid_velocity_derivative(data, |k, p, term| {
+            if let Some(e) = entry(layout, k, p) {
+                s.qderiv[e] += term;
+            }
+        });
+        for dof in 0..nv {
+            s.qderiv[layout.dof_adr[dof] + layout.dof_diag[dof]] -= data.dof_damping[dof];
         }
-        for i in 0..nv {
-            for k in model.dof_madr[i]..model.dof_madr[i + 1] {
-                let j = model.dof_colind[k];
-                s.a[i * nv + j] += data.qm[k];
-                if j != i {
-                    s.a[j * nv + i] += data.qm[k];
-                }
+        let t = &model.tendons;
+        for k in 0..t.len() {
+            if t.damping[k] != 0.0 {
+                add_outer(layout, &mut s.qderiv, &data.ten_j[k * nv..(k + 1) * nv], -t.damping[k]);
             }
         }
+        model.sub_bias_velocity_derivative(data, &mut s.rne, &mut s.qderiv);
+
+        // M − h D, factored in place.
+        for (q, &m) in s.qderiv.iter_mut().zip(&layout.dof_m_index) {
+            *q = data.qm[m] + *q * -h;
+        }
+        factor_lu(layout, &mut s.qderiv, &mut s.remaining)?;
         implicit_rhs(model, data, (qacc, self.forces, qfrc_constraint), &mut s.rhs);
-        // Blocks: trees joined by any nonzero of A.
-        let ntree = model.ntree;
-        s.block_of_tree.clear();
-        s.block_of_tree.extend(0..ntree);
-        let find = |parent: &mut Vec<usize>, mut x: usize| {
-            while parent[x] != x {
-                parent[x] = parent[parent[x]];
-                x = parent[x];
-            }
-            x
-        };
-        for i in 0..nv {
-            for j in 0..nv {
-                if s.a[i * nv + j] != 0.0 {
-                    let (a, b) = (
-                        find(&mut s.block_of_tree, model.dof_treeid[i]),
-                        find(&mut s.block_of_tree, model.dof_treeid[j]),
-                    );
-                    if a != b {
-                        s.block_of_tree[a] = b;
-                    }
-                }
-            }
-        }
-        s.solution.clear();
-        s.solution.resize(nv, 0.0);
-        for root in 0..ntree {
-            if find(&mut s.block_of_tree, root) != root {
-                continue;
-            }
-            s.dofs.clear();
-            for dof in 0..nv {
-                if find(&mut s.block_of_tree, model.dof_treeid[dof]) == root {
-                    s.dofs.push(dof);
-                }
-            }
-            let n = s.dofs.len();
-            if n == 0 {
-                continue;
-            }
-            s.lu.clear();
-            for &i in &s.dofs {
-                s.lu.extend(s.dofs.iter().map(|&j| s.a[i * nv + j]));
-            }
-            s.x.clear();
-            s.x.extend(s.dofs.iter().map(|&i| s.rhs[i]));
-            lu_solve(&mut s.lu, &mut s.x, n)
-                .ok_or(IntegratorError::NotPositiveDefinite { dof: s.dofs[0], pivot: 0.0 })?;
-            for (&dof, &x) in s.dofs.iter().zip(&s.x) {
-                s.solution[dof] = x;
-            }
-        }
+        solve_lu(layout, &s.qderiv, &s.rhs, &mut s.solution);
         finish(model, data, &s.solution, h);
         Ok(())
     }
 }
 
-/// `a += c·r rᵀ` (`nv × nv`, row-major), over the nonzeros of `r`.
-fn add_outer(a: &mut [f64], nv: usize, r: &[f64], c: f64) {
-    for (i, &ri) in r.iter().enumerate().filter(|(_, x)| **x != 0.0) {
-        for (j, &rj) in r.iter().enumerate().filter(|(_, x)| **x != 0.0) {
-            a[i * nv + j] += c * ri * rj;
+/// The index of entry `(k, p)` of the dof–dof layout, if it is stored.
+fn entry(layout: &DerivativeLayout, k: usize, p: usize) -> Option<usize> {
+    layout.row(k).binary_search(&p).ok().map(|i| layout.dof_adr[k] + i)
+}
+
+/// `a += c·r rᵀ` over the non-zeros of `r` that the layout stores, each term `r_p (r_k c)` (MuJoCo `addJTBJ`).
+fn add_outer(layout: &DerivativeLayout, a: &mut [f64], r: &[f64], c: f64) {
+    for (k, &rk) in r.iter().enumerate().filter(|(_, x)| **x != 0.0) {
+        let scale = rk * c;
+        let (adr, cols) = (layout.dof_adr[k], layout.row(k));
+        for (e, &p) in cols.iter().enumerate() {
+            if r[p] != 0.0 {
+                a[adr + e] += r[p] * scale;
+            }
         }
     }
 }
 
-/// Solves `a x = b` in place (`a` dense row-major `n × n`) by Gaussian elimination with partial pivoting.
-fn lu_solve(a: &mut [f64], b: &mut [f64], n: usize) -> Option<()> {
-    for col in 0..n {
-        let pivot = (col..n).max_by(|&i, &j| a[i * n + col].abs().total_cmp(&a[j * n + col].abs()))?;
-        if a[pivot * n + col] == 0.0 || !a[pivot * n + col].is_finite() {
-            return None;
+/// Factors `a` (dof–dof layout) in place as `(U + 𝟙) L`, eliminating from the last dof up without pivoting (MuJoCo's
+/// `mju_factorLUSparse`: a tree has no fill-in). Errors on a pivot below MuJoCo's `mjMINVAL` in magnitude.
+fn factor_lu(
+    layout: &DerivativeLayout,
+    a: &mut [f64],
+    remaining: &mut Vec<usize>,
+) -> Result<(), IntegratorError> {
+    let n = layout.dof_diag.len();
+    let (adr, colind) = (&layout.dof_adr, &layout.dof_colind);
+    remaining.clear();
+    remaining.extend((0..n).map(|i| adr[i + 1] - adr[i]));
+    for i in (0..n).rev() {
+        remaining[i] -= 1;
+        let ii = adr[i] + remaining[i];
+        let pivot = a[ii];
+        if !(pivot.abs() >= 1e-15) {
+            return Err(IntegratorError::NotPositiveDefinite { dof: i, pivot });
         }
-        if pivot != col {
-            for k in 0..n {
-                a.swap(col * n + k, pivot * n + k);
-            }
-            b.swap(col, pivot);
-        }
-        for row in col + 1..n {
-            let f = a[row * n + col] / a[col * n + col];
-            if f == 0.0 {
+        // Rows above `i` whose last remaining entry is in column `i`.
+        for j in (0..i).rev() {
+            if remaining[j] == 0 || colind[adr[j] + remaining[j] - 1] != i {
                 continue;
             }
-            for k in col..n {
-                a[row * n + k] -= f * a[col * n + k];
+            remaining[j] -= 1;
+            let ji = adr[j] + remaining[j];
+            a[ji] /= pivot;
+            let lji = a[ji];
+            // Row j's entries left of column i, against row i's (a subset of them).
+            let mut ic = adr[i];
+            for jc in adr[j]..adr[j] + remaining[j] {
+                if ic < adr[i] + remaining[i] && colind[ic] == colind[jc] {
+                    a[jc] -= a[ic] * lji;
+                    ic += 1;
+                }
             }
-            b[row] -= f * b[col];
         }
     }
-    for row in (0..n).rev() {
-        let s: f64 = (row + 1..n).map(|k| a[row * n + k] * b[k]).sum();
-        b[row] = (b[row] - s) / a[row * n + row];
+    Ok(())
+}
+
+/// Solves `(U + 𝟙) L x = b` with the factor of [`factor_lu`] (MuJoCo `mju_solveLUSparse`, its `mju_dotSparse` sums).
+fn solve_lu(layout: &DerivativeLayout, lu: &[f64], b: &[f64], x: &mut Vec<f64>) {
+    let n = layout.dof_diag.len();
+    let (adr, colind, diag) = (&layout.dof_adr, &layout.dof_colind, &layout.dof_diag);
+    x.clear();
+    x.resize(n, 0.0);
+    for i in (0..n).rev() {
+        x[i] = b[i];
+        let (start, end) = (adr[i] + diag[i] + 1, adr[i + 1]);
+        if end > start {
+            x[i] -= mujoco_dot_sparse(&lu[start..end], &colind[start..end], x, |c| c);
+        }
     }
-    Some(())
+    for i in 0..n {
+        let d = adr[i] + diag[i];
+        if diag[i] > 0 {
+            x[i] -= mujoco_dot_sparse(&lu[adr[i]..d], &colind[adr[i]..d], x, |c| c);
+        }
+        x[i] /= lu[d];
+    }
 }

@@ -439,6 +439,28 @@ fn box_derivative(medium: &Medium, b: DVec3, w: DVec3, v: DVec3) -> [f64; 6] {
     out
 }
 
+/// The inertia box's derivative as MuJoCo's `mjd_inertiaBoxFluid` adds it: `(component, ∂f_c/∂u_c)` pairs, the
+/// viscous terms of the six components first, then the quadratic drag of each, in its arithmetic
+/// (`((−π d) d) d β`, `((−ρ b₀) (b₁⁴ + b₂⁴)) 2 |ω₀| / 64`, `((−½ρ b₁) b₂) 2 |v₀|`, `b⁴ = ((b b) b) b`).
+fn box_derivative_terms(medium: &Medium, b: DVec3, w: DVec3, v: DVec3) -> impl Iterator<Item = (usize, f64)> {
+    let (rho, beta) = (medium.density, medium.viscosity);
+    let pi = std::f64::consts::PI;
+    let diam = (b.x + b.y + b.z) / 3.0;
+    let viscous = (0..6)
+        .filter(move |_| beta > 0.0)
+        .map(move |c| (c, if c < 3 { -pi * diam * diam * diam * beta } else { -3.0 * pi * diam * beta }));
+    let q4 = |x: f64| x * x * x * x;
+    let drag = [
+        -rho * b.x * (q4(b.y) + q4(b.z)) * 2.0 * w.x.abs() / 64.0,
+        -rho * b.y * (q4(b.x) + q4(b.z)) * 2.0 * w.y.abs() / 64.0,
+        -rho * b.z * (q4(b.x) + q4(b.y)) * 2.0 * w.z.abs() / 64.0,
+        -0.5 * rho * b.y * b.z * 2.0 * v.x.abs(),
+        -0.5 * rho * b.x * b.z * 2.0 * v.y.abs(),
+        -0.5 * rho * b.x * b.y * 2.0 * v.z.abs(),
+    ];
+    viscous.chain(drag.into_iter().enumerate().filter(move |_| rho > 0.0))
+}
+
 /// One place a fluid force acts: the body, the point and local axes, and which model.
 struct Site {
     body: usize,
@@ -519,40 +541,54 @@ impl Model {
         d.qfrc_fluid = out;
     }
 
-    /// Adds `∂f_fluid/∂q̇ = Jᵀ B J` (unsymmetrised) to `out`, dense row-major `nv × nv`, at `d`'s velocities (for the
-    /// `implicit` integrator).
-    pub fn fluid_velocity_derivative_dense(&self, d: &Data, out: &mut [f64]) {
+    /// `∂f_fluid/∂q̇ = Jᵀ B J` (unsymmetrised) at `d`'s velocities, term by term as MuJoCo 4.0.1's `mjd_passive_vel`
+    /// adds them to `qDeriv` (for the `implicit` integrator): `add(k, p, J_jp (J_ik B_ij))` for every site in body
+    /// order, every non-zero `B_ij` in row order and every dof `k` with `J_ik ≠ 0` (increasing), then every dof `p` of
+    /// the site's chain (increasing), `J` the site's Jacobian in its local axes (rotation rows first). The inertia box
+    /// adds its diagonal as MuJoCo does, one rank-one term at a time: the viscous terms, then the quadratic drag.
+    pub fn fluid_velocity_derivative(&self, d: &Data, mut add: impl FnMut(usize, usize, f64)) {
         if !self.medium.is_active() {
             return;
         }
-        let nv = self.nv;
+        let mut chain: Vec<(usize, [f64; 6])> = Vec::new();
         self.for_each_fluid_site(d, |site| {
             let (w, v) = self.fluid_velocity(d, &site);
-            let b = match &site.model {
-                Some(e) => e.derivative(&self.medium, w, v, false),
-                None => {
-                    let box_ = inertia_box(d.body_inertia[site.body], d.body_mass[site.body]);
-                    let diag = box_derivative(&self.medium, box_, w, v);
-                    std::array::from_fn(|r| std::array::from_fn(|c| if r == c { diag[r] } else { 0.0 }))
-                }
-            };
             let rt = site.axes.transpose();
-            let local = |dof: usize| {
+            chain.clear();
+            chain.extend(self.dof_chain_slice(site.body).iter().rev().map(|&dof| {
                 let (lin, ang) = self.jacobian_column(d, dof, site.point);
                 let (a, l) = (rt * ang, rt * lin);
-                [a.x, a.y, a.z, l.x, l.y, l.z]
+                (dof, [a.x, a.y, a.z, l.x, l.y, l.z])
+            }));
+            let mut rank_one = |i: usize, j: usize, b: f64| {
+                for &(k, jk) in &chain {
+                    if jk[i] == 0.0 {
+                        continue;
+                    }
+                    let scale = jk[i] * b;
+                    for &(p, jp) in &chain {
+                        add(k, p, jp[j] * scale);
+                    }
+                }
             };
-            for i in self.dof_chain(site.body) {
-                let li = local(i);
-                for j in self.dof_chain(site.body) {
-                    let lj = local(j);
-                    let mut value = 0.0;
-                    for (r, b_row) in b.iter().enumerate() {
-                        for (c, b_rc) in b_row.iter().enumerate() {
-                            value += li[r] * b_rc * lj[c];
+            match &site.model {
+                Some(e) => {
+                    let b = e.derivative(&self.medium, w, v, false);
+                    for (i, row) in b.iter().enumerate() {
+                        for (j, &bij) in row.iter().enumerate() {
+                            if bij != 0.0 {
+                                rank_one(i, j, bij);
+                            }
                         }
                     }
-                    out[i * nv + j] += value;
+                }
+                None => {
+                    let box_ = inertia_box(d.body_inertia[site.body], d.body_mass[site.body]);
+                    for (c, b) in box_derivative_terms(&self.medium, box_, w, v) {
+                        if b != 0.0 {
+                            rank_one(c, c, b);
+                        }
+                    }
                 }
             }
         });

@@ -15,6 +15,7 @@
 //! | [`crba`] | `M(q)` by composite rigid bodies, sparse storage, `M·x` |
 //! | [`factor`] | tree-sparse `M = Lᵀ D L`, `M⁻¹ x` |
 //! | [`rne`] | velocities, bias forces, inverse dynamics |
+//! | [`rne_derivative`] | `∂qfrc_bias/∂q̇` and the sparsity of velocity derivatives |
 //! | [`passive`] | joint springs and dampers |
 //! | [`actuator`] | motors, servos, activation dynamics, transmissions |
 //! | [`muscle`] | MuJoCo's muscle curves and activation |
@@ -46,6 +47,7 @@ pub mod model;
 pub mod muscle;
 pub mod passive;
 pub mod rne;
+pub mod rne_derivative;
 pub mod same_frame;
 pub mod sensor;
 pub mod spatial;
@@ -57,6 +59,7 @@ pub use data::Data;
 pub use error::{DynamicsError, ModelError};
 pub use factor::TreeLayout;
 pub use model::{DofChain, Model};
+pub use rne_derivative::{DerivativeLayout, RneDerivativeScratch};
 pub use sensor::{FrameQuantity, SensorFrame, SensorKind, SensorSpec};
 pub use spatial::{SpatialInertia, SpatialVec, Wrench};
 pub use spec::{

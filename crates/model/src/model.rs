@@ -180,6 +180,8 @@ pub struct Model {
     /// Entries of row `i` of the `qM` layout that can be nonzero: 1 for a simple dof, its whole chain otherwise
     /// (MuJoCo's reduced `M_rownnz`). [`TreeLayout`](crate::TreeLayout)'s kernels read only these.
     pub dof_rownnz: Vec<usize>,
+    /// The dof–dof and body–dof sparsity of velocity derivatives (MuJoCo's `D` and `B`; the `implicit` integrator).
+    pub derivative_layout: crate::rne_derivative::DerivativeLayout,
     /// Armature (rotor inertia) added to `M[i][i]`.
     pub dof_armature: Vec<f64>,
     /// Viscous damping.
@@ -489,6 +491,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         dof_simple: Vec::new(),
         dof_m0: Vec::new(),
         dof_rownnz: Vec::new(),
+        derivative_layout: Default::default(),
         dof_armature: Vec::new(),
         dof_damping: Vec::new(),
         dof_frictionloss: Vec::new(),
@@ -749,6 +752,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     m.dof_m0 = vec![0.0; m.nv];
     m.dof_rownnz =
         (0..m.nv).map(|d| if m.dof_simple[d] { 1 } else { m.dof_madr[d + 1] - m.dof_madr[d] }).collect();
+    m.derivative_layout = crate::rne_derivative::DerivativeLayout::new(&m);
 
     for act in spec.actuators {
         m.actuator_name.push(act.name);

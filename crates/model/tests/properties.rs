@@ -317,8 +317,17 @@ fn bias_velocity_derivative_matches_finite_differences() {
         d.qvel = qvel;
         model.forward_kinematics(&mut d);
         model.bias(&mut d);
+        // The dof–dof layout's entries, negated back into a dense `∂bias/∂q̇`; entries it does not store (dofs
+        // on no common chain) must be zero.
+        let layout = &model.derivative_layout;
+        let mut sparse = vec![0.0; layout.nnz()];
+        model.sub_bias_velocity_derivative(&d, &mut Default::default(), &mut sparse);
         let mut ours = vec![0.0; nv * nv];
-        model.bias_velocity_derivative(&d, &mut ours);
+        for i in 0..nv {
+            for (e, &c) in layout.row(i).iter().enumerate() {
+                ours[i * nv + c] = -sparse[layout.dof_adr[i] + e];
+            }
+        }
         let eps = 1e-6;
         for j in 0..nv {
             let bump = |s: f64| {

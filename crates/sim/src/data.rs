@@ -6,6 +6,7 @@
 
 use glam::{DQuat, DVec3};
 use signorini_collision::world::CollisionData;
+use signorini_constraints::mujoco_dot::TransposeScratch;
 use signorini_constraints::{AssemblyScratch, ConstraintRows, EnvironmentOverrides, SolOverrides};
 use signorini_geometry::Pose;
 use signorini_integrators::IntegratorScratch;
@@ -93,6 +94,8 @@ pub struct Data {
     /// The no-slip pass's scratch, made at its first run (most scenes never run it; boxed, it costs 8 bytes here).
     pub(crate) noslip: Option<Box<NoSlip>>,
     pub(crate) integrator: IntegratorScratch,
+    /// Scratch of `Jᵀ f` for the implicit integrators (MuJoCo dialect).
+    pub(crate) transpose: TransposeScratch,
     /// The warm start at the start of a step, given to every evaluation of a multi-evaluation integrator (RK4) and to
     /// the second solve of a step in which trees fall asleep (MuJoCo dialect), as MuJoCo does: `qacc_warmstart`
     /// changes only when the step ends.
@@ -128,6 +131,7 @@ impl Data {
             solver: SolverData::new(),
             noslip: None,
             integrator: IntegratorScratch::default(),
+            transpose: TransposeScratch::default(),
             step_warmstart: Vec::new(),
             hibernation: model
                 .hibernation_thresh_vel

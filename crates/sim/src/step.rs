@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use signorini_constraints::mujoco_dot::{TransposeScratch, mujoco_transpose_mul};
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_geometry::Pose;
 use signorini_solver::SolveStats;
@@ -263,7 +264,7 @@ fn solve_contacts(
         _ => NoSlipStats::default(),
     };
     if model.integrator.reads_constraint_force(&d.multibody) {
-        constraint_force(&d.rows, &d.efc_force, d.integrator.constraint_force_mut(m.nv));
+        constraint_force(&d.rows, &d.efc_force, d.integrator.constraint_force_mut(m.nv), &mut d.transpose);
     }
     if let Some(hib) = d.hibernation.as_ref().filter(|_| freeze) {
         hib.freeze(m, &mut d.qacc_warmstart);
@@ -304,20 +305,12 @@ fn sleep_before_advance(
 /// `qfrc = Jᵀ f` summed as MuJoCo sums `qfrc_constraint` (`mj_mulJacTVec`): each dof's terms one row at a time in
 /// MuJoCo's row order (equality, friction loss, limits, then contacts; the native rows put the contacts before the
 /// limits), rows without force skipped.
-fn constraint_force(rows: &ConstraintRows, force: &[f64], qfrc: &mut [f64]) {
-    qfrc.fill(0.0);
-    let mut add = |r: usize| {
-        let f = force[r];
-        if f != 0.0 {
-            let (dofs, vals) = rows.jacobian_row(r);
-            for (&k, &v) in dofs.iter().zip(vals) {
-                qfrc[k as usize] += v * f;
-            }
-        }
-    };
-    let contact = |r: &usize| rows.kind[*r].is_contact();
-    (0..rows.len()).filter(|r| !contact(r)).for_each(&mut add);
-    (0..rows.len()).filter(contact).for_each(&mut add);
+/// `Jᵀ f` in MuJoCo 4.0.1's arithmetic ([`mujoco_transpose_mul`]), the rows in its order (limits, friction loss and
+/// equalities before contacts).
+fn constraint_force(rows: &ConstraintRows, force: &[f64], qfrc: &mut [f64], scratch: &mut TransposeScratch) {
+    let (contact, other) = (|r: &usize| rows.kind[*r].is_contact(), |r: &usize| !rows.kind[*r].is_contact());
+    let order = (0..rows.len()).filter(other).chain((0..rows.len()).filter(contact));
+    mujoco_transpose_mul(rows, force, order, qfrc, scratch);
 }
 
 fn non_finite(d: &signorini_model::Data) -> Option<String> {
