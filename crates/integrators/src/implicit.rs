@@ -10,6 +10,7 @@
 //! dof up without pivoting (no fill-in on a tree), and solved as `mju_solveLUSparse` solves it.
 
 use signorini_model::factor::mujoco_dot_sparse;
+use signorini_model::fluid::FluidDerivativeScratch;
 use signorini_model::{Data, DerivativeLayout, Model, RneDerivativeScratch, Transmission};
 
 use crate::error::IntegratorError;
@@ -29,6 +30,7 @@ pub(crate) struct ImplicitScratch {
     /// `D = ∂f_smooth/∂q̇`, then `M − h D` and its factor, in the dof–dof layout.
     qderiv: Vec<f64>,
     rne: RneDerivativeScratch,
+    fluid: FluidDerivativeScratch,
     /// A dense moment row (`nv`).
     row: Vec<f64>,
     /// Entries of each row not yet eliminated (the factorisation).
@@ -86,11 +88,7 @@ impl Integrator for Implicit {
             add_outer(layout, &mut s.qderiv, &s.row, slope);
         }
         // Passive forces: fluid, dof damping, tendon dampers.
-        model.fluid_velocity_derivative(data, |k, p, term| {
-            if let Some(e) = entry(layout, k, p) {
-                s.qderiv[e] += term;
-            }
-        });
+        model.add_fluid_velocity_derivative(data, &mut s.qderiv, &mut s.fluid);
         for dof in 0..nv {
             s.qderiv[layout.dof_adr[dof] + layout.dof_diag[dof]] -= data.dof_damping[dof];
         }
@@ -112,11 +110,6 @@ impl Integrator for Implicit {
         finish(model, data, &s.solution, h);
         Ok(())
     }
-}
-
-/// The index of entry `(k, p)` of the dof–dof layout, if it is stored.
-fn entry(layout: &DerivativeLayout, k: usize, p: usize) -> Option<usize> {
-    layout.row(k).binary_search(&p).ok().map(|i| layout.dof_adr[k] + i)
 }
 
 /// `a += c·r rᵀ` over the non-zeros of `r` that the layout stores, each term `r_p (r_k c)` (MuJoCo `addJTBJ`).

@@ -461,6 +461,14 @@ fn box_derivative_terms(medium: &Medium, b: DVec3, w: DVec3, v: DVec3) -> impl I
     viscous.chain(drag.into_iter().enumerate().filter(move |_| rho > 0.0))
 }
 
+/// The buffers of [`Model::add_fluid_velocity_derivative`]: a site's chain with its local Jacobian columns, and
+/// where each pair of them sits in the dof–dof layout.
+#[derive(Debug, Clone, Default)]
+pub struct FluidDerivativeScratch {
+    chain: Vec<(usize, [f64; 6])>,
+    at: Vec<usize>,
+}
+
 /// One place a fluid force acts: the body, the point and local axes, and which model.
 struct Site {
     body: usize,
@@ -541,16 +549,24 @@ impl Model {
         d.qfrc_fluid = out;
     }
 
-    /// `∂f_fluid/∂q̇ = Jᵀ B J` (unsymmetrised) at `d`'s velocities, term by term as MuJoCo 4.0.1's `mjd_passive_vel`
-    /// adds them to `qDeriv` (for the `implicit` integrator): `add(k, p, J_jp (J_ik B_ij))` for every site in body
-    /// order, every non-zero `B_ij` in row order and every dof `k` with `J_ik ≠ 0` (increasing), then every dof `p` of
-    /// the site's chain (increasing), `J` the site's Jacobian in its local axes (rotation rows first). The inertia box
-    /// adds its diagonal as MuJoCo does, one rank-one term at a time: the viscous terms, then the quadratic drag.
-    pub fn fluid_velocity_derivative(&self, d: &Data, mut add: impl FnMut(usize, usize, f64)) {
+    /// Adds `∂f_fluid/∂q̇ = Jᵀ B J` (unsymmetrised) at `d`'s velocities to `qderiv`, a matrix in the dof–dof layout
+    /// of [`Model::derivative_layout`], term by term as MuJoCo 4.0.1's `mjd_passive_vel` adds them to `qDeriv` (for
+    /// the `implicit` integrator): `J_jp (J_ik B_ij)` for every site in body order, every non-zero `B_ij` in row order
+    /// and every dof `k` with `J_ik ≠ 0` (increasing), then every dof `p` of the site's chain (increasing), `J` the
+    /// site's Jacobian in its local axes (rotation rows first). The inertia box adds its diagonal as MuJoCo does, one
+    /// rank-one term at a time: the viscous terms, then the quadratic drag. Allocates only when `scratch` first meets
+    /// a longer chain.
+    pub fn add_fluid_velocity_derivative(
+        &self,
+        d: &Data,
+        qderiv: &mut [f64],
+        scratch: &mut FluidDerivativeScratch,
+    ) {
         if !self.medium.is_active() {
             return;
         }
-        let mut chain: Vec<(usize, [f64; 6])> = Vec::new();
+        let layout = &self.derivative_layout;
+        let FluidDerivativeScratch { chain, at } = scratch;
         self.for_each_fluid_site(d, |site| {
             let (w, v) = self.fluid_velocity(d, &site);
             let rt = site.axes.transpose();
@@ -560,14 +576,29 @@ impl Model {
                 let (a, l) = (rt * ang, rt * lin);
                 (dof, [a.x, a.y, a.z, l.x, l.y, l.z])
             }));
+            // `at[kc·n + pc]`: the entry `(chain[kc], chain[pc])` of the layout. Row `k` lists `k`'s ancestors (the
+            // chain before it), `k`, then its descendants in increasing order, among them the rest of the chain.
+            let n = chain.len();
+            at.clear();
+            for (kc, &(k, _)) in chain.iter().enumerate() {
+                let (adr, cols) = (layout.dof_adr[k], layout.row(k));
+                at.extend((0..=kc).map(|pc| adr + pc));
+                let mut e = kc + 1;
+                for &(p, _) in &chain[kc + 1..] {
+                    while cols[e] != p {
+                        e += 1;
+                    }
+                    at.push(adr + e);
+                }
+            }
             let mut rank_one = |i: usize, j: usize, b: f64| {
-                for &(k, jk) in &chain {
+                for (kc, &(_, jk)) in chain.iter().enumerate() {
                     if jk[i] == 0.0 {
                         continue;
                     }
                     let scale = jk[i] * b;
-                    for &(p, jp) in &chain {
-                        add(k, p, jp[j] * scale);
+                    for (&e, &(_, jp)) in at[kc * n..(kc + 1) * n].iter().zip(chain.iter()) {
+                        qderiv[e] += jp[j] * scale;
                     }
                 }
             };
