@@ -1,7 +1,8 @@
 """MuJoCo 4.0.1's `implicit` integrator on crates/sim/tests/data/implicit_tree.xml (chains of hinge, ball and slide
 joints, a free body with a child, damping, velocity servos, a damped tendon across two trees) and implicit_stack.xml
 (ten free boxes in contact, 60 dofs: a model MuJoCo keeps sparse), for mujoco_parity_implicit_bits in
-crates/sim/tests/scenes.rs.
+crates/sim/tests/scenes.rs; and implicit.xml (fluid forces: the ellipsoid and inertia-box models) under Euler, for
+mujoco_parity_fluid_bits.
 
 Writes crates/sim/tests/data/implicit_reference.json: per scene the sparsity of its velocity derivatives (MuJoCo's
 dof-dof `D_rowadr`/`D_colind`/`D_diag` and body-dof `B_rowadr`/`B_colind`) and qpos, qvel after the listed steps.
@@ -16,14 +17,21 @@ from pathlib import Path
 import mujoco
 
 DATA = Path(__file__).resolve().parents[1] / "crates" / "sim" / "tests" / "data"
-RUNS = {"implicit_tree": 500, "implicit_stack": 300}
+# name: (scene, integrator override or None, steps)
+RUNS = {
+    "implicit_tree": ("implicit_tree", None, 500),
+    "implicit_stack": ("implicit_stack", None, 300),
+    "fluid_euler": ("implicit", "Euler", 300),
+}
 
 
 def main():
     out = {"mujoco": mujoco.__version__}
-    for name, steps in RUNS.items():
-        path = DATA / f"{name}.xml"
+    for name, (scene, integrator, steps) in RUNS.items():
+        path = DATA / f"{scene}.xml"
         m = mujoco.MjModel.from_xml_path(str(path))
+        if integrator is not None:
+            m.opt.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{integrator.upper()}")
         d = mujoco.MjData(m)
         if m.nkey:
             mujoco.mj_resetDataKeyframe(m, d, 0)

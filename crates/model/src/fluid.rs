@@ -273,19 +273,24 @@ impl FluidEllipsoid {
         let dmid = r.x + r.y + r.z - dmax - dmin;
         let a_max = pi * dmax * dmid;
         let magnus = c_magnus * rho * volume * w.cross(v);
-        let (yz, zx, xy) = (r.y * r.z, r.z * r.x, r.x * r.y);
-        let pow4 = |x: f64| (x * x) * (x * x);
-        let pow2 = |x: f64| x * x;
-        let denom = pow4(yz) * pow2(v.x) + pow4(zx) * pow2(v.y) + pow4(xy) * pow2(v.z);
-        let num = pow2(yz * v.x) + pow2(zx * v.y) + pow2(xy * v.z);
-        let a_proj = pi * (denom / num.max(1e-15)).sqrt();
-        let n = DVec3::new(yz * yz * v.x, zx * zx * v.y, xy * xy * v.z);
+        // Projected area and Kutta lift in MuJoCo 4.0.1's formulation (read off its machine code; its published
+        // source forms `Σ (s_j s_k)⁴ v_i²` and `Σ (s_j s_k v_i)²` directly, which over- and underflow for thin or
+        // slow shapes): the semi-axes scaled by the largest, `t = s / d_max`, the velocity by its norm, `u = v / |v|`,
+        // `A_i = (t_j t_k)²`, `Q = Σ A_i u_i²`, `B_i = A_i / Q`, `R = Σ B_i² u_i²`; then `A_proj = π d_max² √(R Q)`
+        // and the lift's normal `n_i = B_i u_i` with `cos α / |n| = 1 / R`. Each reciprocal is 0 below `mjMINVAL`.
+        let recip = |x: f64| if x > 1e-15 { 1.0 / x } else { 0.0 };
         let speed = v.length();
-        // MuJoCo 4.0 does not clamp this denominator to mjMINVAL (its 3.x source did, which zeroes the lift of thin
-        // ellipsoids, whose `denom` is ~1e-20: the leaves of MuJoCo's `replicate/leaves.xml`); only 0/0 is avoided.
-        let cos_alpha = num / (speed * denom).max(f64::MIN_POSITIVE);
-        let circulation = c_kutta * rho * cos_alpha * a_proj * n.cross(v);
+        let u = v * recip(speed);
+        let t = r * recip(dmax);
+        let a = [(t.y * t.z) * (t.y * t.z), (t.x * t.z) * (t.x * t.z), (t.x * t.y) * (t.x * t.y)];
+        let q = (a[0] * u.x * u.x + a[1] * u.y * u.y) + a[2] * u.z * u.z;
+        let b = a.map(|a| a * recip(q));
+        let r_sum = (b[0] * b[0] * u.x * u.x + b[1] * b[1] * u.y * u.y) + b[2] * b[2] * u.z * u.z;
+        let a_proj = pi * dmax * dmax * (r_sum * q).sqrt();
+        let n = DVec3::new(b[0] * u.x, b[1] * u.y, b[2] * u.z);
+        let circulation = n.cross(v) * (a_proj * (rho * c_kutta * recip(r_sum)));
         let kutta = circulation.cross(v);
+        let pow4 = |x: f64| (x * x) * (x * x);
         let d_eq = 2.0 / 3.0 * (r.x + r.y + r.z);
         let i_max = 8.0 / 15.0 * pi * dmid * pow4(dmax);
         let ii = [
