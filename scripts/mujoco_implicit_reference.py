@@ -2,7 +2,8 @@
 joints, a free body with a child, damping, velocity servos, a damped tendon across two trees) and implicit_stack.xml
 (ten free boxes in contact, 60 dofs: a model MuJoCo keeps sparse), for mujoco_parity_implicit_bits in
 crates/sim/tests/scenes.rs; and implicit.xml (fluid forces: the ellipsoid and inertia-box models) under Euler, for
-mujoco_parity_fluid_bits.
+mujoco_parity_fluid_bits; and implicit_tree.xml under implicitfast (its tendon damping and servos in MuJoCo's
+qDeriv).
 
 Writes crates/sim/tests/data/implicit_reference.json: per scene the sparsity of its velocity derivatives (MuJoCo's
 dof-dof `D_rowadr`/`D_colind`/`D_diag` and body-dof `B_rowadr`/`B_colind`) and qpos, qvel after the listed steps.
@@ -21,6 +22,7 @@ DATA = Path(__file__).resolve().parents[1] / "crates" / "sim" / "tests" / "data"
 RUNS = {
     "implicit_tree": ("implicit_tree", None, 500),
     "implicit_stack": ("implicit_stack", None, 300),
+    "implicitfast_tree": ("implicit_tree", "implicitfast", 500),
     "fluid_euler": ("implicit", "Euler", 300),
 }
 

@@ -15,19 +15,24 @@ use signorini_model::{Data, JointKind, Model};
 /// Calls `f(body, dof_adr)` for every standalone free body.
 pub(crate) fn for_each_standalone(model: &Model, data: &Data, mut f: impl FnMut(usize, usize)) {
     for j in 0..model.njnt {
-        if model.jnt_type[j] != JointKind::Free {
-            continue;
+        if model.jnt_type[j] == JointKind::Free && is_standalone(model, data, model.jnt_bodyid[j]) {
+            f(model.jnt_bodyid[j], model.jnt_dofadr[j]);
         }
-        let b = model.jnt_bodyid[j];
-        let adr = model.jnt_dofadr[j];
-        let tree = model.dof_treeid[adr];
-        let shared = (adr > 0 && model.dof_treeid[adr - 1] == tree)
-            || (adr + 6 < model.nv && model.dof_treeid[adr + 6] == tree);
-        if model.body_jntnum[b] != 1 || shared || data.body_subtreemass[b] != data.body_mass[b] {
-            continue;
-        }
-        f(b, adr);
     }
+}
+
+/// Whether `body` is a standalone free body: its one joint is free, its tree has no other dof and no massive
+/// descendant (MuJoCo `mj_isFreeBody`).
+pub(crate) fn is_standalone(model: &Model, data: &Data, body: usize) -> bool {
+    let j = model.body_jntadr[body];
+    if model.body_jntnum[body] != 1 || model.jnt_type[j] != JointKind::Free {
+        return false;
+    }
+    let adr = model.jnt_dofadr[j];
+    let tree = model.dof_treeid[adr];
+    let shared = (adr > 0 && model.dof_treeid[adr - 1] == tree)
+        || (adr + 6 < model.nv && model.dof_treeid[adr + 6] == tree);
+    !shared && data.body_subtreemass[body] == data.body_mass[body]
 }
 
 type Mat3 = [[f64; 3]; 3];
@@ -83,32 +88,40 @@ fn bias_blocks(data: &Data, body: usize, adr: usize) -> (Mat3, Mat3) {
     (lin, mul(&mul(&rt, &c), &r))
 }
 
-/// Re-solves the block of every standalone free body: `qacc[adr..adr+6] = A⁻¹ qfrc[adr..adr+6]` with `shift` the
-/// diagonal already in `M + diag(shift)` (`h·damping`), as MuJoCo's `implicitfast`.
+/// Re-solves the block of every standalone free body: `qacc[adr..adr+6] = A⁻¹ qfrc[adr..adr+6]` with
+/// `A = M_b − h qDeriv_b + h ∂bias/∂q̇`, `qderiv` in the dof–dof layout (unsymmetrised), as MuJoCo's `implicitfast`
+/// (`mjd_freeMhat`).
 pub(crate) fn solve_blocks(
     model: &Model,
     data: &Data,
     h: f64,
-    shift: &[f64],
+    qderiv: &[f64],
     qfrc: &[f64],
     qacc: &mut [f64],
 ) {
+    let layout = &model.derivative_layout;
     for_each_standalone(model, data, |body, adr| {
-        let mut a = model.fluid_free_body_block(data, body, adr, h);
-        // The block of M (its lower triangle, mirrored) and the diagonal shift.
+        let mut a = [[0.0; 6]; 6];
+        // The block of M (its lower triangle, mirrored), then `−h qDeriv` over the block's rows.
         #[allow(clippy::needless_range_loop)] // `r` indexes rows and columns of `a`
         for r in 0..6 {
             let dof = adr + r;
             for k in model.dof_madr[dof]..model.dof_madr[dof + 1] {
                 let c = model.dof_colind[k];
                 if (adr..=dof).contains(&c) {
-                    a[r][c - adr] += data.qm[k];
-                    if c != dof {
-                        a[c - adr][r] += data.qm[k];
-                    }
+                    a[r][c - adr] = data.qm[k];
+                    a[c - adr][r] = data.qm[k];
                 }
             }
-            a[r][r] += shift[dof];
+        }
+        #[allow(clippy::needless_range_loop)] // `r` indexes rows of `a` and dofs
+        for r in 0..6 {
+            let row = layout.dof_adr[adr + r];
+            for (e, &c) in layout.row(adr + r).iter().enumerate() {
+                if (adr..adr + 6).contains(&c) {
+                    a[r][c - adr] -= h * qderiv[row + e];
+                }
+            }
         }
         let (lin, rot) = bias_blocks(data, body, adr);
         let mass = data.cinert[body].mass;

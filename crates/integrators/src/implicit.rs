@@ -24,15 +24,69 @@ pub struct Implicit {
     pub forces: ImplicitForces,
 }
 
-/// The buffers of [`Implicit`] (sized on first use).
+/// `qDeriv = ∂f_smooth/∂q̇` in the dof–dof layout and the buffers that build it (shared by [`Implicit`] and
+/// `implicitfast`; sized on first use).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ImplicitScratch {
-    /// `D = ∂f_smooth/∂q̇`, then `M − h D` and its factor, in the dof–dof layout.
-    qderiv: Vec<f64>,
-    rne: RneDerivativeScratch,
+pub(crate) struct VelocityDerivative {
+    /// `qDeriv` (for [`Implicit`], then `M − h qDeriv` and its factor).
+    pub(crate) qderiv: Vec<f64>,
     fluid: FluidDerivativeScratch,
     /// A dense moment row (`nv`).
     row: Vec<f64>,
+}
+
+impl VelocityDerivative {
+    /// `qDeriv` of the actuators, the fluid forces, the dof damping and the tendon dampers, summed in that order as
+    /// MuJoCo 4.0.1's `mjd_smooth_vel` sums them (without the bias forces' term); an ellipsoid's fluid `B` is
+    /// symmetrised on the bodies where `symmetric(body)`.
+    pub(crate) fn assemble(&mut self, model: &Model, data: &Data, symmetric: impl Fn(usize) -> bool) {
+        let nv = model.nv;
+        let layout = &model.derivative_layout;
+        self.qderiv.clear();
+        self.qderiv.resize(layout.nnz(), 0.0);
+        // Actuators: `slope · mᵀ m` over each moment row `m`.
+        for u in 0..model.nu {
+            let slope = crate::actuator_velocity_slope(model, data, u, true).unwrap_or(0.0);
+            if slope == 0.0 {
+                continue;
+            }
+            let gear = model.actuator_gear[u];
+            self.row.clear();
+            self.row.resize(nv, 0.0);
+            match model.actuator_transmission[u] {
+                Transmission::Joint(j) => self.row[model.jnt_dofadr[j]] = gear,
+                Transmission::Tendon(k) => {
+                    for (r, j) in self.row.iter_mut().zip(&data.ten_j[k * nv..(k + 1) * nv]) {
+                        *r = gear * j;
+                    }
+                }
+                Transmission::Site { .. } | Transmission::SliderCrank { .. } | Transmission::Body(_) => {
+                    let r = model.actuator_momentadr[u].unwrap_or_default();
+                    self.row.copy_from_slice(&data.actuator_moment[r * nv..(r + 1) * nv]);
+                }
+            }
+            add_outer(layout, &mut self.qderiv, &self.row, slope);
+        }
+        // Passive forces: fluid, dof damping, tendon dampers.
+        model.add_fluid_velocity_derivative(data, &mut self.qderiv, &mut self.fluid, symmetric);
+        for dof in 0..nv {
+            self.qderiv[layout.dof_adr[dof] + layout.dof_diag[dof]] -= data.dof_damping[dof];
+        }
+        let t = &model.tendons;
+        for k in 0..t.len() {
+            if t.damping[k] != 0.0 {
+                add_outer(layout, &mut self.qderiv, &data.ten_j[k * nv..(k + 1) * nv], -t.damping[k]);
+            }
+        }
+    }
+}
+
+/// The buffers of [`Implicit`] (sized on first use).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ImplicitScratch {
+    /// `qDeriv`, then `M − h qDeriv` and its factor, in the dof–dof layout.
+    pub(crate) derivative: VelocityDerivative,
+    rne: RneDerivativeScratch,
     /// Entries of each row not yet eliminated (the factorisation).
     remaining: Vec<usize>,
     rhs: Vec<f64>,
@@ -59,54 +113,18 @@ impl Integrator for Implicit {
         check_inputs(model, qacc, h)?;
         let qfrc_constraint = &scratch.qfrc_constraint[..];
         let s = &mut scratch.implicit;
-        let nv = model.nv;
         let layout = &model.derivative_layout;
-        s.qderiv.clear();
-        s.qderiv.resize(layout.nnz(), 0.0);
-
-        // Actuators: `slope · mᵀ m` over each moment row `m`.
-        for u in 0..model.nu {
-            let slope = crate::actuator_velocity_slope(model, data, u, true).unwrap_or(0.0);
-            if slope == 0.0 {
-                continue;
-            }
-            let gear = model.actuator_gear[u];
-            s.row.clear();
-            s.row.resize(nv, 0.0);
-            match model.actuator_transmission[u] {
-                Transmission::Joint(j) => s.row[model.jnt_dofadr[j]] = gear,
-                Transmission::Tendon(k) => {
-                    for (r, j) in s.row.iter_mut().zip(&data.ten_j[k * nv..(k + 1) * nv]) {
-                        *r = gear * j;
-                    }
-                }
-                Transmission::Site { .. } | Transmission::SliderCrank { .. } | Transmission::Body(_) => {
-                    let r = model.actuator_momentadr[u].unwrap_or_default();
-                    s.row.copy_from_slice(&data.actuator_moment[r * nv..(r + 1) * nv]);
-                }
-            }
-            add_outer(layout, &mut s.qderiv, &s.row, slope);
-        }
-        // Passive forces: fluid, dof damping, tendon dampers.
-        model.add_fluid_velocity_derivative(data, &mut s.qderiv, &mut s.fluid);
-        for dof in 0..nv {
-            s.qderiv[layout.dof_adr[dof] + layout.dof_diag[dof]] -= data.dof_damping[dof];
-        }
-        let t = &model.tendons;
-        for k in 0..t.len() {
-            if t.damping[k] != 0.0 {
-                add_outer(layout, &mut s.qderiv, &data.ten_j[k * nv..(k + 1) * nv], -t.damping[k]);
-            }
-        }
-        model.sub_bias_velocity_derivative(data, &mut s.rne, &mut s.qderiv);
+        s.derivative.assemble(model, data, |_| false);
+        let qderiv = &mut s.derivative.qderiv;
+        model.sub_bias_velocity_derivative(data, &mut s.rne, qderiv);
 
         // M − h D, factored in place.
-        for (q, &m) in s.qderiv.iter_mut().zip(&layout.dof_m_index) {
+        for (q, &m) in qderiv.iter_mut().zip(&layout.dof_m_index) {
             *q = data.qm[m] + *q * -h;
         }
-        factor_lu(layout, &mut s.qderiv, &mut s.remaining)?;
+        factor_lu(layout, qderiv, &mut s.remaining)?;
         implicit_rhs(model, data, (qacc, self.forces, qfrc_constraint), &mut s.rhs);
-        solve_lu(layout, &s.qderiv, &s.rhs, &mut s.solution);
+        solve_lu(layout, qderiv, &s.rhs, &mut s.solution);
         finish(model, data, &s.solution, h);
         Ok(())
     }

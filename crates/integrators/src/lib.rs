@@ -9,7 +9,7 @@
 //! | name | type | implicit terms | evaluations per step |
 //! |---|---|---|---|
 //! | `euler` | [`Euler`] | `M + h·diag(damping)`, after the solve (§D.3) | 1 |
-//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` (damping, actuator `kv`, fluid forces; a standalone free body's block with its gyroscopic derivative, as MuJoCo 4.0, or Genesis's midpoint rule), after the solve (§D.3) | 1 |
+//! | `implicitfast` | [`ImplicitFast`] | `M − h·∂f/∂q̇` without the bias forces: MuJoCo's `qDeriv` (dof and tendon damping, actuator velocity gains over their moments, fluid forces) and a standalone free body's block with its gyroscopic derivative (MuJoCo 4.0), or the diagonal damping and joint `kv` with Genesis's midpoint rule for free bodies; after the solve (§D.3) | 1 |
 //! | `approximate_implicitfast` | [`ApproximateImplicitFast`] | `M + h·diag(damping + kv)` used throughout (§D.2); optionally Genesis's midpoint rule for free bodies (§D.5) | 1 |
 //! | `rk4` | [`Rk4`] | none (MuJoCo's `RK4`) | 4 |
 //! | `implicit` | [`Implicit`] | `M − h·∂f/∂q̇` with every velocity derivative (bias forces included), unsymmetric, after the solve | 1 |
@@ -179,6 +179,14 @@ pub trait Integrator: fmt::Debug + Send + Sync {
     ) -> Result<(), IntegratorError> {
         let _ = (model, data, scratch, qacc, h);
         Err(IntegratorError::Stage { stage, evaluations: self.evaluations() })
+    }
+
+    /// Whether the implicit update treats velocity derivatives that couple dofs (a tendon's damping, the velocity gain
+    /// of an actuator on a tendon, site or slider-crank) implicitly, as MuJoCo's `implicit` and `implicitfast` do.
+    /// Integrators whose implicit terms are diagonal (`approximate_implicitfast`, Genesis's `implicitfast`) say no,
+    /// and the simulator refuses such models with them; explicit integrators say yes (they need nothing).
+    fn treats_coupled_derivatives(&self) -> bool {
+        true
     }
 
     /// Whether [`Integrator::advance`] reads the constrained dofs of [`IntegratorScratch::set_constrained_dofs`]
@@ -524,6 +532,11 @@ impl Integrator for ImplicitFast {
         IntegratorKind::ImplicitFast
     }
 
+    /// With MuJoCo's free-body blocks the update takes MuJoCo's whole `qDeriv`; Genesis's takes its diagonal.
+    fn treats_coupled_derivatives(&self) -> bool {
+        self.free_bodies == FreeBodyIntegration::GyroscopicBlock
+    }
+
     fn reads_constrained_dofs(&self) -> bool {
         self.free_bodies == FreeBodyIntegration::ImplicitMidpoint
     }
@@ -543,12 +556,17 @@ impl Integrator for ImplicitFast {
         check_inputs(model, qacc, h)?;
         let forces = (qacc, self.forces, &scratch.qfrc_constraint[..]);
         let s = &mut scratch.mass;
-        s.reset_to_damping(model, &data.dof_damping, h);
-        add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
-        s.add_fluid(model, data, h);
         if self.free_bodies == FreeBodyIntegration::ImplicitMidpoint {
+            s.reset_to_damping(model, &data.dof_damping, h);
+            add_actuator_velocity_gains(model, data, h, true, &mut s.shift);
+            s.add_fluid(model, data, h);
             return advance_shifted(s, model, data, forces, h, Some(&mut scratch.midpoint));
         }
+        // MuJoCo 4.0.1: `qH = M − h qDeriv` over `M`'s layout, `qDeriv` without the bias term, the fluid `B`
+        // symmetrised but on standalone free bodies.
+        let derivative = &mut scratch.implicit.derivative;
+        derivative.assemble(model, data, |body| !free_body::is_standalone(model, data, body));
+        s.set_from_derivative(model, &derivative.qderiv, h);
         let mut free = false;
         free_body::for_each_standalone(model, data, |_, _| free = true);
         if !free {
@@ -559,7 +577,6 @@ impl Integrator for ImplicitFast {
         // keeps the global factor positive definite.
         shifted::implicit_rhs(model, data, forces, &mut s.rhs);
         s.qfrc.clone_from(&s.rhs);
-        s.block_shift.clone_from(&s.shift);
         free_body::for_each_standalone(model, data, |_, adr| {
             s.shift[adr..adr + 6].fill(0.0);
             if s.has_matrix {
@@ -572,7 +589,7 @@ impl Integrator for ImplicitFast {
         } else {
             s.rhs.copy_from_slice(qacc);
         }
-        free_body::solve_blocks(model, data, h, &s.block_shift, &s.qfrc, &mut s.rhs);
+        free_body::solve_blocks(model, data, h, &derivative.qderiv, &s.qfrc, &mut s.rhs);
         finish(model, data, &s.rhs, h);
         Ok(())
     }
@@ -596,6 +613,10 @@ pub struct ApproximateImplicitFast {
 impl Integrator for ApproximateImplicitFast {
     fn kind(&self) -> IntegratorKind {
         IntegratorKind::ApproximateImplicitFast
+    }
+
+    fn treats_coupled_derivatives(&self) -> bool {
+        false
     }
 
     fn reads_constrained_dofs(&self) -> bool {

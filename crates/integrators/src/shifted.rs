@@ -30,8 +30,6 @@ pub(crate) struct ShiftedMass {
     pub(crate) rhs: Vec<f64>,
     /// The right-hand side kept before the solve (`nv`; the free-body blocks of `implicitfast`).
     pub(crate) qfrc: Vec<f64>,
-    /// The diagonal shift kept for those blocks (`nv`).
-    pub(crate) block_shift: Vec<f64>,
 }
 
 impl ShiftedMass {
@@ -70,6 +68,32 @@ impl ShiftedMass {
         if model.medium.is_active() {
             self.shift_matrix.resize(model.nm, 0.0);
             model.fluid_velocity_jacobian(d, h, &mut self.shift_matrix);
+            self.has_matrix = true;
+        }
+    }
+
+    /// Sets the shift to `−h qDeriv` (`qderiv` in the dof–dof layout, [`Model::derivative_layout`]) over the lower
+    /// triangle of `M`'s layout: its diagonal as `shift`, off-diagonal entries, if any, as the matrix shift (a simple
+    /// dof's row keeps its diagonal only, as MuJoCo's reduced `M` does), so that `M + shift = M + qDeriv·(−h)` entry
+    /// by entry (MuJoCo `implicitfast`'s `qH`).
+    pub(crate) fn set_from_derivative(&mut self, model: &Model, qderiv: &[f64], h: f64) {
+        let layout = &model.derivative_layout;
+        let nv = model.nv;
+        self.reset(model);
+        let mut coupled = false;
+        for i in 0..nv {
+            let (adr, diag) = (layout.dof_adr[i], layout.dof_diag[i]);
+            self.shift[i] = qderiv[adr + diag] * -h;
+            coupled |= !model.dof_simple[i] && qderiv[adr..adr + diag].iter().any(|&q| q != 0.0);
+        }
+        if coupled {
+            self.shift_matrix.resize(model.nm, 0.0);
+            for i in (0..nv).filter(|&i| !model.dof_simple[i]) {
+                let (adr, diag) = (layout.dof_adr[i], layout.dof_diag[i]);
+                for e in adr..adr + diag {
+                    self.shift_matrix[layout.dof_m_index[e]] = qderiv[e] * -h;
+                }
+            }
             self.has_matrix = true;
         }
     }

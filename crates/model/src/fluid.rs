@@ -559,13 +559,15 @@ impl Model {
     /// the `implicit` integrator): `J_jp (J_ik B_ij)` for every site in body order, every non-zero `B_ij` in row order
     /// and every dof `k` with `J_ik ≠ 0` (increasing), then every dof `p` of the site's chain (increasing), `J` the
     /// site's Jacobian in its local axes (rotation rows first). The inertia box adds its diagonal as MuJoCo does, one
-    /// rank-one term at a time: the viscous terms, then the quadratic drag. Allocates only when `scratch` first meets
-    /// a longer chain.
+    /// rank-one term at a time: the viscous terms, then the quadratic drag. An ellipsoid's `B` is symmetrised,
+    /// `(B + Bᵀ)/2`, on the bodies where `symmetric(body)` (MuJoCo's `implicitfast`, but for standalone free bodies).
+    /// Allocates only when `scratch` first meets a longer chain.
     pub fn add_fluid_velocity_derivative(
         &self,
         d: &Data,
         qderiv: &mut [f64],
         scratch: &mut FluidDerivativeScratch,
+        symmetric: impl Fn(usize) -> bool,
     ) {
         if !self.medium.is_active() {
             return;
@@ -609,7 +611,7 @@ impl Model {
             };
             match &site.model {
                 Some(e) => {
-                    let b = e.derivative(&self.medium, w, v, false);
+                    let b = e.derivative(&self.medium, w, v, symmetric(site.body));
                     for (i, row) in b.iter().enumerate() {
                         for (j, &bij) in row.iter().enumerate() {
                             if bij != 0.0 {
@@ -628,47 +630,6 @@ impl Model {
                 }
             }
         });
-    }
-
-    /// `−h ∂f_fluid/∂q̇` on the six dofs `adr..adr + 6` of free body `body`, unsymmetrised (for MuJoCo's local solve
-    /// of a standalone free body in `implicitfast`).
-    pub fn fluid_free_body_block(&self, d: &Data, body: usize, adr: usize, h: f64) -> [[f64; 6]; 6] {
-        let mut block = [[0.0; 6]; 6];
-        if !self.medium.is_active() {
-            return block;
-        }
-        self.for_each_fluid_site(d, |site| {
-            if site.body != body {
-                return;
-            }
-            let (w, v) = self.fluid_velocity(d, &site);
-            let b = match &site.model {
-                Some(e) => e.derivative(&self.medium, w, v, false),
-                None => {
-                    let box_ = inertia_box(d.body_inertia[body], d.body_mass[body]);
-                    let diag = box_derivative(&self.medium, box_, w, v);
-                    std::array::from_fn(|r| std::array::from_fn(|c| if r == c { diag[r] } else { 0.0 }))
-                }
-            };
-            let rt = site.axes.transpose();
-            let local: [[f64; 6]; 6] = std::array::from_fn(|k| {
-                let (lin, ang) = self.jacobian_column(d, adr + k, site.point);
-                let (a, l) = (rt * ang, rt * lin);
-                [a.x, a.y, a.z, l.x, l.y, l.z]
-            });
-            for (i, row) in block.iter_mut().enumerate() {
-                for (j, out) in row.iter_mut().enumerate() {
-                    let mut value = 0.0;
-                    for (r, b_row) in b.iter().enumerate() {
-                        for (c, b_rc) in b_row.iter().enumerate() {
-                            value += local[i][r] * b_rc * local[j][c];
-                        }
-                    }
-                    *out -= h * value;
-                }
-            }
-        });
-        block
     }
 
     /// Adds `−h ∂f_fluid/∂q̇ = −h Jᵀ B J` to `out`, a matrix in the layout of `M` ([`Model::dof_madr`]), at `d`'s

@@ -6,7 +6,7 @@
 use signorini_collision::world::{CollisionData, CollisionModel};
 use signorini_constraints::{ConstraintAssembler, ConstraintOptions};
 use signorini_geometry::Pose;
-use signorini_integrators::{Integrator, IntegratorKind};
+use signorini_integrators::Integrator;
 use signorini_model::spec::{EqualitySpec, JointKind, ModelSpec, SleepPolicy, Transmission};
 use signorini_solver::noslip::NoSlipOptions;
 use signorini_solver::{ConstraintSolver, SolverOptions, island_solver_for, solver_for};
@@ -106,37 +106,34 @@ impl Model {
         }
         multibody.actuation_enabled = options.enable_actuation;
         multibody.clamp_ctrl = options.clamp_ctrl;
-        let implicit = matches!(
-            options.integrator,
-            IntegratorKind::ImplicitFast | IntegratorKind::ApproximateImplicitFast
-        );
+        let dialect = Dialect::of(&options);
+        let integrator = options.integrator.build_with(dialect.integrator_settings(&options));
+        let diagonal = !integrator.treats_coupled_derivatives();
         let tendon_gain = (0..multibody.nu).any(|u| {
             !matches!(multibody.actuator_transmission[u], Transmission::Joint(_))
                 && (multibody.actuator_bias[u][2] != 0.0 || multibody.actuator_gain_affine[u][1] != 0.0)
         });
-        if implicit && tendon_gain {
+        if diagonal && tendon_gain {
             return Err(SimError::InvalidOption {
                 name: "integrator".into(),
                 what: format!(
                     "{}: the velocity gain of an actuator on a tendon, site or slider-crank couples the dofs of its \
-                     transmission, which MuJoCo's implicit integrators treat implicitly and signorini's (diagonal) \
-                     ones cannot; use euler or rk4",
+                     transmission, which this integrator's diagonal implicit terms cannot hold; use implicit, euler \
+                     or rk4, or implicitfast in MuJoCo-compatible mode",
                     options.integrator
                 ),
             });
         }
-        if implicit && multibody.tendons.damping.iter().any(|&b| b > 0.0) {
+        if diagonal && multibody.tendons.damping.iter().any(|&b| b > 0.0) {
             return Err(SimError::InvalidOption {
                 name: "integrator".into(),
                 what: format!(
-                    "{}: tendon damping couples the dofs of a tendon, which MuJoCo's implicit integrators treat \
-                     implicitly and signorini's (diagonal) ones cannot; use euler or rk4 (tendon damping explicit, \
-                     as MuJoCo's Euler)",
+                    "{}: tendon damping couples the dofs of a tendon, which this integrator's diagonal implicit \
+                     terms cannot hold; use implicit, euler or rk4, or implicitfast in MuJoCo-compatible mode",
                     options.integrator
                 ),
             });
         }
-        let dialect = Dialect::of(&options);
         multibody.collision.set_options(dialect.collision_options(&options))?;
         if dialect.fills_degenerate_invweights() {
             multibody.fill_degenerate_invweights();
@@ -165,7 +162,7 @@ impl Model {
             },
             solver_options: dialect.solver_options(&options),
             noslip_options,
-            integrator: options.integrator.build_with(dialect.integrator_settings(&options)),
+            integrator,
             hibernation_thresh_vel,
             tree_sleep: tree_sleep_policies(&multibody, dialect.model_sleep_policy()),
             weld_bodies,

@@ -43,33 +43,47 @@ fn swept_collision_needs_a_one_evaluation_integrator() {
     rejected(&o, "enable_ccd");
 }
 
+/// Tendon damping and a tendon servo's velocity gain couple the dofs of the tendon: `implicit` and MuJoCo-compatible
+/// `implicitfast` take them in MuJoCo's `qDeriv` (`mujoco_parity_implicit_bits`); the integrators whose implicit terms
+/// are diagonal (native `implicitfast`, Genesis's; `approximate_implicitfast`) refuse them, naming the option.
 #[test]
-fn tendon_damping_needs_an_explicit_integrator() {
-    let xml = r#"<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="a"/><geom size="0.1"/>
-      <body><joint name="b"/><geom size="0.1"/></body></body></worldbody>
-      <tendon><fixed damping="1"><joint joint="a"/><joint joint="b" coef="-1"/></fixed></tendon></mujoco>"#;
-    let err =
-        signorini_mjcf::load_scene_str(xml, std::path::Path::new("."), signorini_sim::Dialect::Mujoco, &[])
-            .expect_err("rejected");
-    assert!(err.to_string().contains("tendon damping"), "{err}");
-    let euler = [("integrator".to_string(), "euler".to_string())];
-    signorini_mjcf::load_scene_str(xml, std::path::Path::new("."), signorini_sim::Dialect::Mujoco, &euler)
-        .unwrap();
-    // A tendon servo's velocity gain couples the tendon's dofs too; a motor does not.
-    let servo = |act: &str| {
+fn coupled_velocity_derivatives_need_an_integrator_that_treats_them() {
+    let xml = |integrator: &str, tendon: &str, act: &str| {
         format!(
-            r#"<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="a"/><geom size="0.1"/>
+            r#"<mujoco><option integrator="{integrator}"/><worldbody><body><joint name="a"/><geom size="0.1"/>
       <body><joint name="b"/><geom size="0.1"/></body></body></worldbody>
-      <tendon><fixed name="t"><joint joint="a"/><joint joint="b" coef="-1"/></fixed></tendon>
+      <tendon><fixed name="t" {tendon}><joint joint="a"/><joint joint="b" coef="-1"/></fixed></tendon>
       <actuator>{act}</actuator></mujoco>"#
         )
     };
-    let load = |xml: &str| {
-        signorini_mjcf::load_scene_str(xml, std::path::Path::new("."), signorini_sim::Dialect::Mujoco, &[])
+    // `approximate_implicitfast` is not an MJCF value: it is set as an option over the file's `implicitfast`.
+    let load = |xml: &str, dialect: signorini_sim::Dialect| {
+        let set: Vec<(String, String)> = xml
+            .contains("approximate_implicitfast")
+            .then(|| ("integrator".to_string(), "approximate_implicitfast".to_string()))
+            .into_iter()
+            .collect();
+        let xml = xml.replace("approximate_implicitfast", "implicitfast");
+        signorini_mjcf::load_scene_str(&xml, std::path::Path::new("."), dialect, &set)
     };
-    let err = load(&servo(r#"<position tendon="t" kp="1" kv="0.5"/>"#)).expect_err("rejected");
-    assert!(err.to_string().contains("velocity gain"), "{err}");
-    load(&servo(r#"<motor tendon="t"/>"#)).unwrap();
+    use signorini_sim::Dialect::{Mujoco, Native};
+    let damped = |integrator: &str| xml(integrator, r#"damping="1""#, "");
+    let servo = |integrator: &str| xml(integrator, "", r#"<position tendon="t" kp="1" kv="0.5"/>"#);
+    for (integrator, dialect) in [("implicitfast", Native), ("approximate_implicitfast", Mujoco)] {
+        let err = load(&damped(integrator), dialect).expect_err("rejected");
+        assert!(
+            err.to_string().contains("tendon damping") && err.to_string().contains("integrator"),
+            "{err}"
+        );
+        let err = load(&servo(integrator), dialect).expect_err("rejected");
+        assert!(err.to_string().contains("velocity gain"), "{err}");
+        // A motor has no velocity gain.
+        load(&xml(integrator, "", r#"<motor tendon="t"/>"#), dialect).unwrap();
+    }
+    for integrator in ["implicitfast", "implicit", "Euler", "RK4"] {
+        load(&damped(integrator), Mujoco).unwrap();
+        load(&servo(integrator), Mujoco).unwrap();
+    }
 }
 
 #[test]

@@ -945,14 +945,21 @@ fn mujoco_parity_implicit() {
 /// MuJoCo keeps sparse; 300 steps), and the sparsity of their velocity derivatives (MuJoCo's `D` and `B`). Before the
 /// port of `mjd_rne_vel` and `mju_factorLUSparse` the tree parted at step 1 (a dense LU with pivoting, and the
 /// tendon's cross-tree coupling kept); the stack parted at its first contact (step 8) until `Jᵀf` took MuJoCo's sparse
-/// sums.
+/// sums. `implicitfast_tree` runs the tree under `implicitfast`, which refused its tendon damping and servos until
+/// it took MuJoCo's `qDeriv` (`M − h qDeriv` over `M`'s layout) instead of a diagonal shift.
 #[test]
 fn mujoco_parity_implicit_bits() {
     let reference: Value = serde_json::from_str(include_str!("data/implicit_reference.json")).unwrap();
-    for name in ["implicit_tree", "implicit_stack"] {
+    for (name, scene_name, integrator) in [
+        ("implicit_tree", "implicit_tree", None),
+        ("implicit_stack", "implicit_stack", None),
+        ("implicitfast_tree", "implicit_tree", Some("implicitfast")),
+    ] {
         let run = &reference[name];
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/{name}.xml"));
-        let mut scene = load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/{scene_name}.xml"));
+        let set: Vec<(String, String)> =
+            integrator.iter().map(|i| ("integrator".to_string(), i.to_string())).collect();
+        let mut scene = load_scene(&path, Dialect::Mujoco, &set).unwrap();
         let layout = &scene.model().multibody.derivative_layout;
         let ints = |key: &str| -> Vec<usize> { serde_json::from_value(run[key].clone()).unwrap() };
         assert_eq!(layout.dof_adr[..layout.dof_adr.len() - 1], ints("D_rowadr")[..], "{name}: D_rowadr");
@@ -973,7 +980,7 @@ fn mujoco_parity_implicit_bits() {
             assert_field_bits(&format!("{name}: "), "qpos", &d.qpos, snap, k);
             assert_field_bits(&format!("{name}: "), "qvel", &d.qvel, snap, k);
         }
-        println!("{name}, implicit, vs MuJoCo 4.0.1: qpos and qvel bit for bit over {last} steps");
+        println!("{name} vs MuJoCo 4.0.1: qpos and qvel bit for bit over {last} steps");
     }
 }
 
