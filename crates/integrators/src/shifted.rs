@@ -90,8 +90,8 @@ impl ShiftedMass {
             self.shift_matrix.resize(model.nm, 0.0);
             for i in (0..nv).filter(|&i| !model.dof_simple[i]) {
                 let (adr, diag) = (layout.dof_adr[i], layout.dof_diag[i]);
-                for e in adr..adr + diag {
-                    self.shift_matrix[layout.dof_m_index[e]] = qderiv[e] * -h;
+                for (&m, &q) in layout.dof_m_index[adr..adr + diag].iter().zip(&qderiv[adr..adr + diag]) {
+                    self.shift_matrix[m] = q * -h;
                 }
             }
             self.has_matrix = true;
