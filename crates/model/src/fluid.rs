@@ -598,15 +598,13 @@ impl Model {
                     at.push(adr + e);
                 }
             }
-            let mut rank_one = |i: usize, j: usize, b: f64| {
-                for (kc, &(_, jk)) in chain.iter().enumerate() {
-                    if jk[i] == 0.0 {
-                        continue;
-                    }
-                    let scale = jk[i] * b;
-                    for (&e, &(_, jp)) in at[kc * n..(kc + 1) * n].iter().zip(chain.iter()) {
-                        qderiv[e] += jp[j] * scale;
-                    }
+            // The site's terms `(i, j, B_ij)` in MuJoCo's order (at most 36 of an ellipsoid's, 12 of a box's).
+            let mut terms = [(0usize, 0usize, 0.0f64); 36];
+            let mut nterms = 0;
+            let mut push = |t: (usize, usize, f64)| {
+                if t.2 != 0.0 {
+                    terms[nterms] = t;
+                    nterms += 1;
                 }
             };
             match &site.model {
@@ -614,19 +612,29 @@ impl Model {
                     let b = e.derivative(&self.medium, w, v, symmetric(site.body));
                     for (i, row) in b.iter().enumerate() {
                         for (j, &bij) in row.iter().enumerate() {
-                            if bij != 0.0 {
-                                rank_one(i, j, bij);
-                            }
+                            push((i, j, bij));
                         }
                     }
                 }
                 None => {
                     let box_ = inertia_box(d.body_inertia[site.body], d.body_mass[site.body]);
                     for (c, b) in box_derivative_terms(&self.medium, box_, w, v) {
-                        if b != 0.0 {
-                            rank_one(c, c, b);
+                        push((c, c, b));
+                    }
+                }
+            }
+            // Entry by entry, its terms in MuJoCo's order (the same additions as MuJoCo's term-by-term loops, each
+            // entry's sum carried in a register).
+            let terms = &terms[..nterms];
+            for (kc, &(_, jk)) in chain.iter().enumerate() {
+                for (&e, &(_, jp)) in at[kc * n..(kc + 1) * n].iter().zip(chain.iter()) {
+                    let mut acc = qderiv[e];
+                    for &(i, j, b) in terms {
+                        if jk[i] != 0.0 {
+                            acc += jp[j] * (jk[i] * b);
                         }
                     }
+                    qderiv[e] = acc;
                 }
             }
         });
