@@ -31,7 +31,7 @@ pub(crate) struct VelocityDerivative {
     /// `qDeriv` (for [`Implicit`], then `M − h qDeriv` and its factor).
     pub(crate) qderiv: Vec<f64>,
     fluid: FluidDerivativeScratch,
-    /// A dense moment row (`nv`).
+    /// A tendon actuator's dense moment row (`nv`).
     row: Vec<f64>,
 }
 
@@ -51,21 +51,22 @@ impl VelocityDerivative {
                 continue;
             }
             let gear = model.actuator_gear[u];
-            self.row.clear();
-            self.row.resize(nv, 0.0);
             match model.actuator_transmission[u] {
-                Transmission::Joint(j) => self.row[model.jnt_dofadr[j]] = gear,
+                // One non-zero: `add_outer`'s single term `gear (gear slope)`, without a dense row.
+                Transmission::Joint(j) => {
+                    let dof = model.jnt_dofadr[j];
+                    self.qderiv[layout.dof_adr[dof] + layout.dof_diag[dof]] += gear * (gear * slope);
+                }
                 Transmission::Tendon(k) => {
-                    for (r, j) in self.row.iter_mut().zip(&data.ten_j[k * nv..(k + 1) * nv]) {
-                        *r = gear * j;
-                    }
+                    self.row.clear();
+                    self.row.extend(data.ten_j[k * nv..(k + 1) * nv].iter().map(|j| gear * j));
+                    add_outer(layout, &mut self.qderiv, &self.row, slope);
                 }
                 Transmission::Site { .. } | Transmission::SliderCrank { .. } | Transmission::Body(_) => {
                     let r = model.actuator_momentadr[u].unwrap_or_default();
-                    self.row.copy_from_slice(&data.actuator_moment[r * nv..(r + 1) * nv]);
+                    add_outer(layout, &mut self.qderiv, &data.actuator_moment[r * nv..(r + 1) * nv], slope);
                 }
             }
-            add_outer(layout, &mut self.qderiv, &self.row, slope);
         }
         // Passive forces: fluid, dof damping, tendon dampers.
         model.add_fluid_velocity_derivative(data, &mut self.qderiv, &mut self.fluid, symmetric);
