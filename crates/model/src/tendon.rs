@@ -13,6 +13,8 @@ use glam::DVec3;
 
 use crate::data::Data;
 use crate::error::ModelError;
+use signorini_geometry::rotation::normalize_vec3;
+
 use crate::factor::mujoco_sum_sparse;
 use crate::model::{MINVAL, Model};
 use crate::spec::{SolImp, SolRef, TendonSpec};
@@ -161,17 +163,31 @@ impl Model {
                 let mut length = 0.0;
                 let mut divisor = 1.0;
                 let world = |k: usize| d.xpos[t.site_body[k]] + d.xmat[t.site_body[k]] * t.site_pos[k];
+                // `row += (1/div) (J_b − J_a)ᵀ u`, `u` the unit vector from `a` to `b`, as MuJoCo's `mj_tendon`
+                // forms it (`mj_jacDifPair` over the union of the chains: a dof on both takes `(J_b − J_a)·u`,
+                // not `J_b·u − J_a·u`).
                 let segment =
                     |row: &mut [f64], (ba, a): (usize, DVec3), (bb, b): (usize, DVec3), div: f64| {
                         if ba == bb {
                             return;
                         }
-                        let u = (b - a).normalize_or_zero();
-                        for dof in self.dof_chain(bb) {
-                            row[dof] += u.dot(self.jacobian_column(d, dof, b).0) / div;
-                        }
-                        for dof in self.dof_chain(ba) {
-                            row[dof] -= u.dot(self.jacobian_column(d, dof, a).0) / div;
+                        let u = normalize_vec3(b - a, MINVAL).0;
+                        let scale = 1.0 / div;
+                        let (mut on_a, mut on_b) = (self.dof_chain(ba).peekable(), self.dof_chain(bb).peekable());
+                        // Both chains list their dofs from the leaf down, in decreasing index.
+                        loop {
+                            let (da, db) = (on_a.peek().copied(), on_b.peek().copied());
+                            let Some(dof) = da.max(db) else { break };
+                            let mut jac = DVec3::ZERO;
+                            if db == Some(dof) {
+                                on_b.next();
+                                jac = self.jacobian_column(d, dof, b).0;
+                            }
+                            if da == Some(dof) {
+                                on_a.next();
+                                jac -= self.jacobian_column(d, dof, a).0;
+                            }
+                            row[dof] += jac.dot(u) * scale;
                         }
                     };
                 for k in t.site_adr[i]..t.site_adr[i] + t.site_num[i] - 1 {

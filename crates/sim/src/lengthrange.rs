@@ -7,6 +7,7 @@
 //! decays by `e^{−h/max(0.01, timeconst)}` per step, and the extreme lengths over the last `interval` seconds are the
 //! range. Joint limits, tendon limits and equalities stay on: they are what stops the motion.
 
+use signorini_model::factor::mujoco_dot;
 use signorini_model::model::MINVAL;
 use signorini_model::spec::{LengthRangeMode, Transmission};
 
@@ -73,7 +74,13 @@ pub(crate) fn compute(multibody: &mut signorini_model::Model, options: &Options)
         enable_collision: false,
         enable_friction_loss: false,
         use_hibernation: false,
-        enable_islands: false,
+        enable_islands: true,
+        enable_joint_limit: true,
+        enable_equality: true,
+        enable_warm_start: true,
+        refsafe: true,
+        euler_implicit_damping: true,
+        clamp_ctrl: true,
         ..options.clone()
     };
     let model = Model::from_compiled(probe, probe_options)?;
@@ -99,13 +106,13 @@ pub(crate) fn compute(multibody: &mut signorini_model::Model, options: &Options)
                 m.actuator_moment_row(d, u, &mut row);
                 x.copy_from_slice(&row);
                 m.solve_m(d, &mut x);
-                let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let norm = mujoco_dot(&x, &x).sqrt();
                 let sign = if side == 0 { -1.0 } else { 1.0 };
                 let scale = sign * lr.accel / norm.max(MINVAL);
                 for (f, j) in d.qfrc_applied.iter_mut().zip(&row) {
                     *f = scale * j;
                 }
-                let force = d.qfrc_applied.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let force = mujoco_dot(&d.qfrc_applied, &d.qfrc_applied).sqrt();
                 if lr.maxforce > 0.0 && force > lr.maxforce {
                     let cap = lr.maxforce / force.max(MINVAL);
                     d.qfrc_applied.iter_mut().for_each(|f| *f *= cap);
