@@ -173,7 +173,8 @@ impl Model {
                         }
                         let u = normalize_vec3(b - a, MINVAL).0;
                         let scale = 1.0 / div;
-                        let (mut on_a, mut on_b) = (self.dof_chain(ba).peekable(), self.dof_chain(bb).peekable());
+                        let (mut on_a, mut on_b) =
+                            (self.dof_chain(ba).peekable(), self.dof_chain(bb).peekable());
                         // Both chains list their dofs from the leaf down, in decreasing index.
                         loop {
                             let (da, db) = (on_a.peek().copied(), on_b.peek().copied());

@@ -1340,14 +1340,16 @@ fn two_cone_parity(
     worst
 }
 
-/// MuJoCo's PGS solver against MuJoCo 4.0 (`tests/data/pgs.xml`, `scripts/mujoco_pgs_reference.py`): joint and tendon
-/// limits, friction loss, joint and connect equalities and a sliding, spinning ball, solved per island with MuJoCo's
-/// shuffled sweeps and momentum; 300 steps with the pyramidal and the elliptic cone.
+/// MuJoCo's PGS solver against MuJoCo 4.0.1 (`tests/data/pgs.xml`, `scripts/mujoco_pgs_reference.py`): joint and
+/// tendon limits, friction loss, joint and connect equalities and a sliding, spinning ball, solved per island with
+/// MuJoCo's shuffled sweeps and momentum; 300 steps with the pyramidal and the elliptic cone, bit for bit (MuJoCo's
+/// `Y = J M^{-1/2}`, `AR = Y Yᵀ + R`, residuals over whole rows of `AR`, `mju_QCQP2/3/n` and `dualFinish`).
 #[test]
 fn mujoco_parity_pgs() {
     let reference: Value = serde_json::from_str(include_str!("data/pgs_reference.json")).unwrap();
     let worst = two_cone_parity("pgs.xml", &reference, |_, _, _| {});
     println!("PGS vs MuJoCo 4.0: 300 steps, max relative |Δ| {worst:.1e}");
+    assert_eq!(worst, 0.0, "PGS is MuJoCo 4.0.1's to the bit");
 }
 
 /// Site rangefinders against MuJoCo 4.0 (`tests/data/rangefinder.xml`, `scripts/mujoco_rangefinder_reference.py`):

@@ -29,6 +29,7 @@
 //! | [`mass`] | [`mass::TreeMass`]: `M`, `M⁻¹` and the dense `M` over the dofs of whole trees (all, or one island) |
 //! | [`noslip`] | the no-slip post-process (§C.8): Gauss–Seidel on the friction forces against `J M⁻¹ Jᵀ` |
 //! | [`pgs`] | MuJoCo's projected Gauss–Seidel on the dual problem (`solver="PGS"`) |
+//! | `dual` | MuJoCo's dual problem in its arithmetic (`Y = J M^{-1/2}`, `AR`, `b`) for PGS and the no-slip pass |
 //!
 //! Both solvers are reached through [`solver_for`] (whole system) or [`island_solver_for`] (per island) as
 //! `Box<dyn ConstraintSolver>`. A solver holds configuration only; everything a solve writes (and may carry to the
@@ -44,6 +45,7 @@ pub mod block_cholesky;
 mod cg;
 pub mod cost;
 pub mod dense;
+mod dual;
 mod island_solve;
 pub mod islands;
 mod jacobian;

@@ -834,6 +834,12 @@ fn friction_cost_dif(start: f64, x: f64, f: f64, rf: f64, d: f64) -> f64 {
 
 /// `mju_cholFactor(mat, n, mjMINVAL)` on the lower triangle of the row-major `mat`; returns the rank.
 fn chol_factor(mat: &mut [f64], n: usize) -> usize {
+    chol_factor_min(mat, n, MINVAL)
+}
+
+/// `mju_cholFactor(mat, n, min_diag)`: pivots below `min_diag` are replaced by it (and their column zeroed); returns
+/// the rank.
+pub(crate) fn chol_factor_min(mat: &mut [f64], n: usize, min_diag: f64) -> usize {
     let mut rank = n;
     for j in 0..n {
         let mut tmp = mat[j * (n + 1)];
@@ -841,9 +847,9 @@ fn chol_factor(mat: &mut [f64], n: usize) -> usize {
             let row = &mat[j * n..j * n + j];
             tmp -= dot(row, row);
         }
-        let deficient = tmp < MINVAL;
+        let deficient = tmp < min_diag;
         if deficient {
-            tmp = MINVAL;
+            tmp = min_diag;
             rank -= 1;
         }
         mat[j * (n + 1)] = tmp.sqrt();
@@ -869,7 +875,7 @@ fn chol_factor(mat: &mut [f64], n: usize) -> usize {
 /// columns (`x_j /= L_jj`, then `x_i −= L_ji x_j` for every `i < j`); its C source substitutes backward by rows,
 /// which rounds differently (the column order equals `mju_cholSolve` on 200 of 200 random systems, the row order
 /// on 40).
-fn chol_solve(mat: &[f64], n: usize, x: &mut [f64]) {
+pub(crate) fn chol_solve(mat: &[f64], n: usize, x: &mut [f64]) {
     for i in 0..n {
         if i > 0 {
             let row = &mat[i * n..i * n + i];

@@ -18,14 +18,23 @@
 //! - **Momentum**: Nesterov extrapolation `f += β (f − f_prev)`, `β = (k − 1)/(k + 2)`, projected onto the bounds,
 //!   restarted (`k = 0`) when the sweep moved against the momentum.
 //! - **Termination**: after `iterations` sweeps, or when the sweep's improvement (the dual cost decrease) times
-//!   `1/Σ_island M_dd` (per island, current `M`) or `1/(meaninertia · max(1, nv))` (whole system) is below
-//!   `tolerance`.
+//!   `1/Σ_island M_dd` (per island, current `M`; MuJoCo 4.0.1's rule, its published source scales by the whole
+//!   system's) or `1/(meaninertia · max(1, nv))` (whole system) is below `tolerance`.
+//! - **Arithmetic**: MuJoCo 4.0.1's on a model it keeps dense: `Y = J M^{-1/2}` by `mj_solveM2`, `AR` by
+//!   `mju_sqrMatTD` (each entry summed over the dofs in order) plus `R`, `b` by `mj_mulJacVec`, each residual a
+//!   `mju_dot` over the whole row of `AR`, a scalar step `f −= res · (1/AR_ii)`, the elliptic block's products by
+//!   `mju_dot`, `mju_QCQP2`/`mju_QCQP3`/`mju_QCQP`, and `qacc = M⁻¹ (Jᵀ f) + a_s` (`dualFinish`). On a model
+//!   MuJoCo keeps sparse (60 dofs or more) its sums run in another order, and the results part in the last bits.
 
+use signorini_constraints::mujoco_dot::{TransposeScratch, mujoco_jac_row_dot, mujoco_transpose_mul};
 use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_model::factor::mujoco_dot;
 use signorini_model::{Data, Model};
 
 use crate::cost::{RowState, update_rows};
+use crate::dual::{DualProblem, mul_vec_mat_vec};
 use crate::islands::Islands;
+use crate::mujoco_newton::{chol_factor_min, chol_solve};
 use crate::{ConstraintSolver, SolveStats, SolverData, SolverError, SolverOptions};
 
 /// MuJoCo's `mjMINVAL`.
@@ -52,33 +61,25 @@ impl PgsSolver {
     }
 }
 
-/// The work arrays of PGS (data, carried in [`SolverData`]; rewritten before they are read).
+/// The work arrays of PGS (data, carried in [`SolverData`]; rewritten before they are read). Rows are held in
+/// MuJoCo's order: position `c` is row `dual.perm[c]`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PgsWork {
-    /// `M⁻¹ J_iᵀ` of every row, `nv` each.
-    minv_jt: Vec<f64>,
-    /// `A`, dense, `n × n`.
-    a: Vec<f64>,
-    b: Vec<f64>,
+    dual: DualProblem,
+    /// `1 / AR_cc`.
+    ar_inv: Vec<f64>,
+    /// The forces in MuJoCo's order.
+    force: Vec<f64>,
     jar: Vec<f64>,
     state: Vec<RowState>,
     islands: Islands,
-    /// One solve's list of rows (MuJoCo order), its blocks, and the previous and extrapolated forces.
+    /// One solve's list of positions (increasing), its blocks, and the previous and extrapolated forces.
     list: Vec<usize>,
     blocks: Vec<usize>,
     f_prev: Vec<f64>,
     f_mom: Vec<f64>,
     dense: Vec<f64>,
-}
-
-/// MuJoCo's row classes, in its row order.
-fn class(kind: RowKind) -> u8 {
-    match kind {
-        k if k.is_equality() => 0,
-        RowKind::FrictionLoss | RowKind::FrictionTendon => 1,
-        RowKind::LimitJoint | RowKind::LimitTendon => 2,
-        _ => 3,
-    }
+    transpose: TransposeScratch,
 }
 
 /// PCG32 with MuJoCo's fixed seed (state 0, increment 1, one advance).
@@ -132,27 +133,31 @@ impl ConstraintSolver for PgsSolver {
             return Ok(SolveStats::default());
         }
         let w = &mut work.pgs;
-        build_dual(model, data, rows, w);
+        w.dual.build(model, data, rows);
+        w.ar_inv.clear();
+        w.ar_inv.extend((0..n).map(|c| 1.0 / w.dual.a[c * n + c]));
+        w.force.clear();
+        w.force.resize(n, 0.0);
 
-        // Warm start: the primal forces at the incoming acceleration, unless their dual cost is positive.
+        // Warm start (MuJoCo's `warmstart`): the primal forces at the incoming acceleration, unless their dual cost
+        // `f·b + ½ f·(AR f)` is positive.
         if warm {
             w.jar.clear();
-            w.jar.resize(n, 0.0);
-            for (i, x) in w.jar.iter_mut().enumerate() {
+            w.jar.extend((0..n).map(|i| {
                 let (dofs, vals) = rows.jacobian_row(i);
-                *x =
-                    dofs.iter().zip(vals).map(|(&d, v)| v * incoming[d as usize]).sum::<f64>() - rows.aref[i];
-            }
+                mujoco_jac_row_dot(nv, dofs, vals, &incoming) - rows.aref[i]
+            }));
             w.state.clear();
             w.state.resize(n, RowState::Inactive);
             update_rows(rows, &w.jar, &mut w.state, efc_force);
-            let mut cost = 0.0;
-            for i in 0..n {
-                let af: f64 = (0..n).map(|j| w.a[i * n + j] * efc_force[j]).sum();
-                cost += efc_force[i] * (w.b[i] + 0.5 * af);
+            for (c, &i) in w.dual.perm.iter().enumerate() {
+                w.force[c] = efc_force[i];
             }
+            w.dense.clear();
+            w.dense.extend((0..n).map(|c| mujoco_dot(w.dual.row(c), &w.force)));
+            let cost = mujoco_dot(&w.force, &w.dual.b) + 0.5 * mujoco_dot(&w.force, &w.dense);
             if cost > 0.0 {
-                efc_force.fill(0.0);
+                w.force.fill(0.0);
             }
         }
 
@@ -161,13 +166,12 @@ impl ConstraintSolver for PgsSolver {
         if self.islands {
             w.islands.build(model, rows);
             for k in 0..w.islands.count() {
-                let trace: f64 = w.islands.dofs(k).iter().map(|&d| data.qm[model.dof_madr[d]]).sum();
                 let mut list = std::mem::take(&mut w.list);
                 list.clear();
-                list.extend_from_slice(w.islands.rows(k));
-                list.sort_by_key(|&i| (class(rows.kind[i]), i));
-                let (it, converged) =
-                    sweep_island(rows, w, &list, 1.0 / trace.max(MINVAL), options, efc_force);
+                list.extend(w.islands.rows(k).iter().map(|&i| w.dual.pos[i]));
+                list.sort_unstable();
+                let trace: f64 = w.islands.dofs(k).iter().map(|&d| data.qm[model.dof_madr[d]]).sum();
+                let (it, converged) = sweep_island(rows, w, &list, 1.0 / trace.max(MINVAL), options);
                 w.list = list;
                 sweeps += it;
                 stats.converged &= converged;
@@ -177,26 +181,23 @@ impl ConstraintSolver for PgsSolver {
             let mut list = std::mem::take(&mut w.list);
             list.clear();
             list.extend(0..n);
-            list.sort_by_key(|&i| (class(rows.kind[i]), i));
             let scale = 1.0 / (model.meaninertia * nv.max(1) as f64);
-            let (it, converged) = sweep_island(rows, w, &list, scale, options, efc_force);
+            let (it, converged) = sweep_island(rows, w, &list, scale, options);
             w.list = list;
             sweeps = it;
             stats.converged = converged;
             stats.islands = 1;
         }
         stats.iterations = sweeps;
+        for (c, &i) in w.dual.perm.iter().enumerate() {
+            efc_force[i] = w.force[c];
+        }
 
-        // qacc = a_s + M⁻¹ Jᵀ f.
+        // MuJoCo's `dualFinish`: qacc = M⁻¹ (Jᵀ f) + a_s.
         w.dense.clear();
         w.dense.resize(nv, 0.0);
-        for (i, &f) in efc_force.iter().enumerate() {
-            if f != 0.0 {
-                for (q, m) in w.dense.iter_mut().zip(&w.minv_jt[i * nv..(i + 1) * nv]) {
-                    *q += m * f;
-                }
-            }
-        }
+        mujoco_transpose_mul(rows, efc_force, w.dual.perm.iter().copied(), &mut w.dense, &mut w.transpose);
+        model.solve_m(data, &mut w.dense);
         for (a, d) in qacc.iter_mut().zip(&w.dense) {
             *a += d;
         }
@@ -204,35 +205,6 @@ impl ConstraintSolver for PgsSolver {
             return Err(SolverError::NonFinite { cost: f64::NAN });
         }
         Ok(stats)
-    }
-}
-
-/// `M⁻¹ J_iᵀ`, the dense `A = J M⁻¹ Jᵀ + diag(R)` and `b = J a_s − aref`.
-fn build_dual(model: &Model, data: &Data, rows: &ConstraintRows, w: &mut PgsWork) {
-    let (n, nv) = (rows.len(), model.nv);
-    w.minv_jt.clear();
-    w.minv_jt.resize(n * nv, 0.0);
-    for i in 0..n {
-        let x = &mut w.minv_jt[i * nv..(i + 1) * nv];
-        let (dofs, vals) = rows.jacobian_row(i);
-        for (&d, &v) in dofs.iter().zip(vals) {
-            x[d as usize] += v;
-        }
-        model.solve_m(data, x);
-    }
-    w.a.clear();
-    w.a.resize(n * n, 0.0);
-    w.b.clear();
-    for j in 0..n {
-        let (dofs, vals) = rows.jacobian_row(j);
-        for i in 0..n {
-            let x = &w.minv_jt[i * nv..(i + 1) * nv];
-            w.a[i * n + j] = dofs.iter().zip(vals).map(|(&d, v)| v * x[d as usize]).sum();
-        }
-        w.a[j * n + j] += rows.r[j];
-        w.b.push(
-            dofs.iter().zip(vals).map(|(&d, v)| v * data.qacc_smooth[d as usize]).sum::<f64>() - rows.aref[j],
-        );
     }
 }
 
@@ -246,37 +218,43 @@ fn cone_coefficients(rows: &ConstraintRows, i: usize, dim: usize) -> &[f64] {
     &rows.mu[i + 1..i + dim]
 }
 
-/// Projects the friction `ft` onto the ellipse of radius `fnorm`: always when `!feasible`, else only when outside.
+/// Projects the friction `ft` onto the ellipse of radius `fnorm`: always when `!feasible`, else only when outside
+/// (MuJoCo `projectEllipsoid`).
 fn project_ellipse(ft: &mut [f64], fnorm: f64, mu: &[f64], feasible: bool) {
-    let s: f64 = ft.iter().zip(mu).map(|(f, m)| f * f / (m * m)).sum();
-    if !feasible || s > fnorm * fnorm {
-        let k = (fnorm * fnorm / s.max(MINVAL)).sqrt();
+    let mut s = 0.0;
+    for (f, m) in ft.iter().zip(mu) {
+        s += f * f / (m * m);
+    }
+    let normal2 = fnorm * fnorm;
+    if !feasible || s > normal2 {
+        let k = (normal2 / s.max(MINVAL)).sqrt();
         ft.iter_mut().for_each(|f| *f *= k);
     }
 }
 
-/// The sweeps of one list of rows (MuJoCo order); returns the number of sweeps and whether the improvement test
-/// stopped them.
+/// The sweeps of one island's positions `list` (increasing) over `w.force` (MuJoCo's `solPGS`); returns the number
+/// of sweeps and whether the improvement test stopped them.
 fn sweep_island(
     rows: &ConstraintRows,
     w: &mut PgsWork,
     list: &[usize],
     scale: f64,
     options: &SolverOptions,
-    f: &mut [f64],
 ) -> (usize, bool) {
-    let n = rows.len();
     let nlist = list.len();
-    let is_eq = |i: usize| rows.kind[i].is_equality();
-    let is_friction = |i: usize| matches!(rows.kind[i], RowKind::FrictionLoss | RowKind::FrictionTendon);
+    let perm = &w.dual.perm;
+    let is_eq = |c: usize| rows.kind[perm[c]].is_equality();
+    let is_friction =
+        |c: usize| matches!(rows.kind[perm[c]], RowKind::FrictionLoss | RowKind::FrictionTendon);
+    let f = &mut w.force;
     w.blocks.clear();
-    let mut c = 0;
-    while c < nlist {
-        w.blocks.push(c);
-        c += block_size(rows, list[c]);
+    let mut k = 0;
+    while k < nlist {
+        w.blocks.push(k);
+        k += block_size(rows, perm[list[k]]);
     }
     w.f_prev.clear();
-    w.f_prev.extend(list.iter().map(|&i| f[i]));
+    w.f_prev.extend(list.iter().map(|&c| f[c]));
     w.f_mom.clear();
     w.f_mom.resize(nlist, 0.0);
     let mut rng = Pcg32::new();
@@ -286,85 +264,101 @@ fn sweep_island(
         // Nesterov extrapolation, projected onto the bounds.
         let beta = if iter > 0 { (restarts as f64 - 1.0) / (restarts as f64 + 2.0) } else { 0.0 };
         if beta > 0.0 {
-            for (c, &i) in list.iter().enumerate() {
-                let save = f[i];
-                f[i] += beta * (f[i] - w.f_prev[c]);
-                w.f_prev[c] = save;
+            for (k, &c) in list.iter().enumerate() {
+                let save = f[c];
+                f[c] += beta * (f[c] - w.f_prev[k]);
+                w.f_prev[k] = save;
             }
-            let mut c = 0;
-            while c < nlist {
-                let i = list[c];
+            let mut k = 0;
+            while k < nlist {
+                let c = list[k];
+                let i = perm[c];
                 let size = block_size(rows, i);
-                if is_friction(i) {
+                if is_friction(c) {
                     let fl = rows.frictionloss[i];
-                    f[i] = f[i].clamp(-fl, fl);
+                    f[c] = f[c].clamp(-fl, fl);
                 } else if rows.kind[i] == RowKind::ContactElliptic {
-                    if f[i] < 0.0 {
-                        f[i..i + size].fill(0.0);
+                    if f[c] < 0.0 {
+                        f[c..c + size].fill(0.0);
                     } else {
-                        let fnorm = f[i];
+                        let fnorm = f[c];
                         project_ellipse(
-                            &mut f[i + 1..i + size],
+                            &mut f[c + 1..c + size],
                             fnorm,
                             cone_coefficients(rows, i, size),
                             true,
                         );
                     }
-                } else if !is_eq(i) && f[i] < 0.0 {
-                    f[i] = 0.0;
+                } else if !is_eq(c) && f[c] < 0.0 {
+                    f[c] = 0.0;
                 }
-                c += size;
+                k += size;
             }
         } else {
-            for (c, &i) in list.iter().enumerate() {
-                w.f_prev[c] = f[i];
+            for (k, &c) in list.iter().enumerate() {
+                w.f_prev[k] = f[c];
             }
         }
-        for (c, &i) in list.iter().enumerate() {
-            w.f_mom[c] = f[i];
+        for (k, &c) in list.iter().enumerate() {
+            w.f_mom[k] = f[c];
         }
 
         let mut improvement = 0.0;
         rng.shuffle(&mut w.blocks);
         for b in 0..w.blocks.len() {
-            let i = list[w.blocks[b]];
+            let c = list[w.blocks[b]];
+            let i = perm[c];
             let size = block_size(rows, i);
+            // The residual over the whole row (`mju_dot` over every position; the other islands' entries are zero).
             let mut res = [0.0; 6];
             for (k, r) in res[..size].iter_mut().enumerate() {
-                let row = &w.a[(i + k) * n..(i + k + 1) * n];
-                *r = w.b[i + k] + list.iter().map(|&j| row[j] * f[j]).sum::<f64>();
+                *r = w.dual.residual(c + k, f);
             }
             let mut old = [0.0; 6];
-            old[..size].copy_from_slice(&f[i..i + size]);
-            let aii = w.a[i * n + i];
-            if size == 1 {
-                f[i] -= res[0] / aii;
-                if is_friction(i) {
+            old[..size].copy_from_slice(&f[c..c + size]);
+            let change = if size == 1 {
+                f[c] -= res[0] * w.ar_inv[c];
+                if is_friction(c) {
                     let fl = rows.frictionloss[i];
-                    f[i] = f[i].clamp(-fl, fl);
-                } else if !is_eq(i) && f[i] < 0.0 {
-                    f[i] = 0.0;
+                    if f[c] < -fl {
+                        f[c] = -fl;
+                    } else if f[c] > fl {
+                        f[c] = fl;
+                    }
+                } else if !is_eq(c) && f[c] < 0.0 {
+                    f[c] = 0.0;
                 }
+                // MuJoCo's `costChange` with `A = 1/(1/AR_cc)`.
+                let delta = f[c] - old[0];
+                0.5 * delta * delta * (1.0 / w.ar_inv[c]) + delta * res[0]
             } else {
-                elliptic_update(rows, &w.a, n, i, size, &res, &old, f);
-            }
-            // The dual cost change ½ δᵀAδ + δ·res; undone when it rises.
-            let mut change = 0.0;
-            for p in 0..size {
-                let dp = f[i + p] - old[p];
-                let adp: f64 = (0..size).map(|q| w.a[(i + p) * n + i + q] * (f[i + q] - old[q])).sum();
-                change += dp * (0.5 * adp + res[p]);
-            }
-            if change > COST_RISE {
-                f[i..i + size].copy_from_slice(&old[..size]);
-                change = 0.0;
-            }
+                let mut block = [0.0; 36];
+                for p in 0..size {
+                    block[p * size..(p + 1) * size].copy_from_slice(&w.dual.row(c + p)[c..c + size]);
+                }
+                elliptic_update(rows, &block, w.ar_inv[c], i, size, &res, &old, &mut f[c..c + size]);
+                let mut delta = [0.0; 6];
+                for p in 0..size {
+                    delta[p] = f[c + p] - old[p];
+                }
+                0.5 * mul_vec_mat_vec(&delta[..size], &block, &delta[..size])
+                    + mujoco_dot(&delta[..size], &res[..size])
+            };
+            // Undone when the dual cost rises.
+            let change = if change > COST_RISE {
+                f[c..c + size].copy_from_slice(&old[..size]);
+                0.0
+            } else {
+                change
+            };
             improvement -= change;
         }
         improvement *= scale;
         if iter > 0 {
-            let dot: f64 =
-                list.iter().enumerate().map(|(c, &i)| (f[i] - w.f_mom[c]) * (w.f_mom[c] - w.f_prev[c])).sum();
+            let mut dot = 0.0;
+            for (k, &c) in list.iter().enumerate() {
+                dot += (f[c] - w.f_mom[k]) * (w.f_mom[k] - w.f_prev[k]);
+            }
             restarts = if dot < 0.0 { 0 } else { restarts + 1 };
         } else {
             restarts += 1;
@@ -378,204 +372,226 @@ fn sweep_island(
     (iter, converged)
 }
 
-/// One elliptic contact block at rows `i..i + dim`: a normal or ray step, then the friction with the normal fixed
-/// (see the module docs).
+/// One elliptic contact block (`dim` rows, the first row `i`; `f` its forces, `a` its `dim × dim` block of `AR`,
+/// `ar_inv` `1/AR` of its normal): a normal or ray step, then the friction with the normal fixed (see the module
+/// docs; MuJoCo's `solPGS`).
 #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 fn elliptic_update(
     rows: &ConstraintRows,
-    a: &[f64],
-    n: usize,
+    a: &[f64; 36],
+    ar_inv: f64,
     i: usize,
     dim: usize,
     res: &[f64; 6],
     old: &[f64; 6],
     f: &mut [f64],
 ) {
-    let at = |p: usize, q: usize| a[(i + p) * n + i + q];
-    if f[i] < MINVAL {
-        f[i] -= res[0] / at(0, 0);
-        if f[i] < 0.0 {
-            f[i] = 0.0;
+    let at = |p: usize, q: usize| a[p * dim + q];
+    if f[0] < MINVAL {
+        f[0] -= res[0] * ar_inv;
+        if f[0] < 0.0 {
+            f[0] = 0.0;
         }
-        f[i + 1..i + dim].fill(0.0);
+        f[1..dim].fill(0.0);
     } else {
         let mut v = [0.0; 6];
-        v[..dim].copy_from_slice(&f[i..i + dim]);
-        let denom: f64 = (0..dim).map(|p| v[p] * (0..dim).map(|q| at(p, q) * v[q]).sum::<f64>()).sum();
+        v[..dim].copy_from_slice(&f[..dim]);
+        let mut av = [0.0; 6];
+        for p in 0..dim {
+            av[p] = mujoco_dot(&a[p * dim..(p + 1) * dim], &v[..dim]);
+        }
+        let denom = mujoco_dot(&v[..dim], &av[..dim]);
         if denom >= MINVAL {
-            let mut x = -(0..dim).map(|p| v[p] * res[p]).sum::<f64>() / denom;
-            if f[i] + x * v[0] < 0.0 {
-                x = -v[0] / f[i];
+            let mut x = -mujoco_dot(&v[..dim], &res[..dim]) / denom;
+            if f[0] + x * v[0] < 0.0 {
+                x = -v[0] / f[0];
             }
             for p in 0..dim {
-                f[i + p] += x * v[p];
+                f[p] += x * v[p];
             }
         }
     }
-    let fnorm = f[i];
-    if fnorm < MINVAL {
-        f[i + 1..i + dim].fill(0.0);
-        return;
-    }
     let m = dim - 1;
-    let mut ac = [[0.0; 5]; 5];
+    let mut ac = [0.0; 25];
     let mut bc = [0.0; 5];
     for p in 0..m {
         for q in 0..m {
-            ac[p][q] = at(p + 1, q + 1);
+            ac[p * m + q] = at(p + 1, q + 1);
         }
-        bc[p] =
-            res[p + 1] - (0..m).map(|q| ac[p][q] * old[q + 1]).sum::<f64>() + at(p + 1, 0) * (fnorm - old[0]);
+        bc[p] = res[p + 1];
+        bc[p] -= mujoco_dot(&ac[p * m..(p + 1) * m], &old[1..dim]);
+        bc[p] += at(p + 1, 0) * (f[0] - old[0]);
+    }
+    let fnorm = f[0];
+    if fnorm < MINVAL {
+        f[1..dim].fill(0.0);
+        return;
     }
     let mu = cone_coefficients(rows, i, dim);
     let (mut x, active) = qcqp(&ac, &bc, mu, fnorm, m);
     if active {
         project_ellipse(&mut x[..m], fnorm, mu, false);
     }
-    f[i + 1..i + dim].copy_from_slice(&x[..m]);
+    f[1..dim].copy_from_slice(&x[..m]);
 }
 
-/// `min ½ xᵀAx + xᵀb` subject to `Σ (x_j/d_j)² ≤ r²` (MuJoCo `mju_QCQP2/3/n`): Newton on the multiplier `λ` of the
-/// scaled problem, at most 20 steps; `(x, λ ≠ 0)`, or zero when `A + λI` is (nearly) singular.
-#[allow(clippy::needless_range_loop)]
-fn qcqp(a: &[[f64; 5]; 5], b: &[f64; 5], d: &[f64], r: f64, m: usize) -> ([f64; 5], bool) {
-    let mut as_ = [[0.0; 5]; 5];
-    let mut bs = [0.0; 5];
-    for p in 0..m {
-        bs[p] = b[p] * d[p];
-        for q in 0..m {
-            as_[p][q] = a[p][q] * d[p] * d[q];
-        }
+/// `min ½ xᵀAx + xᵀb` subject to `Σ (x_j/d_j)² ≤ r²` for `m` = 2 to 5 unknowns (`a` row-major `m × m`), in the
+/// arithmetic of MuJoCo's `mju_QCQP2`, `mju_QCQP3` (explicit inverses of the scaled `A + λI`) and `mju_QCQP`
+/// (Cholesky): Newton on the multiplier `λ` of the scaled problem, at most 20 steps; `(x, λ ≠ 0)`, or zero when
+/// `A + λI` is (nearly) singular.
+fn qcqp(a: &[f64; 25], b: &[f64; 5], d: &[f64], r: f64, m: usize) -> ([f64; 5], bool) {
+    match m {
+        2 => qcqp2(a, b, d, r),
+        3 => qcqp3(a, b, d, r),
+        _ => qcqp_n(a, b, d, r, m),
     }
-    let mut lambda = 0.0;
-    let mut y = [0.0; 5];
+}
+
+/// `mju_QCQP2`.
+fn qcqp2(a: &[f64; 25], b: &[f64; 5], d: &[f64], r: f64) -> ([f64; 5], bool) {
+    let (b1, b2) = (b[0] * d[0], b[1] * d[1]);
+    let (a11, a22, a12) = (a[0] * d[0] * d[0], a[3] * d[1] * d[1], a[1] * d[0] * d[1]);
+    let mut la = 0.0;
+    let (mut v1, mut v2) = (0.0, 0.0);
     for _ in 0..20 {
-        let mut al = as_;
-        for (p, row) in al.iter_mut().enumerate().take(m) {
-            row[p] += lambda;
+        let det = (a11 + la) * (a22 + la) - a12 * a12;
+        if det < 1e-10 {
+            return ([0.0; 5], false);
         }
-        let Some(inv) = invert(&al, m) else { return ([0.0; 5], false) };
-        for p in 0..m {
-            y[p] = -(0..m).map(|q| inv[p][q] * bs[q]).sum::<f64>();
-        }
-        let val = (0..m).map(|p| y[p] * y[p]).sum::<f64>() - r * r;
+        let detinv = 1.0 / det;
+        let (p11, p22, p12) = ((a22 + la) * detinv, (a11 + la) * detinv, -a12 * detinv);
+        v1 = -p11 * b1 - p12 * b2;
+        v2 = -p12 * b1 - p22 * b2;
+        let val = v1 * v1 + v2 * v2 - r * r;
         if val < 1e-10 {
             break;
         }
-        let deriv = -2.0 * (0..m).map(|p| y[p] * (0..m).map(|q| inv[p][q] * y[q]).sum::<f64>()).sum::<f64>();
+        let deriv = -2.0 * (p11 * v1 * v1 + 2.0 * p12 * v1 * v2 + p22 * v2 * v2);
         let delta = -val / deriv;
         if delta < 1e-10 {
             break;
         }
-        lambda += delta;
+        la += delta;
     }
-    let mut x = [0.0; 5];
-    for p in 0..m {
-        x[p] = y[p] * d[p];
-    }
-    (x, lambda != 0.0)
+    ([v1 * d[0], v2 * d[1], 0.0, 0.0, 0.0], la != 0.0)
 }
 
-/// The inverse of the symmetric `m × m` matrix `a` (m = 2, 3: by the adjugate, `None` when the determinant is below
-/// 1e-10; m = 5: by Cholesky, `None` when a pivot is below 1e-10), as MuJoCo's QCQP routines decide singularity.
-#[allow(clippy::needless_range_loop)]
-fn invert(a: &[[f64; 5]; 5], m: usize) -> Option<[[f64; 5]; 5]> {
-    let mut inv = [[0.0; 5]; 5];
-    match m {
-        2 => {
-            let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-            if det < 1e-10 {
-                return None;
-            }
-            inv[0][0] = a[1][1] / det;
-            inv[1][1] = a[0][0] / det;
-            inv[0][1] = -a[0][1] / det;
-            inv[1][0] = -a[1][0] / det;
+/// `mju_QCQP3`.
+fn qcqp3(a: &[f64; 25], b: &[f64; 5], d: &[f64], r: f64) -> ([f64; 5], bool) {
+    let (b1, b2, b3) = (b[0] * d[0], b[1] * d[1], b[2] * d[2]);
+    let (a11, a22, a33) = (a[0] * d[0] * d[0], a[4] * d[1] * d[1], a[8] * d[2] * d[2]);
+    let (a12, a13, a23) = (a[1] * d[0] * d[1], a[2] * d[0] * d[2], a[5] * d[1] * d[2]);
+    let mut la = 0.0;
+    let (mut v1, mut v2, mut v3) = (0.0, 0.0, 0.0);
+    for _ in 0..20 {
+        let mut p11 = (a22 + la) * (a33 + la) - a23 * a23;
+        let mut p22 = (a11 + la) * (a33 + la) - a13 * a13;
+        let mut p33 = (a11 + la) * (a22 + la) - a12 * a12;
+        let mut p12 = a13 * a23 - a12 * (a33 + la);
+        let mut p13 = a12 * a23 - a13 * (a22 + la);
+        let mut p23 = a12 * a13 - a23 * (a11 + la);
+        let det = (a11 + la) * p11 + a12 * p12 + a13 * p13;
+        if det < 1e-10 {
+            return ([0.0; 5], false);
         }
-        3 => {
-            let c = |p: usize, q: usize| {
-                let (r0, r1) = ((p + 1) % 3, (p + 2) % 3);
-                let (c0, c1) = ((q + 1) % 3, (q + 2) % 3);
-                a[r0][c0] * a[r1][c1] - a[r0][c1] * a[r1][c0]
-            };
-            let det = a[0][0] * c(0, 0) + a[0][1] * c(0, 1) + a[0][2] * c(0, 2);
-            if det < 1e-10 {
-                return None;
-            }
-            for (p, row) in inv.iter_mut().enumerate().take(3) {
-                for (q, v) in row.iter_mut().enumerate().take(3) {
-                    *v = c(q, p) / det;
-                }
-            }
+        let detinv = 1.0 / det;
+        for p in [&mut p11, &mut p22, &mut p33, &mut p12, &mut p13, &mut p23] {
+            *p *= detinv;
         }
-        _ => {
-            // Cholesky L Lᵀ, then the inverse column by column.
-            let mut l = [[0.0; 5]; 5];
-            for p in 0..m {
-                for q in 0..=p {
-                    let s = a[p][q] - (0..q).map(|k| l[p][k] * l[q][k]).sum::<f64>();
-                    if p == q {
-                        if s < 1e-10 {
-                            return None;
-                        }
-                        l[p][p] = s.sqrt();
-                    } else {
-                        l[p][q] = s / l[q][q];
-                    }
-                }
-            }
-            for col in 0..m {
-                let mut z = [0.0; 5];
-                for p in 0..m {
-                    let e = if p == col { 1.0 } else { 0.0 };
-                    z[p] = (e - (0..p).map(|k| l[p][k] * z[k]).sum::<f64>()) / l[p][p];
-                }
-                for p in (0..m).rev() {
-                    inv[p][col] = (z[p] - (p + 1..m).map(|k| l[k][p] * inv[k][col]).sum::<f64>()) / l[p][p];
-                }
-            }
+        v1 = -p11 * b1 - p12 * b2 - p13 * b3;
+        v2 = -p12 * b1 - p22 * b2 - p23 * b3;
+        v3 = -p13 * b1 - p23 * b2 - p33 * b3;
+        let val = v1 * v1 + v2 * v2 + v3 * v3 - r * r;
+        if val < 1e-10 {
+            break;
+        }
+        let deriv = -2.0 * (p11 * v1 * v1 + p22 * v2 * v2 + p33 * v3 * v3)
+            - 4.0 * (p12 * v1 * v2 + p13 * v1 * v3 + p23 * v2 * v3);
+        let delta = -val / deriv;
+        if delta < 1e-10 {
+            break;
+        }
+        la += delta;
+    }
+    ([v1 * d[0], v2 * d[1], v3 * d[2], 0.0, 0.0], la != 0.0)
+}
+
+/// `mju_QCQP` (up to five unknowns): `mju_cholFactor` with pivots below 1e-10 failing, `mju_cholSolve`, `mju_dot`.
+fn qcqp_n(a: &[f64; 25], b: &[f64; 5], d: &[f64], r: f64, m: usize) -> ([f64; 5], bool) {
+    let mut scaled = [0.0; 25];
+    let mut bs = [0.0; 5];
+    for i in 0..m {
+        bs[i] = b[i] * d[i];
+        for j in 0..m {
+            scaled[j + i * m] = a[j + i * m] * d[i] * d[j];
         }
     }
-    Some(inv)
+    let mut la = 0.0;
+    let mut res = [0.0; 5];
+    for _ in 0..20 {
+        let mut ala = scaled;
+        for i in 0..m {
+            ala[i * (m + 1)] += la;
+        }
+        if chol_factor_min(&mut ala[..m * m], m, 1e-10) < m {
+            return ([0.0; 5], false);
+        }
+        res = bs;
+        chol_solve(&ala[..m * m], m, &mut res[..m]);
+        res[..m].iter_mut().for_each(|v| *v *= -1.0);
+        let val = mujoco_dot(&res[..m], &res[..m]) - r * r;
+        if val < 1e-10 {
+            break;
+        }
+        let mut tmp = res;
+        chol_solve(&ala[..m * m], m, &mut tmp[..m]);
+        let deriv = -2.0 * mujoco_dot(&res[..m], &tmp[..m]);
+        let delta = -val / deriv;
+        if delta < 1e-10 {
+            break;
+        }
+        la += delta;
+    }
+    for i in 0..m {
+        res[i] *= d[i];
+    }
+    (res, la != 0.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The QCQP's solution is the constrained minimum: inside the ellipse when the free minimum is, else on it with
-    /// the gradient along the constraint's normal.
+    /// The QCQP's solution is the constrained minimum, for each size: inside the ellipse when the free minimum is
+    /// (`x = −A⁻¹ b`), else on it with the gradient `A x + b` along the constraint's normal `x_j / d_j²`.
     #[test]
     fn qcqp_solves_the_ellipse_constrained_quadratic() {
-        let a = [[2.0, 0.3, 0.0, 0.0, 0.0], [0.3, 1.0, 0.0, 0.0, 0.0], [0.0; 5], [0.0; 5], [0.0; 5]];
-        let d = [1.0, 0.5];
-        // Free minimum inside: x = −A⁻¹ b.
-        let (x, active) = qcqp(&a, &[0.1, -0.05, 0.0, 0.0, 0.0], &d, 1.0, 2);
-        assert!(!active);
-        assert!((2.0 * x[0] + 0.3 * x[1] + 0.1).abs() < 1e-12 && (0.3 * x[0] + x[1] - 0.05).abs() < 1e-12);
-        // Free minimum outside: on the ellipse.
-        let (x, active) = qcqp(&a, &[5.0, -4.0, 0.0, 0.0, 0.0], &d, 1.0, 2);
-        assert!(active);
-        let s = (x[0] / d[0]).powi(2) + (x[1] / d[1]).powi(2);
-        assert!((s - 1.0).abs() < 1e-6, "{s}");
-    }
-
-    #[test]
-    #[allow(clippy::needless_range_loop)]
-    fn the_inverses_agree() {
-        let mut a = [[0.0; 5]; 5];
-        for p in 0..5 {
-            for q in 0..5 {
-                a[p][q] = if p == q { 3.0 + p as f64 } else { 0.2 * (p + q) as f64 / 5.0 };
-            }
-        }
-        for m in [2, 3, 5] {
-            let inv = invert(&a, m).unwrap();
+        for m in 2..=5 {
+            let mut a = [0.0; 25];
             for p in 0..m {
                 for q in 0..m {
-                    let e: f64 = (0..m).map(|k| a[p][k] * inv[k][q]).sum();
-                    assert!((e - f64::from(u8::from(p == q))).abs() < 1e-12, "m {m} ({p}, {q}) {e}");
+                    a[p * m + q] = if p == q { 2.0 + p as f64 } else { 0.1 * (p + q) as f64 };
                 }
+            }
+            let d: Vec<f64> = (0..m).map(|p| 1.0 / (1.0 + p as f64)).collect();
+            let grad = |x: &[f64; 5], b: &[f64; 5], p: usize| {
+                (0..m).map(|q| a[p * m + q] * x[q]).sum::<f64>() + b[p]
+            };
+            let inside = [0.01, -0.02, 0.015, -0.01, 0.005];
+            let (x, active) = qcqp(&a, &inside, &d, 1.0, m);
+            assert!(!active, "m {m}");
+            for p in 0..m {
+                assert!(grad(&x, &inside, p).abs() < 1e-12, "m {m}: free minimum, row {p}");
+            }
+            let outside = [5.0, -4.0, 3.0, -2.0, 1.0];
+            let (x, active) = qcqp(&a, &outside, &d, 1.0, m);
+            assert!(active, "m {m}");
+            let s: f64 = (0..m).map(|p| (x[p] / d[p]).powi(2)).sum();
+            assert!((s - 1.0).abs() < 1e-6, "m {m}: on the ellipse, {s}");
+            // Gradient parallel to the normal, pointing inwards: −(A x + b) = λ' x / d², λ' > 0, the same for all p.
+            let ratios: Vec<f64> = (0..m).map(|p| -grad(&x, &outside, p) / (x[p] / (d[p] * d[p]))).collect();
+            for r in &ratios {
+                assert!(*r > 0.0 && (r - ratios[0]).abs() < 1e-4 * ratios[0], "m {m}: {ratios:?}");
             }
         }
     }

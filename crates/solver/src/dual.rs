@@ -1,0 +1,119 @@
+//! MuJoCo's dual problem in its own arithmetic, for its dual solvers (PGS and the no-slip pass) on a model it keeps
+//! dense: the rows in MuJoCo's order (equalities, friction loss, limits, contacts), `Y = J M^{-1/2}` (`mj_makeY` by
+//! `mj_solveM2`: `Lᵀ` backward, then each dof scaled by `1/√D`), the dense `AR = Y Yᵀ + diag(R)` (`mj_makeAR` by
+//! `mju_sqrMatTD`: entry `(i, k)` summed over the dofs in order) and `b = J a_s − aref` (`mj_mulJacVec`).
+
+use signorini_constraints::mujoco_dot::mujoco_jac_row_dot;
+use signorini_constraints::{ConstraintRows, RowKind};
+use signorini_model::factor::mujoco_dot;
+use signorini_model::{Data, Model};
+
+/// MuJoCo's row classes, in its row order.
+pub(crate) fn class(kind: RowKind) -> u8 {
+    match kind {
+        k if k.is_equality() => 0,
+        RowKind::FrictionLoss | RowKind::FrictionTendon => 1,
+        RowKind::LimitJoint | RowKind::LimitTendon => 2,
+        _ => 3,
+    }
+}
+
+/// The dual problem of one solve (data, rewritten by [`DualProblem::build`]). Position `c` is row `perm[c]`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DualProblem {
+    /// Row at each position (MuJoCo's order).
+    pub perm: Vec<usize>,
+    /// Position of each row.
+    pub pos: Vec<usize>,
+    /// `Y = J M^{-1/2}`, `n × nv` by position (MuJoCo `efc_Y`).
+    y: Vec<f64>,
+    /// `AR`, `n × n` by position (MuJoCo `efc_AR`).
+    pub a: Vec<f64>,
+    /// `b` by position (MuJoCo `efc_b`).
+    pub b: Vec<f64>,
+}
+
+impl DualProblem {
+    /// Builds the order, `Y`, `AR` and `b` of `rows` at `data`'s factored `M` and `qacc_smooth`.
+    pub(crate) fn build(&mut self, model: &Model, data: &Data, rows: &ConstraintRows) {
+        let (n, nv) = (rows.len(), model.nv);
+        self.perm.clear();
+        self.perm.extend(0..n);
+        self.perm.sort_by_key(|&i| (class(rows.kind[i]), i));
+        self.pos.clear();
+        self.pos.resize(n, 0);
+        for (c, &i) in self.perm.iter().enumerate() {
+            self.pos[i] = c;
+        }
+        let layout = model.tree_layout();
+        self.y.clear();
+        self.y.resize(n * nv, 0.0);
+        for (c, &i) in self.perm.iter().enumerate() {
+            let y = &mut self.y[c * nv..(c + 1) * nv];
+            let (dofs, vals) = rows.jacobian_row(i);
+            for (&d, &v) in dofs.iter().zip(vals) {
+                y[d as usize] = v;
+            }
+            for k in (1..nv).rev() {
+                let yk = y[k];
+                if yk == 0.0 {
+                    continue;
+                }
+                let entries = layout.madr[k] + 1..layout.madr[k] + layout.rownnz[k];
+                for (&l, &j) in data.qld[entries.clone()].iter().zip(&layout.colind[entries]) {
+                    y[j] -= l * yk;
+                }
+            }
+            for (k, v) in y.iter_mut().enumerate() {
+                *v *= 1.0 / data.qld[layout.madr[k]].sqrt();
+            }
+        }
+        self.a.clear();
+        self.a.resize(n * n, 0.0);
+        for i in 0..n {
+            for j in 0..nv {
+                let t = self.y[i * nv + j];
+                if t != 0.0 {
+                    for k in 0..=i {
+                        self.a[i * n + k] += self.y[k * nv + j] * t;
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            for k in i + 1..n {
+                self.a[i * n + k] = self.a[k * n + i];
+            }
+        }
+        self.b.clear();
+        for (c, &i) in self.perm.iter().enumerate() {
+            self.a[c * n + c] += rows.r[i];
+            let (dofs, vals) = rows.jacobian_row(i);
+            self.b.push(mujoco_jac_row_dot(nv, dofs, vals, &data.qacc_smooth) - rows.aref[i]);
+        }
+    }
+
+    /// Row `c` of `AR`.
+    #[inline]
+    pub(crate) fn row(&self, c: usize) -> &[f64] {
+        let n = self.b.len();
+        &self.a[c * n..(c + 1) * n]
+    }
+
+    /// `b_c + AR_c · f` (MuJoCo's `residual`: `mju_dot` over the whole row).
+    #[inline]
+    pub(crate) fn residual(&self, c: usize, f: &[f64]) -> f64 {
+        self.b[c] + mujoco_dot(self.row(c), f)
+    }
+}
+
+/// `u·(A v)` of the `n × n` row-major `a` as MuJoCo's `mju_mulVecMatVec` sums it: `Σ_i u_i (A_i · v)`, each row by
+/// `mju_dot`, the rows one at a time.
+pub(crate) fn mul_vec_mat_vec(u: &[f64], a: &[f64], v: &[f64]) -> f64 {
+    let n = u.len();
+    let mut sum = 0.0;
+    for (i, ui) in u.iter().enumerate() {
+        sum += ui * mujoco_dot(&a[i * n..(i + 1) * n], v);
+    }
+    sum
+}
