@@ -3,7 +3,8 @@
 Writes crates/sim/tests/data/noslip_reference.json: for noslip_iterations 10 (the file's value) and 0, the qpos
 and the contact count at steps 100, 500 and 1000, and the mean number of no-slip sweeps per step (summed over
 islands: the entries of MuJoCo's per-island solver statistics that the no-slip pass wrote, which have no line-search
-evaluations and no gradient). Needs `pip install mujoco`.
+evaluations and no gradient); and under `variants` the same snapshots of no-slip after the PGS and the CG solver and
+without islands. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_noslip_reference.py
 """
@@ -19,9 +20,13 @@ STEPS = 1000
 SNAPSHOTS = (100, 500, 1000)
 
 
-def run(noslip_iterations):
+def run(noslip_iterations, solver=None, islands=True):
     m = mujoco.MjModel.from_xml_path(str(SCENE))
     m.opt.noslip_iterations = noslip_iterations
+    if solver is not None:
+        m.opt.solver = solver
+    if not islands:
+        m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ISLAND
     d = mujoco.MjData(m)
     snaps, sweeps = {}, 0
     for k in range(1, STEPS + 1):
@@ -42,6 +47,11 @@ def main():
         "steps": STEPS,
         "noslip": run(10),
         "plain": run(0),
+        "variants": {
+            "pgs": run(10, solver=mujoco.mjtSolver.mjSOL_PGS)["snapshots"],
+            "cg": run(10, solver=mujoco.mjtSolver.mjSOL_CG)["snapshots"],
+            "no_islands": run(10, islands=False)["snapshots"],
+        },
     }
     path = SCENE.parent / "noslip_reference.json"
     path.write_text(json.dumps(out, indent=1) + "\n")

@@ -145,10 +145,12 @@ impl Model {
         let weld_bodies = if dialect.structural_filters() { weld_bodies(&multibody) } else { Vec::new() };
         let constraint_options = dialect.constraint_options(&options);
         let assembler = ConstraintAssembler::new(&multibody, constraint_options)?;
+        let solver_options = dialect.solver_options(&options);
         let noslip_options = (options.noslip_iterations > 0).then_some(NoSlipOptions {
             iterations: options.noslip_iterations,
             tolerance: options.noslip_tolerance,
             islands: options.enable_islands,
+            mujoco_arithmetic: solver_options.mujoco_arithmetic,
         });
         let hibernation_thresh_vel = options
             .use_hibernation
@@ -160,7 +162,7 @@ impl Model {
                 let kind = dialect.solver_kind(&options);
                 if options.enable_islands { island_solver_for(kind) } else { solver_for(kind) }
             },
-            solver_options: dialect.solver_options(&options),
+            solver_options,
             noslip_options,
             integrator,
             hibernation_thresh_vel,

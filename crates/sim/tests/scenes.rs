@@ -256,10 +256,11 @@ fn mjcf_multiccd_flag_controls_mesh_contacts() {
     assert_eq!(contacts(r#"<flag multiccd="disable"/>"#), 1);
 }
 
-/// The no-slip post-process (spec §C.8) against MuJoCo 4.0 (`scripts/mujoco_noslip_reference.py`): a box at rest on
-/// an incline (pyramid edge pairs), a rolling ball and a rod held by DOF friction loss. With no-slip the state
-/// follows MuJoCo's, the rod no longer creeps (MuJoCo: 0.090 rad after 2 s without no-slip, 0 with it) and the box
-/// creeps less; the no-slip sweeps per step (summed over islands) average MuJoCo's count.
+/// The no-slip post-process (spec §C.8) against MuJoCo 4.0.1 (`scripts/mujoco_noslip_reference.py`): a box at rest
+/// on an incline (pyramid edge pairs), a rolling ball and a rod held by DOF friction loss. With no-slip the state
+/// follows MuJoCo's bit for bit (its `solNoSlip` over its dense `AR`), the rod no longer creeps (MuJoCo: 0.090 rad
+/// after 2 s without no-slip, 0 with it) and the box creeps less; the no-slip sweeps per step (summed over islands)
+/// average MuJoCo's count.
 #[test]
 fn noslip_matches_mujoco() {
     let reference: Value = serde_json::from_str(include_str!("data/noslip_reference.json")).unwrap();
@@ -279,7 +280,11 @@ fn noslip_matches_mujoco() {
             );
             let theirs: Vec<f64> = serde_json::from_value(snap["qpos"].clone()).unwrap();
             for (i, (ours, theirs)) in scene.data().multibody.qpos.iter().zip(&theirs).enumerate() {
-                assert!((ours - theirs).abs() < 1e-7, "{case}: qpos[{i}] at step {k}: {ours} vs {theirs}");
+                assert_eq!(
+                    ours.to_bits(),
+                    theirs.to_bits(),
+                    "{case}: qpos[{i}] at step {k}: {ours} vs {theirs}"
+                );
             }
         }
         let mean = sweeps as f64 / steps as f64;
@@ -294,6 +299,31 @@ fn noslip_matches_mujoco() {
             assert!(rod.abs() < 1e-9 && box_x < 9e-5, "{case}: rod {rod}, box x {box_x}");
         } else {
             assert!(rod > 0.08 && box_x > 1.2e-4, "{case}: rod {rod}, box x {box_x}");
+        }
+    }
+    // No-slip after PGS and CG, and over the whole system: bit for bit too.
+    for (case, key, value) in [
+        ("pgs", "constraint_solver", "pgs"),
+        ("cg", "constraint_solver", "cg"),
+        ("no_islands", "enable_islands", "false"),
+    ] {
+        let mut scene = load_scene(&path, Dialect::Mujoco, &[(key.into(), value.into())]).unwrap();
+        for k in 1..=steps {
+            scene.step().unwrap();
+            let Some(snap) = reference["variants"][case].get(k.to_string()) else { continue };
+            assert_eq!(
+                scene.stats().contacts as u64,
+                snap["ncon"].as_u64().unwrap(),
+                "{case}: ncon at step {k}"
+            );
+            let theirs: Vec<f64> = serde_json::from_value(snap["qpos"].clone()).unwrap();
+            for (i, (ours, theirs)) in scene.data().multibody.qpos.iter().zip(&theirs).enumerate() {
+                assert_eq!(
+                    ours.to_bits(),
+                    theirs.to_bits(),
+                    "{case}: qpos[{i}] at step {k}: {ours} vs {theirs}"
+                );
+            }
         }
     }
 }

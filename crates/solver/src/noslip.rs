@@ -21,6 +21,10 @@
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::{Data, Model};
 
+use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, TransposeScratch, mujoco_transpose_mul};
+use signorini_model::factor::mujoco_dot;
+
+use crate::dual::{DualProblem, mul_vec_mat_vec};
 use crate::islands::Islands;
 use crate::mass::TreeMass;
 
@@ -64,6 +68,106 @@ pub struct NoSlip {
     /// Updated-row index `k` of every row (`usize::MAX` for the others), and one island's `k`s.
     row_k: Vec<usize>,
     sweep: Vec<usize>,
+    /// The work of the pass in MuJoCo's arithmetic.
+    mujoco: MujocoNoSlip,
+}
+
+/// The no-slip pass in MuJoCo 4.0.1's arithmetic ([`NoSlip::run`]): its dual problem and the forces by position.
+#[derive(Debug, Clone, Default)]
+struct MujocoNoSlip {
+    dual: DualProblem,
+    force: Vec<f64>,
+    list: Vec<usize>,
+    transpose: TransposeScratch,
+}
+
+impl MujocoNoSlip {
+    /// MuJoCo's `solNoSlip` over one island's positions `list` (increasing).
+    fn sweeps(
+        &mut self,
+        rows: &ConstraintRows,
+        list: &[usize],
+        scale: f64,
+        options: &NoSlipOptions,
+    ) -> NoSlipStats {
+        let (dual, f) = (&self.dual, &mut self.force);
+        let row = |c: usize| dual.perm[c];
+        // `b + AR·f − R f` at position `c`.
+        let residual = |f: &[f64], c: usize| dual.residual(c, f) - rows.r[row(c)] * f[c];
+        let mut stats = NoSlipStats::default();
+        while stats.iterations < options.iterations {
+            let mut improvement = 0.0;
+            if stats.iterations == 0 {
+                for &c in list {
+                    improvement += 0.5 * f[c] * f[c] * rows.r[row(c)];
+                }
+            }
+            for &c in list.iter().filter(|&&c| rows.kind[row(c)].is_friction_loss()) {
+                let res = residual(f, c);
+                let old = f[c];
+                let ar_inv = 1.0 / (dual.row(c)[c] - rows.r[row(c)]).max(EPS);
+                f[c] -= res * ar_inv;
+                let limit = rows.frictionloss[row(c)];
+                if f[c] < -limit {
+                    f[c] = -limit;
+                } else if f[c] > limit {
+                    f[c] = limit;
+                }
+                let delta = f[c] - old;
+                improvement -= 0.5 * delta * delta / ar_inv + delta * res;
+            }
+            let mut p = 0;
+            while p < list.len() {
+                let c = list[p];
+                if rows.kind[row(c)] != RowKind::ContactPyramidal {
+                    p += 1;
+                    continue;
+                }
+                // A pair of opposite pyramid edges: its rows' residuals and 2×2 block of `AR − R`.
+                let res = [residual(f, c), residual(f, c + 1)];
+                let old = [f[c], f[c + 1]];
+                let mut ac = [dual.row(c)[c], dual.row(c)[c + 1], dual.row(c + 1)[c], dual.row(c + 1)[c + 1]];
+                ac[0] = (ac[0] - rows.r[row(c)]).max(1e-10);
+                ac[3] = (ac[3] - rows.r[row(c + 1)]).max(1e-10);
+                let bc = [res[0] - mujoco_dot(&ac[..2], &old), res[1] - mujoco_dot(&ac[2..], &old)];
+                let mid = 0.5 * (f[c] + f[c + 1]);
+                let k1 = ac[0] + ac[3] - ac[1] - ac[2];
+                let k0 = mid * (ac[0] - ac[3]) + bc[0] - bc[1];
+                if k1 < EPS {
+                    f[c] = mid;
+                    f[c + 1] = mid;
+                } else {
+                    let y = -k0 / k1;
+                    if y < -mid {
+                        f[c] = 0.0;
+                        f[c + 1] = 2.0 * mid;
+                    } else if y > mid {
+                        f[c] = 2.0 * mid;
+                        f[c + 1] = 0.0;
+                    } else {
+                        f[c] = mid + y;
+                        f[c + 1] = mid - y;
+                    }
+                }
+                let delta = [f[c] - old[0], f[c + 1] - old[1]];
+                let mut change = 0.5 * mul_vec_mat_vec(&delta, &ac, &delta) + mujoco_dot(&delta, &res);
+                if change > COST_RISE {
+                    f[c] = old[0];
+                    f[c + 1] = old[1];
+                    change = 0.0;
+                }
+                improvement -= change;
+                p += 2;
+            }
+            improvement *= scale;
+            stats.iterations += 1;
+            stats.improvement = improvement;
+            if improvement < options.tolerance {
+                break;
+            }
+        }
+        stats
+    }
 }
 
 /// What one no-slip pass did.
@@ -85,11 +189,18 @@ pub struct NoSlipOptions {
     /// Sweep and terminate every island (§C.6) on its own, with `scale = 1/tr(M_island)` (MuJoCo 4.0 with islands);
     /// otherwise the whole system with `scale = 1/(meaninertia · max(1, nv))`.
     pub islands: bool,
+    /// On a model of fewer than 60 dofs (one MuJoCo keeps dense), run MuJoCo 4.0.1's `solNoSlip` in its own
+    /// arithmetic over its dense `AR` (see [`NoSlip::run`]).
+    pub mujoco_arithmetic: bool,
 }
 
 impl NoSlip {
     /// Runs the sweeps on `force` (the primal solve's row forces, updated in place) and writes
-    /// `qacc = a_s + M⁻¹ Jᵀ λ`. `M` is `data`'s (factorised, as for the primal solve).
+    /// `qacc = a_s + M⁻¹ Jᵀ λ`. `M` is `data`'s (factorised, as for the primal solve). With
+    /// [`NoSlipOptions::mujoco_arithmetic`] on a model MuJoCo keeps dense, the pass is MuJoCo 4.0.1's `solNoSlip`
+    /// operation for operation: the dense `AR` of [`DualProblem`], residuals `b + AR·λ − R_i λ_i` over whole rows,
+    /// the friction-loss rows first and then the contacts in row order (no shuffle), `A_ii − R_i` floored at
+    /// `mjMINVAL` (friction loss) or 1e-10 (edge pairs), and `qacc = M⁻¹ (Jᵀ λ) + a_s` (`dualFinish`).
     pub fn run(
         &mut self,
         model: &Model,
@@ -100,6 +211,9 @@ impl NoSlip {
         qacc: &mut [f64],
     ) -> NoSlipStats {
         let nv = model.nv;
+        if options.mujoco_arithmetic && nv < MUJOCO_SPARSE_NV {
+            return self.run_mujoco(model, data, rows, options, force, qacc);
+        }
         self.mass.assign_all(model, data);
         self.prepare(rows, force, &data.qacc_smooth);
         // The regularizer energy ½ Σ R_i λ_i² that the first sweep removes.
@@ -132,6 +246,55 @@ impl NoSlip {
         for ((q, a), v) in qacc.iter_mut().zip(&data.qacc_smooth).zip(&self.v) {
             *q = a + v;
         }
+        stats
+    }
+
+    /// [`Self::run`] in MuJoCo 4.0.1's arithmetic (see there).
+    fn run_mujoco(
+        &mut self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        options: &NoSlipOptions,
+        force: &mut [f64],
+        qacc: &mut [f64],
+    ) -> NoSlipStats {
+        let (n, nv) = (rows.len(), model.nv);
+        let m = &mut self.mujoco;
+        m.dual.build(model, data, rows);
+        m.force.clear();
+        m.force.extend(m.dual.perm.iter().map(|&i| force[i]));
+        let mut stats = NoSlipStats::default();
+        let mut list = std::mem::take(&mut m.list);
+        if options.islands {
+            self.islands.build(model, rows);
+            for island in 0..self.islands.count() {
+                list.clear();
+                list.extend(self.islands.rows(island).iter().map(|&i| m.dual.pos[i]));
+                list.sort_unstable();
+                let trace: f64 = self.islands.dofs(island).iter().map(|&d| data.qm[model.dof_madr[d]]).sum();
+                let s = m.sweeps(rows, &list, 1.0 / trace.max(EPS), options);
+                stats.iterations += s.iterations;
+                stats.improvement = stats.improvement.max(s.improvement);
+            }
+        } else {
+            list.clear();
+            list.extend(0..n);
+            stats = m.sweeps(rows, &list, 1.0 / (model.meaninertia * nv.max(1) as f64), options);
+        }
+        m.list = list;
+        for (c, &i) in m.dual.perm.iter().enumerate() {
+            force[i] = m.force[c];
+        }
+        // MuJoCo's `dualFinish`.
+        self.dense.clear();
+        self.dense.resize(nv, 0.0);
+        mujoco_transpose_mul(rows, force, m.dual.perm.iter().copied(), &mut self.dense, &mut m.transpose);
+        model.solve_m(data, &mut self.dense);
+        for ((q, d), a) in qacc.iter_mut().zip(&self.dense).zip(&data.qacc_smooth) {
+            *q = d + a;
+        }
+        self.dense.fill(0.0);
         stats
     }
 

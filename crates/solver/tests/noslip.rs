@@ -12,7 +12,7 @@ use signorini_solver::noslip::{NoSlip, NoSlipOptions};
 use signorini_solver::{SolverKind, SolverOptions};
 
 fn options(islands: bool) -> NoSlipOptions {
-    NoSlipOptions { iterations: 100, tolerance: 1e-12, islands }
+    NoSlipOptions { iterations: 100, tolerance: 1e-12, islands, mujoco_arithmetic: false }
 }
 
 /// Primal solve, then no-slip: `(qacc before, qacc after, forces after, sweeps)`.
