@@ -3,7 +3,10 @@ connect equalities, a sliding and spinning ball; per island), for mujoco_parity_
 The PCG32 constants of the unit test in crates/solver/src/pgs.rs come from the generator below (`pcg32_outputs`).
 
 Writes crates/sim/tests/data/pgs_reference.json: for the pyramidal (the file's) and the elliptic cone, from
-keyframe 0, ncon, qpos, qvel, qfrc_adhesion, actuator_velocity and actuator_force after steps 1, 10, 100 and 300. Needs `pip install mujoco`.
+keyframe 0, ncon, qpos, qvel, qfrc_adhesion, actuator_velocity and actuator_force after steps 1, 10, 100 and 300;
+and crates/sim/tests/data/pgs_sparse_reference.json, the same of pgs_sparse.xml (66 dofs, a model MuJoCo keeps
+sparse: ten boxes tethered to a free hub by limited spatial tendons wrapping around it, falling onto a frictionless
+floor) after steps 1, 10, 100, 250 and 400. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_pgs_reference.py
 """
@@ -17,11 +20,13 @@ from mujoco_reference_run import snapshots
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "crates" / "sim" / "tests" / "data" / "pgs.xml"
+SPARSE = SCENE.with_name("pgs_sparse.xml")
 STEPS = [1, 10, 100, 300]
+SPARSE_STEPS = [1, 10, 100, 250, 400]
 
 
-def run(m):
-    snaps, _ = snapshots(mujoco, m, STEPS, lambda d: {
+def run(m, steps=STEPS):
+    snaps, _ = snapshots(mujoco, m, steps, lambda d: {
         "ncon": int(d.ncon),
         "qpos": d.qpos.tolist(),
         "qvel": d.qvel.tolist(),
@@ -64,6 +69,14 @@ def main():
     m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
     out["elliptic"] = run(m)
     target = SCENE.with_name("pgs_reference.json")
+    target.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {target}")
+    m = mujoco.MjModel.from_xml_path(str(SPARSE))
+    out = {"mujoco": mujoco.__version__, "scene_sha256": hashlib.sha256(SPARSE.read_bytes()).hexdigest()}
+    out["pyramidal"] = run(m, SPARSE_STEPS)
+    m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    out["elliptic"] = run(m, SPARSE_STEPS)
+    target = SPARSE.with_name("pgs_sparse_reference.json")
     target.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {target}")
 

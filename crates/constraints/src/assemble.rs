@@ -35,7 +35,7 @@
 //! (the MJCF loader refuses it). A limited ball joint makes one row when its rotation angle exceeds the larger end
 //! of its range (MuJoCo's cone limit, in both dialects: Genesis drops ball-joint ranges).
 
-use crate::mujoco_dot::mujoco_jac_row_dot;
+use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_jac_row_dot};
 use glam::{DQuat, DVec3};
 use signorini_collision::contact_set::ContactSet;
 use signorini_geometry::rotation::{normalize_quat, normalize_vec3};
@@ -487,9 +487,7 @@ impl ConstraintAssembler {
                 continue;
             }
             let start = rows.jac_val.len();
-            for (dof, c) in data.tendon_jacobian(i) {
-                rows.push_entry(dof, c);
-            }
+            self.push_tendon_entries(model, data, rows, i, 1.0);
             let vel = self.row_velocity(model, data, rows, start, data.ten_velocity[i]);
             let row = friction_row(&self.ten_sol[i].1, vel, t.invweight0[i], frictionloss);
             rows.finish_row(RowKind::FrictionTendon, i, row);
@@ -523,6 +521,29 @@ impl ConstraintAssembler {
         }
     }
 
+    /// Pushes `sign ·` tendon `i`'s Jacobian as a row's entries, by decreasing dof: its non-zeros, or on a model
+    /// MuJoCo keeps sparse (with MuJoCo's sums) every dof of its sparsity (`ten_J_colind`), zeros included, as
+    /// MuJoCo's row holds them: its `mju_dotSparse` lanes run over the stored entries.
+    fn push_tendon_entries(
+        &self,
+        model: &Model,
+        data: &Data,
+        rows: &mut ConstraintRows,
+        i: usize,
+        sign: f64,
+    ) {
+        if self.options.mujoco_sums && model.nv >= MUJOCO_SPARSE_NV {
+            let row = &data.ten_j[i * model.nv..(i + 1) * model.nv];
+            for &dof in model.tendons.jacobian_dofs(i).iter().rev() {
+                rows.push_entry(dof, sign * row[dof]);
+            }
+        } else {
+            for (dof, c) in data.tendon_jacobian(i) {
+                rows.push_entry(dof, sign * c);
+            }
+        }
+    }
+
     /// The violated sides of every limited tendon (MuJoCo `mjCNSTR_LIMIT_TENDON`): `L − lower` along `J`, `upper − L`
     /// along `−J`.
     fn tendon_limits(&self, model: &Model, data: &Data, rows: &mut ConstraintRows) {
@@ -535,9 +556,7 @@ impl ConstraintAssembler {
                     continue;
                 }
                 let start = rows.jac_val.len();
-                for (dof, c) in data.tendon_jacobian(i) {
-                    rows.push_entry(dof, sign * c);
-                }
+                self.push_tendon_entries(model, data, rows, i, sign);
                 let vel = self.row_velocity(model, data, rows, start, sign * data.ten_velocity[i]);
                 let row = limit_row(&self.ten_sol[i].0, dist, vel, t.invweight0[i]);
                 rows.finish_row(RowKind::LimitTendon, i, row);

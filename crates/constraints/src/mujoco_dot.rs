@@ -50,6 +50,27 @@ pub struct TransposeScratch {
     tail: Vec<[f64; 3]>,
 }
 
+/// `out = Jᵀ f` row by row, `out += J_r f_r` for every `f_r ≠ 0`, the rows taken in `order`: MuJoCo's
+/// `mju_mulMatTVec` on a dense model, and `mju_mulMatTVecSparse`, which its dual solvers' `dualFinish` calls
+/// (`mj_mulJacTVec`) on a sparse one.
+pub fn mujoco_transpose_mul_by_rows(
+    rows: &crate::ConstraintRows,
+    force: &[f64],
+    order: impl Iterator<Item = usize>,
+    out: &mut [f64],
+) {
+    out.fill(0.0);
+    for r in order {
+        let f = force[r];
+        if f != 0.0 {
+            let (dofs, vals) = rows.jacobian_row(r);
+            for (&k, &v) in dofs.iter().zip(vals) {
+                out[k as usize] += v * f;
+            }
+        }
+    }
+}
+
 /// `out = Jᵀ f` as MuJoCo 4.0.1's `mj_mulJacTVec` sums it on a model of `out.len()` dofs, the rows taken in `order`
 /// (MuJoCo's row order). Below [`MUJOCO_SPARSE_NV`] dofs `mju_mulMatTVec`: row by row, `out += J_r f_r` for every
 /// `f_r ≠ 0`. From it on `mju_mulMatVecSparse` over `Jᵀ`: each dof's `mju_dotSparse` over its stored entries, rows
@@ -62,19 +83,11 @@ pub fn mujoco_transpose_mul(
     out: &mut [f64],
     scratch: &mut TransposeScratch,
 ) {
-    out.fill(0.0);
     if out.len() < MUJOCO_SPARSE_NV {
-        for r in order {
-            let f = force[r];
-            if f != 0.0 {
-                let (dofs, vals) = rows.jacobian_row(r);
-                for (&k, &v) in dofs.iter().zip(vals) {
-                    out[k as usize] += v * f;
-                }
-            }
-        }
+        mujoco_transpose_mul_by_rows(rows, force, order, out);
         return;
     }
+    out.fill(0.0);
     let nv = out.len();
     let s = scratch;
     s.count.clear();

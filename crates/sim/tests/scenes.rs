@@ -1382,6 +1382,19 @@ fn mujoco_parity_pgs() {
     assert_eq!(worst, 0.0, "PGS is MuJoCo 4.0.1's to the bit");
 }
 
+/// PGS on a model MuJoCo keeps sparse (66 dofs; `tests/data/pgs_sparse.xml`, `scripts/mujoco_pgs_reference.py`): ten
+/// boxes tethered to a free hub by limited spatial tendons that wrap around it, falling onto a frictionless floor;
+/// bit for bit over 400 steps with both cones. MuJoCo's sparse arithmetic: a tendon row holds every dof of the
+/// tendon's sparsity (zeros included: its sums' lanes run over the stored entries), a residual sums the row's
+/// structural non-zeros of `AR`, and `dualFinish` sums `Jᵀ f` row by row (`mju_mulMatTVecSparse`).
+#[test]
+fn mujoco_parity_pgs_sparse() {
+    let reference: Value = serde_json::from_str(include_str!("data/pgs_sparse_reference.json")).unwrap();
+    let worst = two_cone_parity("pgs_sparse.xml", &reference, |_, _, _| {});
+    println!("sparse PGS vs MuJoCo 4.0: 400 steps, max relative |Δ| {worst:.1e}");
+    assert_eq!(worst, 0.0, "sparse PGS is MuJoCo 4.0.1's to the bit");
+}
+
 /// Site rangefinders against MuJoCo 4.0 (`tests/data/rangefinder.xml`, `scripts/mujoco_rangefinder_reference.py`):
 /// rays from a swinging arm onto a bounded plane, a height field, a mesh, primitives and the arm's parent, skipping
 /// the arm's own geoms, an invisible geom and a transparent material; misses (−1) and a cutoff; 500 steps.

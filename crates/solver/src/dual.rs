@@ -1,11 +1,11 @@
-//! MuJoCo's dual problem in its own arithmetic, for its dual solvers (PGS and the no-slip pass) on a model it keeps
-//! dense: the rows in MuJoCo's order (equalities, friction loss, limits, contacts), `Y = J M^{-1/2}` (`mj_makeY` by
+//! MuJoCo's dual problem in its own arithmetic, for its dual solvers (PGS and the no-slip pass): the rows in MuJoCo's order (equalities, friction loss, limits, contacts), `Y = J M^{-1/2}` (`mj_makeY` by
 //! `mj_solveM2`: `Lᵀ` backward, then each dof scaled by `1/√D`), the dense `AR = Y Yᵀ + diag(R)` (`mj_makeAR` by
-//! `mju_sqrMatTD`: entry `(i, k)` summed over the dofs in order) and `b = J a_s − aref` (`mj_mulJacVec`).
+//! `mju_sqrMatTD`: entry `(i, k)` summed over the dofs in order) and `b = J a_s − aref` (`mj_mulJacVec`). `AR` is
+//! stored dense; on a model MuJoCo keeps sparse its products run over each row's structural non-zeros.
 
-use signorini_constraints::mujoco_dot::mujoco_jac_row_dot;
+use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_jac_row_dot};
 use signorini_constraints::{ConstraintRows, RowKind};
-use signorini_model::factor::mujoco_dot;
+use signorini_model::factor::{mujoco_dot, mujoco_sum_sparse};
 use signorini_model::{Data, Model};
 
 /// MuJoCo's row classes, in its row order.
@@ -31,6 +31,12 @@ pub(crate) struct DualProblem {
     pub a: Vec<f64>,
     /// `b` by position (MuJoCo `efc_b`).
     pub b: Vec<f64>,
+    /// On a model MuJoCo keeps sparse: the positions of each row's structural non-zeros of `AR` (rows whose `Y`
+    /// share a dof: the dofs of `J` and their ancestors), increasing, at `nz[nz_start[c]..nz_start[c + 1]]`.
+    nz_start: Vec<usize>,
+    nz: Vec<usize>,
+    /// The structure of `Y` (`n × nv`).
+    y_struct: Vec<bool>,
 }
 
 impl DualProblem {
@@ -85,6 +91,29 @@ impl DualProblem {
                 self.a[i * n + k] = self.a[k * n + i];
             }
         }
+        self.nz_start.clear();
+        self.nz.clear();
+        if nv >= MUJOCO_SPARSE_NV {
+            self.y_struct.clear();
+            self.y_struct.resize(n * nv, false);
+            for (c, &i) in self.perm.iter().enumerate() {
+                for &d in rows.jacobian_row(i).0 {
+                    for dof in model.dof_chain_from(d as usize) {
+                        self.y_struct[c * nv + dof] = true;
+                    }
+                }
+            }
+            for c in 0..n {
+                self.nz_start.push(self.nz.len());
+                let yc = &self.y_struct[c * nv..(c + 1) * nv];
+                for k in 0..n {
+                    if yc.iter().zip(&self.y_struct[k * nv..(k + 1) * nv]).any(|(a, b)| *a && *b) {
+                        self.nz.push(k);
+                    }
+                }
+            }
+            self.nz_start.push(self.nz.len());
+        }
         self.b.clear();
         for (c, &i) in self.perm.iter().enumerate() {
             self.a[c * n + c] += rows.r[i];
@@ -100,10 +129,22 @@ impl DualProblem {
         &self.a[c * n..(c + 1) * n]
     }
 
-    /// `b_c + AR_c · f` (MuJoCo's `residual`: `mju_dot` over the whole row).
+    /// `AR_c · f`: `mju_dot` over the whole row, or on a sparse model `mju_dotSparse` over its structural non-zeros
+    /// (MuJoCo's `mju_mulMatVec` and `mju_mulMatVecSparse`).
+    #[inline]
+    pub(crate) fn row_dot(&self, c: usize, f: &[f64]) -> f64 {
+        if self.nz_start.is_empty() {
+            return mujoco_dot(self.row(c), f);
+        }
+        let row = self.row(c);
+        let cols = &self.nz[self.nz_start[c]..self.nz_start[c + 1]];
+        mujoco_sum_sparse(cols.len(), |t| row[cols[t]] * f[cols[t]])
+    }
+
+    /// `b_c + AR_c · f` (MuJoCo's `residual`).
     #[inline]
     pub(crate) fn residual(&self, c: usize, f: &[f64]) -> f64 {
-        self.b[c] + mujoco_dot(self.row(c), f)
+        self.b[c] + self.row_dot(c, f)
     }
 }
 

@@ -21,7 +21,7 @@
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::{Data, Model};
 
-use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, TransposeScratch, mujoco_transpose_mul};
+use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_transpose_mul_by_rows};
 use signorini_model::factor::mujoco_dot;
 
 use crate::dual::{DualProblem, mul_vec_mat_vec};
@@ -78,7 +78,6 @@ struct MujocoNoSlip {
     dual: DualProblem,
     force: Vec<f64>,
     list: Vec<usize>,
-    transpose: TransposeScratch,
 }
 
 impl MujocoNoSlip {
@@ -289,7 +288,7 @@ impl NoSlip {
         // MuJoCo's `dualFinish`.
         self.dense.clear();
         self.dense.resize(nv, 0.0);
-        mujoco_transpose_mul(rows, force, m.dual.perm.iter().copied(), &mut self.dense, &mut m.transpose);
+        mujoco_transpose_mul_by_rows(rows, force, m.dual.perm.iter().copied(), &mut self.dense);
         model.solve_m(data, &mut self.dense);
         for ((q, d), a) in qacc.iter_mut().zip(&self.dense).zip(&data.qacc_smooth) {
             *q = d + a;

@@ -23,10 +23,11 @@
 //! - **Arithmetic**: MuJoCo 4.0.1's on a model it keeps dense: `Y = J M^{-1/2}` by `mj_solveM2`, `AR` by
 //!   `mju_sqrMatTD` (each entry summed over the dofs in order) plus `R`, `b` by `mj_mulJacVec`, each residual a
 //!   `mju_dot` over the whole row of `AR`, a scalar step `f −= res · (1/AR_ii)`, the elliptic block's products by
-//!   `mju_dot`, `mju_QCQP2`/`mju_QCQP3`/`mju_QCQP`, and `qacc = M⁻¹ (Jᵀ f) + a_s` (`dualFinish`). On a model
-//!   MuJoCo keeps sparse (60 dofs or more) its sums run in another order, and the results part in the last bits.
+//!   `mju_dot`, `mju_QCQP2`/`mju_QCQP3`/`mju_QCQP`, and `qacc = M⁻¹ (Jᵀ f) + a_s` (`dualFinish`, `Jᵀ f` row by
+//!   row). On a model MuJoCo keeps sparse (60 dofs or more) a residual and the warm start's `AR f` sum a row's
+//!   structural non-zeros (`mju_dotSparse`); `AR`'s entries are the same sums.
 
-use signorini_constraints::mujoco_dot::{TransposeScratch, mujoco_jac_row_dot, mujoco_transpose_mul};
+use signorini_constraints::mujoco_dot::{mujoco_jac_row_dot, mujoco_transpose_mul_by_rows};
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::factor::mujoco_dot;
 use signorini_model::{Data, Model};
@@ -79,7 +80,6 @@ pub(crate) struct PgsWork {
     f_prev: Vec<f64>,
     f_mom: Vec<f64>,
     dense: Vec<f64>,
-    transpose: TransposeScratch,
 }
 
 /// PCG32 with MuJoCo's fixed seed (state 0, increment 1, one advance).
@@ -154,7 +154,7 @@ impl ConstraintSolver for PgsSolver {
                 w.force[c] = efc_force[i];
             }
             w.dense.clear();
-            w.dense.extend((0..n).map(|c| mujoco_dot(w.dual.row(c), &w.force)));
+            w.dense.extend((0..n).map(|c| w.dual.row_dot(c, &w.force)));
             let cost = mujoco_dot(&w.force, &w.dual.b) + 0.5 * mujoco_dot(&w.force, &w.dense);
             if cost > 0.0 {
                 w.force.fill(0.0);
@@ -196,7 +196,7 @@ impl ConstraintSolver for PgsSolver {
         // MuJoCo's `dualFinish`: qacc = M⁻¹ (Jᵀ f) + a_s.
         w.dense.clear();
         w.dense.resize(nv, 0.0);
-        mujoco_transpose_mul(rows, efc_force, w.dual.perm.iter().copied(), &mut w.dense, &mut w.transpose);
+        mujoco_transpose_mul_by_rows(rows, efc_force, w.dual.perm.iter().copied(), &mut w.dense);
         model.solve_m(data, &mut w.dense);
         for (a, d) in qacc.iter_mut().zip(&w.dense) {
             *a += d;
