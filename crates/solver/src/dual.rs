@@ -1,7 +1,8 @@
-//! MuJoCo's dual problem in its own arithmetic, for its dual solvers (PGS and the no-slip pass): the rows in MuJoCo's order (equalities, friction loss, limits, contacts), `Y = J M^{-1/2}` (`mj_makeY` by
-//! `mj_solveM2`: `Lᵀ` backward, then each dof scaled by `1/√D`), the dense `AR = Y Yᵀ + diag(R)` (`mj_makeAR` by
-//! `mju_sqrMatTD`: entry `(i, k)` summed over the dofs in order) and `b = J a_s − aref` (`mj_mulJacVec`). `AR` is
-//! stored dense; on a model MuJoCo keeps sparse its products run over each row's structural non-zeros.
+//! MuJoCo's dual problem in its own arithmetic, for its dual solvers (PGS and the no-slip pass): the rows in
+//! MuJoCo's order (equalities, friction loss, limits, contacts), `Y = J M^{-1/2}` (`mj_makeY` by `mj_solveM2`: `Lᵀ`
+//! backward, then each dof scaled by `1/√D`), the dense `AR = Y Yᵀ + diag(R)` (`mj_makeAR` by `mju_sqrMatTD`: entry
+//! `(i, k)` summed over the dofs in order) and `b = J a_s − aref` (`mj_mulJacVec`). `AR` is stored dense; on a model
+//! MuJoCo keeps sparse its products run over each row's structural non-zeros.
 
 use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_jac_row_dot};
 use signorini_constraints::{ConstraintRows, RowKind};

@@ -197,9 +197,10 @@ impl NoSlip {
     /// Runs the sweeps on `force` (the primal solve's row forces, updated in place) and writes
     /// `qacc = a_s + M⁻¹ Jᵀ λ`. `M` is `data`'s (factorised, as for the primal solve). With
     /// [`NoSlipOptions::mujoco_arithmetic`] on a model MuJoCo keeps dense, the pass is MuJoCo 4.0.1's `solNoSlip`
-    /// operation for operation: the dense `AR` of [`DualProblem`], residuals `b + AR·λ − R_i λ_i` over whole rows,
-    /// the friction-loss rows first and then the contacts in row order (no shuffle), `A_ii − R_i` floored at
-    /// `mjMINVAL` (friction loss) or 1e-10 (edge pairs), and `qacc = M⁻¹ (Jᵀ λ) + a_s` (`dualFinish`).
+    /// operation for operation: the dense `AR` of MuJoCo's dual problem (the private `dual` module), residuals
+    /// `b + AR·λ − R_i λ_i` over whole rows, the friction-loss rows first and then the contacts in row order (no
+    /// shuffle), `A_ii − R_i` floored at `mjMINVAL` (friction loss) or 1e-10 (edge pairs), and
+    /// `qacc = M⁻¹ (Jᵀ λ) + a_s` (`dualFinish`).
     pub fn run(
         &mut self,
         model: &Model,
