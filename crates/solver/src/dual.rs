@@ -36,8 +36,14 @@ pub(crate) struct DualProblem {
     /// share a dof: the dofs of `J` and their ancestors), increasing, at `nz[nz_start[c]..nz_start[c + 1]]`.
     nz_start: Vec<usize>,
     nz: Vec<usize>,
-    /// The structure of `Y` (`n × nv`).
-    y_struct: Vec<bool>,
+    /// The structure of `Y`: each position's dofs (those of `J` and their ancestors) at
+    /// `y_dof[y_start[c]..y_start[c + 1]]`; each dof's positions at `dof_pos[dof_start[d]..dof_start[d + 1]]`; the
+    /// last position that marked a column.
+    y_start: Vec<usize>,
+    y_dof: Vec<usize>,
+    dof_start: Vec<usize>,
+    dof_pos: Vec<usize>,
+    mark: Vec<usize>,
 }
 
 impl DualProblem {
@@ -95,25 +101,7 @@ impl DualProblem {
         self.nz_start.clear();
         self.nz.clear();
         if nv >= MUJOCO_SPARSE_NV {
-            self.y_struct.clear();
-            self.y_struct.resize(n * nv, false);
-            for (c, &i) in self.perm.iter().enumerate() {
-                for &d in rows.jacobian_row(i).0 {
-                    for dof in model.dof_chain_from(d as usize) {
-                        self.y_struct[c * nv + dof] = true;
-                    }
-                }
-            }
-            for c in 0..n {
-                self.nz_start.push(self.nz.len());
-                let yc = &self.y_struct[c * nv..(c + 1) * nv];
-                for k in 0..n {
-                    if yc.iter().zip(&self.y_struct[k * nv..(k + 1) * nv]).any(|(a, b)| *a && *b) {
-                        self.nz.push(k);
-                    }
-                }
-            }
-            self.nz_start.push(self.nz.len());
+            self.sparse_structure(model, rows);
         }
         self.b.clear();
         for (c, &i) in self.perm.iter().enumerate() {
@@ -121,6 +109,60 @@ impl DualProblem {
             let (dofs, vals) = rows.jacobian_row(i);
             self.b.push(mujoco_jac_row_dot(nv, dofs, vals, &data.qacc_smooth) - rows.aref[i]);
         }
+    }
+
+    /// The structural non-zeros of every row of `AR` (MuJoCo's sparse `AR`): positions whose `Y` share a dof.
+    fn sparse_structure(&mut self, model: &Model, rows: &ConstraintRows) {
+        let (n, nv) = (rows.len(), model.nv);
+        self.mark.clear();
+        self.mark.resize(nv.max(n), usize::MAX);
+        self.y_start.clear();
+        self.y_dof.clear();
+        self.dof_start.clear();
+        self.dof_start.resize(nv + 1, 0);
+        for (c, &i) in self.perm.iter().enumerate() {
+            self.y_start.push(self.y_dof.len());
+            for &d in rows.jacobian_row(i).0 {
+                for dof in model.dof_chain_from(d as usize) {
+                    if self.mark[dof] == c {
+                        break;
+                    }
+                    self.mark[dof] = c;
+                    self.y_dof.push(dof);
+                    self.dof_start[dof + 1] += 1;
+                }
+            }
+        }
+        self.y_start.push(self.y_dof.len());
+        for d in 0..nv {
+            self.dof_start[d + 1] += self.dof_start[d];
+        }
+        self.dof_pos.clear();
+        self.dof_pos.resize(self.y_dof.len(), 0);
+        let mut fill = self.dof_start[..nv].to_vec();
+        for c in 0..n {
+            for &dof in &self.y_dof[self.y_start[c]..self.y_start[c + 1]] {
+                self.dof_pos[fill[dof]] = c;
+                fill[dof] += 1;
+            }
+        }
+        self.mark.fill(usize::MAX);
+        self.nz_start.clear();
+        self.nz.clear();
+        for c in 0..n {
+            let first = self.nz.len();
+            self.nz_start.push(first);
+            for &dof in &self.y_dof[self.y_start[c]..self.y_start[c + 1]] {
+                for &k in &self.dof_pos[self.dof_start[dof]..self.dof_start[dof + 1]] {
+                    if self.mark[k] != c {
+                        self.mark[k] = c;
+                        self.nz.push(k);
+                    }
+                }
+            }
+            self.nz[first..].sort_unstable();
+        }
+        self.nz_start.push(self.nz.len());
     }
 
     /// Row `c` of `AR`.
