@@ -242,21 +242,10 @@ impl Model {
         (dlda, dldv): (DVec3, DVec3),
         row: &mut [f64],
     ) {
-        let (cs, cc) =
-            (self.dof_chain_slice(self.site_bodyid[slider]), self.dof_chain_slice(self.site_bodyid[crank]));
-        let (mut i, mut k) = (0, 0);
-        loop {
-            // The chains' dofs (each listed in decreasing order), each once.
-            let dof = match (cs.get(i), cc.get(k)) {
-                (None, None) => break,
-                (Some(&x), Some(&y)) => x.max(y),
-                (Some(&x), None) => x,
-                (None, Some(&y)) => y,
-            };
-            let on_slider = cs.get(i) == Some(&dof);
-            let on_crank = cc.get(k) == Some(&dof);
-            i += usize::from(on_slider);
-            k += usize::from(on_crank);
+        // The chains' dofs, each once.
+        for (dof, on_slider, on_crank) in
+            self.dof_chain_union(self.site_bodyid[slider], self.site_bodyid[crank])
+        {
             let (slider_lin, axis) = if on_slider {
                 let (lin, ang) = self.jacobian_column(d, dof, ps);
                 (lin, ang.cross(a))

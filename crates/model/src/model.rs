@@ -348,6 +348,26 @@ impl Model {
         DofChain { parent: &self.dof_parentid, next: self.body_lastdof[body] }
     }
 
+    /// The dofs on the chains of bodies `a` and `b`, each once, in decreasing order, as `(dof, on a's chain, on b's
+    /// chain)`: the columns of MuJoCo's `mj_jacDifPair` (`skipcommon = 0`), where a dof on both chains takes
+    /// `J_b − J_a` (not `J_b·x − J_a·x`).
+    #[inline]
+    pub fn dof_chain_union(&self, a: usize, b: usize) -> impl Iterator<Item = (usize, bool, bool)> + '_ {
+        let (mut on_a, mut on_b) = (self.dof_chain(a).peekable(), self.dof_chain(b).peekable());
+        std::iter::from_fn(move || {
+            let (da, db) = (on_a.peek().copied(), on_b.peek().copied());
+            let dof = da.max(db)?;
+            let (in_a, in_b) = (da == Some(dof), db == Some(dof));
+            if in_a {
+                on_a.next();
+            }
+            if in_b {
+                on_b.next();
+            }
+            Some((dof, in_a, in_b))
+        })
+    }
+
     /// [`Self::dof_chain`] as a slice (the columns of the body's last dof's row in [`Self::dof_colind`]).
     #[inline]
     pub fn dof_chain_slice(&self, body: usize) -> &[usize] {

@@ -173,19 +173,12 @@ impl Model {
                         }
                         let u = normalize_vec3(b - a, MINVAL).0;
                         let scale = 1.0 / div;
-                        let (mut on_a, mut on_b) =
-                            (self.dof_chain(ba).peekable(), self.dof_chain(bb).peekable());
-                        // Both chains list their dofs from the leaf down, in decreasing index.
-                        loop {
-                            let (da, db) = (on_a.peek().copied(), on_b.peek().copied());
-                            let Some(dof) = da.max(db) else { break };
+                        for (dof, on_a, on_b) in self.dof_chain_union(ba, bb) {
                             let mut jac = DVec3::ZERO;
-                            if db == Some(dof) {
-                                on_b.next();
+                            if on_b {
                                 jac = self.jacobian_column(d, dof, b).0;
                             }
-                            if da == Some(dof) {
-                                on_a.next();
+                            if on_a {
                                 jac -= self.jacobian_column(d, dof, a).0;
                             }
                             row[dof] += jac.dot(u) * scale;
