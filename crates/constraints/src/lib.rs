@@ -14,6 +14,7 @@
 //! | [`frame`] | the tangent frame of a contact normal ([`TangentFrame`]) |
 //! | [`rows`] | [`ConstraintRows`]: the rows as plain data (structure of arrays, CSR Jacobian) |
 //! | [`assemble`] | [`ConstraintAssembler`] (configuration) and its [`AssemblyScratch`]: the rows of a step (§B.3–§B.9) |
+//! | [`body_transmission`] | the moment of an actuator on a body (adhesion), from the step's contact rows |
 //!
 //! Where Genesis and MuJoCo differ (condim source, tangents, pyramid regularizer, margins, impedance edge cases,
 //! direct `solref`, limit sides, friction-loss threshold, `impratio` default), [`ConstraintOptions`] has one
@@ -23,6 +24,7 @@
 //! Row order (issue 6, Genesis): equality → DOF friction loss → contacts → joint limits.
 
 pub mod assemble;
+pub mod body_transmission;
 pub mod error;
 pub mod frame;
 pub mod impedance;

@@ -8,24 +8,25 @@
 //!   acceleration (the constraints layer), so the solver's non-negative force is the net force plus `a`.
 //! - **Body transmissions** (the adhesion actuator, MuJoCo `mj_transmission`'s `mjTRN_BODY`): the moment of an
 //!   actuator on body `b` is `−(Σ J_n)/k` over the `k` contacts that involve a geom of `b`, with or without rows
-//!   (within the gap); the actuator's velocity is `moment·q̇` and `qfrc_actuator` gains `momentᵀ·force`.
+//!   (within the gap), formed from the step's contact rows by the constraint layer (`body_transmission_moment`,
+//!   which averages a pyramidal contact's edges as MuJoCo does); the actuator's velocity is `moment·q̇` (over the
+//!   moment's non-zeros, `mju_dot`'s lanes) and `qfrc_actuator` gains `momentᵀ·force`.
 
 use signorini_collision::contact_set::ContactSet;
 
 use crate::data::Data;
+use crate::factor::mujoco_dot_nonzero;
 use crate::model::Model;
 use crate::spec::Transmission;
 
 impl Model {
-    /// Applies the forces of the module docs for contacts `cs` (the step's, computed at `d`'s poses after
-    /// [`Model::forward`]) and recomputes `qacc_smooth`. Does nothing in a model without them
-    /// ([`Model::has_contact_forces`]).
-    pub fn contact_forces(&self, d: &mut Data, cs: &ContactSet) {
+    /// Adds the adhesion pull of contacts `cs` (the step's, computed at `d`'s poses after [`Model::forward`]) to
+    /// `qfrc_passive` and `qfrc_adhesion`. Does nothing in a model without contact forces
+    /// ([`Model::has_contact_forces`]); [`Model::body_transmissions`] completes the step's contact forces.
+    pub fn adhesion_pull(&self, d: &mut Data, cs: &ContactSet) {
         if !self.has_contact_forces {
             return;
         }
-        let nv = self.nv;
-        let mut row = std::mem::take(&mut d.actuator_moment);
         d.qfrc_adhesion.fill(0.0);
         let mut pull = std::mem::take(&mut d.qfrc_adhesion);
         for c in 0..cs.len() {
@@ -38,36 +39,40 @@ impl Model {
             *q += f;
         }
         d.qfrc_adhesion = pull;
+    }
+
+    /// The body transmissions' moments, velocities, forces and `qfrc_actuator` terms (see the module docs), then
+    /// `qacc_smooth` again. `moment(d, body, row)` writes the moment row of an actuator on `body` into `row` (`nv`,
+    /// by the caller's contact rows) and returns the number of contacts it averages. Does nothing in a model without
+    /// contact forces.
+    pub fn body_transmissions(
+        &self,
+        d: &mut Data,
+        mut moment: impl FnMut(&Data, usize, &mut [f64]) -> usize,
+    ) {
+        if !self.has_contact_forces {
+            return;
+        }
+        let nv = self.nv;
+        let mut rows = std::mem::take(&mut d.actuator_moment);
         for u in 0..self.nu {
             let (Transmission::Body(b), Some(r)) =
                 (self.actuator_transmission[u], self.actuator_momentadr[u])
             else {
                 continue;
             };
-            let moment = &mut row[r * nv..(r + 1) * nv];
-            moment.fill(0.0);
-            let mut count = 0usize;
-            for c in 0..cs.len() {
-                let (ga, gb) = (cs.geom_a[c], cs.geom_b[c]);
-                if self.geom_bodyid(ga) == b || self.geom_bodyid(gb) == b {
-                    self.add_normal_row(d, cs, c, 1.0, moment);
-                    count += 1;
-                }
-            }
-            if count > 0 {
-                let scale = -1.0 / count as f64;
-                moment.iter_mut().for_each(|m| *m *= scale);
-            }
-            let velocity: f64 = moment.iter().zip(&d.qvel).map(|(j, v)| j * v).sum();
+            let row = &mut rows[r * nv..(r + 1) * nv];
+            moment(d, b, row);
+            let velocity = mujoco_dot_nonzero(row, &d.qvel);
             let force =
                 if self.actuation_enabled { self.actuator_force_at(d, u, 0.0, velocity) } else { 0.0 };
             d.actuator_velocity[u] = velocity;
             d.actuator_force[u] = force;
-            for (q, j) in d.qfrc_actuator.iter_mut().zip(moment.iter()) {
+            for (q, j) in d.qfrc_actuator.iter_mut().zip(row.iter()) {
                 *q += j * force;
             }
         }
-        d.actuator_moment = row;
+        d.actuator_moment = rows;
         self.smooth_acceleration(d);
     }
 
@@ -79,10 +84,5 @@ impl Model {
                 out[dof] += sign * self.jacobian_column(d, dof, p).0.dot(n);
             }
         }
-    }
-
-    /// The body of geom `g`.
-    fn geom_bodyid(&self, g: usize) -> usize {
-        self.collision.geoms().body[g]
     }
 }

@@ -96,6 +96,8 @@ pub struct Data {
     pub(crate) integrator: IntegratorScratch,
     /// Scratch of `Jᵀ f` for the implicit integrators (MuJoCo dialect).
     pub(crate) transpose: TransposeScratch,
+    /// Scratch of the body transmissions' moments (a mark per row).
+    pub(crate) transmission_marks: Vec<f64>,
     /// The warm start at the start of a step, given to every evaluation of a multi-evaluation integrator (RK4) and to
     /// the second solve of a step in which trees fall asleep (MuJoCo dialect), as MuJoCo does: `qacc_warmstart`
     /// changes only when the step ends.
@@ -132,6 +134,7 @@ impl Data {
             noslip: None,
             integrator: IntegratorScratch::default(),
             transpose: TransposeScratch::default(),
+            transmission_marks: Vec::new(),
             step_warmstart: Vec::new(),
             hibernation: model
                 .hibernation_thresh_vel

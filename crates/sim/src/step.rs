@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use signorini_constraints::body_transmission::body_transmission_moment;
 use signorini_constraints::mujoco_dot::{TransposeScratch, mujoco_transpose_mul};
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_geometry::Pose;
@@ -224,8 +225,8 @@ fn solve_contacts(
     let m = &model.multibody;
     let h = model.options.h();
     let t2 = clock.now();
-    // Adhesion and body transmissions act through the contacts just found.
-    m.contact_forces(&mut d.multibody, d.collision.contacts());
+    // Adhesion and body transmissions act through the contacts just found (a body transmission through their rows).
+    m.adhesion_pull(&mut d.multibody, d.collision.contacts());
     let overrides = d.constraint_types.overrides(&d.equality_active, &d.sol);
     model.assembler.assemble_for(
         m,
@@ -235,6 +236,10 @@ fn solve_contacts(
         &mut d.assembly,
         &mut d.rows,
     )?;
+    let (contacts, rows, marks) = (d.collision.contacts(), &d.rows, &mut d.transmission_marks);
+    m.body_transmissions(&mut d.multibody, |data, body, row| {
+        body_transmission_moment(m, data, contacts, rows, body, marks, row)
+    });
     // The implicit midpoint rule of free bodies (native dialect) leaves out the bodies these rows act on.
     if model.integrator.reads_constrained_dofs() {
         d.integrator.set_constrained_dofs(m.nv, d.rows.jac_dof.iter().map(|&k| k as usize));

@@ -1277,7 +1277,8 @@ fn muscle_without_a_length_range_is_an_error() {
 /// MuJoCo 4.0's adhesion (`tests/data/adhesion.xml`, `scripts/mujoco_adhesion_reference.py`): geom adhesion pulling
 /// a resting box and a pushed block (whose friction budget grows by the adhesion), an adhesive ball held in the gap
 /// band by one frictionless row, a plain ball in the gap band (no rows), and adhesion actuators whose moments are the
-/// mean normal Jacobians of their body's contacts; 300 steps with the pyramidal and the elliptic cone.
+/// mean normal Jacobians of their body's contacts (a pyramidal contact's as the mean of its edge rows, as MuJoCo forms
+/// it: the moments bit for bit); 300 steps with the pyramidal and the elliptic cone.
 #[test]
 fn mujoco_parity_adhesion() {
     let reference: Value = serde_json::from_str(include_str!("data/adhesion_reference.json")).unwrap();
@@ -1292,7 +1293,7 @@ fn mujoco_parity_adhesion() {
                 ours.copy_from_slice(&d.actuator_moment[r * m.nv..(r + 1) * m.nv]);
             }
             for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
-                assert!((a - b).abs() < 1e-12, "{cone}: moment[{u}][{i}]: {a} vs {b}");
+                assert_eq!(a, b, "{cone}: moment[{u}][{i}]");
             }
         }
     });
