@@ -3,8 +3,8 @@
 Writes crates/sim/tests/data/noslip_reference.json: for noslip_iterations 10 (the file's value) and 0, the qpos
 and the contact count at steps 100, 500 and 1000, and the mean number of no-slip sweeps per step (summed over
 islands: the entries of MuJoCo's per-island solver statistics that the no-slip pass wrote, which have no line-search
-evaluations and no gradient); and under `variants` the same snapshots of no-slip after the PGS and the CG solver and
-without islands. Needs `pip install mujoco`.
+evaluations and no gradient); and under `variants` the same snapshots of no-slip after the PGS and the CG solver,
+without islands and with the elliptic cone. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_noslip_reference.py
 """
@@ -20,9 +20,11 @@ STEPS = 1000
 SNAPSHOTS = (100, 500, 1000)
 
 
-def run(noslip_iterations, solver=None, islands=True):
+def run(noslip_iterations, solver=None, islands=True, cone=None):
     m = mujoco.MjModel.from_xml_path(str(SCENE))
     m.opt.noslip_iterations = noslip_iterations
+    if cone is not None:
+        m.opt.cone = cone
     if solver is not None:
         m.opt.solver = solver
     if not islands:
@@ -51,6 +53,7 @@ def main():
             "pgs": run(10, solver=mujoco.mjtSolver.mjSOL_PGS)["snapshots"],
             "cg": run(10, solver=mujoco.mjtSolver.mjSOL_CG)["snapshots"],
             "no_islands": run(10, islands=False)["snapshots"],
+            "elliptic": run(10, cone=mujoco.mjtCone.mjCONE_ELLIPTIC)["snapshots"],
         },
     }
     path = SCENE.parent / "noslip_reference.json"

@@ -53,7 +53,8 @@ pub struct Options {
     pub integrator: IntegratorKind,
     /// No-slip post-process sweeps (spec §C.8, [`signorini_solver::noslip`]): after the solve, Gauss–Seidel on
     /// the pyramidal friction edges and DOF friction loss against `J M⁻¹ Jᵀ`, which removes the soft constraints'
-    /// creep. Per island when islands are on. Not available with the elliptic cone. Default 0 (off).
+    /// creep. Per island when islands are on. With the elliptic cone each contact's friction is a QCQP on its cone
+    /// (MuJoCo's pass). Default 0 (off).
     pub noslip_iterations: usize,
     /// No-slip tolerance, > 0. Default 1e-6.
     pub noslip_tolerance: f64,
@@ -504,9 +505,6 @@ impl Options {
                 "contact_resolution",
                 "signorini requires friction_cone=elliptic, constraint_solver=newton and native mode".into(),
             );
-        }
-        if self.friction_cone == FrictionCone::Elliptic && self.noslip_iterations > 0 {
-            return invalid("noslip_iterations", "no-slip is not available with the elliptic cone".into());
         }
         if self.enable_ccd && self.integrator == IntegratorKind::Rk4 {
             return invalid(

@@ -301,11 +301,12 @@ fn noslip_matches_mujoco() {
             assert!(rod > 0.08 && box_x > 1.2e-4, "{case}: rod {rod}, box x {box_x}");
         }
     }
-    // No-slip after PGS and CG, and over the whole system: bit for bit too.
+    // No-slip after PGS and CG, over the whole system, and with the elliptic cone: bit for bit too.
     for (case, key, value) in [
         ("pgs", "constraint_solver", "pgs"),
         ("cg", "constraint_solver", "cg"),
         ("no_islands", "enable_islands", "false"),
+        ("elliptic", "friction_cone", "elliptic"),
     ] {
         let mut scene = load_scene(&path, Dialect::Mujoco, &[(key.into(), value.into())]).unwrap();
         for k in 1..=steps {

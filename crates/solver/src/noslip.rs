@@ -13,8 +13,10 @@
 //!   `y = clamp(−K₀/K₁, −mid, mid)` (`λ = mid` on both when `K₁` vanishes), `λ_j = mid + y`, `λ_j+1 = mid − y`;
 //!   the update is undone when it raises the cost `½ΔᵀA_cΔ + Δᵀres` by more than 1e-10.
 //!
-//! Equality, limit, frictionless and elliptic rows keep their forces (no-slip with the elliptic cone is rejected
-//! when options are built). The sweeps stop when `scale · improvement < tolerance`, `scale = 1/(meaninertia ·
+//! - **elliptic contacts** (MuJoCo's pass, [`NoSlip::run`], whatever the model's size): the friction rows with the
+//!   normal force fixed, a QCQP on the cone (`mju_QCQP2/3/n`), undone when the cost rises.
+//!
+//! Equality, limit and frictionless rows keep their forces. The sweeps stop when `scale · improvement < tolerance`, `scale = 1/(meaninertia ·
 //! max(1, nv))` (the first sweep's improvement counts the regularizer energy `½ Σ R_i λ_i²` it removes), or after
 //! `iterations` sweeps. Finally `qacc = a_s + M⁻¹ Jᵀ λ`.
 
@@ -27,6 +29,7 @@ use signorini_model::factor::mujoco_dot;
 use crate::dual::{DualProblem, mul_vec_mat_vec};
 use crate::islands::Islands;
 use crate::mass::TreeMass;
+use crate::pgs::{block_size, cone_coefficients, solve_friction};
 
 /// Below this `A_ii` and `K₁` count as zero (MuJoCo `mjMINVAL`).
 const EPS: f64 = 1e-15;
@@ -118,6 +121,44 @@ impl MujocoNoSlip {
             let mut p = 0;
             while p < list.len() {
                 let c = list[p];
+                if rows.kind[row(c)] == RowKind::ContactElliptic {
+                    // An elliptic contact: its friction rows' QCQP with the normal fixed.
+                    let dim = block_size(rows, row(c));
+                    let m = dim - 1;
+                    let mut res = [0.0; 5];
+                    let mut old = [0.0; 5];
+                    for k in 0..m {
+                        res[k] = residual(f, c + 1 + k);
+                        old[k] = f[c + 1 + k];
+                    }
+                    let mut ac = [0.0; 25];
+                    for j in 0..m {
+                        ac[j * m..(j + 1) * m].copy_from_slice(&dual.row(c + 1 + j)[c + 1..c + dim]);
+                        ac[j * (m + 1)] = (ac[j * (m + 1)] - rows.r[row(c + 1 + j)]).max(1e-10);
+                    }
+                    let mut bc = [0.0; 5];
+                    for j in 0..m {
+                        bc[j] = res[j] - mujoco_dot(&ac[j * m..(j + 1) * m], &old[..m]);
+                    }
+                    if f[c] < EPS {
+                        f[c + 1..c + dim].fill(0.0);
+                    } else {
+                        solve_friction(&ac, &bc, cone_coefficients(rows, row(c), dim), &mut f[c..c + dim]);
+                    }
+                    let mut delta = [0.0; 5];
+                    for k in 0..m {
+                        delta[k] = f[c + 1 + k] - old[k];
+                    }
+                    let mut change = 0.5 * mul_vec_mat_vec(&delta[..m], &ac[..m * m], &delta[..m])
+                        + mujoco_dot(&delta[..m], &res[..m]);
+                    if change > COST_RISE {
+                        f[c + 1..c + dim].copy_from_slice(&old[..m]);
+                        change = 0.0;
+                    }
+                    improvement -= change;
+                    p += dim;
+                    continue;
+                }
                 if rows.kind[row(c)] != RowKind::ContactPyramidal {
                     p += 1;
                     continue;
@@ -211,7 +252,9 @@ impl NoSlip {
         qacc: &mut [f64],
     ) -> NoSlipStats {
         let nv = model.nv;
-        if options.mujoco_arithmetic && nv < MUJOCO_SPARSE_NV {
+        // The elliptic cone's friction is solved only by MuJoCo's pass (any model size, either dialect).
+        let elliptic = rows.kind.contains(&RowKind::ContactElliptic);
+        if (options.mujoco_arithmetic && nv < MUJOCO_SPARSE_NV) || elliptic {
             return self.run_mujoco(model, data, rows, options, force, qacc);
         }
         self.mass.assign_all(model, data);

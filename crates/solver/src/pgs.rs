@@ -209,12 +209,12 @@ impl ConstraintSolver for PgsSolver {
 }
 
 /// The size of the block whose first row is `i`.
-fn block_size(rows: &ConstraintRows, i: usize) -> usize {
+pub(crate) fn block_size(rows: &ConstraintRows, i: usize) -> usize {
     if rows.kind[i] == RowKind::ContactElliptic { rows.contact_nrows[rows.cone[i].unwrap_or(0)] } else { 1 }
 }
 
 /// The friction coefficients `μ_j` of the elliptic block at `i` (`dim − 1` of them).
-fn cone_coefficients(rows: &ConstraintRows, i: usize, dim: usize) -> &[f64] {
+pub(crate) fn cone_coefficients(rows: &ConstraintRows, i: usize, dim: usize) -> &[f64] {
     &rows.mu[i + 1..i + dim]
 }
 
@@ -427,12 +427,18 @@ fn elliptic_update(
         f[1..dim].fill(0.0);
         return;
     }
-    let mu = cone_coefficients(rows, i, dim);
-    let (mut x, active) = qcqp(&ac, &bc, mu, fnorm, m);
+    solve_friction(&ac, &bc, cone_coefficients(rows, i, dim), f);
+}
+
+/// MuJoCo's `solveQCQP`: the friction `f[1..]` of an elliptic block with normal force `f[0]` that minimises
+/// `½ xᵀ A_c x + xᵀ b_c` in the cone (`a_c` row-major `(dim − 1)²`), projected onto the ellipse when it is active.
+pub(crate) fn solve_friction(ac: &[f64; 25], bc: &[f64; 5], mu: &[f64], f: &mut [f64]) {
+    let m = f.len() - 1;
+    let (mut x, active) = qcqp(ac, bc, mu, f[0], m);
     if active {
-        project_ellipse(&mut x[..m], fnorm, mu, false);
+        project_ellipse(&mut x[..m], f[0], mu, false);
     }
-    f[1..dim].copy_from_slice(&x[..m]);
+    f[1..].copy_from_slice(&x[..m]);
 }
 
 /// `min ½ xᵀAx + xᵀb` subject to `Σ (x_j/d_j)² ≤ r²` for `m` = 2 to 5 unknowns (`a` row-major `m × m`), in the
