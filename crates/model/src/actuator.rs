@@ -224,7 +224,7 @@ impl Model {
                 }
                 gear * length
             }
-            // Set from the step's contacts ([`Model::contact_forces`]).
+            // Set from the step's contacts ([`Model::body_transmissions`]).
             Transmission::Joint(_) | Transmission::Tendon(_) | Transmission::Body(_) => 0.0,
         }
     }

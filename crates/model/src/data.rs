@@ -120,7 +120,7 @@ pub struct Data {
     /// Gravity compensation (`nv`; [`Model::passive`]): part of `qfrc_passive`, or of `qfrc_actuator` for the dofs of
     /// `actuatorgravcomp` joints. Zero in models without `gravcomp`.
     pub qfrc_gravcomp: Vec<f64>,
-    /// The adhesion pull of the step's contacts (`nv`; MuJoCo 4.0 `qfrc_adhesion`, [`Model::contact_forces`]): part
+    /// The adhesion pull of the step's contacts (`nv`; MuJoCo 4.0 `qfrc_adhesion`, [`Model::adhesion_pull`]): part
     /// of `qfrc_passive`. Zero without adhesive geoms.
     pub qfrc_adhesion: Vec<f64>,
     /// Actuator forces in joint space (`nv`).

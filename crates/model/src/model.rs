@@ -85,7 +85,7 @@ pub struct Model {
     /// Whether some body has gravity compensation.
     pub has_gravcomp: bool,
     /// Whether some forces depend on the step's contacts (adhesive geoms, body transmissions):
-    /// [`Model::contact_forces`] has work to do.
+    /// [`Model::adhesion_pull`] and [`Model::body_transmissions`] have work to do.
     pub has_contact_forces: bool,
     /// First joint of the body.
     pub body_jntadr: Vec<usize>,
@@ -297,7 +297,7 @@ pub struct Model {
     pub actuation_enabled: bool,
     /// Controls are clamped to `ctrlrange` (MuJoCo's `clampctrl` flag). Set by the simulator; default true.
     pub clamp_ctrl: bool,
-    /// The adhesion pull is applied ([`Model::contact_forces`]). MuJoCo skips every passive force when both its
+    /// The adhesion pull is applied ([`Model::adhesion_pull`]). MuJoCo skips every passive force when both its
     /// `spring` and `damper` flags are off; the simulator then clears this, gravity compensation and the fluid
     /// medium. Default true.
     pub adhesion_pull: bool,

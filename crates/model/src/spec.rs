@@ -349,7 +349,7 @@ pub enum Transmission {
     /// A body's contacts (MuJoCo `body`, the adhesion actuator): the moment is minus the mean of the separating
     /// normal Jacobians `n·(J_A − J_B)` of the step's contacts that involve one of the body's geoms, so a positive
     /// force pulls the body onto what it touches; length 0, no moment without contacts; the gear is not used (as in
-    /// MuJoCo). Computed after collision ([`crate::Model::contact_forces`]).
+    /// MuJoCo). Computed after collision ([`crate::Model::body_transmissions`]).
     Body(usize),
 }
 
