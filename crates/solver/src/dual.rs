@@ -4,7 +4,7 @@
 //! `(i, k)` summed over the dofs in order) and `b = J a_s − aref` (`mj_mulJacVec`). `AR` is stored dense; on a model
 //! MuJoCo keeps sparse its products run over each row's structural non-zeros.
 
-use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_jac_row_dot};
+use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_jac_row_dot, mujoco_transpose_mul_by_rows};
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::factor::{mujoco_dot, mujoco_sum_sparse};
 use signorini_model::{Data, Model};
@@ -163,6 +163,27 @@ impl DualProblem {
             self.nz[first..].sort_unstable();
         }
         self.nz_start.push(self.nz.len());
+    }
+
+    /// MuJoCo's `dualFinish`: `qacc = M⁻¹ (Jᵀ f) + a_s` for the row forces `force` (by row), `Jᵀ f` summed row by row
+    /// in MuJoCo's order (`mj_mulJacTVec`'s `mju_mulMatTVec`/`mju_mulMatTVecSparse`); `scratch` is left zero (`nv`).
+    pub(crate) fn finish(
+        &self,
+        model: &Model,
+        data: &Data,
+        rows: &ConstraintRows,
+        force: &[f64],
+        scratch: &mut Vec<f64>,
+        qacc: &mut [f64],
+    ) {
+        scratch.clear();
+        scratch.resize(model.nv, 0.0);
+        mujoco_transpose_mul_by_rows(rows, force, self.perm.iter().copied(), scratch);
+        model.solve_m(data, scratch);
+        for ((q, x), a) in qacc.iter_mut().zip(scratch.iter()).zip(&data.qacc_smooth) {
+            *q = x + a;
+        }
+        scratch.fill(0.0);
     }
 
     /// Row `c` of `AR`.

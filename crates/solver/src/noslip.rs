@@ -23,7 +23,7 @@
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::{Data, Model};
 
-use signorini_constraints::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_transpose_mul_by_rows};
+use signorini_constraints::mujoco_dot::MUJOCO_SPARSE_NV;
 use signorini_model::factor::mujoco_dot;
 
 use crate::dual::{DualProblem, mul_vec_mat_vec};
@@ -329,15 +329,7 @@ impl NoSlip {
         for (c, &i) in m.dual.perm.iter().enumerate() {
             force[i] = m.force[c];
         }
-        // MuJoCo's `dualFinish`.
-        self.dense.clear();
-        self.dense.resize(nv, 0.0);
-        mujoco_transpose_mul_by_rows(rows, force, m.dual.perm.iter().copied(), &mut self.dense);
-        model.solve_m(data, &mut self.dense);
-        for ((q, d), a) in qacc.iter_mut().zip(&self.dense).zip(&data.qacc_smooth) {
-            *q = d + a;
-        }
-        self.dense.fill(0.0);
+        m.dual.finish(model, data, rows, force, &mut self.dense, qacc);
         stats
     }
 

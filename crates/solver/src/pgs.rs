@@ -27,7 +27,7 @@
 //!   row). On a model MuJoCo keeps sparse (60 dofs or more) a residual and the warm start's `AR f` sum a row's
 //!   structural non-zeros (`mju_dotSparse`); `AR`'s entries are the same sums.
 
-use signorini_constraints::mujoco_dot::{mujoco_jac_row_dot, mujoco_transpose_mul_by_rows};
+use signorini_constraints::mujoco_dot::mujoco_jac_row_dot;
 use signorini_constraints::{ConstraintRows, RowKind};
 use signorini_model::factor::mujoco_dot;
 use signorini_model::{Data, Model};
@@ -193,14 +193,7 @@ impl ConstraintSolver for PgsSolver {
             efc_force[i] = w.force[c];
         }
 
-        // MuJoCo's `dualFinish`: qacc = M⁻¹ (Jᵀ f) + a_s.
-        w.dense.clear();
-        w.dense.resize(nv, 0.0);
-        mujoco_transpose_mul_by_rows(rows, efc_force, w.dual.perm.iter().copied(), &mut w.dense);
-        model.solve_m(data, &mut w.dense);
-        for (a, d) in qacc.iter_mut().zip(&w.dense) {
-            *a += d;
-        }
+        w.dual.finish(model, data, rows, efc_force, &mut w.dense, qacc);
         if !qacc.iter().chain(efc_force.iter()).all(|v| v.is_finite()) {
             return Err(SolverError::NonFinite { cost: f64::NAN });
         }
