@@ -14,8 +14,8 @@ use signorini_model::{Data, Model};
 use crate::mujoco_dot::mujoco_transpose_mul_by_rows;
 use crate::rows::{ConstraintRows, RowKind};
 
-/// Writes the moment of an actuator on `body` into `moment` (`nv`) and returns the number of contacts it averages
-/// (see the module docs); `marks` is scratch. `rows` are the rows assembled from `contacts` at `data`'s pose.
+/// Writes the moment of an actuator on `body` into `moment` (`nv`; zero without a contact of the body, see the module
+/// docs); `marks` is scratch. `rows` are the rows assembled from `contacts` at `data`'s pose.
 pub fn body_transmission_moment(
     model: &Model,
     data: &Data,
@@ -24,7 +24,7 @@ pub fn body_transmission_moment(
     body: usize,
     marks: &mut Vec<f64>,
     moment: &mut [f64],
-) -> usize {
+) {
     let geom_body = &model.collision.geoms().body;
     marks.clear();
     marks.resize(rows.len(), 0.0);
@@ -50,7 +50,7 @@ pub fn body_transmission_moment(
         }
     }
     if count == 0 {
-        return 0;
+        return;
     }
     mujoco_transpose_mul_by_rows(rows, marks, 0..rows.len(), moment);
     if excluded {
@@ -63,17 +63,15 @@ pub fn body_transmission_moment(
             if !touches || rows.contact_nrows[c] != 0 {
                 continue;
             }
-            let (p, n) = (contacts.position[c], contacts.normal[c]);
-            for (dof, on_b, on_a) in model.dof_chain_union(contacts.link_b[c], contacts.link_a[c]) {
-                let mut jac = glam::DVec3::ZERO;
-                if on_a {
-                    jac = model.jacobian_column(data, dof, p).0;
-                }
-                if on_b {
-                    jac -= model.jacobian_column(data, dof, p).0;
-                }
-                extra[dof] += jac.dot(n);
-            }
+            let links = (contacts.link_a[c], contacts.link_b[c]);
+            model.add_contact_normal_row(
+                data,
+                links,
+                contacts.position[c],
+                contacts.normal[c],
+                1.0,
+                &mut extra,
+            );
         }
         for (m, e) in moment.iter_mut().zip(&extra) {
             *m += e;
@@ -82,5 +80,4 @@ pub fn body_transmission_moment(
     }
     let scale = -1.0 / count as f64;
     moment.iter_mut().for_each(|m| *m *= scale);
-    count
 }

@@ -43,13 +43,8 @@ impl Model {
 
     /// The body transmissions' moments, velocities, forces and `qfrc_actuator` terms (see the module docs), then
     /// `qacc_smooth` again. `moment(d, body, row)` writes the moment row of an actuator on `body` into `row` (`nv`,
-    /// by the caller's contact rows) and returns the number of contacts it averages. Does nothing in a model without
-    /// contact forces.
-    pub fn body_transmissions(
-        &self,
-        d: &mut Data,
-        mut moment: impl FnMut(&Data, usize, &mut [f64]) -> usize,
-    ) {
+    /// by the caller's contact rows). Does nothing in a model without contact forces.
+    pub fn body_transmissions(&self, d: &mut Data, mut moment: impl FnMut(&Data, usize, &mut [f64])) {
         if !self.has_contact_forces {
             return;
         }
@@ -78,11 +73,37 @@ impl Model {
 
     /// `out += scale·J_nᵀ` for contact `c` of `cs` (see the module docs).
     fn add_normal_row(&self, d: &Data, cs: &ContactSet, c: usize, scale: f64, out: &mut [f64]) {
-        let (p, n) = (cs.position[c], cs.normal[c]);
-        for (body, sign) in [(cs.link_a[c], scale), (cs.link_b[c], -scale)] {
-            for dof in self.dof_chain(body) {
-                out[dof] += sign * self.jacobian_column(d, dof, p).0.dot(n);
+        self.add_contact_normal_row(
+            d,
+            (cs.link_a[c], cs.link_b[c]),
+            cs.position[c],
+            cs.normal[c],
+            scale,
+            out,
+        );
+    }
+
+    /// `out += scale·J_nᵀ`, `J_n = n·(J_A(p) − J_B(p))` the normal row of a contact at `p` between bodies `A` and `B`
+    /// (`n` from B to A), as MuJoCo's `mj_contactJacobian` and the contact frame's normal form it: over the union of the
+    /// two chains, a dof on both taking `(J_A − J_B)·n` ([`Model::dof_chain_union`]).
+    pub fn add_contact_normal_row(
+        &self,
+        d: &Data,
+        (a, b): (usize, usize),
+        p: glam::DVec3,
+        n: glam::DVec3,
+        scale: f64,
+        out: &mut [f64],
+    ) {
+        for (dof, on_b, on_a) in self.dof_chain_union(b, a) {
+            let mut jac = glam::DVec3::ZERO;
+            if on_a {
+                jac = self.jacobian_column(d, dof, p).0;
             }
+            if on_b {
+                jac -= self.jacobian_column(d, dof, p).0;
+            }
+            out[dof] += jac.dot(n) * scale;
         }
     }
 }

@@ -307,10 +307,7 @@ fn sleep_before_advance(
     Ok(Some(stats))
 }
 
-/// `qfrc = Jᵀ f` summed as MuJoCo sums `qfrc_constraint` (`mj_mulJacTVec`): each dof's terms one row at a time in
-/// MuJoCo's row order (equality, friction loss, limits, then contacts; the native rows put the contacts before the
-/// limits), rows without force skipped.
-/// `Jᵀ f` in MuJoCo 4.0.1's arithmetic ([`mujoco_transpose_mul`]), the rows in its order (limits, friction loss and
+/// `qfrc = Jᵀ f` in MuJoCo 4.0.1's arithmetic ([`mujoco_transpose_mul`]), the rows in its order (limits, friction loss and
 /// equalities before contacts).
 fn constraint_force(rows: &ConstraintRows, force: &[f64], qfrc: &mut [f64], scratch: &mut TransposeScratch) {
     let (contact, other) = (|r: &usize| rows.kind[*r].is_contact(), |r: &usize| !rows.kind[*r].is_contact());

@@ -139,11 +139,12 @@ impl DualProblem {
         }
         self.dof_pos.clear();
         self.dof_pos.resize(self.y_dof.len(), 0);
-        let mut fill = self.dof_start[..nv].to_vec();
+        // Each dof's cursor, in `mark` (free again until the non-zeros below).
+        self.mark[..nv].copy_from_slice(&self.dof_start[..nv]);
         for c in 0..n {
             for &dof in &self.y_dof[self.y_start[c]..self.y_start[c + 1]] {
-                self.dof_pos[fill[dof]] = c;
-                fill[dof] += 1;
+                self.dof_pos[self.mark[dof]] = c;
+                self.mark[dof] += 1;
             }
         }
         self.mark.fill(usize::MAX);

@@ -79,6 +79,8 @@ pub struct NoSlip {
 #[derive(Debug, Clone, Default)]
 struct MujocoNoSlip {
     dual: DualProblem,
+    /// `1/max(mjMINVAL, AR_cc − R_c)` by position (MuJoCo's `ARdiaginv` without `R`).
+    ar_inv: Vec<f64>,
     force: Vec<f64>,
     list: Vec<usize>,
 }
@@ -92,7 +94,7 @@ impl MujocoNoSlip {
         scale: f64,
         options: &NoSlipOptions,
     ) -> NoSlipStats {
-        let (dual, f) = (&self.dual, &mut self.force);
+        let (dual, ar_inv, f) = (&self.dual, &self.ar_inv, &mut self.force);
         let row = |c: usize| dual.perm[c];
         // `b + AR·f − R f` at position `c`.
         let residual = |f: &[f64], c: usize| dual.residual(c, f) - rows.r[row(c)] * f[c];
@@ -107,7 +109,7 @@ impl MujocoNoSlip {
             for &c in list.iter().filter(|&&c| rows.kind[row(c)].is_friction_loss()) {
                 let res = residual(f, c);
                 let old = f[c];
-                let ar_inv = 1.0 / (dual.row(c)[c] - rows.r[row(c)]).max(EPS);
+                let ar_inv = ar_inv[c];
                 f[c] -= res * ar_inv;
                 let limit = rows.frictionloss[row(c)];
                 if f[c] < -limit {
@@ -305,6 +307,8 @@ impl NoSlip {
         let (n, nv) = (rows.len(), model.nv);
         let m = &mut self.mujoco;
         m.dual.build(model, data, rows);
+        m.ar_inv.clear();
+        m.ar_inv.extend((0..n).map(|c| 1.0 / (m.dual.row(c)[c] - rows.r[m.dual.perm[c]]).max(EPS)));
         m.force.clear();
         m.force.extend(m.dual.perm.iter().map(|&i| force[i]));
         let mut stats = NoSlipStats::default();
