@@ -16,9 +16,11 @@ use crate::contact::{Contact, Manifold};
 use crate::error::{CollisionError, Result};
 use crate::multi_contact::{PerturbationFrame, perturbation_contacts};
 use crate::narrow::box_box;
+use crate::narrow::epa::EpaSettings;
 use crate::narrow::gjk::GjkSettings;
 use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
+use crate::narrow::support_newton::{SupportMinimum, SupportSum};
 use crate::pairs::capsule_box::capsule_box;
 use crate::pairs::capsule_capsule::{capsule_capsule, capsules_within};
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
@@ -114,7 +116,11 @@ fn rotate_z(pose: &Pose, h: f64) -> DVec3 {
 
 /// Signed distance (Coal convention). `early_exit`: a boolean query with this security margin may stop as soon as
 /// the distance is known to exceed it, or to be negative without computing the depth when the margin is ≥ 0.
+/// `exact_primitives`: a cylinder or an ellipsoid against a primitive is answered by Newton's method on the support
+/// function ([`primitive_newton`], the query API); the native contact table passes false, so that its contacts stay
+/// those of GJK/EPA as in Genesis.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn signed_distance(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -123,10 +129,11 @@ pub(crate) fn signed_distance(
     pose_b: &Pose,
     request: &DistanceRequest,
     early_exit: Option<f64>,
+    exact_primitives: bool,
 ) -> Result<SignedDistance> {
     match closed_form_distance(a, pose_a, b, pose_b) {
         Some(sd) => Ok(sd),
-        None => iterative_distance(ws, a, pose_a, b, pose_b, request, early_exit),
+        None => iterative_distance(ws, a, pose_a, b, pose_b, request, early_exit, exact_primitives),
     }
 }
 
@@ -187,6 +194,7 @@ pub(crate) fn closed_form_within(
 /// The rest of the distance table: capsule–box (a closed form of a few hundred flops, kept out of the inlined ones),
 /// planes, boxes by SAT, meshes, height fields and GJK/EPA.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn iterative_distance(
     ws: &mut QueryWorkspace,
     a: &Shape,
@@ -195,6 +203,7 @@ fn iterative_distance(
     pose_b: &Pose,
     request: &DistanceRequest,
     early_exit: Option<f64>,
+    exact_primitives: bool,
 ) -> Result<SignedDistance> {
     use Shape as S;
     // Capsule–box: closed form.
@@ -261,15 +270,23 @@ fn iterative_distance(
         (_, S::TriangleMesh(m)) if convex_a => {
             mesh_convex_distance(ws, m, pose_b, a, pose_a, request, early_exit)?.swapped()
         }
-        _ if convex_a && convex_b => with_convex!(
-            a,
-            |sa| with_convex!(
-                b,
-                |sb| generic(ws, sa, pose_a, sb, pose_b, request, early_exit),
+        _ if convex_a && convex_b => {
+            if exact_primitives
+                && early_exit.is_none()
+                && let Some(sd) = primitive_newton(ws, a, pose_a, b, pose_b, request)
+            {
+                return Ok(sd);
+            }
+            with_convex!(
+                a,
+                |sa| with_convex!(
+                    b,
+                    |sb| generic(ws, sa, pose_a, sb, pose_b, request, early_exit),
+                    return Err(unsupported("distance", a, b))
+                ),
                 return Err(unsupported("distance", a, b))
-            ),
-            return Err(unsupported("distance", a, b))
-        ),
+            )
+        }
         _ => return Err(unsupported("distance", a, b)),
     })
 }
@@ -330,6 +347,59 @@ fn hull_distance<B: CoreShape>(
 
 fn gjk_settings(base: &GjkSettings, early_exit: Option<f64>, radii: f64) -> GjkSettings {
     GjkSettings { early_exit_distance: early_exit.map(|m| m.max(0.0) + radii), ..*base }
+}
+
+/// Iterations of [`primitive_newton`]'s first start, from the centres' direction.
+const SEPARATED_ITERATIONS: u32 = 16;
+
+/// The relative tolerance of the GJK/EPA run that only picks the basin of [`primitive_newton`]'s second start.
+const BASIN_TOLERANCE: f64 = 1e-3;
+
+/// A cylinder or an ellipsoid against a primitive (sphere, capsule, box, cylinder, ellipsoid): Newton's method on
+/// the support function of `A ⊖ B` (`narrow/support_newton.rs`), exact to rounding. It starts from the warm start or
+/// the centres' direction, which settles separated shapes (the minimum is then global); when that finds an overlap
+/// or does not settle, it starts again from the normal of GJK/EPA run to [`BASIN_TOLERANCE`], whose depth is within
+/// that tolerance of the deepest basin's. `None` for other pairs, or when neither start settles (the caller then runs
+/// GJK/EPA to the request's tolerance).
+#[inline(never)]
+fn primitive_newton(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &DistanceRequest,
+) -> Option<SignedDistance> {
+    let sum = SupportSum::of_pair(a, pose_a, b, pose_b)?;
+    let start = match request.warm_start {
+        Some(w) if w.is_finite() && w.length_squared() > 0.0 => -w,
+        _ => pose_b.translation - pose_a.translation,
+    };
+    let newton = |m: SupportMinimum, iterations: u32| SignedDistance {
+        distance: m.distance,
+        point_a: m.point_a,
+        point_b: m.point_b,
+        normal: m.normal,
+        iterations: iterations + m.iterations,
+        algorithm: Algorithm::Newton,
+    };
+    let start = if start.length_squared() > 0.0 { start } else { DVec3::Z };
+    if let Some(m) = sum.minimize_with(start, SEPARATED_ITERATIONS, true)
+        && m.distance > 0.0
+    {
+        return Some(newton(m, 0));
+    }
+    let coarse = DistanceRequest {
+        gjk: GjkSettings { tolerance: request.gjk.tolerance.max(BASIN_TOLERANCE), ..request.gjk },
+        epa: EpaSettings { tolerance: request.epa.tolerance.max(BASIN_TOLERANCE), ..request.epa },
+        warm_start: None,
+    };
+    let basin = with_convex!(
+        a,
+        |sa| with_convex!(b, |sb| generic(ws, sa, pose_a, sb, pose_b, &coarse, None), return None),
+        return None
+    );
+    sum.minimize(basin.normal).map(|m| newton(m, basin.iterations))
 }
 
 fn generic<A: CoreShape, B: CoreShape>(
@@ -546,7 +616,7 @@ fn single_contact(
             MprStage::Refine => {}
         }
     }
-    let sd = signed_distance(ws, a, pose_a, b, pose_b, &request.distance, None)?;
+    let sd = signed_distance(ws, a, pose_a, b, pose_b, &request.distance, None, false)?;
     if let (Some(band), Shape::Plane(plane)) = (rules.plane_grazing_band, a)
         && !plane.is_two_sided()
         && sd.distance >= 0.0
@@ -714,10 +784,10 @@ mod tests {
             .expect("valid")
             .into();
             let (pc, pb) = (rng.pose(1.5), rng.pose(1.5));
-            let ab =
-                signed_distance(&mut ws, &capsule, &pc, &cuboid, &pb, &request, None).expect("supported");
-            let ba =
-                signed_distance(&mut ws, &cuboid, &pb, &capsule, &pc, &request, None).expect("supported");
+            let ab = signed_distance(&mut ws, &capsule, &pc, &cuboid, &pb, &request, None, true)
+                .expect("supported");
+            let ba = signed_distance(&mut ws, &cuboid, &pb, &capsule, &pc, &request, None, true)
+                .expect("supported");
             assert_eq!(ab.algorithm, Algorithm::Analytic, "case {k}");
             assert_eq!((ab.distance, ab.normal), (ba.distance, -ba.normal), "case {k}");
             assert_eq!((ab.point_a, ab.point_b), (ba.point_b, ba.point_a), "case {k}");

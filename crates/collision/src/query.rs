@@ -53,6 +53,8 @@ pub enum Algorithm {
     Mpr,
     /// Branch and bound over bounding-volume hierarchies (triangle meshes), exact per triangle.
     Bvh,
+    /// Newton's method on the support function of `A ⊖ B` (a cylinder or an ellipsoid against a primitive).
+    Newton,
 }
 
 /// Parameters of a distance query.
@@ -266,7 +268,7 @@ pub fn distance_with(
     request: &DistanceRequest,
 ) -> Result<DistanceResult> {
     validate_poses(pose_a, pose_b)?;
-    let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, request, None)?;
+    let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, request, None, true)?;
     Ok(DistanceResult {
         distance: sd.distance,
         point_a: sd.point_a,
@@ -310,7 +312,7 @@ pub fn collide_with(
         return Ok(CollisionResult { colliding, contacts: Vec::new() });
     }
     let early = if request.max_contacts == 0 { Some(request.security_margin) } else { None };
-    let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, &request.distance, early)?;
+    let sd = dispatch::signed_distance(ws, a, pose_a, b, pose_b, &request.distance, early, true)?;
     let colliding = sd.distance <= request.security_margin;
     let contacts = if colliding && request.max_contacts > 0 {
         collision_contacts(ws, a, pose_a, b, pose_b, request, &sd)?

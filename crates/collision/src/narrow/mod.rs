@@ -7,4 +7,5 @@ pub mod minkowski;
 pub mod mpr;
 pub mod simplex;
 pub mod support_descent;
+pub mod support_newton;
 pub mod triangle_triangle;
