@@ -264,19 +264,27 @@ impl SupportSum {
         f
     }
 
-    /// `h(u)` without the radii, the gradient of the terms that are smooth at `u` under `act` (inactive segments
-    /// with their signs, ellipsoids but an active cone point) and the Hessian of the ellipsoids among them.
-    fn derivatives(&self, u: DVec3, act: &Active) -> (f64, DVec3, DMat3) {
+    /// `h(u)` without the radii and the gradient of the terms that are smooth at `u` under `act` (inactive segments
+    /// with their signs, ellipsoids but an active cone point).
+    fn derivatives(&self, u: DVec3, act: &Active) -> (f64, DVec3) {
+        let (f, g, _) = self.local_model(u, act, &[]);
+        (f, g)
+    }
+
+    /// [`SupportSum::derivatives`] and the Hessian of the smooth ellipsoids projected on the tangent directions `t`
+    /// (orthonormal, `⊥ u`; at most two): `[t₁ᵀHt₁, t₁ᵀHt₂, t₂ᵀHt₂]`. An ellipsoid's Hessian is
+    /// `(M − p pᵀ)/h` with `p = M u / h`, a disc's `r (P − p̂ p̂ᵀ) / |P u|`; both are applied to `t` without forming
+    /// them.
+    fn local_model(&self, u: DVec3, act: &Active, t: &[DVec3]) -> (f64, DVec3, [f64; 3]) {
         let c = self.center_a - self.center_b;
         let (mut f, mut g) = (c.dot(u), c);
         for (k, s) in self.segments[..self.n_segments].iter().enumerate() {
-            let e = s.dir.dot(u);
-            f += s.half * e.abs();
+            f += s.half * s.dir.dot(u).abs();
             if !act.is_active(k) {
                 g += (s.half * act.sign[k]) * s.dir;
             }
         }
-        let mut h = DMat3::ZERO;
+        let mut hess = [0.0; 3];
         for (j, q) in self.quadrics[..self.n_quadrics].iter().enumerate() {
             let (value, grad) = q.support(u);
             f += value;
@@ -284,9 +292,31 @@ impl SupportSum {
                 continue;
             }
             g += grad;
-            h += (q.m - outer(grad, grad)) / value;
+            let pt: [f64; 2] = std::array::from_fn(|i| t.get(i).map_or(0.0, |ti| grad.dot(*ti)));
+            match q.flat_axis {
+                Some(a) => {
+                    // r (tᵢ·tⱼ − (a·tᵢ)(a·tⱼ)) − (p·tᵢ)(p·tⱼ)/r, over |P u| = value / r.
+                    let at: [f64; 2] = std::array::from_fn(|i| t.get(i).map_or(0.0, |ti| a.dot(*ti)));
+                    let r = q.radius;
+                    let s = r / value;
+                    hess[0] += (r * (1.0 - at[0] * at[0]) - pt[0] * pt[0] / r) * s;
+                    hess[1] += (-r * at[0] * at[1] - pt[0] * pt[1] / r) * s;
+                    hess[2] += (r * (1.0 - at[1] * at[1]) - pt[1] * pt[1] / r) * s;
+                }
+                None => {
+                    let inv = 1.0 / value;
+                    if let Some(&t1) = t.first() {
+                        let m1 = q.m * t1;
+                        hess[0] += (t1.dot(m1) - pt[0] * pt[0]) * inv;
+                        if let Some(&t2) = t.get(1) {
+                            hess[1] += (t2.dot(m1) - pt[0] * pt[1]) * inv;
+                            hess[2] += (t2.dot(q.m * t2) - pt[1] * pt[1]) * inv;
+                        }
+                    }
+                }
+            }
         }
-        (f, g, h)
+        (f, g, hess)
     }
 
     /// Minimises `h` on the unit sphere from `start` (any non-zero vector, e.g. a guess of the normal from A to B);
@@ -343,7 +373,7 @@ impl SupportSum {
                 for (k, s) in self.segments[..self.n_segments].iter().enumerate() {
                     trial.sign[k] = if s.dir.dot(uc) < 0.0 { -1.0 } else { 1.0 };
                 }
-                let (fc, g, _) = self.derivatives(uc, &trial);
+                let (fc, g) = self.derivatives(uc, &trial);
                 let axis = self.quadrics[j].flat_axis.unwrap_or(DVec3::Z);
                 let g_perp = g - g.dot(axis) * axis;
                 let gn = g_perp.length();
@@ -356,27 +386,30 @@ impl SupportSum {
                     act.sign = trial.sign;
                 }
             }
-            let (f, g, hess) = self.derivatives(u, &act);
             let basis = tangent_basis(u, &act, &self.segments);
             let step = match basis {
-                Basis::Fixed => None,
+                Basis::Fixed => {
+                    let (f, _) = self.derivatives(u, &act);
+                    (None, f)
+                }
                 Basis::Circle(t) => {
+                    let (f, g, hess) = self.local_model(u, &act, &[t]);
                     let gt = t.dot(g);
                     if gt.abs() <= gradient_tol {
-                        None
+                        (None, f)
                     } else {
-                        let h = t.dot(hess * t) - f;
+                        let h = hess[0] - f;
                         let d = if h > 0.0 { -gt / h } else { -gt / scale };
-                        Some((d * t, gt * d, h > 0.0))
+                        (Some((d * t, gt * d, h > 0.0)), f)
                     }
                 }
                 Basis::Sphere(t1, t2) => {
+                    let (f, g, hess) = self.local_model(u, &act, &[t1, t2]);
                     let gt = DVec2::new(t1.dot(g), t2.dot(g));
                     if gt.length() <= gradient_tol {
-                        None
+                        (None, f)
                     } else {
-                        let (h11, h12, h22) =
-                            (t1.dot(hess * t1) - f, t1.dot(hess * t2), t2.dot(hess * t2) - f);
+                        let (h11, h12, h22) = (hess[0] - f, hess[1], hess[2] - f);
                         let det = h11 * h22 - h12 * h12;
                         let newton = h11 > 0.0 && det > 0.0;
                         let d = if newton {
@@ -384,10 +417,11 @@ impl SupportSum {
                         } else {
                             -gt / scale
                         };
-                        Some((d.x * t1 + d.y * t2, gt.dot(d), newton))
+                        (Some((d.x * t1 + d.y * t2, gt.dot(d), newton)), f)
                     }
                 }
             };
+            let (step, f) = step;
             // A Newton step this short leaves an error of its square: the next point is stationary to rounding
             // (`h` itself no longer resolves such steps: its decrease is below an ulp).
             let (step, f) = match step {
@@ -489,7 +523,7 @@ impl SupportSum {
     /// At a stationary point `u` of the active set: the multipliers, or the release of the most violated constraint
     /// (with the nudged start for a released cone point).
     fn release_violated(&self, u: DVec3, f: f64, act: &mut Active) -> Release {
-        let (_, g, _) = self.derivatives(u, act);
+        let (_, g) = self.derivatives(u, act);
         // The active terms must supply ρ = f u − g.
         let rho = f * u - g;
         if let Some(j) = act.cone {
