@@ -379,6 +379,16 @@ fn deep_overlaps_of_curved_shapes_have_the_exact_depth() {
     }
 }
 
+/// `n` unit directions spread evenly over the sphere (a Fibonacci lattice).
+fn fibonacci_directions(n: usize) -> impl Iterator<Item = DVec3> {
+    let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
+    (0..n).map(move |i| {
+        let z = 1.0 - 2.0 * (i as f64 + 0.5) / n as f64;
+        let r = (1.0 - z * z).sqrt();
+        DVec3::new(r * (golden * i as f64).cos(), r * (golden * i as f64).sin(), z)
+    })
+}
+
 /// The support function of `A ⊖ B` along a unit `n`: an upper bound of the penetration depth for every `n`.
 fn support_of_difference(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, n: DVec3) -> f64 {
     let s = |shape: &Shape, pose: &Pose, d: DVec3| {
@@ -408,12 +418,7 @@ proptest! {
         let depth = -sd.distance;
         let along = support_of_difference(a, &pa, b, &pb, sd.normal);
         prop_assert!((along - depth).abs() <= 1e-7 * depth.max(1.0), "h_D(normal) {along} against depth {depth}");
-        let n_dirs = 4000;
-        let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
-        for i in 0..n_dirs {
-            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n_dirs as f64;
-            let r = (1.0 - z * z).sqrt();
-            let n = DVec3::new(r * (golden * i as f64).cos(), r * (golden * i as f64).sin(), z);
+        for n in fibonacci_directions(4000) {
             let h = support_of_difference(a, &pa, b, &pb, n);
             prop_assert!(depth <= h + 1e-9, "h_D({n}) = {h} below the depth {depth}");
         }
@@ -474,12 +479,7 @@ proptest! {
         let on_b = n.dot(sd.point_b) - n.dot(b.world_support(&pb, -n).unwrap());
         prop_assert!(on_a.abs() < 1e-9 && on_b.abs() < 1e-9, "witnesses off the supports: {on_a:e}, {on_b:e}");
         prop_assert!(outside(&a, &pa, sd.point_a) < 1e-9 && outside(&b, &pb, sd.point_b) < 1e-9, "{sd:?}");
-        let n_dirs = 2000;
-        let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
-        for i in 0..n_dirs {
-            let z = 1.0 - 2.0 * (i as f64 + 0.5) / n_dirs as f64;
-            let r = (1.0 - z * z).sqrt();
-            let u = DVec3::new(r * (golden * i as f64).cos(), r * (golden * i as f64).sin(), z);
+        for u in fibonacci_directions(2000) {
             let h = support_of_difference(&a, &pa, &b, &pb, u);
             prop_assert!(-sd.distance <= h + 1e-9, "h_D({u}) = {h} below {}", -sd.distance);
         }
