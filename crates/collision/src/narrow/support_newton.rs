@@ -65,29 +65,51 @@ struct Segment {
     of_b: bool,
 }
 
-/// An ellipsoid term `√(uᵀ M u)`; `flat_axis` is the unit null direction of a flat one (a disc), `radius` its radius.
-#[derive(Debug, Clone, Copy, Default)]
+/// An ellipsoid term of the support function.
+#[derive(Debug, Clone, Copy)]
+enum QuadricKind {
+    /// `√(uᵀ M u)`, `M = R diag(r²) Rᵀ`.
+    Ellipsoid(DMat3),
+    /// A disc of `radius` normal to the unit `axis` (a cylinder's): `r |P u|`, `P = I − e eᵀ`, whose cone points are
+    /// `u = ±e`.
+    Disc { axis: DVec3, radius: f64 },
+}
+
+/// An ellipsoid term of A (`of_b = false`) or B.
+#[derive(Debug, Clone, Copy)]
 struct Quadric {
-    m: DMat3,
-    flat_axis: Option<DVec3>,
-    radius: f64,
+    kind: QuadricKind,
     of_b: bool,
 }
 
+impl Default for Quadric {
+    fn default() -> Self {
+        Self { kind: QuadricKind::Ellipsoid(DMat3::ZERO), of_b: false }
+    }
+}
+
 impl Quadric {
+    /// The axis and radius of a disc.
+    fn disc(&self) -> Option<(DVec3, f64)> {
+        match self.kind {
+            QuadricKind::Disc { axis, radius } => Some((axis, radius)),
+            QuadricKind::Ellipsoid(_) => None,
+        }
+    }
+
     /// `(√(uᵀ M u), M u / √(uᵀ M u))`: the support value and point (zero where the value is). A disc's are
-    /// `r |P u|` and `r P u / |P u|` with `P = I − e eᵀ`, which vanish at its cone point to rounding (the quadratic
-    /// form's rounding, under the square root, would leave 1e-8 there).
+    /// `r |P u|` and `r P u / |P u|`, which vanish at its cone point to rounding (its quadratic form's rounding,
+    /// under the square root, would leave 1e-8 there).
     #[inline]
     fn support(&self, u: DVec3) -> (f64, DVec3) {
-        match self.flat_axis {
-            Some(a) => {
-                let pu = u - a.dot(u) * a;
+        match self.kind {
+            QuadricKind::Disc { axis, radius } => {
+                let pu = u - axis.dot(u) * axis;
                 let n = pu.length();
-                if n > 0.0 { (self.radius * n, pu * (self.radius / n)) } else { (0.0, DVec3::ZERO) }
+                if n > 0.0 { (radius * n, pu * (radius / n)) } else { (0.0, DVec3::ZERO) }
             }
-            None => {
-                let mu = self.m * u;
+            QuadricKind::Ellipsoid(m) => {
+                let mu = m * u;
                 let qq = u.dot(mu);
                 if qq > 0.0 {
                     let n = qq.sqrt();
@@ -146,13 +168,8 @@ impl Active {
 }
 
 impl SupportSum {
-    /// An empty sum (a point at the origin for both shapes).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds shape A's (`of_b = false`) or B's centre.
-    pub fn set_center(&mut self, center: DVec3, of_b: bool) {
+    /// Sets shape A's (`of_b = false`) or B's centre.
+    fn set_center(&mut self, center: DVec3, of_b: bool) {
         if of_b {
             self.center_b = center;
         } else {
@@ -161,7 +178,7 @@ impl SupportSum {
     }
 
     /// Adds a ball radius to A or B.
-    pub fn add_radius(&mut self, radius: f64, of_b: bool) {
+    fn add_radius(&mut self, radius: f64, of_b: bool) {
         if of_b {
             self.radius_b += radius;
         } else {
@@ -170,7 +187,7 @@ impl SupportSum {
     }
 
     /// Adds the segment `half · [−dir, dir]` (`dir` a unit vector) to A or B; false when full.
-    pub fn add_segment(&mut self, dir: DVec3, half: f64, of_b: bool) -> bool {
+    fn add_segment(&mut self, dir: DVec3, half: f64, of_b: bool) -> bool {
         if half <= 0.0 {
             return true;
         }
@@ -183,23 +200,21 @@ impl SupportSum {
     }
 
     /// Adds the ellipsoid of semi-axes `radii` along the columns of `rot` to A or B; false when full.
-    pub fn add_ellipsoid(&mut self, rot: &DMat3, radii: DVec3, of_b: bool) -> bool {
-        if self.n_quadrics == MAX_QUADRICS {
-            return false;
-        }
+    fn add_ellipsoid(&mut self, rot: &DMat3, radii: DVec3, of_b: bool) -> bool {
         let m = *rot * DMat3::from_diagonal(radii * radii) * rot.transpose();
-        self.quadrics[self.n_quadrics] = Quadric { m, flat_axis: None, radius: 0.0, of_b };
-        self.n_quadrics += 1;
-        true
+        self.add_quadric(Quadric { kind: QuadricKind::Ellipsoid(m), of_b })
     }
 
     /// Adds the disc of `radius` normal to the unit `axis` to A or B; false when full.
-    pub fn add_disc(&mut self, axis: DVec3, radius: f64, of_b: bool) -> bool {
+    fn add_disc(&mut self, axis: DVec3, radius: f64, of_b: bool) -> bool {
+        self.add_quadric(Quadric { kind: QuadricKind::Disc { axis, radius }, of_b })
+    }
+
+    fn add_quadric(&mut self, q: Quadric) -> bool {
         if self.n_quadrics == MAX_QUADRICS {
             return false;
         }
-        let m = (DMat3::IDENTITY - outer(axis, axis)) * (radius * radius);
-        self.quadrics[self.n_quadrics] = Quadric { m, flat_axis: Some(axis), radius, of_b };
+        self.quadrics[self.n_quadrics] = q;
         self.n_quadrics += 1;
         true
     }
@@ -207,7 +222,7 @@ impl SupportSum {
     /// The terms of `A ⊖ B` for two primitives (sphere, capsule, box, cylinder, ellipsoid); `None` for other shapes
     /// and for pairs without a curved term (their `h` is piecewise linear: no Newton step applies).
     pub fn of_pair(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> Option<Self> {
-        let mut sum = Self::new();
+        let mut sum = Self::default();
         sum.add_shape(a, pose_a, false)?;
         sum.add_shape(b, pose_b, true)?;
         (sum.n_quadrics > 0).then_some(sum)
@@ -247,7 +262,10 @@ impl SupportSum {
         let s: f64 = self.segments[..self.n_segments].iter().map(|s| s.half).sum();
         let q: f64 = self.quadrics[..self.n_quadrics]
             .iter()
-            .map(|q| (q.m.x_axis.x + q.m.y_axis.y + q.m.z_axis.z).max(0.0).sqrt())
+            .map(|q| match q.kind {
+                QuadricKind::Ellipsoid(m) => (m.x_axis.x + m.y_axis.y + m.z_axis.z).max(0.0).sqrt(),
+                QuadricKind::Disc { radius, .. } => radius,
+            })
             .sum();
         (c + s + q).max(f64::MIN_POSITIVE)
     }
@@ -293,24 +311,23 @@ impl SupportSum {
             }
             g += grad;
             let pt: [f64; 2] = std::array::from_fn(|i| t.get(i).map_or(0.0, |ti| grad.dot(*ti)));
-            match q.flat_axis {
-                Some(a) => {
+            match q.kind {
+                QuadricKind::Disc { axis, radius: r } => {
                     // r (tᵢ·tⱼ − (a·tᵢ)(a·tⱼ)) − (p·tᵢ)(p·tⱼ)/r, over |P u| = value / r.
-                    let at: [f64; 2] = std::array::from_fn(|i| t.get(i).map_or(0.0, |ti| a.dot(*ti)));
-                    let r = q.radius;
+                    let at: [f64; 2] = std::array::from_fn(|i| t.get(i).map_or(0.0, |ti| axis.dot(*ti)));
                     let s = r / value;
                     hess[0] += (r * (1.0 - at[0] * at[0]) - pt[0] * pt[0] / r) * s;
                     hess[1] += (-r * at[0] * at[1] - pt[0] * pt[1] / r) * s;
                     hess[2] += (r * (1.0 - at[1] * at[1]) - pt[1] * pt[1] / r) * s;
                 }
-                None => {
+                QuadricKind::Ellipsoid(m) => {
                     let inv = 1.0 / value;
                     if let Some(&t1) = t.first() {
-                        let m1 = q.m * t1;
+                        let m1 = m * t1;
                         hess[0] += (t1.dot(m1) - pt[0] * pt[0]) * inv;
                         if let Some(&t2) = t.get(1) {
                             hess[1] += (t2.dot(m1) - pt[0] * pt[1]) * inv;
-                            hess[2] += (t2.dot(q.m * t2) - pt[1] * pt[1]) * inv;
+                            hess[2] += (t2.dot(m * t2) - pt[1] * pt[1]) * inv;
                         }
                     }
                 }
@@ -347,11 +364,7 @@ impl SupportSum {
         }
         match act.mask.count_ones() {
             1 => u = project_out(u, self.segments[act.mask.trailing_zeros() as usize].dir),
-            2 => {
-                let (i, j) = active_pair(act.mask);
-                let n = self.segments[i].dir.cross(self.segments[j].dir).try_normalize()?;
-                u = if n.dot(u) < 0.0 { -n } else { n };
-            }
+            2 => u = self.fixed_by_pair(act.mask, u)?,
             _ => {}
         }
         let mut changes = 0;
@@ -374,10 +387,10 @@ impl SupportSum {
                     trial.sign[k] = if s.dir.dot(uc) < 0.0 { -1.0 } else { 1.0 };
                 }
                 let (fc, g) = self.derivatives(uc, &trial);
-                let axis = self.quadrics[j].flat_axis.unwrap_or(DVec3::Z);
-                let g_perp = g - g.dot(axis) * axis;
+                let g_perp = g - g.dot(uc) * uc;
                 let gn = g_perp.length();
-                if gn <= self.quadrics[j].radius && fc <= self.value(u) + CONSISTENCY * scale {
+                let radius = self.quadrics[j].disc().map_or(0.0, |(_, r)| r);
+                if gn <= radius && fc <= self.value(u) + CONSISTENCY * scale {
                     act = trial;
                     u = uc;
                     changes += 1;
@@ -438,7 +451,7 @@ impl SupportSum {
                 // Stationary on the active constraints: check their multipliers.
                 match self.release_violated(u, f, &mut act) {
                     Release::Optimal(t, cone) => {
-                        return self.witnesses(u, f, &act, &t, cone, iterations);
+                        return self.witnesses(u, f, &act, &t, cone, iterations, scale);
                     }
                     Release::Released(nudge) => {
                         changes += 1;
@@ -502,18 +515,23 @@ impl SupportSum {
                     return None;
                 }
                 if act.mask.count_ones() == 2 {
-                    let (i, j) = active_pair(act.mask);
-                    let n = self.segments[i].dir.cross(self.segments[j].dir).try_normalize()?;
-                    u = if n.dot(u) < 0.0 { -n } else { n };
+                    u = self.fixed_by_pair(act.mask, u)?;
                 }
             }
         }
     }
 
+    /// The unit direction on `u`'s side that is perpendicular to both active segments of `mask`.
+    fn fixed_by_pair(&self, mask: u8, u: DVec3) -> Option<DVec3> {
+        let (i, j) = active_pair(mask);
+        let n = self.segments[i].dir.cross(self.segments[j].dir).try_normalize()?;
+        Some(if n.dot(u) < 0.0 { -n } else { n })
+    }
+
     /// A flat ellipsoid whose axis lies within [`CONE_TEST_ANGLE`] of `±u`, with that signed axis.
     fn cone_candidate(&self, u: DVec3) -> Option<(usize, DVec3)> {
         self.quadrics[..self.n_quadrics].iter().enumerate().find_map(|(j, q)| {
-            let a = q.flat_axis?;
+            let (a, _) = q.disc()?;
             let c = a.dot(u);
             (1.0 - c.abs() <= 0.5 * CONE_TEST_ANGLE * CONE_TEST_ANGLE)
                 .then(|| (j, if c < 0.0 { -a } else { a }))
@@ -530,11 +548,11 @@ impl SupportSum {
             if act.mask != 0 {
                 return Release::Degenerate;
             }
-            let q = &self.quadrics[j];
-            let axis = q.flat_axis.unwrap_or(DVec3::Z);
-            let y = rho - rho.dot(axis) * axis;
+            let radius = self.quadrics[j].disc().map_or(0.0, |(_, r)| r);
+            // `u` is the disc's axis (up to its sign).
+            let y = rho - rho.dot(u) * u;
             let n = y.length();
-            if n <= q.radius * (1.0 + 1e-12) {
+            if n <= radius * (1.0 + 1e-12) {
                 return Release::Optimal([0.0; 2], Some(y));
             }
             act.cone = None;
@@ -551,14 +569,15 @@ impl SupportSum {
             }
             _ => {
                 let (i, j) = active_pair(act.mask);
+                // ρ = a_i t_i e_i + a_j t_j e_j: the Gram system of two unit directions.
                 let (si, sj) = (&self.segments[i], &self.segments[j]);
-                let (a11, a12, a22) = (1.0, si.dir.dot(sj.dir), 1.0);
+                let c = si.dir.dot(sj.dir);
                 let (b1, b2) = (rho.dot(si.dir), rho.dot(sj.dir));
-                let det = a11 * a22 - a12 * a12;
+                let det = 1.0 - c * c;
                 if det <= 1e-12 {
                     return Release::Degenerate;
                 }
-                [(b1 * a22 - b2 * a12) / det / si.half, (a11 * b2 - a12 * b1) / det / sj.half]
+                [(b1 - b2 * c) / det / si.half, (b2 - c * b1) / det / sj.half]
             }
         };
         let ids = active_ids(act.mask);
@@ -575,6 +594,7 @@ impl SupportSum {
     }
 
     /// The witnesses of the minimum from the terms' support points (active segments at their multipliers).
+    #[allow(clippy::too_many_arguments)]
     fn witnesses(
         &self,
         u: DVec3,
@@ -583,6 +603,7 @@ impl SupportSum {
         t: &[f64; 2],
         cone: Option<DVec3>,
         iterations: u32,
+        scale: f64,
     ) -> Option<SupportMinimum> {
         let (mut pa, mut pb) = (self.center_a, self.center_b);
         let ids = active_ids(act.mask);
@@ -604,7 +625,7 @@ impl SupportSum {
             }
         }
         // The multipliers split `f u` exactly; a residual means the active set does not describe the minimum.
-        if (pa - pb - f * u).length() > CONSISTENCY * self.scale() {
+        if (pa - pb - f * u).length() > CONSISTENCY * scale {
             return None;
         }
         Some(SupportMinimum {
@@ -672,8 +693,4 @@ fn active_pair(mask: u8) -> (usize, usize) {
 /// `v` with its component along the unit `e` removed, normalised (the point of a great circle on the kink).
 fn project_out(v: DVec3, e: DVec3) -> DVec3 {
     (v - v.dot(e) * e).normalize_or(v)
-}
-
-fn outer(a: DVec3, b: DVec3) -> DMat3 {
-    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
