@@ -383,7 +383,7 @@ fn primitive_newton(
         iterations: iterations + m.iterations,
         algorithm: Algorithm::Newton,
     };
-    let start = if start.length_squared() > 0.0 { start } else { DVec3::Z };
+    // Coincident centres (no direction to start from) overlap: straight to EPA's basin.
     if let Some(m) = sum.minimize_with(start, SEPARATED_ITERATIONS, true)
         && m.distance > 0.0
     {
