@@ -322,8 +322,8 @@ struct Expect {
     ncon: f64,
     /// The ensemble (JSON text), for a scene whose contact count MuJoCo itself does not reproduce.
     ensemble: Option<&'static str>,
-    /// Whether the largest penetration over the run agrees within 5 %.
-    penetration: bool,
+    /// Relative tolerance on the largest penetration over the run (`None`: not compared).
+    penetration: Option<f64>,
     /// Whether the largest |q̇| at the end agrees within 10 % + 0.01 (both at rest, or settling alike).
     settled: bool,
     /// Whether the mean solver iterations agree within 2 % (one island: MuJoCo's sum over islands is our count).
@@ -370,9 +370,9 @@ fn statistics(scene: &str, expect: Expect) {
             "{scene}: mean ncon {ncon} vs MuJoCo {their_ncon}"
         );
     }
-    if expect.penetration {
+    if let Some(tolerance) = expect.penetration {
         let t = value("max_penetration");
-        assert!((max_pen - t).abs() <= 0.05 * t, "{scene}: max penetration {max_pen} vs MuJoCo {t}");
+        assert!((max_pen - t).abs() <= tolerance * t, "{scene}: max penetration {max_pen} vs MuJoCo {t}");
     }
     if expect.settled {
         let t = value("max_abs_qvel_at_end");
@@ -389,7 +389,7 @@ fn statistics(scene: &str, expect: Expect) {
 fn mujoco_statistics_arm() {
     statistics(
         "arm",
-        Expect { ncon: 0.01, ensemble: None, penetration: true, settled: true, iterations: true },
+        Expect { ncon: 0.01, ensemble: None, penetration: Some(0.05), settled: true, iterations: true },
     );
 }
 
@@ -398,7 +398,7 @@ fn mujoco_statistics_arm() {
 fn mujoco_statistics_chain() {
     statistics(
         "chain",
-        Expect { ncon: 0.01, ensemble: None, penetration: true, settled: true, iterations: true },
+        Expect { ncon: 0.01, ensemble: None, penetration: Some(0.05), settled: true, iterations: true },
     );
 }
 
@@ -413,23 +413,28 @@ fn mujoco_statistics_pyramid() {
     let ensemble = Some(include_str!("data/pyramid_ensemble.json"));
     statistics(
         "pyramid",
-        Expect { ncon: 0.02, ensemble, penetration: true, settled: true, iterations: false },
+        Expect { ncon: 0.02, ensemble, penetration: Some(0.05), settled: true, iterations: false },
     );
     let ensemble = Some(include_str!("data/pyramid__elliptic_ensemble.json"));
     statistics(
         "pyramid__elliptic",
-        Expect { ncon: 0.02, ensemble, penetration: true, settled: true, iterations: false },
+        Expect { ncon: 0.02, ensemble, penetration: Some(0.05), settled: true, iterations: false },
     );
 }
 
-/// The pile of mixed shapes: mean contact count within 5 % (ours 443.5, MuJoCo 434.2; 418.5 before cylinder,
-/// ellipsoid and capsule–mesh pairs took MuJoCo's `mjc_Convex` path). Not compared: the deepest contact (ours 0.070 m,
-/// MuJoCo's 0.097 m between two cylinders at step 182), and the state of a heap still moving at step 1000.
+/// The pile of mixed shapes (200 bodies, 1000 steps). It follows MuJoCo 4.0.1 within 2e-7 through step 150 with its
+/// contact count at every step (`scripts/mujoco_divergence.py`), and then by chaos only: MuJoCo's own runs from
+/// ±1e-9 m starts average 432.1–446.2 contacts (`tests/data/pile_ensemble.json`, 16 runs of
+/// `scripts/mujoco_ensemble.py --steps 1000`; its unperturbed run: 442.7). Ours (445.6) must lie in that range,
+/// widened by 2 %. The deepest contact, a cylinder pressed into another at step 142 (0.1011 m), is MuJoCo's to
+/// 3e-16 m (the MuJoCo 4.0.0 figures, 434.2 contacts and 0.097 m, came from another run). Not compared: the state
+/// of a heap still moving at step 1000.
 #[test]
 fn mujoco_statistics_pile() {
+    let ensemble = Some(include_str!("data/pile_ensemble.json"));
     statistics(
         "pile",
-        Expect { ncon: 0.05, ensemble: None, penetration: false, settled: false, iterations: false },
+        Expect { ncon: 0.02, ensemble, penetration: Some(1e-12), settled: false, iterations: false },
     );
 }
 
