@@ -7,6 +7,11 @@ For each pair (top on bottom) a scene holds a floor, the bottom geom on a free b
 geom on a free body dropped tilted onto it; both engines run N steps (default 1000). Printed per pair: the contacts
 at the end and the largest penetration over the run (MuJoCo's `-dist`, ours `max_penetration`), and how far the
 top body's final position is from MuJoCo's.
+
+`--reference OUT` also writes MuJoCo's side as JSON for `crates/sim/tests/pair_settle.rs`: per pair the scene's XML,
+the contact count every 50 steps, the largest penetration over the run and both bodies' final `qpos`:
+
+    python3 scripts/mujoco_pair_settle.py --reference crates/sim/tests/data/pair_settle_reference.json
 """
 
 import argparse
@@ -47,16 +52,24 @@ def scene(top, bottom):
 </worldbody></mujoco>"""
 
 
+EVERY = 50
+
+
 def run_mujoco(xml, steps):
+    """Final contact count, largest penetration, the top body's final position, and the record for `--reference`."""
     m = mujoco.MjModel.from_xml_string(xml)
     d = mujoco.MjData(m)
     pen = 0.0
-    for _ in range(steps):
+    ncon = {}
+    for k in range(1, steps + 1):
         mujoco.mj_step(m, d)
         if d.ncon:
             pen = max(pen, max(-c.dist for c in d.contact[:d.ncon]))
+        if k % EVERY == 0:
+            ncon[str(k)] = int(d.ncon)
     top = m.body("top").jntadr[0]
-    return d.ncon, pen, d.qpos[m.jnt_qposadr[top]:m.jnt_qposadr[top] + 3].copy()
+    record = {"xml": xml, "steps": steps, "ncon": ncon, "max_penetration": float(pen), "qpos": d.qpos.tolist()}
+    return d.ncon, pen, d.qpos[m.jnt_qposadr[top]:m.jnt_qposadr[top] + 3].copy(), record
 
 
 def run_ours(binary, path, steps):
@@ -73,20 +86,27 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--binary", default=os.path.join(ROOT, "target", "release", "signorini"))
+    ap.add_argument("--reference", metavar="OUT", help="write MuJoCo's runs as JSON (see the module docs)")
     args = ap.parse_args()
     if not os.path.exists(args.binary):
         sys.exit(f"mujoco_pair_settle: build {args.binary} first (cargo build --release -p signorini-cli)")
     print(f"MuJoCo {mujoco.__version__} vs signorini --mujoco-compat, {args.steps} steps")
     print("| pair (top on bottom) | MuJoCo ncon at end | ours | MuJoCo max penetration (m) | ours | top body offset (m) |")
     print("|---|---|---|---|---|---|")
+    reference = {"mujoco_version": mujoco.__version__, "pairs": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for top, bottom in PAIRS:
             xml = scene(top, bottom)
             path = os.path.join(tmp, f"{top}_{bottom}.xml")
             open(path, "w").write(xml)
-            n1, p1, x1 = run_mujoco(xml, args.steps)
+            n1, p1, x1, record = run_mujoco(xml, args.steps)
+            reference["pairs"][f"{top}_on_{bottom}"] = record
             n2, p2, x2 = run_ours(args.binary, path, args.steps)
-            print(f"| {top} on {bottom} | {n1} | {n2} | {p1:.4f} | {p2:.4f} | {np.linalg.norm(x1 - x2):.4f} |")
+            print(f"| {top} on {bottom} | {n1} | {n2} | {p1:.4f} | {p2:.4f} | {np.linalg.norm(x1 - x2):.1e} |")
+    if args.reference:
+        with open(args.reference, "w") as f:
+            json.dump(reference, f, indent=1)
+        print(f"wrote {args.reference}")
 
 
 if __name__ == "__main__":
