@@ -165,6 +165,8 @@ pub struct AssemblyScratch {
     dofs: DofColumns,
     /// Scratch of one contact: the Jacobian row of each direction over `cols`.
     basis: Vec<f64>,
+    /// Scratch of a connect or weld row's `J̇ q̇`: both bodies' columns over the union of their dof chains.
+    chain: Vec<(usize, [[f64; 6]; 2])>,
     /// The last contact's `(solref, solimp)` and their resolution (contacts mostly share them, step after step).
     /// A pure cache: kept between calls while the options it was resolved with (`sol_options`) are the same.
     last_sol: Option<([f64; 2], [f64; 5], ResolvedSol)>,

@@ -3,6 +3,7 @@
 
 use super::*;
 use signorini_geometry::rotation::{mul_quat, mul_quat_axis};
+use signorini_model::factor::{mujoco_sum_at, mujoco_sum_sparse};
 
 impl ConstraintAssembler {
     pub(super) fn equality(
@@ -14,7 +15,7 @@ impl ConstraintAssembler {
         scratch: &mut AssemblyScratch,
         rows: &mut ConstraintRows,
     ) {
-        let AssemblyScratch { cols, dofs, .. } = scratch;
+        let AssemblyScratch { cols, dofs, chain, .. } = scratch;
         let replaced = sols.and_then(|o| o.equality(e));
         match self.equalities[e] {
             Equality::Connect { body1, body2, anchor1, anchor2, sol } => {
@@ -26,7 +27,8 @@ impl ConstraintAssembler {
                 let iw = model.body_invweight0[body1][0] + model.body_invweight0[body2][0];
                 let r = regularizer(iw, imp);
                 let bias = if self.options.equality_velocity_bias {
-                    jac_dot_v(model, data, body1, p1).0 - jac_dot_v(model, data, body2, p2).0
+                    let [[l1, _], [l2, _]] = jac_dot_v_pair(model, data, (body1, p1), (body2, p2), chain);
+                    l1 - l2
                 } else {
                     DVec3::ZERO
                 };
@@ -57,7 +59,7 @@ impl ConstraintAssembler {
                 let [t2, r2] = model.body_invweight0[body2];
                 let (rt, rr) = (regularizer(t1 + t2, imp), regularizer(r1 + r2, imp));
                 let (bias_t, bias_r) = if self.options.equality_velocity_bias {
-                    weld_velocity_bias(model, data, (body1, p1), (body2, p2), relquat, torquescale)
+                    weld_velocity_bias(model, data, (body1, p1), (body2, p2), relquat, torquescale, chain)
                 } else {
                     (DVec3::ZERO, DVec3::ZERO)
                 };
@@ -143,30 +145,60 @@ fn anchor_point(data: &Data, body: usize, anchor: DVec3) -> DVec3 {
     data.xmat[body] * anchor + data.xpos[body]
 }
 
-/// `(J̇_p q̇, J̇_r q̇)` of world point `point` fixed to `body`: the acceleration of the point (and of the body's
-/// rotation) at `q̈ = 0` without gravity, as MuJoCo's `mj_jacDot` builds the columns (a ball or free rotation dof's
-/// `ċdof` taken with the body's whole velocity).
-fn jac_dot_v(model: &Model, data: &Data, body: usize, point: DVec3) -> (DVec3, DVec3) {
-    let c = data.subtree_com[model.body_rootid[body]];
-    let offset = point - c;
-    let v = data.cvel[body];
-    let point_vel = v.lin - offset.cross(v.ang);
-    let (mut lin, mut ang) = (DVec3::ZERO, DVec3::ZERO);
-    for dof in model.dof_chain(body) {
-        let cdof = data.cdof[dof];
-        let j = model.dof_jntid[dof];
-        let rotation = match model.jnt_type[j] {
-            JointKind::Ball => true,
-            JointKind::Free => dof >= model.jnt_dofadr[j] + 3,
-            JointKind::Hinge | JointKind::Slide => false,
+/// `[J̇_p q̇, J̇_r q̇]` of world point `p1` fixed to `body1` and of `p2` fixed to `body2`: the accelerations of the
+/// points (and of the bodies' rotations) at `q̈ = 0` without gravity, as MuJoCo 4.0.1's `mj_Jdotv` forms them. The
+/// columns are `mj_jacDot`'s (a ball or free rotation dof's `ċdof` taken with the body's whole velocity); each
+/// component's sum over the dofs is `mju_dot` over the dense row of `nv` columns on a model MuJoCo keeps dense
+/// (its four lanes by dof index), and `mju_dotSparseX3` over the union of both chains, dofs increasing, from
+/// [`MUJOCO_SPARSE_NV`] dofs on (four lanes by position in the union, then the rest one at a time). `chain` is
+/// scratch: per dof of the union, increasing, both bodies' columns times `q̇` (zero off a body's chain).
+fn jac_dot_v_pair(
+    model: &Model,
+    data: &Data,
+    (body1, p1): (usize, DVec3),
+    (body2, p2): (usize, DVec3),
+    chain: &mut Vec<(usize, [[f64; 6]; 2])>,
+) -> [[DVec3; 2]; 2] {
+    let column = |body: usize, point: DVec3| {
+        let offset = point - data.subtree_com[model.body_rootid[body]];
+        let v = data.cvel[body];
+        let point_vel = v.lin - offset.cross(v.ang);
+        move |dof: usize| {
+            let cdof = data.cdof[dof];
+            let j = model.dof_jntid[dof];
+            let rotation = match model.jnt_type[j] {
+                JointKind::Ball => true,
+                JointKind::Free => dof >= model.jnt_dofadr[j] + 3,
+                JointKind::Hinge | JointKind::Slide => false,
+            };
+            let cdof_dot = if rotation {
+                data.cvel[model.dof_bodyid[dof]].cross_motion(cdof)
+            } else {
+                data.cdof_dot[dof]
+            };
+            let lin = cdof_dot.lin + cdof_dot.ang.cross(offset) + cdof.ang.cross(point_vel);
+            let qv = data.qvel[dof];
+            [lin.x, lin.y, lin.z, cdof_dot.ang.x, cdof_dot.ang.y, cdof_dot.ang.z].map(|c| c * qv)
+        }
+    };
+    let (col1, col2) = (column(body1, p1), column(body2, p2));
+    chain.clear();
+    chain.extend(model.dof_chain_union(body1, body2).map(|(dof, on1, on2)| {
+        let zero = [0.0 * data.qvel[dof]; 6];
+        (dof, [if on1 { col1(dof) } else { zero }, if on2 { col2(dof) } else { zero }])
+    }));
+    chain.reverse();
+    let sums = |b: usize| {
+        let sum = |c: usize| {
+            if model.nv < MUJOCO_SPARSE_NV {
+                mujoco_sum_at(model.nv, chain.iter().map(|(dof, cols)| (*dof, cols[b][c])))
+            } else {
+                mujoco_sum_sparse(chain.len(), |t| chain[t].1[b][c])
+            }
         };
-        let cdof_dot =
-            if rotation { data.cvel[model.dof_bodyid[dof]].cross_motion(cdof) } else { data.cdof_dot[dof] };
-        let qv = data.qvel[dof];
-        ang += cdof_dot.ang * qv;
-        lin += (cdof_dot.lin + cdof_dot.ang.cross(offset) + cdof.ang.cross(point_vel)) * qv;
-    }
-    (lin, ang)
+        [DVec3::new(sum(0), sum(1), sum(2)), DVec3::new(sum(3), sum(4), sum(5))]
+    };
+    [sums(0), sums(1)]
 }
 
 /// The `J̇ q̇` of a weld's translational and rotational rows (MuJoCo 4.0's `mj_Jdotv`): the points' difference, and
@@ -178,9 +210,9 @@ fn weld_velocity_bias(
     (body2, p2): (usize, DVec3),
     relquat: DQuat,
     torquescale: f64,
+    chain: &mut Vec<(usize, [[f64; 6]; 2])>,
 ) -> (DVec3, DVec3) {
-    let (l1, a1) = jac_dot_v(model, data, body1, p1);
-    let (l2, a2) = jac_dot_v(model, data, body2, p2);
+    let [[l1, a1], [l2, a2]] = jac_dot_v_pair(model, data, (body1, p1), (body2, p2), chain);
     let axis = |v: DVec3| DQuat::from_xyzw(v.x, v.y, v.z, 0.0);
     let derivative = |q: DQuat, w: DVec3| {
         let d = axis(w) * q;
