@@ -124,7 +124,7 @@ impl ConstraintAssembler {
         };
 
         // MuJoCo 4.0's adhesion: the normal's reference acceleration gains `R·adhesion` (each pyramid edge
-        // `R·adhesion/(2(dim − 1))`), so the solver's force is the net force plus the adhesion, which the passive
+        // `R·(adhesion/(2(dim − 1)))`, the share divided first as `mj_adhesionRef` does), so the solver's force is the net force plus the adhesion, which the passive
         // pull ([`signorini_model::Model::contact_pull`]) takes back out.
         let contact_mu = if dim <= 1 {
             let vel = push_basis(rows, 0);
@@ -171,7 +171,7 @@ impl ConstraintAssembler {
                                 surface_at(0) - f * surface_at(d + 1)
                             };
                             let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1], extra);
-                            let aref = sol.aref(imp, vel, x) + r * adhesion / (2 * (dim - 1)) as f64;
+                            let aref = sol.aref(imp, vel, x) + r * (adhesion / (2 * (dim - 1)) as f64);
                             let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
                                 rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
