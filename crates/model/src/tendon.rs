@@ -321,7 +321,8 @@ pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelErro
         let row = d.ten_j[i * nv..(i + 1) * nv].to_vec();
         x.copy_from_slice(&row);
         m.solve_m(d, &mut x);
-        m.tendons.invweight0[i] = row.iter().zip(&x).map(|(a, b)| a * b).sum();
+        // `mju_dot` over the `nv` columns, as `mj_setConst` sums it.
+        m.tendons.invweight0[i] = crate::factor::mujoco_sum(nv, |k| row[k] * x[k]);
     }
     Ok(())
 }

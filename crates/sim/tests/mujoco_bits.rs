@@ -1,12 +1,12 @@
 //! The census of the small MuJoCo scenes (`tests/data/*.xml`) that MuJoCo-compatible mode follows bit for bit, as a
 //! test: `qpos`, `qvel` and the contact count against MuJoCo 4.0.1's `mj_step` from keyframe 0
-//! (`tests/data/mujoco_bits_reference.json`, `scripts/mujoco_bits_reference.py`). Thirty-four scenes (tendons,
-//! muscles, actuators and transmissions, adhesion, RK4 and the implicit integrators, PGS and no-slip, sleeping, mocap
-//! bodies, margins, moving surfaces, every sensor, welds on a sparse model, ...) are equal to the last bit after steps
-//! 1, 250 and 1000; three that part later in a run are equal at the last step where MuJoCo's `qpos` and `qvel` are
-//! still ours (contact_pairs 509, implicit 7, pgs_sparse 445), so that a change that moves any scene's frontier back
-//! fails here. `fluid` (its mesh card) and `cubelets` (the sparse Newton factor) part from step 1 and are checked
-//! within tolerances in `scenes.rs`.
+//! (`tests/data/mujoco_bits_reference.json`, `scripts/mujoco_bits_reference.py`). Thirty-five scenes (tendons,
+//! muscles, actuators and transmissions, adhesion, RK4 and the implicit integrators, PGS on dense and sparse models
+//! and no-slip, sleeping, mocap bodies, margins, moving surfaces, every sensor, welds on a sparse model, ...) are equal
+//! to the last bit after steps 1, 250 and 1000; two that part later in a run are equal at the last step where
+//! MuJoCo's `qpos` and `qvel` are still ours (contact_pairs 509, implicit 7), so that a change that moves any scene's
+//! frontier back fails here. `fluid` (its mesh card) and `cubelets` (the sparse Newton factor) part from step 1 and
+//! are checked within tolerances in `scenes.rs`.
 
 use std::path::PathBuf;
 
