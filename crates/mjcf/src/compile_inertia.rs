@@ -130,7 +130,11 @@ pub fn compile(sources: &[InertiaSource], compiler: &Compiler) -> Result<(Vec<In
         };
         let [lo, hi] = compiler.inertiagrouprange;
         let selected: Vec<usize> = if from_geoms {
-            (0..src.geoms.len()).filter(|&i| (lo..=hi).contains(&src.geoms[i].group)).collect()
+            // MuJoCo selects the geoms of the group range whose mass exceeds `mjEPS`: a massless geom (an eye, a
+            // marker) leaves a single massive geom to give the body its frame as it is.
+            (0..src.geoms.len())
+                .filter(|&i| (lo..=hi).contains(&src.geoms[i].group) && src.geoms[i].props.mass > EPS)
+                .collect()
         } else {
             Vec::new()
         };
