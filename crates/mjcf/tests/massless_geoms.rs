@@ -28,8 +28,11 @@ const XML: &str = r#"<mujoco model="massless_geoms">
   </worldbody>
 </mujoco>"#;
 
-/// `(mass, inertia, ipos, iquat wxyz)` of bodies 1 and 2, from MuJoCo 4.0.1.
-const MUJOCO: [(f64, [f64; 3], [f64; 3], [f64; 4]); 2] = [
+/// A body's compiled inertial data: `(mass, inertia, ipos, iquat wxyz)`.
+type Inertial = (f64, [f64; 3], [f64; 3], [f64; 4]);
+
+/// Bodies 1 and 2, from MuJoCo 4.0.1.
+const MUJOCO: [Inertial; 2] = [
     (
         67.85840131753953,
         [1.5322427017500428, 1.7643184342560279, 2.210826714925438],
