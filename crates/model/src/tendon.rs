@@ -318,8 +318,8 @@ pub(crate) fn set_constants(m: &mut Model, d: &mut Data) -> Result<(), ModelErro
     }
     m.tendon_state(d);
     for i in 0..m.tendons.len() {
-        let row = d.ten_j[i * nv..(i + 1) * nv].to_vec();
-        x.copy_from_slice(&row);
+        let row = &d.ten_j[i * nv..(i + 1) * nv];
+        x.copy_from_slice(row);
         m.solve_m(d, &mut x);
         // `mju_dot` over the `nv` columns, as `mj_setConst` sums it.
         m.tendons.invweight0[i] = crate::factor::mujoco_sum(nv, |k| row[k] * x[k]);

@@ -400,7 +400,7 @@ impl SupportSum {
                 }
             }
             let basis = tangent_basis(u, &act, &self.segments);
-            let step = match basis {
+            let (step, f) = match basis {
                 Basis::Fixed => {
                     let (f, _) = self.derivatives(u, &act);
                     (None, f)
@@ -434,7 +434,6 @@ impl SupportSum {
                     }
                 }
             };
-            let (step, f) = step;
             // A Newton step this short leaves an error of its square: the next point is stationary to rounding
             // (`h` itself no longer resolves such steps: its decrease is below an ulp).
             let (step, f) = match step {

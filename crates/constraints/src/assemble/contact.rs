@@ -124,8 +124,9 @@ impl ConstraintAssembler {
         };
 
         // MuJoCo 4.0's adhesion: the normal's reference acceleration gains `R·adhesion` (each pyramid edge
-        // `R·(adhesion/(2(dim − 1)))`, the share divided first as `mj_adhesionRef` does), so the solver's force is the net force plus the adhesion, which the passive
-        // pull ([`signorini_model::Model::contact_pull`]) takes back out.
+        // `R·(adhesion/(2(dim − 1)))`, the share divided first as `mj_adhesionRef` does), so the solver's force is
+        // the net force plus the adhesion, which the passive pull ([`signorini_model::Model::contact_pull`]) takes
+        // back out.
         let contact_mu = if dim <= 1 {
             let vel = push_basis(rows, 0);
             let r = regularizer(tran, imp);
