@@ -352,7 +352,7 @@ impl PrimalWork {
             });
         }
 
-        if crate::mujoco_newton::applies(rows, options, p.mujoco_sparse) {
+        if crate::mujoco_newton::applies(rows, options) {
             return self.run_mujoco(p, options, scale, warm);
         }
 
