@@ -29,9 +29,8 @@ WHOLE = [
     "sleep_wake", "slider_crank", "spatial_tendon", "spin", "surfacevel", "tendon", "tendon_equality",
     "tendon_wrap", "transmissions", "tumble",
 ]
-# Scenes that part later, with the last step at which both `qpos` and `qvel` are MuJoCo's (stop 62, 2026-12-06;
-# sensors_sparse_newton stop 63).
-PARTIAL = {"contact_pairs": 509, "implicit": 7, "sensors_sparse_newton": 59}
+# Scenes that part later, with the last step at which both `qpos` and `qvel` are MuJoCo's (stop 62, 2026-12-06).
+PARTIAL = {"contact_pairs": 509, "implicit": 7}
 
 
 def run(scene, steps):

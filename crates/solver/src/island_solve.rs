@@ -136,7 +136,7 @@ pub(crate) fn solve_islands(
         && !options.signorini
         && !(in_place && k == model.nv)
     {
-        let cheaper = if crate::mujoco_newton::applies(rows, &options) {
+        let cheaper = if crate::mujoco_newton::applies(rows, &options, mujoco_sparse) {
             use crate::mujoco_newton::{mul_jac, warm_start_is_cheaper};
             let (jar, jv, gathered) = (&mut primal.jar, &mut primal.jv, &mut primal.tmp);
             jar.resize(rows.len(), 0.0);

@@ -55,7 +55,6 @@ pub mod mass;
 mod mujoco_cone;
 mod mujoco_newton;
 mod mujoco_sparse;
-mod mujoco_sparse_chol;
 mod newton;
 pub mod noslip;
 pub mod pgs;

@@ -12,10 +12,10 @@
 //!   `PrimalSearch`'s.
 //!
 //! With `SolverKind::Cg` it is `mj_solPrimal`'s conjugate-gradient iteration instead: no Hessian, the direction
-//! from `M⁻¹g` (`mj_solveM`) and Hager–Zhang's (or Polak–Ribière+'s) `β`, an exit on the gap alone. On a model MuJoCo
-//! keeps sparse (60 dofs or more, `mj_isSparse`), `J x` and `Jᵀ f` are over its sparse `J` and `Jᵀ`
-//! ([`crate::mujoco_sparse`]) and Newton's `H` is factored, solved and updated by MuJoCo's sparse reverse Cholesky
-//! ([`crate::mujoco_sparse_chol`]).
+//! from `M⁻¹g` (`mj_solveM`) and Hager–Zhang's (or Polak–Ribière+'s) `β`, an exit on the gap alone. CG also runs on
+//! a model MuJoCo keeps sparse (60 dofs or more, `mj_isSparse`), with `J x` and `Jᵀ f` over its sparse `J` and `Jᵀ`
+//! ([`crate::mujoco_sparse`]); Newton there takes the shared iteration (MuJoCo 4.0.1 factors its sparse Hessian by
+//! a supernodal reverse Cholesky whose order of operations is not reproduced here).
 //!
 //! Elliptic contacts follow `mj_constraintUpdate`'s zones (top, bottom, the cone's middle with its Hessian), and
 //! MuJoCo keeps two factors: `L` of the quadratic rows (updated by rank one as rows change state) and `Lcone`, `L`
@@ -35,7 +35,6 @@ use signorini_model::factor::mujoco_dot as dot;
 use crate::cost::RowState;
 use crate::mujoco_cone::Cone;
 use crate::mujoco_sparse::SparseJacobian;
-use crate::mujoco_sparse_chol::SparseCholesky;
 use crate::primal::{PrimalWork, Problem};
 use crate::{CgUpdate, SolveStats, SolverError, SolverOptions, WarmStart};
 
@@ -72,9 +71,6 @@ pub(crate) struct MujocoDense {
     cholupd: Vec<f64>,
     /// The row states before a step.
     old_state: Vec<RowState>,
-    /// The sparse factors of `H` on a model MuJoCo keeps sparse, and the dofs of a rank-one update (increasing).
-    chol: SparseCholesky,
-    upd_dofs: Vec<usize>,
     /// `quadGauss`: `[½(a − a_s)ᵀ(Ma − f_s), sᵀ(Ma − f_s), ½ sᵀMs]`.
     quad_gauss: [f64; 3],
     /// Cost evaluations of the current line search.
@@ -89,12 +85,16 @@ struct Pnt {
     deriv: [f64; 2],
 }
 
-/// Whether MuJoCo's iteration applies to these rows (see the module docs): Newton or CG, on a model MuJoCo keeps
-/// dense or sparse.
-pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions) -> bool {
+/// Whether MuJoCo's iteration applies to these rows (see the module docs): Newton or CG on a model MuJoCo keeps
+/// dense, CG on one it keeps sparse (`sparse`).
+pub(crate) fn applies(rows: &ConstraintRows, options: &SolverOptions, sparse: bool) -> bool {
     options.mujoco_arithmetic
         && !options.signorini
-        && matches!(options.kind, crate::SolverKind::Newton | crate::SolverKind::Cg)
+        && match options.kind {
+            crate::SolverKind::Newton => !sparse,
+            crate::SolverKind::Cg => true,
+            _ => false,
+        }
         && rows.kind.iter().all(|k| {
             k.is_equality() || k.is_friction_loss() || k.is_one_sided() || *k == RowKind::ContactElliptic
         })
@@ -127,43 +127,6 @@ impl MujocoDense {
             for (o, row) in out.iter_mut().zip(self.j.chunks_exact(nv.max(1))) {
                 *o = dot(row, &x[..nv]);
             }
-        }
-    }
-}
-
-impl MujocoDense {
-    /// `Mgrad = H⁻¹ g` in place: `mju_cholSolveSparse` or `mju_cholSolve` with `Lcone` when a cone is active.
-    fn solve_h(&mut self, nv: usize, x: &mut [f64]) {
-        let cone = self.ncone > 0;
-        if self.sparse {
-            self.chol.solve(cone, x);
-        } else {
-            chol_solve(if cone { &self.lcone } else { &self.l }, nv, x);
-        }
-    }
-}
-
-/// A row's entries `vals · scale` at its dofs, in increasing dof order (a row lists its dofs increasing or
-/// decreasing), as MuJoCo's `J_colind` keeps them.
-fn increasing(
-    dofs: &[signorini_constraints::DofIndex],
-    vals: &[f64],
-    scale: f64,
-    out_dofs: &mut Vec<usize>,
-    out_vals: &mut Vec<f64>,
-) {
-    out_dofs.clear();
-    out_vals.clear();
-    let entries = dofs.iter().zip(vals).map(|(&d, &v)| (d as usize, v * scale));
-    if dofs.first() > dofs.last() {
-        for (d, v) in entries.rev() {
-            out_dofs.push(d);
-            out_vals.push(v);
-        }
-    } else {
-        for (d, v) in entries {
-            out_dofs.push(d);
-            out_vals.push(v);
         }
     }
 }
@@ -215,9 +178,7 @@ impl PrimalWork {
         let newton_cones = newton && mj.elliptic;
         // Scratch only where it is used (a CG on a large model keeps none of Newton's).
         if newton {
-            if !mj.sparse {
-                mj.l.resize(nv * nv, 0.0);
-            }
+            mj.l.resize(nv * nv, 0.0);
             mj.cholupd.resize(nv, 0.0);
             mj.old_state.resize(nefc, RowState::Inactive);
         }
@@ -248,13 +209,10 @@ impl PrimalWork {
         let mut factorizations = 0;
         let mut updates = 0;
         if !done && newton {
-            if mj.sparse {
-                mj.chol.analyse(rows, &self.groups, p.mass);
-            }
             self.make_hessian_mujoco(p, &mut mj);
             factorizations += 1;
             self.mgrad.copy_from_slice(&self.g);
-            mj.solve_h(nv, &mut self.mgrad);
+            chol_solve(if mj.ncone > 0 { &mj.lcone } else { &mj.l }, nv, &mut self.mgrad);
             done = flg_gradient && (0.5 * scale * dot(&self.g, &self.mgrad)).max(0.0) < tol;
         }
         if !done {
@@ -294,7 +252,7 @@ impl PrimalWork {
                 let (upd, refactored) = self.hessian_incremental_mujoco(p, &mut mj);
                 updates += upd;
                 factorizations += usize::from(refactored);
-                mj.solve_h(nv, &mut self.mgrad);
+                chol_solve(if mj.ncone > 0 { &mj.lcone } else { &mj.l }, nv, &mut self.mgrad);
             } else {
                 p.mass.solve(&mut self.mgrad);
             }
@@ -433,15 +391,6 @@ impl PrimalWork {
     /// `+ M`, then `mju_cholFactor`.
     fn make_hessian_mujoco(&self, p: &Problem<'_>, mj: &mut MujocoDense) {
         let (nv, rows) = (p.mass.nv, p.rows);
-        if mj.sparse {
-            let quadratic = |k: usize| if self.state[k] == RowState::Quadratic { rows.d[k] } else { 0.0 };
-            mj.chol.assemble(rows, quadratic, p.mass);
-            mj.chol.factor();
-            if mj.ncone > 0 {
-                self.hessian_cone(p, mj);
-            }
-            return;
-        }
         let MujocoDense { j, l, .. } = mj;
         l.fill(0.0);
         for r in 0..rows.len() {
@@ -471,10 +420,6 @@ impl PrimalWork {
     /// `HessianCone`: `Lcone = L` updated by `Lᵀ_c J_c` of every contact in the cone state, `L_c` the Cholesky
     /// factor of its cone Hessian (`LTJ_c = Σ_{r ≥ c} L_c[r][c] J_r`, rows in order, then a rank-1 update per row).
     fn hessian_cone(&self, p: &Problem<'_>, mj: &mut MujocoDense) {
-        if mj.sparse {
-            self.hessian_cone_sparse(p, mj);
-            return;
-        }
         let (nv, rows) = (p.mass.nv, p.rows);
         let MujocoDense { j, l, lcone, cone_h, ltj, .. } = mj;
         lcone.clone_from(l);
@@ -507,44 +452,6 @@ impl PrimalWork {
         }
     }
 
-    /// [`Self::hessian_cone`] on a sparse model: `LTJ` over the contact's dofs (its rows share them) and
-    /// `mju_cholUpdateSparse`.
-    fn hessian_cone_sparse(&self, p: &Problem<'_>, mj: &mut MujocoDense) {
-        let rows = p.rows;
-        let MujocoDense { chol, cone_h, ltj, cholupd, upd_dofs, .. } = mj;
-        chol.lcone.clone_from(&chol.l);
-        let mut r = 0;
-        while r < rows.len() {
-            if rows.kind[r] != RowKind::ContactElliptic {
-                r += 1;
-                continue;
-            }
-            let dim = Cone::at(rows, r).dim;
-            if self.state[r] == RowState::Cone {
-                let mut local = cone_h[r];
-                chol_factor(&mut local[..dim * dim], dim);
-                let dofs = rows.jacobian_row(r).0;
-                let nnz = dofs.len();
-                ltj.clear();
-                ltj.resize(dim * nnz, 0.0);
-                for a in 0..dim {
-                    let ja = rows.jacobian_row(r + a).1;
-                    for c in 0..=a {
-                        let scl = local[a * dim + c];
-                        for (t, &v) in ltj[c * nnz..(c + 1) * nnz].iter_mut().zip(ja) {
-                            *t += v * scl;
-                        }
-                    }
-                }
-                for a in 0..dim {
-                    increasing(dofs, &ltj[a * nnz..(a + 1) * nnz], 1.0, upd_dofs, cholupd);
-                    chol.update(true, cholupd, upd_dofs, true);
-                }
-            }
-            r += dim;
-        }
-    }
-
     /// `HessianIncremental`: a rank-1 update or downdate of `L` by `J_k √D_k` for every row entering or leaving the
     /// quadratic state, in row order; refactored from scratch when an update loses rank. Returns the updates made
     /// and whether `L` was refactored.
@@ -559,18 +466,11 @@ impl PrimalWork {
                 _ => continue,
             };
             let sd = rows.d[r].sqrt();
+            for (u, &v) in mj.cholupd.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
+                *u = v * sd;
+            }
             updates += 1;
-            let rank = if mj.sparse {
-                let (dofs, vals) = rows.jacobian_row(r);
-                increasing(dofs, vals, sd, &mut mj.upd_dofs, &mut mj.cholupd);
-                mj.chol.update(false, &mj.cholupd, &mj.upd_dofs, plus)
-            } else {
-                for (u, &v) in mj.cholupd.iter_mut().zip(&mj.j[r * nv..(r + 1) * nv]) {
-                    *u = v * sd;
-                }
-                chol_update(&mut mj.l, &mut mj.cholupd, nv, plus)
-            };
-            if rank < nv {
+            if chol_update(&mut mj.l, &mut mj.cholupd, nv, plus) < nv {
                 self.make_hessian_mujoco(p, mj);
                 return (updates, true);
             }

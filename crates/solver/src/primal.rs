@@ -352,7 +352,7 @@ impl PrimalWork {
             });
         }
 
-        if crate::mujoco_newton::applies(rows, options) {
+        if crate::mujoco_newton::applies(rows, options, p.mujoco_sparse) {
             return self.run_mujoco(p, options, scale, warm);
         }
 
