@@ -22,7 +22,8 @@ K steps the contact count, max penetration, free-body positions and quaternions)
 mode against the files in `crates/sim/tests/data/genesis/`, made with
 `--reference crates/sim/tests/data/genesis --only sphere_drop box_stack chain arm pyramid --steps 500 --every 50`, and
 `--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/tumble.xml --steps 66 --every 6` and
-`--reference crates/sim/tests/data/genesis --only convex --steps 94 --every 47` (the flights before the first landing).
+`--reference crates/sim/tests/data/genesis --only convex --steps 106 --every 53` (the flights and first landings) and
+`--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/offset_com.xml --steps 300 --every 20`.
 
 Usage: genesis_compare.py [--only NAME... | --scene FILE...] [--steps N] [--every K] [--signorini PATH] [--json OUT]
                           [--set NAME=VALUE ...]   (extra `--set` options for signorini, e.g. box_box_detection=false)

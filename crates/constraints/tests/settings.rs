@@ -58,6 +58,7 @@ fn the_mujoco_preset_sets_every_rule_and_nothing_else() {
         equality_velocity_bias: true,
         mujoco_sums: true,
         limits_before_contacts: true,
+        contact_rows_at_centre_of_mass: false,
         ..native
     };
     assert_eq!(mujoco, expected);

@@ -25,7 +25,7 @@
 //! the semi-implicit Euler step gains or loses them.
 
 use glam::{DMat3, DQuat, DVec3};
-use signorini_model::{Data, JointKind, Model};
+use signorini_model::{Data, Model};
 
 /// Relative tolerance of the Newton iteration on the midpoint residual (Genesis's f64 value).
 const TOLERANCE: f64 = 1e-13;
@@ -81,16 +81,9 @@ impl FreeBodyInertia {
 /// eligibility): a free joint at the origin of a child of the world, alone in its tree. The step adds: awake, and
 /// touched by no constraint row.
 pub fn midpoint_candidate(model: &Model, j: usize) -> Option<(usize, usize)> {
-    if model.jnt_type[j] != JointKind::Free || model.jnt_pos[j] != DVec3::ZERO {
-        return None;
-    }
     let body = model.jnt_bodyid[j];
-    let adr = model.jnt_dofadr[j];
-    let tree = model.dof_treeid[adr];
-    let alone = model.body_parent[body] == 0
-        && model.body_jntnum[body] == 1
-        && (adr + 6 == model.nv || model.dof_treeid[adr + 6] != tree);
-    alone.then_some((body, adr))
+    let adr = model.standalone_free_dofs(body)?;
+    (model.body_rootid[body] == body && model.jnt_dofadr[j] == adr).then_some((body, adr))
 }
 
 /// The inertia of free body `body` and of the bodies welded under it (Genesis's composite: mass, centre of mass and

@@ -368,6 +368,24 @@ impl Model {
         })
     }
 
+    /// The first dof of the free joint of the free body whose kinematic tree holds `body`, when that tree is a
+    /// *standalone* free body: a free joint at the origin of a child of the world, alone in its tree (bodies welded
+    /// under it included). Genesis anchors such a body at its centre of mass when it loads it (its
+    /// `_align_free_roots`); `None` for any other body.
+    pub fn standalone_free_dofs(&self, body: usize) -> Option<usize> {
+        let root = *self.body_rootid.get(body)?;
+        if root == 0 || self.body_parent[root] != 0 || self.body_jntnum[root] != 1 {
+            return None;
+        }
+        let j = self.body_jntadr[root];
+        if self.jnt_type[j] != JointKind::Free || self.jnt_pos[j] != DVec3::ZERO {
+            return None;
+        }
+        let adr = self.jnt_dofadr[j];
+        let tree = self.dof_treeid[adr];
+        (adr + 6 == self.nv || self.dof_treeid[adr + 6] != tree).then_some(adr)
+    }
+
     /// [`Self::dof_chain`] as a slice (the columns of the body's last dof's row in [`Self::dof_colind`]).
     #[inline]
     pub fn dof_chain_slice(&self, body: usize) -> &[usize] {

@@ -49,6 +49,13 @@ impl ConstraintAssembler {
         let z = DVec3::ZERO;
         let dirs = [(t1, z, mu), (t2, z, mu), (z, n, mu_t), (z, t1, mu_r), (z, t2, mu_r)];
         let qvel = &data.qvel;
+        // Genesis's rows at a standalone free body's centre of mass: `aref −= J_lin · ω × (ω × r)`, per basis direction.
+        let centripetal = if opts.contact_rows_at_centre_of_mass {
+            centre_of_mass_centripetal(model, data, a) - centre_of_mass_centripetal(model, data, b)
+        } else {
+            DVec3::ZERO
+        };
+        let (shift_n, shift_at) = (centripetal.dot(n), |lin: DVec3| centripetal.dot(lin));
         let start = rows.len();
         let cone = Some(c);
         let base = RowData { pos: dist, margin, imp, cone, ..RowData::plain() };
@@ -130,7 +137,7 @@ impl ConstraintAssembler {
         let contact_mu = if dim <= 1 {
             let vel = push_basis(rows, 0);
             let r = regularizer(tran, imp);
-            let row = RowData { vel, aref: sol.aref(imp, vel, x) + r * adhesion, r, ..base };
+            let row = RowData { vel, aref: sol.aref(imp, vel, x) + r * adhesion - shift_n, r, ..base };
             rows.finish_row(RowKind::ContactFrictionless, c, row);
             0.0
         } else {
@@ -172,7 +179,8 @@ impl ConstraintAssembler {
                                 surface_at(0) - f * surface_at(d + 1)
                             };
                             let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1], extra);
-                            let aref = sol.aref(imp, vel, x) + r * (adhesion / (2 * (dim - 1)) as f64);
+                            let aref = sol.aref(imp, vel, x) + r * (adhesion / (2 * (dim - 1)) as f64)
+                                - (shift_n + w * shift_at(lin));
                             let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
                                 rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
@@ -187,11 +195,12 @@ impl ConstraintAssembler {
                 FrictionCone::Elliptic => {
                     let vel = push_basis(rows, 0);
                     let r0 = regularizer(tran, imp);
-                    let row = RowData { vel, aref: sol.aref(imp, vel, x) + r0 * adhesion, r: r0, mu, ..base };
+                    let aref = sol.aref(imp, vel, x) + r0 * adhesion - shift_n;
+                    let row = RowData { vel, aref, r: r0, mu, ..base };
                     rows.finish_row(RowKind::ContactElliptic, c, row);
                     let mujoco = opts.elliptic_regularizer == EllipticRegularizer::ScaledToFirstSliding;
                     let r1 = if mujoco { r0 / ir.max(MINVAL) } else { r0 / ir };
-                    for (k, &(_, _, f)) in dirs[..dim - 1].iter().enumerate() {
+                    for (k, &(lin, _, f)) in dirs[..dim - 1].iter().enumerate() {
                         let vel = push_basis(rows, k + 1);
                         // Signorini keeps the friction rows' R for spin and roll (§B.9).
                         let equal = if mujoco { k == 0 } else { k < 2 || opts.signorini };
@@ -200,7 +209,7 @@ impl ConstraintAssembler {
                             pos: 0.0,
                             margin: 0.0,
                             vel,
-                            aref: sol.aref(imp, vel, 0.0),
+                            aref: sol.aref(imp, vel, 0.0) - shift_at(lin),
                             r,
                             mu: f,
                             ..base
@@ -217,4 +226,15 @@ impl ConstraintAssembler {
         rows.contact_mu.push(contact_mu);
         Ok(())
     }
+}
+
+/// `ω × (ω × r)` of the standalone free body whose tree holds `body` ([`Model::standalone_free_dofs`]; `r` its centre
+/// of mass, welded bodies included, from the joint origin, `ω` its angular velocity, world frame), zero for any other
+/// body: the centripetal acceleration that rows at the centre of mass carry and rows at the origin lack.
+fn centre_of_mass_centripetal(model: &Model, data: &Data, body: usize) -> DVec3 {
+    let Some(adr) = model.standalone_free_dofs(body) else { return DVec3::ZERO };
+    let root = model.body_rootid[body];
+    let r = data.subtree_com[root] - data.xpos[root];
+    let w = data.xmat[root] * DVec3::new(data.qvel[adr + 3], data.qvel[adr + 4], data.qvel[adr + 5]);
+    w.cross(w.cross(r))
 }
