@@ -1076,6 +1076,19 @@ fn column(i: u32, p: vec3<real>) -> array<vec3<real>, 2> {
     return array<vec3<real>, 2>(slin(W_CDOF + 6u * i) + cross(ang, p - c), ang);
 }
 
+// ω × (ω × r) of the standalone free body holding `body` (r: its centre of mass from the joint origin, ω: its angular
+// velocity, world), zero for any other body: the centripetal term that rows at the centre of mass carry and rows at
+// the origin lack (crates/constraints/src/assemble/contact.rs, centre_of_mass_centripetal).
+fn centripetal(body: u32) -> vec3<real> {
+    let da = mu[MU_BODY_FREEDOF + body];
+    if (da == NONE) { return vec3<real>(0.0, 0.0, 0.0); }
+    let root = mu[MU_BODY_ROOT + body];
+    let r = ld3(W_SCOM + 3u * root) - ld3(W_XPOS + 3u * root);
+    let rot = ldm(W_XMAT + 9u * root);
+    let w = rot * vec3<real>(st[sb + S_QVEL + da + 3u], st[sb + S_QVEL + da + 4u], st[sb + S_QVEL + da + 5u]);
+    return cross(w, cross(w, r));
+}
+
 fn finish_row(r: u32, vel: real, x: real, imp: real, rr: real, sol: u32) {
     // aref = −b·v − k·imp·x (spec §B.1); D = 1/R.
     wk[wb + W_AREF + r] = -mf[sol + 5u] * vel - mf[sol + 6u] * imp * x;
@@ -1106,6 +1119,9 @@ fn assemble() {
         var t1 = cross(t, n);
         var t2 = t;
         if (TANGENT_MAKEFRAME) { t1 = t; t2 = cross(n, t); }
+        // Genesis's rows at a standalone free body's centre of mass: aref −= J_lin · ω × (ω × r).
+        var shift = vec3<real>(0.0, 0.0, 0.0);
+        if (ROWS_AT_COM) { shift = centripetal(bA) - centripetal(bB); }
         var nrow = 1u;
         var rr: real;
         if (condim == 1u) {
@@ -1149,6 +1165,7 @@ fn assemble() {
             }
             iw[ib + I_JN + r] = nnz;
             finish_row(r, vel, x, imp, rr, sol);
+            wk[wb + W_AREF + r] -= dot(shift, dir);
             r++;
           }
         }

@@ -333,6 +333,9 @@ impl SimLayout {
         a.u("MU_BODY_DOFADR", us(&m.body_dofadr));
         a.u("MU_BODY_DOFNUM", us(&m.body_dofnum));
         a.u("MU_BODY_LASTDOF", m.body_lastdof.iter().map(|&d| opt(d)).collect::<Vec<_>>());
+        // The free dofs of each body's standalone free body (Genesis's anchored bodies), for the contact rows at the
+        // centre of mass (`ConstraintOptions::contact_rows_at_centre_of_mass`).
+        a.u("MU_BODY_FREEDOF", (0..m.nbody).map(|b| opt(m.standalone_free_dofs(b))).collect::<Vec<_>>());
         a.u("MU_JNT_TYPE", jnt_type);
         a.u("MU_JNT_QPOSADR", us(&m.jnt_qposadr));
         a.u("MU_JNT_DOFADR", us(&m.jnt_dofadr));
@@ -565,6 +568,7 @@ impl SimLayout {
                 b(copts.impedance_curve == ImpedanceCurve::FlatAtZeroWidth)
             ),
             format!("const TANGENT_MAKEFRAME: bool = {};", b(copts.tangent_frame == TangentFrame::MakeFrame)),
+            format!("const ROWS_AT_COM: bool = {};", b(copts.contact_rows_at_centre_of_mass)),
             format!(
                 "const PYR_BOTH_SCALED: bool = {};",
                 b(copts.pyramid_regularizer == PyramidRegularizer::BothFactorsScaled)
