@@ -55,7 +55,10 @@ impl ConstraintAssembler {
         } else {
             DVec3::ZERO
         };
-        let (shift_n, shift_at) = (centripetal.dot(n), |lin: DVec3| centripetal.dot(lin));
+        // The shift along the normal and each friction direction of `dirs` (sliding only: spin and roll are
+        // rotational).
+        let shift_n = centripetal.dot(n);
+        let shift_dir = [centripetal.dot(t1), centripetal.dot(t2), 0.0, 0.0, 0.0];
         let start = rows.len();
         let cone = Some(c);
         let base = RowData { pos: dist, margin, imp, cone, ..RowData::plain() };
@@ -180,7 +183,7 @@ impl ConstraintAssembler {
                             };
                             let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1], extra);
                             let aref = sol.aref(imp, vel, x) + r * (adhesion / (2 * (dim - 1)) as f64)
-                                - (shift_n + w * shift_at(lin));
+                                - (shift_n + w * shift_dir[d]);
                             let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
                                 rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
@@ -200,7 +203,7 @@ impl ConstraintAssembler {
                     rows.finish_row(RowKind::ContactElliptic, c, row);
                     let mujoco = opts.elliptic_regularizer == EllipticRegularizer::ScaledToFirstSliding;
                     let r1 = if mujoco { r0 / ir.max(MINVAL) } else { r0 / ir };
-                    for (k, &(lin, _, f)) in dirs[..dim - 1].iter().enumerate() {
+                    for (k, &(_, _, f)) in dirs[..dim - 1].iter().enumerate() {
                         let vel = push_basis(rows, k + 1);
                         // Signorini keeps the friction rows' R for spin and roll (§B.9).
                         let equal = if mujoco { k == 0 } else { k < 2 || opts.signorini };
@@ -209,7 +212,7 @@ impl ConstraintAssembler {
                             pos: 0.0,
                             margin: 0.0,
                             vel,
-                            aref: sol.aref(imp, vel, 0.0) - shift_at(lin),
+                            aref: sol.aref(imp, vel, 0.0) - shift_dir[k],
                             r,
                             mu: f,
                             ..base
@@ -232,9 +235,13 @@ impl ConstraintAssembler {
 /// of mass, welded bodies included, from the joint origin, `ω` its angular velocity, world frame), zero for any other
 /// body: the centripetal acceleration that rows at the centre of mass carry and rows at the origin lack.
 fn centre_of_mass_centripetal(model: &Model, data: &Data, body: usize) -> DVec3 {
-    let Some(adr) = model.standalone_free_dofs(body) else { return DVec3::ZERO };
     let root = model.body_rootid[body];
+    // A centred body (most of them) has no term: tested first, it spares the joint tests.
     let r = data.subtree_com[root] - data.xpos[root];
+    if root == 0 || r == DVec3::ZERO {
+        return DVec3::ZERO;
+    }
+    let Some(adr) = model.standalone_free_dofs(body) else { return DVec3::ZERO };
     let w = data.xmat[root] * DVec3::new(data.qvel[adr + 3], data.qvel[adr + 4], data.qvel[adr + 5]);
     w.cross(w.cross(r))
 }
