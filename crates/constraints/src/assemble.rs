@@ -119,6 +119,10 @@ pub struct ConstraintAssembler {
     jnt_sol: Vec<ResolvedSol>,
     /// Per tendon: `(limit, friction)` parameters.
     ten_sol: Vec<(ResolvedSol, ResolvedSol)>,
+    /// The standalone free bodies ([`Model::standalone_free_dofs`]) as `(body, first dof)`, when contact rows measure
+    /// their acceleration at their centre of mass ([`ConstraintOptions::contact_rows_at_centre_of_mass`]); empty
+    /// otherwise.
+    anchored: Vec<(usize, usize)>,
 }
 
 /// What one environment changes about an assembly (Genesis's per-environment constraint switches and
@@ -167,6 +171,8 @@ pub struct AssemblyScratch {
     basis: Vec<f64>,
     /// Scratch of a connect or weld row's `J̇ q̇`: both bodies' columns over the union of their dof chains.
     chain: Vec<(usize, [[f64; 6]; 2])>,
+    /// Per dof, the centripetal acceleration of an anchored body on its translational dofs (zero elsewhere).
+    centripetal: Vec<f64>,
     /// The last contact's `(solref, solimp)` and their resolution (contacts mostly share them, step after step).
     /// A pure cache: kept between calls while the options it was resolved with (`sol_options`) are the same.
     last_sol: Option<([f64; 2], [f64; 5], ResolvedSol)>,
@@ -296,7 +302,27 @@ impl ConstraintAssembler {
 
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Self { id, options, impratio: options.impratio(), equalities, dof_sol, jnt_sol, ten_sol })
+        let anchored = if options.contact_rows_at_centre_of_mass {
+            (0..model.njnt)
+                .filter_map(|j| {
+                    let body = model.jnt_bodyid[j];
+                    let adr = model.standalone_free_dofs(body)?;
+                    (model.jnt_dofadr[j] == adr).then_some((body, adr))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            id,
+            options,
+            impratio: options.impratio(),
+            equalities,
+            dof_sol,
+            jnt_sol,
+            ten_sol,
+            anchored,
+        })
     }
 
     /// The wrenches that the rows of connect or weld equality `e` apply, given their `forces` (3 for a connect, 6 for
@@ -476,7 +502,43 @@ impl ConstraintAssembler {
             self.limits(model, data, env.sol, rows);
             self.tendon_limits(model, data, rows);
         }
+        self.shift_to_centre_of_mass(data, &mut scratch.centripetal, rows);
         Ok(())
+    }
+
+    /// [`ConstraintOptions::contact_rows_at_centre_of_mass`]: with `c_b = ω × (ω × r)` of each anchored body (`r` its
+    /// centre of mass, welded bodies included, from the joint origin, `ω` its angular velocity, world frame) placed on
+    /// its three translational dofs, every contact row's reference acceleration takes `aref −= J_r · c`. Nothing is
+    /// done while no anchored body spins off its centre of mass.
+    fn shift_to_centre_of_mass(&self, data: &Data, centripetal: &mut Vec<f64>, rows: &mut ConstraintRows) {
+        if self.anchored.is_empty() {
+            return;
+        }
+        centripetal.clear();
+        centripetal.resize(data.qvel.len(), 0.0);
+        let mut any = false;
+        for &(body, adr) in &self.anchored {
+            let r = data.subtree_com[body] - data.xpos[body];
+            if r == DVec3::ZERO {
+                continue;
+            }
+            let w = data.xmat[body] * DVec3::new(data.qvel[adr + 3], data.qvel[adr + 4], data.qvel[adr + 5]);
+            let c = w.cross(w.cross(r));
+            centripetal[adr..adr + 3].copy_from_slice(&c.to_array());
+            any |= c != DVec3::ZERO;
+        }
+        if !any {
+            return;
+        }
+        for c in 0..rows.contact_row_start.len() {
+            let start = rows.contact_row_start[c];
+            for i in start..start + rows.contact_nrows[c] {
+                let shift = rows.row_dot(i, centripetal);
+                if shift != 0.0 {
+                    rows.aref[i] -= shift;
+                }
+            }
+        }
     }
 
     /// One friction-loss row along each tendon with `frictionloss` above the threshold (MuJoCo

@@ -230,12 +230,14 @@ pub struct ConstraintOptions {
     ///
     /// Default: `false`.
     pub signorini: bool,
-    /// A standalone free body's contact rows measure its acceleration at its centre of mass, where Genesis 1.4.5
+    /// Contact rows measure a standalone free body's acceleration at its centre of mass, where Genesis 1.4.5
     /// anchors such a body ([`signorini_model::Model::standalone_free_dofs`]): with `r` the centre of mass from the
-    /// joint origin and `ω` the angular velocity, `J q̈` at the origin lacks the centripetal `ω × (ω × r)` that the
-    /// same rows at the centre of mass carry, so each row's reference acceleration is shifted by
-    /// `J_lin · ω × (ω × r)` of every such body it involves. Off, the rows measure it at the free joint's origin
-    /// (MuJoCo's coordinates). The two agree while the body does not spin.
+    /// joint origin and `ω` the angular velocity, `J q̈` over the origin's coordinates lacks the centripetal
+    /// `ω × (ω × r)` of the origin, over the centre of mass's that of the centre of mass, so each contact row's
+    /// reference acceleration is shifted by `J_lin · ω × (ω × r)` of each such body it involves. Off, the rows measure
+    /// it at the free joint's origin (MuJoCo's coordinates). The two agree while the body does not spin. (The same
+    /// holds for any row; equality rows are left unshifted: on such a body they part from Genesis for another,
+    /// larger reason not traced yet.)
     ///
     /// Default: `true` (Genesis); MuJoCo: `false`.
     pub contact_rows_at_centre_of_mass: bool,
@@ -276,8 +278,8 @@ impl ConstraintOptions {
     /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
     /// tangents, MuJoCo's pyramid and elliptic regularizers and zero-coefficient edges, contact margins, friction loss above 0,
     /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, the `J̇ q̇` bias of
-    /// connect and weld rows, MuJoCo's sums of contact row velocities, its row order (limits before contacts), contact
-    /// rows at a free joint's origin, and `impratio` 1 for every cone unless given.
+    /// connect and weld rows, MuJoCo's sums of contact row velocities, its row order (limits before contacts), contact rows at a
+    /// free joint's origin, and `impratio` 1 for every cone unless given.
     /// The other fields are the defaults.
     pub fn mujoco() -> Self {
         Self {

@@ -49,16 +49,6 @@ impl ConstraintAssembler {
         let z = DVec3::ZERO;
         let dirs = [(t1, z, mu), (t2, z, mu), (z, n, mu_t), (z, t1, mu_r), (z, t2, mu_r)];
         let qvel = &data.qvel;
-        // Genesis's rows at a standalone free body's centre of mass: `aref −= J_lin · ω × (ω × r)`, per basis direction.
-        let centripetal = if opts.contact_rows_at_centre_of_mass {
-            centre_of_mass_centripetal(model, data, a) - centre_of_mass_centripetal(model, data, b)
-        } else {
-            DVec3::ZERO
-        };
-        // The shift along the normal and each friction direction of `dirs` (sliding only: spin and roll are
-        // rotational).
-        let shift_n = centripetal.dot(n);
-        let shift_dir = [centripetal.dot(t1), centripetal.dot(t2), 0.0, 0.0, 0.0];
         let start = rows.len();
         let cone = Some(c);
         let base = RowData { pos: dist, margin, imp, cone, ..RowData::plain() };
@@ -140,7 +130,7 @@ impl ConstraintAssembler {
         let contact_mu = if dim <= 1 {
             let vel = push_basis(rows, 0);
             let r = regularizer(tran, imp);
-            let row = RowData { vel, aref: sol.aref(imp, vel, x) + r * adhesion - shift_n, r, ..base };
+            let row = RowData { vel, aref: sol.aref(imp, vel, x) + r * adhesion, r, ..base };
             rows.finish_row(RowKind::ContactFrictionless, c, row);
             0.0
         } else {
@@ -182,8 +172,7 @@ impl ConstraintAssembler {
                                 surface_at(0) - f * surface_at(d + 1)
                             };
                             let vel = last_row_vel(rows, basis_vel[0] + w * basis_vel[d + 1], extra);
-                            let aref = sol.aref(imp, vel, x) + r * (adhesion / (2 * (dim - 1)) as f64)
-                                - (shift_n + w * shift_dir[d]);
+                            let aref = sol.aref(imp, vel, x) + r * (adhesion / (2 * (dim - 1)) as f64);
                             let row = RowData { vel, aref, r, mu: f, ..base };
                             if run_open {
                                 rows.finish_row_same_dofs(RowKind::ContactPyramidal, c, row);
@@ -198,8 +187,7 @@ impl ConstraintAssembler {
                 FrictionCone::Elliptic => {
                     let vel = push_basis(rows, 0);
                     let r0 = regularizer(tran, imp);
-                    let aref = sol.aref(imp, vel, x) + r0 * adhesion - shift_n;
-                    let row = RowData { vel, aref, r: r0, mu, ..base };
+                    let row = RowData { vel, aref: sol.aref(imp, vel, x) + r0 * adhesion, r: r0, mu, ..base };
                     rows.finish_row(RowKind::ContactElliptic, c, row);
                     let mujoco = opts.elliptic_regularizer == EllipticRegularizer::ScaledToFirstSliding;
                     let r1 = if mujoco { r0 / ir.max(MINVAL) } else { r0 / ir };
@@ -212,7 +200,7 @@ impl ConstraintAssembler {
                             pos: 0.0,
                             margin: 0.0,
                             vel,
-                            aref: sol.aref(imp, vel, 0.0) - shift_dir[k],
+                            aref: sol.aref(imp, vel, 0.0),
                             r,
                             mu: f,
                             ..base
@@ -229,19 +217,4 @@ impl ConstraintAssembler {
         rows.contact_mu.push(contact_mu);
         Ok(())
     }
-}
-
-/// `ω × (ω × r)` of the standalone free body whose tree holds `body` ([`Model::standalone_free_dofs`]; `r` its centre
-/// of mass, welded bodies included, from the joint origin, `ω` its angular velocity, world frame), zero for any other
-/// body: the centripetal acceleration that rows at the centre of mass carry and rows at the origin lack.
-fn centre_of_mass_centripetal(model: &Model, data: &Data, body: usize) -> DVec3 {
-    let root = model.body_rootid[body];
-    // A centred body (most of them) has no term: tested first, it spares the joint tests.
-    let r = data.subtree_com[root] - data.xpos[root];
-    if root == 0 || r == DVec3::ZERO {
-        return DVec3::ZERO;
-    }
-    let Some(adr) = model.standalone_free_dofs(body) else { return DVec3::ZERO };
-    let w = data.xmat[root] * DVec3::new(data.qvel[adr + 3], data.qvel[adr + 4], data.qvel[adr + 5]);
-    w.cross(w.cross(r))
 }
