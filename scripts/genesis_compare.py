@@ -21,8 +21,8 @@ The first run compiles Genesis's kernels (minutes); later runs hit its cache.
 K steps the contact count, max penetration, free-body positions and quaternions): `crates/sim/tests/genesis_parity.rs` checks native
 mode against the files in `crates/sim/tests/data/genesis/`, made with
 `--reference crates/sim/tests/data/genesis --only sphere_drop box_stack chain arm pyramid --steps 500 --every 50`, and
-`--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/tumble.xml --steps 66 --every 6` and
-`--reference crates/sim/tests/data/genesis --only convex --steps 106 --every 53` (the flights and first landings) and
+`--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/tumble.xml --steps 200 --every 10` and
+`--reference crates/sim/tests/data/genesis --only convex --steps 228 --every 12` (flights, landings, the hulls piling) and
 `--reference crates/sim/tests/data/genesis --scene crates/sim/tests/data/offset_com.xml --steps 300 --every 20`.
 
 Usage: genesis_compare.py [--only NAME... | --scene FILE...] [--steps N] [--every K] [--signorini PATH] [--json OUT]

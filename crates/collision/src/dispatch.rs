@@ -14,7 +14,9 @@ use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind, SupportMap, Triangl
 
 use crate::contact::{Contact, Manifold};
 use crate::error::{CollisionError, Result};
-use crate::multi_contact::{PerturbationFrame, perturbation_contacts};
+use crate::multi_contact::{
+    PerturbationFrame, PlanePerturbation, perturbation_contacts, plane_perturbation_contacts,
+};
 use crate::narrow::box_box;
 use crate::narrow::epa::EpaSettings;
 use crate::narrow::gjk::GjkSettings;
@@ -44,7 +46,8 @@ pub(crate) struct ContactRules {
     /// Whether a deep MPR contact, or a non-shallow one without a cached normal, is recomputed by GJK/EPA
     /// (spec §A.8).
     pub refine_deep_mpr: bool,
-    /// Whether `multi_contact` adds the perturbation contacts of spec §A.9 to pairs without an analytic manifold.
+    /// Whether `multi_contact` adds perturbation contacts to pairs without an analytic manifold: Genesis 1.4.5's
+    /// for a half-space and a convex shape, spec §A.9's for two convex shapes ([`crate::multi_contact`]).
     pub perturbations: bool,
     /// The size of a shape that scales the request's relative tolerance into metres (spec §A.9).
     pub tolerance_size: fn(&Shape) -> f64,
@@ -492,13 +495,13 @@ pub(crate) fn contacts(
             );
         }
         (_, S::HeightField(_)) if a.kind().is_bounded_convex() => {
-            contacts(ws, b, pose_b, a, pose_a, request, rules, out)?;
+            contacts(ws, b, pose_b, a, pose_a, &request.swapped(), rules, out)?;
             for c in &mut out.contacts[start..] {
                 *c = c.flipped();
             }
         }
         (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {
-            contacts(ws, b, pose_b, a, pose_a, request, rules, out)?;
+            contacts(ws, b, pose_b, a, pose_a, &request.swapped(), rules, out)?;
             for c in &mut out.contacts[start..] {
                 *c = c.flipped();
             }
@@ -559,11 +562,20 @@ pub(crate) fn contacts(
                 && !two_sided(a)
                 && !two_sided(b)
             {
-                let frame = reference_frame(a, pose_a, b, pose_b);
-                let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
-                perturbation_contacts(&pf, request, out, refine, |pa, pb| {
+                let mut detect = |pa: &Pose, pb: &Pose| {
                     single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
-                });
+                };
+                if plane_a {
+                    let scale = (rules.tolerance_size)(b);
+                    let frame_b = pose_b.rotation * request.frames[1];
+                    let pp =
+                        PlanePerturbation { first, pose_a: *pose_a, pose_b: *pose_b, frame_b, scale, tol };
+                    plane_perturbation_contacts(&pp, request, out, refine, detect);
+                } else {
+                    let frame = reference_frame(a, pose_a, b, pose_b);
+                    let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
+                    perturbation_contacts(&pf, request, out, refine, &mut detect);
+                }
             }
         }
     }
@@ -721,13 +733,9 @@ fn capsule_box_contacts(
     }
 }
 
-/// Rotation frame of the reference geom for the perturbation axes (spec §A.9): the geom with the smaller local AABB
-/// volume, or B when A is a plane. Genesis uses the link's principal-inertia frame; the geom frame is the narrow
-/// phase's best stand-in (they coincide for single-geom bodies compiled the MuJoCo way).
+/// Rotation frame of the reference geom for the perturbation axes of two convex shapes (spec §A.9): the geom with
+/// the smaller local AABB volume.
 fn reference_frame(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> DMat3 {
-    if a.kind() == ShapeKind::Plane {
-        return pose_b.rotation_matrix();
-    }
     let vol = |s: &Shape| {
         let m = s.local_aabb().max;
         m.x * m.y * m.z

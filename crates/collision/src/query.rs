@@ -151,10 +151,11 @@ pub struct ContactRequest {
     /// mesh pairs (its `multiccd` flag); other pairs without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no
     /// perturbation scheme. Default true.
     pub multi_contact: bool,
-    /// Perturbation angle ε in radians of the native scheme (1e-2).
+    /// Perturbation angle ε in radians of the native scheme: 5e-3, Genesis 1.4.5's `mc_perturbation` (spec §A.9
+    /// writes 1e-2, the value of earlier Genesis releases).
     pub perturbation: f64,
-    /// Relative tolerance for deduplication and acceptance, ≥ 0. Default 1e-2; the MuJoCo dialect's
-    /// [`default_request`](PairDispatcher::default_request) uses 1e-3.
+    /// Relative tolerance for deduplication and acceptance, ≥ 0. Default 1.5e-2, Genesis 1.4.5's `mc_tolerance`
+    /// (spec §A.9: 1e-2); the MuJoCo dialect's [`default_request`](PairDispatcher::default_request) uses 1e-3.
     pub tolerance: f64,
     /// Cap on contacts per pair for perturbation-based manifolds (5 in Genesis). Analytic manifolds (box–box) may
     /// return up to 8.
@@ -168,6 +169,19 @@ pub struct ContactRequest {
     pub max_sdf_contacts: usize,
     /// Settings of the underlying distance computations.
     pub distance: DistanceRequest,
+    /// The perturbation frame of A and of B, each in its geom frame: the native dialect's perturbation contacts
+    /// tilt the pair about axes built in the reference geom's frame (Genesis 1.4.5: its link's inertial frame,
+    /// [`BodyDesc::inertial_rotation`](crate::world::BodyDesc::inertial_rotation), which a
+    /// [`CollisionModel`](crate::world::CollisionModel) fills in per pair). Default: both identity (the geom frames).
+    pub frames: [DQuat; 2],
+}
+
+impl ContactRequest {
+    /// The request with its per-geom fields (`frames`) in the order of the swapped pair `(B, A)`.
+    #[inline]
+    pub(crate) fn swapped(&self) -> Self {
+        Self { frames: [self.frames[1], self.frames[0]], ..*self }
+    }
 }
 
 impl Default for ContactRequest {
@@ -176,12 +190,13 @@ impl Default for ContactRequest {
             convex_algorithm: ConvexAlgorithm::Mpr,
             cached_normal: None,
             multi_contact: true,
-            perturbation: 1e-2,
-            tolerance: 1e-2,
+            perturbation: 5e-3,
+            tolerance: 1.5e-2,
             max_contacts: 5,
             max_sdf_contacts: 8,
             margin: 0.0,
             distance: DistanceRequest::default(),
+            frames: [DQuat::IDENTITY; 2],
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::{ConvexMesh, MassProperties, Shape, TriangleMesh};
 
 use crate::compiler::Compiler;
@@ -241,7 +241,11 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
         _ => MassProperties::from_density(&Shape::ConvexMesh(hull_of(&vertices)?), 1.0).map_err(geometry)?,
     };
     // Collision reads the vertices MuJoCo stores; the surface keeps them as written.
-    let hull = hull_of(&stored_as_mujoco_does(&vertices, &unit))?;
+    let frame = mesh_frame(&unit);
+    let hull = Arc::new(
+        Arc::unwrap_or_clone(hull_of(&stored_as_mujoco_does(&vertices, &unit, frame))?)
+            .with_inertial_frame(unit.com, frame),
+    );
     let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
     Ok(MeshAsset { name, hull, unit, surface, at: e.at.clone() })
 }
@@ -252,12 +256,15 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
 /// permuting and negating the axes, so MuJoCo's principal frame is needed only up to them, but to the last bit
 /// ([`crate::eig3::mesh_frame`]). Without this, two faces MuJoCo sees as crossing by less than a float's spacing can meet exactly here,
 /// and GJK ends on a degenerate simplex where MuJoCo's finds a contact (`cube_3x3x3.xml`'s cubelets).
-fn stored_as_mujoco_does(vertices: &[DVec3], unit: &MassProperties) -> Vec<DVec3> {
-    let i = unit.inertia;
-    let frame =
-        crate::eig3::mesh_frame([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y]);
+fn stored_as_mujoco_does(vertices: &[DVec3], unit: &MassProperties, frame: DQuat) -> Vec<DVec3> {
     let r = DMat3::from_quat(frame);
     vertices.iter().map(|&v| unit.com + r * (r.transpose() * (v - unit.com)).as_vec3().as_dvec3()).collect()
+}
+
+/// MuJoCo's principal frame of a mesh's unit-density inertia ([`crate::eig3::mesh_frame`]).
+fn mesh_frame(unit: &MassProperties) -> DQuat {
+    let i = unit.inertia;
+    crate::eig3::mesh_frame([i.x_axis.x, i.y_axis.y, i.z_axis.z, i.y_axis.x, i.z_axis.x, i.z_axis.y])
 }
 
 fn inline_mesh(a: &Attrs<'_>) -> Result<MeshData> {

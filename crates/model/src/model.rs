@@ -737,6 +737,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
     for b in 1..nbody {
         let desc = BodyDesc {
             kinematic: m.body_mocapid[b].is_some(),
+            inertial_rotation: m.body_iquat[b],
             ..BodyDesc::new(m.body_name[b].clone(), m.body_parent[b], m.body_jntnum[b] > 0)
         };
         m.collision.add_body(desc)?;

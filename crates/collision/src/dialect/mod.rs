@@ -18,7 +18,7 @@ pub mod native;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
 use signorini_geometry::{Aabb, Pose, Shape};
 
@@ -88,6 +88,9 @@ pub struct BatchGeoms<'a> {
     /// Per geom, a convex hull that replaces its shape in every pair where both geoms have one (box–box pairs as
     /// convex meshes, when a world turns the analytic box–box routine off); `None`: shapes are used as they are.
     pub hulls: Option<&'a [Option<Shape>]>,
+    /// Per geom, its perturbation frame in its geom frame (a pair's request carries its two geoms' as
+    /// [`ContactRequest::frames`]); empty: every geom's frame is its geom frame.
+    pub frames: &'a [DQuat],
 }
 
 /// One pair's input and output in a batch: the pair's cached normal in, its manifold or error out.
@@ -249,7 +252,13 @@ pub trait PairDispatcher: Debug + Send + Sync {
                 geoms.margins.get(g).copied().unwrap_or(0.0) + geoms.gaps.get(g).copied().unwrap_or(0.0)
             };
             let margin = slot.margin.unwrap_or_else(|| self.detection_margin(reach(a), reach(b)));
-            let request = ContactRequest { cached_normal: slot.cached_normal, margin, ..*request };
+            let frame = |g: usize| geoms.frames.get(g).copied().unwrap_or(DQuat::IDENTITY);
+            let request = ContactRequest {
+                cached_normal: slot.cached_normal,
+                margin,
+                frames: [frame(a), frame(b)],
+                ..*request
+            };
             slot.error = self
                 .contacts_into(ws, sa, &geoms.poses[a], sb, &geoms.poses[b], &request, &mut slot.manifold)
                 .err()

@@ -8,7 +8,7 @@
 //!   `solref`/`solimp` the plain mean, `condim`/`margin`/`gap` the max (recorded; native contacts ignore
 //!   margin/gap).
 //! - **Boxes**: the exact world AABB; the geom margin does not inflate it.
-//! - **Request**: [`ContactRequest::default`] (relative tolerance 1e-2).
+//! - **Request**: [`ContactRequest::default`] (Genesis 1.4.5's perturbation 5e-3 rad and relative tolerance 1.5e-2).
 
 use signorini_geometry::{Aabb, Pose, Shape};
 
@@ -44,9 +44,16 @@ fn rules() -> ContactRules {
 /// relative to half the other shape's box diagonal (Genesis's `geom_pair_scale`).
 const GRAZING_BAND: f64 = 1e-15;
 
-/// Half the diagonal of a shape's local AABB (m).
+/// Half the diagonal of a shape's local AABB (m), Genesis's `geom_pair_scale`: a mesh's box in its inertial frame,
+/// where MuJoCo's compiler (and Genesis's MJCF loader after it) puts the mesh.
 fn half_diagonal(s: &Shape) -> f64 {
-    0.5 * s.local_aabb().diagonal_length()
+    match s {
+        Shape::ConvexMesh(m) => {
+            let (lo, hi) = m.inertial_bounds();
+            0.5 * (hi - lo).length()
+        }
+        _ => 0.5 * s.local_aabb().diagonal_length(),
+    }
 }
 
 impl PairDispatcher for NativeDispatcher {
@@ -129,13 +136,13 @@ mod tests {
         assert_eq!(low.friction[0], FRICTION_FLOOR);
     }
 
-    /// Relative tolerance 1e-2, perturbations on, and boxes not inflated by the margin.
+    /// Genesis 1.4.5's perturbation and relative tolerance, perturbations on, and boxes not inflated by the margin.
     #[test]
     fn request_defaults_and_boxes() {
         let d = NativeDispatcher;
         let r = d.default_request();
         assert_eq!(r, ContactRequest::default());
-        assert_eq!(r.tolerance, 1e-2);
+        assert_eq!((r.perturbation, r.tolerance), (5e-3, 1.5e-2));
         assert!(r.multi_contact);
         let cube: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
         let pose = Pose::from_translation(DVec3::new(1.0, 0.0, 0.0));

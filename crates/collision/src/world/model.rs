@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+use glam::DQuat;
 use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind};
 
 use super::options::CollisionOptions;
@@ -28,6 +29,9 @@ pub struct CollisionModel {
     pub(crate) geoms: GeomTable,
     /// Geoms on bodies welded to the world.
     pub(crate) geom_fixed: Vec<bool>,
+    /// Each geom's perturbation frame in its geom frame: its body's inertial frame
+    /// ([`BodyDesc::inertial_rotation`]).
+    pub(crate) geom_frame: Vec<DQuat>,
     /// Convex hulls of box geoms, for `box_box_detection = false`.
     pub(crate) hulls: Vec<Option<Shape>>,
     /// Number of box geoms (for Genesis's `n_contacts_per_pair`).
@@ -108,12 +112,14 @@ impl CollisionModel {
         bodies.dofless.push(true);
         bodies.root.push(0);
         bodies.weld_root.push(0);
+        bodies.inertial_rotation.push(DQuat::IDENTITY);
         let mut model = Self {
             options,
             bodies,
             body_names: BTreeMap::from([("world".to_string(), 0)]),
             geoms: GeomTable::default(),
             geom_fixed: Vec::new(),
+            geom_frame: Vec::new(),
             hulls: Vec::new(),
             explicit_pairs: Vec::new(),
             n_boxes: 0,
@@ -252,6 +258,14 @@ impl CollisionModel {
                 what: format!("duplicate body name `{}`", desc.name),
             });
         }
+        let q = desc.inertial_rotation;
+        if !q.is_finite()
+            || (q.length_squared() - 1.0).abs() > 2.0 * signorini_geometry::pose::QUAT_NORM_TOLERANCE
+        {
+            return Err(CollisionError::InvalidWorld {
+                what: format!("body `{}`: inertial rotation {q} is not a unit quaternion", desc.name),
+            });
+        }
         let p = desc.parent;
         let root = if p == 0 { idx } else { self.bodies.root[p] };
         let weld_root = if desc.moving_joint || desc.kinematic { idx } else { self.bodies.weld_root[p] };
@@ -264,6 +278,7 @@ impl CollisionModel {
         b.dofless.push(dofless);
         b.root.push(root);
         b.weld_root.push(weld_root);
+        b.inertial_rotation.push(desc.inertial_rotation);
         if !desc.name.is_empty() {
             self.body_names.insert(desc.name.clone(), idx);
         }
@@ -325,6 +340,7 @@ impl CollisionModel {
         g.gap.push(desc.gap);
         g.adhesion.push(desc.adhesion);
         self.geom_fixed.push(self.bodies.fixed[desc.body]);
+        self.geom_frame.push(desc.local_pose.rotation.conjugate() * self.bodies.inertial_rotation[desc.body]);
         self.n_boxes += usize::from(hull.is_some());
         self.hulls.push(hull);
         let kind = self.geoms.shape[idx].kind();

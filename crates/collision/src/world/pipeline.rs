@@ -239,6 +239,7 @@ impl CollisionModel {
                 margins: &self.geoms.margin,
                 gaps: &self.geoms.gap,
                 hulls: (!self.options.box_box_detection).then_some(&self.hulls[..]),
+                frames: &self.geom_frame,
             },
             request: self.request,
         };

@@ -2,6 +2,7 @@
 //! keeps (structure of arrays, [`BodyTable`], [`GeomTable`]). Both are fixed once the model is built; poses and
 //! boxes of the current step live in [`CollisionData`](super::CollisionData).
 
+use glam::DQuat;
 use serde::{Deserialize, Serialize};
 use signorini_geometry::{Pose, Shape};
 
@@ -28,12 +29,28 @@ pub struct BodyDesc {
     /// parent, so it is not fixed and is its own weld group. Its pairs with fixed or other kinematic bodies are
     /// never examined (filter rule 2). Default false.
     pub kinematic: bool,
+    /// The body's inertial frame (principal axes) in the body frame, a unit quaternion. The native dialect's
+    /// perturbation contacts tilt a pair about axes built in it, as Genesis 1.4.5 builds them in the link's
+    /// inertial frame. Default identity (the body frame).
+    #[serde(default = "identity")]
+    pub inertial_rotation: DQuat,
+}
+
+fn identity() -> DQuat {
+    DQuat::IDENTITY
 }
 
 impl BodyDesc {
     /// A body on `parent`, moving or welded.
     pub fn new(name: impl Into<String>, parent: usize, moving_joint: bool) -> Self {
-        Self { name: name.into(), parent, moving_joint, entity: 0, kinematic: false }
+        Self {
+            name: name.into(),
+            parent,
+            moving_joint,
+            entity: 0,
+            kinematic: false,
+            inertial_rotation: DQuat::IDENTITY,
+        }
     }
 
     /// A free-floating body (moving joint to the world).
@@ -131,6 +148,8 @@ pub struct BodyTable {
     pub root: Vec<usize>,
     /// Weld group: the topmost body reached through bodies without a moving joint (0 when welded to the world).
     pub weld_root: Vec<usize>,
+    /// Inertial frames in the body frames.
+    pub inertial_rotation: Vec<DQuat>,
 }
 
 impl BodyTable {

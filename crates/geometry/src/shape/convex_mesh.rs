@@ -6,7 +6,7 @@
 //! triangles merged, see [`hull_polygons`](super::hull_polygons)) with the volume centroid, which MuJoCo's
 //! plane–mesh contacts use.
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 use super::hull_polygons::{HullPolygons, Polygons};
 use super::mujoco_polygons::mujoco_polygons;
@@ -45,6 +45,8 @@ pub struct ConvexMesh {
     vertex_mean: DVec3,
     /// Componentwise minimum and maximum of the vertices (the local AABB).
     vertex_bounds: (DVec3, DVec3),
+    /// The vertices' bounds in the mesh's inertial frame ([`ConvexMesh::with_inertial_frame`]), when it was given.
+    inertial_bounds: Option<(DVec3, DVec3)>,
     /// The support vertex through the centre of each start-table cell: where a hill climb starts.
     start_vertices: [u32; START_CELLS],
     /// Candidate supports per cube-map cell, for hulls of `CUBE_MAP_MIN ..= CUBE_MAP_MAX` vertices.
@@ -158,6 +160,7 @@ impl ConvexMesh {
             centroid,
             vertex_mean,
             vertex_bounds,
+            inertial_bounds: None,
         };
         if (CUBE_MAP_MIN..=CUBE_MAP_MAX).contains(&n) {
             let map = SupportCubeMap::new(&mesh.vertices, mesh.bounding_radius, |d, start| {
@@ -257,6 +260,25 @@ impl ConvexMesh {
     /// The componentwise minimum and maximum of the vertices: the local AABB.
     pub fn vertex_bounds(&self) -> (DVec3, DVec3) {
         self.vertex_bounds
+    }
+
+    /// Records the mesh's inertial frame (centre of mass `com`, principal axes `rotation`, both in this hull's
+    /// frame): MuJoCo's compiler moves a mesh to that frame, so the box of its vertices there is the local AABB
+    /// MuJoCo and Genesis see ([`ConvexMesh::inertial_bounds`]), while this hull keeps the frame it was written in.
+    pub fn with_inertial_frame(mut self, com: DVec3, rotation: DQuat) -> ConvexMesh {
+        let r = DMat3::from_quat(rotation).transpose();
+        self.inertial_bounds =
+            Some(self.vertices.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| {
+                let p = r * (v - com);
+                (lo.min(p), hi.max(p))
+            }));
+        self
+    }
+
+    /// Componentwise minimum and maximum of the vertices in the inertial frame given by
+    /// [`ConvexMesh::with_inertial_frame`]; the local AABB ([`ConvexMesh::vertex_bounds`]) when none was given.
+    pub fn inertial_bounds(&self) -> (DVec3, DVec3) {
+        self.inertial_bounds.unwrap_or(self.vertex_bounds)
     }
 
     /// `max |v|` over the vertices: the radius of the smallest origin-centred ball holding the mesh.
