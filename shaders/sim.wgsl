@@ -974,10 +974,80 @@ fn plane_other(p: u32, gp: u32, go: u32, t: u32, tol: real, flip: bool) {
     let start = sts[ob + O_NCON];
     if (t == G_SPHERE) { plane_point(p, n, o, gpos(go), gsize(go).x, real(-1.0), start, flip); }
     else if (t == G_BOX) { plane_box(p, gp, go, tol, flip); }
-    else if (t == G_CAPSULE) {
-        let e = capsule_ends(go);
-        plane_point(p, n, o, e[0], gsize(go).x, tol, start, flip);
-        plane_point(p, n, o, e[1], gsize(go).x, tol, start, flip);
+    else if (t == G_CAPSULE) { plane_capsule(p, gp, go, flip); }
+}
+
+// The support point of capsule [e0, e1] ⊕ r below plane (n, pp): its end along −n (e1 on a tie), `pos` the midpoint
+// contact, `w` the capsule's witness.
+struct PlaneHit { ok: bool, w: vec3<real>, pos: vec3<real>, pen: real }
+fn plane_capsule_hit(n: vec3<real>, pp: vec3<real>, e0: vec3<real>, e1: vec3<real>, r: real) -> PlaneHit {
+    let e = select(e1, e0, dot(-n, e1 - e0) < real(0.0));
+    let w = e - r * n;
+    let pen = -dot(n, w - pp);
+    return PlaneHit(pen > real(0.0), w, w + real(0.5) * pen * n, pen);
+}
+
+// The smooth-side position of a contact of depth `pen` on capsule [e0, e1] ⊕ r below a plane of normal n
+// (smooth_contact.rs): the nearest point of the axis less the radius, then half the depth.
+fn capsule_smooth(e0: vec3<real>, e1: vec3<real>, r: real, pos: vec3<real>, n: vec3<real>, pen: real) -> vec3<real> {
+    return segment_point(e0, e1, pos) - (r - real(0.5) * pen) * n;
+}
+
+// Capsule g on plane gp (multi_contact.rs `plane_perturbation_contacts`, Genesis 1.4.5): the support point, then four
+// tilts by MC_PERTURBATION about ±a₀, ±a₁ (diagonal axes in the inertial frame of g's body), each contact rebuilt
+// from the capsule's witness below the unperturbed plane, moved towards contact 0 when above it, merged within
+// MC_TOLERANCE of the capsule's size.
+fn plane_capsule(pair: u32, gp: u32, g: u32, flip: bool) {
+    let np = gmat(gp)[2];
+    let pp = gpos(gp);
+    let e = capsule_ends(g);
+    let r = gsize(g).x;
+    let first = plane_capsule_hit(np, pp, e[0], e[1], r);
+    if (!first.ok) { return; }
+    let n0 = -np;
+    let p0 = first.pen;
+    let c0 = capsule_smooth(e[0], e[1], r, first.pos, np, p0);
+    let start = sts[ob + O_NCON];
+    push_contact(pair, c0, select(n0, -n0, flip), p0);
+    if (!MULTI_CONTACT) { return; }
+    let scale = real(0.5) * vnorm(vec3<real>(real(2.0) * r, real(2.0) * r, real(2.0) * (gsize(g).y + r)));
+    let noise = real(1e-5) * scale;
+    let tol = MC_TOLERANCE * scale;
+    let ql = m4(MF_GEOM_FRAME + 4u * g);
+    let qlc = vec4<real>(-ql.xyz, ql.w);
+    let gm = gmat(g);
+    let m = qrot(qlc, transpose(gm) * n0);
+    var b = vec3<real>(-m.x * m.z, -m.y * m.z, real(1.0) - m.z * m.z);
+    if (abs(m.y) < real(0.5)) { b = vec3<real>(-m.x * m.y, real(1.0) - m.y * m.y, -m.z * m.y); }
+    b = b / vnorm(b);
+    let l0 = cross(b, m);
+    let half = real(0.7071067811865476);
+    let a0 = half * (gm * qrot(ql, l0 + b));
+    let a1 = half * (gm * qrot(ql, b - l0));
+    for (var i = 0u; i < 4u; i++) {
+        if (sts[ob + O_NCON] - start >= MAX_CONVEX) { break; }
+        var axis = a1;
+        if (i < 2u) { axis = a0; }
+        if (i % 2u == 1u) { axis = -axis; }
+        let q = rotvec_quat(MC_PERTURBATION * axis);
+        let qc = vec4<real>(-q.xyz, q.w);
+        let h = plane_capsule_hit(qrot(q, np), rotate_about(pp, q, c0), rotate_about(e[0], qc, c0),
+                                  rotate_about(e[1], qc, c0), r);
+        if (!h.ok) { continue; }
+        let w = rotate_about(h.w, q, c0);
+        let depth = dot(n0, w - c0) + real(0.5) * p0;
+        var pos = w - real(0.5) * depth * n0;
+        if (depth < real(0.0) && p0 - depth > noise) { pos += depth / (depth - p0) * (c0 - pos); }
+        let d = max(depth, real(0.0));
+        pos = capsule_smooth(e[0], e[1], r, pos, np, d);
+        var keep = true;
+        let ncon = sts[ob + O_NCON];
+        for (var c = start; c < ncon; c++) {
+            let k = ld3(W_CON + 7u * c);
+            let merge = max(real(3.1622776601683794e-8) * scale + real(1e-15) * (vnorm(pos) + vnorm(k)), tol);
+            keep = keep && vnorm(pos - k) >= merge;
+        }
+        if (keep) { push_contact(pair, pos, select(n0, -n0, flip), d); }
     }
 }
 

@@ -519,10 +519,6 @@ pub(crate) fn contacts(
                 out,
             );
         }
-        (S::Plane(p), S::Capsule(c)) if !p.is_two_sided() => {
-            let tol = tolerance(rules, request, None, b);
-            plane_box::plane_capsule_contacts(pose_a, c, pose_b, tol, out);
-        }
         (S::Box(ba), S::Box(bb)) => {
             box_box::box_box_contacts(
                 ba.half_extents(),
@@ -568,8 +564,7 @@ pub(crate) fn contacts(
                 if plane_a {
                     let scale = (rules.tolerance_size)(b);
                     let frame_b = pose_b.rotation * request.frames[1];
-                    let pp =
-                        PlanePerturbation { first, pose_a: *pose_a, pose_b: *pose_b, frame_b, scale, tol };
+                    let pp = PlanePerturbation { first, pose_a: *pose_a, pose_b: *pose_b, frame_b, scale };
                     plane_perturbation_contacts(&pp, request, out, refine, detect);
                 } else {
                     let frame = reference_frame(a, pose_a, b, pose_b);

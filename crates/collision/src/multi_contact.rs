@@ -5,8 +5,9 @@
 //! found is brought back to the unperturbed poses.
 //!
 //! **A half-space A and a convex B** ([`plane_perturbation_contacts`], Genesis 1.4.5's `_func_multicontact_detect`
-//! with its `func_recompute_perturbed_contact` and `_func_multicontact_accept`; a box or a capsule B has its own
-//! routine in `pairs::plane_box`, where 1.4.5 sends a capsule here too): the rotation vectors are `ε·a` for
+//! with its `func_recompute_perturbed_contact` and `_func_multicontact_accept`; a box B has its own routine in
+//! `pairs::plane_box`, a capsule comes here as in 1.4.5; its angle `ε` and tolerance are 1.4.5's,
+//! [`MC_PERTURBATION`] and [`MC_TOLERANCE`]): the rotation vectors are `ε·a` for
 //! `a = +a₀, −a₀, +a₁, −a₁`, built in B's perturbation frame `F` (its body's inertial frame): with `m = Fᵀn₀` and
 //! `b = normalize(e_y − m_y m)` when `|m_y| < ½`, else `normalize(e_z − m_z m)`, `a₀ = √½ F(b × m + b)` and
 //! `a₁ = √½ F(b − b × m)` (diagonal directions, which break the ties of a face aligned with the frame). A contact
@@ -15,7 +16,7 @@
 //! and its normal `n₀`. A point above the plane (`d < 0`) moves towards `c₀` to where the depth interpolated between
 //! both vanishes, `pos += d/(d − p₀)·(c₀ − pos)` (when `p₀ − d` exceeds the depth noise `10⁻⁵·s`), and is kept at
 //! depth 0. A contact is a duplicate of one kept when it lies within `max(tol, √EPS·s + EPS(|x| + |x_k|))` of it
-//! and their normals agree within `2ε`; `s` is half B's box diagonal.
+//! and their normals agree within `2ε`; `s` is half B's box diagonal and `tol = MC_TOLERANCE·s`.
 //!
 //! **Two convex shapes** ([`perturbation_contacts`], spec §A.9): rotation vectors
 //! `ε (s₀ a₀ + s₁ a₁)` for `(s₀, s₁) = (+,+), (−,−), (+,−), (−,+)`, where `a₀` is the reference
@@ -25,8 +26,9 @@
 //! `n ← n + clamp(n × n₀, ±ε) × n` (then normalised: our contact normals are unit, a deliberate deviation from
 //! Genesis, which leaves the first-order correction unnormalised), `p ← n·(x_B − x_A)`.
 //! A contact is kept if it is further than `tol` from every contact already kept and `p > −tol` (then clamped at 0).
-//! Genesis 1.4.5 aims these detections at the corners of the overlap of the two faces instead (not ported; the
-//! request's `ε` and tolerance are 1.4.5's, 5e-3 and 1.5e-2, where the spec writes 1e-2 for both).
+//! Genesis 1.4.5 aims these detections at the corners of the overlap of the two faces instead (not ported); `ε` and
+//! `tol` are the request's (1e-2 both), which keep the pile's cylinder pairs' contact counts near 1.4.5's (with its
+//! 5e-3 and 1.5e-2 here, 60 cylinder–cylinder contacts at step 500 against its 127).
 //!
 //! MuJoCo 4.0 has no such scheme (its multiccd clips polygons, `pairs::mujoco`): only the native dialect's rules
 //! run these (`crate::dialect`).
@@ -112,6 +114,14 @@ fn perturbation_axes(n0: DVec3, frame: &DMat3) -> Option<(DVec3, DVec3)> {
 /// Genesis's `EPS` in double precision (`gs.EPS`, 1e-15): the rounding floor of its merge distance.
 const GENESIS_EPS: f64 = 1e-15;
 
+/// Genesis 1.4.5's perturbation angle outside MuJoCo compatibility (`mc_perturbation`, rad), of the half-space
+/// scheme.
+pub const MC_PERTURBATION: f64 = 5e-3;
+
+/// Genesis 1.4.5's relative multi-contact tolerance outside MuJoCo compatibility (`mc_tolerance`), of the half-space
+/// scheme.
+pub const MC_TOLERANCE: f64 = 1.5e-2;
+
 /// Genesis 1.4.5's depth noise of an MPR or plane contact 0, relative to the pair's scale (its `CCD_TOLERANCE`
 /// outside MuJoCo compatibility).
 const DEPTH_NOISE: f64 = 1e-5;
@@ -129,8 +139,6 @@ pub struct PlanePerturbation {
     pub frame_b: DQuat,
     /// The pair's scale `s`: half B's box diagonal (m).
     pub scale: f64,
-    /// Merge distance `tol` (m): the request's tolerance times `s`.
-    pub tol: f64,
 }
 
 /// Genesis 1.4.5's perturbation contacts of a half-space A and a convex B (see the module docs): runs detections
@@ -146,7 +154,8 @@ pub fn plane_perturbation_contacts(
 ) {
     let start = out.contacts.len().saturating_sub(1);
     let (n0, c0, p0) = (pp.first.normal, pp.first.position, pp.first.penetration);
-    let eps = request.perturbation;
+    let eps = MC_PERTURBATION;
+    let tol = MC_TOLERANCE * pp.scale;
     let normal_cos = (2.0 * eps).cos();
     let noise = DEPTH_NOISE.max(GENESIS_EPS) * pp.scale;
     let (a0, a1) = plane_perturbation_axes(n0, pp.frame_b);
@@ -168,7 +177,7 @@ pub fn plane_perturbation_contacts(
         let duplicate = out.contacts[start..].iter().any(|k| {
             let merge = (GENESIS_EPS.sqrt() * pp.scale
                 + GENESIS_EPS * (c.position.length() + k.position.length()))
-            .max(pp.tol);
+            .max(tol);
             (c.position - k.position).length() < merge && c.normal.dot(k.normal) >= normal_cos
         });
         if !duplicate {

@@ -151,11 +151,11 @@ pub struct ContactRequest {
     /// mesh pairs (its `multiccd` flag); other pairs without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no
     /// perturbation scheme. Default true.
     pub multi_contact: bool,
-    /// Perturbation angle ε in radians of the native scheme: 5e-3, Genesis 1.4.5's `mc_perturbation` (spec §A.9
-    /// writes 1e-2, the value of earlier Genesis releases).
+    /// Perturbation angle ε in radians of spec §A.9's scheme for two convex shapes (1e-2). A half-space pair takes
+    /// Genesis 1.4.5's scheme with its own angle and tolerance ([`crate::multi_contact::MC_PERTURBATION`]).
     pub perturbation: f64,
-    /// Relative tolerance for deduplication and acceptance, ≥ 0. Default 1.5e-2, Genesis 1.4.5's `mc_tolerance`
-    /// (spec §A.9: 1e-2); the MuJoCo dialect's [`default_request`](PairDispatcher::default_request) uses 1e-3.
+    /// Relative tolerance for deduplication and acceptance, ≥ 0. Default 1e-2; the MuJoCo dialect's
+    /// [`default_request`](PairDispatcher::default_request) uses 1e-3.
     pub tolerance: f64,
     /// Cap on contacts per pair for perturbation-based manifolds (5 in Genesis). Analytic manifolds (box–box) may
     /// return up to 8.
@@ -190,8 +190,8 @@ impl Default for ContactRequest {
             convex_algorithm: ConvexAlgorithm::Mpr,
             cached_normal: None,
             multi_contact: true,
-            perturbation: 5e-3,
-            tolerance: 1.5e-2,
+            perturbation: 1e-2,
+            tolerance: 1e-2,
             max_contacts: 5,
             max_sdf_contacts: 8,
             margin: 0.0,

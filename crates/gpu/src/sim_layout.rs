@@ -431,6 +431,7 @@ impl SimLayout {
                 })
                 .collect::<Vec<_>>(),
         );
+        a.f("MF_GEOM_FRAME", cm.geom_frames().iter().flat_map(|q| [q.x, q.y, q.z, q.w]).collect::<Vec<_>>());
         a.f("MF_GEOM_SIZE", size);
         a.f(
             "MF_GEOM_RBOUND",
@@ -561,6 +562,11 @@ impl SimLayout {
                 "const PERTURBATION: real = {};",
                 f(signorini_collision::query::ContactRequest::default().perturbation)
             ),
+            format!(
+                "const MC_PERTURBATION: real = {};",
+                f(signorini_collision::multi_contact::MC_PERTURBATION)
+            ),
+            format!("const MC_TOLERANCE: real = {};", f(signorini_collision::multi_contact::MC_TOLERANCE)),
             format!("const MULTI_CONTACT: bool = {};", b(o.enable_multi_contact)),
             format!("const MAX_CONVEX: u32 = {}u;", cm.options().contacts_per_convex_pair.max(1)),
             format!(

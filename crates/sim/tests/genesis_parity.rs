@@ -89,7 +89,7 @@ fn genesis_parity_tumble() {
 /// native mode reproduces in its own frame, and on the floor their contact rows measure the acceleration there
 /// (`ConstraintOptions::contact_rows_at_centre_of_mass`); their plane pairs take Genesis 1.4.5's perturbations about
 /// the axes of each body's inertial frame, merged at its scale of a mesh (its box in the mesh's inertial frame).
-/// The file stops at step 228, before two hulls touching each other part (step 229: the hull pairs' perturbations are
+/// The file stops at step 227, before two hulls touching each other part (step 228: the hull pairs' perturbations are
 /// spec §A.9's, not 1.4.5's); within 5e-14 through step 168, then 2e-10 (a contact position 5e-13 apart at step 176).
 #[test]
 fn genesis_parity_convex() {

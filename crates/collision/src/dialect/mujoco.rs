@@ -218,7 +218,7 @@ mod tests {
         let r = d.default_request();
         assert_eq!(r.tolerance, 1e-3);
         assert!(r.multi_contact);
-        assert_eq!(ContactRequest { tolerance: 1.5e-2, ..r }, ContactRequest::default());
+        assert_eq!(ContactRequest { tolerance: 1e-2, ..r }, ContactRequest::default());
         let cube: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
         let pose = Pose::from_translation(DVec3::new(1.0, 0.0, 0.0));
         let ulp = |a: Aabb| {

@@ -8,7 +8,7 @@
 //!   `solref`/`solimp` the plain mean, `condim`/`margin`/`gap` the max (recorded; native contacts ignore
 //!   margin/gap).
 //! - **Boxes**: the exact world AABB; the geom margin does not inflate it.
-//! - **Request**: [`ContactRequest::default`] (Genesis 1.4.5's perturbation 5e-3 rad and relative tolerance 1.5e-2).
+//! - **Request**: [`ContactRequest::default`] (relative tolerance 1e-2).
 
 use signorini_geometry::{Aabb, Pose, Shape};
 
@@ -136,13 +136,13 @@ mod tests {
         assert_eq!(low.friction[0], FRICTION_FLOOR);
     }
 
-    /// Genesis 1.4.5's perturbation and relative tolerance, perturbations on, and boxes not inflated by the margin.
+    /// Relative tolerance 1e-2, perturbations on, and boxes not inflated by the margin.
     #[test]
     fn request_defaults_and_boxes() {
         let d = NativeDispatcher;
         let r = d.default_request();
         assert_eq!(r, ContactRequest::default());
-        assert_eq!((r.perturbation, r.tolerance), (5e-3, 1.5e-2));
+        assert_eq!((r.perturbation, r.tolerance), (1e-2, 1e-2));
         assert!(r.multi_contact);
         let cube: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
         let pose = Pose::from_translation(DVec3::new(1.0, 0.0, 0.0));

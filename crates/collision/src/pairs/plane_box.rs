@@ -1,15 +1,16 @@
-//! Plane (half-space) contacts with boxes and capsules, in the simulator convention (normal from B to A).
+//! Plane (half-space) contacts with boxes, in the simulator convention (normal from B to A).
 //!
 //! The half-space A is `{x : n·x ≤ o}` with world normal `n = R_A e_z`; a point `x` of B penetrates by
 //! `p = o − n·x > 0`, and its contact sits at the midpoint `x + ½ p n`. The contact normal (B → A) is `−n`.
 //! - Box (spec §A.6): the support point of the box along `−n` first, then the other corners in their fixed order
 //!   (corner `k` has `+` on axis `a` when bit `a` of `k` is set) with `p > 0` that are further than `tol` from the
 //!   contacts already taken, up to `max_contacts`.
-//! - Capsule: each end cap that penetrates (`p = o − n·c − r`), as MuJoCo's plane–capsule does; a capsule lying on the
-//!   plane gets both ends.
+//!
+//! A capsule on a half-space takes the generic route (its support point, then Genesis 1.4.5's perturbations of
+//! [`crate::multi_contact`]), as 1.4.5 does; MuJoCo's dialect has its own plane–capsule routine.
 
 use glam::DVec3;
-use signorini_geometry::{Capsule, Cuboid, Pose, SupportMap};
+use signorini_geometry::{Cuboid, Pose, SupportMap};
 
 use crate::contact::{Contact, Manifold};
 
@@ -47,27 +48,6 @@ pub fn plane_box_contacts(
         let p = o - n.dot(x);
         let pos = x + 0.5 * p * n;
         if p > 0.0 && out.contacts[start..].iter().all(|c| (c.position - pos).length() > tol) {
-            out.contacts.push(Contact { position: pos, normal: -n, penetration: p });
-        }
-    }
-}
-
-/// End-cap contacts of capsule B on half-space A.
-pub fn plane_capsule_contacts(
-    pose_plane: &Pose,
-    capsule: &Capsule,
-    pose_capsule: &Pose,
-    tol: f64,
-    out: &mut Manifold,
-) {
-    let (n, o) = plane_frame(pose_plane);
-    let start = out.contacts.len();
-    for end in capsule.segment() {
-        let c = pose_capsule.transform_point(end);
-        let p = o - n.dot(c) + capsule.radius();
-        let deepest = c - capsule.radius() * n;
-        let pos = deepest + 0.5 * p * n;
-        if p > 0.0 && out.contacts[start..].iter().all(|k| (k.position - pos).length() > tol) {
             out.contacts.push(Contact { position: pos, normal: -n, penetration: p });
         }
     }

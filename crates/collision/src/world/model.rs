@@ -236,6 +236,13 @@ impl CollisionModel {
         &self.geoms
     }
 
+    /// Each geom's perturbation frame in its geom frame: its body's inertial frame
+    /// ([`BodyDesc::inertial_rotation`]), which a pair's request carries as
+    /// [`ContactRequest::frames`](crate::query::ContactRequest::frames).
+    pub fn geom_frames(&self) -> &[DQuat] {
+        &self.geom_frame
+    }
+
     /// The index of the body named `name`.
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.body_names.get(name).copied()
