@@ -265,12 +265,10 @@ impl CollisionModel {
                 what: format!("duplicate body name `{}`", desc.name),
             });
         }
-        let q = desc.inertial_rotation;
-        if !q.is_finite()
-            || (q.length_squared() - 1.0).abs() > 2.0 * signorini_geometry::pose::QUAT_NORM_TOLERANCE
-        {
+        let frame = Pose { translation: glam::DVec3::ZERO, rotation: desc.inertial_rotation };
+        if let Err(e) = check_pose(&frame) {
             return Err(CollisionError::InvalidWorld {
-                what: format!("body `{}`: inertial rotation {q} is not a unit quaternion", desc.name),
+                what: format!("body `{}`: inertial frame: {e}", desc.name),
             });
         }
         let p = desc.parent;
