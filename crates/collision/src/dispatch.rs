@@ -358,12 +358,17 @@ const SEPARATED_ITERATIONS: u32 = 16;
 /// The relative tolerance of the GJK/EPA run that only picks the basin of [`primitive_newton`]'s second start.
 const BASIN_TOLERANCE: f64 = 1e-3;
 
+/// How much closer than the best depth (relative to the size of `A ⊖ B`) an EPA face must lie for
+/// [`primitive_newton`] to start again from its normal.
+const RESTART_MARGIN: f64 = 1e-9;
+
 /// A cylinder or an ellipsoid against a primitive (sphere, capsule, box, cylinder, ellipsoid): Newton's method on
 /// the support function of `A ⊖ B` (`narrow/support_newton.rs`), exact to rounding. It starts from the warm start or
 /// the centres' direction, which settles separated shapes (the minimum is then global); when that finds an overlap
-/// or does not settle, it starts again from the normal of GJK/EPA run to [`BASIN_TOLERANCE`], whose depth is within
-/// that tolerance of the deepest basin's. `None` for other pairs, or when neither start settles (the caller then runs
-/// GJK/EPA to the request's tolerance).
+/// or does not settle, it starts again from the normal of GJK/EPA run to [`BASIN_TOLERANCE`], and from the normal of
+/// every EPA face closer than the depth that start found (the global minimum's direction crosses one of them).
+/// `None` for other pairs, or when the EPA start does not settle (the caller then runs GJK/EPA to the request's
+/// tolerance).
 #[inline(never)]
 fn primitive_newton(
     ws: &mut QueryWorkspace,
@@ -397,12 +402,38 @@ fn primitive_newton(
         epa: EpaSettings { tolerance: request.epa.tolerance.max(BASIN_TOLERANCE), ..request.epa },
         warm_start: None,
     };
-    let basin = with_convex!(
+    let (basin, radii) = with_convex!(
         a,
-        |sa| with_convex!(b, |sb| generic(ws, sa, pose_a, sb, pose_b, &coarse, None), return None),
+        |sa| with_convex!(
+            b,
+            |sb| (generic(ws, sa, pose_a, sb, pose_b, &coarse, None), sa.core_radius() + sb.core_radius()),
+            return None
+        ),
         return None
     );
-    sum.minimize(basin.normal).map(|m| newton(m, basin.iterations))
+    let mut best = sum.minimize(basin.normal)?;
+    if basin.algorithm == Algorithm::GjkEpa {
+        // EPA's polytope lies inside `A ⊖ B`, so a face bounds `h_D` from below over its cone: a face closer than
+        // the basin's depth may hide a shallower minimum (two basins within the coarse tolerance of each other).
+        // Newton starts again from each such face's normal, nearest first, until no face is closer than the best.
+        let margin = RESTART_MARGIN * sum.scale() + radii;
+        let mut starts = std::mem::take(&mut ws.restarts);
+        starts.clear();
+        starts.extend(ws.epa.faces_closer_than(-best.distance - margin));
+        starts.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+        for &(d, n) in &starts {
+            if d >= -best.distance - margin {
+                break;
+            }
+            if let Some(m) = sum.minimize(n)
+                && m.distance > best.distance
+            {
+                best = m;
+            }
+        }
+        ws.restarts = starts;
+    }
+    Some(newton(best, basin.iterations))
 }
 
 fn generic<A: CoreShape, B: CoreShape>(

@@ -214,6 +214,8 @@ pub struct QueryWorkspace {
     pub(crate) point_stack: Vec<(u32, f64)>,
     /// Candidate contacts of a mesh with a signed distance field.
     pub(crate) sdf: crate::pairs::mesh_sdf::SdfScratch,
+    /// EPA faces `(distance, normal)` from which the support-function Newton starts again (overlapping curved pairs).
+    pub(crate) restarts: Vec<(f64, DVec3)>,
 }
 
 thread_local! {

@@ -425,6 +425,37 @@ proptest! {
     }
 }
 
+/// A box and a cylinder overlapping with two local minima of `h_D` 6.8e-4 m apart, within the tolerance of the
+/// GJK/EPA run that picks Newton's basin (which picked the deeper one): the depth is the smaller, `h_D` along the
+/// other basin's normal (found by a random case of `signed_distance_is_continuous_through_contact`, whose
+/// 1-Lipschitz bound the deeper answer broke).
+#[test]
+fn overlap_depth_is_the_shallower_of_two_close_basins() {
+    let a: Shape = Cuboid::new(DVec3::new(0.3, 0.5, 0.2)).unwrap().into();
+    let b: Shape = Cylinder::new(0.3, 0.4).unwrap().into();
+    let qa = DQuat::from_xyzw(-0.3201366615044548, -0.6704066910058868, -0.0, 0.6693783583410206);
+    let qb =
+        DQuat::from_xyzw(-0.43068358568241866, 0.0629253571782423, 0.7436295554252241, 0.507510721803795);
+    let dir = DVec3::new(-0.5941895221578078, -0.7525946925351406, 0.5337652655605254).normalize();
+    let pa = Pose::new(DVec3::ZERO, qa.normalize()).unwrap();
+    let pb = Pose::new(-0.5 * dir, qb.normalize()).unwrap();
+    let sd = distance(&a, &pa, &b, &pb, &DistanceRequest::default()).unwrap();
+    let other = DVec3::new(0.4292435198177464, 0.7950250359215643, -0.4285851058452538).normalize();
+    let along_other = support_of_difference(&a, &pa, &b, &pb, other);
+    let along_normal = support_of_difference(&a, &pa, &b, &pb, sd.normal);
+    assert!(
+        -sd.distance <= along_other + 1e-9,
+        "depth {} above h_D {along_other} of the other basin",
+        -sd.distance
+    );
+    assert!(
+        (along_normal + sd.distance).abs() < 1e-9,
+        "h_D(normal) {along_normal}, distance {}",
+        sd.distance
+    );
+    assert!((sd.distance + 0.34240965).abs() < 1e-8, "{sd:?}");
+}
+
 /// The primitives of the curved pairs: sphere, capsule, box, cylinder, ellipsoid (sizes 0.15–0.6 m).
 fn primitive(kind: usize, size: (f64, f64, f64)) -> Shape {
     let (x, y, z) = size;

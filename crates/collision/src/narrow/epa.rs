@@ -92,6 +92,13 @@ impl EpaWorkspace {
         Self::default()
     }
 
+    /// The outward unit normals of the last polytope's faces whose planes lie closer to the origin than `bound`,
+    /// with their distances. The polytope lies inside `A ⊖ B`, so the depth is at least the distance of the face
+    /// its minimising direction crosses: a direction whose `h_D` is below `bound` lies in the cone of one of these.
+    pub(crate) fn faces_closer_than(&self, bound: f64) -> impl Iterator<Item = (f64, DVec3)> + '_ {
+        self.faces.iter().zip(&self.dist).filter(move |&(_, &d)| d < bound).map(|(f, &d)| (d, f.n))
+    }
+
     fn alive(&self, f: usize) -> bool {
         self.dist[f] != f64::INFINITY
     }

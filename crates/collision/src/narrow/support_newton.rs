@@ -257,7 +257,7 @@ impl SupportSum {
     }
 
     /// A length scale of `D` for the tolerances: `|c|` plus the terms' sizes.
-    fn scale(&self) -> f64 {
+    pub(crate) fn scale(&self) -> f64 {
         let c = (self.center_a - self.center_b).length();
         let s: f64 = self.segments[..self.n_segments].iter().map(|s| s.half).sum();
         let q: f64 = self.quadrics[..self.n_quadrics]
