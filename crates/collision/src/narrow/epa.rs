@@ -18,6 +18,7 @@ use glam::DVec3;
 use super::gjk::support_along;
 use super::minkowski::{CoreShape, MinkowskiPair, SupportPoint};
 use super::simplex::Simplex;
+use super::triangle_triangle::closest_point_segment;
 
 /// EPA settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -92,11 +93,24 @@ impl EpaWorkspace {
         Self::default()
     }
 
-    /// The outward unit normals of the last polytope's faces whose planes lie closer to the origin than `bound`,
-    /// with their distances. The polytope lies inside `A ⊖ B`, so the depth is at least the distance of the face
-    /// its minimising direction crosses: a direction whose `h_D` is below `bound` lies in the cone of one of these.
+    /// The faces of the last polytope that lie closer to the origin than `bound`: their distance (from the origin to
+    /// the triangle, not its plane) and outward unit normal. The polytope lies inside `A ⊖ B`, so along any direction
+    /// `u` the boundary of `A ⊖ B` is no nearer than the face that `u` crosses: a direction whose `h_D` is below
+    /// `bound` lies in the cone of one of these faces.
     pub(crate) fn faces_closer_than(&self, bound: f64) -> impl Iterator<Item = (f64, DVec3)> + '_ {
-        self.faces.iter().zip(&self.dist).filter(move |&(_, &d)| d < bound).map(|(f, &d)| (d, f.n))
+        self.faces.iter().zip(&self.dist).filter(move |&(_, &d)| d < bound).filter_map(move |(f, &d)| {
+            let l = barycentric_unclamped(f.n * d, &self.verts, f);
+            let reach = if min3(l) >= 0.0 {
+                d
+            } else {
+                let [a, b, c] = f.v.map(|i| self.verts[i as usize].w);
+                [(a, b), (b, c), (c, a)]
+                    .map(|(p, q)| closest_point_segment(DVec3::ZERO, p, q).length())
+                    .into_iter()
+                    .fold(f64::INFINITY, f64::min)
+            };
+            (reach < bound).then_some((reach, f.n))
+        })
     }
 
     fn alive(&self, f: usize) -> bool {
