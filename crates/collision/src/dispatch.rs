@@ -356,7 +356,7 @@ fn gjk_settings(base: &GjkSettings, early_exit: Option<f64>, radii: f64) -> GjkS
 const SEPARATED_ITERATIONS: u32 = 16;
 
 /// The relative tolerance of the GJK/EPA run that only picks the basin of [`primitive_newton`]'s second start.
-const BASIN_TOLERANCE: f64 = 1e-3;
+const BASIN_TOLERANCE: f64 = 1e-2;
 
 /// How much closer than the best depth (relative to the size of `A ⊖ B`) an EPA face must lie for
 /// [`primitive_newton`] to start again from its normal.
