@@ -8,7 +8,7 @@
 use signorini_constraints::{ConstraintRows, RowKind};
 
 use crate::cost::{ConeBlock, ConeLine, RowState, row_coefficients, row_state};
-use crate::linesearch::Point;
+use crate::linesearch::{LineCost, Point};
 use crate::primal::{EPS, PrimalWork};
 use crate::signorini;
 
@@ -49,20 +49,36 @@ impl PrimalWork {
     /// The 1-D cost along `s` at `α` (uses `jar`, `jv` and the prepared `quad`, `cone_line`): the Gauss quadratic
     /// `gauss` (`[q₀, q₁, q₂]`) plus every row in the state it has at `α`, as `[cost, c′, c″]` with `c″ ≥ ε`.
     pub(crate) fn line_point(&self, rows: &ConstraintRows, gauss: [f64; 3], alpha: f64) -> Point {
-        // [cost, c', c''].
-        let mut acc = [0.0; 3];
-        add_quadratic(&mut acc, &gauss, alpha, 1.0);
+        self.line_points(rows, gauss, [alpha])[0]
+    }
+
+    /// [`Self::line_point`] at `K` steps in one pass over the rows (the line search's refinement takes three at a
+    /// time); each step's sums are accumulated in the same order as alone, so the values are the same bits.
+    pub(crate) fn line_points<const K: usize>(
+        &self,
+        rows: &ConstraintRows,
+        gauss: [f64; 3],
+        alphas: [f64; K],
+    ) -> [Point; K] {
+        // [cost, c', c''] of each step.
+        let mut acc = [[0.0; 3]; K];
+        for (acc, &alpha) in acc.iter_mut().zip(&alphas) {
+            add_quadratic(acc, &gauss, alpha, 1.0);
+        }
         if self.all_one_sided {
             // MuJoCo's `CGeval`: the Gauss quadratic plus the active rows' quadratics, summed coefficient-wise,
             // then evaluated once.
-            let rows = one_sided_quad(&self.jar, &self.jv, &self.quad, alpha);
-            let q: [f64; 3] = std::array::from_fn(|j| gauss[j] + rows[j]);
-            return Point {
-                alpha,
-                cost: alpha * alpha * q[2] + alpha * q[1] + q[0],
-                d1: 2.0 * alpha * q[2] + q[1],
-                d2: (2.0 * q[2]).max(EPS),
-            };
+            return std::array::from_fn(|k| {
+                let alpha = alphas[k];
+                let rows = one_sided_quad(&self.jar, &self.jv, &self.quad, alpha);
+                let q: [f64; 3] = std::array::from_fn(|j| gauss[j] + rows[j]);
+                Point {
+                    alpha,
+                    cost: alpha * alpha * q[2] + alpha * q[1] + q[0],
+                    d1: 2.0 * alpha * q[2] + q[1],
+                    d2: (2.0 * q[2]).max(EPS),
+                }
+            });
         }
         let add = |acc: &mut [f64; 3], c: [f64; 3]| {
             for (a, c) in acc.iter_mut().zip(c) {
@@ -74,8 +90,11 @@ impl PrimalWork {
         while i < rows.len() {
             if self.one_sided[i] {
                 // Limits and pyramidal/frictionless contact rows: quadratic below zero (the common case, kept tight).
-                if self.jar[i] + alpha * self.jv[i] < 0.0 {
-                    add_quadratic(&mut acc, &self.quad[i], alpha, 1.0);
+                let (x0, v) = (self.jar[i], self.jv[i]);
+                for (acc, &alpha) in acc.iter_mut().zip(&alphas) {
+                    if x0 + alpha * v < 0.0 {
+                        add_quadratic(acc, &self.quad[i], alpha, 1.0);
+                    }
                 }
                 i += 1;
                 continue;
@@ -83,44 +102,62 @@ impl PrimalWork {
             if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i]) {
                 let n = rows.contact_nrows[c];
                 let r = i..i + n;
-                add(
-                    &mut acc,
-                    signorini::line(
-                        rows,
-                        i,
-                        n,
-                        self.latch.loads()[c],
-                        &self.jar[r.clone()],
-                        &self.jv[r],
-                        alpha,
-                    ),
-                );
+                let (load, x0, v) = (self.latch.loads()[c], &self.jar[r.clone()], &self.jv[r]);
+                let blocks = signorini::line_at(rows, i, n, load, x0, v, alphas);
+                for (acc, block) in acc.iter_mut().zip(blocks) {
+                    add(acc, block);
+                }
                 i += n;
                 continue;
             }
             if rows.kind[i] == RowKind::ContactElliptic
                 && let Some(cone) = cones.next()
             {
-                add(&mut acc, cone.at(alpha));
+                for (acc, &alpha) in acc.iter_mut().zip(&alphas) {
+                    add(acc, cone.at(alpha));
+                }
                 i += cone.rows;
                 continue;
             }
             let (x0, v) = (self.jar[i], self.jv[i]);
-            // Rows are summed one by one (not as one aggregated quadratic): near the minimum the per-row
-            // derivatives are small while the aggregated coefficients can be large and cancel.
-            let q = match row_state(rows, i, x0 + alpha * v) {
-                // The quadratic coefficients were prepared once for this line search.
-                RowState::Quadratic => self.quad[i],
-                RowState::Inactive => {
-                    i += 1;
-                    continue;
-                }
-                state => row_coefficients(rows, i, state, x0, v),
-            };
-            add_quadratic(&mut acc, &q, alpha, 1.0);
+            for (acc, &alpha) in acc.iter_mut().zip(&alphas) {
+                // Rows are summed one by one (not as one aggregated quadratic): near the minimum the per-row
+                // derivatives are small while the aggregated coefficients can be large and cancel.
+                let q = match row_state(rows, i, x0 + alpha * v) {
+                    // The quadratic coefficients were prepared once for this line search.
+                    RowState::Quadratic => self.quad[i],
+                    RowState::Inactive => continue,
+                    state => row_coefficients(rows, i, state, x0, v),
+                };
+                add_quadratic(acc, &q, alpha, 1.0);
+            }
             i += 1;
         }
-        Point { alpha, cost: acc[0], d1: acc[1], d2: acc[2].max(EPS) }
+        std::array::from_fn(|k| Point {
+            alpha: alphas[k],
+            cost: acc[k][0],
+            d1: acc[k][1],
+            d2: acc[k][2].max(EPS),
+        })
+    }
+}
+
+/// The primal cost along the prepared search line, as [`crate::linesearch::search`] reads it: one step, or the
+/// refinement's three in one pass over the rows.
+pub(crate) struct AlongLine<'a> {
+    pub(crate) work: &'a PrimalWork,
+    pub(crate) rows: &'a ConstraintRows,
+    /// The Gauss quadratic `[q₀, q₁, q₂]` of the line.
+    pub(crate) gauss: [f64; 3],
+}
+
+impl LineCost for AlongLine<'_> {
+    fn at(&mut self, alpha: f64) -> Point {
+        self.work.line_point(self.rows, self.gauss, alpha)
+    }
+
+    fn at3(&mut self, alphas: [f64; 3]) -> [Point; 3] {
+        self.work.line_points(self.rows, self.gauss, alphas)
     }
 }
 

@@ -32,13 +32,31 @@ pub struct Search {
     pub evaluations: usize,
 }
 
-/// Minimises `eval` along `α` starting from `α = 0`. `gtol` is the derivative tolerance, `budget` the maximum
+/// A cost along a line: `[cost, c′, c″]` at a step, or at three steps at once (one pass over the data where the
+/// cost is a sum over many rows; the same values as three single evaluations).
+pub trait LineCost {
+    /// The cost and its derivatives at `alpha`.
+    fn at(&mut self, alpha: f64) -> Point;
+
+    /// [`LineCost::at`] at three steps.
+    fn at3(&mut self, alphas: [f64; 3]) -> [Point; 3] {
+        alphas.map(|a| self.at(a))
+    }
+}
+
+impl<F: FnMut(f64) -> Point> LineCost for F {
+    fn at(&mut self, alpha: f64) -> Point {
+        self(alpha)
+    }
+}
+
+/// Minimises `cost` along `α` starting from `α = 0`. `gtol` is the derivative tolerance, `budget` the maximum
 /// number of evaluations.
-pub fn search(mut eval: impl FnMut(f64) -> Point, gtol: f64, budget: usize) -> Search {
+pub fn search(mut cost: impl LineCost, gtol: f64, budget: usize) -> Search {
     let budget = budget.max(2);
     let mut n = 1;
-    let p0 = eval(0.0);
-    let mut p1 = eval(p0.newton());
+    let p0 = cost.at(0.0);
+    let mut p1 = cost.at(p0.newton());
     n += 1;
     if p0.cost < p1.cost {
         p1 = p0;
@@ -52,7 +70,7 @@ pub fn search(mut eval: impl FnMut(f64) -> Point, gtol: f64, budget: usize) -> S
     let mut p2: Option<Point> = None;
     while p1.d1 * dir <= -gtol && n < budget {
         p2 = Some(p1);
-        p1 = eval(p1.newton());
+        p1 = cost.at(p1.newton());
         n += 1;
         if p1.d1.abs() < gtol {
             return Search { alpha: p1.alpha, evaluations: n };
@@ -72,7 +90,7 @@ pub fn search(mut eval: impl FnMut(f64) -> Point, gtol: f64, budget: usize) -> S
     let mut hi_next = hi.newton();
     while n < budget {
         let mid_alpha = 0.5 * (lo.alpha + hi.alpha);
-        let candidates = [eval(lo_next), eval(hi_next), eval(mid_alpha)];
+        let candidates = cost.at3([lo_next, hi_next, mid_alpha]);
         n += 3;
         let best_converged =
             candidates.iter().filter(|p| p.d1.abs() < gtol).min_by(|a, b| a.cost.total_cmp(&b.cost)).copied();
@@ -92,7 +110,7 @@ pub fn search(mut eval: impl FnMut(f64) -> Point, gtol: f64, budget: usize) -> S
             }
         }
         if !changed {
-            let mid = eval(0.5 * (lo.alpha + hi.alpha));
+            let mid = cost.at(0.5 * (lo.alpha + hi.alpha));
             n += 1;
             let alpha = if improves(&p0, &mid) { mid.alpha } else { 0.0 };
             return Search { alpha, evaluations: n };

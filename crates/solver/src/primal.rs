@@ -22,6 +22,7 @@ use crate::cg;
 use crate::cost::{RowState, gauss_cost, update_one_sided_rows, update_rows};
 use crate::island_solve::solve_islands;
 use crate::jacobian::{mul_j, mul_j2, sub_jt};
+use crate::line_cost::AlongLine;
 use crate::linesearch::search;
 use crate::mass::TreeMass;
 use crate::newton::{NewtonFactor, RowsAt};
@@ -415,7 +416,7 @@ impl PrimalWork {
             let gauss1 = dot_difference(&self.s, &self.ma, p.fs);
             let gauss = [gauss0, gauss1, 0.5 * dot(&self.s, &self.ms)];
             let gtol = tol * options.ls_tolerance * snorm / scale;
-            let found = search(|alpha| self.line_point(rows, gauss, alpha), gtol, options.ls_iterations);
+            let found = search(AlongLine { work: self, rows, gauss }, gtol, options.ls_iterations);
             let alpha = found.alpha;
             if !(alpha.abs() >= EPS) || !alpha.is_finite() {
                 converged = true;
