@@ -20,6 +20,37 @@ impl PrimalWork {
             *q = [0.5 * d * x0 * x0, d * x0 * v, 0.5 * d * v * v];
         }
         self.prepare_cones(rows);
+        self.prepare_signorini(rows);
+    }
+
+    /// Gathers every Signorini block along `s` when every row belongs to one (the common native scene of elliptic
+    /// contacts alone), in row order, so that [`Self::line_points`] sums them in the same order as the rows.
+    fn prepare_signorini(&mut self, rows: &ConstraintRows) {
+        self.signorini_lines.clear();
+        self.all_signorini = false;
+        if !self.signorini || self.all_one_sided {
+            return;
+        }
+        let mut i = 0;
+        while i < rows.len() {
+            let (RowKind::ContactElliptic, Some(c)) = (rows.kind[i], rows.cone[i]) else {
+                self.signorini_lines.clear();
+                return;
+            };
+            let n = rows.contact_nrows[c];
+            let r = i..i + n;
+            let load = self.latch.loads()[c];
+            self.signorini_lines.push(signorini::BlockLine::new(
+                rows,
+                i,
+                n,
+                load,
+                &self.jar[r.clone()],
+                &self.jv[r],
+            ));
+            i += n;
+        }
+        self.all_signorini = true;
     }
 
     /// The line-search data of every elliptic block (not for Signorini blocks, which have their own line).
@@ -85,6 +116,14 @@ impl PrimalWork {
                 *a += c;
             }
         };
+        if self.all_signorini {
+            for block in &self.signorini_lines {
+                for (acc, c) in acc.iter_mut().zip(block.at(alphas)) {
+                    add(acc, c);
+                }
+            }
+            return points(alphas, acc);
+        }
         let mut i = 0;
         let mut cones = self.cone_line.iter();
         while i < rows.len() {
@@ -133,12 +172,7 @@ impl PrimalWork {
             }
             i += 1;
         }
-        std::array::from_fn(|k| Point {
-            alpha: alphas[k],
-            cost: acc[k][0],
-            d1: acc[k][1],
-            d2: acc[k][2].max(EPS),
-        })
+        points(alphas, acc)
     }
 }
 
@@ -159,6 +193,16 @@ impl LineCost for AlongLine<'_> {
     fn at3(&mut self, alphas: [f64; 3]) -> [Point; 3] {
         self.work.line_points(self.rows, self.gauss, alphas)
     }
+}
+
+/// The points at `alphas` of the summed `[cost, c′, c″]` (`c″` floored at [`EPS`]).
+fn points<const K: usize>(alphas: [f64; K], acc: [[f64; 3]; K]) -> [Point; K] {
+    std::array::from_fn(|k| Point {
+        alpha: alphas[k],
+        cost: acc[k][0],
+        d1: acc[k][1],
+        d2: acc[k][2].max(EPS),
+    })
 }
 
 /// Adds `w·q(α)`, `w·q′(α)`, `w·q″(α)` of the quadratic `q(α) = q₀ + α(q₁ + α q₂)` to `acc` (`w` is 1, or 0 to add

@@ -114,6 +114,11 @@ pub(crate) struct PrimalWork {
     pub signorini: bool,
     /// Each Signorini contact's latched normal load in this run.
     pub latch: Latch,
+    /// Every Signorini block along the current search direction, in row order, when every row belongs to one
+    /// (`all_signorini`): the line search then reads them alone.
+    pub signorini_lines: Vec<crate::signorini::BlockLine>,
+    /// Whether every row belongs to a Signorini block (set with `signorini_lines`).
+    pub all_signorini: bool,
     /// The scratch of MuJoCo's dense Newton iteration ([`crate::mujoco_newton`]).
     pub(crate) mujoco: crate::mujoco_newton::MujocoDense,
 }

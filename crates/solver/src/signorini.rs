@@ -122,46 +122,84 @@ pub fn line_at<const K: usize>(
     v: &[f64],
     alphas: [f64; K],
 ) -> [[f64; 3]; K] {
-    let mut out = [[0.0; 3]; K];
-    let d0 = rows.d[start];
-    for (out, &alpha) in out.iter_mut().zip(&alphas) {
-        let x = x0[0] + alpha * v[0];
-        if x < 0.0 {
-            out[0] += 0.5 * d0 * x * x;
-            out[1] += d0 * x * v[0];
-            out[2] += d0 * v[0] * v[0];
+    BlockLine::new(rows, start, n, load, x0, v).at(alphas)
+}
+
+/// One contact block along a search line, gathered once per direction (its rows' residuals `x0` and `v`, `D₀`, and
+/// per friction block `ρ = μ_b ℓ`, `D` and `‖v‖²`) so that the line search's evaluations read it from one place.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockLine {
+    x0: [f64; MAX_CONE_ROWS],
+    v: [f64; MAX_CONE_ROWS],
+    d0: f64,
+    /// `(offset, length)` of each friction block, then its `ρ`, `D` and `‖v‖²`.
+    blocks: [(usize, usize); 3],
+    rho: [f64; 3],
+    d: [f64; 3],
+    vv: [f64; 3],
+    n_blocks: usize,
+}
+
+impl BlockLine {
+    /// The block whose normal row is `start` (`n` rows, latched load `load`) at residuals `x0` and direction `v`.
+    #[inline]
+    pub fn new(rows: &ConstraintRows, start: usize, n: usize, load: f64, x0: &[f64], v: &[f64]) -> Self {
+        let mut line = BlockLine { d0: rows.d[start], ..Default::default() };
+        line.x0[..n].copy_from_slice(&x0[..n]);
+        line.v[..n].copy_from_slice(&v[..n]);
+        for (b, &(off, len)) in friction_blocks(n).iter().enumerate() {
+            line.blocks[b] = (off, len);
+            line.rho[b] = rows.mu[start + off] * load;
+            line.d[b] = rows.d[start + off];
+            line.vv[b] = v[off..off + len].iter().fold(0.0, |vv, v| vv + v * v);
+            line.n_blocks = b + 1;
         }
+        line
     }
-    for &(off, len) in friction_blocks(n) {
-        let rho = rows.mu[start + off] * load;
-        if !(rho > 0.0) {
-            continue;
-        }
-        let d = rows.d[start + off];
-        let (x0, v) = (&x0[off..off + len], &v[off..off + len]);
-        let vv = v.iter().fold(0.0, |vv, v| vv + v * v);
+
+    /// Cost, first and second derivative at each of `alphas` (as [`line()`]).
+    #[inline]
+    pub fn at<const K: usize>(&self, alphas: [f64; K]) -> [[f64; 3]; K] {
+        let mut out = [[0.0; 3]; K];
+        let (d0, v0) = (self.d0, self.v[0]);
         for (out, &alpha) in out.iter_mut().zip(&alphas) {
-            let (mut tau2, mut yv) = (0.0, 0.0);
-            for (&x, &v) in x0.iter().zip(v) {
-                let y = x + alpha * v;
-                tau2 += y * y;
-                yv += y * v;
-            }
-            let tau = tau2.sqrt();
-            if d * tau <= rho {
-                out[0] += 0.5 * d * tau2;
-                out[1] += d * yv;
-                out[2] += d * vv;
-            } else {
-                // τ' = yᵀv/τ, τ'' = (‖v‖² − τ'²)/τ.
-                let dt = yv / tau;
-                out[0] += rho * (tau - 0.5 * rho / d);
-                out[1] += rho * dt;
-                out[2] += rho * (vv - dt * dt) / tau;
+            let x = self.x0[0] + alpha * v0;
+            if x < 0.0 {
+                out[0] += 0.5 * d0 * x * x;
+                out[1] += d0 * x * v0;
+                out[2] += d0 * v0 * v0;
             }
         }
+        for b in 0..self.n_blocks {
+            let rho = self.rho[b];
+            if !(rho > 0.0) {
+                continue;
+            }
+            let (d, vv, (off, len)) = (self.d[b], self.vv[b], self.blocks[b]);
+            let (x0, v) = (&self.x0[off..off + len], &self.v[off..off + len]);
+            for (out, &alpha) in out.iter_mut().zip(&alphas) {
+                let (mut tau2, mut yv) = (0.0, 0.0);
+                for (&x, &v) in x0.iter().zip(v) {
+                    let y = x + alpha * v;
+                    tau2 += y * y;
+                    yv += y * v;
+                }
+                let tau = tau2.sqrt();
+                if d * tau <= rho {
+                    out[0] += 0.5 * d * tau2;
+                    out[1] += d * yv;
+                    out[2] += d * vv;
+                } else {
+                    // τ' = yᵀv/τ, τ'' = (‖v‖² − τ'²)/τ.
+                    let dt = yv / tau;
+                    out[0] += rho * (tau - 0.5 * rho / d);
+                    out[1] += rho * dt;
+                    out[2] += rho * (vv - dt * dt) / tau;
+                }
+            }
+        }
+        out
     }
-    out
 }
 
 /// Each elliptic contact's latched normal load `ℓ` during one solve, and its last move. The loads are seeded at the
