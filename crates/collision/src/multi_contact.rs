@@ -16,7 +16,8 @@
 //! and its normal `n₀`. A point above the plane (`d < 0`) moves towards `c₀` to where the depth interpolated between
 //! both vanishes, `pos += d/(d − p₀)·(c₀ − pos)` (when `p₀ − d` exceeds the depth noise `10⁻⁵·s`), and is kept at
 //! depth 0. A contact is a duplicate of one kept when it lies within `max(tol, √EPS·s + EPS(|x| + |x_k|))` of it
-//! and their normals agree within `2ε`; `s` is half B's box diagonal and `tol = MC_TOLERANCE·s`.
+//! (1.4.5 also asks their normals to agree within `2ε`, which holds here: every contact carries `n₀`); `s` is half B's
+//! box diagonal and `tol = MC_TOLERANCE·s`.
 //!
 //! **Two convex shapes** ([`perturbation_contacts`], spec §A.9): rotation vectors
 //! `ε (s₀ a₀ + s₁ a₁)` for `(s₀, s₁) = (+,+), (−,−), (+,−), (−,+)`, where `a₀` is the reference
@@ -156,7 +157,6 @@ pub fn plane_perturbation_contacts(
     let (n0, c0, p0) = (pp.first.normal, pp.first.position, pp.first.penetration);
     let eps = MC_PERTURBATION;
     let tol = MC_TOLERANCE * pp.scale;
-    let normal_cos = (2.0 * eps).cos();
     let noise = DEPTH_NOISE.max(GENESIS_EPS) * pp.scale;
     let (a0, a1) = plane_perturbation_axes(n0, pp.frame_b);
     for axis in [a0, -a0, a1, -a1] {
@@ -174,11 +174,12 @@ pub fn plane_perturbation_contacts(
             position += depth / (depth - p0) * (c0 - position);
         }
         let c = map(Contact { position, normal: n0, penetration: depth.max(0.0) });
+        // Every contact of the pair carries `n₀`, so 1.4.5's normal test (within `2ε`) always passes: position only.
         let duplicate = out.contacts[start..].iter().any(|k| {
             let merge = (GENESIS_EPS.sqrt() * pp.scale
                 + GENESIS_EPS * (c.position.length() + k.position.length()))
             .max(tol);
-            (c.position - k.position).length() < merge && c.normal.dot(k.normal) >= normal_cos
+            (c.position - k.position).length() < merge
         });
         if !duplicate {
             out.contacts.push(c);
