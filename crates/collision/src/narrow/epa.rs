@@ -18,7 +18,7 @@ use glam::DVec3;
 use super::gjk::support_along;
 use super::minkowski::{CoreShape, MinkowskiPair, SupportPoint};
 use super::simplex::Simplex;
-use super::triangle_triangle::closest_point_segment;
+use super::triangle_triangle::{Plane, closest_point_triangle};
 
 /// EPA settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,17 +98,10 @@ impl EpaWorkspace {
     /// `u` the boundary of `A ⊖ B` is no nearer than the face that `u` crosses: a direction whose `h_D` is below
     /// `bound` lies in the cone of one of these faces.
     pub(crate) fn faces_closer_than(&self, bound: f64) -> impl Iterator<Item = (f64, DVec3)> + '_ {
-        self.faces.iter().zip(&self.dist).filter(move |&(_, &d)| d < bound).filter_map(move |(f, &d)| {
-            let l = barycentric_unclamped(f.n * d, &self.verts, f);
-            let reach = if min3(l) >= 0.0 {
-                d
-            } else {
-                let [a, b, c] = f.v.map(|i| self.verts[i as usize].w);
-                [(a, b), (b, c), (c, a)]
-                    .map(|(p, q)| closest_point_segment(DVec3::ZERO, p, q).length())
-                    .into_iter()
-                    .fold(f64::INFINITY, f64::min)
-            };
+        // The plane's distance `d` is at most the triangle's: only faces below the bound by it are measured.
+        self.faces.iter().zip(&self.dist).filter(move |&(_, &d)| d < bound).filter_map(move |(f, _)| {
+            let t = f.v.map(|i| self.verts[i as usize].w);
+            let reach = closest_point_triangle(DVec3::ZERO, &t, &Plane::of(&t)).length();
             (reach < bound).then_some((reach, f.n))
         })
     }
