@@ -3,7 +3,7 @@
 //! per direction (`[½ D x₀², D x₀ v, ½ D v²]`, and MuJoCo's `CGprepare` data of every elliptic block), and each trial
 //! `α` then costs one pass over the rows: the Gauss quadratic plus every row in the state it has at `α` (MuJoCo's
 //! `CGeval`). When every row is one-sided the pass is branch-free; Signorini blocks are evaluated with their
-//! latched loads held fixed ([`signorini::line`]).
+//! latched loads held fixed ([`signorini::BlockLine`], gathered once per direction).
 
 use signorini_constraints::{ConstraintRows, RowKind};
 
@@ -23,34 +23,30 @@ impl PrimalWork {
         self.prepare_signorini(rows);
     }
 
-    /// Gathers every Signorini block along `s` when every row belongs to one (the common native scene of elliptic
-    /// contacts alone), in row order, so that [`Self::line_points`] sums them in the same order as the rows.
+    /// Gathers every Signorini block along `s`, in row order ([`Self::line_points`] reads them in turn), and
+    /// whether every row belongs to one (the common native scene of elliptic contacts alone, whose evaluations then
+    /// sum the blocks without walking the rows).
     fn prepare_signorini(&mut self, rows: &ConstraintRows) {
         self.signorini_lines.clear();
         self.all_signorini = false;
         if !self.signorini || self.all_one_sided {
             return;
         }
-        let mut i = 0;
+        let (mut i, mut all) = (0, true);
         while i < rows.len() {
             let (RowKind::ContactElliptic, Some(c)) = (rows.kind[i], rows.cone[i]) else {
-                self.signorini_lines.clear();
-                return;
+                all = false;
+                i += 1;
+                continue;
             };
             let n = rows.contact_nrows[c];
             let r = i..i + n;
             let load = self.latch.loads()[c];
-            self.signorini_lines.push(signorini::BlockLine::new(
-                rows,
-                i,
-                n,
-                load,
-                &self.jar[r.clone()],
-                &self.jv[r],
-            ));
+            let line = signorini::BlockLine::new(rows, i, n, load, &self.jar[r.clone()], &self.jv[r]);
+            self.signorini_lines.push(line);
             i += n;
         }
-        self.all_signorini = true;
+        self.all_signorini = all;
     }
 
     /// The line-search data of every elliptic block (not for Signorini blocks, which have their own line).
@@ -126,6 +122,7 @@ impl PrimalWork {
         }
         let mut i = 0;
         let mut cones = self.cone_line.iter();
+        let mut signorini_lines = self.signorini_lines.iter();
         while i < rows.len() {
             if self.one_sided[i] {
                 // Limits and pyramidal/frictionless contact rows: quadratic below zero (the common case, kept tight).
@@ -138,15 +135,13 @@ impl PrimalWork {
                 i += 1;
                 continue;
             }
-            if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i]) {
-                let n = rows.contact_nrows[c];
-                let r = i..i + n;
-                let (load, x0, v) = (self.latch.loads()[c], &self.jar[r.clone()], &self.jv[r]);
-                let blocks = signorini::line_at(rows, i, n, load, x0, v, alphas);
-                for (acc, block) in acc.iter_mut().zip(blocks) {
+            if let (true, RowKind::ContactElliptic, Some(c)) = (self.signorini, rows.kind[i], rows.cone[i])
+                && let Some(line) = signorini_lines.next()
+            {
+                for (acc, block) in acc.iter_mut().zip(line.at(alphas)) {
                     add(acc, block);
                 }
-                i += n;
+                i += rows.contact_nrows[c];
                 continue;
             }
             if rows.kind[i] == RowKind::ContactElliptic

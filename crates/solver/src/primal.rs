@@ -114,10 +114,9 @@ pub(crate) struct PrimalWork {
     pub signorini: bool,
     /// Each Signorini contact's latched normal load in this run.
     pub latch: Latch,
-    /// Every Signorini block along the current search direction, in row order, when every row belongs to one
-    /// (`all_signorini`): the line search then reads them alone.
+    /// Every Signorini block along the current search direction, in row order.
     pub signorini_lines: Vec<crate::signorini::BlockLine>,
-    /// Whether every row belongs to a Signorini block (set with `signorini_lines`).
+    /// Whether every row belongs to a Signorini block (the line search then reads `signorini_lines` alone).
     pub all_signorini: bool,
     /// The scratch of MuJoCo's dense Newton iteration ([`crate::mujoco_newton`]).
     pub(crate) mujoco: crate::mujoco_newton::MujocoDense,

@@ -97,36 +97,9 @@ pub fn slip_hessian(rho: f64, y: &[f64]) -> [[f64; MAX_CONE_ROWS]; MAX_CONE_ROWS
     h
 }
 
-/// Cost, first and second derivative of the contact block along `x(α) = x0 + α v` at `alpha`, with the latched
-/// load `load` held fixed.
-pub fn line(
-    rows: &ConstraintRows,
-    start: usize,
-    n: usize,
-    load: f64,
-    x0: &[f64],
-    v: &[f64],
-    alpha: f64,
-) -> [f64; 3] {
-    line_at(rows, start, n, load, x0, v, [alpha])[0]
-}
-
-/// [`line()`] at `K` steps in one pass over the block (each step's values as [`line()`] computes them alone).
-#[inline]
-pub fn line_at<const K: usize>(
-    rows: &ConstraintRows,
-    start: usize,
-    n: usize,
-    load: f64,
-    x0: &[f64],
-    v: &[f64],
-    alphas: [f64; K],
-) -> [[f64; 3]; K] {
-    BlockLine::new(rows, start, n, load, x0, v).at(alphas)
-}
-
-/// One contact block along a search line, gathered once per direction (its rows' residuals `x0` and `v`, `D₀`, and
-/// per friction block `ρ = μ_b ℓ`, `D` and `‖v‖²`) so that the line search's evaluations read it from one place.
+/// One contact block along a search line `x(α) = x0 + α v`, with its latched load held fixed, gathered once per
+/// direction (its rows' residuals `x0` and `v`, `D₀`, and per friction block `ρ = μ_b ℓ`, `D` and `‖v‖²`) so that the
+/// line search's evaluations read it from one place.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BlockLine {
     x0: [f64; MAX_CONE_ROWS],
@@ -157,7 +130,8 @@ impl BlockLine {
         line
     }
 
-    /// Cost, first and second derivative at each of `alphas` (as [`line()`]).
+    /// Cost, first and second derivative of the block at each of `alphas`, in one pass (each step's sums in the same
+    /// order as alone, so the same bits as `at([α])`).
     #[inline]
     pub fn at<const K: usize>(&self, alphas: [f64; K]) -> [[f64; 3]; K] {
         let mut out = [[0.0; 3]; K];
@@ -295,10 +269,9 @@ mod tests {
         let v = [0.1, 0.004, 0.003, -0.02, 0.1, 0.05];
         let load = latch(&rows, 0, x0[0]);
         for alpha in [0.0, 0.1, 0.4, 1.0, 2.5] {
-            let p = line(&rows, 0, 6, load, &x0, &v, alpha);
+            let line = BlockLine::new(&rows, 0, 6, load, &x0, &v);
             let h = 1e-6;
-            let pp = line(&rows, 0, 6, load, &x0, &v, alpha + h);
-            let pm = line(&rows, 0, 6, load, &x0, &v, alpha - h);
+            let [p, pp, pm] = [alpha, alpha + h, alpha - h].map(|a| line.at([a])[0]);
             assert!((p[1] - (pp[0] - pm[0]) / (2.0 * h)).abs() < 1e-5 * (1.0 + p[1].abs()), "{alpha}: d1");
             assert!((p[2] - (pp[1] - pm[1]) / (2.0 * h)).abs() < 1e-4 * (1.0 + p[2].abs()), "{alpha}: d2");
             let x: Vec<f64> = x0.iter().zip(&v).map(|(a, b)| a + alpha * b).collect();
@@ -317,9 +290,10 @@ mod tests {
         let v = [0.1, 0.004, 0.003, -0.02, 0.1, 0.05];
         let load = latch(&rows, 0, x0[0]);
         for alphas in [[0.0, 0.1, 0.4], [1.0, 2.5, 3.5], [-1.0, 0.05, 10.0]] {
-            let at = line_at(&rows, 0, 6, load, &x0, &v, alphas);
+            let line = BlockLine::new(&rows, 0, 6, load, &x0, &v);
+            let at = line.at(alphas);
             for (k, alpha) in alphas.into_iter().enumerate() {
-                let one = line(&rows, 0, 6, load, &x0, &v, alpha);
+                let one = line.at([alpha])[0];
                 assert_eq!(at[k].map(f64::to_bits), one.map(f64::to_bits), "α = {alpha}");
             }
         }
