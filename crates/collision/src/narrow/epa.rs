@@ -85,6 +85,8 @@ pub struct EpaWorkspace {
     horizon: Vec<HorizonEdge>,
     /// Per vertex: `(iteration stamp, horizon edge starting there)`, to close the cone in one pass.
     starts: Vec<(u32, u32)>,
+    /// The vertices of the face the last run answered from (`None` when it found none: touching shapes).
+    answer: Option<[SupportPoint; 3]>,
 }
 
 impl EpaWorkspace {
@@ -104,6 +106,12 @@ impl EpaWorkspace {
             let reach = closest_point_triangle(DVec3::ZERO, &t, &Plane::of(&t)).length();
             (reach < bound).then_some((reach, f.n))
         })
+    }
+
+    /// The support points of the face the last run answered from, with their witnesses on A and B (world, on the
+    /// poses it ran on), or `None` when it built no polytope (touching shapes).
+    pub fn answer_face(&self) -> Option<[SupportPoint; 3]> {
+        self.answer
     }
 
     fn alive(&self, f: usize) -> bool {
@@ -242,6 +250,7 @@ pub fn epa<A: CoreShape, B: CoreShape>(
     ws.faces.clear();
     ws.dist.clear();
     ws.starts.clear();
+    ws.answer = None;
     ws.verts.extend_from_slice(&simplex.pts[..simplex.len]);
     let mut iterations = 0u32;
     if !grow_to_tetrahedron(pair, ws, &mut iterations) {
@@ -304,6 +313,7 @@ pub fn epa<A: CoreShape, B: CoreShape>(
         }
     }
     let [p0, p1, p2] = face.v.map(|i| ws.verts[i as usize]);
+    ws.answer = Some([p0, p1, p2]);
     let l = clamp_barycentric(l);
 
     // Depth and normal are what EPA certifies; the witnesses are re-centred on their midpoint so that

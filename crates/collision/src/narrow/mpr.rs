@@ -121,11 +121,22 @@ pub struct MprOutput {
     pub status: MprStatus,
     /// Support-map evaluations of `A ⊖ B`, all phases together.
     pub iterations: u32,
+    /// The last portal `(v1, v2, v3)` with its witnesses on A and B (world, on the poses MPR ran on), when the
+    /// penetration stage built one (not on the touch and segment paths of discovery, nor without a hit).
+    pub portal: Option<[SupportPoint; 3]>,
 }
 
 impl MprOutput {
     fn miss(status: MprStatus, iterations: u32) -> Self {
-        Self { hit: false, depth: 0.0, normal: DVec3::ZERO, position: DVec3::ZERO, status, iterations }
+        Self {
+            hit: false,
+            depth: 0.0,
+            normal: DVec3::ZERO,
+            position: DVec3::ZERO,
+            status,
+            iterations,
+            portal: None,
+        }
     }
 
     /// The contact, when there is one.
@@ -433,14 +444,14 @@ impl<A: CoreShape, B: CoreShape> Run<'_, '_, A, B> {
             }
         };
         let position = find_pos(p, d, self.settings);
-        self.output(status, depth, normal, position)
+        MprOutput { portal: Some([p[1], p[2], p[3]]), ..self.output(status, depth, normal, position) }
     }
 
     /// A hit, with the depth clamped to `[0, ∞)` and a finite position.
     fn output(&self, status: MprStatus, depth: f64, normal: DVec3, position: DVec3) -> MprOutput {
         let depth = if depth > 0.0 && depth.is_finite() { depth } else { 0.0 };
         let position = if position.is_finite() { position } else { DVec3::ZERO };
-        MprOutput { hit: true, depth, normal, position, status, iterations: self.calls }
+        MprOutput { hit: true, depth, normal, position, status, iterations: self.calls, portal: None }
     }
 }
 
