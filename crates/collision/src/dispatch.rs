@@ -15,12 +15,13 @@ use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind, SupportMap, Triangl
 use crate::contact::{Contact, Manifold};
 use crate::error::{CollisionError, Result};
 use crate::multi_contact::{
-    PerturbationFrame, PlanePerturbation, perturbation_contacts, plane_perturbation_contacts,
+    Detection, FacePerturbation, PerturbationFrame, PlanePerturbation, face_perturbation_contacts,
+    perturbation_contacts, plane_perturbation_contacts,
 };
 use crate::narrow::box_box;
 use crate::narrow::epa::EpaSettings;
 use crate::narrow::gjk::GjkSettings;
-use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed};
+use crate::narrow::minkowski::{CoreShape, MinkowskiPair, Posed, SupportPoint};
 use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
 use crate::narrow::support_newton::{SupportMinimum, SupportSum};
 use crate::pairs::capsule_box::capsule_box;
@@ -574,13 +575,19 @@ pub(crate) fn contacts(
                     refine_smooth_position(a, pose_a, b, pose_b, c.normal, c.penetration, c.position);
                 Contact { position, ..c }
             };
-            let Some(first) = single_contact(ws, a, pose_a, b, pose_b, request, rules, tol)? else {
+            let Some((first, first_detection)) =
+                detect_contact(ws, a, pose_a, b, pose_b, request, rules, tol)?
+            else {
                 return Ok(());
             };
             let first = refine(first);
             out.contacts.push(first);
             let smooth = |s: &Shape| matches!(s.kind(), ShapeKind::Sphere | ShapeKind::Ellipsoid);
             let two_sided = |s: &Shape| matches!(s, S::Plane(p) if p.is_two_sided());
+            // Geoms with flat faces: their overlap is outlined (Genesis 1.4.5 leaves spheres, ellipsoids and capsules
+            // out).
+            let faceted =
+                |s: &Shape| matches!(s.kind(), ShapeKind::Box | ShapeKind::ConvexMesh | ShapeKind::Cylinder);
             // MuJoCo 4.0 has no perturbation scheme: under its rules, pairs without a routine keep one contact.
             if rules.perturbations
                 && request.multi_contact
@@ -589,18 +596,48 @@ pub(crate) fn contacts(
                 && !two_sided(a)
                 && !two_sided(b)
             {
-                let mut detect = |pa: &Pose, pb: &Pose| {
-                    single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
-                };
                 if plane_a {
+                    let detect = |pa: &Pose, pb: &Pose| {
+                        single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
+                    };
                     let scale = (rules.tolerance_size)(b);
                     let frame_b = pose_b.rotation * request.frames[1];
                     let pp = PlanePerturbation { first, pose_a: *pose_a, pose_b: *pose_b, frame_b, scale };
                     plane_perturbation_contacts(&pp, request, out, refine, detect);
+                } else if faceted(a) && faceted(b) {
+                    let vol = |s: &Shape| {
+                        let m = s.local_aabb().max;
+                        m.x * m.y * m.z
+                    };
+                    let frame = if vol(a) < vol(b) {
+                        pose_a.rotation * request.frames[0]
+                    } else {
+                        pose_b.rotation * request.frames[1]
+                    };
+                    let discrete = |s: &Shape| matches!(s.kind(), ShapeKind::Box | ShapeKind::ConvexMesh);
+                    let fp = FacePerturbation {
+                        first,
+                        first_detection,
+                        pose_a: *pose_a,
+                        pose_b: *pose_b,
+                        frame,
+                        scale: (rules.tolerance_size)(a).min((rules.tolerance_size)(b)),
+                        discrete: discrete(a) && discrete(b),
+                    };
+                    let support = |g: usize, d: DVec3| {
+                        if g == 0 { world_support(a, pose_a, d) } else { world_support(b, pose_b, d) }
+                    };
+                    let detect = |pa: &Pose, pb: &Pose| {
+                        detect_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
+                    };
+                    face_perturbation_contacts(&fp, request, out, refine, support, detect);
                 } else {
+                    let detect = |pa: &Pose, pb: &Pose| {
+                        single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
+                    };
                     let frame = reference_frame(a, pose_a, b, pose_b);
                     let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
-                    perturbation_contacts(&pf, request, out, refine, &mut detect);
+                    perturbation_contacts(&pf, request, out, refine, detect);
                 }
             }
         }
@@ -635,6 +672,21 @@ fn single_contact(
     rules: &ContactRules,
     tol: f64,
 ) -> Result<Option<Contact>> {
+    Ok(detect_contact(ws, a, pose_a, b, pose_b, request, rules, tol)?.map(|(c, _)| c))
+}
+
+/// [`single_contact`] with how it was found: MPR's portal, or GJK/EPA's witnesses and answer face.
+#[allow(clippy::too_many_arguments)]
+fn detect_contact(
+    ws: &mut QueryWorkspace,
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    request: &ContactRequest,
+    rules: &ContactRules,
+    tol: f64,
+) -> Result<Option<(Contact, Detection)>> {
     let generic =
         a.kind().is_bounded_convex() && b.kind().is_bounded_convex() && !has_closed_form(a.kind(), b.kind());
     if generic && request.convex_algorithm == ConvexAlgorithm::Mpr {
@@ -643,15 +695,17 @@ fn single_contact(
             a,
             |sa| with_convex!(
                 b,
-                |sb| mpr_stage(sa, pose_a, sb, pose_b, request, rules, tol, min_diag),
-                MprStage::Miss
+                |sb| mpr_stage_traced(sa, pose_a, sb, pose_b, request, rules, tol, min_diag),
+                (MprStage::Miss, None)
             ),
-            MprStage::Miss
+            (MprStage::Miss, None)
         );
         match stage {
-            MprStage::Miss => return Ok(None),
-            MprStage::Keep(hit) => return Ok(Some(hit)),
-            MprStage::Refine => {}
+            (MprStage::Miss, _) => return Ok(None),
+            (MprStage::Keep(hit), portal) => {
+                return Ok(Some((hit, Detection { supports: portal, ..Detection::default() })));
+            }
+            (MprStage::Refine, _) => {}
         }
     }
     let sd = signed_distance(ws, a, pose_a, b, pose_b, &request.distance, None, false)?;
@@ -660,13 +714,13 @@ fn single_contact(
         && sd.distance >= 0.0
         && sd.distance < band * (rules.tolerance_size)(b)
     {
-        return Ok(Some(Contact {
-            position: 0.5 * (sd.point_a + sd.point_b),
-            normal: -sd.normal,
-            penetration: 0.0,
-        }));
+        let c = Contact { position: 0.5 * (sd.point_a + sd.point_b), normal: -sd.normal, penetration: 0.0 };
+        return Ok(Some((c, Detection::default())));
     }
-    Ok(contact_from_signed(&sd))
+    Ok(contact_from_signed(&sd).map(|c| {
+        let supports = if sd.algorithm == Algorithm::GjkEpa { ws.epa.answer_face() } else { None };
+        (c, Detection { used_gjk: true, witnesses: Some((sd.point_a, sd.point_b)), supports })
+    }))
 }
 
 /// What the MPR stage of a generic convex pair decided.
@@ -694,27 +748,32 @@ pub(crate) fn mpr_stage<A: CoreShape, B: CoreShape>(
     tol: f64,
     min_diag: f64,
 ) -> MprStage {
-    let Some(hit) = mpr_contact(a, pose_a, b, pose_b, request, &rules.mpr) else { return MprStage::Miss };
-    let prefer_gjk = rules.refine_deep_mpr
-        && hit.penetration > tol
-        && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
-    if prefer_gjk { MprStage::Refine } else { MprStage::Keep(hit) }
+    mpr_stage_traced(a, pose_a, b, pose_b, request, rules, tol, min_diag).0
 }
 
-fn mpr_contact<A: CoreShape, B: CoreShape>(
+/// [`mpr_stage`] with MPR's last portal (world support points on A and B).
+#[allow(clippy::too_many_arguments)]
+fn mpr_stage_traced<A: CoreShape, B: CoreShape>(
     a: &A,
     pose_a: &Pose,
     b: &B,
     pose_b: &Pose,
     request: &ContactRequest,
-    settings: &MprSettings,
-) -> Option<Contact> {
+    rules: &ContactRules,
+    tol: f64,
+    min_diag: f64,
+) -> (MprStage, Option<[SupportPoint; 3]>) {
     let pair = MinkowskiPair { a: Posed::new(a, pose_a), b: Posed::new(b, pose_b), inflate: true };
     let mut start = MprStart::new(&pair);
     if let Some(n) = request.cached_normal {
         start = start.with_cached_normal(n);
     }
-    mpr_with_cache(&pair, &start, settings).contact()
+    let out = mpr_with_cache(&pair, &start, &rules.mpr);
+    let Some(hit) = out.contact() else { return (MprStage::Miss, None) };
+    let prefer_gjk = rules.refine_deep_mpr
+        && hit.penetration > tol
+        && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
+    if prefer_gjk { (MprStage::Refine, None) } else { (MprStage::Keep(hit), out.portal) }
 }
 
 /// Capsule (B) against a box (A): a contact for each penetrating end cap (sphere–box, closed form), plus the core

@@ -39,6 +39,7 @@ pub mod broad;
 pub mod capacity;
 pub mod ccd;
 pub mod contact;
+pub mod contact_overlap;
 pub mod contact_set;
 pub mod dialect;
 pub(crate) mod dispatch;

@@ -19,7 +19,17 @@
 //! (1.4.5 also asks their normals to agree within `2ε`, which holds here: every contact carries `n₀`); `s` is half B's
 //! box diagonal and `tol = MC_TOLERANCE·s`.
 //!
-//! **Two convex shapes** ([`perturbation_contacts`], spec §A.9): rotation vectors
+//! **Two convex geoms with faces** (boxes, meshes, cylinders: [`face_perturbation_contacts`], Genesis 1.4.5's
+//! `func_contact_overlap_axes` and `func_recompute_perturbed_contact`; its angle and tolerance): both faces around
+//! `c₀` are outlined by support queries and clipped into their overlap, and each tilt is aimed at one of its corners
+//! ([`crate::contact_overlap`]), about axes built as the half-space scheme's in the perturbation frame of the geom of
+//! smaller box volume. Each contact found is recomputed on the unperturbed geoms from the detection's witnesses and
+//! its support triangles (MPR's last portal, or EPA's answer face when GJK/EPA found it), un-rotated:
+//! [`recompute_perturbed_contact`]. A contact is a duplicate of one kept when it lies within the overlap's merge
+//! distance of it and their normals agree within `2ε`.
+//!
+//! **Other pairs of convex shapes** (a capsule against a capsule, box, mesh or cylinder: [`perturbation_contacts`],
+//! spec §A.9): rotation vectors
 //! `ε (s₀ a₀ + s₁ a₁)` for `(s₀, s₁) = (+,+), (−,−), (+,−), (−,+)`, where `a₀` is the reference
 //! frame's next axis after the one most aligned with `n₀`, projected perpendicular to `n₀`, and `a₁ = n₀ × a₀`.
 //! Each perturbed contact is mapped back to the unperturbed poses:
@@ -27,9 +37,8 @@
 //! `n ← n + clamp(n × n₀, ±ε) × n` (then normalised: our contact normals are unit, a deliberate deviation from
 //! Genesis, which leaves the first-order correction unnormalised), `p ← n·(x_B − x_A)`.
 //! A contact is kept if it is further than `tol` from every contact already kept and `p > −tol` (then clamped at 0).
-//! Genesis 1.4.5 aims these detections at the corners of the overlap of the two faces instead (not ported); `ε` and
-//! `tol` are the request's (1e-2 both), which keep the pile's cylinder pairs' contact counts near 1.4.5's (with its
-//! 5e-3 and 1.5e-2 here, 60 cylinder–cylinder contacts at step 500 against its 127).
+//! Genesis 1.4.5 tilts these pairs about its default axes `±a₀, ±a₁` with its own angle and tolerance (not ported:
+//! the GPU path's capsule–capsule kernel runs this scheme); `ε` and `tol` are the request's (1e-2 both).
 //!
 //! MuJoCo 4.0 has no such scheme (its multiccd clips polygons, `pairs::mujoco`): only the native dialect's rules
 //! run these (`crate::dialect`).
@@ -38,6 +47,8 @@ use glam::{DMat3, DQuat, DVec3};
 use signorini_geometry::Pose;
 
 use crate::contact::{Contact, Manifold};
+use crate::contact_overlap::{OverlapFrame, overlap_axes};
+use crate::narrow::minkowski::SupportPoint;
 use crate::query::{ContactRequest, rotvec_quat};
 
 /// Inputs of the perturbation scheme.
@@ -158,7 +169,7 @@ pub fn plane_perturbation_contacts(
     let eps = MC_PERTURBATION;
     let tol = MC_TOLERANCE * pp.scale;
     let noise = DEPTH_NOISE.max(GENESIS_EPS) * pp.scale;
-    let (a0, a1) = plane_perturbation_axes(n0, pp.frame_b);
+    let (a0, a1) = diagonal_axes(n0, pp.frame_b);
     for axis in [a0, -a0, a1, -a1] {
         if out.contacts.len() - start >= request.max_contacts {
             break;
@@ -187,9 +198,9 @@ pub fn plane_perturbation_contacts(
     }
 }
 
-/// The axes `(a₀, a₁)` of the half-space scheme (see the module docs; Genesis 1.4.5's `func_contact_orthogonals`
-/// outside MuJoCo compatibility).
-fn plane_perturbation_axes(n0: DVec3, frame: DQuat) -> (DVec3, DVec3) {
+/// The axes `(a₀, a₁)` of the half-space and face schemes (see the module docs; Genesis 1.4.5's
+/// `func_contact_orthogonals` outside MuJoCo compatibility), built in the perturbation frame `frame`.
+fn diagonal_axes(n0: DVec3, frame: DQuat) -> (DVec3, DVec3) {
     let f = DMat3::from_quat(frame);
     let m = f.transpose() * n0;
     let b = if m.y.abs() < 0.5 {
@@ -221,4 +232,275 @@ fn genesis_rotvec_quat(v: DVec3) -> DQuat {
 fn rotate_about(pose: &Pose, c: DVec3, q: DQuat) -> Pose {
     let rel = c - pose.translation;
     Pose { translation: pose.translation - (q * rel - rel), rotation: (q * pose.rotation).normalize() }
+}
+
+/// How a detection found its contact: what the face scheme's recomputation of a perturbed contact reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Detection {
+    /// Whether GJK/EPA rather than MPR gave the contact.
+    pub used_gjk: bool,
+    /// GJK/EPA's witnesses on A and B (world), when it gave the contact.
+    pub witnesses: Option<(DVec3, DVec3)>,
+    /// The support points of MPR's last portal or of EPA's answer face, with their witnesses on A and B (world),
+    /// when the detection built one.
+    pub supports: Option<[SupportPoint; 3]>,
+}
+
+/// Inputs of the face scheme ([`face_perturbation_contacts`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FacePerturbation {
+    /// The unperturbed contact (detection 0, its position already on the smooth side).
+    pub first: Contact,
+    /// How detection 0 found it.
+    pub first_detection: Detection,
+    /// Unperturbed pose of A.
+    pub pose_a: Pose,
+    /// Unperturbed pose of B.
+    pub pose_b: Pose,
+    /// World rotation of the reference geom's perturbation frame (the geom of the smaller box volume, B on a tie).
+    pub frame: DQuat,
+    /// The pair's scale `s`: half the smaller geom's box diagonal (m).
+    pub scale: f64,
+    /// Whether both geoms are boxes or meshes (GJK's depth is then exact).
+    pub discrete: bool,
+}
+
+/// Genesis 1.4.5's perturbation contacts of two convex geoms that may have flat faces (boxes, meshes,
+/// cylinders): the four tilts are aimed at the corners of the overlap of both faces around contact 0
+/// ([`crate::contact_overlap`], its axes built as the half-space scheme's in the reference geom's frame), each
+/// contact found is recomputed on the unperturbed geoms ([`recompute_perturbed_contact`]) and passes through `map`
+/// (the smooth-side position); a contact within the merge distance of one kept, with a normal within `2ε` of its
+/// own, is a duplicate. `support(g, d)` is geom `g`'s world support on the unperturbed poses (0: A, 1: B). Appends
+/// to `out`, which holds detection 0 last.
+pub fn face_perturbation_contacts(
+    fp: &FacePerturbation,
+    request: &ContactRequest,
+    out: &mut Manifold,
+    map: impl Fn(Contact) -> Contact,
+    support: impl FnMut(usize, DVec3) -> DVec3,
+    mut detect: impl FnMut(&Pose, &Pose) -> Option<(Contact, Detection)>,
+) {
+    let start = out.contacts.len().saturating_sub(1);
+    let (n0, c0) = (fp.first.normal, fp.first.position);
+    let eps = MC_PERTURBATION;
+    let (a0, a1) = diagonal_axes(n0, fp.frame);
+    let frame = OverlapFrame {
+        normal: n0,
+        position: c0,
+        axis: [a0, a1],
+        scale: fp.scale,
+        perturbation: eps,
+        tolerance: MC_TOLERANCE,
+    };
+    let aims = overlap_axes(&frame, true, support);
+    let tol = (MC_TOLERANCE * fp.scale).min(aims.merge_tolerance);
+    let normal_cos = (2.0 * eps).cos();
+    for axis in aims.axes {
+        if out.contacts.len() - start >= request.max_contacts {
+            break;
+        }
+        if axis == DVec3::ZERO {
+            continue;
+        }
+        let q = genesis_rotvec_quat(eps * axis);
+        let pa = rotate_about(&fp.pose_a, c0, q);
+        let pb = rotate_about(&fp.pose_b, c0, q.conjugate());
+        let Some((c, detection)) = detect(&pa, &pb) else { continue };
+        let c = map(recompute_perturbed_contact(fp, c, &detection, q));
+        let duplicate = out.contacts[start..].iter().any(|k| {
+            let merge = (GENESIS_EPS.sqrt() * fp.scale
+                + GENESIS_EPS * (c.position.length() + k.position.length()))
+            .max(tol);
+            (c.position - k.position).length() < merge && c.normal.dot(k.normal) >= normal_cos
+        });
+        if !duplicate {
+            out.contacts.push(c);
+        }
+    }
+}
+
+/// A contact found on the geoms tilted by `q` (A) and `q⁻¹` (B) about `c₀`, brought back to the unperturbed geoms
+/// (Genesis 1.4.5's `func_recompute_perturbed_contact` for two convex geoms).
+///
+/// The witnesses `w_A`, `w_B` (GJK's, or `pos ∓ ½ p n`), un-rotated, are material points of the unperturbed geoms.
+/// Where the detection's support triangles (MPR's portal or EPA's face, un-rotated) are two edges, the depth along
+/// `n₀` is exact where they cross seen along `n₀`; otherwise an edge's end that the tilt deepened replaces its geom's
+/// witness, and the other geom's support triangle, where it covers a witness along `n₀`, bounds the depth from
+/// below: the contact takes `n₀` and the largest bound. Without supports, the un-rotated normal's tangent plane
+/// measures the depth if it lies within `2ε` of `n₀`. Otherwise the contact keeps its own patch: the normal of the
+/// Minkowski face of the supports (or the detection's), the depth `n·(w_B − w_A)`, the witnesses' midpoint. A
+/// contact on `n₀`'s patch of negative depth moves towards `c₀` to where the depth interpolated between both
+/// vanishes (when `p₀ − d` exceeds the depth noise of detection 0); the depth is clamped at 0.
+pub fn recompute_perturbed_contact(
+    fp: &FacePerturbation,
+    c: Contact,
+    detection: &Detection,
+    q: DQuat,
+) -> Contact {
+    let (n0, c0, p0, s) = (fp.first.normal, fp.first.position, fp.first.penetration, fp.scale);
+    let eps2 = GENESIS_EPS * GENESIS_EPS;
+    let r = DMat3::from_quat(q);
+    let r_inv = r.transpose();
+    let back_a = |p: DVec3| r_inv * (p - c0) + c0;
+    let back_b = |p: DVec3| r * (p - c0) + c0;
+    let (wa, wb) = detection.witnesses.unwrap_or((
+        c.position - 0.5 * c.penetration * c.normal,
+        c.position + 0.5 * c.penetration * c.normal,
+    ));
+    let (mut wa, mut wb) = (back_a(wa), back_b(wb));
+    let mut depth = n0.dot(wb - wa);
+    let mut position = wb - 0.5 * depth * n0;
+    let mut has_depth = false;
+    let mut b_anchor = false;
+    let supports = detection.supports.map(|t| [t.map(|p| back_a(p.a)), t.map(|p| back_b(p.b))]);
+    // A triangle spans no area when its height is within the rounding of its coordinates (relative to their
+    // distance from the origin after the un-rotation about `c₀`), measured against its longest edge.
+    let flat = |e1: DVec3, e2: DVec3, e3: DVec3, height_sq: f64| {
+        let longest = e1.length_squared().max(e2.length_squared()).max(e3.length_squared());
+        height_sq <= 2.0 * eps2 * longest * (longest + 4.0 * c0.length_squared())
+    };
+    let across = |e: DVec3| e - e.dot(n0) * n0;
+    if let Some(sup) = supports {
+        let mut degenerate = [false; 2];
+        let mut ends: [Option<[DVec3; 2]>; 2] = [None; 2];
+        for (g, v) in sup.iter().enumerate() {
+            let (e1, e2, e3) = (v[1] - v[0], v[2] - v[0], v[2] - v[1]);
+            if flat(e1, e2, e3, e1.cross(e2).dot(n0).powi(2)) {
+                degenerate[g] = true;
+                // The support points line up: the edge's ends are the two farthest apart across `n₀`.
+                let (mut end, mut span) = ([v[0], v[1]], across(e1));
+                if across(e2).length_squared() > span.length_squared() {
+                    (end, span) = ([v[0], v[2]], across(e2));
+                }
+                if across(e3).length_squared() > span.length_squared() {
+                    (end, span) = ([v[1], v[2]], across(e3));
+                }
+                if span.length_squared() > GENESIS_EPS * s * s {
+                    ends[g] = Some(end);
+                }
+            }
+        }
+        b_anchor = degenerate[1] && !degenerate[0];
+        if let [Some([a0, a1]), Some([b0, b1])] = ends {
+            // Two edges touch where they cross seen along `n₀`: both closest points lie on one line along it.
+            let (pa0, pa1, pb0, pb1) = (across(a0), across(a1), across(b0), across(b1));
+            let (la, lb) = ((pa1 - pa0).length_squared(), (pb1 - pb0).length_squared());
+            if la > GENESIS_EPS * s * s && lb > GENESIS_EPS * s * s {
+                let (ca, cb) = closest_points_on_segments(pa0, pa1, pb0, pb1, GENESIS_EPS * la * lb);
+                if (cb - ca).length_squared() <= GENESIS_EPS * s * s {
+                    let ra = (ca - pa0).dot(pa1 - pa0) / la;
+                    let rb = (cb - pb0).dot(pb1 - pb0) / lb;
+                    wa = a0 + ra * (a1 - a0);
+                    wb = b0 + rb * (b1 - b0);
+                    depth = n0.dot(wb - wa);
+                    position = 0.5 * (wa + wb);
+                    has_depth = true;
+                }
+            }
+        } else {
+            // Along an edge lying on the other face the depth is linear: the tilt deepens one end, a material point.
+            let mut deepened = [None; 2];
+            for g in 0..2 {
+                let Some([e0, e1]) = ends[g] else { continue };
+                let turn = if g == 0 { r } else { r_inv };
+                let sign = if g == 0 { -1.0 } else { 1.0 };
+                let lift = |e: DVec3| sign * n0.dot(turn * (e - c0) - (e - c0));
+                let (l0, l1) = (lift(e0), lift(e1));
+                if (l1 - l0).abs() > GENESIS_EPS * (l0.abs() + l1.abs()) {
+                    deepened[g] = Some(if l1 > l0 { e1 } else { e0 });
+                }
+            }
+            // The other geom's support triangle, where it covers a witness along `n₀`, bounds the depth from below.
+            for g in 0..2 {
+                if degenerate[1 - g] {
+                    continue;
+                }
+                let v = sup[1 - g];
+                let (e1, e2) = (v[1] - v[0], v[2] - v[0]);
+                let area = e1.cross(e2).dot(n0);
+                let witness = if g == 0 { wa } else { wb };
+                for candidate in [deepened[g], Some(witness)].into_iter().flatten() {
+                    let offset = candidate - v[0];
+                    let l2 = offset.cross(e2).dot(n0) / area;
+                    let l3 = e1.cross(offset).dot(n0) / area;
+                    if !(l2 >= 0.0 && l3 >= 0.0 && l2 + l3 <= 1.0) {
+                        continue;
+                    }
+                    if g == 0 {
+                        wa = candidate;
+                    } else {
+                        wb = candidate;
+                    }
+                    let height = n0.dot(v[0] + l2 * e1 + l3 * e2);
+                    let bound = if g == 0 { height - n0.dot(wa) } else { n0.dot(wb) - height };
+                    if !has_depth || bound > depth {
+                        depth = bound;
+                        position = candidate + if g == 0 { 0.5 } else { -0.5 } * bound * n0;
+                        has_depth = true;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if !has_depth && supports.is_none() {
+        // The un-rotated normal is the other geom's tangent plane at the anchor witness; one tilted beyond the
+        // relative rotation of both geoms belongs to another face.
+        let tangent = if b_anchor { r_inv * c.normal } else { r * c.normal };
+        let slope = tangent.dot(n0);
+        if slope >= (2.0 * MC_PERTURBATION).cos() {
+            depth = tangent.dot(wb - wa) / slope;
+            position = if b_anchor { wb - 0.5 * depth * n0 } else { wa + 0.5 * depth * n0 };
+            has_depth = true;
+        }
+    }
+    let mut normal = n0;
+    if !has_depth {
+        normal = c.normal;
+        if let Some([sa, sb]) = supports {
+            let m = [sa[0] - sb[0], sa[1] - sb[1], sa[2] - sb[2]];
+            let (e1, e2, e3) = (m[1] - m[0], m[2] - m[0], m[2] - m[1]);
+            let face = e1.cross(e2);
+            if !flat(e1, e2, e3, face.length_squared()) {
+                normal = face.normalize();
+                if normal.dot(c.normal) < 0.0 {
+                    normal = -normal;
+                }
+            }
+        }
+        depth = normal.dot(wb - wa);
+        position = 0.5 * (wa + wb);
+    }
+    // The interpolation divides by the difference of depth, which must exceed its error: rounding, and the stopping
+    // tolerance of detection 0.
+    let noise = if fp.first_detection.used_gjk {
+        if fp.discrete { GENESIS_EPS * s } else { (GENESIS_EPS * s).max(GJK_TOLERANCE) }
+    } else {
+        (GENESIS_EPS * s).max(DEPTH_NOISE * s)
+    };
+    if has_depth && depth < 0.0 && p0 - depth > noise {
+        position += depth / (depth - p0) * (c0 - position);
+    }
+    Contact { position, normal, penetration: depth.max(0.0) }
+}
+
+/// Genesis 1.4.5's GJK tolerance (m), the depth noise of a GJK contact 0 between curved geoms.
+const GJK_TOLERANCE: f64 = 1e-6;
+
+/// Closest points of the segments `[a0, a1]` and `[b0, b1]` (Ericson §5.1.9, Genesis's
+/// `func_closest_points_on_segments`): parallel when `‖a‖²‖b‖² − (a·b)² < eps`.
+fn closest_points_on_segments(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3, eps: f64) -> (DVec3, DVec3) {
+    let (da, db, r) = (a1 - a0, b1 - b0, a0 - b0);
+    let (aa, ab, bb) = (da.dot(da), da.dot(db), db.dot(db));
+    let (d, e) = (da.dot(r), db.dot(r));
+    let denom = aa * bb - ab * ab;
+    let (s, t) = if denom < eps {
+        (0.0, if bb > eps { (e / bb).clamp(0.0, 1.0) } else { 0.0 })
+    } else {
+        let s = ((ab * e - bb * d) / denom).clamp(0.0, 1.0);
+        let t = (if bb > eps { (ab * s + e) / bb } else { 0.0 }).clamp(0.0, 1.0);
+        let s_t = (if aa > eps { (ab * t - d) / aa } else { 0.0 }).clamp(0.0, 1.0);
+        (if aa > eps { s_t } else { s }, t)
+    };
+    (a0 + s * da, b0 + t * db)
 }

@@ -1,0 +1,157 @@
+//! Genesis 1.4.5's perturbation contacts of two convex geoms with faces (`multi_contact::face_perturbation_contacts`,
+//! native dialect), against the closed form of a cube hull resting on another, shifted and tilted: the overlap of
+//! the two faces is a rectangle whose corners and depths are exact. The tilts aim at its corners, so the contacts are
+//! contact 0 (where MPR puts it, on the patch) and one at each corner not already within the merge distance of it,
+//! each at the depth of the faces there.
+
+use glam::{DQuat, DVec2, DVec3};
+use signorini_collision::{ContactRequest, contacts};
+use signorini_geometry::{ConvexMesh, Pose, Shape};
+
+const H: f64 = 0.1;
+
+fn corner(k: usize) -> DVec3 {
+    DVec3::new(
+        if k & 1 == 0 { -H } else { H },
+        if k & 2 == 0 { -H } else { H },
+        if k & 4 == 0 { -H } else { H },
+    )
+}
+
+fn cube_hull() -> Shape {
+    ConvexMesh::from_points(&(0..8).map(corner).collect::<Vec<_>>()).unwrap().into()
+}
+
+/// B (above) shifted by `(dx, dy)`, tilted by `theta` about x, its bottom face `sink` into A's top face at its
+/// centre: every corner of the overlap penetrates, at depths that differ by the tilt.
+#[test]
+fn a_face_on_a_face_gets_a_contact_at_each_corner_of_the_overlap() {
+    for (dx, dy, theta, sink) in [
+        (0.03, 0.02, 3e-4, 1e-4),
+        (-0.05, 0.01, -2e-4, 2e-4),
+        (0.02, -0.06, 1e-4, 5e-5),
+        (0.07, 0.04, 4e-4, 1.5e-4),
+        (0.03, 0.02, 0.0, 1e-4),
+    ] {
+        let pose_b = Pose::new(DVec3::new(dx, dy, 2.0 * H - sink), DQuat::from_rotation_x(theta)).unwrap();
+        let bottom: Vec<DVec3> = (0..4).map(|k| pose_b.transform_point(corner(k))).collect();
+        // The bottom face's height is affine in y alone (the tilt is about x).
+        let slope_y = (bottom[2].z - bottom[0].z) / (bottom[2].y - bottom[0].y);
+        let depth_at = |p: DVec2| H - (bottom[0].z + slope_y * (p.y - bottom[0].y));
+        let (x0, x1) = ((dx - H).max(-H), (dx + H).min(H));
+        let (y0, y1) = (bottom[0].y.max(-H), bottom[2].y.min(H));
+        let corners = [DVec2::new(x0, y0), DVec2::new(x1, y0), DVec2::new(x0, y1), DVec2::new(x1, y1)];
+        let case = format!("dx {dx} dy {dy} theta {theta}");
+
+        let m = contacts(&cube_hull(), &Pose::IDENTITY, &cube_hull(), &pose_b, &ContactRequest::default())
+            .unwrap();
+        for c in &m.contacts {
+            assert!(c.normal.dot(DVec3::NEG_Z) > 1.0 - 1e-6, "{case}: normal {}", c.normal);
+            let xy = c.position.truncate();
+            assert!(
+                (x0 - 1e-9..=x1 + 1e-9).contains(&xy.x) && (y0 - 1e-9..=y1 + 1e-9).contains(&xy.y),
+                "{case}: {xy}"
+            );
+            assert!((c.penetration - depth_at(xy)).abs() < 1e-8, "{case}: depth {} at {xy}", c.penetration);
+        }
+        // Every corner has one contact on it (contact 0 may stand on one), and no other contact is off the corners.
+        let first = m.contacts[0].position.truncate();
+        for (k, &q) in corners.iter().enumerate() {
+            let on = m.contacts.iter().filter(|c| (c.position.truncate() - q).length() < 1e-6).count();
+            assert_eq!(on, 1, "{case}: {on} contacts at corner {k} {q}: {:?}", m.contacts);
+        }
+        let off = m.contacts[1..]
+            .iter()
+            .filter(|c| corners.iter().all(|&q| (c.position.truncate() - q).length() >= 1e-6));
+        assert_eq!(off.count(), 0, "{case}: a perturbed contact off the corners: {:?}", m.contacts);
+        let on_corner = corners.iter().any(|&q| (first - q).length() < 1e-6);
+        assert_eq!(m.contacts.len(), if on_corner { 4 } else { 5 }, "{case}");
+    }
+}
+
+type V = [f64; 3];
+
+/// Poses of A and B (position, quaternion `w, x, y, z`), the four contacts (position, depth) and their normal.
+type Reference = (V, [f64; 4], V, [f64; 4], [(V, f64); 4], V);
+
+/// Genesis 1.4.5's contacts between two boxes of its default `box_box_detection = false` (a box resting on another,
+/// turned 0.3° about z, at steps 20, 60 and 150 of a two-box scene; poses and contacts printed by Genesis with
+/// `get_geoms_pos`/`get_geoms_quat` before the step and `collider.get_contacts` after it): ours between the two
+/// cube hulls equal them, contact for contact.
+#[test]
+fn two_resting_boxes_get_genesis_contacts() {
+    let cases: [Reference; 3] = [
+        (
+            [8.70965094232919e-06, 5.814060354615321e-06, 0.09976193803744345],
+            [0.9999999985065129, -3.03218799994019e-05, 4.547040777193589e-05, 4.2398587261087945e-09],
+            [0.030036211735926473, 0.020023466134751262, 0.29924977347629955],
+            [0.9999965664612933, -6.081183541920002e-05, 9.702967236459588e-05, 0.0026180054979938194],
+            [
+                ([-0.06945814149331617, -0.08051094355401313, 0.1995272320840511], 0.0004918135243334731),
+                ([0.10001775487882426, -0.07962355770465106, 0.19950302769690376], 0.0005092901173057099),
+                ([-0.07040337159013876, 0.10001184714473345, 0.19951086909624283], 0.0005028162581309435),
+                ([0.10001775179025926, 0.1000118470500995, 0.19948661126098147], 0.0005203354567429009),
+            ],
+            [-0.00019374026697995678, -0.00012213130167024658, -0.9999999737743267],
+        ),
+        (
+            [8.082545294933625e-06, 5.386342572060528e-06, 0.09994464109888818],
+            [0.9999999988350206, -2.6771171834807558e-05, 4.016545090248585e-05, -4.646778627867477e-10],
+            [0.030034845716720493, 0.020022463382132653, 0.29988182012808323],
+            [0.9999965667308127, -5.941696445736663e-05, 9.540700548374387e-05, 0.002617994216028406],
+            [
+                ([-0.06945922975154281, -0.08051169185998666, 0.1999336507536835], 4.1764512439063095e-05),
+                ([0.10001610964792335, -0.07962431262305611, 0.19991062428025352], 6.0494220838717966e-05),
+                ([-0.07040445374327686, 0.10001073745610681, 0.1999181748075774], 5.353707813014759e-05),
+                ([0.10001610830284527, 0.10001073581096029, 0.1998950970385017], 7.231254155011518e-05),
+            ],
+            [-0.00019050224931306347, -0.00011933307090283644, -0.9999999747342554],
+        ),
+        (
+            [8.179317640576772e-06, 5.451013055517642e-06, 0.09994556506218788],
+            [0.9999999988097947, -2.7061072150439517e-05, 4.059690764152891e-05, -6.846556069681597e-10],
+            [0.03003552005010378, 0.02002289190386623, 0.2998852619396737],
+            [0.9999965665464287, -6.032468810178929e-05, 9.687887106869222e-05, 0.002617989833915739],
+            [
+                ([-0.06945885032230921, -0.08051144486100856, 0.1999361247934397], 3.887757033532724e-05),
+                ([0.10001629282952354, -0.0796240681579927, 0.19991277511836503], 5.796020004971746e-05),
+                ([-0.07040407210591498, 0.10001086025040076, 0.19992043376176488], 5.087261751357477e-05),
+                ([0.10001629151613048, 0.10001085848378265, 0.19989703206048412], 7.000186117854507e-05),
+            ],
+            [-0.0001934412180388362, -0.00012115621775871464, -0.9999999739508327],
+        ),
+    ];
+    let pose = |p: V, q: [f64; 4]| {
+        Pose::new(DVec3::from(p), DQuat::from_xyzw(q[1], q[2], q[3], q[0]).normalize()).unwrap()
+    };
+    let (mut worst_position, mut worst_depth, mut worst_normal) = (0.0f64, 0.0f64, 0.0f64);
+    for (k, (pa, qa, pb, qb, expected, normal)) in cases.iter().enumerate() {
+        let m = contacts(
+            &cube_hull(),
+            &pose(*pa, *qa),
+            &cube_hull(),
+            &pose(*pb, *qb),
+            &ContactRequest::default(),
+        )
+        .unwrap();
+        assert_eq!(m.contacts.len(), 4, "step case {k}: {:?}", m.contacts);
+        for (x, depth) in expected {
+            let c = m
+                .contacts
+                .iter()
+                .min_by(|a, b| {
+                    (a.position - DVec3::from(*x))
+                        .length()
+                        .total_cmp(&(b.position - DVec3::from(*x)).length())
+                })
+                .unwrap();
+            worst_position = worst_position.max((c.position - DVec3::from(*x)).length());
+            worst_depth = worst_depth.max((c.penetration - depth).abs());
+            worst_normal = worst_normal.max((c.normal - DVec3::from(*normal)).length());
+        }
+    }
+    println!(
+        "largest differences: position {worst_position:e} m, depth {worst_depth:e} m, normal {worst_normal:e}"
+    );
+    assert!(worst_position < 1e-13 && worst_depth < 1e-13 && worst_normal < 1e-13);
+}
