@@ -627,8 +627,10 @@ pub(crate) fn contacts(
                     let support = |g: usize, d: DVec3| {
                         if g == 0 { world_support(a, pose_a, d) } else { world_support(b, pose_b, d) }
                     };
+                    // Genesis 1.4.5 caches contact 0's normal before the perturbed detections, which warm-start from it.
+                    let warm = ContactRequest { cached_normal: Some(first.normal), ..*request };
                     let detect = |pa: &Pose, pb: &Pose| {
-                        detect_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
+                        detect_contact(ws, a, pa, b, pb, &warm, rules, tol).ok().flatten()
                     };
                     face_perturbation_contacts(&fp, request, out, refine, support, detect);
                 } else {

