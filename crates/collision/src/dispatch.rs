@@ -426,10 +426,12 @@ fn primitive_newton(
             if d >= -best.distance - margin {
                 break;
             }
-            if let Some(m) = sum.minimize(n)
-                && m.distance > best.distance
-            {
-                best = m;
+            // From a face, also the minimum of its own basin: a cap's cone point near it is another local minimum.
+            let smooth = if sum.has_caps() { sum.minimize_in_basin(n) } else { None };
+            for m in [sum.minimize(n), smooth].into_iter().flatten() {
+                if m.distance > best.distance {
+                    best = m;
+                }
             }
         }
         ws.restarts = starts;

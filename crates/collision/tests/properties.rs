@@ -456,6 +456,38 @@ fn overlap_depth_is_the_shallower_of_two_close_basins() {
     assert!((sd.distance + 0.34240965).abs() < 1e-8, "{sd:?}");
 }
 
+/// Two cylinders whose overlap has a cone point of `h_D` (A's cap facing B: `u` on A's axis, 0.36166 deep) and a
+/// shallower smooth minimum 4.5° off it (0.35975): Newton started from an EPA face near the smooth minimum jumped to
+/// the cap and returned the deeper depth (a random case of `curved_depth_is_the_minimum_of_the_support_function`).
+/// The depth is now no larger than `h_D` along 20 000 directions.
+#[test]
+fn overlap_depth_is_not_a_cap_beside_a_shallower_minimum() {
+    let a: Shape = Cylinder::new(0.3, 0.4).unwrap().into();
+    let b: Shape = Cylinder::new(0.2, 0.5).unwrap().into();
+    let qa =
+        DQuat::from_xyzw(-0.7236504347626663, 0.4367500727560812, -0.5325804964322521, 0.044016326917835275);
+    let qb =
+        DQuat::from_xyzw(-0.6451480707818151, -0.6800064580592198, -0.28990545343687735, 0.19320976122291347);
+    let pa =
+        Pose::new(DVec3::new(-0.12273087536595503, 0.09594411436274648, 0.18634855606883793), qa.normalize())
+            .unwrap();
+    let pb =
+        Pose::new(DVec3::new(0.07178509061048642, 0.05507659733610266, -0.1407317525251757), qb.normalize())
+            .unwrap();
+    let sd = distance(&a, &pa, &b, &pb, &DistanceRequest::default()).unwrap();
+    let depth = -sd.distance;
+    let along_normal = support_of_difference(&a, &pa, &b, &pb, sd.normal);
+    assert!((along_normal - depth).abs() < 1e-9, "h_D(normal) {along_normal}, depth {depth}");
+    let axis = pa.rotation * DVec3::Z;
+    let cap =
+        support_of_difference(&a, &pa, &b, &pb, axis).min(support_of_difference(&a, &pa, &b, &pb, -axis));
+    assert!(depth < cap - 1e-3, "depth {depth} at the cap's {cap}");
+    for n in fibonacci_directions(20_000) {
+        let h = support_of_difference(&a, &pa, &b, &pb, n);
+        assert!(depth <= h + 1e-9, "h_D({n}) = {h} below the depth {depth}");
+    }
+}
+
 /// The primitives of the curved pairs: sphere, capsule, box, cylinder, ellipsoid (sizes 0.15–0.6 m).
 fn primitive(kind: usize, size: (f64, f64, f64)) -> Shape {
     let (x, y, z) = size;

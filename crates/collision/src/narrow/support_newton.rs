@@ -351,6 +351,29 @@ impl SupportSum {
         max_iterations: u32,
         newton_only: bool,
     ) -> Option<SupportMinimum> {
+        self.minimize_from(start, max_iterations, newton_only, true)
+    }
+
+    /// Whether a term is a flat ellipsoid (a cylinder's cap), whose cone points [`SupportSum::minimize`] jumps to.
+    pub fn has_caps(&self) -> bool {
+        self.quadrics[..self.n_quadrics].iter().any(|q| q.disc().is_some())
+    }
+
+    /// [`SupportSum::minimize`] without the jumps to a cap facing `u` (a cone point within [`CONE_TEST_ANGLE`]):
+    /// the minimum of the smooth basin `start` lies in, where a cone point near it is another local minimum (of an
+    /// overlap: a cap against a face, and a shallower minimum a few degrees off its axis). A start on the axis still
+    /// steps off it when the cone point is not a minimum. `None` where the iteration does not settle.
+    pub fn minimize_in_basin(&self, start: DVec3) -> Option<SupportMinimum> {
+        self.minimize_from(start, MAX_ITERATIONS, false, false)
+    }
+
+    fn minimize_from(
+        &self,
+        start: DVec3,
+        max_iterations: u32,
+        newton_only: bool,
+        cone_jumps: bool,
+    ) -> Option<SupportMinimum> {
         let mut u = start.try_normalize()?;
         let scale = self.scale();
         let mut act = Active { sign: [1.0; MAX_SEGMENTS], mask: 0, cone: None };
@@ -375,7 +398,8 @@ impl SupportSum {
             if iterations > max_iterations {
                 return None;
             }
-            if act.cone.is_none()
+            if cone_jumps
+                && act.cone.is_none()
                 && act.mask == 0
                 && let Some((j, uc)) = self.cone_candidate(u)
             {
