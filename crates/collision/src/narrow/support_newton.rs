@@ -359,7 +359,7 @@ impl SupportSum {
         self.quadrics[..self.n_quadrics].iter().any(|q| q.disc().is_some())
     }
 
-    /// [`SupportSum::minimize`] without the jumps to a cap facing `u` (a cone point within [`CONE_TEST_ANGLE`]):
+    /// [`SupportSum::minimize`] without the jumps to a cap facing `u` (a cone point within 0.3 rad of `u`):
     /// the minimum of the smooth basin `start` lies in, where a cone point near it is another local minimum (of an
     /// overlap: a cap against a face, and a shallower minimum a few degrees off its axis). A start on the axis still
     /// steps off it when the cone point is not a minimum. `None` where the iteration does not settle.
