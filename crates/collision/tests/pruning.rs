@@ -4,7 +4,7 @@
 use glam::DVec3;
 use signorini_collision::CollisionError;
 use signorini_collision::world::{BodyDesc, CollisionOptions, CollisionWorld, GeomDesc};
-use signorini_geometry::{Cuboid, Plane, Pose, Sphere};
+use signorini_geometry::{ConvexMesh, Cuboid, Plane, Pose};
 
 /// A compound body of three boxes side by side (one link), resting 1 mm into the plane: each box touches at its
 /// four bottom corners, twelve coplanar contacts of one link pair whose support polygon is the outer rectangle.
@@ -40,7 +40,7 @@ fn corners(w: &CollisionWorld) -> Vec<(i64, i64)> {
 #[test]
 fn a_compound_body_keeps_its_outer_corners() {
     let native = three_box_raft(CollisionOptions::default());
-    assert!(native.model().prunable());
+    assert!(native.model().prunes());
     assert_eq!(corners(&native), outer_corners());
     assert_eq!(native.contacts().n_pairs, 2, "the middle box lost all its contacts");
     assert!(native.contacts().penetration.iter().all(|&p| (p - 0.001).abs() < 1e-12));
@@ -50,37 +50,57 @@ fn a_compound_body_keeps_its_outer_corners() {
         CollisionOptions::mujoco_compatible(),
     ] {
         let w = three_box_raft(options);
+        assert!(!w.model().prunes());
         assert_eq!(w.contacts().len(), 12, "{:?}", options.dialect);
         assert_eq!(w.contacts().n_pairs, 3);
     }
 }
 
-/// Genesis prunes only models where the contacts of two geom pairs can share a link pair or one pair reports many:
-/// single-geom bodies of spheres never qualify, a compound of spheres does only with five geoms.
+/// Genesis 1.4.5 prunes every model outside its performance mode (G-W pruned only models whose contacts of two geom
+/// pairs could share a link pair): a cube on the plane, one geom per body, keeps the four corners of its resting face
+/// of the five contacts the perturbations find when contact 0 lands inside the face.
 #[test]
-fn which_models_prune() {
-    let balls = |n: usize| {
-        let mut w = CollisionWorld::new(CollisionOptions::default()).unwrap();
+fn every_native_model_prunes() {
+    let stack = |options: CollisionOptions| {
+        let mut w = CollisionWorld::new(options).unwrap();
         w.add_geom(GeomDesc::new(Plane::new(), 0)).unwrap();
-        let b = w.add_body(BodyDesc::free("balls")).unwrap();
-        for k in 0..n {
-            let at = Pose::from_translation(DVec3::new(0.1 * k as f64, 0.0, 0.0));
-            w.add_geom(GeomDesc::new(Sphere::new(0.05).unwrap(), b).at(at)).unwrap();
-        }
-        w
+        let b = w.add_body(BodyDesc::free("cube")).unwrap();
+        let corner = |k: usize| {
+            DVec3::new(
+                if k & 1 == 0 { -0.1 } else { 0.1 },
+                if k & 2 == 0 { -0.1 } else { 0.1 },
+                if k & 4 == 0 { -0.1 } else { 0.1 },
+            )
+        };
+        let hull = ConvexMesh::from_points(&(0..8).map(corner).collect::<Vec<_>>()).unwrap();
+        let c = w.add_body(BodyDesc::free("hull")).unwrap();
+        w.add_geom(GeomDesc::new(Cuboid::new(DVec3::splat(0.1)).unwrap(), b)).unwrap();
+        w.add_geom(GeomDesc::new(hull, c)).unwrap();
+        // The hull stands on the cube, shifted and sunk 0.1 mm: contact 0 of the face pair lands inside the overlap.
+        let cube = Pose::from_translation(DVec3::new(0.0, 0.0, 0.1));
+        let on_top = Pose::from_translation(DVec3::new(0.03, 0.02, 0.2999));
+        w.step(&[Pose::IDENTITY, cube, on_top]).unwrap();
+        let mut top: Vec<(i64, i64)> = (0..w.contacts().len())
+            .map(|k| w.contacts().position[k])
+            .filter(|p| p.z > 0.15)
+            .map(|p| ((p.x * 1e4).round() as i64, (p.y * 1e4).round() as i64))
+            .collect();
+        top.sort();
+        (w.model().prunes(), top)
     };
-    assert!(!balls(4).model().prunable());
-    assert!(balls(5).model().prunable());
-    let mut boxes = CollisionWorld::new(CollisionOptions::default()).unwrap();
-    boxes.add_geom(GeomDesc::new(Plane::new(), 0)).unwrap();
-    let b = boxes.add_body(BodyDesc::free("box")).unwrap();
-    boxes.add_geom(GeomDesc::new(Cuboid::new(DVec3::splat(0.1)).unwrap(), b)).unwrap();
-    assert!(!boxes.model().prunable(), "one geom per body");
-    boxes.add_geom(GeomDesc::new(Sphere::new(0.05).unwrap(), b)).unwrap();
-    assert!(boxes.model().prunable(), "a box and a sphere on one body");
-    let no_multi = CollisionOptions { enable_multi_contact: false, ..CollisionOptions::default() };
-    boxes.set_options(no_multi).unwrap();
-    assert!(!boxes.model().prunable(), "without multi-contact");
+    let (prunes, top) = stack(CollisionOptions::default());
+    assert!(prunes);
+    assert_eq!(
+        top,
+        vec![(-700, -800), (-700, 1000), (1000, -800), (1000, 1000)],
+        "the overlap's four corners"
+    );
+    let (prunes, top) =
+        stack(CollisionOptions { contact_pruning_tolerance: 0.0, ..CollisionOptions::default() });
+    assert!(!prunes);
+    assert_eq!(top.len(), 5, "contact 0 inside the overlap, and its four corners: {top:?}");
+    let (prunes, _) = stack(CollisionOptions::mujoco_compatible());
+    assert!(!prunes);
 }
 
 /// More contacts after pruning than `max_contacts` fail the step with an error naming the option; Genesis's default

@@ -133,8 +133,8 @@ pub struct Options {
     pub contacts_per_nonconvex_pair: usize,
     /// Contact pruning tolerance (spec §A.16, G-W): the contacts of a link pair on one plane keep only their support
     /// polygon (`signorini_collision::prune`); 0 keeps every contact. `None`: 0.02 in native mode; MuJoCo has no
-    /// pruning, so a positive value is an error in MuJoCo-compatible mode. Pruning runs only on models where the
-    /// contacts of two geom pairs can share a link pair or one pair reports many (Genesis's `has_prunable_contacts`).
+    /// pruning, so a positive value is an error in MuJoCo-compatible mode. Native mode prunes every model, as Genesis
+    /// 1.4.5 does outside its performance mode.
     #[serde(default)]
     pub contact_pruning_tolerance: Option<f64>,
     /// Post-pruning contact budget of a step (G-W's `max_contacts`); more is an error naming it. `None`: Genesis's

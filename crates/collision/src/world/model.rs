@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use glam::DQuat;
-use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind};
+use signorini_geometry::{ConvexMesh, Pose, Shape};
 
 use super::options::CollisionOptions;
 use super::tables::{BodyDesc, BodyTable, GeomDesc, GeomTable};
@@ -49,14 +49,9 @@ pub struct CollisionModel {
     /// Each geom's type rank under the dispatcher ([`PairDispatcher::type_rank`]), which orders the narrow phase's
     /// pairs.
     pub(crate) geom_type_rank: Vec<Option<u8>>,
-    /// The pruning tolerance in force: `options.contact_pruning_tolerance` where the dialect prunes and the model
-    /// has contacts to prune (see [`prunable`](Self::prunable)), else 0.
+    /// The pruning tolerance in force: `options.contact_pruning_tolerance` where the dialect prunes, else 0 (see
+    /// [`prunes`](Self::prunes)).
     pub(crate) prune_tolerance: f64,
-    /// Genesis's `has_prunable_contacts` without its multi-contact clause: a non-convex mesh or a height field, or a
-    /// body with at least 5 geoms.
-    prunable_always: bool,
-    /// A body with 2 to 4 geoms of which one is neither a sphere nor an ellipsoid (prunable with multi-contact).
-    prunable_with_multi_contact: bool,
     /// Genesis's default post-pruning budget, computed on first need (see [`CollisionOptions::max_contacts`]).
     pub(crate) pruned_budget: OnceLock<usize>,
 }
@@ -130,8 +125,6 @@ impl CollisionModel {
             mixing: ParamMixing::Genesis,
             geom_type_rank: Vec::new(),
             prune_tolerance: 0.0,
-            prunable_always: false,
-            prunable_with_multi_contact: false,
             pruned_budget: OnceLock::new(),
         };
         model.refresh_dispatch_settings();
@@ -168,19 +161,17 @@ impl CollisionModel {
         self.mixing = self.dispatcher.param_mixing();
         self.geom_type_rank.clear();
         self.geom_type_rank.extend(self.geoms.shape.iter().map(|s| self.dispatcher.type_rank(s)));
-        self.prune_tolerance = if self.dispatcher.prunes_contacts() && self.prunable() {
-            self.options.contact_pruning_tolerance
-        } else {
-            0.0
-        };
+        self.prune_tolerance =
+            if self.dispatcher.prunes_contacts() { self.options.contact_pruning_tolerance } else { 0.0 };
         self.pruned_budget = OnceLock::new();
     }
 
-    /// Genesis's `has_prunable_contacts` (G-W `Collider.__init__`): whether the contacts of two geom pairs can share
-    /// a link pair, or one pair reports many: a non-convex mesh or a height field, a body with at least 5 geoms, or,
-    /// with multi-contact, a body with 2 to 4 geoms of which one is neither a sphere nor an ellipsoid.
-    pub fn prunable(&self) -> bool {
-        self.prunable_always || (self.options.enable_multi_contact && self.prunable_with_multi_contact)
+    /// Whether the step prunes this model's contacts: the dialect prunes (native) and the tolerance is positive.
+    /// Genesis 1.4.5 prunes every model outside its performance mode (its `has_prunable_contacts` holds whenever
+    /// `gs.use_ndarray` does, the default); G-W pruned only models whose contacts of two geom pairs could share a link
+    /// pair.
+    pub fn prunes(&self) -> bool {
+        self.prune_tolerance > 0.0
     }
 
     /// The post-pruning contact budget in force (see [`CollisionOptions::max_contacts`]).
@@ -348,15 +339,6 @@ impl CollisionModel {
         self.geom_frame.push(desc.local_pose.rotation.conjugate() * self.bodies.inertial_rotation[desc.body]);
         self.n_boxes += usize::from(hull.is_some());
         self.hulls.push(hull);
-        let kind = self.geoms.shape[idx].kind();
-        let on_body: Vec<ShapeKind> = (0..=idx)
-            .filter(|&g| self.geoms.body[g] == desc.body)
-            .map(|g| self.geoms.shape[g].kind())
-            .collect();
-        self.prunable_always |=
-            matches!(kind, ShapeKind::TriangleMesh | ShapeKind::HeightField) || on_body.len() >= 5;
-        self.prunable_with_multi_contact |= on_body.len() >= 2
-            && on_body.iter().any(|k| !matches!(k, ShapeKind::Sphere | ShapeKind::Ellipsoid));
         self.refresh_dispatch_settings();
         Ok(idx)
     }
