@@ -426,9 +426,14 @@ fn primitive_newton(
             if d >= -best.distance - margin {
                 break;
             }
-            // From a face, also the minimum of its own basin: a cap's cone point near it is another local minimum.
-            let smooth = if sum.has_caps() { sum.minimize_in_basin(n) } else { None };
-            for m in [sum.minimize(n), smooth].into_iter().flatten() {
+            // A restart that ends on a cap's cone point may have jumped past a shallower minimum of the face's own
+            // basin beside it: that basin's minimum too.
+            let m = sum.minimize(n);
+            let smooth = match m {
+                Some(m) if sum.at_cap(m.normal) => sum.minimize_in_basin(n),
+                _ => None,
+            };
+            for m in [m, smooth].into_iter().flatten() {
                 if m.distance > best.distance {
                     best = m;
                 }

@@ -354,9 +354,11 @@ impl SupportSum {
         self.minimize_from(start, max_iterations, newton_only, true)
     }
 
-    /// Whether a term is a flat ellipsoid (a cylinder's cap), whose cone points [`SupportSum::minimize`] jumps to.
-    pub fn has_caps(&self) -> bool {
-        self.quadrics[..self.n_quadrics].iter().any(|q| q.disc().is_some())
+    /// Whether `u` is a cone point: the axis (either sense) of a flat ellipsoid (a cylinder's cap), to rounding.
+    pub fn at_cap(&self, u: DVec3) -> bool {
+        self.quadrics[..self.n_quadrics]
+            .iter()
+            .any(|q| q.disc().is_some_and(|(a, _)| 1.0 - a.dot(u).abs() <= 1e-12))
     }
 
     /// [`SupportSum::minimize`] without the jumps to a cap facing `u` (a cone point within 0.3 rad of `u`):
