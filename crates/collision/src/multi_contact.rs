@@ -351,7 +351,6 @@ pub fn recompute_perturbed_contact(
     let mut depth = n0.dot(wb - wa);
     let mut position = wb - 0.5 * depth * n0;
     let mut has_depth = false;
-    let mut b_anchor = false;
     let supports = detection.supports.map(|t| [t.map(|p| back_a(p.a)), t.map(|p| back_b(p.b))]);
     // A triangle spans no area when its height is within the rounding of its coordinates (relative to their
     // distance from the origin after the un-rotation about `c₀`), measured against its longest edge.
@@ -380,7 +379,6 @@ pub fn recompute_perturbed_contact(
                 }
             }
         }
-        b_anchor = degenerate[1] && !degenerate[0];
         if let [Some([a0, a1]), Some([b0, b1])] = ends {
             // Two edges touch where they cross seen along `n₀`: both closest points lie on one line along it.
             let (pa0, pa1, pb0, pb1) = (across(a0), across(a1), across(b0), across(b1));
@@ -444,13 +442,14 @@ pub fn recompute_perturbed_contact(
         }
     }
     if !has_depth && supports.is_none() {
-        // The un-rotated normal is the other geom's tangent plane at the anchor witness; one tilted beyond the
-        // relative rotation of both geoms belongs to another face.
-        let tangent = if b_anchor { r_inv * c.normal } else { r * c.normal };
+        // The un-rotated normal is B's tangent plane at A's witness (1.4.5 anchors B's witness instead where B's support
+        // triangle alone is degenerate, which needs supports: never here); one tilted beyond the relative rotation of
+        // both geoms belongs to another face.
+        let tangent = r * c.normal;
         let slope = tangent.dot(n0);
         if slope >= (2.0 * MC_PERTURBATION).cos() {
             depth = tangent.dot(wb - wa) / slope;
-            position = if b_anchor { wb - 0.5 * depth * n0 } else { wa + 0.5 * depth * n0 };
+            position = wa + 0.5 * depth * n0;
             has_depth = true;
         }
     }
