@@ -605,7 +605,7 @@ pub(crate) fn contacts(
             {
                 if plane_a {
                     let detect = |pa: &Pose, pb: &Pose| {
-                        single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
+                        detect_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten().map(|(c, _)| c)
                     };
                     let scale = (rules.tolerance_size)(b);
                     let frame_b = pose_b.rotation * request.frames[1];
@@ -642,7 +642,7 @@ pub(crate) fn contacts(
                     face_perturbation_contacts(&fp, request, out, refine, support, detect);
                 } else {
                     let detect = |pa: &Pose, pb: &Pose| {
-                        single_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten()
+                        detect_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten().map(|(c, _)| c)
                     };
                     let frame = reference_frame(a, pose_a, b, pose_b);
                     let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
@@ -670,21 +670,7 @@ fn has_closed_form(a: ShapeKind, b: ShapeKind) -> bool {
 /// One contact (simulator convention), if the shapes penetrate (or a half-space grazes the shape within the rules'
 /// `plane_grazing_band`, at penetration 0): closed forms where they exist, otherwise MPR with
 /// the MPR → GJK/EPA rule of spec §A.8 where the rules ask for it, or GJK/EPA directly.
-#[allow(clippy::too_many_arguments)]
-fn single_contact(
-    ws: &mut QueryWorkspace,
-    a: &Shape,
-    pose_a: &Pose,
-    b: &Shape,
-    pose_b: &Pose,
-    request: &ContactRequest,
-    rules: &ContactRules,
-    tol: f64,
-) -> Result<Option<Contact>> {
-    Ok(detect_contact(ws, a, pose_a, b, pose_b, request, rules, tol)?.map(|(c, _)| c))
-}
-
-/// [`single_contact`] with how it was found: MPR's portal, or GJK/EPA's witnesses and answer face.
+/// Also says how it was found: MPR's portal, or GJK/EPA's witnesses and answer face.
 #[allow(clippy::too_many_arguments)]
 fn detect_contact(
     ws: &mut QueryWorkspace,
