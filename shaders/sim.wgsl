@@ -814,7 +814,8 @@ fn box_box(pair: u32, ga: u32, gbx: u32) {
     }
 }
 
-// ---- capsule–capsule (pairs/capsule_capsule.rs) with the perturbation manifold (multi_contact.rs, spec §A.9) ------
+// ---- capsule–capsule: Genesis 1.4.5's analytic contact (pairs/capsule_contact.rs) and its perturbations about the
+// default axes (multi_contact.rs `face_perturbation_contacts` for a pair without faces) ------------------------------
 
 struct Hit {
     ok: bool,
@@ -823,87 +824,49 @@ struct Hit {
     pen: real,
 }
 
-// Closest points of segments [p1, q1] and [p2, q2] (parallel segments: the middle of the overlap on the first).
-fn closest_segments(p1: vec3<real>, q1: vec3<real>, p2: vec3<real>, q2: vec3<real>) -> array<vec3<real>, 2> {
-    let d1 = q1 - p1;
-    let d2 = q2 - p2;
-    let r = p1 - p2;
-    let a = dot(d1, d1);
-    let e = dot(d2, d2);
-    let f = dot(d2, r);
-    let tiny = real(1e-300);
-    if (a <= tiny && e <= tiny) { return array<vec3<real>, 2>(p1, p2); }
-    if (a <= tiny) { return array<vec3<real>, 2>(p1, p2 + d2 * clamp(f / e, real(0.0), real(1.0))); }
-    let c = dot(d1, r);
-    if (e <= tiny) { return array<vec3<real>, 2>(p1 + d1 * clamp(-c / a, real(0.0), real(1.0)), p2); }
-    let b = dot(d1, d2);
-    let denom = a * e - b * b;
-    if (denom <= PARALLEL_REL * a * e) {
-        let t0 = -c / a;
-        let t1 = t0 + b / a;
-        let lo = max(min(t0, t1), real(0.0));
-        let hi = min(max(t0, t1), real(1.0));
-        var sm = real(1.0);
-        if (lo <= hi) { sm = real(0.5) * (lo + hi); } else if (max(t0, t1) < real(0.0)) { sm = real(0.0); }
-        let on1 = p1 + d1 * sm;
-        return array<vec3<real>, 2>(on1, p2 + d2 * clamp(dot(on1 - p2, d2) / e, real(0.0), real(1.0)));
-    }
-    var sm = clamp((b * f - c * e) / denom, real(0.0), real(1.0));
-    var t = (b * sm + f) / e;
-    if (t < real(0.0)) {
-        t = real(0.0);
-        sm = clamp(-c / a, real(0.0), real(1.0));
-    } else if (t > real(1.0)) {
-        t = real(1.0);
-        sm = clamp((b - c) / a, real(0.0), real(1.0));
-    }
-    return array<vec3<real>, 2>(p1 + d1 * sm, p2 + d2 * t);
-}
-
-fn any_perpendicular(v: vec3<real>) -> vec3<real> {
-    let av = abs(v);
-    var e = vec3<real>(1.0, 0.0, 0.0);
-    if (av.y < av.x && av.y <= av.z) { e = vec3<real>(0.0, 1.0, 0.0); } else if (av.z < av.x && av.z < av.y) { e = vec3<real>(0.0, 0.0, 1.0); }
-    let c = cross(v, e);
-    let l = vnorm(c);
-    if (l > real(0.0)) { return c / l; }
-    return vec3<real>(1.0, 0.0, 0.0);
-}
-
-// The normal of intersecting capsule cores: across both axes, else across the axis toward B.
-fn intersecting_normal(a0: vec3<real>, a1: vec3<real>, b0: vec3<real>, b1: vec3<real>) -> vec3<real> {
-    let u = a1 - a0;
-    let v = b1 - b0;
-    let towards = real(0.5) * (b0 + b1) - real(0.5) * (a0 + a1);
-    let c = cross(u, v);
-    var n: vec3<real>;
-    if (dot(c, c) > real(1e-20) * dot(u, u) * dot(v, v) && vnorm(c) > real(0.0)) {
-        n = c / vnorm(c);
+// Closest points of segments [a0, a1] and [b0, b1] as Genesis writes them (parallel: A's first end).
+fn closest_segments(a0: vec3<real>, a1: vec3<real>, b0: vec3<real>, b1: vec3<real>) -> array<vec3<real>, 2> {
+    let eps = real(1e-15);
+    let da = a1 - a0;
+    let db = b1 - b0;
+    let r = a0 - b0;
+    let aa = dot(da, da);
+    let ab = dot(da, db);
+    let bb = dot(db, db);
+    let d = dot(da, r);
+    let e = dot(db, r);
+    let denom = aa * bb - ab * ab;
+    var s = real(0.0);
+    var t = real(0.0);
+    if (denom < eps) {
+        if (bb > eps) { t = clamp(e / bb, real(0.0), real(1.0)); }
     } else {
-        var axis = v;
-        if (dot(u, u) > real(0.0)) { axis = u; }
-        let lateral = towards - axis * (dot(towards, axis) / max(dot(axis, axis), real(1e-300)));
-        let l = vnorm(lateral);
-        if (l > real(0.0)) { n = lateral / l; } else {
-            let al = vnorm(axis);
-            n = any_perpendicular(select(vec3<real>(0.0, 0.0, 1.0), axis / al, al > real(0.0)));
-        }
+        s = clamp((ab * e - bb * d) / denom, real(0.0), real(1.0));
+        if (bb > eps) { t = (ab * s + e) / bb; }
+        t = clamp(t, real(0.0), real(1.0));
+        if (aa > eps) { s = clamp((ab * t - d) / aa, real(0.0), real(1.0)); }
     }
-    return select(n, -n, dot(n, towards) < real(0.0));
+    return array<vec3<real>, 2>(a0 + s * da, b0 + t * db);
 }
 
-// One contact of capsules A = [a0, a1] ⊕ ra and B = [b0, b1] ⊕ rb (simulator convention), if they penetrate.
+// The contact of capsules A = [a0, a1] ⊕ ra and B = [b0, b1] ⊕ rb (simulator convention), if they overlap.
 fn capsule_hit(a0: vec3<real>, a1: vec3<real>, ra: real, b0: vec3<real>, b1: vec3<real>, rb: real) -> Hit {
     let cp = closest_segments(a0, a1, b0, b1);
-    let delta = cp[1] - cp[0];
-    let len = vnorm(delta);
-    let scale = max(max(vnorm(a1 - a0), vnorm(b1 - b0)), ra + rb);
-    var n: vec3<real>;
-    if (len > real(1e-14) * scale) { n = delta / len; } else { n = intersecting_normal(a0, a1, b0, b1); }
-    let dist = len - ra - rb;
-    let pa = cp[0] + ra * n;
-    let pb = cp[1] - rb * n;
-    return Hit(dist < real(0.0), real(0.5) * (pa + pb), -n, -dist);
+    let diff = cp[0] - cp[1];
+    let dist_sq = dot(diff, diff);
+    let radii = ra + rb;
+    if (!(dist_sq < radii * radii)) { return Hit(false, cp[0], vec3<real>(1.0, 0.0, 0.0), real(0.0)); }
+    let dist = sqrt(dist_sq);
+    var n = diff / dist;
+    if (!(dist > real(1e-15))) {
+        let ua = normalize(a1 - a0);
+        let c = cross(ua, normalize(b1 - b0));
+        if (dot(c, c) > real(1e-15)) { n = c / vnorm(c); }
+        else if (abs(ua.x) < real(0.9)) { n = vec3<real>(0.0, -ua.z, ua.y); }
+        else { n = vec3<real>(ua.z, 0.0, -ua.x); }
+    }
+    let pen = radii - dist;
+    return Hit(true, cp[0] - ra * n + real(0.5) * pen * n, n, pen);
 }
 
 fn rotvec_quat(v: vec3<real>) -> vec4<real> {
@@ -914,56 +877,83 @@ fn rotvec_quat(v: vec3<real>) -> vec4<real> {
 
 fn rotate_about(x: vec3<real>, q: vec4<real>, c0: vec3<real>) -> vec3<real> { return c0 + qrot(q, x - c0); }
 
-fn capsule_capsule(pair: u32, ga: u32, gb: u32, tol: real) {
+// Half the diagonal of a capsule's local box.
+fn capsule_scale(g: u32) -> real {
+    let r = gsize(g).x;
+    return real(0.5) * vnorm(vec3<real>(real(2.0) * r, real(2.0) * r, real(2.0) * (gsize(g).y + r)));
+}
+
+fn capsule_capsule(pair: u32, ga: u32, gb: u32) {
     let ea = capsule_ends(ga);
     let eb = capsule_ends(gb);
     let ra = gsize(ga).x;
     let rb = gsize(gb).x;
     let first = capsule_hit(ea[0], ea[1], ra, eb[0], eb[1], rb);
     if (!first.ok) { return; }
+    let n0 = first.n;
+    let p0 = first.pen;
+    let c0 = capsule_smooth(ea[0], ea[1], ra, first.pos, n0, p0);
     let start = sts[ob + O_NCON];
-    push_contact(pair, first.pos, first.n, first.pen);
+    push_contact(pair, c0, n0, p0);
     if (!MULTI_CONTACT) { return; }
-    // Perturbation axes in the frame of the geom with the smaller local box (the last best-aligned axis is k).
+    // Diagonal axes in the inertial frame of the geom with the smaller local box (B on a tie).
     let va = ra * ra * (ra + gsize(ga).y);
     let vb = rb * rb * (rb + gsize(gb).y);
-    var frame = gmat(gb);
-    if (va <= vb) { frame = gmat(ga); }
-    let n0 = first.n;
-    let c0 = first.pos;
-    var k = 0u;
-    for (var i = 1u; i < 3u; i++) { if (abs(dot(frame[i], n0)) >= abs(dot(frame[k], n0))) { k = i; } }
-    let next = frame[(k + 1u) % 3u];
-    let a0v = next - n0 * dot(next, n0);
-    let al = vnorm(a0v);
-    if (!(al > real(0.0))) { return; }
-    let ax0 = a0v / al;
-    let ax1 = cross(n0, ax0);
-    let eps = PERTURBATION;
-    for (var i = 1u; i <= 4u; i++) {
-        let count = sts[ob + O_NCON] - start;
-        if (count < MAX_CONVEX) {
-            let s0 = real(2.0) * real(i % 2u) - real(1.0);
-            let s1 = real(1.0) - real(2.0) * real((i / 2u) % 2u);
-            let q = rotvec_quat(eps * (s0 * ax0 + s1 * ax1));
-            let qc = vec4<real>(-q.xyz, q.w);
-            let h = capsule_hit(rotate_about(ea[0], q, c0), rotate_about(ea[1], q, c0), ra,
-                                rotate_about(eb[0], qc, c0), rotate_about(eb[1], qc, c0), rb);
-            if (h.ok) {
-                let xa = qrot(qc, h.pos - real(0.5) * h.pen * h.n - c0) + c0;
-                let xb = qrot(q, h.pos + real(0.5) * h.pen * h.n - c0) + c0;
-                let pos = real(0.5) * (xa + xb);
-                let tau = clamp(cross(h.n, n0), vec3<real>(-eps, -eps, -eps), vec3<real>(eps, eps, eps));
-                var n = h.n + cross(tau, h.n);
-                let nl = vnorm(n);
-                n = select(h.n, n / nl, nl > real(0.0));
-                let pp = dot(n, xb - xa);
-                var keep = pp > -tol;
-                let ncon = sts[ob + O_NCON];
-                for (var c = start; c < ncon; c++) { keep = keep && vnorm(ld3(W_CON + 7u * c) - pos) >= tol; }
-                if (keep) { push_contact(pair, pos, n, max(pp, real(0.0))); }
-            }
+    var g = gb;
+    if (va < vb) { g = ga; }
+    let ql = m4(MF_GEOM_FRAME + 4u * g);
+    let qlc = vec4<real>(-ql.xyz, ql.w);
+    let gm = gmat(g);
+    let m = qrot(qlc, transpose(gm) * n0);
+    var b = vec3<real>(-m.x * m.z, -m.y * m.z, real(1.0) - m.z * m.z);
+    if (abs(m.y) < real(0.5)) { b = vec3<real>(-m.x * m.y, real(1.0) - m.y * m.y, -m.z * m.y); }
+    b = b / vnorm(b);
+    let l0 = cross(b, m);
+    let half = real(0.7071067811865476);
+    let a0 = half * (gm * qrot(ql, l0 + b));
+    let a1 = half * (gm * qrot(ql, b - l0));
+    let scale = min(capsule_scale(ga), capsule_scale(gb));
+    let tol = MC_TOLERANCE * scale;
+    let noise = real(1e-5) * scale;
+    let normal_cos = cos(real(2.0) * MC_PERTURBATION);
+    for (var i = 0u; i < 4u; i++) {
+        if (sts[ob + O_NCON] - start >= MAX_CONVEX) { break; }
+        var axis = a1;
+        if (i < 2u) { axis = a0; }
+        if (i % 2u == 1u) { axis = -axis; }
+        let q = rotvec_quat(MC_PERTURBATION * axis);
+        let qc = vec4<real>(-q.xyz, q.w);
+        let h = capsule_hit(rotate_about(ea[0], q, c0), rotate_about(ea[1], q, c0), ra,
+                            rotate_about(eb[0], qc, c0), rotate_about(eb[1], qc, c0), rb);
+        if (!h.ok) { continue; }
+        // Back on the unperturbed capsules: the witnesses un-rotated, the depth along the tangent plane of B at A's
+        // witness when it lies within 2ε of n₀, else the contact's own normal and separation.
+        let wa = rotate_about(h.pos - real(0.5) * h.pen * h.n, qc, c0);
+        let wbv = rotate_about(h.pos + real(0.5) * h.pen * h.n, q, c0);
+        var normal = n0;
+        var depth = real(0.0);
+        var pos = real(0.5) * (wa + wbv);
+        let tangent = qrot(q, h.n);
+        let slope = dot(tangent, n0);
+        let on_patch = slope >= normal_cos;
+        if (on_patch) {
+            depth = dot(tangent, wbv - wa) / slope;
+            pos = wa + real(0.5) * depth * n0;
+            if (depth < real(0.0) && p0 - depth > noise) { pos += depth / (depth - p0) * (c0 - pos); }
+        } else {
+            normal = h.n;
+            depth = dot(h.n, wbv - wa);
         }
+        let d = max(depth, real(0.0));
+        pos = capsule_smooth(ea[0], ea[1], ra, pos, normal, d);
+        var keep = true;
+        let ncon = sts[ob + O_NCON];
+        for (var c = start; c < ncon; c++) {
+            let k = ld3(W_CON + 7u * c);
+            let merge = max(real(3.1622776601683794e-8) * scale + real(1e-15) * (vnorm(pos) + vnorm(k)), tol);
+            keep = keep && !(vnorm(pos - k) < merge && dot(normal, ld3(W_CON + 7u * c + 3u)) >= normal_cos);
+        }
+        if (keep) { push_contact(pair, pos, normal, d); }
     }
 }
 
@@ -1082,7 +1072,7 @@ fn collide_pair(p: u32) {
     if (ta == G_SPHERE && tb == G_BOX) { sphere_box(p, gpos(ga), gsize(ga).x, gb, false); return; }
     if (ta == G_BOX && tb == G_SPHERE) { sphere_box(p, gpos(gb), gsize(gb).x, ga, true); return; }
     if (ta == G_BOX && tb == G_BOX) { box_box(p, ga, gb); return; }
-    if (ta == G_CAPSULE && tb == G_CAPSULE) { capsule_capsule(p, ga, gb, tol); return; }
+    if (ta == G_CAPSULE && tb == G_CAPSULE) { capsule_capsule(p, ga, gb); return; }
     if (ta == G_BOX && tb == G_CAPSULE) { capsule_box(p, ga, gb, tol, false); return; }
     if (ta == G_CAPSULE && tb == G_BOX) { capsule_box(p, gb, ga, tol, true); return; }
 }

@@ -9,14 +9,13 @@
 //! before box, ...) are called with A and B swapped and their result mirrored. Generic GJK/EPA is monomorphised per
 //! pair of shape types through [`with_convex!`], so the hot loops see concrete support functions, never a `dyn` call.
 
-use glam::{DMat3, DVec3};
+use glam::DVec3;
 use signorini_geometry::{ConvexMesh, Pose, Shape, ShapeKind, SupportMap, TriangleMesh};
 
 use crate::contact::{Contact, Manifold};
 use crate::error::{CollisionError, Result};
 use crate::multi_contact::{
-    Detection, FacePerturbation, PerturbationFrame, PlanePerturbation, face_perturbation_contacts,
-    perturbation_contacts, plane_perturbation_contacts,
+    Detection, FacePerturbation, PlanePerturbation, face_perturbation_contacts, plane_perturbation_contacts,
 };
 use crate::narrow::box_box;
 use crate::narrow::epa::EpaSettings;
@@ -26,6 +25,7 @@ use crate::narrow::mpr::{MprSettings, MprStart, mpr_with_cache};
 use crate::narrow::support_newton::{SupportMinimum, SupportSum};
 use crate::pairs::capsule_box::capsule_box;
 use crate::pairs::capsule_capsule::{capsule_capsule, capsules_within};
+use crate::pairs::capsule_contact::capsule_capsule_contact;
 use crate::pairs::convex_convex::{CoreDistance, IterativeSettings, convex_convex, core_distance};
 use crate::pairs::height_field::{height_field_contacts, height_field_distance};
 use crate::pairs::mesh_convex::mesh_convex;
@@ -539,7 +539,7 @@ pub(crate) fn contacts(
                 *c = c.flipped();
             }
         }
-        (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) | (S::Capsule(_), S::Box(_)) => {
+        (S::Box(_), S::Plane(_)) | (S::Capsule(_), S::Plane(_)) => {
             contacts(ws, b, pose_b, a, pose_a, &request.swapped(), rules, out)?;
             for c in &mut out.contacts[start..] {
                 *c = c.flipped();
@@ -566,10 +566,6 @@ pub(crate) fn contacts(
                 pose_b,
                 &mut out.contacts,
             );
-        }
-        (S::Box(bx), S::Capsule(c)) => {
-            let tol = tolerance(rules, request, Some(a), b);
-            capsule_box_contacts(ws, request, bx, pose_a, c, pose_b, tol, out);
         }
         _ => {
             let plane_a = a.kind() == ShapeKind::Plane;
@@ -611,7 +607,7 @@ pub(crate) fn contacts(
                     let frame_b = pose_b.rotation * request.frames[1];
                     let pp = PlanePerturbation { first, pose_a: *pose_a, pose_b: *pose_b, frame_b, scale };
                     plane_perturbation_contacts(&pp, request, out, refine, detect);
-                } else if faceted(a) && faceted(b) {
+                } else {
                     let vol = |s: &Shape| {
                         let m = s.local_aabb().max;
                         m.x * m.y * m.z
@@ -630,6 +626,7 @@ pub(crate) fn contacts(
                         frame,
                         scale: (rules.tolerance_size)(a).min((rules.tolerance_size)(b)),
                         discrete: discrete(a) && discrete(b),
+                        outlined: faceted(a) && faceted(b),
                     };
                     let support = |g: usize, d: DVec3| {
                         if g == 0 { world_support(a, pose_a, d) } else { world_support(b, pose_b, d) }
@@ -640,13 +637,6 @@ pub(crate) fn contacts(
                         detect_contact(ws, a, pa, b, pb, &warm, rules, tol).ok().flatten()
                     };
                     face_perturbation_contacts(&fp, request, out, refine, support, detect);
-                } else {
-                    let detect = |pa: &Pose, pb: &Pose| {
-                        detect_contact(ws, a, pa, b, pb, request, rules, tol).ok().flatten().map(|(c, _)| c)
-                    };
-                    let frame = reference_frame(a, pose_a, b, pose_b);
-                    let pf = PerturbationFrame { first, pose_a: *pose_a, pose_b: *pose_b, frame, tol };
-                    perturbation_contacts(&pf, request, out, refine, detect);
                 }
             }
         }
@@ -668,7 +658,8 @@ fn has_closed_form(a: ShapeKind, b: ShapeKind) -> bool {
 }
 
 /// One contact (simulator convention), if the shapes penetrate (or a half-space grazes the shape within the rules'
-/// `plane_grazing_band`, at penetration 0): closed forms where they exist, otherwise MPR with
+/// `plane_grazing_band`, at penetration 0): Genesis's analytic capsule–capsule, closed forms where they exist,
+/// otherwise MPR with
 /// the MPR → GJK/EPA rule of spec §A.8 where the rules ask for it, or GJK/EPA directly.
 /// Also says how it was found: MPR's portal, or GJK/EPA's witnesses and answer face.
 #[allow(clippy::too_many_arguments)]
@@ -682,6 +673,16 @@ fn detect_contact(
     rules: &ContactRules,
     tol: f64,
 ) -> Result<Option<(Contact, Detection)>> {
+    // Genesis 1.4.5's analytic capsule–capsule (the MuJoCo dialect has its own routine for the pair).
+    if let (Shape::Capsule(ca), Shape::Capsule(cb)) = (a, b) {
+        let c = capsule_capsule_contact(
+            capsule_segment(ca, pose_a),
+            ca.radius(),
+            capsule_segment(cb, pose_b),
+            cb.radius(),
+        );
+        return Ok(c.map(|c| (c, Detection::default())));
+    }
     let generic =
         a.kind().is_bounded_convex() && b.kind().is_bounded_convex() && !has_closed_form(a.kind(), b.kind());
     if generic && request.convex_algorithm == ConvexAlgorithm::Mpr {
@@ -769,58 +770,6 @@ fn mpr_stage_traced<A: CoreShape, B: CoreShape>(
         && hit.penetration > tol
         && (request.cached_normal.is_none() || hit.penetration >= 0.125 * min_diag);
     if prefer_gjk { (MprStage::Refine, None) } else { (MprStage::Keep(hit), out.portal) }
-}
-
-/// Capsule (B) against a box (A): a contact for each penetrating end cap (sphere–box, closed form), plus the core
-/// contact (GJK/EPA on segment vs box, exact) when it is deeper than both ends by more than `tol` or when an end is
-/// out of contact. A capsule lying on a face thus gets its two end contacts.
-#[allow(clippy::too_many_arguments)]
-fn capsule_box_contacts(
-    ws: &mut QueryWorkspace,
-    request: &ContactRequest,
-    bx: &signorini_geometry::Cuboid,
-    pose_box: &Pose,
-    capsule: &signorini_geometry::Capsule,
-    pose_capsule: &Pose,
-    tol: f64,
-    out: &mut Manifold,
-) {
-    let start = out.contacts.len();
-    let [p, q] = capsule.segment();
-    let mut end_depth = f64::INFINITY;
-    for end in [p, q] {
-        let c = pose_capsule.transform_point(end);
-        let sd = sphere_box(c, capsule.radius(), bx.half_extents(), pose_box).swapped();
-        match contact_from_signed(&sd) {
-            Some(con) => {
-                end_depth = end_depth.min(con.penetration);
-                out.contacts.push(con);
-            }
-            None => end_depth = f64::NEG_INFINITY,
-        }
-    }
-    let settings = IterativeSettings {
-        gjk: &request.distance.gjk,
-        epa: &request.distance.epa,
-        init: request.distance.warm_start,
-    };
-    let core = convex_convex(bx, pose_box, capsule, pose_capsule, &settings, &mut ws.epa);
-    if let Some(con) = contact_from_signed(&core) {
-        let duplicate = out.contacts[start..].iter().any(|c| (c.position - con.position).length() < tol);
-        if !duplicate && con.penetration > end_depth + tol {
-            out.contacts.insert(start, con);
-        }
-    }
-}
-
-/// Rotation frame of the reference geom for the perturbation axes of two convex shapes (spec §A.9): the geom with
-/// the smaller local AABB volume.
-fn reference_frame(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose) -> DMat3 {
-    let vol = |s: &Shape| {
-        let m = s.local_aabb().max;
-        m.x * m.y * m.z
-    };
-    if vol(a) <= vol(b) { pose_a.rotation_matrix() } else { pose_b.rotation_matrix() }
 }
 
 /// Absolute tolerance of spec §A.9, `tolerance · min(size)` over A and B with the rules' size (`a = None` for a

@@ -19,26 +19,16 @@
 //! (1.4.5 also asks their normals to agree within `2ε`, which holds here: every contact carries `n₀`); `s` is half B's
 //! box diagonal and `tol = MC_TOLERANCE·s`.
 //!
-//! **Two convex geoms with faces** (boxes, meshes, cylinders: [`face_perturbation_contacts`], Genesis 1.4.5's
-//! `func_contact_overlap_axes` and `func_recompute_perturbed_contact`; its angle and tolerance): both faces around
-//! `c₀` are outlined by support queries and clipped into their overlap, and each tilt is aimed at one of its corners
-//! ([`crate::contact_overlap`]), about axes built as the half-space scheme's in the perturbation frame of the geom of
-//! smaller box volume. Each contact found is recomputed on the unperturbed geoms from the detection's witnesses and
-//! its support triangles (MPR's last portal, or EPA's answer face when GJK/EPA found it), un-rotated:
-//! [`recompute_perturbed_contact`]. A contact is a duplicate of one kept when it lies within the overlap's merge
-//! distance of it and their normals agree within `2ε`.
-//!
-//! **Other pairs of convex shapes** (a capsule against a capsule, box, mesh or cylinder: [`perturbation_contacts`],
-//! spec §A.9): rotation vectors
-//! `ε (s₀ a₀ + s₁ a₁)` for `(s₀, s₁) = (+,+), (−,−), (+,−), (−,+)`, where `a₀` is the reference
-//! frame's next axis after the one most aligned with `n₀`, projected perpendicular to `n₀`, and `a₁ = n₀ × a₀`.
-//! Each perturbed contact is mapped back to the unperturbed poses:
-//! `x_A = R(q)⁻¹(pos − ½ p n − c₀) + c₀`, `x_B = R(q)(pos + ½ p n − c₀) + c₀`, `pos ← ½(x_A + x_B)`,
-//! `n ← n + clamp(n × n₀, ±ε) × n` (then normalised: our contact normals are unit, a deliberate deviation from
-//! Genesis, which leaves the first-order correction unnormalised), `p ← n·(x_B − x_A)`.
-//! A contact is kept if it is further than `tol` from every contact already kept and `p > −tol` (then clamped at 0).
-//! Genesis 1.4.5 tilts these pairs about its default axes `±a₀, ±a₁` with its own angle and tolerance (not ported:
-//! the GPU path's capsule–capsule kernel runs this scheme); `ε` and `tol` are the request's (1e-2 both).
+//! **Two convex geoms** (no sphere or ellipsoid: [`face_perturbation_contacts`], Genesis 1.4.5's
+//! `func_contact_overlap_axes` and `func_recompute_perturbed_contact`; its angle and tolerance): where both may have a
+//! flat face (boxes, meshes, cylinders), both faces around `c₀` are outlined by support queries and clipped into their
+//! overlap, and each tilt is aimed at one of its corners ([`crate::contact_overlap`]), about axes built as the
+//! half-space scheme's in the perturbation frame of the geom of smaller box volume; a pair with a capsule (which has
+//! no face) keeps those axes, `±a₀, ±a₁`. Each contact found is recomputed on the unperturbed geoms from the
+//! detection's witnesses and its support triangles (MPR's last portal, or EPA's answer face when GJK/EPA found it;
+//! the analytic capsule–capsule detection has none), un-rotated: [`recompute_perturbed_contact`]. A contact is a
+//! duplicate of one kept when it lies within the merge distance of it (the overlap's, or `MC_TOLERANCE·s`) and their
+//! normals agree within `2ε`.
 //!
 //! MuJoCo 4.0 has no such scheme (its multiccd clips polygons, `pairs::mujoco`): only the native dialect's rules
 //! run these (`crate::dialect`).
@@ -49,79 +39,8 @@ use signorini_geometry::Pose;
 use crate::contact::{Contact, Manifold};
 use crate::contact_overlap::{OverlapFrame, overlap_axes};
 use crate::narrow::minkowski::SupportPoint;
-use crate::query::{ContactRequest, rotvec_quat};
-
-/// Inputs of the perturbation scheme.
-#[derive(Debug, Clone, Copy)]
-pub struct PerturbationFrame {
-    /// The unperturbed contact (detection 0).
-    pub first: Contact,
-    /// Unperturbed pose of A.
-    pub pose_a: Pose,
-    /// Unperturbed pose of B.
-    pub pose_b: Pose,
-    /// Rotation of the reference geom (columns are its axes in the world).
-    pub frame: DMat3,
-    /// Absolute tolerance for deduplication and acceptance (m).
-    pub tol: f64,
-}
-
-/// Runs detections 1–4 and appends the accepted contacts to `out` (which already holds detection 0 last). Each
-/// contact mapped back to the unperturbed poses passes through `map` (the native dialect's smooth-side position,
-/// [`crate::smooth_contact`]) before the tolerance test.
-pub fn perturbation_contacts(
-    pf: &PerturbationFrame,
-    request: &ContactRequest,
-    out: &mut Manifold,
-    map: impl Fn(Contact) -> Contact,
-    mut detect: impl FnMut(&Pose, &Pose) -> Option<Contact>,
-) {
-    let start = out.contacts.len().saturating_sub(1);
-    let n0 = pf.first.normal;
-    let c0 = pf.first.position;
-    let eps = request.perturbation;
-    let Some((a0, a1)) = perturbation_axes(n0, &pf.frame) else {
-        return;
-    };
-    for i in 1..=4u32 {
-        if out.contacts.len() - start >= request.max_contacts {
-            break;
-        }
-        let s0 = 2.0 * f64::from(i % 2) - 1.0;
-        let s1 = 1.0 - 2.0 * f64::from((i / 2) % 2);
-        let rotvec = eps * (s0 * a0 + s1 * a1);
-        let q = rotvec_quat(rotvec);
-        let rotate = |pose: &Pose, q: glam::DQuat| Pose {
-            translation: c0 + q * (pose.translation - c0),
-            rotation: (q * pose.rotation).normalize(),
-        };
-        let pa = rotate(&pf.pose_a, q);
-        let pb = rotate(&pf.pose_b, q.conjugate());
-        let Some(c) = detect(&pa, &pb) else { continue };
-        let x_a = q.conjugate() * (c.position - 0.5 * c.penetration * c.normal - c0) + c0;
-        let x_b = q * (c.position + 0.5 * c.penetration * c.normal - c0) + c0;
-        let pos = 0.5 * (x_a + x_b);
-        let tau = c.normal.cross(n0).clamp(DVec3::splat(-eps), DVec3::splat(eps));
-        let n = (c.normal + tau.cross(c.normal)).normalize_or(c.normal);
-        let p = n.dot(x_b - x_a);
-        if !(p > -pf.tol) {
-            continue;
-        }
-        let c = map(Contact { position: pos, normal: n, penetration: p.max(0.0) });
-        if out.contacts[start..].iter().all(|k| (k.position - c.position).length() >= pf.tol) {
-            out.contacts.push(c);
-        }
-    }
-}
-
-/// The two perturbation axes perpendicular to `n0` (see the module docs), or `None` if degenerate.
-fn perturbation_axes(n0: DVec3, frame: &DMat3) -> Option<(DVec3, DVec3)> {
-    let cols = [frame.x_axis, frame.y_axis, frame.z_axis];
-    let k = (0..3).max_by(|&i, &j| cols[i].dot(n0).abs().total_cmp(&cols[j].dot(n0).abs())).unwrap_or(2);
-    let next = cols[(k + 1) % 3];
-    let a0 = (next - n0 * next.dot(n0)).try_normalize()?;
-    Some((a0, n0.cross(a0)))
-}
+use crate::pairs::capsule_contact::closest_points_on_segments;
+use crate::query::ContactRequest;
 
 /// Genesis's `EPS` in double precision (`gs.EPS`, 1e-15): the rounding floor of its merge distance.
 const GENESIS_EPS: f64 = 1e-15;
@@ -263,11 +182,14 @@ pub struct FacePerturbation {
     pub scale: f64,
     /// Whether both geoms are boxes or meshes (GJK's depth is then exact).
     pub discrete: bool,
+    /// Whether both geoms may have a flat face (no capsule): their faces' overlap is then outlined, otherwise the
+    /// tilts keep the default axes `±a₀, ±a₁`.
+    pub outlined: bool,
 }
 
-/// Genesis 1.4.5's perturbation contacts of two convex geoms that may have flat faces (boxes, meshes,
-/// cylinders): the four tilts are aimed at the corners of the overlap of both faces around contact 0
-/// ([`crate::contact_overlap`], its axes built as the half-space scheme's in the reference geom's frame), each
+/// Genesis 1.4.5's perturbation contacts of two convex geoms (no sphere or ellipsoid): the four tilts are aimed at
+/// the corners of the overlap of both faces around contact 0 where both may have one ([`crate::contact_overlap`],
+/// its axes built as the half-space scheme's in the reference geom's frame; a capsule pair keeps those axes), each
 /// contact found is recomputed on the unperturbed geoms ([`recompute_perturbed_contact`]) and passes through `map`
 /// (the smooth-side position); a contact within the merge distance of one kept, with a normal within `2ε` of its
 /// own, is a duplicate. `support(g, d)` is geom `g`'s world support on the unperturbed poses (0: A, 1: B). Appends
@@ -292,7 +214,7 @@ pub fn face_perturbation_contacts(
         perturbation: eps,
         tolerance: MC_TOLERANCE,
     };
-    let aims = overlap_axes(&frame, true, support);
+    let aims = overlap_axes(&frame, fp.outlined, support);
     let tol = (MC_TOLERANCE * fp.scale).min(aims.merge_tolerance);
     let normal_cos = (2.0 * eps).cos();
     for axis in aims.axes {
@@ -485,21 +407,3 @@ pub fn recompute_perturbed_contact(
 
 /// Genesis 1.4.5's GJK tolerance (m), the depth noise of a GJK contact 0 between curved geoms.
 const GJK_TOLERANCE: f64 = 1e-6;
-
-/// Closest points of the segments `[a0, a1]` and `[b0, b1]` (Ericson §5.1.9, Genesis's
-/// `func_closest_points_on_segments`): parallel when `‖a‖²‖b‖² − (a·b)² < eps`.
-fn closest_points_on_segments(a0: DVec3, a1: DVec3, b0: DVec3, b1: DVec3, eps: f64) -> (DVec3, DVec3) {
-    let (da, db, r) = (a1 - a0, b1 - b0, a0 - b0);
-    let (aa, ab, bb) = (da.dot(da), da.dot(db), db.dot(db));
-    let (d, e) = (da.dot(r), db.dot(r));
-    let denom = aa * bb - ab * ab;
-    let (s, t) = if denom < eps {
-        (0.0, if bb > eps { (e / bb).clamp(0.0, 1.0) } else { 0.0 })
-    } else {
-        let s = ((ab * e - bb * d) / denom).clamp(0.0, 1.0);
-        let t = (if bb > eps { (ab * s + e) / bb } else { 0.0 }).clamp(0.0, 1.0);
-        let s_t = (if aa > eps { (ab * t - d) / aa } else { 0.0 }).clamp(0.0, 1.0);
-        (if aa > eps { s_t } else { s }, t)
-    };
-    (a0 + s * da, b0 + t * db)
-}

@@ -151,9 +151,6 @@ pub struct ContactRequest {
     /// mesh pairs (its `multiccd` flag); other pairs without a MuJoCo routine keep one contact, as MuJoCo 4.0 has no
     /// perturbation scheme. Default true.
     pub multi_contact: bool,
-    /// Perturbation angle ε in radians of spec §A.9's scheme for two convex shapes (1e-2). A half-space pair takes
-    /// Genesis 1.4.5's scheme with its own angle and tolerance ([`crate::multi_contact::MC_PERTURBATION`]).
-    pub perturbation: f64,
     /// Relative tolerance for deduplication and acceptance, ≥ 0. Default 1e-2; the MuJoCo dialect's
     /// [`default_request`](PairDispatcher::default_request) uses 1e-3.
     pub tolerance: f64,
@@ -190,7 +187,6 @@ impl Default for ContactRequest {
             convex_algorithm: ConvexAlgorithm::Mpr,
             cached_normal: None,
             multi_contact: true,
-            perturbation: 1e-2,
             tolerance: 1e-2,
             max_contacts: 5,
             max_sdf_contacts: 8,
@@ -414,10 +410,4 @@ pub(crate) fn contact_from_signed(sd: &crate::pairs::SignedDistance) -> Option<C
         normal: -sd.normal,
         penetration: -sd.distance,
     })
-}
-
-/// Rotation by the rotation vector `v` (axis · angle).
-pub(crate) fn rotvec_quat(v: DVec3) -> DQuat {
-    let angle = v.length();
-    if angle > 0.0 { DQuat::from_axis_angle(v / angle, angle) } else { DQuat::IDENTITY }
 }

@@ -555,14 +555,6 @@ impl SimLayout {
                 f(if precision == Precision::F32 { CLIP_SLACK_REL_F32 } else { CLIP_SLACK_REL })
             ),
             format!(
-                "const PARALLEL_REL: real = {};",
-                f(if precision == Precision::F32 { 1e-6 } else { 1e-14 })
-            ),
-            format!(
-                "const PERTURBATION: real = {};",
-                f(signorini_collision::query::ContactRequest::default().perturbation)
-            ),
-            format!(
                 "const MC_PERTURBATION: real = {};",
                 f(signorini_collision::multi_contact::MC_PERTURBATION)
             ),

@@ -184,7 +184,7 @@ pub trait PairDispatcher: Debug + Send + Sync {
 
     /// The contact manifold of A and B into a reused manifold (cleared first) with an explicit workspace.
     /// Errors: [`CollisionError::InvalidPose`] for a non-finite pose or non-unit rotation;
-    /// [`CollisionError::InvalidRequest`] for a negative or non-finite perturbation or tolerance;
+    /// [`CollisionError::InvalidRequest`] for a negative or non-finite tolerance;
     /// [`CollisionError::Unsupported`].
     #[allow(clippy::too_many_arguments)]
     #[inline]
@@ -201,12 +201,9 @@ pub trait PairDispatcher: Debug + Send + Sync {
         validate_pose(pose_a, "A")?;
         validate_pose(pose_b, "B")?;
         let valid = |x: f64| x >= 0.0 && x.is_finite();
-        if !valid(request.perturbation) || !valid(request.tolerance) {
+        if !valid(request.tolerance) {
             return Err(CollisionError::InvalidRequest {
-                what: format!(
-                    "perturbation and tolerance must be finite and ≥ 0, got {} and {}",
-                    request.perturbation, request.tolerance
-                ),
+                what: format!("tolerance must be finite and ≥ 0, got {}", request.tolerance),
             });
         }
         out.contacts.clear();

@@ -1,8 +1,9 @@
 //! The native dialect (Genesis semantics, spec §2): [`NativeDispatcher`].
 //!
-//! - **Contacts**: the contact table of `dispatch.rs` (closed forms, analytic box–box, plane–box corners,
-//!   capsule–box ends); other convex pairs get one contact by MPR with portal-plane depth, recomputed by GJK/EPA
-//!   when deep or without a cached normal (spec §A.8), then perturbation contacts (spec §A.9). Absolute tolerance:
+//! - **Contacts**: the contact table of `dispatch.rs` (closed forms, Genesis's analytic capsule–capsule, analytic
+//!   box–box, plane–box corners); other convex pairs get one contact by MPR with portal-plane depth, recomputed by
+//!   GJK/EPA when deep or without a cached normal (spec §A.8), then Genesis 1.4.5's perturbation contacts
+//!   (`crate::multi_contact`). Absolute tolerance:
 //!   `tolerance · ½ · min(local AABB diagonals)`.
 //! - **Mixing** ([`mix_params`]): `friction = max(μ_A, μ_B, 0.01)` (sliding), torsional and rolling `max`,
 //!   `solref`/`solimp` the plain mean, `condim`/`margin`/`gap` the max (recorded; native contacts ignore
@@ -136,13 +137,13 @@ mod tests {
         assert_eq!(low.friction[0], FRICTION_FLOOR);
     }
 
-    /// Relative tolerance 1e-2, perturbations on, and boxes not inflated by the margin.
+    /// Relative tolerance 1e-2, multi-contact on, and boxes not inflated by the margin.
     #[test]
     fn request_defaults_and_boxes() {
         let d = NativeDispatcher;
         let r = d.default_request();
         assert_eq!(r, ContactRequest::default());
-        assert_eq!((r.perturbation, r.tolerance), (1e-2, 1e-2));
+        assert_eq!(r.tolerance, 1e-2);
         assert!(r.multi_contact);
         let cube: Shape = Cuboid::new(DVec3::splat(0.5)).unwrap().into();
         let pose = Pose::from_translation(DVec3::new(1.0, 0.0, 0.0));

@@ -4,6 +4,7 @@
 
 pub mod capsule_box;
 pub mod capsule_capsule;
+pub(crate) mod capsule_contact;
 pub mod convex_convex;
 pub mod height_field;
 pub mod mesh_convex;
