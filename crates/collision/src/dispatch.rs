@@ -47,6 +47,9 @@ pub(crate) struct ContactRules {
     /// Whether a deep MPR contact, or a non-shallow one without a cached normal, is recomputed by GJK/EPA
     /// (spec §A.8).
     pub refine_deep_mpr: bool,
+    /// MPR's reach tolerance relative to the pair's scale, half the smaller local box diagonal (Genesis 1.4.5's
+    /// `CCD_TOLERANCE` outside MuJoCo compatibility); `None`: the absolute tolerance of `mpr`.
+    pub mpr_relative_tolerance: Option<f64>,
     /// Whether `multi_contact` adds perturbation contacts to pairs without an analytic manifold: Genesis 1.4.5's
     /// for a half-space and a convex shape, spec §A.9's for two convex shapes ([`crate::multi_contact`]).
     pub perturbations: bool,
@@ -764,7 +767,11 @@ fn mpr_stage_traced<A: CoreShape, B: CoreShape>(
     if let Some(n) = request.cached_normal {
         start = start.with_cached_normal(n);
     }
-    let out = mpr_with_cache(&pair, &start, &rules.mpr);
+    let settings = match rules.mpr_relative_tolerance {
+        Some(relative) => MprSettings { tolerance: relative * 0.5 * min_diag, ..rules.mpr },
+        None => rules.mpr,
+    };
+    let out = mpr_with_cache(&pair, &start, &settings);
     let Some(hit) = out.contact() else { return (MprStage::Miss, None) };
     let prefer_gjk = rules.refine_deep_mpr
         && hit.penetration > tol

@@ -37,6 +37,7 @@ fn rules() -> ContactRules {
     ContactRules {
         mpr: MprSettings::mujoco_compatible(),
         refine_deep_mpr: false,
+        mpr_relative_tolerance: None,
         perturbations: false,
         tolerance_size: geom_rbound,
         smooth_positions: false,
