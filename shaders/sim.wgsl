@@ -877,6 +877,28 @@ fn rotvec_quat(v: vec3<real>) -> vec4<real> {
 
 fn rotate_about(x: vec3<real>, q: vec4<real>, c0: vec3<real>) -> vec3<real> { return c0 + qrot(q, x - c0); }
 
+// The perturbation axes a₀, a₁ ⟂ n₀ of Genesis 1.4.5 (multi_contact.rs `diagonal_axes`): diagonal directions built in
+// the inertial frame of geom g's body.
+fn diagonal_axes(g: u32, n0: vec3<real>) -> array<vec3<real>, 2> {
+    let ql = m4(MF_GEOM_FRAME + 4u * g);
+    let qlc = vec4<real>(-ql.xyz, ql.w);
+    let gm = gmat(g);
+    let m = qrot(qlc, transpose(gm) * n0);
+    var b = vec3<real>(-m.x * m.z, -m.y * m.z, real(1.0) - m.z * m.z);
+    if (abs(m.y) < real(0.5)) { b = vec3<real>(-m.x * m.y, real(1.0) - m.y * m.y, -m.z * m.y); }
+    b = b / vnorm(b);
+    let l0 = cross(b, m);
+    let half = real(0.7071067811865476);
+    return array<vec3<real>, 2>(half * (gm * qrot(ql, l0 + b)), half * (gm * qrot(ql, b - l0)));
+}
+
+// Tilt i of Genesis 1.4.5's four, by MC_PERTURBATION about +a₀, −a₀, +a₁, −a₁.
+fn tilt(axes: array<vec3<real>, 2>, i: u32) -> vec4<real> {
+    var axis = select(axes[1], axes[0], i < 2u);
+    if (i % 2u == 1u) { axis = -axis; }
+    return rotvec_quat(MC_PERTURBATION * axis);
+}
+
 // Half the diagonal of a capsule's local box.
 fn capsule_scale(g: u32) -> real {
     let r = gsize(g).x;
@@ -901,27 +923,14 @@ fn capsule_capsule(pair: u32, ga: u32, gb: u32) {
     let vb = rb * rb * (rb + gsize(gb).y);
     var g = gb;
     if (va < vb) { g = ga; }
-    let ql = m4(MF_GEOM_FRAME + 4u * g);
-    let qlc = vec4<real>(-ql.xyz, ql.w);
-    let gm = gmat(g);
-    let m = qrot(qlc, transpose(gm) * n0);
-    var b = vec3<real>(-m.x * m.z, -m.y * m.z, real(1.0) - m.z * m.z);
-    if (abs(m.y) < real(0.5)) { b = vec3<real>(-m.x * m.y, real(1.0) - m.y * m.y, -m.z * m.y); }
-    b = b / vnorm(b);
-    let l0 = cross(b, m);
-    let half = real(0.7071067811865476);
-    let a0 = half * (gm * qrot(ql, l0 + b));
-    let a1 = half * (gm * qrot(ql, b - l0));
+    let axes = diagonal_axes(g, n0);
     let scale = min(capsule_scale(ga), capsule_scale(gb));
     let tol = MC_TOLERANCE * scale;
     let noise = real(1e-5) * scale;
     let normal_cos = cos(real(2.0) * MC_PERTURBATION);
     for (var i = 0u; i < 4u; i++) {
         if (sts[ob + O_NCON] - start >= MAX_CONVEX) { break; }
-        var axis = a1;
-        if (i < 2u) { axis = a0; }
-        if (i % 2u == 1u) { axis = -axis; }
-        let q = rotvec_quat(MC_PERTURBATION * axis);
+        let q = tilt(axes, i);
         let qc = vec4<real>(-q.xyz, q.w);
         let h = capsule_hit(rotate_about(ea[0], q, c0), rotate_about(ea[1], q, c0), ra,
                             rotate_about(eb[0], qc, c0), rotate_about(eb[1], qc, c0), rb);
@@ -1000,26 +1009,13 @@ fn plane_capsule(pair: u32, gp: u32, g: u32, flip: bool) {
     let start = sts[ob + O_NCON];
     push_contact(pair, c0, select(n0, -n0, flip), p0);
     if (!MULTI_CONTACT) { return; }
-    let scale = real(0.5) * vnorm(vec3<real>(real(2.0) * r, real(2.0) * r, real(2.0) * (gsize(g).y + r)));
+    let scale = capsule_scale(g);
     let noise = real(1e-5) * scale;
     let tol = MC_TOLERANCE * scale;
-    let ql = m4(MF_GEOM_FRAME + 4u * g);
-    let qlc = vec4<real>(-ql.xyz, ql.w);
-    let gm = gmat(g);
-    let m = qrot(qlc, transpose(gm) * n0);
-    var b = vec3<real>(-m.x * m.z, -m.y * m.z, real(1.0) - m.z * m.z);
-    if (abs(m.y) < real(0.5)) { b = vec3<real>(-m.x * m.y, real(1.0) - m.y * m.y, -m.z * m.y); }
-    b = b / vnorm(b);
-    let l0 = cross(b, m);
-    let half = real(0.7071067811865476);
-    let a0 = half * (gm * qrot(ql, l0 + b));
-    let a1 = half * (gm * qrot(ql, b - l0));
+    let axes = diagonal_axes(g, n0);
     for (var i = 0u; i < 4u; i++) {
         if (sts[ob + O_NCON] - start >= MAX_CONVEX) { break; }
-        var axis = a1;
-        if (i < 2u) { axis = a0; }
-        if (i % 2u == 1u) { axis = -axis; }
-        let q = rotvec_quat(MC_PERTURBATION * axis);
+        let q = tilt(axes, i);
         let qc = vec4<real>(-q.xyz, q.w);
         let h = plane_capsule_hit(qrot(q, np), rotate_about(pp, q, c0), rotate_about(e[0], qc, c0),
                                   rotate_about(e[1], qc, c0), r);
