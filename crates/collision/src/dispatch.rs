@@ -50,8 +50,8 @@ pub(crate) struct ContactRules {
     /// MPR's reach tolerance relative to the pair's scale, half the smaller local box diagonal (Genesis 1.4.5's
     /// `CCD_TOLERANCE` outside MuJoCo compatibility); `None`: the absolute tolerance of `mpr`.
     pub mpr_relative_tolerance: Option<f64>,
-    /// Whether `multi_contact` adds perturbation contacts to pairs without an analytic manifold: Genesis 1.4.5's
-    /// for a half-space and a convex shape, spec §A.9's for two convex shapes ([`crate::multi_contact`]).
+    /// Whether `multi_contact` adds perturbation contacts to pairs without an analytic manifold: Genesis 1.4.5's, for
+    /// a half-space and a convex shape and for two convex shapes ([`crate::multi_contact`]).
     pub perturbations: bool,
     /// The size of a shape that scales the request's relative tolerance into metres (spec §A.9).
     pub tolerance_size: fn(&Shape) -> f64,
