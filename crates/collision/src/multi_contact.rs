@@ -43,7 +43,7 @@ use crate::pairs::capsule_contact::closest_points_on_segments;
 use crate::query::ContactRequest;
 
 /// Genesis's `EPS` in double precision (`gs.EPS`, 1e-15): the rounding floor of its merge distance.
-const GENESIS_EPS: f64 = 1e-15;
+pub const GENESIS_EPS: f64 = 1e-15;
 
 /// Genesis 1.4.5's perturbation angle outside MuJoCo compatibility (`mc_perturbation`, rad), of the half-space
 /// scheme.
@@ -55,7 +55,7 @@ pub const MC_TOLERANCE: f64 = 1.5e-2;
 
 /// Genesis 1.4.5's depth noise of an MPR or plane contact 0, relative to the pair's scale (its `CCD_TOLERANCE`
 /// outside MuJoCo compatibility).
-const DEPTH_NOISE: f64 = 1e-5;
+pub const DEPTH_NOISE: f64 = 1e-5;
 
 /// Inputs of the half-space scheme ([`plane_perturbation_contacts`]).
 #[derive(Debug, Clone, Copy)]
@@ -406,4 +406,4 @@ pub fn recompute_perturbed_contact(
 }
 
 /// Genesis 1.4.5's GJK tolerance (m), the depth noise of a GJK contact 0 between curved geoms.
-const GJK_TOLERANCE: f64 = 1e-6;
+pub const GJK_TOLERANCE: f64 = 1e-6;

@@ -43,7 +43,7 @@ fn rules() -> ContactRules {
 }
 
 /// Genesis 1.4.5's MPR tolerance outside MuJoCo compatibility (`CCD_TOLERANCE`), relative to the pair's scale.
-const MPR_RELATIVE_TOLERANCE: f64 = 1e-5;
+pub const MPR_RELATIVE_TOLERANCE: f64 = 1e-5;
 
 /// Genesis's `EPS` (its default `gs.init(eps=1e-15)` in double precision): the grazing band of a plane contact,
 /// relative to half the other shape's box diagonal (Genesis's `geom_pair_scale`).

@@ -174,6 +174,11 @@ impl CollisionModel {
         self.prune_tolerance > 0.0
     }
 
+    /// The pruning tolerance in force ([`crate::prune`]): the option where the dialect prunes, else 0.
+    pub fn prune_tolerance(&self) -> f64 {
+        self.prune_tolerance
+    }
+
     /// The post-pruning contact budget in force (see [`CollisionOptions::max_contacts`]).
     pub fn max_contacts(&self) -> usize {
         let candidates = crate::capacity::contact_budget(&self.options, self.n_boxes);
