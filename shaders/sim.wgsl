@@ -4,8 +4,10 @@
 // crates/gpu/src/sim_layout.rs). The algorithms are those of the f64 CPU path, stage by stage:
 // forward kinematics and com-based motion subspaces (signorini-model kinematics.rs), the composite rigid body mass
 // matrix in the sparse tree layout and its LDLᵀ factor (crba.rs, factor.rs), recursive Newton–Euler bias forces
-// (rne.rs), passive damping and springs, the closed-form narrow phase of plane/sphere/capsule/box pairs (collision
-// pairs/ and narrow/box_box.rs), pyramidal soft contacts and joint limits (constraints assemble.rs, impedance.rs),
+// (rne.rs), passive damping and springs, the narrow phase of plane/sphere/capsule/box pairs (closed forms of collision
+// pairs/ and narrow/box_box.rs; MPR for capsule–box in mpr.wgsl and capsule_box.wgsl) and the contact pruning of
+// prune.wgsl (those three files are appended to this one), pyramidal soft contacts and joint limits (constraints
+// assemble.rs, impedance.rs),
 // and a primal conjugate-gradient solve with an exact line search and a fixed iteration budget (spec §C.3–§C.5),
 // then semi-implicit Euler (approximate_implicitfast: damping enters M before the solve).
 //
@@ -17,8 +19,8 @@
 @group(0) @binding(2) var<storage, read_write> st: array<real>;
 @group(0) @binding(3) var<storage, read_write> wk: array<real>;
 @group(0) @binding(4) var<storage, read_write> iw: array<u32>;
-// Per environment: flags (1 contact budget, 2 row budget, 4 singular or non-finite), contacts needed, contacts,
-// rows, solver iterations, steps taken, solver done.
+// Per environment: flags (1 contact budget, 2 row budget, 4 singular or non-finite, 8 a loop ended early by the
+// device), contacts needed, contacts, rows, solver iterations, steps taken, solver done, the narrow phase's next pair.
 @group(0) @binding(5) var<storage, read_write> sts: array<u32>;
 const O_FLAGS: u32 = 0u;
 const O_NEED: u32 = 1u;
@@ -27,7 +29,8 @@ const O_NROW: u32 = 3u;
 const O_NITER: u32 = 4u;
 const O_STEPS: u32 = 5u;
 const O_DONE: u32 = 6u;
-const O_STRIDE: u32 = 7u;
+const O_CURSOR: u32 = 7u;
+const O_STRIDE: u32 = 8u;
 
 const NONE: u32 = 0xffffffffu;
 const FREE: u32 = 0u;
@@ -538,110 +541,6 @@ fn sphere_box(pair: u32, c: vec3<real>, rad: real, g: u32, flip: bool) {
     if (h.ok) { push_contact(pair, h.pos, select(h.n, -h.n, flip), h.pen); }
 }
 
-// Capsule core [p0, p1] ⊕ rad as B against box g as A: the exact signed distance of the segment and the box (the
-// closest point of the segment by Newton steps on the convex, piecewise quadratic squared distance, bracketed;
-// an intersecting core by the 6 axes of segment–box SAT), as one contact with its normal from the capsule to the
-// box, if they penetrate.
-fn segment_box_hit(p0: vec3<real>, p1: vec3<real>, rad: real, g: u32) -> Hit {
-    let r = gmat(g);
-    let h = gsize(g);
-    let a = transpose(r) * (p0 - gpos(g));
-    let d = transpose(r) * (p1 - p0);
-    // f(t) = Σ max(0, |a + t d| − h)², f′ and f″ on the active set.
-    var lo = real(0.0);
-    var hi = real(1.0);
-    var t = real(0.0);
-    var done = false;
-    for (var it = 0u; it < 64u && !done; it++) {
-        let x = a + t * d;
-        let e = max(abs(x) - h, vec3<real>(0.0, 0.0, 0.0));
-        let on = abs(x) > h;
-        let g1 = real(2.0) * dot(e * sign(x), d);
-        let g2 = real(2.0) * dot(select(vec3<real>(0.0, 0.0, 0.0), d * d, on), vec3<real>(1.0, 1.0, 1.0));
-        if (it == 0u && g1 >= real(0.0)) { done = true; }
-        if (!done) {
-            if (g1 < real(0.0)) { lo = t; } else { hi = t; }
-            var next = hi;
-            if (g2 > real(0.0)) { next = t - g1 / g2; }
-            if (!(next > lo && next < hi)) { next = real(0.5) * (lo + hi); }
-            if (it == 0u) {
-                // f′(1) ≤ 0: the minimum is at t = 1.
-                let x1 = a + d;
-                let e1 = max(abs(x1) - h, vec3<real>(0.0, 0.0, 0.0));
-                if (real(2.0) * dot(e1 * sign(x1), d) <= real(0.0)) { next = real(1.0); done = true; }
-            }
-            done = done || abs(next - t) <= real(1e-14) || hi - lo <= real(1e-14);
-            t = next;
-        }
-    }
-    let s = a + t * d;
-    let q = clamp(s, -h, h);
-    let delta = s - q;
-    let len = vnorm(delta);
-    if (len > real(0.0)) {
-        // Apart cores: normal from the box (A) to the capsule (B).
-        let n = r * (delta / len);
-        let dist = len - rad;
-        let pa = gpos(g) + r * q;
-        let pb = gpos(g) + r * s - rad * n;
-        return Hit(dist < real(0.0), real(0.5) * (pa + pb), -n, -dist);
-    }
-    // Intersecting cores: the SAT axis of least overlap among the box faces and d × box edges.
-    var best = real(1e30);
-    var nb = vec3<real>(0.0, 0.0, 1.0);
-    for (var k = 0u; k < 6u; k++) {
-        var m = unit_axis(k % 3u);
-        if (k >= 3u) { m = cross(d, unit_axis(k - 3u)); }
-        let ml = vnorm(m);
-        if (ml > real(1e-9) * max(vnorm(d), real(1e-30))) {
-            m = m / ml;
-            let rb = dot(h, abs(m));
-            let s0 = dot(m, a);
-            let s1 = dot(m, a + d);
-            // Push the segment out along +m or −m: overlap of [min, max] with [−rb, rb].
-            let up = rb - min(s0, s1);
-            let down = max(s0, s1) + rb;
-            if (up < best) { best = up; nb = m; }
-            if (down < best) { best = down; nb = -m; }
-        }
-    }
-    // Deepest core point against nb, the box point beyond it by the depth.
-    let sd = select(a + d, a, dot(nb, a) <= dot(nb, a + d));
-    let n = r * nb;
-    let pa = gpos(g) + r * (sd + best * nb);
-    let pb = gpos(g) + r * sd - rad * n;
-    return Hit(true, real(0.5) * (pa + pb), -n, best + rad);
-}
-
-// Box g (A side when `!flip`) against capsule c (dispatch.rs `capsule_box_contacts`): a contact for each
-// penetrating end cap (sphere–box), and the core contact when it is deeper than both ends by more than tol or when
-// an end is out of contact (and not within tol of an end contact). Normals from B to A of the pair.
-fn capsule_box(pair: u32, gbox: u32, gcap: u32, tol: real, flip: bool) {
-    let e = capsule_ends(gcap);
-    let rad = gsize(gcap).x;
-    let start = sts[ob + O_NCON];
-    var end_depth = real(1e30);
-    for (var k = 0u; k < 2u; k++) {
-        let hh = sphere_box_hit(e[k], rad, gbox);
-        if (hh.ok) {
-            end_depth = min(end_depth, hh.pen);
-            // sphere_box_hit's normal points box → cap (cap as A); the pair's B → A.
-            push_contact(pair, hh.pos, select(-hh.n, hh.n, flip), hh.pen);
-        } else {
-            end_depth = -real(1e30);
-        }
-    }
-    let core = segment_box_hit(e[0], e[1], rad, gbox);
-    if (core.ok) {
-        var duplicate = false;
-        let ncon = sts[ob + O_NCON];
-        for (var c = start; c < ncon; c++) { duplicate = duplicate || vnorm(ld3(W_CON + 7u * c) - core.pos) < tol; }
-        if (!duplicate && core.pen > end_depth + tol) {
-            push_contact(pair, core.pos, select(core.n, -core.n, flip), core.pen);
-        }
-    }
-}
-
 // ---- box–box (crates/collision/src/narrow/box_box.rs, face-biased contact manifold) ---------------------------
 
 const FACE_BIAS: real = 1e-12;
@@ -824,9 +723,13 @@ struct Hit {
     pen: real,
 }
 
-// Closest points of segments [a0, a1] and [b0, b1] as Genesis writes them (parallel: A's first end).
+// Closest points of segments [a0, a1] and [b0, b1] as Genesis writes them (parallel: A's first end), with its zero 1e-15.
 fn closest_segments(a0: vec3<real>, a1: vec3<real>, b0: vec3<real>, b1: vec3<real>) -> array<vec3<real>, 2> {
-    let eps = real(1e-15);
+    return closest_segments_eps(a0, a1, b0, b1, real(1e-15));
+}
+
+// Genesis's closest points of segments [a0, a1] and [b0, b1] with the zero `eps` (pairs/capsule_contact.rs).
+fn closest_segments_eps(a0: vec3<real>, a1: vec3<real>, b0: vec3<real>, b1: vec3<real>, eps: real) -> array<vec3<real>, 2> {
     let da = a1 - a0;
     let db = b1 - b0;
     let r = a0 - b0;
@@ -1046,11 +949,14 @@ fn collide_pair(p: u32) {
     // Broad phase of the environment (planes are unbounded): bounding spheres, then the world AABBs that
     // `forward` wrote, grown by the pair's contact tolerance.
     if (ta != G_PLANE && tb != G_PLANE) {
-        let r = mf[MF_GEOM_RBOUND + ga] + mf[MF_GEOM_RBOUND + gb];
         let d = gpos(ga) - gpos(gb);
+        let e = ld3(W_GAABB + 3u * ga) + ld3(W_GAABB + 3u * gb);
+        // The CPU keeps a pair's warm-start normal while the pair is a candidate of its broad phase (overlapping
+        // world AABBs), and forgets it otherwise.
+        if (any(abs(d) > e)) { forget_normal(p); }
+        let r = mf[MF_GEOM_RBOUND + ga] + mf[MF_GEOM_RBOUND + gb];
         if (dot(d, d) > r * r) { return; }
-        let e = ld3(W_GAABB + 3u * ga) + ld3(W_GAABB + 3u * gb) + vec3<real>(tol, tol, tol);
-        if (any(abs(d) > e)) { return; }
+        if (any(abs(d) > e + vec3<real>(tol, tol, tol))) { return; }
     }
     if (ta == G_PLANE) { plane_other(p, ga, gb, tb, tol, false); return; }
     if (tb == G_PLANE) { plane_other(p, gb, ga, ta, tol, true); return; }
@@ -1069,14 +975,28 @@ fn collide_pair(p: u32) {
     if (ta == G_BOX && tb == G_SPHERE) { sphere_box(p, gpos(gb), gsize(gb).x, ga, true); return; }
     if (ta == G_BOX && tb == G_BOX) { box_box(p, ga, gb); return; }
     if (ta == G_CAPSULE && tb == G_CAPSULE) { capsule_capsule(p, ga, gb); return; }
-    if (ta == G_BOX && tb == G_CAPSULE) { capsule_box(p, ga, gb, tol, false); return; }
-    if (ta == G_CAPSULE && tb == G_BOX) { capsule_box(p, gb, ga, tol, true); return; }
+    if ((ta == G_BOX && tb == G_CAPSULE) || (ta == G_CAPSULE && tb == G_BOX)) { capsule_box(p, ga, gb, tol); return; }
 }
 
-fn collide() {
+fn collide_start() {
     sts[ob + O_NCON] = 0u;
     sts[ob + O_NEED] = 0u;
-    for (var p = 0u; p < NPAIR; p++) { collide_pair(p); }
+    sts[ob + O_CURSOR] = 0u;
+}
+
+// The next PAIR_CHUNK pairs (one dispatch each, so that no invocation runs more loop iterations than lavapipe allows:
+// see k_prune). A loop the device ended early fails the step (flag 8).
+fn collide_chunk() {
+    let first = sts[ob + O_CURSOR];
+    let end = min(first + PAIR_CHUNK, NPAIR);
+    var p = first;
+    loop {
+        if (p >= end) { break; }
+        collide_pair(p);
+        p++;
+    }
+    if (p != end) { sts[ob + O_FLAGS] |= 8u; }
+    sts[ob + O_CURSOR] = end;
 }
 
 // ---- constraint rows (pyramidal contacts, joint limits) ---------------------------------------------------------
@@ -1651,8 +1571,21 @@ fn k_forward(@builtin(global_invocation_id) id: vec3<u32>) {
 }
 
 @compute @workgroup_size(WORKGROUP)
+fn k_collide_start(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { collide_start(); }
+}
+
+@compute @workgroup_size(WORKGROUP)
 fn k_collide(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (begin(id.x)) { collide(); }
+    if (begin(id.x)) { collide_chunk(); }
+}
+
+// Pruning runs in its own dispatch: Mesa's llvmpipe (lavapipe) ends every loop of an invocation once the invocation
+// has run 65 535 loop iterations in all (`LP_MAX_TGSI_LOOP_ITERATIONS`), which the narrow phase of the benchmark
+// pyramid reaches.
+@compute @workgroup_size(WORKGROUP)
+fn k_prune(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (begin(id.x)) { prune_contacts(); }
 }
 
 @compute @workgroup_size(WORKGROUP)

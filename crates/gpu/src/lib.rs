@@ -11,10 +11,10 @@
 //! - [`query`]: batched distance and collision queries between convex primitives (many pose pairs in one call).
 //!
 //! Device arithmetic is f32 by default, f64 where the adapter has `SHADER_F64` ([`Precision::F64`]); each kernel
-//! documents how far its f32 results are from the f64 CPU path. The device does not prune contacts: native mode's
-//! support-polygon pruning (`contact_pruning_tolerance`, which Genesis 1.4.5 runs on every model) drops the near-collinear
-//! corners of a manifold on the CPU path only (e.g. the two short cut corners of a box resting on another turned by
-//! 0.3°), so the two paths' contact sets are equal where pruning keeps every contact.
+//! documents how far its f32 results are from the f64 CPU path. The device prunes each link pair's contacts to its
+//! support polygon as native mode does on the CPU (`contact_pruning_tolerance`, `shaders/prune.wgsl`), over the
+//! contacts in the order the narrow phase made them (the CPU sorts a pair's contacts by their frame key first, which
+//! decides only ties).
 
 pub mod context;
 pub mod env_batch;

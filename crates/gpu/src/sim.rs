@@ -2,6 +2,12 @@
 //! environment. The state (`qpos`, `qvel`, the warm-start `qacc`, time) stays on the device between steps;
 //! read-back is explicit and batched (arrays with environments first, as [`signorini_sim::Batch`]).
 //!
+//! Each stage is one dispatch, the narrow phase one per 128 candidate pairs: Mesa's llvmpipe (lavapipe, the CPU adapter
+//! the tests run on) ends every loop of an invocation once it has run 65 535 loop iterations in all, which the narrow
+//! phase of the 55-box pyramid reached in one dispatch. The narrow phase's and pruning's loops check that they ran to
+//! their end: one the device ended early fails the step ([`GpuError::Invalid`] naming it) instead of dropping pairs or
+//! contacts.
+//!
 //! Environments are split into chunks that each fit the adapter's largest storage binding (one set of buffers and
 //! bind groups per chunk, one pipeline for all), so the batch size is bounded by device memory, not by one binding.
 //!
@@ -9,9 +15,10 @@
 //! dialect (MuJoCo's own pair routines are not ported); free, hinge and slide joints; joint actuators (gain, bias,
 //! ctrl and force ranges, gear; their velocity gain enters the implicit mass matrix as the damping does); plane,
 //! sphere, capsule and box geoms with every pair among them as the CPU's native table has it (closed forms, the
-//! clipped box–box manifold, Genesis 1.4.5's analytic capsule–capsule with its tilts about the default axes), except
-//! capsule–box, which keeps end caps plus the exact core contact where the CPU path runs 1.4.5's MPR and tilts
-//! (resting bodies within 3e-3 m of the CPU's over 400 steps, `tests/sim.rs`); pyramidal contacts of condim 1 or 3 and joint limits with the soft-constraint model
+//! clipped box–box manifold, Genesis 1.4.5's analytic capsule–capsule with its tilts about the default axes, and its
+//! MPR for capsule–box, `shaders/mpr.wgsl` and `capsule_box.wgsl`: warm-started from each pair's normal of the previous
+//! step, kept in the state with the warm-start `qacc`; deep contacts by the exact signed distance; the same tilts),
+//! contact pruning to each link pair's support polygon (`shaders/prune.wgsl`); pyramidal contacts of condim 1 or 3 and joint limits with the soft-constraint model
 //! of spec §B; dof damping (approximate_implicitfast), armature and joint springs; the primal CG solver with an exact
 //! line search and the model's iteration budget; gravity per environment; per-environment reset and setters on any
 //! selection of environments ([`Envs`]), and [`signorini_sim::EnvBatch`] (the batch API's device seam). Not yet:
@@ -32,14 +39,27 @@ use signorini_sim::{Data, Envs, Model};
 
 use crate::context::{GpuContext, Precision, pack_u32, unpack_u32};
 use crate::error::{GpuError, Result};
-use crate::sim_layout::SimLayout;
+use crate::sim_layout::{PAIR_CHUNK, SimLayout};
 
 const SOURCE: &str = include_str!("../../../shaders/sim.wgsl");
+const MPR_SOURCE: &str = include_str!("../../../shaders/mpr.wgsl");
+const CAPSULE_BOX_SOURCE: &str = include_str!("../../../shaders/capsule_box.wgsl");
+const PRUNE_SOURCE: &str = include_str!("../../../shaders/prune.wgsl");
 const WORKGROUP: u32 = 64;
-/// The stages of one step, in order (one dispatch each), then the step counter.
-const ENTRIES: [&str; 7] =
-    ["k_forward", "k_collide", "k_assemble", "k_solve_start", "k_solve_iteration", "k_integrate", "k_count"];
-const STATUS: usize = 7;
+/// The stages of one step, in order (one dispatch each; the narrow phase one per chunk of pairs, the solver one per
+/// iteration), then the step counter.
+const ENTRIES: [&str; 9] = [
+    "k_forward",
+    "k_collide_start",
+    "k_collide",
+    "k_prune",
+    "k_assemble",
+    "k_solve_start",
+    "k_solve_iteration",
+    "k_integrate",
+    "k_count",
+];
+const STATUS: usize = 8;
 
 /// Options of a [`GpuBatch`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -101,7 +121,7 @@ pub struct GpuBatch {
     substeps: usize,
     /// The solver's iteration budget: one dispatch each.
     iterations: usize,
-    /// One environment's initial state (qpos, qvel, warm start, time, ctrl, gravity).
+    /// One environment's initial state (qpos, qvel, warm start, time, ctrl, gravity, no warm-start normals).
     initial: Vec<f64>,
 }
 
@@ -140,7 +160,10 @@ impl GpuBatch {
             }
             chunk_envs = chunk_envs.min((limit / bytes.max(1) as u64) as usize);
         }
-        let source = format!("const WORKGROUP: u32 = {WORKGROUP}u;\n{}\n{}", layout.header, SOURCE);
+        let source = format!(
+            "const WORKGROUP: u32 = {WORKGROUP}u;\n{}\n{SOURCE}\n{MPR_SOURCE}\n{CAPSULE_BOX_SOURCE}\n{PRUNE_SOURCE}",
+            layout.header
+        );
         let read_only = [true, true, false, false, false, false];
         let pipelines = ctx.compile_shared("sim.wgsl", &source, p, &ENTRIES, &read_only)?;
 
@@ -152,6 +175,7 @@ impl GpuBatch {
         initial.push(data.multibody.time);
         initial.extend(&data.multibody.ctrl);
         initial.extend(data.multibody.gravity.to_array());
+        initial.resize(layout.state_stride, 0.0);
 
         let mf = ctx.storage("model reals", &p.pack(&layout.mf))?;
         let mu = ctx.storage("model integers", &pack_u32(&layout.mu))?;
@@ -211,14 +235,19 @@ impl GpuBatch {
     /// every environment's status: a contact or row budget overflow is [`GpuError::Capacity`], a singular mass
     /// matrix or a non-finite state is [`GpuError::Invalid`] naming the environment.
     pub fn step(&mut self, n: usize) -> Result<()> {
-        let mut stages = Vec::with_capacity(n * (self.substeps * (5 + self.iterations) + 1));
+        // The narrow phase takes one dispatch per chunk of pairs (shaders/sim.wgsl `collide_chunk`).
+        let chunks_of_pairs = self.layout.pairs.len().div_ceil(PAIR_CHUNK);
+        let mut stages =
+            Vec::with_capacity(n * (self.substeps * (6 + chunks_of_pairs + self.iterations) + 1));
         for _ in 0..n {
             for _ in 0..self.substeps {
-                stages.extend(0..4);
-                stages.extend(std::iter::repeat_n(4, self.iterations));
-                stages.push(5);
+                stages.extend([0, 1]);
+                stages.extend(std::iter::repeat_n(2, chunks_of_pairs));
+                stages.extend(3..6);
+                stages.extend(std::iter::repeat_n(6, self.iterations));
+                stages.push(7);
             }
-            stages.push(6);
+            stages.push(8);
         }
         let (pipelines, chunks) = (&self.pipelines, &self.chunks);
         let mut dispatches = Vec::with_capacity(stages.len() * chunks.len());
@@ -261,6 +290,13 @@ impl GpuBatch {
                     capacity: self.layout.max_rows,
                     option: "GpuBatchOptions::max_contacts (--gpu-max-contacts)",
                 });
+            }
+            if flags & 8 != 0 {
+                return Err(GpuError::Invalid(format!(
+                    "environment {env}: the device ended a loop early at step {} (Mesa's llvmpipe stops the loops of \
+                     an invocation after 65 535 iterations in all); the scene is too large for this adapter",
+                    s[5] + 1
+                )));
             }
             if flags & 4 != 0 {
                 return Err(GpuError::Invalid(format!(
@@ -428,23 +464,24 @@ impl GpuBatch {
     /// The selected environments back to the model's initial state (keyframe 0 when the model has one, else
     /// `qpos0`; zero velocity, warm start, time and control), keeping their parameters; clears their failures and counters.
     pub fn reset(&mut self, envs: Envs<'_>) -> Result<()> {
-        let state = self.gravity_at();
-        self.copy_initial(envs, 0..state)
+        let (state, normals) = (self.gravity_at(), self.layout.normal_cache_at);
+        self.copy_initial(envs, &[0..state, normals..self.layout.state_stride])
     }
 
     /// The selected environments' parameters (gravity) back to the model's.
     pub fn reset_parameters(&mut self, envs: Envs<'_>) -> Result<()> {
         let at = self.gravity_at();
-        self.copy_initial(envs, at..at + 3)
+        self.copy_initial(envs, std::slice::from_ref(&(at..at + 3)))
     }
 
-    fn copy_initial(&mut self, envs: Envs<'_>, columns: std::ops::Range<usize>) -> Result<()> {
+    fn copy_initial(&mut self, envs: Envs<'_>, columns: &[std::ops::Range<usize>]) -> Result<()> {
         let selected = self.select(envs)?;
         let mut s = self.read_state()?;
         let stride = self.layout.state_stride;
         for &e in &selected {
-            s[e * stride + columns.start..e * stride + columns.end]
-                .copy_from_slice(&self.initial[columns.clone()]);
+            for c in columns {
+                s[e * stride + c.start..e * stride + c.end].copy_from_slice(&self.initial[c.clone()]);
+            }
         }
         self.write_state(&s, &selected)
     }

@@ -20,6 +20,8 @@ const NONE: u32 = u32::MAX;
 /// Per candidate pair, in `mf`: friction, condim, tolerance, translational invweight, then the resolved solimp and
 /// solref (dmin, dmax, width, midpoint, power, b, k).
 pub(crate) const PAIR_STRIDE: usize = 11;
+/// Pairs per dispatch of the narrow phase.
+pub(crate) const PAIR_CHUNK: usize = 128;
 /// Floats per joint of `MF_JNT_MID`: mass, aligned flag, centre of mass (3), principal frame (xyzw), inertia (9).
 pub(crate) const MID_STRIDE: usize = 18;
 
@@ -75,8 +77,11 @@ pub(crate) struct SimLayout {
     pub mu: Vec<u32>,
     /// WGSL constants (sizes, options, offsets).
     pub header: String,
-    /// Reals of state per environment: qpos, qvel, warm-start qacc, time, ctrl, gravity.
+    /// Reals of state per environment: qpos, qvel, warm-start qacc, time, ctrl, gravity, the pairs' warm-start
+    /// normals.
     pub state_stride: usize,
+    /// State offset of the pairs' warm-start normals (3 reals per pair).
+    pub normal_cache_at: usize,
     pub work_stride: usize,
     pub iwork_stride: usize,
     pub nq: usize,
@@ -253,8 +258,9 @@ impl SimLayout {
                     (K::Plane, K::Capsule) | (K::Capsule, K::Plane) => 2,
                     (K::Plane, K::Box) | (K::Box, K::Plane) => cm.options().contacts_per_convex_pair.max(1),
                     (K::Box, K::Box) => 8,
-                    (K::Capsule, K::Capsule) => cm.options().contacts_per_convex_pair.max(1),
-                    (K::Capsule, K::Box) | (K::Box, K::Capsule) => 3,
+                    (K::Capsule, K::Capsule | K::Box) | (K::Box, K::Capsule) => {
+                        cm.options().contacts_per_convex_pair.max(1)
+                    }
                     _ => {
                         return Err(unsupported(format!(
                             "{ka:?}–{kb:?} contacts (geoms '{}' and '{}')",
@@ -283,9 +289,24 @@ impl SimLayout {
                 let tran = m.body_invweight0[ba][0] + m.body_invweight0[bb][0];
                 pair_f.extend([mixed.friction[0], dim as f64, tol, tran]);
                 pair_f.extend(sol7(&sol, &name)?);
-                pairs.push([ga, gb]);
+                // A and B in the CPU's narrow-phase order (by kind, then index), which fixes each contact's normal
+                // and the order MPR runs in.
+                pairs.push(if (ka as u8, ga) <= (kb as u8, gb) { [ga, gb] } else { [gb, ga] });
             }
         }
+        // The pairs in the CPU's contact order (link pair, then geoms), so that a link pair's contacts are contiguous
+        // for pruning (shaders/prune.wgsl) and the rows come in the CPU's order.
+        let key = |&[ga, gb]: &[usize; 2]| {
+            let (ba, bb) = (geoms.body[ga], geoms.body[gb]);
+            (ba.min(bb), ba.max(bb), ga, gb)
+        };
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by_key(|&i| key(&pairs[i]));
+        let pairs: Vec<[usize; 2]> = order.iter().map(|&i| pairs[i]).collect();
+        let pair_f: Vec<f64> = order
+            .iter()
+            .flat_map(|&i| pair_f[i * PAIR_STRIDE..(i + 1) * PAIR_STRIDE].iter().copied())
+            .collect();
         let max_contacts = max_contacts.unwrap_or_else(|| bound.min(16 * m.ngeom.max(4))).max(1);
 
         // Joint limits and their resolved sol parameters.
@@ -459,6 +480,8 @@ impl SimLayout {
         s.add("S_TIME", 1);
         s.add("S_CTRL", m.nu);
         s.add("S_GRAVITY", 3);
+        // Each pair's contact normal of the previous step, MPR's warm start (zero: none).
+        let normal_cache_at = s.add("S_NCACHE", 3 * pairs.len());
         let mut w = Stride::default();
         for (name, len) in [
             ("W_XPOS", 3 * nbody),
@@ -503,8 +526,23 @@ impl SimLayout {
             w.add(name, len);
         }
         let w_con = w.add("W_CON", 7 * max_contacts);
+        // Pruning's scratch (shaders/prune.wgsl): projected points and hull losses; per contact its patch head and
+        // whether it is kept; a patch's contacts, their lexicographic order, the hull (one more while it is built)
+        // and the vertices a pass removes.
+        w.add("W_PRUNE_XY", 2 * max_contacts);
+        w.add("W_PRUNE_LOSS", max_contacts + 1);
         let mut iw = Stride::default();
         let i_conpair = iw.add("I_CONPAIR", max_contacts);
+        for (name, len) in [
+            ("I_PRUNE_PATCH", max_contacts),
+            ("I_PRUNE_KEEP", max_contacts),
+            ("I_PRUNE_MEMBER", max_contacts),
+            ("I_PRUNE_LEX", max_contacts),
+            ("I_PRUNE_HULL", max_contacts + 1),
+            ("I_PRUNE_GONE", max_contacts + 1),
+        ] {
+            iw.add(name, len);
+        }
         iw.add("I_JN", max_rows);
         iw.add("I_JI", max_rows * k);
 
@@ -530,6 +568,7 @@ impl SimLayout {
             format!("const MAXROW: u32 = {max_rows}u;"),
             format!("const K: u32 = {k}u;"),
             format!("const PAIR_STRIDE: u32 = {PAIR_STRIDE}u;"),
+            format!("const PAIR_CHUNK: u32 = {PAIR_CHUNK}u;"),
             format!("const MID_STRIDE: u32 = {MID_STRIDE}u;"),
             format!("const MIDPOINT_ANY: bool = {};", b(midpoint_any)),
             format!(
@@ -559,6 +598,38 @@ impl SimLayout {
                 f(signorini_collision::multi_contact::MC_PERTURBATION)
             ),
             format!("const MC_TOLERANCE: real = {};", f(signorini_collision::multi_contact::MC_TOLERANCE)),
+            // Genesis's `gs.EPS` and `CCD_EPS` of the precision (f32: its machine epsilon and 1e-9).
+            format!(
+                "const GENESIS_EPS: real = {};",
+                f(if precision == Precision::F32 {
+                    f64::from(f32::EPSILON)
+                } else {
+                    signorini_collision::multi_contact::GENESIS_EPS
+                })
+            ),
+            format!(
+                "const GENESIS_EPS_SQRT: real = {};",
+                f(if precision == Precision::F32 {
+                    f64::from(f32::EPSILON).sqrt()
+                } else {
+                    signorini_collision::multi_contact::GENESIS_EPS.sqrt()
+                })
+            ),
+            format!(
+                "const CCD_EPS: real = {};",
+                f(if precision == Precision::F32 { 1e-9 } else { signorini_collision::narrow::mpr::CCD_EPS })
+            ),
+            format!(
+                "const MPR_RELATIVE_TOLERANCE: real = {};",
+                f(signorini_collision::dialect::native::MPR_RELATIVE_TOLERANCE)
+            ),
+            format!("const PRUNE_TOLERANCE: real = {};", f(cm.prune_tolerance())),
+            format!(
+                "const DEEP_PENETRATION_RATIO: real = {};",
+                f(signorini_collision::prune::DEEP_PENETRATION_RATIO)
+            ),
+            format!("const DEPTH_NOISE: real = {};", f(signorini_collision::multi_contact::DEPTH_NOISE)),
+            format!("const GJK_TOLERANCE: real = {};", f(signorini_collision::multi_contact::GJK_TOLERANCE)),
             format!("const MULTI_CONTACT: bool = {};", b(o.enable_multi_contact)),
             format!("const MAX_CONVEX: u32 = {}u;", cm.options().contacts_per_convex_pair.max(1)),
             format!(
@@ -589,6 +660,7 @@ impl SimLayout {
             mu: a.u,
             header: header.join("\n"),
             state_stride: s.size,
+            normal_cache_at,
             work_stride: w.size,
             iwork_stride: iw.size,
             nq,

@@ -290,12 +290,11 @@ fn capsule_pile_matches_the_cpu() {
     assert_matches_cpu(&ctx, &model, 400, "capsules");
 }
 
-/// Capsules and boxes: a capsule lying on a box's top face (two end-cap contacts) and a box resting across the middle
-/// of a capsule (the core contact: neither end under the box); capsule–box in both geom orders, 400 steps against
-/// the CPU path. The GPU path keeps its end-cap routine for the pair, where the CPU path runs Genesis 1.4.5's MPR
-/// and tilts about the default axes (then prunes): the bodies rest within 3e-3 m of the CPU's (1.2e-3 in f32 when
-/// written) with one contact fewer. (A capsule balanced across a box edge diverges from the CPU run by ~3e-2 within
-/// 400 steps in f64: the balance is unstable, not the contact.)
+/// Capsules and boxes: a capsule lying on a box's top face and a box resting across the middle of a capsule;
+/// capsule–box in both geom orders, 400 steps against the CPU path. Both paths run Genesis 1.4.5's MPR with the
+/// pair's warm-start normal, its tilts about the default axes and the pruning of each link pair's contacts
+/// (`shaders/mpr.wgsl`, `capsule_box.wgsl`, `prune.wgsl`). (A capsule balanced across a box edge diverges from the CPU
+/// run by ~3e-2 within 400 steps in f64: the balance is unstable, not the contact.)
 #[test]
 fn capsules_on_boxes_match_the_cpu() {
     let Some(ctx) = GpuContext::for_tests() else { return };
@@ -308,7 +307,94 @@ fn capsules_on_boxes_match_the_cpu() {
         <body pos="-1 0 0.135"><freejoint/><geom type="box" size="0.05 0.1 0.05"/></body>
       </worldbody></mujoco>"#;
     let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
-    assert_within_cpu(&ctx, &model, 400, "capsules on boxes", 3e-3, 1);
+    assert_matches_cpu(&ctx, &model, 400, "capsules on boxes");
+}
+
+/// Capsule–box contact sets, contact for contact, against the CPU's at the first step (MPR cold, the exact signed
+/// distance for the deep pair) and the second (warm-started from each pair's normal): a capsule lying tilted on a
+/// box, one crossing a box's edge, one standing on its end cap, one sunk 6 mm (the deep, exact path), and a box
+/// lying across a capsule (the other geom order). Each GPU contact is matched with the nearest CPU contact of its
+/// pair. f64: equal counts per pair, positions, depths and normals within 1e-9 at step 1 (the same state) and 1e-6 at
+/// step 2 (the states after step 1 differ by the solvers, Newton on the CPU and CG on the device; MPR stops within
+/// 1e-5 of the pair's scale). f32: within 2e-4, and per pair at most one contact more or fewer: pruning's rounding
+/// length is Genesis's `√(EPS r²)` of the precision, which in f32 takes three nearly collinear contacts of the capsule
+/// across the edge for a segment.
+#[test]
+fn capsule_box_contacts_match_the_cpu() {
+    let Some(ctx) = GpuContext::for_tests() else { return };
+    let xml = r#"<mujoco><option timestep="0.002" gravity="0 0 0"/>
+      <worldbody>
+        <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.2 0.2 0.1"/></body>
+        <body pos="0.01 0.02 0.2385" euler="3 88 1"><freejoint/><geom type="capsule" size="0.04 0.12"/></body>
+        <body pos="1 0 0.1" euler="0 0 20"><freejoint/><geom type="box" size="0.2 0.2 0.1"/></body>
+        <body pos="1.19 0.05 0.235" euler="80 10 40"><freejoint/><geom type="capsule" size="0.04 0.15"/></body>
+        <body pos="2 0 0.1"><freejoint/><geom type="box" size="0.2 0.2 0.1"/></body>
+        <body pos="2.03 -0.05 0.359" euler="4 3 0"><freejoint/><geom type="capsule" size="0.04 0.12"/></body>
+        <body pos="3 0 0.1"><freejoint/><geom type="box" size="0.2 0.2 0.1"/></body>
+        <body pos="3 0.03 0.234" euler="0 90 7"><freejoint/><geom type="capsule" size="0.04 0.12"/></body>
+        <body pos="4 0 0.04" euler="90 0 0"><freejoint/><geom type="capsule" size="0.04 0.3"/></body>
+        <body pos="4.01 0 0.1295" euler="2 1 15"><freejoint/><geom type="box" size="0.05 0.1 0.05"/></body>
+      </worldbody></mujoco>"#;
+    let model = load_scene_str(xml, Path::new("."), Dialect::Native, &[]).unwrap().model().clone();
+    let per_pair = |pairs: Vec<(usize, usize)>| {
+        let mut counts = std::collections::BTreeMap::new();
+        pairs.into_iter().for_each(|p| *counts.entry(p).or_insert(0usize) += 1);
+        counts
+    };
+    for precision in precisions(&ctx).into_iter().rev() {
+        let f64_kernels = precision == Precision::F64;
+        let mut cpu = Batch::new(model.clone(), 1).unwrap();
+        let options = GpuBatchOptions { precision, ..Default::default() };
+        let mut gpu = GpuBatch::new(ctx.clone(), model.clone(), 1, options).unwrap();
+        for step in 1..=2 {
+            let bound = match (f64_kernels, step) {
+                (true, 1) => 1e-9,
+                (true, _) => 1e-6,
+                _ => 2e-4,
+            };
+            cpu.step().unwrap();
+            gpu.step(1).unwrap();
+            let theirs: Vec<_> = cpu.env(0).unwrap().collision.contacts().iter().collect();
+            let ours = gpu.contacts(0).unwrap();
+            let (mut worst, mut worst_normal) = (0.0f64, 0.0f64);
+            for c in &ours {
+                let nearest = theirs
+                    .iter()
+                    .filter(|t| (t.geom_a, t.geom_b) == (c.geom_a, c.geom_b))
+                    .min_by(|x, y| {
+                        (x.position - c.position).length().total_cmp(&(y.position - c.position).length())
+                    })
+                    .unwrap_or_else(|| panic!("{precision:?} step {step}: no CPU contact for {c:?}"));
+                worst = worst
+                    .max((nearest.position - c.position).length())
+                    .max((nearest.penetration - c.penetration).abs());
+                worst_normal = worst_normal.max((nearest.normal - c.normal).length());
+            }
+            eprintln!(
+                "capsule–box contacts {precision:?}, step {step}: {} against the CPU's {}, position/depth {worst:.2e} m, \
+                 normal {worst_normal:.2e}",
+                ours.len(),
+                theirs.len()
+            );
+            let (counts, cpu_counts) = (
+                per_pair(ours.iter().map(|c| (c.geom_a, c.geom_b)).collect()),
+                per_pair(theirs.iter().map(|c| (c.geom_a, c.geom_b)).collect()),
+            );
+            if f64_kernels {
+                assert_eq!(counts, cpu_counts, "{precision:?} step {step}: contacts per geom pair");
+            } else {
+                assert_eq!(counts.keys().collect::<Vec<_>>(), cpu_counts.keys().collect::<Vec<_>>());
+                assert!(
+                    counts.iter().all(|(k, &n)| n.abs_diff(cpu_counts[k]) <= 1),
+                    "{precision:?} step {step}: {counts:?} against {cpu_counts:?}"
+                );
+            }
+            assert!(
+                worst < bound && worst_normal < bound,
+                "{precision:?} step {step}: {worst} {worst_normal}"
+            );
+        }
+    }
 }
 
 /// Spinning free bodies in flight advance by the implicit midpoint rule (native mode, spec §D.5), then land: a box near
