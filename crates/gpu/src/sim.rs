@@ -24,12 +24,14 @@
 //! selection of environments ([`Envs`]), and [`signorini_sim::EnvBatch`] (the batch API's device seam). Not yet:
 //! equality constraints, friction loss, the elliptic cone, the other per-environment parameters of `Batch`.
 //!
-//! **Precision.** f32 by default, where results differ from the f64 CPU path (`tests/sim.rs`, 500 steps): body
-//! positions by 4e-9 m (sphere_drop), 1.2e-6 m (box_stack) and 5.2e-5 m (pyramid), with equal contact counts;
-//! simulated time by the f32 sum of the steps (3e-6 s after 400 steps of 2 ms). The f32 kernels clip box–box faces
-//! with a slack of 1e-3 × the largest half extent (f64 and the CPU: 1e-5), so that f32 rounding does not split the
-//! corners of flush faces. [`Precision::F64`] agrees to 4e-14 m on sphere_drop and 1e-7 m on box_stack; on the
-//! pyramid (4.6e-5 m) the difference is the device's CG against the scene's Newton solver on the CPU.
+//! **Precision.** f32 by default, where results differ from the f64 CPU path (`tests/sim.rs`, 500 steps, lavapipe,
+//! 2026-12-07): body positions by 2.2e-8 m (sphere_drop), 1.6e-6 m (box_stack) and 3.3e-5 m (pyramid), with equal
+//! contact counts; simulated time by the f32 sum of the steps (3e-6 s after 400 steps of 2 ms). The f32 kernels clip
+//! box–box faces with a slack of 1e-3 × the largest half extent (f64 and the CPU: 1e-5), so that f32 rounding does
+//! not split the corners of flush faces, and prune with Genesis's f32 rounding length `√(EPS r²)`, `EPS` the f32
+//! machine epsilon (three nearly collinear contacts may be taken for a segment where f64 keeps all three).
+//! [`Precision::F64`] agrees to 1.8e-14 m on sphere_drop and 2.8e-8 m on box_stack; on the pyramid (3.3e-5 m) the
+//! difference is the device's CG against the scene's Newton solver on the CPU.
 
 use std::sync::Arc;
 
