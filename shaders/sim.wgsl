@@ -952,8 +952,9 @@ fn collide_pair(p: u32) {
         let d = gpos(ga) - gpos(gb);
         let e = ld3(W_GAABB + 3u * ga) + ld3(W_GAABB + 3u * gb);
         // The CPU keeps a pair's warm-start normal while the pair is a candidate of its broad phase (overlapping
-        // world AABBs), and forgets it otherwise.
-        if (any(abs(d) > e)) { forget_normal(p); }
+        // world AABBs), and forgets it otherwise; only MPR's pairs read it.
+        let mpr_pair = (ta == G_BOX && tb == G_CAPSULE) || (ta == G_CAPSULE && tb == G_BOX);
+        if (mpr_pair && any(abs(d) > e)) { forget_normal(p); }
         let r = mf[MF_GEOM_RBOUND + ga] + mf[MF_GEOM_RBOUND + gb];
         if (dot(d, d) > r * r) { return; }
         if (any(abs(d) > e + vec3<real>(tol, tol, tol))) { return; }
