@@ -12,7 +12,8 @@
 const CCD_ITERATIONS: u32 = 50u;
 const DISCOVERY_TRIALS: u32 = 15u;
 const REFINE_CAP: u32 = 1000u;
-// A squared length below this has no direction.
+// A squared length below this has no direction (the CPU's `normalize_robust` rescales shorter vectors first: the two
+// differ only for vectors shorter than 1e-15, far below the rounding of the coordinates they are made of).
 const DIRECTION_TINY: real = 1e-30;
 
 // Geom g's shape at the pose (r, p): its own pose, or one tilted by a perturbation.
