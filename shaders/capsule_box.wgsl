@@ -434,7 +434,6 @@ fn capsule_box(p: u32, ga: u32, gb: u32, tol: real) {
     if (first.exact) { noise = max(GENESIS_EPS * s, GJK_TOLERANCE); }
     let f = First(n0, c0, p0, s, noise);
     let merge_tol = MC_TOLERANCE * s;
-    let normal_cos = cos(real(2.0) * MC_PERTURBATION);
     for (var i = 0u; i < 4u; i++) {
         if (sts[ob + O_NCON] - start >= MAX_CONVEX) { break; }
         let q = tilt(axes, i);
@@ -445,13 +444,6 @@ fn capsule_box(p: u32, ga: u32, gb: u32, tol: real) {
         if (!h.ok) { continue; }
         let c = recompute_tilted(f, h, q);
         let pos = capsule_box_smooth(a, b, c.pos, c.n, c.pen);
-        var keep = true;
-        let ncon = sts[ob + O_NCON];
-        for (var k = start; k < ncon; k++) {
-            let other = ld3(W_CON + 7u * k);
-            let merge = max(GENESIS_EPS_SQRT * s + GENESIS_EPS * (vnorm(pos) + vnorm(other)), merge_tol);
-            keep = keep && !(vnorm(pos - other) < merge && dot(c.n, ld3(W_CON + 7u * k + 3u)) >= normal_cos);
-        }
-        if (keep) { push_contact(p, pos, c.n, c.pen); }
+        if (new_tilted_contact(start, pos, c.n, s, merge_tol)) { push_contact(p, pos, c.n, c.pen); }
     }
 }

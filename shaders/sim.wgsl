@@ -808,6 +808,20 @@ fn capsule_scale(g: u32) -> real {
     return real(0.5) * vnorm(vec3<real>(real(2.0) * r, real(2.0) * r, real(2.0) * (gsize(g).y + r)));
 }
 
+// Whether a tilted contact at `pos` with normal `n` is new among the pair's contacts from `start` on: Genesis 1.4.5's
+// merge (multi_contact.rs), no kept contact within max(√EPS·s + EPS·(|pos| + |k|), tol) whose normal lies within 2ε
+// of n. `s` is the pair's scale.
+fn new_tilted_contact(start: u32, pos: vec3<real>, n: vec3<real>, s: real, tol: real) -> bool {
+    let normal_cos = cos(real(2.0) * MC_PERTURBATION);
+    let ncon = sts[ob + O_NCON];
+    for (var c = start; c < ncon; c++) {
+        let k = ld3(W_CON + 7u * c);
+        let merge = max(GENESIS_EPS_SQRT * s + GENESIS_EPS * (vnorm(pos) + vnorm(k)), tol);
+        if (vnorm(pos - k) < merge && dot(n, ld3(W_CON + 7u * c + 3u)) >= normal_cos) { return false; }
+    }
+    return true;
+}
+
 fn capsule_capsule(pair: u32, ga: u32, gb: u32) {
     let ea = capsule_ends(ga);
     let eb = capsule_ends(gb);
@@ -858,14 +872,7 @@ fn capsule_capsule(pair: u32, ga: u32, gb: u32) {
         }
         let d = max(depth, real(0.0));
         pos = capsule_smooth(ea[0], ea[1], ra, pos, normal, d);
-        var keep = true;
-        let ncon = sts[ob + O_NCON];
-        for (var c = start; c < ncon; c++) {
-            let k = ld3(W_CON + 7u * c);
-            let merge = max(real(3.1622776601683794e-8) * scale + real(1e-15) * (vnorm(pos) + vnorm(k)), tol);
-            keep = keep && !(vnorm(pos - k) < merge && dot(normal, ld3(W_CON + 7u * c + 3u)) >= normal_cos);
-        }
-        if (keep) { push_contact(pair, pos, normal, d); }
+        if (new_tilted_contact(start, pos, normal, scale, tol)) { push_contact(pair, pos, normal, d); }
     }
 }
 
@@ -929,14 +936,9 @@ fn plane_capsule(pair: u32, gp: u32, g: u32, flip: bool) {
         if (depth < real(0.0) && p0 - depth > noise) { pos += depth / (depth - p0) * (c0 - pos); }
         let d = max(depth, real(0.0));
         pos = capsule_smooth(e[0], e[1], r, pos, np, d);
-        var keep = true;
-        let ncon = sts[ob + O_NCON];
-        for (var c = start; c < ncon; c++) {
-            let k = ld3(W_CON + 7u * c);
-            let merge = max(real(3.1622776601683794e-8) * scale + real(1e-15) * (vnorm(pos) + vnorm(k)), tol);
-            keep = keep && vnorm(pos - k) >= merge;
-        }
-        if (keep) { push_contact(pair, pos, select(n0, -n0, flip), d); }
+        // Every contact of the pair carries the plane's normal: the merge compares positions only.
+        let normal = select(n0, -n0, flip);
+        if (new_tilted_contact(start, pos, normal, scale, tol)) { push_contact(pair, pos, normal, d); }
     }
 }
 
