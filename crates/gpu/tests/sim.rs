@@ -401,7 +401,7 @@ fn capsule_box_contacts_match_the_cpu() {
 /// its intermediate axis, an off-centre body with a damped free joint (the coupled translation), a body with another
 /// welded under it (a composite), and a ball resting off its body origin, spinning in place (Genesis's anchored
 /// update of a body in contact). 80 steps against the CPU path (the tumblers land at step 58), positions and orientations (with
-/// `SIGNORINI_GPU_F64=1`, f64 within 1e-15 in flight).
+/// `SIGNORINI_GPU_F64=1`, f64 within 2e-14 in flight; the ball within the solvers' tolerance).
 #[test]
 fn tumbling_free_bodies_match_the_cpu() {
     let Some(ctx) = GpuContext::for_tests() else { return };
@@ -446,14 +446,21 @@ fn tumbling_free_bodies_match_the_cpu() {
                 );
             }
             // In flight the kernels follow the CPU to their rounding; contacts then add the usual GPU-CPU spread.
-            // (The ball's contact is solved with the others': it keeps the same bound.)
             let tol = match (precision, landed) {
                 (Precision::F64, 0) => 1e-12,
                 (Precision::F32, 0) => 1e-4,
                 _ => 1e-3,
             };
+            // The ball is in contact from the start: each path solves its rows to the solver's tolerance (CPU Newton,
+            // device CG), and the two stop at different iterates (f64: 1.2e-10 m at step 3, 3.9e-9 m at step 40;
+            // 4.9e-14 m and 1.7e-12 m with `tolerance` 1e-15). Without the centre-of-mass shift of its rows on one
+            // path it parts by 2.1e-4 m at step 2.
+            let ball_tol = match (precision, landed) {
+                (Precision::F64, 0) => 1e-8,
+                _ => tol,
+            };
             assert!(err < tol, "tumbling {precision:?}: step {step}, {err}");
-            assert!(ball < tol, "spinning ball {precision:?}: step {step}, {ball}");
+            assert!(ball < ball_tol, "spinning ball {precision:?}: step {step}, {ball}");
         }
         assert!(landed > 20, "the bodies fly before they land ({landed})");
     }
