@@ -11,7 +11,7 @@
 //! | joint | 1 | `e_d1 − poly′(δ) e_d2` | `|x|` | `x` | `iw_d1 + iw_d2` |
 //! | friction loss | 1 | `e_d` | 0 | 0 | `iw_d` |
 //! | contact | see below | `(J_A − J_B)(pos)` projected | `dist − margin` | `dist − margin`, 0 for elliptic friction | `iw_tA + iw_tB` |
-//! | limit | 1 | `±e_d`; ball: `−a` on its 3 dofs | `|δ|` | `δ` (ball: `max − θ`) | `iw_d` (ball: its first dof) |
+//! | limit | 1 | `±e_d`; ball: `−a` on its 3 dofs | `|δ − margin|` | `δ − margin` (ball: `δ = max − θ`) | `iw_d` (ball: its first dof) |
 //!
 //! **Contacts.** `n` points from B to A, so `J_n q̇ = (v_A − v_B)·n` is the separation velocity and
 //! `dist = −penetration`. Directions `k = 1..dim−1`: sliding `d₁`, `d₂` (translational, `μ`), spin `n`
@@ -31,8 +31,9 @@
 //! - `condim` 1 (per-contact `condim` only): the single row `J_n`, `R = iw (1−imp)/imp`.
 //!
 //! Equality rows are built in `assemble/equality.rs` (with MuJoCo 4.0's `J̇ q̇` of connect and weld rows when
-//! [`ConstraintOptions::equality_velocity_bias`] asks), contact rows in `assemble/contact.rs`. Not implemented: joint `margin`
-//! (the MJCF loader refuses it). A limited ball joint makes one row when its rotation angle exceeds the larger end
+//! [`ConstraintOptions::equality_velocity_bias`] asks), contact rows in `assemble/contact.rs`. A limit side gets its
+//! row while `δ < margin` (the joint's or tendon's `margin` under [`ConstraintOptions::limit_margins`], else 0), with
+//! `x = δ − margin`. A limited ball joint makes one row when its rotation angle exceeds the larger end
 //! of its range (MuJoCo's cone limit, in both dialects: Genesis drops ball-joint ranges).
 
 use crate::mujoco_dot::{MUJOCO_SPARSE_NV, mujoco_jac_row_dot};
@@ -615,14 +616,15 @@ impl ConstraintAssembler {
         for i in 0..t.len() {
             let Some([lo, hi]) = t.range[i] else { continue };
             let length = data.ten_length[i];
+            let margin = if self.options.limit_margins { t.margin[i] } else { 0.0 };
             for (dist, sign) in [(length - lo, 1.0), (hi - length, -1.0)] {
-                if dist >= 0.0 {
+                if !(dist < margin) {
                     continue;
                 }
                 let start = rows.jac_val.len();
                 self.push_tendon_entries(model, data, rows, i, sign);
                 let vel = self.row_velocity(model, data, rows, start, sign * data.ten_velocity[i]);
-                let row = limit_row(&self.ten_sol[i].0, dist, vel, t.invweight0[i]);
+                let row = limit_row(&self.ten_sol[i].0, dist, margin, vel, t.invweight0[i]);
                 rows.finish_row(RowKind::LimitTendon, i, row);
             }
         }
@@ -647,26 +649,28 @@ impl ConstraintAssembler {
             let Some([lo, hi]) = data.jnt_range[j] else { continue };
             let sol = sols.and_then(|o| o.joint_limit(j)).unwrap_or(&self.jnt_sol[j]);
             let dof = model.jnt_dofadr[j];
+            let margin = if self.options.limit_margins { model.jnt_margin[j] } else { 0.0 };
             match model.jnt_type[j] {
                 JointKind::Hinge | JointKind::Slide => {
                     let q = data.qpos[model.jnt_qposadr[j]];
                     let (dlo, dhi) = (q - lo, hi - q);
                     let mut push = |dist: f64, sign: f64| {
                         rows.push_entry(dof, sign);
-                        let row = limit_row(sol, dist, sign * data.qvel[dof], model.dof_invweight0[dof]);
+                        let row =
+                            limit_row(sol, dist, margin, sign * data.qvel[dof], model.dof_invweight0[dof]);
                         rows.finish_row(RowKind::LimitJoint, j, row);
                     };
                     match self.options.joint_limit_sides {
                         JointLimitSides::EachViolated => {
-                            if dlo < 0.0 {
+                            if dlo < margin {
                                 push(dlo, 1.0);
                             }
-                            if dhi < 0.0 {
+                            if dhi < margin {
                                 push(dhi, -1.0);
                             }
                         }
                         JointLimitSides::MostViolated => {
-                            if dlo.min(dhi) < 0.0 {
+                            if dlo.min(dhi) < margin {
                                 if dlo < dhi { push(dlo, 1.0) } else { push(dhi, -1.0) }
                             }
                         }
@@ -675,7 +679,7 @@ impl ConstraintAssembler {
                 JointKind::Ball => {
                     let qa = model.jnt_qposadr[j];
                     let (dist, axis) = ball_limit(&data.qpos[qa..qa + 4], lo.max(hi));
-                    if dist < 0.0 {
+                    if dist < margin {
                         // Decreasing dofs, as every row lists them (`ConstraintRows`).
                         for k in (0..3).rev() {
                             rows.push_entry(dof + k, -axis[k]);
@@ -683,7 +687,7 @@ impl ConstraintAssembler {
                         let omega = DVec3::from_slice(&data.qvel[dof..dof + 3]);
                         let start = rows.open_row_start();
                         let vel = self.row_velocity(model, data, rows, start, -axis.dot(omega));
-                        let row = limit_row(sol, dist, vel, model.dof_invweight0[dof]);
+                        let row = limit_row(sol, dist, margin, vel, model.dof_invweight0[dof]);
                         rows.finish_row(RowKind::LimitJoint, j, row);
                     }
                 }
@@ -719,14 +723,17 @@ fn friction_row(sol: &ResolvedSol, vel: f64, invweight: f64, frictionloss: f64) 
     }
 }
 
-/// A limit row violated by `dist` (< 0) at velocity `vel` with weight `invweight`.
-fn limit_row(sol: &ResolvedSol, dist: f64, vel: f64, invweight: f64) -> RowData {
-    let imp = sol.impedance(dist);
+/// A limit row at distance `dist` (< `margin`) from its limit, at velocity `vel` with weight `invweight`: the violation
+/// `x = dist − margin` (MuJoCo's `efc_pos − efc_margin`) gives `imp` and `aref`.
+fn limit_row(sol: &ResolvedSol, dist: f64, margin: f64, vel: f64, invweight: f64) -> RowData {
+    let x = dist - margin;
+    let imp = sol.impedance(x);
     RowData {
         pos: dist,
+        margin,
         imp,
         vel,
-        aref: sol.aref(imp, vel, dist),
+        aref: sol.aref(imp, vel, x),
         r: regularizer(invweight, imp),
         ..RowData::plain()
     }

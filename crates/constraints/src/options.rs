@@ -193,6 +193,12 @@ pub struct ConstraintOptions {
     ///
     /// Default: [`JointLimitSides::MostViolated`]; MuJoCo: [`JointLimitSides::EachViolated`].
     pub joint_limit_sides: JointLimitSides,
+    /// Joint and tendon limits take their `margin` (`Model::jnt_margin`, `Tendons::margin`): a side gets a row while
+    /// its distance `dist` to the limit is below the margin, and the row measures `x = dist − margin` in `imp` and
+    /// `aref` (MuJoCo 4.0's `mj_instantiateLimit`). When `false` the margins are 0: a row only for `dist < 0`.
+    ///
+    /// Default: `false` (Genesis 1.4.5 reads no joint margin); MuJoCo: `true`.
+    pub limit_margins: bool,
     /// How the impedance `imp(r)` is evaluated at its degenerate and branch points (spec §B.1).
     ///
     /// Default: [`ImpedanceCurve::StepAtZeroWidth`]; MuJoCo: [`ImpedanceCurve::FlatAtZeroWidth`].
@@ -263,6 +269,7 @@ impl Default for ConstraintOptions {
             include_contact_margin: false,
             frictionloss_threshold: MINVAL,
             joint_limit_sides: JointLimitSides::MostViolated,
+            limit_margins: false,
             impedance_curve: ImpedanceCurve::StepAtZeroWidth,
             direct_solref: false,
             equality_velocity_bias: false,
@@ -276,11 +283,11 @@ impl Default for ConstraintOptions {
 
 impl ConstraintOptions {
     /// The preset with MuJoCo's rules (spec §B.1, §B.6, §B.8, §B.12): `condim` per contact, `mju_makeFrame`
-    /// tangents, MuJoCo's pyramid and elliptic regularizers and zero-coefficient edges, contact margins, friction loss above 0,
-    /// a row per violated limit side, the flat impedance at zero width, direct-mode `solref`, the `J̇ q̇` bias of
-    /// connect and weld rows, MuJoCo's sums of contact row velocities, its row order (limits before contacts), contact rows at a
-    /// free joint's origin, and `impratio` 1 for every cone unless given.
-    /// The other fields are the defaults.
+    /// tangents, MuJoCo's pyramid and elliptic regularizers and zero-coefficient edges, contact margins, friction loss
+    /// above 0, a row per violated limit side, limit margins, the flat impedance at zero width, direct-mode `solref`,
+    /// the `J̇ q̇` bias of connect and weld rows, MuJoCo's sums of contact row velocities, its row order (limits
+    /// before contacts), contact rows at a free joint's origin, and `impratio` 1 for every cone unless given. The
+    /// other fields are the defaults.
     pub fn mujoco() -> Self {
         Self {
             elliptic_auto_impratio: 1.0,
@@ -292,6 +299,7 @@ impl ConstraintOptions {
             include_contact_margin: true,
             frictionloss_threshold: 0.0,
             joint_limit_sides: JointLimitSides::EachViolated,
+            limit_margins: true,
             impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
             direct_solref: true,
             equality_velocity_bias: true,

@@ -53,6 +53,7 @@ fn the_mujoco_preset_sets_every_rule_and_nothing_else() {
         include_contact_margin: true,
         frictionloss_threshold: 0.0,
         joint_limit_sides: JointLimitSides::EachViolated,
+        limit_margins: true,
         impedance_curve: ImpedanceCurve::FlatAtZeroWidth,
         direct_solref: true,
         equality_velocity_bias: true,
@@ -242,6 +243,51 @@ fn joint_limit_sides_decides_doubly_violated_limits() {
     let rows = |o| assemble(&model, &d, &none, o);
     let each = ConstraintOptions { joint_limit_sides: JointLimitSides::EachViolated, ..Default::default() };
     assert_eq!(rows(ConstraintOptions::default()), rows(each));
+}
+
+/// `limit_margins`: a side closer to its limit than the joint's `margin` gets a row that measures `x = δ − margin`
+/// (MuJoCo's `mj_instantiateLimit` and `efc_pos − efc_margin`): the same impedance and reference acceleration as a
+/// side violated by `δ − margin` without a margin. Without the switch the margin is 0 and the side makes no row.
+#[test]
+fn limit_margins_make_rows_within_the_margin() {
+    let none = ContactSet::new();
+    let limit = |model: &Model, o: ConstraintOptions| {
+        let d = state(model);
+        let rows = assemble(model, &d, &none, o);
+        (0..rows.len())
+            .filter(|&i| rows.kind[i] == RowKind::LimitJoint && rows.id[i] == 0)
+            .map(|i| (rows.jacobian_row(i).1[0], rows.pos[i], rows.margin[i], rows.imp[i], rows.aref[i]))
+            .collect::<Vec<_>>()
+    };
+    let on = ConstraintOptions { limit_margins: true, ..ConstraintOptions::mujoco() };
+    let off = ConstraintOptions { limit_margins: false, ..on };
+    // q = 0.6: 0.05 below the upper limit, within a margin of 0.125.
+    let mut within = model();
+    within.jnt_range[0] = Some([-0.5, 0.65]);
+    within.jnt_margin[0] = 0.125;
+    assert!(limit(&within, off).is_empty(), "no margin: the side is not violated");
+    assert!(limit(&within, ConstraintOptions::default()).is_empty(), "native mode reads no margin");
+    let rows = limit(&within, on);
+    assert_eq!(rows.len(), 1, "the upper side only");
+    let (j, pos, margin, imp, aref) = rows[0];
+    assert_eq!(j, -1.0);
+    assert_close(pos, 0.05, 1e-12, "δ_hi");
+    assert_eq!(margin, 0.125);
+    // The same violation without a margin: δ = 0.525 − 0.6 = 0.05 − 0.125.
+    let mut violated = model();
+    violated.jnt_range[0] = Some([-0.5, 0.525]);
+    let reference = limit(&violated, off);
+    assert_eq!(reference.len(), 1);
+    assert_close(reference[0].1, pos - margin, 1e-12, "x = δ − margin");
+    assert_close(imp, reference[0].3, 1e-12, "imp(δ − margin)");
+    assert_close(aref, reference[0].4, 1e-12, "aref with x = δ − margin");
+    // A negative margin: the row starts only past the limit by more than |margin|.
+    let mut deep = model();
+    deep.jnt_range[0] = Some([-0.5, 0.55]);
+    deep.jnt_margin[0] = -0.0625;
+    assert!(limit(&deep, on).is_empty(), "δ = −0.05 is above the margin −0.0625");
+    deep.jnt_margin[0] = -0.03125;
+    assert_eq!(limit(&deep, on).len(), 1);
 }
 
 /// `impedance_curve`: a zero-width `solimp` gives `dmax` (a step) or the flat `(dmin + dmax)/2`.

@@ -88,9 +88,6 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
         None
     };
 
-    if a.f64_or("margin", 0.0)? != 0.0 {
-        return Err(a.unsupported(Some("margin"), "joint-limit margins").into());
-    }
     let springdamper = a.array_or::<2>("springdamper", [0.0; 2])?;
     if springdamper.iter().any(|&x| x < 0.0) {
         return Err(a
@@ -117,6 +114,7 @@ pub fn read_joint(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<JointSpec>
         pos: DVec3::from_array(a.array_or::<3>("pos", [0.0; 3])?),
         axis,
         range,
+        margin: a.f64_or("margin", 0.0)?,
         armature: a.nonneg_or("armature", 0.0)?,
         damping: a.nonneg_or("damping", 0.0)?,
         stiffness: a.nonneg_or("stiffness", 0.0)?,

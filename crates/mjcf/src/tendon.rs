@@ -42,10 +42,8 @@ fn read_tendon(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) 
             name,
         });
     }
-    for (attribute, what) in [("margin", "tendon limit margins"), ("armature", "tendon armature")] {
-        if a.f64_or(attribute, 0.0)? != 0.0 {
-            return Err(a.unsupported(Some(attribute), what).into());
-        }
+    if a.f64_or("armature", 0.0)? != 0.0 {
+        return Err(a.unsupported(Some("armature"), "tendon armature").into());
     }
     let frc = a.array_or::<2>("actuatorfrcrange", [0.0; 2])?;
     if resolve_limited(&a, "actuatorfrclimited", "actuatorfrcrange", frc, ctx.compiler.autolimits)? {
@@ -163,6 +161,7 @@ fn read_tendon(e: &Element, tree: &Tree, ctx: &Ctx<'_>, earlier: &[TendonSpec]) 
         wraps,
         pulleys,
         range: limited.then_some(range),
+        margin: a.f64_or("margin", 0.0)?,
         stiffness: a.nonneg_or("stiffness", 0.0)?,
         damping: a.nonneg_or("damping", 0.0)?,
         frictionloss: a.nonneg_or("frictionloss", 0.0)?,

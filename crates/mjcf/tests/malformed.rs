@@ -101,9 +101,9 @@ fn undefined_class_and_names() {
 
 #[test]
 fn unsupported_features_name_the_attribute() {
-    let e = err("<mujoco>\n<worldbody>\n<body><joint margin=\"0.1\"/></body>\n</worldbody>\n</mujoco>");
+    let e = err("<mujoco>\n<worldbody>\n<body><freejoint align=\"true\"/></body>\n</worldbody>\n</mujoco>");
     assert!(matches!(e, MjcfError::Xml(XmlError::NotSupported { .. })), "{e}");
-    expect(&e, 3, "joint", Some("margin"));
+    expect(&e, 3, "freejoint", Some("align"));
     let e = err("<mujoco>\n<option solver=\"Jacobi\"/>\n</mujoco>");
     expect(&e, 2, "option", Some("solver"));
     let e = err("<mujoco>\n<option density=\"-1.2\"/>\n</mujoco>");
@@ -170,7 +170,7 @@ fn tendons_outside_the_subset_are_located_errors() {
         Some("divisor"),
     );
     expect(&case("<spatial/>"), 4, "spatial", None);
-    expect(&case("<fixed margin=\"0.1\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("margin"));
+    expect(&case("<fixed armature=\"0.1\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("armature"));
     expect(&case("<fixed><joint joint=\"b\"/></fixed>"), 4, "joint", Some("joint"));
     expect(&case("<fixed><joint joint=\"nope\"/></fixed>"), 4, "joint", Some("joint"));
     expect(&case("<fixed range=\"1 0\"><joint joint=\"h\"/></fixed>"), 4, "fixed", Some("range"));

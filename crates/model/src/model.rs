@@ -136,6 +136,9 @@ pub struct Model {
     /// Limits, `None` when unlimited (ball: `(0, max angle)`); each [`Data`](crate::Data)'s `jnt_range` starts from
     /// them.
     pub jnt_range: Vec<Option<[f64; 2]>>,
+    /// Limit margins ([`JointSpec::margin`](crate::spec::JointSpec::margin)): the distance to a limit below which
+    /// its row is made, where the constraint options take margins.
+    pub jnt_margin: Vec<f64>,
     /// Spring stiffness about `qpos_spring`.
     pub jnt_stiffness: Vec<f64>,
     /// Limit `solref`.
@@ -516,6 +519,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
         jnt_pos: Vec::new(),
         jnt_axis: Vec::new(),
         jnt_range: Vec::new(),
+        jnt_margin: Vec::new(),
         jnt_stiffness: Vec::new(),
         jnt_solref: Vec::new(),
         jnt_solimp: Vec::new(),
@@ -649,6 +653,7 @@ fn build(spec: ModelSpec) -> Result<Model, ModelError> {
             };
             m.jnt_axis.push(axis);
             m.jnt_range.push(joint.range);
+            m.jnt_margin.push(joint.margin);
             m.jnt_stiffness.push(joint.stiffness);
             m.jnt_solref.push(joint.solref_limit);
             m.jnt_solimp.push(joint.solimp_limit);

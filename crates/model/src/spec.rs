@@ -39,6 +39,10 @@ pub struct JointSpec {
     pub axis: DVec3,
     /// Limits `(lower, upper)` in radians or metres, `None` when unlimited.
     pub range: Option<[f64; 2]>,
+    /// Limit margin (MuJoCo `margin`, qpos units, never converted from degrees): a limit row is made while the
+    /// distance to the limit is below it, and measures its violation from it (`x = dist − margin`). Used where the
+    /// constraint options ask (`ConstraintOptions::limit_margins`: MuJoCo-compatible mode; Genesis reads none).
+    pub margin: f64,
     /// Armature added to the diagonal of `M` for this joint's dofs.
     pub armature: f64,
     /// Viscous damping (N·m·s/rad or N·s/m).
@@ -510,6 +514,8 @@ pub struct TendonSpec {
     pub pulleys: Vec<(usize, f64)>,
     /// Limits `(lower, upper)` of the length, `None` when unlimited.
     pub range: Option<[f64; 2]>,
+    /// Limit margin (MuJoCo `margin`, length units), as [`JointSpec::margin`].
+    pub margin: f64,
     /// Spring stiffness (N/m or N·m/rad per unit length).
     pub stiffness: f64,
     /// Viscous damping along the tendon.
@@ -545,6 +551,7 @@ impl TendonSpec {
             wraps: Vec::new(),
             pulleys: Vec::new(),
             range: None,
+            margin: 0.0,
             stiffness: 0.0,
             damping: 0.0,
             frictionloss: 0.0,
@@ -596,6 +603,7 @@ impl JointSpec {
             pos: DVec3::ZERO,
             axis: DVec3::Z,
             range: None,
+            margin: 0.0,
             armature: 0.0,
             damping: 0.0,
             stiffness: 0.0,

@@ -54,6 +54,8 @@ pub struct Tendons {
     pub site_pulley: Vec<Option<f64>>,
     /// Length limits, `None` when unlimited.
     pub range: Vec<Option<[f64; 2]>>,
+    /// Limit margins ([`TendonSpec::margin`](crate::spec::TendonSpec::margin)).
+    pub margin: Vec<f64>,
     /// Spring stiffness.
     pub stiffness: Vec<f64>,
     /// Damping.
@@ -137,6 +139,7 @@ impl Tendons {
             self.coef.push(coef);
         }
         self.range.push(spec.range);
+        self.margin.push(spec.margin);
         self.stiffness.push(spec.stiffness);
         self.damping.push(spec.damping);
         self.frictionloss.push(spec.frictionloss);

@@ -338,6 +338,7 @@ impl<'a> Builder<'a> {
             pos: DVec3::ZERO,
             axis: if kind == JointKind::Free { DVec3::Z } else { axis },
             range,
+            margin: 0.0,
             armature: 0.0,
             damping,
             stiffness: 0.0,
