@@ -479,8 +479,9 @@ fn the_dialect_decides_boxes_and_mixing() {
 }
 
 /// An explicit pair collides whatever the masks and the exclusions say, with its own parameters (not the geoms'
-/// mixed ones), within its own margin; it replaces the broad phase's pair of the same geoms; a pair of one geom or
-/// a pair given twice is an error.
+/// mixed ones), within its own margin; it replaces the broad phase's pair of the same geoms; a pair of one geom is
+/// an error; the same geoms paired again collide again with the second pair's parameters (MuJoCo 4.0.1 makes a
+/// contact per `<pair>` element: two pairs of a ball and the floor, condim 1 and 3, give two contacts).
 #[test]
 fn explicit_pairs_bypass_the_filters_with_their_own_parameters() {
     // MuJoCo-compatible: contacts within a margin.
@@ -521,8 +522,19 @@ fn explicit_pairs_bypass_the_filters_with_their_own_parameters() {
         "within the pair's margin: {}",
         cs.penetration[floor]
     );
-    assert!(matches!(w.add_explicit_pair(0, 1, params), Err(CollisionError::InvalidRequest { .. })));
     assert!(matches!(w.add_explicit_pair(2, 2, params), Err(CollisionError::InvalidRequest { .. })));
+    let again =
+        signorini_collision::contact_set::MixedParams { condim: 3, friction: [0.7, 0.0, 0.0], ..params };
+    w.add_explicit_pair(0, 1, again).unwrap();
+    let cs = w.step(&poses).unwrap();
+    assert_eq!(cs.len(), 3, "{cs:?}");
+    let floor: Vec<usize> = (0..cs.len()).filter(|&c| cs.geom_a[c] == 0 || cs.geom_b[c] == 0).collect();
+    assert_eq!(floor.len(), 2);
+    let seen: Vec<(u8, f64)> = floor.iter().map(|&c| (cs.condim[c], cs.friction[c])).collect();
+    assert_eq!(seen, [(4, 0.3), (3, 0.7)], "each pair's own parameters, in the order given");
+    for &c in &floor {
+        assert!((cs.penetration[c] + 0.002).abs() < 1e-12, "the same contact: {}", cs.penetration[c]);
+    }
 }
 
 trait MixedParamsExt {

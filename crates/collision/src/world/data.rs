@@ -15,6 +15,9 @@ use crate::contact_set::{ContactSet, GeomContactParams, Pruning, SolImp, SolRef,
 use crate::dialect::PairSlot;
 use crate::query::QueryWorkspace;
 
+/// [`CollisionData`]'s mark of a pair that is not an explicit pair.
+pub(crate) const NOT_EXPLICIT: u32 = u32::MAX;
+
 /// Counts of the last step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepStats {
@@ -100,6 +103,8 @@ pub struct CollisionData {
     pub(crate) updated: bool,
     pub(crate) candidates: Vec<GeomPair>,
     pub(crate) pairs: Vec<GeomPair>,
+    /// Per entry of `pairs`: its index in the model's explicit pairs, or [`NOT_EXPLICIT`].
+    pub(crate) pair_explicit: Vec<u32>,
     pub(crate) scratch: Vec<GeomPair>,
     pub(crate) slots: Vec<PairSlot>,
     pub(crate) cache: NormalCache,
@@ -131,6 +136,7 @@ impl Clone for CollisionData {
             updated: self.updated,
             candidates: self.candidates.clone(),
             pairs: self.pairs.clone(),
+            pair_explicit: self.pair_explicit.clone(),
             scratch: self.scratch.clone(),
             slots: self.slots.clone(),
             cache: self.cache.clone(),
@@ -165,6 +171,7 @@ impl CollisionData {
             updated: false,
             candidates: Vec::new(),
             pairs: Vec::new(),
+            pair_explicit: Vec::new(),
             scratch: Vec::new(),
             slots: Vec::new(),
             cache: NormalCache::default(),

@@ -208,12 +208,16 @@ impl CollisionModel {
         };
         for i in 0..n {
             for j in i + 1..n {
-                if self.explicit_pair([i as u32, j as u32]).is_some()
+                if self.explicit_pair_index([i as u32, j as u32]).is_some()
                     || self.filter_reason_with(i, j, PairRules::ALL).is_none()
                 {
                     add(i, j);
                 }
             }
+        }
+        // An explicit pair given again collides again.
+        for w in self.explicit_pairs.windows(2).filter(|w| w[0].0 == w[1].0) {
+            add(w[1].0[0] as usize, w[1].0[1] as usize);
         }
         per_link_pair
             .values()
@@ -390,8 +394,9 @@ impl CollisionModel {
 
     /// Adds an explicit geom pair (MuJoCo `<contact><pair>`): it collides whatever the filters (masks, parent,
     /// exclusions, welds, allowed-collision matrix) say, within `params.margin + params.gap`, with `params` instead of
-    /// the geoms' mixed parameters; the broad phase's pair of the same geoms is replaced by it. Errors: a geom index
-    /// out of range, a geom paired with itself, a pair given twice.
+    /// the geoms' mixed parameters; the broad phase's pair of the same geoms is replaced by it. The same geoms
+    /// paired again make a second pair with its own parameters, whose contacts come after the first's (MuJoCo makes
+    /// each `<pair>` element's contacts). Errors: a geom index out of range, a geom paired with itself.
     pub fn add_explicit_pair(&mut self, a: usize, b: usize, params: MixedParams) -> Result<()> {
         let n = self.geoms.len();
         if a >= n || b >= n || a == b {
@@ -400,26 +405,28 @@ impl CollisionModel {
             });
         }
         let key = [a.min(b) as u32, a.max(b) as u32];
-        match self.explicit_pairs.binary_search_by(|(k, _)| k.cmp(&key)) {
-            Ok(_) => {
-                Err(CollisionError::InvalidRequest { what: format!("explicit pair [{a}, {b}] given twice") })
-            }
-            Err(at) => {
-                self.explicit_pairs.insert(at, (key, params));
-                self.pruned_budget = OnceLock::new();
-                Ok(())
-            }
-        }
+        let at = self.explicit_pairs.partition_point(|(k, _)| *k <= key);
+        self.explicit_pairs.insert(at, (key, params));
+        self.pruned_budget = OnceLock::new();
+        Ok(())
     }
 
-    /// The parameters of the explicit pair of geoms `pair` (either order), if it is one.
+    /// The index in `explicit_pairs` of the (first) explicit pair of geoms `pair` (either order), if it is one.
     #[inline]
-    pub(crate) fn explicit_pair(&self, pair: GeomPair) -> Option<&MixedParams> {
+    pub(crate) fn explicit_pair_index(&self, pair: GeomPair) -> Option<u32> {
         if self.explicit_pairs.is_empty() {
             return None;
         }
         let key = if pair[0] <= pair[1] { pair } else { [pair[1], pair[0]] };
-        self.explicit_pairs.binary_search_by(|(k, _)| k.cmp(&key)).ok().map(|i| &self.explicit_pairs[i].1)
+        let at = self.explicit_pairs.partition_point(|(k, _)| *k < key);
+        (self.explicit_pairs.get(at).is_some_and(|(k, _)| *k == key)).then_some(at as u32)
+    }
+
+    /// The parameters of explicit pair `e` (an index of [`Self::explicit_pair_index`]); `None` for
+    /// [`NOT_EXPLICIT`](super::data::NOT_EXPLICIT).
+    #[inline]
+    pub(crate) fn explicit_params(&self, e: u32) -> Option<&MixedParams> {
+        self.explicit_pairs.get(e as usize).map(|(_, p)| p)
     }
 
     /// Excludes a body pair from contact (MJCF `<contact><exclude>`).

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use signorini_geometry::rotation::local_to_world;
 use signorini_geometry::{Pose, Shape, ShapeKind};
 
-use super::data::{CollisionData, canonical, lock};
+use super::data::{CollisionData, NOT_EXPLICIT, canonical, lock};
 use super::model::{CollisionModel, check_pose};
 use crate::broad::{BroadPhaseInput, GeomPair};
 use crate::capacity::{self, make_room};
@@ -179,9 +179,13 @@ impl CollisionModel {
     /// then narrow phase, merge and sort.
     fn run_pairs<'d>(&self, data: &'d mut CollisionData, explicit: bool) -> Result<&'d ContactSet> {
         data.pairs.clear();
+        data.pair_explicit.clear();
         let mut cost = 0;
         for &[i, j] in &data.candidates {
-            if explicit && self.explicit_pair([i, j]).is_some() {
+            // A candidate that is an explicit pair: replaced by the explicit pairs below, or (given pairs) filtered
+            // as any other and collided with the explicit pair's parameters.
+            let index = self.explicit_pair_index([i, j]);
+            if explicit && index.is_some() {
                 continue;
             }
             let (i, j) = (i as usize, j as usize);
@@ -189,16 +193,18 @@ impl CollisionModel {
                 && !data.welded(self.geoms.body[i], self.geoms.body[j])
             {
                 data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
+                data.pair_explicit.push(index.unwrap_or(NOT_EXPLICIT));
                 cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
             }
         }
         if explicit {
             // Explicit pairs skip the filters and the broad phase (the narrow phase finds nothing beyond their
             // margin), not the sleep of both geoms.
-            for &([i, j], _) in &self.explicit_pairs {
+            for (e, &([i, j], _)) in self.explicit_pairs.iter().enumerate() {
                 let (i, j) = (i as usize, j as usize);
                 if !(data.geom_frozen[i] && data.geom_frozen[j]) {
                     data.pairs.push(narrow_order(&self.geom_type_rank, &self.geoms.shape, i, j));
+                    data.pair_explicit.push(e as u32);
                     cost += pair_cost(self.geoms.shape[i].kind(), self.geoms.shape[j].kind());
                 }
             }
@@ -227,9 +233,11 @@ impl CollisionModel {
         if data.slots.len() < n {
             data.slots.resize_with(n, PairSlot::default);
         }
-        for (slot, &pair) in data.slots.iter_mut().zip(&data.pairs[range.clone()]) {
+        for ((slot, &pair), &e) in
+            data.slots.iter_mut().zip(&data.pairs[range.clone()]).zip(&data.pair_explicit[range.clone()])
+        {
             slot.cached_normal = data.cache.lookup(pair);
-            slot.margin = self.explicit_pair(pair).map(|p| p.margin + p.gap);
+            slot.margin = self.explicit_params(e).map(|p| p.margin + p.gap);
         }
         let ctx = NarrowContext {
             dispatcher: &*self.dispatcher,
@@ -278,7 +286,9 @@ impl CollisionModel {
     fn stage(&self, data: &mut CollisionData, range: std::ops::Range<usize>) -> Result<()> {
         let mixing = self.mixing;
         let generation_order = self.dispatcher.keeps_generation_order();
-        for (slot, &[a, b]) in data.slots.iter().zip(&data.pairs[range.clone()]) {
+        for ((slot, &[a, b]), &e) in
+            data.slots.iter().zip(&data.pairs[range.clone()]).zip(&data.pair_explicit[range.clone()])
+        {
             let (a, b) = (a as usize, b as usize);
             if let Some(e) = &slot.error {
                 return Err(CollisionError::Pair { geom_a: a, geom_b: b, source: e.clone() });
@@ -293,7 +303,7 @@ impl CollisionModel {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let params = match self.explicit_pair([a as u32, b as u32]) {
+            let params = match self.explicit_params(e) {
                 Some(params) => *params,
                 None => {
                     let (mut pa, mut pb) = match &data.geom_params {
