@@ -429,6 +429,41 @@ fn includes_are_spliced_with_their_own_locations() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// As MuJoCo 4.0 reads includes: the included root may have any name (older models, e.g. gymnasium-robotics' Adroit
+/// hand and Franka kitchen, write `<mujocoinclude>`); a file name is looked up next to the main model first, then
+/// next to the file that includes it; an included root without elements is an error.
+#[test]
+fn mujocoinclude_roots_and_includes_next_to_the_including_file() {
+    let dir = temp_dir("mujocoinclude");
+    std::fs::create_dir_all(dir.join("parts")).unwrap();
+    let body = |name: &str| {
+        format!("<mujocoinclude>\n<body name=\"{name}\"><geom size=\"0.05\"/></body>\n</mujocoinclude>")
+    };
+    std::fs::write(
+        dir.join("parts/robot.xml"),
+        "<mujocoinclude>\n<body name=\"r\"><freejoint/><geom size=\"0.1\"/></body>\n<include file=\"arm.xml\"/>\n</mujocoinclude>",
+    )
+    .unwrap();
+    std::fs::write(dir.join("parts/arm.xml"), body("arm")).unwrap();
+    std::fs::write(
+        dir.join("scene.xml"),
+        "<mujoco>\n<worldbody>\n<include file=\"parts/robot.xml\"/>\n</worldbody>\n</mujoco>",
+    )
+    .unwrap();
+    let names =
+        |m: &signorini_mjcf::LoadedMjcf| m.spec.bodies.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+    let m = load_mjcf(&dir.join("scene.xml")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&m)[1..], ["r", "arm"], "arm.xml next to robot.xml");
+    std::fs::write(dir.join("arm.xml"), body("top")).unwrap();
+    let m = load_mjcf(&dir.join("scene.xml")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(names(&m)[1..], ["r", "top"], "the main model's folder first");
+    std::fs::write(dir.join("arm.xml"), "<mujocoinclude/>").unwrap();
+    let e = load_mjcf(&dir.join("scene.xml")).unwrap_err();
+    assert!(e.to_string().contains("empty"), "{e}");
+    assert!(e.location().unwrap().file.ends_with("arm.xml"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn solvers_and_integrators_we_do_not_build_are_load_errors_naming_the_attribute() {
     for (option, attribute) in [(r#"solver="Jacobi""#, "solver"), (r#"integrator="explicit""#, "integrator")]
