@@ -916,3 +916,57 @@ fn capsule_pairs_match_mujoco_bit_for_bit() {
     assert_no_failures(&failures, data.cases.len());
     assert_eq!(contacts, 162);
 }
+
+/// Geoms within the pair's margin (`mjc_Convex`): the contacts' distance is the gap between the surfaces. MuJoCo
+/// 4.0.1 on these poses (pair margin 0.01, gaps 0.004 and 0.008; `mj_forward` on the same geoms): a capsule lying
+/// across a cylinder's cap 2 contacts, a sphere above it 1, a cylinder standing on a box 4, one lying on it 2, a capsule
+/// across a cube mesh 2, a cube mesh on a cube mesh 4, every one at `dist = gap` (the meshes' to 3e-9: MuJoCo's
+/// vertices are single precision); none at gap 0.012. Two causes made the round geoms' contacts 0.5·margin too
+/// deep: `mjc_ccd` shrinks a sphere or capsule to its core with its half margin in its radius and no margin in its
+/// support (ours added it to both), and a capsule's edge in the multi-contact step is its own surface line, not
+/// that of the capsule grown by the half margin (gymnasium-robotics' Adroit pen: two thumb capsules 1.4 mm from the
+/// pen, a cylinder, with a 1 mm margin made contacts at 0.96 mm where MuJoCo makes none).
+#[test]
+fn contacts_within_a_margin_have_the_gap_as_their_distance() {
+    let corner = |i: u32, bit: u32| if i & bit == 0 { -0.1 } else { 0.1 };
+    let cube_points: Vec<DVec3> =
+        (0..8).map(|i| DVec3::new(corner(i, 1), corner(i, 2), corner(i, 4))).collect();
+    let cube: Shape = ConvexMesh::from_points(&cube_points).unwrap().into();
+    let big_cylinder: Shape = Cylinder::new(0.1, 0.1).unwrap().into();
+    let cylinder: Shape = Cylinder::new(0.05, 0.05).unwrap().into();
+    let capsule: Shape = Capsule::new(0.02, 0.05).unwrap().into();
+    let sphere: Shape = Sphere::new(0.02).unwrap().into();
+    let slab: Shape = Cuboid::new(DVec3::new(0.2, 0.2, 0.1)).unwrap().into();
+    let lying = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    let upright = DQuat::IDENTITY;
+    let request = ContactRequest { margin: 0.01, ..MujocoDispatcher.default_request() };
+    // (geom above, its orientation, the height of its centre at gap 0, geom below, MuJoCo's contact count); the
+    // geoms go in MuJoCo's type order, the upper one first but for the two meshes.
+    let cases = [
+        ("capsule on a cylinder's cap", &capsule, lying, 0.12, &big_cylinder, 2),
+        ("sphere on a cylinder's cap", &sphere, upright, 0.12, &big_cylinder, 1),
+        ("cylinder standing on a box", &cylinder, upright, 0.15, &slab, 4),
+        ("cylinder lying on a box", &cylinder, lying, 0.15, &slab, 2),
+        ("capsule on a cube mesh", &capsule, lying, 0.12, &cube, 2),
+        ("cube mesh on a cube mesh", &cube, upright, 0.2, &cube, 4),
+    ];
+    for (name, top, q, height, bottom, count) in cases {
+        for gap in [0.004, 0.008, 0.012] {
+            let p = pose([0.01, 0.02, height + gap], q);
+            let found = if std::ptr::eq(top, bottom) {
+                MujocoDispatcher.contacts(bottom, &Pose::IDENTITY, top, &p, &request)
+            } else {
+                MujocoDispatcher.contacts(top, &p, bottom, &Pose::IDENTITY, &request)
+            };
+            let cs = found.unwrap().contacts;
+            if gap > 0.01 {
+                assert!(cs.is_empty(), "{name} at {gap}: beyond the margin, {cs:?}");
+                continue;
+            }
+            assert_eq!(cs.len(), count, "{name} at {gap}: {cs:?}");
+            for c in &cs {
+                assert!((c.penetration + gap).abs() < 1e-12, "{name} at {gap}: {}", c.penetration);
+            }
+        }
+    }
+}

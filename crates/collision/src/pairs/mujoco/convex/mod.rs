@@ -180,9 +180,18 @@ fn penetration(
     if round(o1) || round(o2) {
         let (r1, r2) = (o1.shrink_radius(), o2.shrink_radius());
         (o1.shrunk, o2.shrunk) = (round(o1), round(o2));
+        // A shrunk geom's half margin is in its radius: its support takes none (`mjc_ccd` zeroes its margin).
+        let (m1, m2) = (o1.margin, o2.margin);
+        if o1.shrunk {
+            o1.margin = 0.0;
+        }
+        if o2.shrunk {
+            o2.margin = 0.0;
+        }
         let mut st = Status { x1: o1.center, x2: o2.center, dist_cutoff: r1 + r2, ..Status::default() };
         gjk(&mut st, o1, o2);
         (o1.shrunk, o2.shrunk) = (false, false);
+        (o1.margin, o2.margin) = (m1, m2);
         if st.dist > TOLERANCE {
             // `inflate`: move the witnesses out by the radii along the core normal.
             let n = normalize(st.x2 - st.x1);

@@ -203,9 +203,17 @@ pub(super) fn edge_normals(
     dirs.clear();
     ends.clear();
     match o.geom {
-        Geom::Capsule { half_length, .. } => {
+        Geom::Capsule { radius, half_length } => {
             let z = o.mat.z_axis;
             let t = (x - o.origin).dot(z);
+            // The witness lies on the capsule grown by half the pair's margin; the edge is the capsule's own surface
+            // line, so that a contact within the margin has the gap as its distance, as MuJoCo's.
+            let x = if o.margin > 0.0 {
+                let core = z * t + o.origin;
+                core + (x - core) * (radius / (radius + 0.5 * o.margin))
+            } else {
+                x
+            };
             v[0] = z * (-t - half_length) + x;
             dirs.push(z);
             ends.push(z * (half_length - t) + x);
