@@ -7,12 +7,16 @@ and compare `settled.ncon_mean` with the mean of `mj_step`'s `ncon` from keyfram
 
 Needs `pip install mujoco` (4.0), a checkout of MuJoCo's `model/` folder (e.g. `git clone --depth 1
 https://github.com/google-deepmind/mujoco` and `--models mujoco/model`), `pip install dm_control --no-deps` for the
-suite, and a built `signorini` (`cargo build -p signorini-cli`).
+suite, `pip install gymnasium gymnasium-robotics --no-deps` for `--gymnasium` (the MJCF files those packages ship:
+Gymnasium's MuJoCo environments, gymnasium-robotics' Fetch, Shadow hand, Adroit hand, Franka kitchen and more), and
+a built `signorini` (`cargo build -p signorini-cli`).
 
-Usage: python3 scripts/mujoco_model_census.py --models PATH/model [--suite] [--steps 200] [--binary target/debug/signorini]
+Usage: python3 scripts/mujoco_model_census.py --models PATH/model [--suite] [--gymnasium] [--steps 200]
+       [--binary target/debug/signorini]
 """
 import argparse
 import glob
+import importlib.util
 import json
 import os
 import subprocess
@@ -66,6 +70,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--models", help="MuJoCo's model/ folder")
     p.add_argument("--suite", action="store_true", help="also the DeepMind control suite (pip dm_control)")
+    p.add_argument("--gymnasium", action="store_true",
+                   help="also the MJCF files of gymnasium and gymnasium-robotics (pip, --no-deps)")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "target", "debug", "signorini"))
     a = p.parse_args()
@@ -75,6 +81,14 @@ def main():
         import dm_control
         suite = os.path.join(os.path.dirname(dm_control.__file__), "suite")
         census(sorted(glob.glob(os.path.join(suite, "*.xml"))), a.binary, a.steps, suite)
+    if a.gymnasium:
+        # Located without importing the packages (their imports pull in the environments' dependencies).
+        for package, sub in (("gymnasium", "envs/mujoco/assets"), ("gymnasium_robotics", "envs")):
+            spec = importlib.util.find_spec(package)
+            if spec is None:
+                raise SystemExit(f"--gymnasium: `pip install {package.replace('_', '-')} --no-deps` first")
+            root = os.path.join(os.path.dirname(spec.origin), sub)
+            census(sorted(glob.glob(os.path.join(root, "**", "*.xml"), recursive=True)), a.binary, a.steps, root)
 
 
 if __name__ == "__main__":
