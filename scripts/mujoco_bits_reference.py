@@ -28,7 +28,7 @@ WHOLE = [
     "pair_twice", "pgs", "pgs_sparse",
     "rangefinder", "rk4", "rk4_rotations", "rolling_condim", "sensors", "sensors_sparse", "sleep", "sleep_mocap",
     "sleep_wake", "slider_crank", "spatial_tendon", "spin", "surfacevel", "tendon", "tendon_equality",
-    "tendon_wrap", "transmissions", "tumble",
+    "tendon_wrap", "tolerance_zero", "transmissions", "tumble",
 ]
 # Scenes that part later, with the last step at which both `qpos` and `qvel` are MuJoCo's (stop 62, 2026-12-06).
 PARTIAL = {"contact_pairs": 509, "implicit": 7}

@@ -36,11 +36,12 @@ pub struct Options {
     /// Solver iteration cap (an upper bound, not a guarantee), ≥ 1. Default 25 native, 100 MuJoCo-compatible (MuJoCo's
     /// default; `None`: the mode's).
     pub iterations: Option<usize>,
-    /// Solver tolerance, > 0. Default 1e-9 native, 1e-8 MuJoCo-compatible (`None`: the mode's default).
+    /// Solver tolerance, ≥ 0 (0: no early stop, the solver runs `iterations`, as MuJoCo). Default 1e-9 native, 1e-8
+    /// MuJoCo-compatible (`None`: the mode's default).
     pub tolerance: Option<f64>,
     /// Line-search iteration cap, ≥ 1. Default 50.
     pub ls_iterations: usize,
-    /// Line-search tolerance, > 0. Default 1e-2.
+    /// Line-search tolerance, ≥ 0 (0: no early stop). Default 1e-2.
     pub ls_tolerance: f64,
     /// Friction cone. Default pyramidal.
     pub friction_cone: FrictionCone,
@@ -56,7 +57,7 @@ pub struct Options {
     /// creep. Per island when islands are on. With the elliptic cone each contact's friction is a QCQP on its cone
     /// (MuJoCo's pass). Default 0 (off).
     pub noslip_iterations: usize,
-    /// No-slip tolerance, > 0. Default 1e-6.
+    /// No-slip tolerance, ≥ 0 (0: every sweep runs). Default 1e-6.
     pub noslip_tolerance: f64,
     /// Contact time constant floor (s), > 0; the mixed timeconst is also floored at 2h. Default 0.01.
     pub constraint_timeconst: f64,
@@ -455,10 +456,21 @@ impl Options {
                 format!("must be at most {MAX_DT} s, got {}", crate::error::short(self.dt)),
             );
         }
-        positive("ls_tolerance", self.ls_tolerance)?;
-        positive("noslip_tolerance", self.noslip_tolerance)?;
+        // A tolerance of 0 never stops its loop early (it runs to its iteration cap), as in MuJoCo.
+        let nonnegative = |name: &str, v: f64| -> Result<()> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(SimError::InvalidOption {
+                    name: name.into(),
+                    what: format!("must be finite and ≥ 0, got {}", crate::error::short(v)),
+                })
+            }
+        };
+        nonnegative("ls_tolerance", self.ls_tolerance)?;
+        nonnegative("noslip_tolerance", self.noslip_tolerance)?;
         positive("constraint_timeconst", self.constraint_timeconst)?;
-        positive("tolerance", self.resolved_tolerance())?;
+        nonnegative("tolerance", self.resolved_tolerance())?;
         if let Some(r) = self.impratio {
             positive("impratio", r)?;
         }

@@ -100,6 +100,11 @@ fn non_positive_or_non_finite_values_are_rejected() {
     rejected(&Options { dt: f64::NAN, ..Options::default() }, "dt");
     rejected(&Options { substeps: 0, ..Options::default() }, "substeps");
     rejected(&Options { tolerance: Some(-1.0), ..Options::default() }, "tolerance");
+    rejected(&Options { noslip_tolerance: f64::NAN, ..Options::default() }, "noslip_tolerance");
+    // A tolerance of 0 runs the loop to its cap, as MuJoCo reads `tolerance="0"` (dm_control's composer arena).
+    let zero =
+        Options { tolerance: Some(0.0), ls_tolerance: 0.0, noslip_tolerance: 0.0, ..Options::default() };
+    zero.validate().unwrap();
     rejected(&Options { impratio: Some(0.0), ..Options::default() }, "impratio");
     rejected(&Options { max_collision_pairs: 0, ..Options::default() }, "max_collision_pairs");
     rejected(&Options { constraint_timeconst: -0.01, ..Options::default() }, "constraint_timeconst");
