@@ -1,4 +1,4 @@
-//! Small readers of triangle-mesh files: STL (binary and ASCII) and Wavefront OBJ.
+//! Small readers of triangle-mesh files: STL (binary and ASCII), Wavefront OBJ and MuJoCo's binary MSH.
 //!
 //! Only geometry is read: vertices and triangles (OBJ polygons are split into fans). Vertices that are bit-for-bit
 //! equal are welded into one (STL repeats every vertex once per facet; an OBJ's `v` lines can repeat a point), and a
@@ -30,16 +30,62 @@ pub enum MeshReadError {
     Format(String),
 }
 
-/// Reads an `.stl` or `.obj` file (by extension, case-insensitive).
+/// Reads an `.stl`, `.obj` or `.msh` file (by extension, case-insensitive).
 pub fn read_mesh(path: &Path) -> Result<MeshData, MeshReadError> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
     match ext.as_str() {
         "stl" => parse_stl(&std::fs::read(path)?).map_err(MeshReadError::Format),
         "obj" => parse_obj(&std::fs::read_to_string(path)?).map_err(MeshReadError::Format),
-        other => {
-            Err(MeshReadError::Format(format!("unsupported mesh format `.{other}` (supported: .stl, .obj)")))
-        }
+        "msh" => parse_msh(&std::fs::read(path)?).map_err(MeshReadError::Format),
+        other => Err(MeshReadError::Format(format!(
+            "unsupported mesh format `.{other}` (supported: .stl, .obj, .msh)"
+        ))),
     }
+}
+
+/// Parses MuJoCo's binary MSH format (`mjCMesh::LoadMSH`): four little-endian `i32` counts `nvertex`, `nnormal`,
+/// `ntexcoord`, `nface`, then `3·nvertex` `f32` positions, `3·nnormal` normals and `2·ntexcoord` texture
+/// coordinates (skipped), and `3·nface` `i32` vertex indices. As MuJoCo: at least 4 vertices, `nnormal` and
+/// `ntexcoord` 0 or `nvertex`, the file exactly that long, every coordinate finite; `nface` may be 0 (the hull of
+/// the points). Indices out of range are an error.
+pub fn parse_msh(bytes: &[u8]) -> Result<MeshData, String> {
+    let word = |i: usize| -> [u8; 4] { [bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]] };
+    if bytes.len() < 16 {
+        return Err(format!("an MSH file starts with four 32-bit counts ({} bytes)", bytes.len()));
+    }
+    let [nv, nn, nt, nf] = [0, 1, 2, 3].map(|i| i64::from(i32::from_le_bytes(word(i))));
+    if nv < 4 || nf < 0 || nn < 0 || nt < 0 || (nn > 0 && nn != nv) || (nt > 0 && nt != nv) {
+        return Err(format!(
+            "invalid MSH counts: {nv} vertices (at least 4), {nn} normals and {nt} texture coordinates (0 or one \
+             per vertex), {nf} faces"
+        ));
+    }
+    let words = 4 + 3 * nv + 3 * nn + 2 * nt + 3 * nf;
+    if words.checked_mul(4) != Some(bytes.len() as i64) {
+        return Err(format!("an MSH file of these counts has {} bytes, this one {}", 4 * words, bytes.len()));
+    }
+    let (nv, faces) = (nv as usize, (4 + 3 * nv + 3 * nn + 2 * nt) as usize);
+    let mut welder = Welder::default();
+    let mut index = Vec::with_capacity(nv);
+    for v in 0..nv {
+        let p = DVec3::from_array([0, 1, 2].map(|k| f64::from(f32::from_le_bytes(word(4 + 3 * v + k)))));
+        if !p.is_finite() {
+            return Err(format!("vertex {v} is not finite"));
+        }
+        index.push(welder.index(p));
+    }
+    for f in 0..nf as usize {
+        let mut tri = [0u32; 3];
+        for (k, slot) in tri.iter_mut().enumerate() {
+            let i = i32::from_le_bytes(word(faces + 3 * f + k));
+            *slot = *usize::try_from(i)
+                .ok()
+                .and_then(|i| index.get(i))
+                .ok_or_else(|| format!("face {f} names vertex {i} of {nv}"))?;
+        }
+        welder.triangle(tri);
+    }
+    Ok(welder.mesh)
 }
 
 /// Parses STL bytes, binary or ASCII.
@@ -207,6 +253,46 @@ mod tests {
             b.extend_from_slice(&[0u8; 2]);
         }
         b
+    }
+
+    /// An MSH tetrahedron with normals (skipped) and a repeated vertex (welded), as MuJoCo's `LoadMSH` reads it.
+    fn tetra_msh() -> Vec<u8> {
+        let v = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]];
+        let faces = [[0i32, 2, 1], [0, 4, 3], [0, 3, 2], [1, 2, 3]];
+        let mut b = Vec::new();
+        for n in [5i32, 5, 0, 4] {
+            b.extend_from_slice(&n.to_le_bytes());
+        }
+        for p in v.iter().chain(&v) {
+            p.iter().for_each(|c| b.extend_from_slice(&c.to_le_bytes()));
+        }
+        faces.iter().flatten().for_each(|i| b.extend_from_slice(&i.to_le_bytes()));
+        b
+    }
+
+    #[test]
+    fn msh_is_read_and_welded() {
+        let m = parse_msh(&tetra_msh()).unwrap();
+        assert_eq!(m.vertices.len(), 4);
+        assert_eq!(m.vertices[3], DVec3::Z);
+        assert_eq!(m.triangles, [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]);
+    }
+
+    #[test]
+    fn msh_errors_name_what_is_wrong() {
+        let good = tetra_msh();
+        assert!(parse_msh(&good[..good.len() - 4]).unwrap_err().contains("bytes"));
+        let mut few = good.clone();
+        few[..4].copy_from_slice(&3i32.to_le_bytes());
+        assert!(parse_msh(&few).unwrap_err().contains("at least 4"));
+        let mut far = good.clone();
+        let last = far.len() - 4;
+        far[last..].copy_from_slice(&9i32.to_le_bytes());
+        assert!(parse_msh(&far).unwrap_err().contains("face 3 names vertex 9 of 5"));
+        let mut nan = good;
+        nan[16..20].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(parse_msh(&nan).unwrap_err().contains("vertex 0 is not finite"));
+        assert!(parse_msh(&[0u8; 8]).unwrap_err().contains("four 32-bit counts"));
     }
 
     #[test]
