@@ -69,6 +69,8 @@ struct Params {
     actearly: bool,
     /// An `adhesion` element: its control is limited and non-negative.
     adhesion: bool,
+    /// The shortcut element (`motor`, `position`, ...) that wrote these parameters last; `None` after `general`.
+    shortcut: Option<String>,
 }
 
 impl Default for Params {
@@ -90,13 +92,28 @@ impl Default for Params {
             inheritrange: 0.0,
             actearly: false,
             adhesion: false,
+            shortcut: None,
         }
     }
 }
 
 impl Params {
     /// Applies the attributes of one actuator element (of a default class or of the actuator itself).
+    ///
+    /// As MuJoCo 4.0.1 reads them (found by loading mixed default classes): a shortcut takes its own parameters
+    /// (gains, biases, dynamics, `inheritrange`) from what it applies on when those were written by the same
+    /// shortcut or by `general`, and otherwise starts them afresh (a `<position>` under a class whose last element is
+    /// a `<motor>` has `kp` 1, not the class's); `gear` and the ranges are kept either way.
     fn apply(&mut self, kind: &str, a: &Attrs<'_>) -> Result<()> {
+        if kind != "general" && self.shortcut.as_deref().is_some_and(|s| s != kind) {
+            let fresh = Params::default();
+            (self.gain, self.gainprm, self.bias, self.biasprm) =
+                (fresh.gain, fresh.gainprm, fresh.bias, fresh.biasprm);
+            (self.dynamics, self.dynprm, self.inheritrange) =
+                (fresh.dynamics, fresh.dynprm, fresh.inheritrange);
+            (self.act_limited, self.ctrl_limited, self.adhesion) = (false, false, false);
+        }
+        self.shortcut = (kind != "general").then(|| kind.to_string());
         self.gear = a.partial::<6>("gear", self.gear)?;
         match kind {
             "motor" => {
@@ -530,13 +547,19 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
             .invalid_named("actrange", "an actuator without activation dynamics has no activation")
             .into());
     }
-    if params.inheritrange > 0.0 && params.act_limited {
+    // MuJoCo applies `inheritrange` to position-like actuators only (a fixed gain kp against an affine bias −kp:
+    // position, intvelocity); a motor that takes it from a default class shared with a position servo ignores it
+    // (`mjCActuator::Compile`; robosuite's Spot).
+    let position_like =
+        params.gain == Gain::Fixed && params.bias == Bias::Affine && params.gainprm[0] == -params.biasprm[1];
+    let inheritrange = if position_like { params.inheritrange } else { 0.0 };
+    if inheritrange > 0.0 && params.act_limited {
         // intvelocity: the inherited range bounds the activation (the position setpoint).
         let r = target_range
             .ok_or_else(|| a.invalid_named("inheritrange", "the joint or tendon has no range to inherit"))?;
         let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
-        actrange = Some([mid - params.inheritrange * half, mid + params.inheritrange * half]);
-    } else if params.inheritrange > 0.0 {
+        actrange = Some([mid - inheritrange * half, mid + inheritrange * half]);
+    } else if inheritrange > 0.0 {
         if ctrl != [0.0; 2] {
             return Err(a
                 .invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given")
@@ -545,7 +568,7 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
         let r = target_range
             .ok_or_else(|| a.invalid_named("inheritrange", "the joint or tendon has no range to inherit"))?;
         let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
-        ctrlrange = Some([mid - params.inheritrange * half, mid + params.inheritrange * half]);
+        ctrlrange = Some([mid - inheritrange * half, mid + inheritrange * half]);
     }
     if ctrlrange.is_some_and(|r| !(r[0] < r[1])) {
         return Err(a.invalid_named("ctrlrange", "the lower limit must be below the upper limit").into());

@@ -13,7 +13,7 @@ use crate::compiler::Compiler;
 use crate::defaults::Defaults;
 use crate::error::{MjcfError, Result, XmlError};
 use crate::hfield::{HFieldAsset, read_hfield};
-use crate::mesh_inertia::legacy_unit_mass;
+use crate::mesh_inertia::{legacy_unit_mass, shell_unit_mass};
 use crate::schema;
 use signorini_mesh_io::{self as mesh_io, MeshData, MeshReadError};
 use signorini_xml::Element;
@@ -28,6 +28,8 @@ enum MeshInertia {
     Legacy,
     /// The closed surface's signed volume.
     Exact,
+    /// The mass on the surface ([`crate::mesh_inertia::shell_unit_mass`]): `density` is per unit area.
+    Shell,
 }
 
 /// A compiled mesh asset.
@@ -163,12 +165,9 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
             ("convex", MeshInertia::Convex),
             ("legacy", MeshInertia::Legacy),
             ("exact", MeshInertia::Exact),
-            ("shell", MeshInertia::Exact),
+            ("shell", MeshInertia::Shell),
         ],
     )? {
-        Some(_) if a.str("inertia") == Some("shell") => {
-            return Err(a.unsupported(Some("inertia"), "shell inertia of meshes").into());
-        }
         // MuJoCo's default (`mjs_defaultMesh`).
         v => v.unwrap_or(MeshInertia::Legacy),
     };
@@ -238,6 +237,17 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
             .ok_or_else(|| {
                 a.invalid_named("inertia", "the mesh volume is too small (MuJoCo rejects it too)")
             })?,
+        MeshInertia::Shell => {
+            // A point cloud's surface is its hull's.
+            let hull = if data.triangles.is_empty() { Some(hull_of(&vertices)?) } else { None };
+            let (points, triangles) = match &hull {
+                Some(h) => (h.vertices(), h.triangles()),
+                None => (&vertices[..], &data.triangles[..]),
+            };
+            shell_unit_mass(points, triangles).ok_or_else(|| {
+                a.invalid_named("inertia", "the mesh surface area is too small (MuJoCo rejects it too)")
+            })?
+        }
         _ => MassProperties::from_density(&Shape::ConvexMesh(hull_of(&vertices)?), 1.0).map_err(geometry)?,
     };
     // Collision reads the vertices MuJoCo stores; the surface keeps them as written.

@@ -13,6 +13,10 @@
 //! For a closed convex surface this is the solid's exact volume and inertia; for the thin, curved bones of a
 //! skeleton it is far from the convex hull's (the DeepMind control suite's dog weighs 10.30 kg in MuJoCo 4.0, and
 //! 11.73 kg with hull inertias).
+//!
+//! `inertia="shell"` ([`shell_unit_mass`]) puts the mass on the surface instead: mass = area, the centre of mass
+//! `Σ A (¾ c + ¼ o) / Σ A` (`mjCMesh::ComputeSurfaceArea`, with `o` the area-weighted centroid), and each triangle's
+//! second moments with weight `A/12` in place of `V/20`.
 
 use glam::{DMat3, DVec3};
 use signorini_geometry::MassProperties;
@@ -63,16 +67,57 @@ pub(crate) fn legacy_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Op
         return None;
     }
     com /= volume;
+    second_moments(&faces, com, |area, normal, center| (center.dot(normal) * area / 3.0).abs(), 20.0)
+}
 
+/// MuJoCo's `shell` mesh inertia at unit surface density (mass = area) of the surface `triangles` over `vertices`;
+/// `None` when the area is below `mjMINVAL`.
+pub(crate) fn shell_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Option<MassProperties> {
+    let corners = |t: &[u32; 3]| -> Option<[DVec3; 3]> {
+        Some([*vertices.get(t[0] as usize)?, *vertices.get(t[1] as usize)?, *vertices.get(t[2] as usize)?])
+    };
+    let faces: Vec<[DVec3; 3]> = triangles.iter().map(corners).collect::<Option<_>>()?;
+    let shapes: Vec<(f64, DVec3, DVec3)> = faces.iter().map(|&[a, b, c]| triangle(a, b, c)).collect();
+    let (mut area_sum, mut facecen) = (0.0, DVec3::ZERO);
+    for &(area, _, center) in &shapes {
+        facecen += area * center;
+        area_sum += area;
+    }
+    if area_sum < MINVAL {
+        return None;
+    }
+    facecen /= area_sum;
+    let (mut surface, mut com) = (0.0, DVec3::ZERO);
+    for &(area, _, center) in &shapes {
+        surface += area;
+        com += area * (center * 3.0 / 4.0 + facecen / 4.0);
+    }
+    if surface < MINVAL {
+        return None;
+    }
+    com /= surface;
+    second_moments(&faces, com, |area, _, _| area, 12.0)
+}
+
+/// `mjCMesh::ComputeInertia`: with the vertices relative to `com`, each triangle's weight `w = weight(A, n, c)`
+/// (its volume or its area), `P_kl = Σ w/divisor · (2(D_k D_l + E_k E_l + F_k F_l) + D_k E_l + D_l E_k + D_k F_l +
+/// D_l F_k + E_k F_l + E_l F_k)`, the inertia `tr(P) 1 − P` and the mass `Σ w`; `None` when that is below
+/// `mjMINVAL`.
+fn second_moments(
+    faces: &[[DVec3; 3]],
+    com: DVec3,
+    weight: impl Fn(f64, DVec3, DVec3) -> f64,
+    divisor: f64,
+) -> Option<MassProperties> {
     const PAIRS: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
     let (mut total, mut p) = (0.0, [0.0; 6]);
-    for &[a, b, c] in &faces {
+    for &[a, b, c] in faces {
         let (d, e, f) = (a - com, b - com, c - com);
         let (area, normal, center) = triangle(d, e, f);
-        let v = (center.dot(normal) * area / 3.0).abs();
+        let v = weight(area, normal, center);
         total += v;
         for (slot, &(k, l)) in p.iter_mut().zip(&PAIRS) {
-            *slot += v / 20.0
+            *slot += v / divisor
                 * (2.0 * (d[k] * d[l] + e[k] * e[l] + f[k] * f[l])
                     + d[k] * e[l]
                     + d[l] * e[k]

@@ -304,6 +304,122 @@ fn actuators() {
     assert_eq!(a[5].ctrlrange, Some([0.0, 2.0]));
 }
 
+/// Actuator shortcuts under default classes that mix them, as MuJoCo 4.0.1 compiles them (its values for these
+/// files, `mujoco.MjModel.from_xml_string`): a shortcut takes its gains, biases and `inheritrange` from a class
+/// whose last actuator element is the same shortcut or `<general>`, and otherwise starts them afresh; `gear`,
+/// `forcerange` and `ctrlrange` are inherited either way, and `inheritrange` acts on position-like actuators only.
+/// robosuite's Spot writes `<position kp inheritrange>` and `<motor ctrlrange>` in one class: its motors were refused
+/// ("ctrlrange and inheritrange cannot both be given").
+#[test]
+fn actuator_shortcuts_in_mixed_default_classes_read_as_mujoco_does() {
+    let spot = r#"<position kp="500" kv="40" inheritrange="1" gear="3" forcerange="-9 9"/>"#;
+    // (the class's elements, the actuator, MuJoCo's gain, bias[0..3], ctrlrange, gear)
+    let cases: [(String, &str, f64, [f64; 3], Option<[f64; 2]>, f64); 12] = [
+        (spot.into(), "general", 500.0, [0.0, -500.0, -40.0], Some([-1.0, 3.0]), 3.0),
+        (spot.into(), "motor", 1.0, [0.0; 3], None, 3.0),
+        (
+            format!(r#"{spot}<motor ctrlrange="-70 70" ctrllimited="true"/>"#),
+            "motor",
+            1.0,
+            [0.0; 3],
+            Some([-70.0, 70.0]),
+            3.0,
+        ),
+        (
+            format!(r#"{spot}<motor ctrlrange="-70 70" ctrllimited="true"/>"#),
+            "position",
+            1.0,
+            [0.0, -1.0, 0.0],
+            Some([-70.0, 70.0]),
+            3.0,
+        ),
+        (format!("{spot}<motor/>"), "position", 1.0, [0.0, -1.0, 0.0], None, 3.0),
+        (format!(r#"{spot}<velocity kv="7"/>"#), "general", 7.0, [0.0, 0.0, -7.0], None, 3.0),
+        (format!(r#"{spot}<velocity kv="7"/>"#), "position", 1.0, [0.0, -1.0, 0.0], None, 3.0),
+        (
+            r#"<general gainprm="9" biastype="affine" biasprm="0 -9 -2"/>"#.into(),
+            "position",
+            9.0,
+            [0.0, -9.0, -2.0],
+            None,
+            1.0,
+        ),
+        (
+            r#"<general gainprm="9" biastype="affine" biasprm="0 -9 -2"/>"#.into(),
+            "velocity",
+            9.0,
+            [0.0, 0.0, -9.0],
+            None,
+            1.0,
+        ),
+        (r#"<position kp="50" kv="4"/>"#.into(), "velocity", 1.0, [0.0, 0.0, -1.0], None, 1.0),
+        (
+            r#"<position kp="50" kv="4"/><general ctrlrange="-1 1"/>"#.into(),
+            "velocity",
+            50.0,
+            [0.0, 0.0, -50.0],
+            Some([-1.0, 1.0]),
+            1.0,
+        ),
+        (
+            r#"<position kp="50" kv="4"/><general ctrlrange="-1 1"/>"#.into(),
+            "position",
+            50.0,
+            [0.0, -50.0, -4.0],
+            Some([-1.0, 1.0]),
+            1.0,
+        ),
+    ];
+    for (class, element, gain, bias, ctrlrange, gear) in cases {
+        let m = load(&format!(
+            r#"<mujoco><compiler angle="radian"/><default><default class="c">{class}</default></default>
+  <worldbody><body><joint name="a" range="-1 3"/><geom size="0.1"/></body></worldbody>
+  <actuator><{element} class="c" joint="a"/></actuator></mujoco>"#
+        ));
+        let a = &m.spec.actuators[0];
+        assert_eq!(
+            (a.gain, a.bias, a.ctrlrange, a.gear),
+            (gain, bias, ctrlrange, gear),
+            "{class} then <{element}>"
+        );
+    }
+}
+
+/// `<mesh inertia="shell">` (robosuite's Sawyer and Baxter): the mass on the surface, `density` per unit area. A
+/// cube of side 0.2 written as points (its hull's faces) weighs `1000 · 0.24` with the hollow cube's `5/18 m a²`; a
+/// tetrahedron's mass, principal moments and centre of mass are MuJoCo 4.0.1's for the same file (its vertices in
+/// single precision, as ours).
+#[test]
+fn shell_mesh_inertia_puts_the_mass_on_the_surface() {
+    let cube = "-.1 -.1 -.1  .1 -.1 -.1  -.1 .1 -.1  .1 .1 -.1  -.1 -.1 .1  .1 -.1 .1  -.1 .1 .1  .1 .1 .1";
+    let tetrahedron = r#"0 0 0  0.3 0 0  0 0.2 0  0.05 0.04 0.25" face="0 2 1  0 1 3  0 3 2  1 2 3"#;
+    let cases = [
+        (cube, 240.00000715255743, [2.666666825612389; 3], [0.0; 3]),
+        (
+            tetrahedron,
+            142.38270245507113,
+            [1.4095815009829764, 1.0427998258029396, 0.7535206007566747],
+            [0.09524897140871115, 0.0594090308688899, 0.06577501976372782],
+        ),
+    ];
+    for (vertices, mass, inertia, ipos) in cases {
+        let xml = format!(
+            r#"<mujoco><asset><mesh name="m" vertex="{vertices}" inertia="shell"/></asset>
+  <worldbody><body><freejoint/><geom type="mesh" mesh="m" density="1000"/></body></worldbody></mujoco>"#
+        );
+        let scene = signorini_mjcf::load_scene_str(&xml, Path::new("."), signorini_sim::Dialect::Mujoco, &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let m = &scene.model().multibody;
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0);
+        assert!(close(m.body_mass[1], mass), "mass {} against MuJoCo's {mass}", m.body_mass[1]);
+        let ours = m.body_inertia[1].to_array();
+        assert!(ours.iter().zip(&inertia).all(|(&a, &b)| close(a, b)), "{ours:?} against {inertia:?}");
+        let at = m.body_ipos[1].to_array();
+        assert!(at.iter().zip(&ipos).all(|(&a, &b)| (a - b).abs() < 1e-14), "{at:?} against {ipos:?}");
+    }
+    assert!((2.666666825612389f64 - 5.0 / 18.0 * 240.0 * 0.04).abs() < 2e-7, "the hollow cube's 5/18 m a²");
+}
+
 #[test]
 fn equalities_contacts_keyframes() {
     let m = load(
