@@ -11,7 +11,7 @@ suite, `pip install gymnasium gymnasium-robotics --no-deps` for `--gymnasium` (t
 Gymnasium's MuJoCo environments, gymnasium-robotics' Fetch, Shadow hand, Adroit hand, Franka kitchen and more), and
 a built `signorini` (`cargo build -p signorini-cli`).
 
-Usage: python3 scripts/mujoco_model_census.py --models PATH/model [--suite] [--gymnasium] [--steps 200]
+Usage: python3 scripts/mujoco_model_census.py --models PATH/model [--suite] [--gymnasium] [--robosuite] [--steps 200]
        [--binary target/debug/signorini]
 """
 import argparse
@@ -72,6 +72,8 @@ def main():
     p.add_argument("--suite", action="store_true", help="also the DeepMind control suite (pip dm_control)")
     p.add_argument("--gymnasium", action="store_true",
                    help="also the MJCF files of gymnasium and gymnasium-robotics (pip, --no-deps)")
+    p.add_argument("--robosuite", action="store_true", help="also robosuite's robots, grippers, arenas and objects "
+                   "(pip install robosuite --no-deps)")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--binary", default=os.path.join(os.path.dirname(__file__), "..", "target", "debug", "signorini"))
     a = p.parse_args()
@@ -81,9 +83,14 @@ def main():
         import dm_control
         suite = os.path.join(os.path.dirname(dm_control.__file__), "suite")
         census(sorted(glob.glob(os.path.join(suite, "*.xml"))), a.binary, a.steps, suite)
+    packages = []
     if a.gymnasium:
+        packages += [("gymnasium", "envs/mujoco/assets"), ("gymnasium_robotics", "envs")]
+    if a.robosuite:
+        packages.append(("robosuite", "models/assets"))
+    if packages:
         # Located without importing the packages (their imports pull in the environments' dependencies).
-        for package, sub in (("gymnasium", "envs/mujoco/assets"), ("gymnasium_robotics", "envs")):
+        for package, sub in packages:
             spec = importlib.util.find_spec(package)
             if spec is None:
                 raise SystemExit(f"--gymnasium: `pip install {package.replace('_', '-')} --no-deps` first")
