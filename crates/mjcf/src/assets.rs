@@ -159,18 +159,18 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     {
         return Err(a.unsupported(Some("maxhullvert"), "limiting the number of hull vertices").into());
     }
-    let inertia = match a.keyword(
-        "inertia",
-        &[
-            ("convex", MeshInertia::Convex),
-            ("legacy", MeshInertia::Legacy),
-            ("exact", MeshInertia::Exact),
-            ("shell", MeshInertia::Shell),
-        ],
-    )? {
+    let inertia = a
+        .keyword(
+            "inertia",
+            &[
+                ("convex", MeshInertia::Convex),
+                ("legacy", MeshInertia::Legacy),
+                ("exact", MeshInertia::Exact),
+                ("shell", MeshInertia::Shell),
+            ],
+        )?
         // MuJoCo's default (`mjs_defaultMesh`).
-        v => v.unwrap_or(MeshInertia::Legacy),
-    };
+        .unwrap_or(MeshInertia::Legacy);
     a.bool("smoothnormal")?;
     let builtin = a.has("builtin");
     if builtin && (a.has("file") || a.has("vertex") || a.has("face")) {

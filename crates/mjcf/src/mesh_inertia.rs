@@ -41,38 +41,25 @@ fn triangle(a: DVec3, b: DVec3, c: DVec3) -> (f64, DVec3, DVec3) {
 /// vertices' frame; `None` when the surface area or the volume is below MuJoCo's `mjMINVAL` (MuJoCo rejects such
 /// a mesh).
 pub(crate) fn legacy_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Option<MassProperties> {
-    let corners = |t: &[u32; 3]| -> Option<[DVec3; 3]> {
-        Some([*vertices.get(t[0] as usize)?, *vertices.get(t[1] as usize)?, *vertices.get(t[2] as usize)?])
-    };
-    let faces: Vec<[DVec3; 3]> = triangles.iter().map(corners).collect::<Option<_>>()?;
-
-    let shapes: Vec<(f64, DVec3, DVec3)> = faces.iter().map(|&[a, b, c]| triangle(a, b, c)).collect();
-    let (mut area_sum, mut facecen) = (0.0, DVec3::ZERO);
-    for &(area, _, center) in &shapes {
-        facecen += area * center;
-        area_sum += area;
-    }
-    if area_sum < MINVAL {
-        return None;
-    }
-    facecen /= area_sum;
-
-    let (mut volume, mut com) = (0.0, DVec3::ZERO);
-    for &(area, normal, center) in &shapes {
-        let v = ((center - facecen).dot(normal) * area / 3.0).abs();
-        volume += v;
-        com += v * (center * 3.0 / 4.0 + facecen / 4.0);
-    }
-    if volume < MINVAL {
-        return None;
-    }
-    com /= volume;
+    let (faces, shapes, o) = surface(vertices, triangles)?;
+    let com =
+        pyramid_centroid(&shapes, o, |area, normal, center| ((center - o).dot(normal) * area / 3.0).abs())?;
     second_moments(&faces, com, |area, normal, center| (center.dot(normal) * area / 3.0).abs(), 20.0)
 }
 
 /// MuJoCo's `shell` mesh inertia at unit surface density (mass = area) of the surface `triangles` over `vertices`;
 /// `None` when the area is below `mjMINVAL`.
 pub(crate) fn shell_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Option<MassProperties> {
+    let (faces, shapes, o) = surface(vertices, triangles)?;
+    let com = pyramid_centroid(&shapes, o, |area, _, _| area)?;
+    second_moments(&faces, com, |area, _, _| area, 12.0)
+}
+
+type Faces = (Vec<[DVec3; 3]>, Vec<(f64, DVec3, DVec3)>, DVec3);
+
+/// The corners of `triangles` over `vertices`, each triangle's area, unit normal and centre, and their area-weighted
+/// centroid `o` (`mjCMesh::ComputeFaceCentroid`); `None` for an index out of range or a total area below `mjMINVAL`.
+fn surface(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Option<Faces> {
     let corners = |t: &[u32; 3]| -> Option<[DVec3; 3]> {
         Some([*vertices.get(t[0] as usize)?, *vertices.get(t[1] as usize)?, *vertices.get(t[2] as usize)?])
     };
@@ -86,17 +73,24 @@ pub(crate) fn shell_unit_mass(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Opt
     if area_sum < MINVAL {
         return None;
     }
-    facecen /= area_sum;
-    let (mut surface, mut com) = (0.0, DVec3::ZERO);
-    for &(area, _, center) in &shapes {
-        surface += area;
-        com += area * (center * 3.0 / 4.0 + facecen / 4.0);
+    Some((faces, shapes, facecen / area_sum))
+}
+
+/// `Σ w (¾ c + ¼ o) / Σ w` over the triangles, `w = weight(A, n, c)`: the centre of mass of the pyramids from `o`
+/// (`mjCMesh::ComputeVolume` with their volumes, `ComputeSurfaceArea` with the areas); `None` when `Σ w` is below
+/// `mjMINVAL`.
+fn pyramid_centroid(
+    shapes: &[(f64, DVec3, DVec3)],
+    o: DVec3,
+    weight: impl Fn(f64, DVec3, DVec3) -> f64,
+) -> Option<DVec3> {
+    let (mut total, mut com) = (0.0, DVec3::ZERO);
+    for &(area, normal, center) in shapes {
+        let w = weight(area, normal, center);
+        total += w;
+        com += w * (center * 3.0 / 4.0 + o / 4.0);
     }
-    if surface < MINVAL {
-        return None;
-    }
-    com /= surface;
-    second_moments(&faces, com, |area, _, _| area, 12.0)
+    (total >= MINVAL).then(|| com / total)
 }
 
 /// `mjCMesh::ComputeInertia`: with the vertices relative to `com`, each triangle's weight `w = weight(A, n, c)`

@@ -314,7 +314,8 @@ fn actuators() {
 fn actuator_shortcuts_in_mixed_default_classes_read_as_mujoco_does() {
     let spot = r#"<position kp="500" kv="40" inheritrange="1" gear="3" forcerange="-9 9"/>"#;
     // (the class's elements, the actuator, MuJoCo's gain, bias[0..3], ctrlrange, gear)
-    let cases: [(String, &str, f64, [f64; 3], Option<[f64; 2]>, f64); 12] = [
+    type Case = (String, &'static str, f64, [f64; 3], Option<[f64; 2]>, f64);
+    let cases: [Case; 12] = [
         (spot.into(), "general", 500.0, [0.0, -500.0, -40.0], Some([-1.0, 3.0]), 3.0),
         (spot.into(), "motor", 1.0, [0.0; 3], None, 3.0),
         (

@@ -439,16 +439,17 @@ impl Options {
     /// Build-time validation (spec §4). Every rejected combination is a typed error a user can act on.
     pub fn validate(&self) -> Result<()> {
         let invalid = |name: &str, what: String| Err(SimError::InvalidOption { name: name.into(), what });
-        let positive = |name: &str, v: f64| -> Result<()> {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(SimError::InvalidOption {
-                    name: name.into(),
-                    what: format!("must be finite and > 0, got {}", crate::error::short(v)),
-                })
+        // `v > 0`, or `v ≥ 0` where `zero_ok`, and finite.
+        let bounded = |name: &str, v: f64, zero_ok: bool| -> Result<()> {
+            if v.is_finite() && (v > 0.0 || zero_ok && v == 0.0) {
+                return Ok(());
             }
+            let bound = if zero_ok { "≥ 0" } else { "> 0" };
+            invalid(name, format!("must be finite and {bound}, got {}", crate::error::short(v)))
         };
+        let positive = |name: &str, v: f64| bounded(name, v, false);
+        // A tolerance of 0 never stops its loop early (it runs to its iteration cap), as in MuJoCo.
+        let nonnegative = |name: &str, v: f64| bounded(name, v, true);
         positive("dt", self.dt)?;
         if self.dt > MAX_DT {
             return invalid(
@@ -456,17 +457,6 @@ impl Options {
                 format!("must be at most {MAX_DT} s, got {}", crate::error::short(self.dt)),
             );
         }
-        // A tolerance of 0 never stops its loop early (it runs to its iteration cap), as in MuJoCo.
-        let nonnegative = |name: &str, v: f64| -> Result<()> {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(SimError::InvalidOption {
-                    name: name.into(),
-                    what: format!("must be finite and ≥ 0, got {}", crate::error::short(v)),
-                })
-            }
-        };
         nonnegative("ls_tolerance", self.ls_tolerance)?;
         nonnegative("noslip_tolerance", self.noslip_tolerance)?;
         positive("constraint_timeconst", self.constraint_timeconst)?;
