@@ -951,7 +951,7 @@ fn contacts_within_a_margin_have_the_gap_as_their_distance() {
         ("cube mesh on a cube mesh", &cube, upright, 0.2, &cube, 4),
     ];
     for (name, top, q, height, bottom, count) in cases {
-        for gap in [0.004, 0.008, 0.012] {
+        for gap in [-0.004, 0.004, 0.008, 0.012] {
             let p = pose([0.01, 0.02, height + gap], q);
             let found = if std::ptr::eq(top, bottom) {
                 MujocoDispatcher.contacts(bottom, &Pose::IDENTITY, top, &p, &request)
@@ -966,6 +966,9 @@ fn contacts_within_a_margin_have_the_gap_as_their_distance() {
             assert_eq!(cs.len(), count, "{name} at {gap}: {cs:?}");
             for c in &cs {
                 assert!((c.penetration + gap).abs() < 1e-12, "{name} at {gap}: {}", c.penetration);
+                // From the lower geom to the upper one (B → A), as MuJoCo's frame from geom 1 to geom 2 is.
+                let up = if std::ptr::eq(top, bottom) { -c.normal.z } else { c.normal.z };
+                assert!(up > 1.0 - 1e-12, "{name} at {gap}: normal {}", c.normal);
             }
         }
     }

@@ -452,7 +452,10 @@ pub(super) fn polygon_clip(
         let dist = (x - v).dot(dir);
         let w = x - dir * dist;
         let (x1, x2) = if swap { (w, x) } else { (x, w) };
-        out.push(MjContact { dist, pos: (x1 + x2) * 0.5, normal: normalize(x1 - x2), tangent: DVec3::ZERO });
+        // Geom 2's witness to geom 1's, turned when the faces are apart (a contact within the margin): MuJoCo clips
+        // the faces grown by half the margin each, which still overlap, and its normal does not turn.
+        let d = if dist > 0.0 { x2 - x1 } else { x1 - x2 };
+        out.push(MjContact { dist, pos: (x1 + x2) * 0.5, normal: normalize(d), tangent: DVec3::ZERO });
     };
     if MAX_CONTACTS < 5 && poly.len() > 4 {
         for i in polygon_quad(poly) {
