@@ -233,11 +233,11 @@ impl CollisionModel {
         if data.slots.len() < n {
             data.slots.resize_with(n, PairSlot::default);
         }
-        for ((slot, &pair), &e) in
+        for ((slot, &pair), &explicit) in
             data.slots.iter_mut().zip(&data.pairs[range.clone()]).zip(&data.pair_explicit[range.clone()])
         {
             slot.cached_normal = data.cache.lookup(pair);
-            slot.margin = self.explicit_params(e).map(|p| p.margin + p.gap);
+            slot.margin = self.explicit_params(explicit).map(|p| p.margin + p.gap);
         }
         let ctx = NarrowContext {
             dispatcher: &*self.dispatcher,
@@ -286,7 +286,7 @@ impl CollisionModel {
     fn stage(&self, data: &mut CollisionData, range: std::ops::Range<usize>) -> Result<()> {
         let mixing = self.mixing;
         let generation_order = self.dispatcher.keeps_generation_order();
-        for ((slot, &[a, b]), &e) in
+        for ((slot, &[a, b]), &explicit) in
             data.slots.iter().zip(&data.pairs[range.clone()]).zip(&data.pair_explicit[range.clone()])
         {
             let (a, b) = (a as usize, b as usize);
@@ -303,7 +303,7 @@ impl CollisionModel {
                 g.shape[b].kind(),
                 slot.manifold.len(),
             )?;
-            let params = match self.explicit_params(e) {
+            let params = match self.explicit_params(explicit) {
                 Some(params) => *params,
                 None => {
                     let (mut pa, mut pb) = match &data.geom_params {
