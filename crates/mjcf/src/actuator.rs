@@ -106,12 +106,8 @@ impl Params {
     /// a `<motor>` has `kp` 1, not the class's); `gear` and the ranges are kept either way.
     fn apply(&mut self, kind: &str, a: &Attrs<'_>) -> Result<()> {
         if kind != "general" && self.shortcut.as_deref().is_some_and(|s| s != kind) {
-            let fresh = Params::default();
-            (self.gain, self.gainprm, self.bias, self.biasprm) =
-                (fresh.gain, fresh.gainprm, fresh.bias, fresh.biasprm);
-            (self.dynamics, self.dynprm, self.inheritrange) =
-                (fresh.dynamics, fresh.dynprm, fresh.inheritrange);
-            (self.act_limited, self.ctrl_limited, self.adhesion) = (false, false, false);
+            // Only the attributes every actuator element has (`gear`, `actearly`) survive.
+            *self = Params { gear: self.gear, actearly: self.actearly, ..Params::default() };
         }
         self.shortcut = (kind != "general").then(|| kind.to_string());
         self.gear = a.partial::<6>("gear", self.gear)?;
@@ -553,14 +549,8 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
     let position_like =
         params.gain == Gain::Fixed && params.bias == Bias::Affine && params.gainprm[0] == -params.biasprm[1];
     let inheritrange = if position_like { params.inheritrange } else { 0.0 };
-    if inheritrange > 0.0 && params.act_limited {
-        // intvelocity: the inherited range bounds the activation (the position setpoint).
-        let r = target_range
-            .ok_or_else(|| a.invalid_named("inheritrange", "the joint or tendon has no range to inherit"))?;
-        let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
-        actrange = Some([mid - inheritrange * half, mid + inheritrange * half]);
-    } else if inheritrange > 0.0 {
-        if ctrl != [0.0; 2] {
+    if inheritrange > 0.0 {
+        if !params.act_limited && ctrl != [0.0; 2] {
             return Err(a
                 .invalid_named("inheritrange", "ctrlrange and inheritrange cannot both be given")
                 .into());
@@ -568,7 +558,13 @@ fn read_actuator(e: &Element, tree: &Tree, tendons: &[TendonSpec], ctx: &Ctx<'_>
         let r = target_range
             .ok_or_else(|| a.invalid_named("inheritrange", "the joint or tendon has no range to inherit"))?;
         let (mid, half) = ((r[0] + r[1]) / 2.0, (r[1] - r[0]) / 2.0);
-        ctrlrange = Some([mid - inheritrange * half, mid + inheritrange * half]);
+        let inherited = Some([mid - inheritrange * half, mid + inheritrange * half]);
+        // intvelocity: the inherited range bounds the activation (the position setpoint); position: the control.
+        if params.act_limited {
+            actrange = inherited;
+        } else {
+            ctrlrange = inherited;
+        }
     }
     if ctrlrange.is_some_and(|r| !(r[0] < r[1])) {
         return Err(a.invalid_named("ctrlrange", "the lower limit must be below the upper limit").into());
