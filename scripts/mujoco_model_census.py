@@ -8,8 +8,8 @@ and compare `settled.ncon_mean` with the mean of `mj_step`'s `ncon` from keyfram
 Needs `pip install mujoco` (4.0), a checkout of MuJoCo's `model/` folder (e.g. `git clone --depth 1
 https://github.com/google-deepmind/mujoco` and `--models mujoco/model`), `pip install dm_control --no-deps` for the
 suite, `pip install gymnasium gymnasium-robotics --no-deps` for `--gymnasium` (the MJCF files those packages ship:
-Gymnasium's MuJoCo environments, gymnasium-robotics' Fetch, Shadow hand, Adroit hand, Franka kitchen and more), and
-a built `signorini` (`cargo build -p signorini-cli`).
+Gymnasium's MuJoCo environments, gymnasium-robotics' Fetch, Shadow hand, Adroit hand, Franka kitchen and more),
+`pip install robosuite --no-deps` for `--robosuite`, and a built `signorini` (`cargo build -p signorini-cli`).
 
 Usage: python3 scripts/mujoco_model_census.py --models PATH/model [--suite] [--gymnasium] [--robosuite] [--steps 200]
        [--binary target/debug/signorini]
@@ -88,14 +88,13 @@ def main():
         packages += [("gymnasium", "envs/mujoco/assets"), ("gymnasium_robotics", "envs")]
     if a.robosuite:
         packages.append(("robosuite", "models/assets"))
-    if packages:
-        # Located without importing the packages (their imports pull in the environments' dependencies).
-        for package, sub in packages:
-            spec = importlib.util.find_spec(package)
-            if spec is None:
-                raise SystemExit(f"--gymnasium: `pip install {package.replace('_', '-')} --no-deps` first")
-            root = os.path.join(os.path.dirname(spec.origin), sub)
-            census(sorted(glob.glob(os.path.join(root, "**", "*.xml"), recursive=True)), a.binary, a.steps, root)
+    # Located without importing the packages (their imports pull in the environments' dependencies).
+    for package, sub in packages:
+        spec = importlib.util.find_spec(package)
+        if spec is None:
+            raise SystemExit(f"`pip install {package.replace('_', '-')} --no-deps` first")
+        root = os.path.join(os.path.dirname(spec.origin), sub)
+        census(sorted(glob.glob(os.path.join(root, "**", "*.xml"), recursive=True)), a.binary, a.steps, root)
 
 
 if __name__ == "__main__":

@@ -917,15 +917,17 @@ fn capsule_pairs_match_mujoco_bit_for_bit() {
     assert_eq!(contacts, 162);
 }
 
-/// Geoms within the pair's margin (`mjc_Convex`): the contacts' distance is the gap between the surfaces. MuJoCo
-/// 4.0.1 on these poses (pair margin 0.01, gaps 0.004 and 0.008; `mj_forward` on the same geoms): a capsule lying
+/// Geoms within the pair's margin (`mjc_Convex`): the contacts' distance is the gap between the surfaces and their
+/// normal points from the lower geom to the upper one whether they overlap or not. MuJoCo 4.0.1 on these poses (pair
+/// margin 0.01, gaps −0.004, 0.004 and 0.008; `mj_forward` on the same geoms): a capsule lying
 /// across a cylinder's cap 2 contacts, a sphere above it 1, a cylinder standing on a box 4, one lying on it 2, a capsule
 /// across a cube mesh 2, a cube mesh on a cube mesh 4, every one at `dist = gap` (the meshes' to 3e-9: MuJoCo's
-/// vertices are single precision); none at gap 0.012. Two causes made the round geoms' contacts 0.5·margin too
-/// deep: `mjc_ccd` shrinks a sphere or capsule to its core with its half margin in its radius and no margin in its
-/// support (ours added it to both), and a capsule's edge in the multi-contact step is its own surface line, not
-/// that of the capsule grown by the half margin (gymnasium-robotics' Adroit pen: two thumb capsules 1.4 mm from the
-/// pen, a cylinder, with a 1 mm margin made contacts at 0.96 mm where MuJoCo makes none).
+/// vertices are single precision), every normal from geom 1 down to geom 2; none at gap 0.012. Two causes made the
+/// round geoms' contacts 0.5·margin too deep: `mjc_ccd` shrinks a sphere or capsule to its core with its half
+/// margin in its radius and no margin in its support (ours added it to both), and a capsule's edge in the
+/// multi-contact step is its own surface line, not that of the capsule grown by the half margin (gymnasium-robotics'
+/// Adroit pen: two thumb capsules 1.4 mm from the pen, a cylinder, with a 1 mm margin made contacts at 0.96 mm where
+/// MuJoCo makes none). And every clipped contact at a positive gap had its normal reversed (the Adroit hammer).
 #[test]
 fn contacts_within_a_margin_have_the_gap_as_their_distance() {
     let corner = |i: u32, bit: u32| if i & bit == 0 { -0.1 } else { 0.1 };
