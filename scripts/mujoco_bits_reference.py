@@ -25,7 +25,7 @@ DATA = ROOT / "crates/sim/tests/data"
 WHOLE = [
     "actuators", "adhesion", "ball_limit", "capsule_plane", "cg_light_bodies", "cradle", "flags", "gravcomp",
     "implicit_stack", "implicit_tree", "limit_margin", "margin", "mocap", "muscles", "noslip", "pair_order",
-    "pair_twice", "pgs", "pgs_sparse",
+    "flat_mesh", "pair_twice", "pgs", "pgs_sparse",
     "rangefinder", "rk4", "rk4_rotations", "rolling_condim", "sensors", "sensors_sparse", "sleep", "sleep_mocap",
     "sleep_wake", "slider_crank", "spatial_tendon", "spin", "surfacevel", "tendon", "tendon_equality",
     "tendon_wrap", "tolerance_zero", "transmissions", "tumble",

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use glam::{DMat3, DQuat, DVec3};
-use signorini_geometry::{ConvexMesh, MassProperties, Shape, TriangleMesh};
+use signorini_geometry::{ConvexMesh, GeometryError, MassProperties, Shape, TriangleMesh};
 
 use crate::compiler::Compiler;
 use crate::defaults::Defaults;
@@ -37,8 +37,8 @@ enum MeshInertia {
 pub struct MeshAsset {
     /// Name (from `name`, else the file name without extension).
     pub name: String,
-    /// The convex hull used for collision.
-    pub hull: Arc<ConvexMesh>,
+    /// What a mesh geom of this asset collides as.
+    pub shape: MeshShape,
     /// Mass properties at unit density in the mesh frame: MuJoCo's legacy sum over the triangles by default, the
     /// hull's for `inertia="convex"` or a mesh without faces, the closed mesh's for `inertia="exact"`.
     pub unit: MassProperties,
@@ -47,6 +47,33 @@ pub struct MeshAsset {
     pub surface: Arc<MeshData>,
     /// Where the mesh is declared.
     pub at: signorini_xml::Location,
+}
+
+/// The shape a mesh asset gives its geoms.
+#[derive(Debug, Clone)]
+pub enum MeshShape {
+    /// The convex hull, used for collision.
+    Hull(Arc<ConvexMesh>),
+    /// A flat mesh (all its vertices in one plane) has no hull: `why`, and its triangles as the shape of geoms that
+    /// never collide. MuJoCo asks for a mesh's hull only when a geom using it has `contype` or `conaffinity` or is in
+    /// a `<pair>` (or the mesh's inertia is `convex`), so a flat visual mesh (robosuite's Sawyer head) loads; a geom
+    /// that collides with it is an error.
+    Flat {
+        /// Why the hull could not be built.
+        why: GeometryError,
+        /// The triangles as written (mesh frame, scaled).
+        mesh: Arc<TriangleMesh>,
+    },
+}
+
+impl MeshAsset {
+    /// The convex hull, unless the mesh is flat.
+    pub fn hull(&self) -> Option<&Arc<ConvexMesh>> {
+        match &self.shape {
+            MeshShape::Hull(h) => Some(h),
+            MeshShape::Flat { .. } => None,
+        }
+    }
 }
 
 /// The mesh assets by name.
@@ -125,7 +152,14 @@ impl Assets {
 
     /// The mesh asset whose hull a mesh geom holds.
     pub fn mesh_of_hull(&self, hull: &Arc<ConvexMesh>) -> Option<&MeshAsset> {
-        self.meshes.iter().find(|m| Arc::ptr_eq(&m.hull, hull))
+        self.meshes.iter().find(|m| m.hull().is_some_and(|h| Arc::ptr_eq(h, hull)))
+    }
+
+    /// The flat mesh asset ([`MeshShape::Flat`]) whose triangles a geom that never collides holds.
+    pub fn flat_mesh_of(&self, mesh: &Arc<TriangleMesh>) -> Option<&MeshAsset> {
+        self.meshes
+            .iter()
+            .find(|m| matches!(&m.shape, MeshShape::Flat { mesh: f, .. } if Arc::ptr_eq(f, mesh)))
     }
 
     /// The height field named `name`.
@@ -252,12 +286,18 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     };
     // Collision reads the vertices MuJoCo stores; the surface keeps them as written.
     let frame = mesh_frame(&unit);
-    let hull = Arc::new(
-        Arc::unwrap_or_clone(hull_of(&stored_as_mujoco_does(&vertices, &unit, frame))?)
-            .with_inertial_frame(unit.com, frame),
-    );
+    let shape = match ConvexMesh::from_points(&stored_as_mujoco_does(&vertices, &unit, frame)) {
+        Ok(hull) => MeshShape::Hull(Arc::new(
+            hull.with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale)).with_inertial_frame(unit.com, frame),
+        )),
+        Err(why @ GeometryError::DegenerateHull { .. }) if !data.triangles.is_empty() => {
+            let mesh = TriangleMesh::new(vertices.clone(), data.triangles.clone()).map_err(geometry)?;
+            MeshShape::Flat { why, mesh: Arc::new(mesh) }
+        }
+        Err(why) => return Err(geometry(why)),
+    };
     let surface = Arc::new(MeshData { vertices, triangles: data.triangles });
-    Ok(MeshAsset { name, hull, unit, surface, at: e.at.clone() })
+    Ok(MeshAsset { name, shape, unit, surface, at: e.at.clone() })
 }
 
 /// The vertices as MuJoCo keeps them, expressed in the asset frame. `mjCMesh::Process` moves the mesh to its

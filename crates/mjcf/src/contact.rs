@@ -4,10 +4,13 @@
 //! the pair element's defaults otherwise, not the geoms' values (MuJoCo 4.0). As in MuJoCo, the two geoms are
 //! swapped when the first one's body comes later.
 
+use signorini_geometry::Shape;
 use signorini_model::spec::{ContactPairSpec, DEFAULT_SOLIMP, DEFAULT_SOLREF};
 
 use crate::Ctx;
+use crate::assets::{MeshAsset, MeshShape};
 use crate::error::Result;
+use crate::geom::flat_mesh_reason;
 use crate::schema;
 use crate::tree::Tree;
 use signorini_xml::Element;
@@ -38,7 +41,7 @@ pub fn read_section(
                 child.check_attributes(schema::PAIR)?;
                 let class = ctx.defaults.resolve(child, 0)?;
                 let a = Attrs::new(child, ctx.defaults.layers(class, "pair"));
-                pairs.push(read_pair(&a, tree)?);
+                pairs.push(read_pair(&a, tree, ctx)?);
             }
             _ => return Err(e.unknown_child(child).into()),
         }
@@ -49,9 +52,18 @@ pub fn read_section(
 /// One `<pair>`. As MuJoCo 4.0, an attribute the element (or its class) does not give takes the pair element's own
 /// default (condim 3, friction `1 1 0.005 0.0001 0.0001`, the default `solref`/`solimp`, margin, gap and adhesion
 /// 0), not the geoms' values. The geoms are ordered so that body1 ≤ body2.
-fn read_pair(a: &Attrs<'_>, tree: &Tree) -> Result<ContactPairSpec> {
+fn read_pair(a: &Attrs<'_>, tree: &Tree, ctx: &Ctx<'_>) -> Result<ContactPairSpec> {
     let mut g1 = tree.geom(a, "geom1")?.ok_or_else(|| a.missing("geom1", ""))?;
     let mut g2 = tree.geom(a, "geom2")?.ok_or_else(|| a.missing("geom2", ""))?;
+    for (attribute, (b, g)) in [("geom1", g1), ("geom2", g2)] {
+        if let Some(Shape::TriangleMesh(mesh)) =
+            tree.bodies.get(b).and_then(|body| body.geoms.get(g)).map(|g| &g.shape)
+            && let Some(MeshAsset { name, shape: MeshShape::Flat { why, .. }, .. }) =
+                ctx.assets.flat_mesh_of(mesh)
+        {
+            return Err(a.invalid_named(attribute, flat_mesh_reason(name, why)).into());
+        }
+    }
     if g1.0 > g2.0 {
         std::mem::swap(&mut g1, &mut g2);
     }

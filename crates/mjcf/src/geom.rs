@@ -13,6 +13,7 @@ use signorini_geometry::{Capsule, Cuboid, Cylinder, Ellipsoid, MassProperties, P
 use signorini_model::spec::{DEFAULT_SOLIMP, DEFAULT_SOLREF, GeomSpec};
 
 use crate::Ctx;
+use crate::assets::MeshShape;
 use crate::error::{MjcfError, Result};
 use crate::orientation;
 use crate::schema;
@@ -237,7 +238,17 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
                 kind: "mesh",
                 name: m.value.clone(),
             })?;
-            Shape::ConvexMesh(asset.hull.clone())
+            match &asset.shape {
+                MeshShape::Hull(hull) => Shape::ConvexMesh(hull.clone()),
+                MeshShape::Flat { why, mesh } => {
+                    let bit =
+                        |name: &str| -> Result<bool> { Ok(a.int_in(name, 1, 0, u32::MAX as i64)? != 0) };
+                    if bit("contype")? || bit("conaffinity")? {
+                        return Err(a.invalid(m, flat_mesh_reason(&asset.name, why)).into());
+                    }
+                    Shape::TriangleMesh(mesh.clone())
+                }
+            }
         }
         GeomType::HeightField => {
             let h = a
@@ -258,10 +269,20 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
     })
 }
 
+/// Why a geom that collides cannot use the flat mesh `name` ([`MeshShape::Flat`]).
+pub(crate) fn flat_mesh_reason(name: &str, why: &signorini_geometry::GeometryError) -> String {
+    format!(
+        "mesh `{name}` has no convex hull ({why}), and a geom that collides needs one (MuJoCo refuses it too); keep \
+         it visual (contype=\"0\" conaffinity=\"0\", in no <pair>) or use a thin box"
+    )
+}
+
 /// The unit-density mass properties of a mesh geom's asset (mass = volume), as the asset compiled them.
 fn mesh_unit(shape: &Shape, a: &Attrs<'_>, ctx: &Ctx<'_>) -> Option<MassProperties> {
     match (shape, a.get("mesh")) {
-        (Shape::ConvexMesh(_), Some(m)) => ctx.assets.mesh(&m.value).map(|asset| asset.unit),
+        (Shape::ConvexMesh(_) | Shape::TriangleMesh(_), Some(m)) => {
+            ctx.assets.mesh(&m.value).map(|asset| asset.unit)
+        }
         _ => None,
     }
 }

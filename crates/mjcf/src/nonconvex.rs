@@ -71,7 +71,7 @@ impl NonconvexMeshes {
                             closed_mesh(asset, e, &mut meshes)?;
                             for (b, body) in spec.bodies.iter().enumerate() {
                                 for (g, geom) in body.geoms.iter().enumerate() {
-                                    if matches!(&geom.shape, Shape::ConvexMesh(h) if Arc::ptr_eq(h, &asset.hull))
+                                    if matches!((&geom.shape, asset.hull()), (Shape::ConvexMesh(h), Some(a)) if Arc::ptr_eq(h, a))
                                     {
                                         selected.push((b, g, e.at.clone()));
                                     }
@@ -168,14 +168,17 @@ fn closed_mesh(
     e: &Element,
     meshes: &mut Vec<(Arc<ConvexMesh>, Arc<TriangleMesh>)>,
 ) -> Result<()> {
-    if meshes.iter().any(|(h, _)| Arc::ptr_eq(h, &asset.hull)) {
-        return Ok(());
-    }
     let invalid = |reason: String| MjcfError::Invalid {
         at: e.at.clone(),
         element: e.name.clone(),
         reason: format!("mesh `{}` (declared at {}): {reason}", asset.name, asset.at),
     };
+    let Some(hull) = asset.hull() else {
+        return Err(invalid("is flat; a non-convex mesh needs a closed surface around a volume".into()));
+    };
+    if meshes.iter().any(|(h, _)| Arc::ptr_eq(h, hull)) {
+        return Ok(());
+    }
     if asset.surface.triangles.is_empty() {
         return Err(invalid(
             "has no faces; a non-convex mesh needs its triangles (`face` or a mesh file)".into(),
@@ -190,6 +193,6 @@ fn closed_mesh(
                 .into(),
         ));
     }
-    meshes.push((asset.hull.clone(), Arc::new(mesh)));
+    meshes.push((hull.clone(), Arc::new(mesh)));
     Ok(())
 }

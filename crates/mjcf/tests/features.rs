@@ -421,6 +421,38 @@ fn shell_mesh_inertia_puts_the_mass_on_the_surface() {
     assert!((2.666666825612389f64 - 5.0 / 18.0 * 240.0 * 0.04).abs() < 2e-7, "the hollow cube's 5/18 m a²");
 }
 
+/// A flat mesh has no convex hull. As MuJoCo, it loads for a geom that never collides (robosuite's Sawyer head), which
+/// keeps the mesh's triangles as its shape and the shell's mass (MuJoCo's, `1000 · area` of a 0.3 × 0.2 plate), and a geom that
+/// can collide or a `<pair>` naming one is an error naming the mesh.
+#[test]
+fn a_flat_mesh_serves_geoms_that_never_collide() {
+    let xml = |geom: &str, contact: &str| {
+        format!(
+            r#"<mujoco><asset><mesh name="plate" inertia="shell" vertex="0 0 0  .3 0 0  .3 .2 0  0 .2 0" face="0 1 2  0 2 3"/></asset>
+  <worldbody><geom name="floor" type="plane" size="1 1 .1"/>
+    <body><freejoint/><geom name="p" type="mesh" mesh="plate" {geom}/></body></worldbody>{contact}</mujoco>"#
+        )
+    };
+    let m = load(&xml(r#"contype="0" conaffinity="0""#, ""));
+    let geom = &m.spec.bodies[1].geoms[0];
+    assert!(matches!(&geom.shape, Shape::TriangleMesh(t) if t.triangles().len() == 2), "{:?}", geom.shape);
+    // MuJoCo 4.0.1's mass for this file (single-precision vertices); the plate's `1000 · 0.06` to 1e-7.
+    assert!((geom.mass - 60.0000032782555).abs() < 1e-12 && (geom.mass - 60.0).abs() < 1e-5, "mass {}", geom.mass);
+    for (geom, contact, attribute) in [
+        ("", "", "mesh"),
+        (r#"contype="0""#, "", "mesh"),
+        (r#"contype="0" conaffinity="0""#, r#"<contact><pair geom1="floor" geom2="p"/></contact>"#, "geom2"),
+    ] {
+        let err = load_mjcf_str(&xml(geom, contact), Path::new(".")).unwrap_err().to_string();
+        assert!(
+            err.contains(attribute)
+                && err.contains("mesh `plate` has no convex hull")
+                && err.contains("coplanar"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn equalities_contacts_keyframes() {
     let m = load(

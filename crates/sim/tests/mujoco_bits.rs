@@ -1,8 +1,8 @@
 //! The census of the small MuJoCo scenes (`tests/data/*.xml`) that MuJoCo-compatible mode follows bit for bit, as a
 //! test: `qpos`, `qvel` and the contact count against MuJoCo 4.0.1's `mj_step` from keyframe 0
-//! (`tests/data/mujoco_bits_reference.json`, `scripts/mujoco_bits_reference.py`). Thirty-eight scenes (tendons,
+//! (`tests/data/mujoco_bits_reference.json`, `scripts/mujoco_bits_reference.py`). Thirty-nine scenes (tendons,
 //! muscles, actuators and transmissions, adhesion, RK4 and the implicit integrators, PGS on dense and sparse models
-//! and no-slip, sleeping, mocap bodies, contact and limit margins, pairs given twice, zero tolerances, moving
+//! and no-slip, sleeping, mocap bodies, a flat visual mesh carrying a body's mass, contact and limit margins, pairs given twice, zero tolerances, moving
 //! surfaces, every sensor, welds on a sparse model, ...) are equal to the last bit after steps 1, 250 and 1000; two
 //! that part later in a run are equal at the last step where MuJoCo's `qpos` and `qvel` are still ours
 //! (contact_pairs 509, implicit 7), so that a change that moves any scene's frontier back fails here. `fluid` (its
@@ -22,7 +22,7 @@ fn numbers(v: &Value) -> Vec<f64> {
 fn small_scenes_follow_mujoco_bit_for_bit() {
     let reference: Value = serde_json::from_str(include_str!("data/mujoco_bits_reference.json")).unwrap();
     let scenes = reference["scenes"].as_object().unwrap();
-    assert_eq!(scenes.len(), 40);
+    assert_eq!(scenes.len(), 41);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     for (scene, cases) in scenes {
         let path = root.join(format!("tests/data/{scene}.xml"));
