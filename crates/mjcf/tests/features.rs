@@ -437,7 +437,11 @@ fn a_flat_mesh_serves_geoms_that_never_collide() {
     let geom = &m.spec.bodies[1].geoms[0];
     assert!(matches!(&geom.shape, Shape::TriangleMesh(t) if t.triangles().len() == 2), "{:?}", geom.shape);
     // MuJoCo 4.0.1's mass for this file (single-precision vertices); the plate's `1000 · 0.06` to 1e-7.
-    assert!((geom.mass - 60.0000032782555).abs() < 1e-12 && (geom.mass - 60.0).abs() < 1e-5, "mass {}", geom.mass);
+    assert!(
+        (geom.mass - 60.0000032782555).abs() < 1e-12 && (geom.mass - 60.0).abs() < 1e-5,
+        "mass {}",
+        geom.mass
+    );
     for (geom, contact, attribute) in [
         ("", "", "mesh"),
         (r#"contype="0""#, "", "mesh"),
