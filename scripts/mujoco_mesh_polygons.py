@@ -7,8 +7,8 @@ supertorus (the model folder's carousel: curved, their quads not quite flat), sc
 points on an ellipsoid, and a nearly flat dome whose merged polygons are not convex.
 
 Writes crates/mjcf/tests/data/mesh_polygons_mujoco.json: `xml` (the model, one geom per mesh named after it) and per
-mesh `{"name", "polygons": [[[x, y, z], ...], ...], "normals": [[x, y, z], ...]}`, vertices and normals (rounded to
-1e-9) in the mesh file's frame times `scale` (the frame of signorini's hull), each polygon's vertices in MuJoCo's
+mesh `{"name", "polygons": [[[x, y, z], ...], ...], "normals": [[x, y, z], ...]}`, vertices (rounded to 1e-9) and
+normals (`mesh_quat` times `mesh_polynormal`, unrounded) in the mesh file's frame times `scale` (the frame of signorini's hull), each polygon's vertices in MuJoCo's
 order. Needs `pip install mujoco`.
 
 Usage: python3 scripts/mujoco_mesh_polygons.py [OUT]
@@ -87,7 +87,7 @@ def main():
         for p in range(m.mesh_polyadr[k], m.mesh_polyadr[k] + m.mesh_polynum[k]):
             a, n = m.mesh_polyvertadr[p], m.mesh_polyvertnum[p]
             polygons.append([[round(float(x), 9) for x in verts[v]] for v in m.mesh_polyvert[a:a + n]])
-            normals.append([round(float(x), 9) for x in rot @ m.mesh_polynormal[p]])
+            normals.append([float(x) for x in rot @ m.mesh_polynormal[p]])
         meshes.append({"name": name, "polygons": polygons, "normals": normals})
         print(f"{name}: {len(polygons)} polygons, sizes {sorted(set(len(p) for p in polygons))}")
     OUT.write_text(json.dumps({"mujoco": mujoco.__version__, "xml": xml, "meshes": meshes}) + "\n")

@@ -286,10 +286,26 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     };
     // Collision reads the vertices MuJoCo stores; the surface keeps them as written.
     let frame = mesh_frame(&unit);
-    let shape = match ConvexMesh::from_points(&stored_as_mujoco_does(&vertices, &unit, frame)) {
-        Ok(hull) => MeshShape::Hull(Arc::new(
-            hull.with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale)).with_inertial_frame(unit.com, frame),
-        )),
+    let (stored, principal) = stored_as_mujoco_does(&vertices, &unit, frame);
+    let shape = match ConvexMesh::from_points(&stored) {
+        Ok(hull) => {
+            // The polygons' normals come from the unrounded vertices, as MuJoCo's do.
+            let index: HashMap<[u64; 3], usize> =
+                stored.iter().enumerate().map(|(i, v)| (v.to_array().map(f64::to_bits), i)).collect();
+            let exact: Vec<DVec3> = hull
+                .vertices()
+                .iter()
+                .map(|v| index.get(&v.to_array().map(f64::to_bits)).map_or(*v, |&i| principal[i]))
+                .collect();
+            let hull = hull
+                .with_mujoco_polygons_normals_from(
+                    DMat3::from_diagonal(1.0 / scale),
+                    &exact,
+                    DMat3::from_quat(frame),
+                )
+                .map_err(geometry)?;
+            MeshShape::Hull(Arc::new(hull.with_inertial_frame(unit.com, frame)))
+        }
         Err(why @ GeometryError::DegenerateHull { .. }) if !data.triangles.is_empty() => {
             let mesh = TriangleMesh::new(vertices.clone(), data.triangles.clone()).map_err(geometry)?;
             MeshShape::Flat { why, mesh: Arc::new(mesh) }
@@ -300,15 +316,31 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     Ok(MeshAsset { name, shape, unit, surface, at: e.at.clone() })
 }
 
-/// The vertices as MuJoCo keeps them, expressed in the asset frame. `mjCMesh::Process` moves the mesh to its
-/// inertial frame (centre of mass `c` at the origin, principal axes `R` as the frame's), in double, and then narrows
-/// the vertices to single precision: `v ↦ c + R·f32(Rᵀ(v − c))`. Rounding to single precision commutes with
+/// The vertices as MuJoCo keeps them, expressed in the asset frame, and as it computes them before it rounds them,
+/// in the mesh's inertial frame. `mjCMesh::Process` moves the mesh to its inertial frame (centre of mass `c` at the
+/// origin, principal axes `R` as the frame's), in double (`p = Rᵀ(v − c)` with `mjuu_quat2mat`'s arithmetic), and
+/// then narrows the vertices to single precision: `v ↦ c + R·f32(p)`. Rounding to single precision commutes with
 /// permuting and negating the axes, so MuJoCo's principal frame is needed only up to them, but to the last bit
 /// ([`crate::eig3::mesh_frame`]). Without this, two faces MuJoCo sees as crossing by less than a float's spacing can meet exactly here,
 /// and GJK ends on a degenerate simplex where MuJoCo's finds a contact (`cube_3x3x3.xml`'s cubelets).
-fn stored_as_mujoco_does(vertices: &[DVec3], unit: &MassProperties, frame: DQuat) -> Vec<DVec3> {
+fn stored_as_mujoco_does(
+    vertices: &[DVec3],
+    unit: &MassProperties,
+    frame: DQuat,
+) -> (Vec<DVec3>, Vec<DVec3>) {
     let r = DMat3::from_quat(frame);
-    vertices.iter().map(|&v| unit.com + r * (r.transpose() * (v - unit.com)).as_vec3().as_dvec3()).collect()
+    // `mjCMesh::Rotate`: the matrix of the conjugate quaternion, row by row.
+    let rt = crate::eig3::quat_to_mat(&[frame.w, -frame.x, -frame.y, -frame.z]);
+    let principal: Vec<DVec3> = vertices
+        .iter()
+        .map(|&v| {
+            let d = v - unit.com;
+            let row = |k: usize| rt[3 * k] * d.x + rt[3 * k + 1] * d.y + rt[3 * k + 2] * d.z;
+            DVec3::new(row(0), row(1), row(2))
+        })
+        .collect();
+    let stored = principal.iter().map(|&p| unit.com + r * p.as_vec3().as_dvec3()).collect();
+    (stored, principal)
 }
 
 /// MuJoCo's principal frame of a mesh's unit-density inertia ([`crate::eig3::mesh_frame`]).

@@ -226,8 +226,41 @@ impl ConvexMesh {
     /// is the linear map from this hull's frame to that one, `diag(1 / scale)` for a hull of the file's vertices
     /// times `scale`, the rotation of MuJoCo's `mesh_quat` for one in MuJoCo's stored frame.
     pub fn with_mujoco_polygons(mut self, file_from_hull: DMat3) -> ConvexMesh {
-        self.mujoco_polygons = Some(mujoco_polygons(&self.vertices, &self.triangles, file_from_hull));
+        self.mujoco_polygons = Some(mujoco_polygons(&self.vertices, &self.triangles, file_from_hull, None));
         self
+    }
+
+    /// [`ConvexMesh::with_mujoco_polygons`] with each polygon's normal summed over `exact`, the hull's vertices
+    /// (one per vertex, in order) in another frame, which the rotation `hull_from_exact` turns into the hull's. MuJoCo
+    /// computes `mesh_polynormal` from its double-precision vertices in the mesh's inertial frame and then stores the
+    /// vertices in single precision: a hull of those stored vertices takes its normals from the unrounded ones (a
+    /// polygon a few millimetres wide tilts by 1e-7 rad otherwise).
+    ///
+    /// Errors: [`GeometryError::InvalidMesh`](crate::GeometryError::InvalidMesh) when `exact` does not hold one
+    /// point per hull vertex.
+    pub fn with_mujoco_polygons_normals_from(
+        mut self,
+        file_from_hull: DMat3,
+        exact: &[DVec3],
+        hull_from_exact: DMat3,
+    ) -> Result<ConvexMesh> {
+        if exact.len() != self.vertices.len() {
+            return Err(crate::GeometryError::InvalidMesh {
+                shape: "convex mesh",
+                what: format!(
+                    "{} points for the normals of a hull of {} vertices",
+                    exact.len(),
+                    self.vertices.len()
+                ),
+            });
+        }
+        self.mujoco_polygons = Some(mujoco_polygons(
+            &self.vertices,
+            &self.triangles,
+            file_from_hull,
+            Some((exact, hull_from_exact)),
+        ));
+        Ok(self)
     }
 
     /// The polygons MuJoCo 4.0's compiler makes of this mesh (`mesh_polyvert`, `mesh_polynormal`): triangles whose

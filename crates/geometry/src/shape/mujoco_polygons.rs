@@ -145,10 +145,15 @@ fn area_normal(vertices: &[DVec3], path: &[u32]) -> DVec3 {
 /// `file_from_hull` maps the hull's vertices there (less a translation; see the module docs). A mirroring map
 /// (negative determinant, a scale with an odd number of negative components) turns the triangles inside out in the
 /// file's frame; they are binned by their outward normals there.
+///
+/// The normals are taken over `normal_vertices` (parallel to `vertices`) and turned into the hull's frame by
+/// `hull_from_normals` when given: MuJoCo sums them over its double-precision vertices in the mesh's inertial frame
+/// before it stores the vertices in single precision.
 pub(crate) fn mujoco_polygons(
     vertices: &[DVec3],
     triangles: &[[u32; 3]],
     file_from_hull: DMat3,
+    normals_from: Option<(&[DVec3], DMat3)>,
 ) -> HullPolygons {
     let mut bins: HashMap<(i64, i64), Bin> = HashMap::new();
     let mut order = Vec::new();
@@ -175,7 +180,10 @@ pub(crate) fn mujoco_polygons(
         for path in paths.iter().filter(|p| p.len() >= 3) {
             out.vertices.extend_from_slice(path);
             out.start.push(out.vertices.len() as u32);
-            out.normals.push(area_normal(vertices, path));
+            out.normals.push(match normals_from {
+                Some((exact, hull_from_normals)) => hull_from_normals * area_normal(exact, path),
+                None => area_normal(vertices, path),
+            });
         }
     }
     out.index_vertices(vertices.len());
