@@ -46,7 +46,7 @@ def main():
         mujoco.mj_step(m, d)
     mujoco.mj_kinematics(m, d)
     g1, g2 = args.geom1, args.geom2
-    margin = max(m.geom_margin[g1], m.geom_margin[g2])
+    margin = m.geom_margin[g1] + m.geom_margin[g2]  # MuJoCo 4.0 sums them
     objs = [ctypes.create_string_buffer(4096) for _ in range(2)]
     for obj, g in zip(objs, (g1, g2)):
         lib.mjc_initCCDObj(obj, ctypes.c_void_p(m._address), ctypes.c_void_p(d._address), g, margin)

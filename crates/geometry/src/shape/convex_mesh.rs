@@ -47,6 +47,8 @@ pub struct ConvexMesh {
     vertex_bounds: (DVec3, DVec3),
     /// The vertices' bounds in the mesh's inertial frame ([`ConvexMesh::with_inertial_frame`]), when it was given.
     inertial_bounds: Option<(DVec3, DVec3)>,
+    /// The centre of mass given by [`ConvexMesh::with_inertial_frame`].
+    inertial_origin: Option<DVec3>,
     /// The support vertex through the centre of each start-table cell: where a hill climb starts.
     start_vertices: [u32; START_CELLS],
     /// Candidate supports per cube-map cell, for hulls of `CUBE_MAP_MIN ..= CUBE_MAP_MAX` vertices.
@@ -161,6 +163,7 @@ impl ConvexMesh {
             vertex_mean,
             vertex_bounds,
             inertial_bounds: None,
+            inertial_origin: None,
         };
         if (CUBE_MAP_MIN..=CUBE_MAP_MAX).contains(&n) {
             let map = SupportCubeMap::new(&mesh.vertices, mesh.bounding_radius, |d, start| {
@@ -305,7 +308,14 @@ impl ConvexMesh {
                 let p = r * (v - com);
                 (lo.min(p), hi.max(p))
             }));
+        self.inertial_origin = Some(com);
         self
+    }
+
+    /// The origin of the inertial frame given by [`ConvexMesh::with_inertial_frame`] (where MuJoCo places a mesh
+    /// geom's frame, `geom_xpos`); the hull's volume centroid when none was given.
+    pub fn inertial_origin(&self) -> DVec3 {
+        self.inertial_origin.unwrap_or(self.centroid)
     }
 
     /// Componentwise minimum and maximum of the vertices in the inertial frame given by

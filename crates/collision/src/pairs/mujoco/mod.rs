@@ -69,7 +69,7 @@ impl Frame {
 }
 
 /// MuJoCo's `geom_rbound`: the radius of the ball about the geom's centre holding it (a mesh's centre is its
-/// centroid, where MuJoCo recentres it; unbounded shapes and triangle meshes: half their box diagonal).
+/// centre of mass, where MuJoCo recentres it; unbounded shapes and triangle meshes: half their box diagonal).
 pub(crate) fn geom_rbound(s: &Shape) -> f64 {
     match s {
         Shape::Sphere(x) => x.radius(),
@@ -78,7 +78,7 @@ pub(crate) fn geom_rbound(s: &Shape) -> f64 {
         Shape::Cylinder(x) => x.radius().hypot(x.half_length()),
         Shape::Box(x) => x.half_extents().length(),
         Shape::ConvexMesh(m) => {
-            let c = m.centroid();
+            let c = m.inertial_origin();
             m.vertices().iter().map(|v| (*v - c).length()).fold(0.0, f64::max)
         }
         _ => 0.5 * s.local_aabb().diagonal_length(),

@@ -201,7 +201,7 @@ pub(crate) fn plane_convex(
     let polygon = polygons.vertices(p);
     let anchor = polygon.iter().position(|&v| v as usize == support).unwrap_or(0);
     let (quad, count) = quad_from_anchor(polygon, m.vertices(), anchor);
-    let center = f2.pos + f2.mat * m.centroid();
+    let center = f2.pos + f2.mat * m.inertial_origin();
     for &k in &quad[1..count] {
         let pnt = world(polygon[k]);
         let d = n.dot(pnt - f1.pos);

@@ -34,7 +34,7 @@ pub(super) struct Obj<'a> {
     /// Origin of the shape's local frame (box centre, mesh asset origin).
     pub(super) origin: DVec3,
     pub(super) mat: DMat3,
-    /// MuJoCo's `geom_xpos`: the box centre or the mesh centroid.
+    /// MuJoCo's `geom_xpos`: the box centre or the mesh's centre of mass (its inertial frame's origin).
     pub(super) center: DVec3,
     pub(super) margin: f64,
     /// Last support vertex (mesh vertex index, box corner bits: bit k set for `+size[k]`, a cylinder's cap: 0 the top,
@@ -55,7 +55,7 @@ impl<'a> Obj<'a> {
                 if m.vertices().is_empty() {
                     return None;
                 }
-                (Geom::Mesh(m), f.pos + f.mat * m.centroid(), m.vertices().len() >= HILL_MIN)
+                (Geom::Mesh(m), f.pos + f.mat * m.inertial_origin(), m.vertices().len() >= HILL_MIN)
             }
             Shape::Sphere(s) => (Geom::Sphere(s.radius()), f.pos, false),
             Shape::Capsule(c) => {
