@@ -69,3 +69,32 @@ fn the_contacts_of_a_pair_keep_mujocos_order() {
         }
     }
 }
+
+/// A mesh geom within a pair's margin (`tests/data/mesh_centre.xml`: a non-convex L-shaped prism, whose centre of
+/// mass MuJoCo's default `legacy` inertia puts 1.5 cm from its hull's centroid, comes within the 6 mm summed margin
+/// of a cylinder at step 58). MuJoCo 4.0.1's `mjc_ccd` starts GJK from the geoms' centres (a mesh's is its centre of
+/// mass, `geom_xpos`) and runs it on the geoms without their margins, inflating the witnesses by half of each margin
+/// after (read off `mjc_ccd`'s iterates with `scripts/mujoco_ccd_probe.py`: its second iterate is the margin-free
+/// one); the contact then equals MuJoCo's to rounding. From the hull's centroid, with the margins in the supports,
+/// it was 3e-7 m off in position (GJK stops at its 1e-6 tolerance on another iterate).
+#[test]
+fn a_mesh_within_a_margin_meets_a_cylinder_where_mujoco_finds_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mesh_centre.xml");
+    let mut sim = signorini_mjcf::load_scene(&path, Dialect::Mujoco, &[]).unwrap();
+    sim.step_n(58).unwrap();
+    let c = sim.contacts();
+    assert_eq!(c.len(), 1, "MuJoCo makes one contact at step 58");
+    // MuJoCo 4.0.1 (`mj_step` × 57, `mj_forward`): `contact.pos`, `frame[0:3]` (geom 1 → geom 2: cylinder to mesh;
+    // ours runs from B to A, the other way) and `dist` (positive: the surfaces are 5.8 mm apart, within the margin).
+    let pos = glam::DVec3::new(-1.84029966998918749e-03, -7.64040143252726067e-02, 1.02867257311762481e-01);
+    let normal =
+        glam::DVec3::new(-3.47973912266165281e-02, -4.89129291155193784e-12, 9.99394387398599426e-01);
+    let dist = 5.79855572909409884e-03;
+    assert!((c.position[0] - pos).length() < 1e-14, "position {} against MuJoCo's {pos}", c.position[0]);
+    assert!((c.normal[0].abs() - normal.abs()).length() < 1e-13, "normal {} against ±{normal}", c.normal[0]);
+    assert!(
+        (-c.penetration[0] - dist).abs() < 1e-14,
+        "distance {} against MuJoCo's {dist}",
+        -c.penetration[0]
+    );
+}

@@ -99,7 +99,7 @@ fn convex_with(
     multi: bool,
     out: &mut Vec<MjContact>,
 ) {
-    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| collide(s, o1, o2, margin, multi, out));
+    with_objects(g1, f1, g2, f2, margin, |s, o1, o2| penetration(s, o1, o2, margin, multi, out));
 }
 
 /// Runs `f` with the two geoms' CCD objects and this thread's scratch; nothing for a shape without a support.
@@ -177,17 +177,12 @@ fn penetration(
     out: &mut Vec<MjContact>,
 ) {
     let round = |o: &Obj<'_>| matches!(o.geom, Geom::Sphere(_) | Geom::Capsule { .. });
-    if round(o1) || round(o2) {
+    if round(o1) || round(o2) || o1.margin > 0.0 || o2.margin > 0.0 {
         let (r1, r2) = (o1.shrink_radius(), o2.shrink_radius());
         (o1.shrunk, o2.shrunk) = (round(o1), round(o2));
-        // A shrunk geom's half margin is in its radius: its support takes none (`mjc_ccd` zeroes its margin).
+        // Each geom's half margin is in its shrink radius: GJK runs on the geoms without their margins.
         let (m1, m2) = (o1.margin, o2.margin);
-        if o1.shrunk {
-            o1.margin = 0.0;
-        }
-        if o2.shrunk {
-            o2.margin = 0.0;
-        }
+        (o1.margin, o2.margin) = (0.0, 0.0);
         let mut st = Status { x1: o1.center, x2: o2.center, dist_cutoff: r1 + r2, ..Status::default() };
         gjk(&mut st, o1, o2);
         (o1.shrunk, o2.shrunk) = (false, false);

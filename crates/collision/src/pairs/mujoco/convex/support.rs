@@ -101,11 +101,12 @@ impl<'a> Obj<'a> {
         self.margin == 0.0 && matches!(self.geom, Geom::Box(_) | Geom::Mesh(_) | Geom::Prism(_))
     }
 
-    /// The radius `mjc_ccd` shrinks a sphere or capsule by (0 for other geoms).
+    /// How far `mjc_ccd` shrinks the geom before its first GJK: a sphere's or capsule's radius and half the margin,
+    /// half the margin for the other geoms.
     pub(super) fn shrink_radius(&self) -> f64 {
         match self.geom {
             Geom::Sphere(r) | Geom::Capsule { radius: r, .. } => r + 0.5 * self.margin,
-            _ => 0.0,
+            _ => 0.5 * self.margin,
         }
     }
 
