@@ -86,10 +86,9 @@ fn a_mesh_within_a_margin_meets_a_cylinder_where_mujoco_finds_it() {
     assert_eq!(c.len(), 1, "MuJoCo makes one contact at step 58");
     // MuJoCo 4.0.1 (`mj_step` × 57, `mj_forward`): `contact.pos`, `frame[0:3]` (geom 1 → geom 2: cylinder to mesh;
     // ours runs from B to A, the other way) and `dist` (positive: the surfaces are 5.8 mm apart, within the margin).
-    let pos = glam::DVec3::new(-1.84029966998918749e-03, -7.64040143252726067e-02, 1.02867257311762481e-01);
-    let normal =
-        glam::DVec3::new(-3.47973912266165281e-02, -4.89129291155193784e-12, 9.99394387398599426e-01);
-    let dist = 5.79855572909409884e-03;
+    let pos = glam::DVec3::new(-0.0018402996699891875, -0.0764040143252726, 0.10286725731176248);
+    let normal = glam::DVec3::new(-0.03479739122661653, -4.891292911551938e-12, 0.9993943873985994);
+    let dist = 0.005798555729094099;
     assert!((c.position[0] - pos).length() < 1e-14, "position {} against MuJoCo's {pos}", c.position[0]);
     assert!((c.normal[0].abs() - normal.abs()).length() < 1e-13, "normal {} against ±{normal}", c.normal[0]);
     assert!(
