@@ -292,18 +292,19 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
             // The polygons' normals come from the unrounded vertices, as MuJoCo's do.
             let index: HashMap<[u64; 3], usize> =
                 stored.iter().enumerate().map(|(i, v)| (v.to_array().map(f64::to_bits), i)).collect();
-            let exact: Vec<DVec3> = hull
+            // (The hull's vertices are input points, so each is found.)
+            let exact: Option<Vec<DVec3>> = hull
                 .vertices()
                 .iter()
-                .map(|v| index.get(&v.to_array().map(f64::to_bits)).map_or(*v, |&i| principal[i]))
+                .map(|v| index.get(&v.to_array().map(f64::to_bits)).map(|&i| principal[i]))
                 .collect();
-            let hull = hull
-                .with_mujoco_polygons_normals_from(
-                    DMat3::from_diagonal(1.0 / scale),
-                    &exact,
-                    DMat3::from_quat(frame),
-                )
-                .map_err(geometry)?;
+            let file_from_hull = DMat3::from_diagonal(1.0 / scale);
+            let hull = match exact {
+                Some(exact) => hull
+                    .with_mujoco_polygons_normals_from(file_from_hull, &exact, DMat3::from_quat(frame))
+                    .map_err(geometry)?,
+                None => hull.with_mujoco_polygons(file_from_hull),
+            };
             MeshShape::Hull(Arc::new(hull.with_inertial_frame(unit.com, frame)))
         }
         Err(why @ GeometryError::DegenerateHull { .. }) if !data.triangles.is_empty() => {

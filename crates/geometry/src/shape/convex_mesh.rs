@@ -268,7 +268,7 @@ impl ConvexMesh {
 
     /// The polygons MuJoCo 4.0's compiler makes of this mesh (`mesh_polyvert`, `mesh_polynormal`): triangles whose
     /// normals fall in the same 0.01 rad bins of azimuth and polar angle, merged where they share edges, each with
-    /// the normal of its first three vertices. A curved mesh keeps most of its triangles. The coplanar polygons
+    /// its area-weighted normal. A curved mesh keeps most of its triangles. The coplanar polygons
     /// ([`ConvexMesh::polygon`]) when [`ConvexMesh::with_mujoco_polygons`] was not called.
     pub fn mujoco_polygons(&self) -> Polygons<'_> {
         self.mujoco_polygons.as_ref().unwrap_or(&self.polygons).view()
