@@ -155,11 +155,17 @@ impl Assets {
         self.meshes.iter().find(|m| m.hull().is_some_and(|h| Arc::ptr_eq(h, hull)))
     }
 
-    /// The flat mesh asset ([`MeshShape::Flat`]) whose triangles a geom that never collides holds.
-    pub fn flat_mesh_of(&self, mesh: &Arc<TriangleMesh>) -> Option<&MeshAsset> {
-        self.meshes
-            .iter()
-            .find(|m| matches!(&m.shape, MeshShape::Flat { mesh: f, .. } if Arc::ptr_eq(f, mesh)))
+    /// When `shape` is a flat mesh's triangles ([`MeshShape::Flat`]): why a geom that collides cannot use it.
+    pub fn flat_mesh_reason(&self, shape: &Shape) -> Option<String> {
+        let Shape::TriangleMesh(mesh) = shape else { return None };
+        self.meshes.iter().find_map(|m| match &m.shape {
+            MeshShape::Flat { why, mesh: f } if Arc::ptr_eq(f, mesh) => Some(format!(
+                "mesh `{}` has no convex hull ({why}), and a geom that collides needs one (MuJoCo refuses it too); \
+                 keep it visual (contype=\"0\" conaffinity=\"0\", in no <pair>) or use a thin box",
+                m.name
+            )),
+            _ => None,
+        })
     }
 
     /// The height field named `name`.
@@ -254,13 +260,8 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
     let vertices: Vec<DVec3> = data.vertices.iter().map(|v| v.as_vec3().as_dvec3() * scale).collect();
     let geometry =
         |source| MjcfError::Geometry { at: e.at.clone(), element: "mesh".into(), attribute: None, source };
-    let hull_of = |points: &[DVec3]| -> Result<Arc<ConvexMesh>> {
-        Ok(Arc::new(
-            ConvexMesh::from_points(points)
-                .map_err(geometry)?
-                .with_mujoco_polygons(DMat3::from_diagonal(1.0 / scale)),
-        ))
-    };
+    // A hull for mass properties only (the collision hull below is built from MuJoCo's stored vertices).
+    let hull_of = |points: &[DVec3]| ConvexMesh::from_points(points).map_err(geometry);
     // A mesh without faces (a point cloud) is its hull in every mode, as MuJoCo gives it the hull's faces.
     let unit = match inertia {
         MeshInertia::Exact if !data.triangles.is_empty() => {
@@ -282,22 +283,19 @@ fn read_mesh(e: &Element, defaults: &Defaults, compiler: &Compiler, model_dir: &
                 a.invalid_named("inertia", "the mesh surface area is too small (MuJoCo rejects it too)")
             })?
         }
-        _ => MassProperties::from_density(&Shape::ConvexMesh(hull_of(&vertices)?), 1.0).map_err(geometry)?,
+        _ => MassProperties::from_density(&Shape::ConvexMesh(Arc::new(hull_of(&vertices)?)), 1.0)
+            .map_err(geometry)?,
     };
     // Collision reads the vertices MuJoCo stores; the surface keeps them as written.
     let frame = mesh_frame(&unit);
     let (stored, principal) = stored_as_mujoco_does(&vertices, &unit, frame);
     let shape = match ConvexMesh::from_points(&stored) {
         Ok(hull) => {
-            // The polygons' normals come from the unrounded vertices, as MuJoCo's do.
-            let index: HashMap<[u64; 3], usize> =
-                stored.iter().enumerate().map(|(i, v)| (v.to_array().map(f64::to_bits), i)).collect();
-            // (The hull's vertices are input points, so each is found.)
-            let exact: Option<Vec<DVec3>> = hull
-                .vertices()
-                .iter()
-                .map(|v| index.get(&v.to_array().map(f64::to_bits)).map(|&i| principal[i]))
-                .collect();
+            // The polygons' normals come from the unrounded vertices, as MuJoCo's do. The hull's vertices are
+            // input points in input order, so one walk over the input finds each.
+            let mut input = stored.iter().zip(&principal);
+            let exact: Option<Vec<DVec3>> =
+                hull.vertices().iter().map(|v| input.find(|(s, _)| *s == v).map(|(_, &p)| p)).collect();
             let file_from_hull = DMat3::from_diagonal(1.0 / scale);
             let hull = match exact {
                 Some(exact) => hull

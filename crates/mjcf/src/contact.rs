@@ -4,13 +4,10 @@
 //! the pair element's defaults otherwise, not the geoms' values (MuJoCo 4.0). As in MuJoCo, the two geoms are
 //! swapped when the first one's body comes later.
 
-use signorini_geometry::Shape;
 use signorini_model::spec::{ContactPairSpec, DEFAULT_SOLIMP, DEFAULT_SOLREF};
 
 use crate::Ctx;
-use crate::assets::{MeshAsset, MeshShape};
 use crate::error::Result;
-use crate::geom::flat_mesh_reason;
 use crate::schema;
 use crate::tree::Tree;
 use signorini_xml::Element;
@@ -56,12 +53,13 @@ fn read_pair(a: &Attrs<'_>, tree: &Tree, ctx: &Ctx<'_>) -> Result<ContactPairSpe
     let mut g1 = tree.geom(a, "geom1")?.ok_or_else(|| a.missing("geom1", ""))?;
     let mut g2 = tree.geom(a, "geom2")?.ok_or_else(|| a.missing("geom2", ""))?;
     for (attribute, (b, g)) in [("geom1", g1), ("geom2", g2)] {
-        if let Some(Shape::TriangleMesh(mesh)) =
-            tree.bodies.get(b).and_then(|body| body.geoms.get(g)).map(|g| &g.shape)
-            && let Some(MeshAsset { name, shape: MeshShape::Flat { why, .. }, .. }) =
-                ctx.assets.flat_mesh_of(mesh)
+        if let Some(reason) = tree
+            .bodies
+            .get(b)
+            .and_then(|body| body.geoms.get(g))
+            .and_then(|g| ctx.assets.flat_mesh_reason(&g.shape))
         {
-            return Err(a.invalid_named(attribute, flat_mesh_reason(name, why)).into());
+            return Err(a.invalid_named(attribute, reason).into());
         }
     }
     if g1.0 > g2.0 {

@@ -184,6 +184,11 @@ pub fn read_geom(e: &Element, class: usize, ctx: &Ctx<'_>) -> Result<ParsedGeom>
         },
         plane_extent: if ty == GeomType::Plane { [size[0], size[1]] } else { [0.0; 2] },
     };
+    if spec.contype | spec.conaffinity != 0
+        && let Some(reason) = ctx.assets.flat_mesh_reason(&spec.shape)
+    {
+        return Err(a.invalid_named("mesh", reason).into());
+    }
     let props = mass_of(&spec.shape, &a, ctx)?;
     let unit = mesh_unit(&spec.shape, &a, ctx);
     Ok(ParsedGeom { group: a.int("group")?.unwrap_or(0), primitive: ty != GeomType::Mesh, props, spec, unit })
@@ -240,14 +245,8 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
             })?;
             match &asset.shape {
                 MeshShape::Hull(hull) => Shape::ConvexMesh(hull.clone()),
-                MeshShape::Flat { why, mesh } => {
-                    let bit =
-                        |name: &str| -> Result<bool> { Ok(a.int_in(name, 1, 0, u32::MAX as i64)? != 0) };
-                    if bit("contype")? || bit("conaffinity")? {
-                        return Err(a.invalid(m, flat_mesh_reason(&asset.name, why)).into());
-                    }
-                    Shape::TriangleMesh(mesh.clone())
-                }
+                // Checked against the geom's contact bits by `read_geom`.
+                MeshShape::Flat { mesh, .. } => Shape::TriangleMesh(mesh.clone()),
             }
         }
         GeomType::HeightField => {
@@ -267,14 +266,6 @@ fn shape_of(ty: GeomType, size: [f64; 3], a: &Attrs<'_>, ctx: &Ctx<'_>) -> Resul
             return Err(a.unsupported(Some("type"), "SDF geoms (not yet)").into());
         }
     })
-}
-
-/// Why a geom that collides cannot use the flat mesh `name` ([`MeshShape::Flat`]).
-pub(crate) fn flat_mesh_reason(name: &str, why: &signorini_geometry::GeometryError) -> String {
-    format!(
-        "mesh `{name}` has no convex hull ({why}), and a geom that collides needs one (MuJoCo refuses it too); keep \
-         it visual (contype=\"0\" conaffinity=\"0\", in no <pair>) or use a thin box"
-    )
 }
 
 /// The unit-density mass properties of a mesh geom's asset (mass = volume), as the asset compiled them.

@@ -45,10 +45,8 @@ pub struct ConvexMesh {
     vertex_mean: DVec3,
     /// Componentwise minimum and maximum of the vertices (the local AABB).
     vertex_bounds: (DVec3, DVec3),
-    /// The vertices' bounds in the mesh's inertial frame ([`ConvexMesh::with_inertial_frame`]), when it was given.
-    inertial_bounds: Option<(DVec3, DVec3)>,
-    /// The centre of mass given by [`ConvexMesh::with_inertial_frame`].
-    inertial_origin: Option<DVec3>,
+    /// The centre of mass given by [`ConvexMesh::with_inertial_frame`] and the vertices' bounds in that frame.
+    inertial: Option<(DVec3, (DVec3, DVec3))>,
     /// The support vertex through the centre of each start-table cell: where a hill climb starts.
     start_vertices: [u32; START_CELLS],
     /// Candidate supports per cube-map cell, for hulls of `CUBE_MAP_MIN ..= CUBE_MAP_MAX` vertices.
@@ -162,8 +160,7 @@ impl ConvexMesh {
             centroid,
             vertex_mean,
             vertex_bounds,
-            inertial_bounds: None,
-            inertial_origin: None,
+            inertial: None,
         };
         if (CUBE_MAP_MIN..=CUBE_MAP_MAX).contains(&n) {
             let map = SupportCubeMap::new(&mesh.vertices, mesh.bounding_radius, |d, start| {
@@ -303,25 +300,24 @@ impl ConvexMesh {
     /// MuJoCo and Genesis see ([`ConvexMesh::inertial_bounds`]), while this hull keeps the frame it was written in.
     pub fn with_inertial_frame(mut self, com: DVec3, rotation: DQuat) -> ConvexMesh {
         let r = DMat3::from_quat(rotation).transpose();
-        self.inertial_bounds =
-            Some(self.vertices.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| {
-                let p = r * (v - com);
-                (lo.min(p), hi.max(p))
-            }));
-        self.inertial_origin = Some(com);
+        let bounds = self.vertices.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &v| {
+            let p = r * (v - com);
+            (lo.min(p), hi.max(p))
+        });
+        self.inertial = Some((com, bounds));
         self
     }
 
     /// The origin of the inertial frame given by [`ConvexMesh::with_inertial_frame`] (where MuJoCo places a mesh
     /// geom's frame, `geom_xpos`); the hull's volume centroid when none was given.
     pub fn inertial_origin(&self) -> DVec3 {
-        self.inertial_origin.unwrap_or(self.centroid)
+        self.inertial.map_or(self.centroid, |(com, _)| com)
     }
 
     /// Componentwise minimum and maximum of the vertices in the inertial frame given by
     /// [`ConvexMesh::with_inertial_frame`]; the local AABB ([`ConvexMesh::vertex_bounds`]) when none was given.
     pub fn inertial_bounds(&self) -> (DVec3, DVec3) {
-        self.inertial_bounds.unwrap_or(self.vertex_bounds)
+        self.inertial.map_or(self.vertex_bounds, |(_, bounds)| bounds)
     }
 
     /// `max |v|` over the vertices: the radius of the smallest origin-centred ball holding the mesh.

@@ -164,10 +164,11 @@ pub(crate) fn convex_one(
     with_objects(g1, f1, g2, f2, margin, |s, o1, o2| penetration(s, o1, o2, margin, false, out));
 }
 
-/// `mjc_penetration` (`mjc_ccd`). A sphere or capsule is first shrunk to its centre point or segment: when the cores
-/// are farther apart than the tolerance, GJK's distance and witnesses inflated by the radii give the contact, and
-/// with `multi` the multi-contact step starts from GJK's final simplex; otherwise (deep contact) GJK and EPA run again
-/// on the full geoms ([`collide`]).
+/// `mjc_penetration` (`mjc_ccd`, MuJoCo 4.0.1). GJK first runs on the geoms without their margins, spheres and
+/// capsules shrunk to their centre point or segment: when the cores are farther apart than the tolerance, GJK's
+/// witnesses moved out by each geom's [`Obj::shrink_radius`] along the core normal give the contact, and with `multi`
+/// the multi-contact step starts from GJK's final simplex; otherwise (deep contact) GJK and EPA run again on the full
+/// geoms ([`collide`]), as they do at once for a pair of margin-free boxes, meshes, cylinders and ellipsoids.
 fn penetration(
     s: &mut Scratch,
     o1: &mut Obj<'_>,
